@@ -1,0 +1,343 @@
+"""Shared machinery of the typed model: the pydantic base class, field-path aware errors and rendering.
+
+Every model of the package derives from :class:`KubeModel`: camelCase aliases on the wire, snake_case
+attributes in Python, unknown keys rejected (a real API server prunes them silently), no type coercion
+(``"3"`` is not an integer to the API server either). Rendering emits only what was set.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Self, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+JsonDict = dict[str, Any]
+M = TypeVar("M", bound=BaseModel)
+
+#: Kubernetes ``x-kubernetes-int-or-string`` quantity (``2``, ``"500m"``, ``"16Gi"``).
+Quantity = int | str
+
+
+class KubeModel(BaseModel):
+    """Base of every typed KubeRay / Kubernetes object.
+
+    Field names are snake_case in Python and camelCase (the CRD's spelling) on the wire; both spellings are
+    accepted on input. ``to_dict()`` renders only the fields that were set, under their CRD names.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        protected_namespaces=(),
+        use_attribute_docstrings=True,
+        regex_engine="python-re",
+    )
+
+    def to_dict(self) -> JsonDict:
+        """Render this object as the CRD expects it: CRD field names, only what was set."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
+
+
+class SpecError(ValueError):
+    """A semantic problem found by a model validator, located at ``field`` relative to the model raising it.
+
+    Raise it from ``model_validator``/``field_validator`` code: the error formatter appends ``field`` to the
+    pydantic location so the final path names the exact offending key, and shows ``fix``.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return self.message if self.fix is None else f"{self.message}; fix: {self.fix}"
+
+
+ProblemKind = Literal["unknown_field", "wrong_type", "missing", "invalid_value"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a document does not fit the model: where (CRD field path), what, and how to fix it."""
+
+    path: str
+    message: str
+    kind: ProblemKind
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return text if self.fix is None else f"{text} (fix: {self.fix})"
+
+
+class ManifestError(ValueError):
+    """A manifest (or typed args) that the CRD schema or the operator would reject.
+
+    ``problems`` lists every problem found, each with its CRD field path (e.g.
+    ``spec.workerGroupSpecs[1].minReplicas``); ``paths`` is the list of those paths.
+    """
+
+    def __init__(self, problems: Sequence[Problem], *, subject: str = "manifest") -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.subject = subject
+        lines = [f"{subject} is invalid ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
+        lines += [f"  - {p}" for p in self.problems]
+        super().__init__("\n".join(lines))
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.problems]
+
+
+# --------------------------------------------------------------------------------------------------
+# Turning pydantic's locations into CRD field paths.
+
+_SCALAR_TAGS = {"int", "str", "float", "bool", "none", "list", "dict", "literal", "is-instance"}
+
+
+def _strip_annotated(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _union_members(tp: Any) -> list[Any] | None:
+    origin = get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        return [_strip_annotated(a) for a in get_args(tp)]
+    return None
+
+
+def _model_field(model: type[BaseModel], key: str) -> tuple[str, Any] | None:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias, info.validation_alias):
+            return (info.alias or name), info.annotation
+    return None
+
+
+def _tag_matches(tag: str, member: Any) -> bool:
+    member = _strip_annotated(member)
+    origin = get_origin(member) or member
+    if isinstance(member, type) and issubclass(member, BaseModel):
+        return tag == member.__name__
+    names = {int: "int", str: "str", float: "float", bool: "bool", type(None): "none", list: "list", dict: "dict"}
+    if origin in names:
+        return tag == names[origin] or tag.startswith(names[origin] + "[")
+    if origin is Literal:
+        return tag.startswith("literal[")
+    return False
+
+
+def _looks_like_tag(seg: str) -> bool:
+    return seg in _SCALAR_TAGS or "[" in seg or seg.startswith("function-") or seg.startswith("lax-")
+
+
+def _fmt_key(key: str) -> str:
+    return f"[{key!r}]" if not key.replace("-", "_").replace(".", "_").isidentifier() else f".{key}"
+
+
+def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tuple[str, Any]:
+    """Map a pydantic error location onto a CRD field path; also return the type found at its end."""
+    parts: list[str] = []
+    tp: Any = root
+    for seg in loc:
+        tp = _strip_annotated(tp)
+        members = _union_members(tp)
+        if members is not None:
+            non_none = [m for m in members if m is not type(None)]
+            if isinstance(seg, str) and any(_tag_matches(seg, m) for m in non_none) and len(non_none) > 1:
+                tp = next(m for m in non_none if _tag_matches(seg, m))
+                continue
+            if len(non_none) == 1:
+                tp = non_none[0]
+            elif isinstance(seg, str) and _looks_like_tag(seg):
+                tp = None
+                continue
+            else:
+                models = [m for m in non_none if isinstance(m, type) and issubclass(m, BaseModel)]
+                tp = models[0] if len(models) == 1 else None
+        tp = _strip_annotated(tp)
+        origin = get_origin(tp)
+        if isinstance(seg, int):
+            parts.append(f"[{seg}]")
+            tp = get_args(tp)[0] if origin in (list, tuple, Sequence) and get_args(tp) else None
+            continue
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            found = _model_field(tp, seg)
+            if found is not None:
+                alias, tp = found
+                parts.append(f".{alias}")
+                continue
+            if _looks_like_tag(seg) or seg == tp.__name__:
+                continue
+            parts.append(f".{seg}")
+            tp = None
+            continue
+        if origin in (dict, Mapping):
+            if seg.startswith("[") and seg.endswith("]"):
+                continue  # pydantic's marker for "the key itself"
+            parts.append(_fmt_key(seg))
+            args = get_args(tp)
+            tp = args[1] if len(args) == 2 else None
+            continue
+        if _looks_like_tag(seg):
+            continue
+        parts.append(_fmt_key(seg))
+        tp = None
+    tp = _strip_annotated(tp)
+    members = _union_members(tp)
+    if members is not None:
+        non_none = [m for m in members if m is not type(None)]
+        tp = non_none[0] if len(non_none) == 1 else tp
+    return "".join(parts).lstrip("."), tp
+
+
+_TYPE_WORDS = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "string_type": "a string",
+    "float_type": "a number",
+    "bool_type": "a boolean",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "none_required": "null",
+}
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _field_names(tp: Any) -> list[str]:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [info.alias or name for name, info in tp.model_fields.items() if not info.exclude]
+    return []
+
+
+def problems_from_validation_error(
+    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
+) -> list[Problem]:
+    """Convert a pydantic ValidationError into path-located problems, merging union alternatives."""
+    merged: dict[tuple[str, str], Problem] = {}
+    expected: dict[str, list[str]] = {}
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        etype = err["type"]
+        path, _ = humanize_loc(root, loc)
+        fix: str | None = None
+        kind: ProblemKind
+        if etype == "extra_forbidden":
+            parent_path, parent_tp = humanize_loc(root, loc[:-1])
+            key = str(loc[-1])
+            names = _field_names(parent_tp)
+            by_lower = {n.lower(): n for n in names}
+            close = [by_lower[c] for c in difflib.get_close_matches(key.lower(), list(by_lower), n=1, cutoff=0.6)]
+            kind = "unknown_field"
+            message = f"unknown field {key!r} (the API server would silently drop it)"
+            fix = f"did you mean {close[0]!r}?" if close else (
+                f"remove it; known fields here: {', '.join(names)}" if names else "remove it"
+            )
+        elif etype == "missing":
+            kind = "missing"
+            message = "required field is missing"
+            fix = "set it"
+        elif etype in _TYPE_WORDS:
+            kind = "wrong_type"
+            expected.setdefault(path, [])
+            word = _TYPE_WORDS[etype]
+            if word not in expected[path]:
+                expected[path].append(word)
+            message = f"expected {' or '.join(expected[path])}, got {_describe(err.get('input'))}"
+            if "a string" in expected[path] and isinstance(err.get("input"), (int, float, bool)):
+                fix = f"quote the value: \"{err.get('input')}\"" if not isinstance(err.get("input"), bool) else (
+                    f'write "{str(err.get("input")).lower()}"'
+                )
+            elif isinstance(err.get("input"), str) and "an integer" in expected[path]:
+                fix = "write the number without quotes"
+        else:
+            kind = "invalid_value"
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, SpecError):
+                if cause.field:
+                    path = f"{path}.{cause.field}" if path else cause.field
+                    path = path.replace(".[", "[")
+                message = cause.message
+                fix = cause.fix
+            else:
+                message = err["msg"].removeprefix("Value error, ")
+        full = f"{prefix}.{path}".strip(".") if prefix else path
+        full = full.replace(".[", "[")
+        key = (full, kind)
+        merged[key] = Problem(path=full, message=message, kind=kind, fix=fix)
+    return list(merged.values())
+
+
+def validate_as(model: type[M], data: Any, *, prefix: str = "", subject: str | None = None) -> M:
+    """Validate ``data`` as ``model`` or raise :class:`ManifestError` with CRD field paths."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ManifestError(
+            problems_from_validation_error(exc, model, prefix=prefix), subject=subject or model.__name__
+        ) from exc
+
+
+def render_map(values: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """Stringify a map of scalars exactly as KubeRay reads them (``True`` -> ``"true"``, ``0`` -> ``"0"``)."""
+    if values is None:
+        return None
+    return {str(k): render_scalar(v) for k, v in values.items()}
+
+
+def render_scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    raise TypeError(f"expected a string, number or boolean, got {type(value).__name__}")
+
+
+def iter_unique_duplicates(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    dups: list[str] = []
+    for v in values:
+        if v in seen and v not in dups:
+            dups.append(v)
+        seen.add(v)
+    return dups
+
+
+__all__ = [
+    "Field",
+    "JsonDict",
+    "KubeModel",
+    "ManifestError",
+    "Problem",
+    "Quantity",
+    "Self",
+    "SpecError",
+    "humanize_loc",
+    "problems_from_validation_error",
+    "render_map",
+    "render_scalar",
+    "validate_as",
+]
