@@ -74,6 +74,8 @@ class Context:
     kuberay_version: tuple[int, int, int] = (1, 7, 0)
     feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
     environment: Environment | None = None
+    #: Organisation settings some rules read (e.g. ``allowed_registries``, ``gpu_budget``); absent = rule off.
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def gate(self, name: str) -> bool:
         return bool(self.feature_gates.get(name, False))

@@ -1,0 +1,202 @@
+"""``python -m bench``: what our validation and components cost, side by side with the raw alternative.
+
+Prints a table, writes ``bench/results/latest.json`` and ``bench/results/scaling.png``. Every comparison runs
+both sides in the same run, interleaved, several repetitions, medians and ratios; each measurement runs in a
+fresh process so peak RSS belongs to one side only. Options: ``--quick`` (fewer repetitions, N up to 100),
+``--only program,rules,pack,imports,engine``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from bench._stats import REPO, median, run_child
+
+RESULTS = REPO / "bench" / "results"
+TARGETS = {
+    "program_ratio_at_1000": 1.10,
+    "rules_docs_per_s": 2000.0,
+    "pack_p99_ms": 5.0,
+    "import_ratio": 1.15,
+}
+
+
+def _program(ns: list[int], reps: int) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    for n in ns:
+        runs: dict[str, list[dict[str, Any]]] = {"ours": [], "raw": []}
+        for _ in range(reps):
+            for side in ("raw", "ours"):  # interleaved
+                runs[side].append(run_child("_program_child", side, str(n)))
+        row: dict[str, Any] = {"n": n}
+        for side, items in runs.items():
+            row[f"{side}_s"] = median([r["seconds"] for r in items])
+            row[f"{side}_rss_mib"] = median([r["peak_rss_mib"] for r in items])
+            row[f"{side}_ms_per_resource"] = row[f"{side}_s"] * 1000 / n
+        row["time_ratio"] = row["ours_s"] / row["raw_s"]
+        row["rss_ratio"] = row["ours_rss_mib"] / row["raw_rss_mib"]
+        rows.append(row)
+    return {"rows": rows, "repetitions": reps}
+
+
+def _imports(reps: int) -> dict[str, Any]:
+    cases = ("floor", "package", "component", "lint")
+    samples: dict[str, list[dict[str, Any]]] = {c: [] for c in cases}
+    for _ in range(reps):
+        for case in cases:
+            samples[case].append(run_child("_import_child", case))
+    out: dict[str, Any] = {}
+    for case, items in samples.items():
+        out[case] = {
+            "median_s": median([i["seconds"] for i in items]),
+            "modules": items[-1]["modules"],
+            "imports_pulumi": items[-1]["pulumi"],
+        }
+    out["component_over_floor"] = out["component"]["median_s"] / out["floor"]["median_s"]
+    out["package_over_floor"] = out["package"]["median_s"] / out["floor"]["median_s"]
+    out["repetitions"] = reps
+    return out
+
+
+def _lint_startup(reps: int) -> float:
+    import time
+
+    exe = shutil.which("kuberay-lint")
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        subprocess.run(
+            [exe or "python", *([] if exe else ["-m", "pulumi_kuberay.lint"]), "--help"],
+            capture_output=True, check=False, cwd=REPO,
+        )
+        times.append(time.perf_counter() - start)
+    return median(times)
+
+
+def _chart(program: dict[str, Any], path: Path) -> str:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib not installed (pip install '.[bench]'): no chart"
+    rows = program["rows"]
+    ns = [r["n"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for side, label in (("ours", "pulumi_kuberay.RayCluster"), ("raw", "hand-written CustomResource")):
+        left.plot(ns, [r[f"{side}_s"] for r in rows], marker="o", label=label)
+        right.plot(ns, [r[f"{side}_ms_per_resource"] for r in rows], marker="o", label=label)
+    for ax, title, unit in ((left, "total time", "s"), (right, "time per cluster", "ms")):
+        ax.set_xscale("log")
+        ax.set_xlabel("RayClusters in the program (N)")
+        ax.set_ylabel(unit)
+        ax.set_title(title)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    return str(path.relative_to(REPO))
+
+
+def _table(results: dict[str, Any]) -> str:
+    lines = ["| measure | ours | raw / floor | ratio | target | met |", "|---|---|---|---|---|---|"]
+    program = results.get("program")
+    if program:
+        for row in program["rows"]:
+            target = TARGETS["program_ratio_at_1000"] if row["n"] == 1000 else None
+            met = "" if target is None else ("yes" if row["time_ratio"] <= target else "NO")
+            lines.append(
+                f"| program N={row['n']} time | {row['ours_s']:.2f} s ({row['ours_ms_per_resource']:.2f} ms/cluster) "
+                f"| {row['raw_s']:.2f} s ({row['raw_ms_per_resource']:.2f} ms/cluster) | {row['time_ratio']:.2f} "
+                f"| {'<= 1.10' if target else ''} | {met} |"
+            )
+            lines.append(
+                f"| program N={row['n']} peak RSS | {row['ours_rss_mib']:.0f} MiB | {row['raw_rss_mib']:.0f} MiB "
+                f"| {row['rss_ratio']:.2f} | | |"
+            )
+    rules_result = results.get("rules")
+    if rules_result:
+        ok = rules_result["docs_per_s"] >= TARGETS["rules_docs_per_s"]
+        lines.append(
+            f"| rules.check throughput ({rules_result['corpus']} sample docs) | {rules_result['docs_per_s']:.0f} docs/s/core "
+            f"| | | >= 2000 | {'yes' if ok else 'NO'} |"
+        )
+    pack = results.get("pack")
+    if pack:
+        ok = pack["p99_ms"] <= TARGETS["pack_p99_ms"]
+        lines.append(
+            f"| policy pack Analyze over gRPC ({pack['calls']} calls) | median {pack['median_ms']:.2f} ms, "
+            f"p99 {pack['p99_ms']:.2f} ms | | | p99 <= 5 ms | {'yes' if ok else 'NO'} |"
+        )
+    imports = results.get("imports")
+    if imports:
+        ok = imports["component_over_floor"] <= TARGETS["import_ratio"]
+        lines.append(
+            f"| import pulumi_kuberay (lazy) | {imports['package']['median_s'] * 1000:.0f} ms | "
+            f"{imports['floor']['median_s'] * 1000:.0f} ms | {imports['package_over_floor']:.2f} | | |"
+        )
+        lines.append(
+            f"| from pulumi_kuberay import RayCluster | {imports['component']['median_s'] * 1000:.0f} ms | "
+            f"{imports['floor']['median_s'] * 1000:.0f} ms | {imports['component_over_floor']:.2f} | <= 1.15 "
+            f"| {'yes' if ok else 'NO'} |"
+        )
+        lines.append(
+            f"| kuberay-lint: imports pulumi? | {imports['lint']['imports_pulumi']} | | | False "
+            f"| {'yes' if not imports['lint']['imports_pulumi'] else 'NO'} |"
+        )
+        if "lint_startup_s" in results:
+            lines.append(f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |")
+    engine = results.get("engine")
+    if engine:
+        lines.append(
+            f"| pulumi preview, N={engine['n']} (real engine) | {engine['ours_s']:.1f} s | {engine['raw_s']:.1f} s "
+            f"(yaml.v2.ConfigGroup) | {engine['ratio']:.2f} | | |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default="program,rules,pack,imports,engine")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    reps = 3 if args.quick else 5
+    results: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+    }
+    if "program" in only:
+        results["program"] = _program([10, 100] if args.quick else [10, 100, 1000], reps)
+    if "rules" in only:
+        results["rules"] = run_child("_rules_child", "3" if args.quick else "10")
+    if "pack" in only:
+        results["pack"] = run_child("_pack_child", "3" if args.quick else "10")
+    if "imports" in only:
+        results["imports"] = _imports(7 if args.quick else 15)
+        results["lint_startup_s"] = _lint_startup(5)
+    if "engine" in only and shutil.which("pulumi"):
+        try:
+            results["engine"] = run_child("_engine_child", "50", timeout=3600)
+        except (RuntimeError, ModuleNotFoundError) as exc:
+            results["engine_error"] = str(exc)[-500:]
+    if "program" in results:
+        results["chart"] = _chart(results["program"], RESULTS / "scaling.png")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(_table(results))
+    print(f"\nJSON: {(RESULTS / 'latest.json').relative_to(REPO)}; chart: {results.get('chart', 'none')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Typed ``RayJob`` spec (ray.io/v1, KubeRay v1.7.0): every field of the CRD.
+
+Where the model draws the line (the rule catalogue in ``rules/`` holds the operator's runtime checks):
+
+* Checked here: the CRD contract (types, enums, ``minimum``s, the CEL rules of ``deletionStrategy`` and
+  ``managedBy``), plus three invariants without which a RayJob cannot run at all: exactly one of
+  ``rayClusterSpec`` / ``clusterSelector`` (the selector naming a cluster in ``ray.io/cluster``),
+  ``runtimeEnvYAML`` parsing to a mapping, and ``submissionMode`` being one of the four modes.
+* ``submissionMode``: the CRD has no enum (only the default ``K8sJobMode``), so the API server accepts any
+  string, but the operator only knows four modes and a RayJob with another value never submits its job. This
+  model rejects other values, in Python code and in manifests alike (``load_manifest`` then reports
+  ``spec.submissionMode`` with the allowed values).
+* Left to ``rules/`` (operator runtime validation, RJ-03..RJ-40): suspend/TTL/backoff combinations,
+  SidecarMode restrictions, deletion-rule TTL ordering and duplicates, name lengths.
+
+``runtimeEnvYAML`` and ``entrypointResources`` are strings in the CRD; from Python they also accept a
+``dict``, rendered to YAML / JSON. A string is kept exactly as given, so manifests round-trip byte-for-byte.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ._base import KubeModel, Self, SpecError
+from ._k8s import PodTemplateSpec
+from .cluster import RayClusterSpec
+from .manifest import KubeManifest, register_kind
+from .pod import is_wire
+
+SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
+"""How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
+DeletionPolicyType = Literal["DeleteCluster", "DeleteWorkers", "DeleteSelf", "DeleteNone"]
+ManagedBy = Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"]
+
+#: Label key of ``clusterSelector`` naming the RayCluster a job runs on.
+CLUSTER_SELECTOR_KEY = "ray.io/cluster"
+
+
+def _render_yaml_mapping(value: str | dict[str, Any], *, what: str, info: ValidationInfo) -> str:
+    """A dict (Python only) becomes block YAML; a string is kept verbatim but must parse to a mapping."""
+    if isinstance(value, dict):
+        if is_wire(info):
+            raise SpecError(f"{what} must be a YAML string in a manifest, got a mapping")
+        return yaml.safe_dump(value, sort_keys=False, default_flow_style=False, width=1 << 16)
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{what} is not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if parsed is None:
+        parsed = {}
+    if not isinstance(parsed, dict):
+        raise SpecError(
+            f"{what} must be a YAML mapping (e.g. 'pip: [...]'), got {type(parsed).__name__}",
+            fix="write the runtime environment as 'key: value' lines, or pass a dict",
+        )
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# deletionStrategy
+
+
+class DeletionPolicy(KubeModel):
+    """Legacy ``onSuccess``/``onFailure`` entry of ``deletionStrategy`` (deprecated: see deletionRules)."""
+
+    policy: DeletionPolicyType
+    """What to delete once the job reached this outcome."""
+
+
+class DeletionCondition(KubeModel):
+    """When a deletion rule fires: one of ``jobStatus`` / ``jobDeploymentStatus``, after ``ttlSeconds``."""
+
+    job_status: Literal["SUCCEEDED", "FAILED"] | None = None
+    job_deployment_status: Literal["Failed"] | None = None
+    """(KubeRay >= 1.6) e.g. the job failed to deploy (submission failure, deadline exceeded)."""
+    ttl_seconds: Annotated[int, Field(ge=0)] | None = None
+    """Delay after the condition is met (CRD default 0)."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if self.job_status is not None and self.job_deployment_status is not None:
+            raise SpecError(
+                "jobStatus and jobDeploymentStatus cannot be used together within the same deletion "
+                "condition",
+                field="jobDeploymentStatus",
+                fix="split it into two rules",
+            )
+        if self.job_status is None and self.job_deployment_status is None:
+            raise SpecError(
+                "a deletion condition requires either jobStatus or jobDeploymentStatus",
+                fix="set jobStatus: SUCCEEDED|FAILED or jobDeploymentStatus: Failed",
+            )
+        return self
+
+
+class DeletionRule(KubeModel):
+    """One ``deletionRules[]`` entry: apply ``policy`` when ``condition`` holds."""
+
+    policy: DeletionPolicyType
+    condition: DeletionCondition
+
+
+class DeletionStrategy(KubeModel):
+    """What the operator deletes after the job finishes (gate ``RayJobDeletionPolicy``, on by default in 1.7).
+
+    Either ``deletion_rules`` or both legacy fields ``on_success`` and ``on_failure``; never both styles.
+    """
+
+    on_success: DeletionPolicy | None = None
+    """Legacy (deprecated); needs ``on_failure`` too."""
+    on_failure: DeletionPolicy | None = None
+    """Legacy (deprecated); needs ``on_success`` too."""
+    deletion_rules: Annotated[list[DeletionRule], Field(min_length=1)] | None = None
+
+    @model_validator(mode="after")
+    def _one_style(self) -> Self:
+        legacy = self.on_success is not None or self.on_failure is not None
+        if legacy and self.deletion_rules is not None:
+            raise SpecError(
+                "legacy policies (onSuccess/onFailure) and deletionRules cannot be used together",
+                field="deletionRules",
+                fix="express onSuccess/onFailure as deletionRules with jobStatus SUCCEEDED/FAILED",
+            )
+        if self.deletion_rules is None and (self.on_success is None or self.on_failure is None):
+            missing = "onFailure" if self.on_success is not None else "onSuccess"
+            raise SpecError(
+                "deletionStrategy requires either both onSuccess and onFailure, or deletionRules",
+                field=missing if legacy else None,
+                fix=f"set {missing}" if legacy else "add deletionRules",
+            )
+        return self
+
+
+class SubmitterConfig(KubeModel):
+    """Settings of the K8sJobMode submitter ``batch/v1`` Job."""
+
+    backoff_limit: int | None = None
+    """Retries of the submitter Job (operator default 2)."""
+
+
+# --------------------------------------------------------------------------------------------------
+# RayJobSpec
+
+
+class RayJobSpec(KubeModel):
+    """``RayJob.spec``: a Ray job (``entrypoint``) plus the cluster it runs on.
+
+    Give either ``ray_cluster_spec`` (a cluster created for the job) or ``cluster_selector``
+    (``{"ray.io/cluster": "<existing RayCluster>"}``). ``rayClusterSpec`` edits after the job started are
+    ignored by the operator: treat a RayJob as immutable.
+    """
+
+    entrypoint: str | None = None
+    """The command run as ``ray job submit -- <entrypoint>``, e.g. ``python /home/ray/samples/job.py``."""
+    runtime_env_yaml: str | dict[str, Any] | None = Field(default=None, alias="runtimeEnvYAML")
+    """Ray runtime environment: a YAML string, or (Python only) a dict rendered to YAML; must be a mapping."""
+    job_id: str | None = None
+    """Submission id (operator default ``<rayjob>-<random>``); in InteractiveMode set it after submitting."""
+    metadata: dict[str, str] | None = None
+    """Ray job metadata (``--metadata-json``; Ray >= 2.6)."""
+    submission_mode: SubmissionMode | None = None
+    """``K8sJobMode`` (CRD default), ``HTTPMode``, ``InteractiveMode`` or ``SidecarMode``."""
+    entrypoint_num_cpus: int | float | None = None
+    """CPUs reserved for the entrypoint (``--entrypoint-num-cpus``), e.g. ``1`` or ``0.5``."""
+    entrypoint_num_gpus: int | float | None = None
+    """GPUs reserved for the entrypoint (``--entrypoint-num-gpus``)."""
+    entrypoint_resources: str | dict[str, int | float] | None = None
+    """Custom resources for the entrypoint: a JSON object string, or (Python only) a dict rendered to JSON."""
+    ray_cluster_spec: RayClusterSpec | None = None
+    """The cluster created for this job (named ``<rayjob>-<random>``)."""
+    cluster_selector: dict[str, str] | None = None
+    """``{"ray.io/cluster": "<name>"}``: run on an existing RayCluster instead."""
+    submitter_pod_template: PodTemplateSpec | None = None
+    """K8sJobMode submitter Pod (container 0 is the submitter); not with SidecarMode."""
+    submitter_config: SubmitterConfig | None = None
+    shutdown_after_job_finishes: bool | None = None
+    """Delete the RayCluster when the job finishes (after ``ttl_seconds_after_finished``)."""
+    ttl_seconds_after_finished: int | None = None
+    """CRD default 0; > 0 requires ``shutdown_after_job_finishes``."""
+    active_deadline_seconds: int | None = None
+    """Whole-RayJob deadline (> 0) before it fails with ``DeadlineExceeded``."""
+    pre_running_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
+    """(KubeRay >= 1.6) deadline to reach Running."""
+    backoff_limit: int | None = None
+    """RayJob-level retries (CRD default 0); each retry creates a new RayCluster."""
+    deletion_strategy: DeletionStrategy | None = None
+    suspend: bool | None = None
+    """Kueue-style suspension; requires ``shutdown_after_job_finishes``."""
+    managed_by: ManagedBy | None = None
+    """Controller owning the RayJob (immutable)."""
+
+    @field_validator("runtime_env_yaml")
+    @classmethod
+    def _runtime_env(cls, value: str | dict[str, Any] | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _render_yaml_mapping(value, what="runtimeEnvYAML", info=info)
+
+    @field_validator("entrypoint_resources")
+    @classmethod
+    def _entrypoint_resources(
+        cls, value: str | dict[str, int | float] | None, info: ValidationInfo
+    ) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            if is_wire(info):
+                raise SpecError("entrypointResources must be a JSON string in a manifest, got a mapping")
+            return json.dumps(value)
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise SpecError(
+                f"entrypointResources is not valid JSON: {exc.msg}",
+                fix="write e.g. '{\"custom_resource\": 1}'",
+            ) from exc
+        if not isinstance(parsed, dict):
+            raise SpecError(f"entrypointResources must be a JSON object, got {type(parsed).__name__}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_cluster_source(self) -> Self:
+        if self.ray_cluster_spec is not None and self.cluster_selector is not None:
+            raise SpecError(
+                "rayClusterSpec and clusterSelector are mutually exclusive",
+                field="clusterSelector",
+                fix="keep rayClusterSpec to create a cluster for the job, "
+                "or clusterSelector to use an existing one",
+            )
+        if self.ray_cluster_spec is None and self.cluster_selector is None:
+            raise SpecError(
+                "one of rayClusterSpec or clusterSelector must be set",
+                fix="set rayClusterSpec, or clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
+            )
+        if self.cluster_selector is not None and not self.cluster_selector.get(CLUSTER_SELECTOR_KEY):
+            raise SpecError(
+                f"clusterSelector must name the cluster under {CLUSTER_SELECTOR_KEY!r}",
+                field="clusterSelector",
+                fix=f"clusterSelector: {{{CLUSTER_SELECTOR_KEY}: <RayCluster name>}}",
+            )
+        return self
+
+    @property
+    def runtime_env(self) -> dict[str, Any] | None:
+        """``runtimeEnvYAML`` parsed into a dict (validation already turned a dict argument into YAML text)."""
+        if self.runtime_env_yaml is None:
+            return None
+        if isinstance(self.runtime_env_yaml, dict):
+            return self.runtime_env_yaml
+        parsed = yaml.safe_load(self.runtime_env_yaml)
+        return parsed if isinstance(parsed, dict) else {}
+
+    @property
+    def cluster_name(self) -> str | None:
+        """The existing RayCluster selected by ``clusterSelector`` (``None`` for an inline cluster)."""
+        return None if self.cluster_selector is None else self.cluster_selector.get(CLUSTER_SELECTOR_KEY)
+
+
+@register_kind
+class RayJobManifest(KubeManifest[RayJobSpec]):
+    """A RayJob object; ``load_manifest`` returns it for ``kind: RayJob``.
+
+    Example: ``RayJobManifest(metadata=ObjectMeta(name="job"), spec=RayJobSpec(...)).to_manifest()``.
+    """
+
+    kind: Literal["RayJob"] = "RayJob"
+    """Always ``"RayJob"``."""
+
+
+__all__ = [
+    "CLUSTER_SELECTOR_KEY",
+    "DeletionCondition",
+    "DeletionPolicy",
+    "DeletionPolicyType",
+    "DeletionRule",
+    "DeletionStrategy",
+    "ManagedBy",
+    "RayJobManifest",
+    "RayJobSpec",
+    "SubmissionMode",
+    "SubmitterConfig",
+]

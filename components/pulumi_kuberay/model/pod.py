@@ -1,0 +1,339 @@
+"""Convenience pod fields for the common case, rendered into a Ray group's pod template.
+
+A Ray group's pod is a full Kubernetes ``PodTemplateSpec`` whose ``spec.containers[0]`` is the Ray container.
+Most clusters only need an image, CPU/memory/GPU sizes, a few environment variables and scheduling hints, so
+:class:`PodShortcuts` offers exactly those as plain fields::
+
+    WorkerGroupSpec(group_name="gpu", image="rayproject/ray:2.52.0-gpu", cpu=8, memory="64Gi", gpu=1,
+                    env={"HF_TOKEN": SecretRef("hf", "token")}, node_selector={"pool": "gpu"},
+                    min_replicas=0, max_replicas=4)
+
+Rendering rules (see :meth:`PodShortcuts.render_template`):
+
+- ``cpu``/``memory``/``gpu`` set requests **and** limits to the same value (KubeRay derives ``num-cpus``,
+  ``memory`` and ``num-gpus`` from the limits; Ray wants requests = limits).
+- ``env`` values are literal strings or :class:`SecretRef` (rendered as ``valueFrom.secretKeyRef``: secret
+  values never go into the custom resource).
+- With a full ``template`` as well, the shortcuts fill the Ray container; a shortcut that contradicts a value
+  the template already has is a :class:`SpecError` naming both fields.
+- The shortcut fields are Python-only (``Field(exclude=True)``): they never appear in a rendered manifest, and
+  a *manifest* (validated with :data:`WIRE_CONTEXT`, as ``load_manifest`` does) that contains them is
+  rejected as having unknown fields, as the API server would prune them.
+
+This module also holds the small "Python vs. wire" switch shared by the model: :data:`WIRE_CONTEXT` and
+:data:`ScalarStringMap` (maps of strings that accept numbers/booleans from Python only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticKnownError
+
+from ._base import JsonDict, KubeModel, SpecError, render_scalar
+from ._k8s import PodTemplateSpec, Toleration
+
+# --------------------------------------------------------------------------------------------------
+# Python input vs. wire documents.
+
+WIRE_CONTEXT: dict[str, Any] = {"pulumi_kuberay.wire": True}
+"""Pydantic validation context marking the input as a wire document (a manifest as the API server sees it).
+
+Under this context the Python conveniences are off: maps of strings (``rayStartParams``, group ``resources``)
+must already hold strings, and convenience-only fields (``image``, ``cpu``, ...) are unknown fields.
+``load_manifest`` validates with it; direct Python construction does not.
+"""
+
+
+def is_wire(info: ValidationInfo) -> bool:
+    """True when the current validation runs under :data:`WIRE_CONTEXT` (i.e. on a manifest)."""
+    context = info.context
+    return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.wire"))
+
+
+def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:
+    # From Python, 0 / True / 0.5 mean what a user would type on the `ray start` command line; KubeRay's CRD
+    # only accepts strings, so stringify them the way KubeRay reads them. In a manifest the API server would
+    # reject a non-string, so there the value is left as is and strict validation reports a wrong type.
+    if is_wire(info) or not isinstance(value, Mapping):
+        return value
+    return {k: render_scalar(v) if isinstance(v, (bool, int, float)) else v for k, v in value.items()}
+
+
+ScalarStringMap = Annotated[dict[str, str], BeforeValidator(_stringify_scalars)]
+"""``map[string]string`` of the CRD that also accepts ``int``/``float``/``bool`` values from Python.
+
+``{"num-cpus": 0, "block": True, "object-store-memory": 1e9}`` is stored and rendered as
+``{"num-cpus": "0", "block": "true", "object-store-memory": "1000000000"}``. Manifests must hold strings.
+"""
+
+
+def reject_on_wire(value: Any, info: ValidationInfo) -> Any:
+    """Field validator body for convenience-only fields: on a manifest they are unknown fields."""
+    if is_wire(info):
+        raise PydanticKnownError("extra_forbidden")
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# Secret references.
+
+
+class SecretRef(KubeModel):
+    """A key of a Kubernetes Secret, used instead of a literal value so the secret never enters the CR.
+
+    Example: ``env={"REDIS_PASSWORD": SecretRef("redis-secret", "password")}`` renders ``{"name":
+    "REDIS_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "redis-secret", "key": "password"}}}``.
+    """
+
+    name: str
+    """Name of the Secret (in the cluster's namespace), e.g. ``"redis-secret"``."""
+    key: str
+    """Key inside the Secret, e.g. ``"password"``."""
+    optional: bool | None = None
+    """``True`` lets the Pod start when the Secret or key is missing (Kubernetes ``optional``)."""
+
+    def __init__(self, name: str | None = None, key: str | None = None, /, **data: Any) -> None:
+        # Positional ``SecretRef("secret", "key")`` for readability; keywords (and dict validation, which
+        # pydantic routes through a custom __init__) keep working.
+        if name is not None:
+            data["name"] = name
+        if key is not None:
+            data["key"] = key
+        super().__init__(**data)
+
+    def secret_key_ref(self) -> JsonDict:
+        """The ``secretKeyRef`` object of an ``EnvVarSource``."""
+        return self.to_dict()
+
+    def value_from(self) -> JsonDict:
+        """The ``valueFrom`` object (an ``EnvVarSource``) referencing this key."""
+        return {"secretKeyRef": self.secret_key_ref()}
+
+
+def secret_ref_to_value_from(value: Any) -> Any:
+    """Before-validator helper: turn a :class:`SecretRef` into ``{"valueFrom": {"secretKeyRef": ...}}``."""
+    if isinstance(value, SecretRef):
+        return {"valueFrom": value.value_from()}
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# Quantities.
+
+CpuQuantity = int | float | str
+"""CPU amount: ``2``, ``0.5`` (rendered ``"500m"``) or a Kubernetes quantity string (``"500m"``)."""
+
+
+def cpu_quantity(value: CpuQuantity) -> int | str:
+    """Render a CPU amount as a Kubernetes quantity (floats become millicores: ``0.5`` -> ``"500m"``)."""
+    if isinstance(value, bool):
+        raise SpecError(f"cpu must be a number or a quantity string, got {value!r}", field="cpu")
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        millis = value * 1000
+        if abs(millis - round(millis)) > 1e-6:
+            raise SpecError(
+                f"cpu ({value}) is finer than a millicore", field="cpu", fix=f'write cpu="{round(millis)}m"'
+            )
+        return f"{round(millis)}m"
+    return value
+
+
+def _same_quantity(a: Any, b: Any) -> bool:
+    return str(a) == str(b)
+
+
+# --------------------------------------------------------------------------------------------------
+# The shortcuts.
+
+_SHORTCUTS = (
+    "image",
+    "image_pull_policy",
+    "cpu",
+    "memory",
+    "gpu",
+    "gpu_resource",
+    "env",
+    "ports",
+    "node_selector",
+    "tolerations",
+    "service_account",
+)
+
+DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
+
+
+class PodShortcuts(KubeModel):
+    """Convenience fields of a Ray group, rendered into its pod template's Ray container (``containers[0]``).
+
+    Every field is Python-only (never rendered itself); together they produce or complete ``template``::
+
+        HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")
+    """
+
+    RAY_CONTAINER_NAME: ClassVar[str] = "ray"
+    """Name given to a generated Ray container (``ray-head`` / ``ray-worker`` in the group classes)."""
+    DEFAULT_PORTS: ClassVar[tuple[tuple[str, int], ...]] = ()
+    """Ports declared on a Ray container generated from scratch (the head declares the standard ones)."""
+
+    image: str | None = Field(default=None, exclude=True)
+    """Ray container image, e.g. ``"rayproject/ray:2.52.0"`` (``RayClusterSpec.image`` is the default)."""
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = Field(default=None, exclude=True)
+    """Ray container ``imagePullPolicy``, e.g. ``"IfNotPresent"``."""
+    cpu: CpuQuantity | None = Field(default=None, exclude=True)
+    """CPU request = limit of the Ray container: ``4``, ``0.5`` or ``"500m"`` (KubeRay derives num-cpus)."""
+    memory: int | str | None = Field(default=None, exclude=True)
+    """Memory request = limit of the Ray container, e.g. ``"16Gi"`` (KubeRay derives Ray's ``memory``)."""
+    gpu: int | None = Field(default=None, exclude=True, ge=0)
+    """Number of GPUs (request = limit of ``gpu_resource``), e.g. ``1``. KubeRay derives ``num-gpus``."""
+    gpu_resource: str | None = Field(default=None, exclude=True)
+    """Extended resource name for ``gpu``; default ``"nvidia.com/gpu"`` (e.g. ``"amd.com/gpu"``)."""
+    env: dict[str, str | SecretRef] | None = Field(default=None, exclude=True)
+    """Environment of the Ray container: ``{"LOG_LEVEL": "debug", "TOKEN": SecretRef("hf", "token")}``."""
+    ports: dict[str, int] | None = Field(default=None, exclude=True)
+    """Extra named container ports of the Ray container, e.g. ``{"serve": 8000}``."""
+    node_selector: dict[str, str] | None = Field(default=None, exclude=True)
+    """Pod ``nodeSelector``, e.g. ``{"cloud.google.com/gke-accelerator": "nvidia-l4"}``."""
+    tolerations: list[Toleration] | None = Field(default=None, exclude=True)
+    """Pod tolerations, e.g. ``[Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]``.
+    """
+    service_account: str | None = Field(default=None, exclude=True)
+    """Pod ``serviceAccountName``, e.g. ``"ray-workload"``."""
+
+    @field_validator(*_SHORTCUTS, mode="before")
+    @classmethod
+    def _shortcuts_are_python_only(cls, value: Any, info: ValidationInfo) -> Any:
+        return reject_on_wire(value, info)
+
+    def shortcuts_set(self) -> list[str]:
+        """Names of the convenience fields that were given."""
+        return [name for name in _SHORTCUTS if name in self.model_fields_set]
+
+    def render_template(
+        self, template: PodTemplateSpec | None, *, image_default: str | None = None
+    ) -> PodTemplateSpec | None:
+        """Merge the shortcuts into ``template`` (or build one); ``None`` when there is nothing to render.
+
+        ``image_default`` (the cluster-wide image) fills a Ray container that has no image.
+        Raises :class:`SpecError` (field relative to this group) when a shortcut contradicts the template.
+        """
+        given = self.shortcuts_set()
+        if template is None and not given and image_default is None:
+            return None
+        doc: JsonDict = template.to_dict() if template is not None else {}
+        spec: JsonDict = doc.setdefault("spec", {})
+        containers: list[JsonDict] = spec.setdefault("containers", [])
+        from_scratch = not containers
+        if from_scratch:
+            containers.append({"name": self.RAY_CONTAINER_NAME})
+        ray: JsonDict = containers[0]
+        here = "template.spec.containers[0]"
+
+        if from_scratch and template is None and self.DEFAULT_PORTS:
+            ray["ports"] = [{"containerPort": port, "name": name} for name, port in self.DEFAULT_PORTS]
+
+        def put(target: JsonDict, key: str, value: Any, field: str, target_path: str) -> None:
+            current = target.get(key)
+            if current is None:
+                target[key] = value
+            elif not _same_quantity(current, value):
+                raise SpecError(
+                    f"{field} ({value!r}) conflicts with {target_path} ({current!r})",
+                    field=field,
+                    fix=f"set it in one place only: drop {field} or change {target_path}",
+                )
+
+        if self.image is not None:
+            put(ray, "image", self.image, "image", f"{here}.image")
+        elif image_default is not None and ray.get("image") is None:
+            ray["image"] = image_default
+        if self.image_pull_policy is not None:
+            policy = self.image_pull_policy
+            put(ray, "imagePullPolicy", policy, "image_pull_policy", f"{here}.imagePullPolicy")
+
+        amounts: dict[str, tuple[str, Any]] = {}
+        if self.cpu is not None:
+            amounts["cpu"] = ("cpu", cpu_quantity(self.cpu))
+        if self.memory is not None:
+            amounts["memory"] = ("memory", self.memory)
+        if self.gpu is not None:
+            amounts[self.gpu_resource or DEFAULT_GPU_RESOURCE] = ("gpu", self.gpu)
+        elif self.gpu_resource is not None:
+            raise SpecError("gpu_resource is set but gpu is not", field="gpu_resource", fix="set gpu=<count>")
+        if amounts:
+            resources: JsonDict = ray.setdefault("resources", {})
+            for side in ("requests", "limits"):
+                bucket: JsonDict = resources.setdefault(side, {})
+                for resource, (field, amount) in amounts.items():
+                    put(bucket, resource, amount, field, f"{here}.resources.{side}[{resource!r}]")
+
+        if self.env:
+            env: list[JsonDict] = ray.setdefault("env", [])
+            by_name = {e.get("name"): e for e in env}
+            for name, value in self.env.items():
+                entry: JsonDict = (
+                    {"name": name, "valueFrom": value.value_from()}
+                    if isinstance(value, SecretRef)
+                    else {"name": name, "value": value}
+                )
+                existing = by_name.get(name)
+                if existing is None:
+                    env.append(entry)
+                    by_name[name] = entry
+                elif existing != entry:
+                    j = env.index(existing)
+                    raise SpecError(
+                        f"env[{name!r}] conflicts with {here}.env[{j}] (name {name!r})",
+                        field="env",
+                        fix=f"set {name} in one place only",
+                    )
+
+        if self.ports:
+            ports: list[JsonDict] = ray.setdefault("ports", [])
+            for name, number in self.ports.items():
+                same = [p for p in ports if p.get("name") == name]
+                if not same:
+                    ports.append({"containerPort": number, "name": name})
+                elif same[0].get("containerPort") != number:
+                    raise SpecError(
+                        f"ports[{name!r}] ({number}) conflicts with {here}.ports[{ports.index(same[0])}] "
+                        f"({same[0].get('containerPort')})",
+                        field="ports",
+                        fix=f"declare port {name!r} in one place only",
+                    )
+
+        if self.node_selector:
+            selector: JsonDict = spec.setdefault("nodeSelector", {})
+            for key, val in self.node_selector.items():
+                put(selector, key, val, "node_selector", f"template.spec.nodeSelector[{key!r}]")
+
+        if self.tolerations:
+            tolerations: list[JsonDict] = spec.setdefault("tolerations", [])
+            for toleration in self.tolerations:
+                rendered = toleration.to_dict()
+                if rendered not in tolerations:
+                    tolerations.append(rendered)
+
+        if self.service_account is not None:
+            put(spec, "serviceAccountName", self.service_account, "service_account",
+                "template.spec.serviceAccountName")
+
+        return PodTemplateSpec.model_validate(doc)
+
+
+__all__ = [
+    "DEFAULT_GPU_RESOURCE",
+    "WIRE_CONTEXT",
+    "CpuQuantity",
+    "PodShortcuts",
+    "ScalarStringMap",
+    "SecretRef",
+    "cpu_quantity",
+    "is_wire",
+    "reject_on_wire",
+    "secret_ref_to_value_from",
+]

@@ -1,0 +1,194 @@
+"""Typed ``RayService`` spec (ray.io/v1, KubeRay v1.7.0): a RayCluster plus a Ray Serve config.
+
+``serveConfigV2`` accepts a :class:`~pulumi_kuberay.model.serve.ServeConfig` (rendered to YAML) or a YAML
+string. A string is parsed and validated like a ServeConfig, but rendered back **exactly as given**, so a
+manifest loaded from YAML round-trips byte-for-byte (KubeRay compares the string textually: reformatting it
+would re-PUT the config). The parsed config is available as :attr:`RayServiceSpec.serve_config`.
+
+Cross-object check: the container port named ``serve`` of every Ray Pod (head and workers) must equal
+``http_options.port`` (default 8000), see :func:`~pulumi_kuberay.model.serve.check_serve_port`.
+
+The deprecated, unused ``serviceUnhealthySecondThreshold`` / ``deploymentUnhealthySecondThreshold`` are
+accepted (old manifests keep loading) but emit a :class:`KubeRayDeprecationWarning`.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
+
+from ._base import KubeModel, ManifestError, Self, SpecError
+from ._k8s import PodTemplateSpec, Service
+from .cluster import RayClusterSpec
+from .job import ManagedBy
+from .manifest import KubeManifest, register_kind
+from .pod import is_wire
+from .serve import ContainerPortRef, ServeConfig, check_serve_port
+
+UpgradeType = Literal["NewCluster", "NewClusterWithIncrementalUpgrade", "None"]
+"""``NewCluster`` (zero-downtime blue/green), ``NewClusterWithIncrementalUpgrade`` (gradual traffic shift
+through
+Gateway API; gate ``RayServiceIncrementalUpgrade``), ``None`` (cluster changes are not applied)."""
+
+
+class KubeRayDeprecationWarning(DeprecationWarning):
+    """A deprecated KubeRay field is used (it still loads, but KubeRay ignores it or will remove it)."""
+
+
+# Shown by default (Python hides DeprecationWarning outside __main__, and a Pulumi program is library code to
+# Python); only our own category is affected and users can still filter it.
+warnings.filterwarnings("default", category=KubeRayDeprecationWarning)
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` pointing ``warnings.warn`` at the first frame outside pydantic and this package."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not (module.startswith("pydantic") or module.startswith("pulumi_kuberay.model")):
+            return level
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return 1
+
+
+_DEPRECATED_THRESHOLDS = ("service_unhealthy_second_threshold", "deployment_unhealthy_second_threshold")
+
+
+class ClusterUpgradeOptions(KubeModel):
+    """Incremental upgrade (``NewClusterWithIncrementalUpgrade``) tuning; needs Gateway API in the cluster."""
+
+    gateway_class_name: str
+    """GatewayClass of the Gateway ``<rayservice>-gateway`` the operator creates (e.g. ``istio``)."""
+    step_size_percent: int
+    """Percentage of traffic moved per interval (0-100, <= max_surge_percent)."""
+    interval_seconds: int
+    """Seconds between traffic steps (> 0)."""
+    max_surge_percent: int | None = None
+    """Extra capacity the new cluster may scale to ahead of traffic (CRD default 100)."""
+
+
+class ServiceUpgradeStrategy(KubeModel):
+    """``RayService.spec.upgradeStrategy``."""
+
+    type: UpgradeType | None = None
+    """Unset means ``NewCluster`` unless the operator runs with ``ENABLE_ZERO_DOWNTIME=false``."""
+    cluster_upgrade_options: ClusterUpgradeOptions | None = None
+    """Required with ``NewClusterWithIncrementalUpgrade``."""
+
+
+class RayServiceSpec(KubeModel):
+    """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it."""
+
+    ray_cluster_config: RayClusterSpec
+    """The cluster; KubeRay creates ``<rayservice>-<random>`` clusters from it (new ones on most changes)."""
+    serve_config_v2: ServeConfig | str | None = Field(default=None, alias="serveConfigV2")
+    """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
+    upgrade_strategy: ServiceUpgradeStrategy | None = None
+    ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0)] | None = None
+    """Delay before the old cluster is deleted after a switch-over (operator default 60)."""
+    serve_service: Service | None = None
+    """Custom serve Service (name, type, annotations, ports with appProtocol); the selector is replaced."""
+    exclude_head_pod_from_serve_svc: bool | None = None
+    """Never route Serve traffic to the head Pod."""
+    suspend: bool | None = None
+    """(KubeRay >= 1.7) delete every cluster and Service of the RayService until unsuspended."""
+    managed_by: ManagedBy | None = None
+    service_unhealthy_second_threshold: int | None = None
+    """Deprecated and unused by KubeRay: accepted with a warning."""
+    deployment_unhealthy_second_threshold: int | None = None
+    """Deprecated and unused by KubeRay: accepted with a warning."""
+
+    _serve_config: ServeConfig | None = PrivateAttr(default=None)
+
+    @field_validator("serve_config_v2", mode="before")
+    @classmethod
+    def _typed_only_from_python(cls, value: Any, info: ValidationInfo) -> Any:
+        if is_wire(info) and value is not None and not isinstance(value, str):
+            raise SpecError(f"serveConfigV2 must be a YAML string in a manifest, got {type(value).__name__}")
+        return value
+
+    @field_serializer("serve_config_v2")
+    def _render_serve_config(self, value: ServeConfig | str | None) -> str | None:
+        return value.to_yaml() if isinstance(value, ServeConfig) else value
+
+    @model_validator(mode="after")
+    def _serve_config_checks(self) -> Self:
+        value = self.serve_config_v2
+        if isinstance(value, str):
+            try:
+                self._serve_config = ServeConfig.from_yaml(value)
+            except ManifestError as exc:
+                first, *others = exc.problems
+                suffix = ""
+                if others:
+                    listed = "; ".join(f"serveConfigV2.{p}" for p in others)
+                    suffix = f" (and {len(others)} more: {listed})"
+                raise SpecError(
+                    first.message + suffix,
+                    field=f"serveConfigV2.{first.path}".rstrip("."),
+                    fix=first.fix,
+                ) from exc
+        else:
+            self._serve_config = value
+        if self._serve_config is not None:
+            check_serve_port(self._serve_config, self._container_ports())
+        return self
+
+    @model_validator(mode="after")
+    def _warn_deprecated(self) -> Self:
+        for name in _DEPRECATED_THRESHOLDS:
+            if name in self.model_fields_set:
+                alias = type(self).model_fields[name].alias or name
+                warnings.warn(
+                    f"RayService spec.{alias} is deprecated and ignored by KubeRay (unused since v1.1); "
+                    f"remove it",
+                    KubeRayDeprecationWarning,
+                    stacklevel=_caller_stacklevel(),
+                )
+        return self
+
+    def _container_ports(self) -> Iterator[ContainerPortRef]:
+        groups: list[tuple[str, PodTemplateSpec | None]] = [
+            ("rayClusterConfig.headGroupSpec.template", self.ray_cluster_config.head_group_spec.template)
+        ]
+        for index, group in enumerate(self.ray_cluster_config.worker_group_specs or []):
+            groups.append((f"rayClusterConfig.workerGroupSpecs[{index}].template", group.template))
+        for base, template in groups:
+            if template is None or template.spec is None:
+                continue
+            for c_index, container in enumerate(template.spec.containers or []):
+                for p_index, port in enumerate(container.ports or []):
+                    yield ContainerPortRef(
+                        f"{base}.spec.containers[{c_index}].ports[{p_index}].containerPort",
+                        port.name,
+                        port.container_port,
+                    )
+
+    @property
+    def serve_config(self) -> ServeConfig | None:
+        """The Serve config as a typed object (parsed from the string when one was given)."""
+        return self._serve_config
+
+
+@register_kind
+class RayServiceManifest(KubeManifest[RayServiceSpec]):
+    """A RayService object; ``load_manifest`` returns it for ``kind: RayService``."""
+
+    kind: Literal["RayService"] = "RayService"
+    """Always ``"RayService"``."""
+
+
+__all__ = [
+    "ClusterUpgradeOptions",
+    "KubeRayDeprecationWarning",
+    "RayServiceManifest",
+    "RayServiceSpec",
+    "ServiceUpgradeStrategy",
+    "UpgradeType",
+]

@@ -1,0 +1,272 @@
+"""What the KubeRay components share: the status-keeping custom resource, naming, metadata, settings, rules.
+
+Every component follows the same order, so that a bad spec never reaches the engine:
+
+1. validate the args into the typed model (``coerce_spec``) and render the manifest (``render_manifest``);
+2. run the rule catalogue on that manifest (``check_manifest``): a critical finding raises *before any
+   resource is registered* (not even the component); lower severities are returned;
+3. register the component and log the remaining findings as warnings on it (``warn_findings``);
+4. register one :class:`RayCustomResource` parented to the component (``provider``/``providers`` given to
+   the component reach it through the parent chain), then ``register_outputs`` last.
+
+Naming: the Kubernetes object is named after the component (``metadata.name = name``) unless an explicit
+``object_name`` is given. There is no random suffix, because KubeRay derives Service and Pod names from the
+name and limits its length; a replacement therefore deletes the old object first (``delete_before_replace``).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+import pulumi
+from pydantic import BaseModel
+
+from pulumi_kuberay.model._base import validate_as
+from pulumi_kuberay.resources import _wait
+from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
+from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
+
+API_VERSION = "ray.io/v1"
+#: Package part of the components' type tokens (``kuberay:index:RayCluster``); part of every child URN.
+TOKEN_PACKAGE = "kuberay"
+#: Stack config namespace of the rule settings (``kuberay:version``, ``kuberay:environment``,
+#: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.target``.
+CONFIG_NAMESPACE = "kuberay"
+
+# The await annotations, and their values per kind, live in ``_wait`` (pure; tested against status snapshots).
+WAIT_FOR_ANNOTATION = _wait.WAIT_FOR_ANNOTATION
+TIMEOUT_ANNOTATION = _wait.TIMEOUT_ANNOTATION
+
+CLUSTER_DOMAIN = "cluster.local"
+#: KubeRay's default ports, used when the head container declares no port of that name (reference 9.3).
+DEFAULT_PORTS: dict[str, int] = {"dashboard": 8265, "client": 10001, "serve": 8000, "gcs-server": 6379}
+
+JsonDict = dict[str, Any]
+SpecT = TypeVar("SpecT", bound=BaseModel)
+
+
+def token(kind: str) -> str:
+    """The component type token for ``kind``, e.g. ``kuberay:index:RayCluster``."""
+    return f"{TOKEN_PACKAGE}:index:{kind}"
+
+
+# --------------------------------------------------------------------------------------------------
+# The custom resource that keeps ``status``.
+
+
+def _kubernetes_plugin_version() -> str | None:
+    try:
+        return importlib.metadata.version("pulumi-kubernetes")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return None
+
+
+class RayCustomResource(pulumi.CustomResource):
+    """A ``kubernetes:ray.io/v1:<Kind>`` resource whose live ``status`` is an output.
+
+    ``pulumi_kubernetes.apiextensions.CustomResource`` only resolves the keys it sent as inputs, so the
+    provider's ``status`` is dropped (pulumi-kubernetes#1836). This class registers the same type token with
+    ``status: None`` among its props (a None input is not sent), which makes the SDK resolve ``status`` from
+    the provider's outputs. Attributes use the wire names: ``apiVersion``, ``kind``, ``metadata``, ``spec``,
+    ``status`` (the SDK resolves each prop under its own key; renaming them would also rename nested keys).
+    """
+
+    apiVersion: pulumi.Output[str]
+    kind: pulumi.Output[str]
+    metadata: pulumi.Output[JsonDict]
+    spec: pulumi.Output[JsonDict]
+    status: pulumi.Output[JsonDict | None]
+
+    def __init__(
+        self, resource_name: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        api_version = str(manifest["apiVersion"])
+        kind = str(manifest["kind"])
+        props: dict[str, Any] = {
+            "apiVersion": api_version,
+            "kind": kind,
+            "metadata": manifest.get("metadata"),
+            "spec": manifest.get("spec"),
+            "status": None,
+        }
+        # The version pins the Kubernetes plugin the engine loads when no explicit provider is given, as the
+        # generated CustomResource does.
+        version = pulumi.ResourceOptions(version=_kubernetes_plugin_version())
+        super().__init__(
+            f"kubernetes:{api_version}:{kind}",
+            resource_name,
+            props,
+            pulumi.ResourceOptions.merge(opts, version),
+        )
+
+
+# --------------------------------------------------------------------------------------------------
+# Args, metadata and manifests.
+
+
+def coerce_spec(model: type[SpecT], args: SpecT | Mapping[str, Any], *, subject: str) -> SpecT:
+    """``args`` as ``model``: an instance is taken as is; a mapping is validated (ManifestError on failure,
+    with CRD field paths under ``spec.``)."""
+    if isinstance(args, model):
+        return args
+    if isinstance(args, BaseModel) or not isinstance(args, Mapping):
+        raise TypeError(f"{subject}: expected {model.__name__} or a dict, got {type(args).__name__}")
+    return validate_as(model, dict(args), prefix="spec", subject=subject)
+
+
+def render_spec(spec: BaseModel) -> JsonDict:
+    """The spec as the CRD expects it (CRD field names, only what was set)."""
+    to_dict = getattr(spec, "to_dict", None)  # every model derives from KubeModel, which has it
+    rendered = to_dict() if callable(to_dict) else spec.model_dump(by_alias=True, exclude_unset=True)
+    if not isinstance(rendered, dict):  # pragma: no cover - defensive
+        raise TypeError(f"{type(spec).__name__}.to_dict() returned {type(rendered).__name__}, not a dict")
+    return rendered
+
+
+def object_metadata(
+    name: str,
+    *,
+    namespace: str | None = None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+) -> JsonDict:
+    """``metadata`` of the custom resource: fixed name, optional namespace, labels, annotations (copied)."""
+    meta: JsonDict = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    if labels:
+        meta["labels"] = {str(k): str(v) for k, v in labels.items()}
+    if annotations:
+        meta["annotations"] = {str(k): str(v) for k, v in annotations.items()}
+    return meta
+
+
+def render_manifest(kind: str, metadata: JsonDict, spec: JsonDict) -> JsonDict:
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def with_annotations(metadata: JsonDict, extra: Mapping[str, str]) -> JsonDict:
+    """A copy of ``metadata`` with ``extra`` annotations added (the user's own values win on a clash)."""
+    if not extra:
+        return metadata
+    merged = {**extra, **(metadata.get("annotations") or {})}
+    return {**metadata, "annotations": merged}
+
+
+# --------------------------------------------------------------------------------------------------
+# Rule settings (target KubeRay version, operator feature gates, environment) and running the catalogue.
+
+
+#: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.target``).
+CONFIG_KEYS = ("version", "environment", "featureGates", "allowedRegistries", "gpuBudget")
+
+
+def rule_settings(
+    kuberay_version: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
+    environment: str | None = None,
+) -> Target:
+    """What the catalogue checks against: the stack config ``kuberay:version``, ``kuberay:environment``,
+    ``kuberay:featureGates`` (over the version's defaults), ``kuberay:allowedRegistries`` and
+    ``kuberay:gpuBudget`` (read exactly as the policy pack reads them); explicit arguments take precedence.
+
+    Raises ValueError naming the config key or argument when a value cannot be used.
+    """
+    config = pulumi.Config(CONFIG_NAMESPACE)
+    raw = {
+        f"{CONFIG_NAMESPACE}:{key}": value for key in CONFIG_KEYS if (value := config.get(key)) is not None
+    }
+    try:
+        stack = target_from_stack_config(raw)
+    except TargetError as exc:
+        raise ValueError(f"stack config ({', '.join(raw)}): {exc}") from None
+    try:
+        return stack.override(
+            kuberay_version=kuberay_version, feature_gates=feature_gates, environment=environment
+        )
+    except TargetError as exc:
+        raise ValueError(f"kuberay_version/feature_gates/environment argument: {exc}") from None
+
+
+def format_finding(finding: Finding) -> str:
+    """``[rule-id] severity at path: message (fix: ...)``: what, where and how to fix it."""
+    where = finding.path or "(resource)"
+    return f"[{finding.rule_id}] {finding.severity} at {where}: {finding.message} (fix: {finding.fix})"
+
+
+class CriticalFindingsError(pulumi.RunError):
+    """The rendered manifest has critical findings: the API server or the operator would reject or ignore it,
+    or it breaks the workload. Raised while the component is constructed, before anything is registered.
+    ``findings`` lists them. (A RunError is reported by the CLI without a Python traceback.)
+    """
+
+    def __init__(self, subject: str, findings: Sequence[Finding]) -> None:
+        self.subject = subject
+        self.findings: tuple[Finding, ...] = tuple(findings)
+        count = len(self.findings)
+        lines = [f"{subject}: {count} critical finding{'s' if count != 1 else ''}:"]
+        lines += [f"  - {format_finding(f)}" for f in self.findings]
+        lines.append(
+            f"  (to silence a rule on this resource, give a reason in the annotation "
+            f"'{SUPPRESS_PREFIX}<rule-id>')"
+        )
+        super().__init__("\n".join(lines))
+
+
+def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[Finding]:
+    """Run the rule catalogue; raise :class:`CriticalFindingsError` on any critical finding, else return the
+    lower-severity findings (for :func:`warn_findings`)."""
+    from pulumi_kuberay import rules  # the catalogue loads its rule modules on first use
+
+    findings = rules.check(
+        manifest,
+        kuberay_version=target.kuberay_version,
+        feature_gates=target.feature_gates,
+        environment=target.environment,
+        options=target.options,
+    )
+    critical = [f for f in findings if f.severity == "critical"]
+    if critical:
+        raise CriticalFindingsError(subject, critical)
+    return list(findings)
+
+
+def warn_findings(findings: Sequence[Finding], resource: pulumi.Resource) -> None:
+    for finding in findings:
+        pulumi.log.warn(format_finding(finding), resource=resource)
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading rendered specs (for outputs such as service names and URLs).
+
+
+def head_container(cluster_spec: Mapping[str, Any] | None) -> JsonDict:
+    """containers[0] of the head template of a rendered RayClusterSpec (``{}`` if absent)."""
+    head = (cluster_spec or {}).get("headGroupSpec") or {}
+    containers = ((head.get("template") or {}).get("spec") or {}).get("containers") or []
+    first = containers[0] if containers else {}
+    return first if isinstance(first, dict) else {}
+
+
+def head_port(cluster_spec: Mapping[str, Any] | None, port_name: str) -> int:
+    """The head container's port named ``port_name``, else KubeRay's default for that name."""
+    for port in head_container(cluster_spec).get("ports") or []:
+        if isinstance(port, Mapping) and port.get("name") == port_name and port.get("containerPort"):
+            return int(port["containerPort"])
+    return DEFAULT_PORTS[port_name]
+
+
+def service_host(service: str, namespace: str) -> str:
+    return f"{service}.{namespace}.svc.{CLUSTER_DOMAIN}"
+
+
+def namespace_of(metadata: Mapping[str, Any] | None) -> str:
+    """The object's namespace from its metadata output ("default" when the provider's default was used)."""
+    return str((metadata or {}).get("namespace") or "default")
+
+
+def child_options(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
+    """Options of the component's custom resource: parented (providers flow through the parent) + extras."""
+    return pulumi.ResourceOptions(parent=parent, **options)

@@ -1,0 +1,234 @@
+"""The ``RayJob`` component: one ``kubernetes:ray.io/v1:RayJob``, replaced on any spec change."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+
+from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.resources._shared import (
+    JsonDict,
+    RayCustomResource,
+    check_manifest,
+    child_options,
+    coerce_spec,
+    namespace_of,
+    object_metadata,
+    render_manifest,
+    render_spec,
+    rule_settings,
+    token,
+    warn_findings,
+    with_annotations,
+)
+from pulumi_kuberay.resources._wait import wait_annotations
+from pulumi_kuberay.resources.cluster import RayCluster
+
+KIND = "RayJob"
+CLUSTER_LABEL = "ray.io/cluster"
+#: jobDeploymentStatus values that mean the job failed for good (ValidationFailed has no way out in v1.7.0;
+#: a Failed job that will be retried is written as Retrying, never as Failed).
+FAILED_DEPLOYMENT_STATUSES = ("Failed", "ValidationFailed")
+
+
+class RayJobFailedError(pulumi.RunError):
+    """The RayJob reached a final failed state (``jobDeploymentStatus`` Failed or ValidationFailed)."""
+
+
+def with_cluster_selector(spec: Mapping[str, Any], cluster_name: str, subject: str) -> JsonDict:
+    """``spec`` selecting the RayCluster ``cluster_name`` (``clusterSelector: {ray.io/cluster: <name>}``)."""
+    if spec.get("rayClusterSpec") is not None or spec.get("ray_cluster_spec") is not None:
+        raise ValueError(f"{subject}: give either cluster= (an existing RayCluster) or spec.rayClusterSpec")
+    key = (
+        "clusterSelector"
+        if "clusterSelector" in spec or "cluster_selector" not in spec
+        else "cluster_selector"
+    )
+    selector = dict(spec.get(key) or {})
+    current = selector.get(CLUSTER_LABEL)
+    if current not in (None, cluster_name):
+        raise ValueError(
+            f"{subject}: spec.clusterSelector[{CLUSTER_LABEL!r}] is {current!r} but cluster= is "
+            f"{cluster_name!r}; drop the selector, cluster= sets it"
+        )
+    selector[CLUSTER_LABEL] = cluster_name
+    return {**spec, key: selector}
+
+
+def _dashboard_url(status: Mapping[str, Any] | None) -> str | None:
+    url = (status or {}).get("dashboardURL")
+    if not url:
+        return None
+    return str(url) if "://" in str(url) else f"http://{url}"
+
+
+class RayJob(pulumi.ComponentResource):
+    """A KubeRay ``RayJob`` (``ray.io/v1``): a Ray job on an inline cluster or on an existing ``RayCluster``.
+
+    ``args`` is a :class:`~pulumi_kuberay.RayJobSpec` or a dict in its shape. Either it carries an inline
+    ``rayClusterSpec`` (the operator creates a cluster ``<job>-<random>`` for the job), or ``cluster=`` names
+    a :class:`~pulumi_kuberay.RayCluster` component: then ``spec.clusterSelector`` is set to
+    ``ray.io/cluster: <cluster name>``, the namespace defaults to the cluster's, and the custom resource
+    depends on the cluster (it is created once the cluster is ready). The manifest is checked against the rule
+    catalogue at construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before
+    anything is registered, the others warn).
+
+    Replace on change: the operator ignores spec edits once a RayJob has started (the job is never
+    re-submitted), so any change under ``spec`` replaces the custom resource (``replace_on_changes=["spec"]``,
+    deleting the old one first since the name is fixed). A replaced RayJob runs its job again.
+
+    Waiting: by default nothing waits for the job (``pulumi up`` moves on once the object exists). With
+    ``wait_for_completion=True`` the provider waits (``pulumi.com/waitFor``: one JSONPath filter matching any
+    terminal ``jobDeploymentStatus``, i.e. Complete, Failed, or ValidationFailed which never recovers) for at
+    most ``timeout_seconds`` (``pulumi.com/timeoutSeconds``; provider default 600). A provider timeout cannot
+    carry a diagnosis: run ``kubectl get rayjob <name> -o json | kuberay-explain -`` to see why. When the
+    component sees a final failed status (Failed or ValidationFailed) and ``fail_on_job_failure`` is on (the
+    default), ``pulumi up`` fails with the status reason and message and the diagnosis summary.
+
+    Deletion rules with ``DeleteSelf`` (warned at construction by the catalogue rule
+    ``rayjob-delete-self-under-pulumi``): the operator deletes the RayJob object after
+    the job finishes. Pulumi still records it; once a ``pulumi refresh`` (or ``pulumi up --refresh``) sees it
+    gone, the next ``pulumi up`` **re-creates it and the job runs again**. Safe patterns:
+
+    * let the operator delete the cluster, not the RayJob: ``shutdownAfterJobFinishes: true`` (with
+      ``ttlSecondsAfterFinished``) or deletion rules with ``DeleteCluster``/``DeleteWorkers``; the finished
+      RayJob stays as a record and Pulumi's state stays true;
+    * for recurring jobs declare a :class:`~pulumi_kuberay.RayCronJob`: the operator owns its child RayJobs;
+    * if you must use ``DeleteSelf``, remove the RayJob from the program (or its stack) once it has run, and
+      do not refresh that stack in between.
+
+    Outputs: ``job_id`` (from the status, else ``spec.jobId``), ``cluster_name`` (status ``rayClusterName``,
+    else the selected cluster), ``dashboard_url``, ``job_status``, ``job_deployment_status``, ``diagnosis``
+    (one-line summary from :func:`pulumi_kuberay.diagnose`), ``namespace``, ``status``.
+    """
+
+    job_id: pulumi.Output[str | None]
+    cluster_name: pulumi.Output[str | None]
+    dashboard_url: pulumi.Output[str | None]
+    job_status: pulumi.Output[str | None]
+    job_deployment_status: pulumi.Output[str | None]
+    diagnosis: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    status: pulumi.Output[JsonDict | None]
+    resource: RayCustomResource
+    spec: RayJobSpec
+    manifest: JsonDict
+
+    def __init__(
+        self,
+        name: str,
+        args: RayJobSpec | Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        cluster: RayCluster | None = None,
+        namespace: str | None = None,
+        object_name: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
+        wait_for_completion: bool = False,
+        timeout_seconds: int | None = None,
+        fail_on_job_failure: bool = True,
+        kuberay_version: str | None = None,
+        feature_gates: Mapping[str, bool] | None = None,
+        environment: str | None = None,
+    ) -> None:
+        k8s_name = object_name or name
+        subject = f"RayJob {k8s_name!r}"
+        if cluster is not None:
+            cluster_meta = cluster.manifest["metadata"]
+            cluster_namespace = cluster_meta.get("namespace")
+            if namespace is None:
+                namespace = cluster_namespace
+            elif cluster_namespace is not None and namespace != cluster_namespace:
+                raise ValueError(
+                    f"{subject}: namespace {namespace!r} differs from the cluster's {cluster_namespace!r}; a "
+                    "clusterSelector only selects clusters in the RayJob's own namespace"
+                )
+            raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
+            args = with_cluster_selector(raw, str(cluster_meta["name"]), subject)
+        self.spec = coerce_spec(RayJobSpec, args, subject=subject)
+        settings = rule_settings(kuberay_version, feature_gates, environment)
+        spec_dict = render_spec(self.spec)
+        metadata = object_metadata(k8s_name, namespace=namespace, labels=labels, annotations=annotations)
+        if wait_for_completion:
+            metadata = with_annotations(metadata, wait_annotations(KIND, timeout_seconds=timeout_seconds))
+        self.manifest = render_manifest(KIND, metadata, spec_dict)
+        findings = check_manifest(self.manifest, settings, subject=subject)
+
+        super().__init__(token(KIND), name, None, opts)
+        warn_findings(findings, self)  # includes rayjob-delete-self-under-pulumi (see the class docstring)
+
+        depends_on: list[pulumi.Resource] = [cluster] if cluster is not None else []
+        self.resource = RayCustomResource(
+            name,
+            self.manifest,
+            child_options(
+                self, replace_on_changes=["spec"], delete_before_replace=True, depends_on=depends_on
+            ),
+        )
+        cr = self.resource
+        manifest = self.manifest
+        spec_job_id = spec_dict.get("jobId")
+
+        def checked(status: JsonDict | None) -> JsonDict | None:
+            if (
+                fail_on_job_failure
+                and status
+                and status.get("jobDeploymentStatus") in FAILED_DEPLOYMENT_STATUSES
+            ):
+                raise RayJobFailedError(failure_message(subject, manifest, status))
+            return status
+
+        self.status = cr.status.apply(checked)
+        self.job_id = self.status.apply(lambda s: (s or {}).get("jobId") or spec_job_id)
+        if cluster is not None:
+            self.cluster_name = pulumi.Output.all(self.status, cluster.cluster_name).apply(
+                lambda pair: (pair[0] or {}).get("rayClusterName") or pair[1]
+            )
+            self.dashboard_url = pulumi.Output.all(self.status, cluster.dashboard_url).apply(
+                lambda pair: _dashboard_url(pair[0]) or pair[1]
+            )
+        else:
+            self.cluster_name = self.status.apply(lambda s: (s or {}).get("rayClusterName"))
+            self.dashboard_url = self.status.apply(_dashboard_url)
+        self.job_status = self.status.apply(lambda s: (s or {}).get("jobStatus"))
+        self.job_deployment_status = self.status.apply(lambda s: (s or {}).get("jobDeploymentStatus"))
+        self.namespace = cr.metadata.apply(namespace_of)
+        self.diagnosis = self.status.apply(lambda s: diagnosis_summary(manifest, s))
+        self.register_outputs(
+            {
+                "job_id": self.job_id,
+                "cluster_name": self.cluster_name,
+                "dashboard_url": self.dashboard_url,
+                "job_status": self.job_status,
+                "job_deployment_status": self.job_deployment_status,
+                "diagnosis": self.diagnosis,
+                "namespace": self.namespace,
+                "status": self.status,
+            }
+        )
+
+
+def diagnosis_summary(manifest: JsonDict, status: JsonDict | None) -> str:
+    """The one-line summary of :func:`pulumi_kuberay.diagnose` for the object with this status."""
+    from pulumi_kuberay.status import diagnose
+
+    obj = {**manifest, "status": status} if status else dict(manifest)
+    return str(diagnose(obj).summary)
+
+
+def failure_message(subject: str, manifest: JsonDict, status: JsonDict) -> str:
+    """The ``pulumi up`` error for a RayJob that failed: status, reason, message, diagnosis, next command."""
+    meta = manifest.get("metadata") or {}
+    ns = meta.get("namespace") or "default"
+    lines = [
+        f"{subject} failed: jobDeploymentStatus={status.get('jobDeploymentStatus')}, "
+        f"jobStatus={status.get('jobStatus') or '-'}, reason={status.get('reason') or '-'}",
+    ]
+    if status.get("message"):
+        lines.append(f"  message: {status['message']}")
+    lines.append(f"  diagnosis: {diagnosis_summary(manifest, status)}")
+    lines.append(f"  details: kubectl get rayjob -n {ns} {meta.get('name')} -o json | kuberay-explain -")
+    return "\n".join(lines)

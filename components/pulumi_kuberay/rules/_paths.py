@@ -1,0 +1,358 @@
+"""Safe walking of manifest dicts: typed accessors, unknown values, embedded cluster specs and pod templates.
+
+Every accessor returns an empty/neutral value when the data has an unexpected shape, so a rule never
+crashes on a malformed manifest (the ``schema-*`` rules report the shape problem) and never judges a value
+that Pulumi preview has not computed yet (``None`` or the unknown sentinel string).
+"""
+
+# No ``from __future__ import annotations``: this module defines a function named ``annotations``.
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: What the Pulumi engine puts in place of a value that is only known after apply.
+UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+RAY_CONTAINER_INDEX = 0
+
+
+def is_unknown(value: Any) -> bool:
+    """True for a value a check must not judge: absent/``None`` or Pulumi's computed-value sentinel."""
+    return value is None or (isinstance(value, str) and value == UNKNOWN_SENTINEL)
+
+
+def contains_unknown(value: Any) -> bool:
+    """True if ``value`` is unknown or holds an unknown anywhere inside (lists, maps)."""
+    if isinstance(value, str):
+        return value == UNKNOWN_SENTINEL
+    if isinstance(value, Mapping):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str | None:
+    """The string, or None for anything else (including the unknown sentinel)."""
+    return value if isinstance(value, str) and value != UNKNOWN_SENTINEL else None
+
+
+def as_int(value: Any) -> int | None:
+    """The integer (integral floats accepted), or None for anything else; bools are not integers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def is_true(value: Any) -> bool:
+    return value is True
+
+
+def get(obj: Any, *keys: str | int) -> Any:
+    """``obj[k1][k2]...`` where every step tolerates a wrong shape (returns None)."""
+    cur = obj
+    for key in keys:
+        if isinstance(key, int):
+            if not isinstance(cur, list) or not -len(cur) <= key < len(cur):
+                return None
+            cur = cur[key]
+        else:
+            if not isinstance(cur, dict):
+                return None
+            cur = cur.get(key)
+    return cur
+
+
+def join(prefix: str, *parts: str | int) -> str:
+    """Build a field path: ``join("spec", "workerGroupSpecs", 1, "x")`` -> ``spec.workerGroupSpecs[1].x``."""
+    out = prefix
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out = f"{out}.{part}" if out else part
+    return out
+
+
+_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]|\[([^\]]*)\]")
+
+
+def parse_path(path: str) -> list[str | int]:
+    """Inverse of :func:`join` (``a.b[2].c`` -> ``["a", "b", 2, "c"]``); ``["key"]`` segments are map keys."""
+    out: list[str | int] = []
+    for name, index, key in _PATH_TOKEN.findall(path):
+        if name:
+            out.append(name)
+        elif index:
+            out.append(int(index))
+        else:
+            out.append(key.strip("'\""))
+    return out
+
+
+def path_touches_unknown(manifest: Any, path: str) -> bool:
+    """True if the value at ``path`` or one of its ancestors is Pulumi's unknown sentinel (or holds one)."""
+    cur = manifest
+    for key in parse_path(path):
+        if isinstance(cur, str) and cur == UNKNOWN_SENTINEL:
+            return True
+        nxt = get(cur, key)
+        if nxt is None:
+            return False
+        cur = nxt
+    return contains_unknown(cur)
+
+
+# --------------------------------------------------------------------------------------------------
+# Manifest anatomy
+
+
+def metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    return as_dict(manifest.get("metadata"))
+
+
+def annotations(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    return as_dict(metadata(manifest).get("annotations"))
+
+
+def labels(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    return as_dict(metadata(manifest).get("labels"))
+
+
+@dataclass(frozen=True)
+class ClusterSpecRef:
+    """One RayClusterSpec inside a manifest, with what its validation depends on."""
+
+    spec: dict[str, Any]
+    prefix: str  # e.g. "spec" or "spec.rayClusterSpec"
+    kind: str  # kind of the enclosing document
+    annotations: dict[str, Any]  # the enclosing document's annotations (the operator uses the parent's)
+    labels: dict[str, Any]
+
+    @property
+    def embedded(self) -> bool:
+        return self.kind != "RayCluster"
+
+    def path(self, *parts: str | int) -> str:
+        return join(self.prefix, *parts)
+
+
+_CLUSTER_SPEC_LOCATIONS: dict[str, tuple[str, ...]] = {
+    "RayCluster": ("spec",),
+    "RayJob": ("spec", "rayClusterSpec"),
+    "RayService": ("spec", "rayClusterConfig"),
+    "RayCronJob": ("spec", "jobTemplate", "rayClusterSpec"),
+}
+
+
+def cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
+    """Every embedded RayClusterSpec (zero or one per document today) with its path prefix."""
+    kind = manifest.get("kind")
+    if not isinstance(kind, str) or kind not in _CLUSTER_SPEC_LOCATIONS:
+        return []
+    keys = _CLUSTER_SPEC_LOCATIONS[kind]
+    spec = get(manifest, *keys)
+    if not isinstance(spec, dict):
+        return []
+    return [ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest))]
+
+
+@dataclass(frozen=True)
+class GroupRef:
+    """The head group or one worker group of a cluster spec."""
+
+    spec: dict[str, Any]
+    path: str  # e.g. spec.headGroupSpec or spec.workerGroupSpecs[1]
+    role: str  # "head" | "worker"
+    index: int | None  # worker group index
+    name: str  # "Head" or the groupName (as the operator names it in messages)
+
+
+def head_group(ref: ClusterSpecRef) -> GroupRef | None:
+    head = ref.spec.get("headGroupSpec")
+    if not isinstance(head, dict):
+        return None
+    return GroupRef(head, ref.path("headGroupSpec"), "head", None, "Head")
+
+
+def worker_groups(ref: ClusterSpecRef) -> list[GroupRef]:
+    out: list[GroupRef] = []
+    for i, group in enumerate(as_list(ref.spec.get("workerGroupSpecs"))):
+        if isinstance(group, dict):
+            name = as_str(group.get("groupName")) or f"#{i}"
+            out.append(GroupRef(group, ref.path("workerGroupSpecs", i), "worker", i, name))
+    return out
+
+
+def groups(ref: ClusterSpecRef) -> list[GroupRef]:
+    head = head_group(ref)
+    return ([head] if head else []) + worker_groups(ref)
+
+
+@dataclass(frozen=True)
+class PodTemplateRef:
+    """One pod template inside a manifest: head, worker group i or the RayJob submitter."""
+
+    template: dict[str, Any]
+    path: str  # path of the template itself, e.g. spec.workerGroupSpecs[0].template
+    role: str  # "head" | "worker" | "submitter"
+    group_index: int | None = None
+    group_name: str | None = None
+
+    @property
+    def pod_spec(self) -> dict[str, Any]:
+        return as_dict(self.template.get("spec"))
+
+    @property
+    def spec_path(self) -> str:
+        return join(self.path, "spec")
+
+
+def group_template(group: GroupRef) -> PodTemplateRef | None:
+    template = group.spec.get("template")
+    if not isinstance(template, dict):
+        return None
+    return PodTemplateRef(template, join(group.path, "template"), group.role, group.index, group.name)
+
+
+def pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
+    """Every pod template of the document: head and worker templates of each cluster spec, then submitter."""
+    out: list[PodTemplateRef] = []
+    for ref in cluster_specs(manifest):
+        for group in groups(ref):
+            tpl = group_template(group)
+            if tpl is not None:
+                out.append(tpl)
+    kind = manifest.get("kind")
+    submitter_keys: tuple[str, ...] | None = None
+    if kind == "RayJob":
+        submitter_keys = ("spec", "submitterPodTemplate")
+    elif kind == "RayCronJob":
+        submitter_keys = ("spec", "jobTemplate", "submitterPodTemplate")
+    if submitter_keys is not None:
+        submitter = get(manifest, *submitter_keys)
+        if isinstance(submitter, dict):
+            out.append(PodTemplateRef(submitter, ".".join(submitter_keys), "submitter"))
+    return out
+
+
+def containers(template: PodTemplateRef) -> list[tuple[str, dict[str, Any]]]:
+    """(path, container) for each container of the pod template."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, c in enumerate(as_list(template.pod_spec.get("containers"))):
+        if isinstance(c, dict):
+            out.append((join(template.spec_path, "containers", i), c))
+    return out
+
+
+def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
+    """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
+    if template is None:
+        return None
+    first = get(template.pod_spec, "containers", RAY_CONTAINER_INDEX)
+    if not isinstance(first, dict):
+        return None
+    return join(template.spec_path, "containers", RAY_CONTAINER_INDEX), first
+
+
+def head_template(ref: ClusterSpecRef) -> PodTemplateRef | None:
+    head = head_group(ref)
+    return group_template(head) if head else None
+
+
+def head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
+    return ray_container(head_template(ref))
+
+
+def env_list(
+    container: Mapping[str, Any] | None, container_path: str = "", key: str = "env"
+) -> list[tuple[str, dict[str, Any]]]:
+    """(path, entry) for each named env entry of a container (or any object with an ``env`` list)."""
+    if container is None:
+        return []
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, entry in enumerate(as_list(container.get(key))):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            out.append((join(container_path, key, i), entry))
+    return out
+
+
+def env_var(
+    container: Mapping[str, Any] | None, name: str, container_path: str = ""
+) -> tuple[str, dict[str, Any]] | None:
+    """(path, entry) of the first env entry called ``name`` (KubeRay's ``EnvVarExists``/``EnvVarByName``)."""
+    for path, entry in env_list(container, container_path):
+        if entry.get("name") == name:
+            return path, entry
+    return None
+
+
+def volume_mounts(
+    container: Mapping[str, Any] | None, container_path: str = ""
+) -> list[tuple[str, dict[str, Any]]]:
+    if container is None:
+        return []
+    return [
+        (join(container_path, "volumeMounts", i), m)
+        for i, m in enumerate(as_list(container.get("volumeMounts")))
+        if isinstance(m, dict)
+    ]
+
+
+def iter_present(obj: Any, pattern: str, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Concrete (path, value) for every match of ``pattern`` (dotted, ``[]`` = every list item) that is set.
+
+    ``iter_present(spec, "workerGroupSpecs[].priority", "spec")`` yields
+    ``("spec.workerGroupSpecs[0].priority", 5)`` for each group where the key is set (not null).
+    """
+    steps = pattern.split(".")
+
+    def walk(cur: Any, i: int, path: str) -> Iterator[tuple[str, Any]]:
+        if i == len(steps):
+            yield path, cur
+            return
+        step = steps[i]
+        each = step.endswith("[]")
+        key = step[:-2] if each else step
+        if not isinstance(cur, dict) or cur.get(key) is None:
+            return
+        value = cur[key]
+        if each:
+            for j, item in enumerate(as_list(value)):
+                yield from walk(item, i + 1, join(path, key, j))
+        else:
+            yield from walk(value, i + 1, join(path, key))
+
+    yield from walk(obj, 0, prefix)
+
+
+# --------------------------------------------------------------------------------------------------
+# Versions
+
+_GENERIC_VERSION = re.compile(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$")
+
+
+def parse_generic_version(text: str) -> tuple[int, ...] | None:
+    """Like k8s ``version.ParseGeneric`` (used by the operator for rayVersion): at least major.minor."""
+    match = _GENERIC_VERSION.match(text)
+    if match is None:
+        return None
+    parts = match.group(1).split(".")
+    if len(parts) < 2:
+        return None
+    nums = tuple(int(p) for p in parts)
+    return nums + (0,) * max(0, 3 - len(nums))

@@ -1,0 +1,409 @@
+"""Ray best-practice rules (documented by Ray and KubeRay, enforced nowhere else).
+
+Source: peers-and-policy-rules.md section 5.2. The operator accepts all of these; they cost an outage, a
+confusing failure or money later, so they are high (outage, security, cost) or medium (best practice).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from . import _examples as ex
+from ._engine import Context, Rule, Violation, register
+from ._paths import (
+    ClusterSpecRef,
+    annotations,
+    as_dict,
+    as_list,
+    as_str,
+    cluster_specs,
+    get,
+    groups,
+    head_group,
+    head_ray_container,
+    join,
+    pod_templates,
+    ray_container,
+    worker_groups,
+)
+
+_VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
+_QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18, "m": 10**-3}
+
+
+def memory_bytes(value: Any) -> float | None:
+    """A Kubernetes memory quantity in bytes (``"8Gi"`` -> 8589934592), or None when it cannot be read."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY.match(value.strip())
+    if match is None:
+        return None
+    number, unit = match.groups()
+    try:
+        amount = float(number)
+    except ValueError:
+        return None
+    scale = _BINARY.get(unit, _DECIMAL.get(unit))
+    return None if scale is None else amount * scale
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference (``repo:tag`` or ``repo:tag@sha256:...``), None without one."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
+def _ray_version_of_image(image: str) -> str | None:
+    tag = image_tag(image)
+    match = _VERSION_IN_TAG.match(tag) if tag else None
+    return match.group(1) if match else None
+
+
+def _ray_images(ref: ClusterSpecRef) -> Iterator[tuple[str, str]]:
+    for group in groups(ref):
+        template = as_dict(group.spec.get("template"))
+        first = get(template, "spec", "containers", 0)
+        image = as_str(get(first, "image"))
+        if image and "$" not in image:
+            yield join(group.path, "template", "spec", "containers", 0, "image"), image
+
+
+# ------------------------------------------------------------------------------------------------ checks
+
+
+def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        ray_version = as_str(ref.spec.get("rayVersion"))
+        seen: dict[str, str] = {}
+        for path, image in _ray_images(ref):
+            version = _ray_version_of_image(image)
+            if version is None:
+                continue
+            if ray_version and not ray_version.startswith(version) and not version.startswith(ray_version):
+                yield Violation(
+                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; "
+                    "KubeRay picks features (auth, probes, autoscaler) by rayVersion",
+                    path,
+                    fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
+                )
+            seen.setdefault(version, path)
+        if len(seen) > 1:
+            shown = ", ".join(f"{v} at {p}" for v, p in seen.items())
+            last_path = list(seen.values())[-1]
+            yield Violation(
+                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version "
+                "(and one Python version) across head and workers",
+                last_path,
+            )
+
+
+def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for template in pod_templates(manifest):
+        if template.role == "submitter":
+            continue
+        found = ray_container(template)
+        if found is None:
+            continue
+        path, container = found
+        resources = as_dict(container.get("resources"))
+        limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
+        for name in sorted(set(limits) | set(requests)):
+            if not (name == "memory" or name.lower().endswith("gpu")):
+                continue
+            if name in limits and name in requests and limits[name] != requests[name]:
+                yield Violation(
+                    f"Ray container requests {name} {requests[name]!r} but its limit is {limits[name]!r}; KubeRay "
+                    "tells Ray the limit, so the scheduler may place more work than the node holds",
+                    join(path, "resources", "requests", name),
+                    fix=f"set resources.requests.{name} equal to resources.limits.{name}",
+                )
+            elif name in requests and name not in limits:
+                yield Violation(
+                    f"Ray container requests {name} but sets no {name} limit; KubeRay derives Ray's "
+                    f"{'memory' if name == 'memory' else 'num-gpus'} from limits only",
+                    join(path, "resources", "limits"),
+                    fix=f"set resources.limits.{name} equal to the request",
+                )
+
+
+def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        found = head_ray_container(ref)
+        if found is None:
+            continue
+        path, container = found
+        limit = get(container, "resources", "limits", "memory")
+        size = memory_bytes(limit)
+        if size is None:
+            continue
+        floor = 8 * 2**30 if ctx.environment == "prod" else 2 * 2**30
+        if size < floor:
+            yield Violation(
+                f"head memory limit {limit!r} is below {'8Gi (production)' if floor > 2**31 else '2Gi'}; the GCS, "
+                "dashboard and driver share it and the head is OOM-killed under load",
+                join(path, "resources", "limits", "memory"),
+                fix="give the head at least 2Gi (8Gi in production)",
+                severity="high" if size < 2 * 2**30 else "medium",
+            )
+
+
+def _head_num_cpus(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    if ctx.environment != "prod":
+        return
+    for ref in cluster_specs(manifest):
+        head = head_group(ref)
+        if head is None or not worker_groups(ref):
+            continue
+        value = get(head.spec, "rayStartParams", "num-cpus")
+        if value != "0":
+            yield Violation(
+                "the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not \"0\"); "
+                "work on the head competes with the GCS and can take the whole cluster down",
+                join(head.path, "rayStartParams", "num-cpus"),
+            )
+
+
+def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    if ctx.environment != "prod":
+        return
+    kind = manifest.get("kind")
+    if kind not in ("RayService", "RayCluster"):
+        return
+    legacy = str(annotations(manifest).get("ray.io/ft-enabled", "")).lower() == "true"
+    for ref in cluster_specs(manifest):
+        if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
+            yield Violation(
+                f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and "
+                "Serve application",
+                ref.path("gcsFaultToleranceOptions"),
+                severity="high" if kind == "RayService" else "medium",
+            )
+
+
+_EXPOSED_TYPES = ("LoadBalancer", "NodePort")
+
+
+def _exposure(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        head = head_group(ref)
+        if head is None:
+            continue
+        token = get(ref.spec, "authOptions", "mode") == "token"
+        if token:
+            continue
+        service_type = as_str(head.spec.get("serviceType"))
+        custom_type = as_str(get(head.spec, "headService", "spec", "type"))
+        if service_type in _EXPOSED_TYPES:
+            where, what = join(head.path, "serviceType"), f"serviceType {service_type}"
+        elif custom_type in _EXPOSED_TYPES:
+            where, what = join(head.path, "headService", "spec", "type"), f"headService type {custom_type}"
+        elif head.spec.get("enableIngress") is True:
+            where, what = join(head.path, "enableIngress"), "enableIngress"
+        else:
+            continue
+        yield Violation(
+            f"the head's dashboard, client and job API are exposed outside the cluster ({what}) without Ray token "
+            "authentication: anyone who reaches it can run code on the cluster",
+            where,
+        )
+
+
+_WELL_KNOWN_PORTS = {8265: "dashboard", 8000: "serve", 10001: "client"}
+
+
+def _port_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        found = head_ray_container(ref)
+        if found is None:
+            continue
+        path, container = found
+        for i, port in enumerate(as_list(container.get("ports"))):
+            number = get(port, "containerPort")
+            name = as_str(get(port, "name"))
+            expected = _WELL_KNOWN_PORTS.get(number) if isinstance(number, int) else None
+            if expected is None or name is None:
+                continue
+            if expected == "serve" and name.startswith("serve"):
+                continue
+            if name != expected:
+                yield Violation(
+                    f"port {number} is named {name!r}; KubeRay finds the {expected} port by the name {expected!r} "
+                    "(dashboard URL, serve Service, probes) and falls back to defaults otherwise",
+                    join(path, "ports", i, "name"),
+                    fix=f"name it {expected!r}",
+                )
+
+
+def _registry_of(image: str) -> str:
+    first, _, rest = image.partition("/")
+    if not rest or ("." not in first and ":" not in first and first != "localhost"):
+        return "docker.io/" + (image if rest else f"library/{image}")
+    return image
+
+
+def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    allowed = ctx.options.get("allowed_registries")
+    if not isinstance(allowed, (list, tuple)) or not allowed:
+        return
+    prefixes = [str(a).rstrip("/") + "/" for a in allowed]
+    images: list[tuple[str, str]] = []
+    for template in pod_templates(manifest):
+        for key in ("containers", "initContainers"):
+            for i, container in enumerate(as_list(template.pod_spec.get(key))):
+                image = as_str(get(container, "image"))
+                if image:
+                    images.append((join(template.spec_path, key, i, "image"), image))
+    for ref in cluster_specs(manifest):
+        image = as_str(get(ref.spec, "autoscalerOptions", "image"))
+        if image:
+            images.append((ref.path("autoscalerOptions", "image"), image))
+    for path, image in images:
+        if "$" in image:
+            continue
+        full = _registry_of(image)
+        if not any(full.startswith(p) or image.startswith(p) for p in prefixes):
+            yield Violation(
+                f"image {image!r} comes from a registry outside the allowed list ({', '.join(allowed)})",
+                path,
+            )
+
+
+# ------------------------------------------------------------------------------------------------ examples
+
+_CLUSTER = ex.ray_cluster()
+_HEAD_C = ["spec", "headGroupSpec", "template", "spec", "containers", 0]
+_WORKER_C = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
+
+register(
+    Rule(
+        id="image-ray-version-mismatch",
+        title="Ray images match spec.rayVersion and each other",
+        severity="high",
+        category="correctness",
+        rationale=(
+            "KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
+            "connect nodes of different Ray or Python versions."
+        ),
+        fix="Use one Ray image version for head and workers and set rayVersion to it.",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_image_version,
+        compliant=_CLUSTER,
+        violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
+    )
+)
+register(
+    Rule(
+        id="requests-not-equal-limits",
+        title="Memory and GPU requests equal limits on Ray containers",
+        severity="medium",
+        category="reliability",
+        rationale="KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns.",
+        fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_requests_equal_limits,
+        compliant=_CLUSTER,
+        violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
+    )
+)
+register(
+    Rule(
+        id="head-memory-too-small",
+        title="The head has enough memory (2Gi, 8Gi in production)",
+        severity="high",
+        category="reliability",
+        rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down.",
+        fix="Raise the head container's memory limit.",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_head_memory,
+        compliant=_CLUSTER,
+        violating=ex.edit(
+            ex.edit(_CLUSTER, [*_HEAD_C, "resources", "limits", "memory"], "1Gi"),
+            [*_HEAD_C, "resources", "requests", "memory"],
+            "1Gi",
+        ),
+    )
+)
+register(
+    Rule(
+        id="head-runs-workloads-in-prod",
+        title="In production the head does not run tasks (num-cpus \"0\")",
+        severity="medium",
+        category="reliability",
+        rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",
+        fix='Set headGroupSpec.rayStartParams.num-cpus: "0".',
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_head_num_cpus,
+        compliant=_CLUSTER,
+        violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
+        context={"environment": "prod"},
+    )
+)
+register(
+    Rule(
+        id="gcs-ft-missing-in-prod",
+        title="Production services and clusters enable GCS fault tolerance",
+        severity="high",
+        category="reliability",
+        rationale="Without GCS fault tolerance a head Pod restart loses cluster state; a RayService drops traffic.",
+        fix="Set gcsFaultToleranceOptions (Redis address and a password from a Secret, or the rocksdb backend).",
+        kinds=("RayCluster", "RayService"),
+        check=_gcs_ft,
+        compliant=ex.ray_service(),
+        violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
+        context={"environment": "prod"},
+    )
+)
+register(
+    Rule(
+        id="dashboard-exposed-without-auth",
+        title="No public dashboard or client endpoint without Ray token auth",
+        severity="high",
+        category="security",
+        rationale="The Ray dashboard and job API run arbitrary code; exposing them without auth hands out the cluster.",
+        fix="Keep serviceType ClusterIP and enableIngress off, or set authOptions.mode: token (Ray >= 2.52).",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_exposure,
+        compliant=_CLUSTER,
+        violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
+    )
+)
+register(
+    Rule(
+        id="port-misnamed",
+        title="Well-known Ray ports carry the names KubeRay looks up",
+        severity="medium",
+        category="correctness",
+        rationale="KubeRay finds the dashboard and serve ports by name (dashboard, serve); a renamed port is ignored.",
+        fix="Name port 8265 'dashboard', 8000 'serve' and 10001 'client'.",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_port_names,
+        compliant=_CLUSTER,
+        violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
+    )
+)
+register(
+    Rule(
+        id="image-registry-not-allowed",
+        title="Images come from the allowed registries",
+        severity="medium",
+        category="security",
+        rationale="Organisations pin where code may come from; the option allowed_registries lists the prefixes.",
+        fix="Mirror the image into an allowed registry, or extend the allowed_registries option.",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_registries,
+        compliant=_CLUSTER,
+        violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
+        context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
+    )
+)
+
+__all__ = ["image_tag", "memory_bytes"]

@@ -1,0 +1,228 @@
+"""Operator failures outside validation.go that a manifest already shows (reference section 8.6, OP-*).
+
+OP-01/OP-02: KubeRay finds the serve and dashboard ports of the head container by name. When the head
+declares ``ports`` at all it must include them (with no ports KubeRay assumes the defaults). OP-04: autoscaler
+v1 with a worker restartPolicy other than Never. OP-06: RayJob ``metadata`` needs Ray >= 2.6.0. OP-03/05/07/08
+depend on cluster state (cert-manager installed, ServiceAccount exists, selected RayCluster exists, live Pod
+counts): see ``docs/operator-rules.md`` (OP-07 is the stack rule ``rayjob-cluster-selector-unmatched``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+from pulumi_kuberay.rules._engine import Context, Rule, Violation, register
+from pulumi_kuberay.rules._paths import (
+    as_dict,
+    as_list,
+    as_str,
+    cluster_specs,
+    get,
+    group_template,
+    head_ray_container,
+    join,
+    parse_generic_version,
+    worker_groups,
+)
+from pulumi_kuberay.rules.operator_job import example_cluster_spec, example_job, job_specs
+from pulumi_kuberay.rules.operator_service import example_service
+
+ENABLE_SERVE_SERVICE_ANNOTATION = "ray.io/enable-serve-service"
+
+
+def _port_names(container: dict[str, Any]) -> list[str] | None:
+    """Names of the declared container ports, or None when the container declares no ports."""
+    ports = as_list(container.get("ports"))
+    if not ports:
+        return None
+    return [name for port in ports if (name := as_str(as_dict(port).get("name"))) is not None]
+
+
+def _check_serve_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    kind = manifest.get("kind")
+    if kind == "RayService":
+        if get(manifest, "spec", "serveService") is not None:
+            return  # the user's serve Service ports are used as given
+    elif kind == "RayCluster":
+        if get(manifest, "metadata", "annotations", ENABLE_SERVE_SERVICE_ANNOTATION) != "true":
+            return
+    else:
+        return
+    for ref in cluster_specs(manifest):
+        found = head_ray_container(ref)
+        if found is None:
+            continue
+        path, container = found
+        names = _port_names(container)
+        if names is None or any(n == "serve" or n.startswith("serve-") for n in names):
+            continue
+        yield Violation(
+            "the head container declares ports but none named 'serve' (or 'serve-*'): the operator cannot "
+            "build "
+            "the serve Service, so the RayService never gets endpoints",
+            join(path, "ports"),
+        )
+
+
+def _service_without_serve_port() -> dict[str, Any]:
+    service = example_service()
+    ports = service["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
+    ports[:] = [p for p in ports if p["name"] != "serve"]
+    return service
+
+
+register(
+    Rule(
+        id="head-serve-port-missing",
+        title="Head container ports without a 'serve' port",
+        severity="critical",
+        category="correctness",
+        rationale="KubeRay routes Serve traffic to the head container port named 'serve' (or 'serve-*'). If "
+        "the "
+        "head lists ports but none has that name and no serveService is given, the serve Service cannot be "
+        "built ('Please specify a port named serve') and the RayService never becomes Ready.",
+        fix="Add {name: serve, containerPort: 8000} to the head container ports (same port as Serve's "
+        "http_options.port).",
+        kinds=("RayService", "RayCluster"),
+        check=_check_serve_port,
+        compliant=example_service(),
+        violating=_service_without_serve_port(),
+        operator_rules=("OP-01",),
+    )
+)
+
+
+def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    if manifest.get("kind") not in ("RayJob", "RayService", "RayCronJob"):
+        return
+    for ref in cluster_specs(manifest):
+        found = head_ray_container(ref)
+        if found is None:
+            continue
+        path, container = found
+        names = _port_names(container)
+        if names is None or "dashboard" in names:
+            continue
+        yield Violation(
+            "the head container declares ports but none named 'dashboard': the operator cannot find the "
+            "dashboard "
+            "URL, so the job is never submitted / the Serve config never applied",
+            join(path, "ports"),
+        )
+
+
+def _job_without_dashboard_port() -> dict[str, Any]:
+    job = example_job()
+    ports = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
+    for port in ports:
+        if port["name"] == "dashboard":
+            port["name"] = "http-dashboard"
+    return job
+
+
+register(
+    Rule(
+        id="head-dashboard-port-missing",
+        title="Head container ports without a 'dashboard' port",
+        severity="critical",
+        category="correctness",
+        rationale="RayJob and RayService talk to the Ray dashboard through the head port named 'dashboard'. "
+        "If "
+        "the head lists ports without that name, the lookup fails ('dashboard port is not found').",
+        fix="Name the dashboard port (8265) 'dashboard' in the head container, or declare no ports at all.",
+        kinds=("RayJob", "RayService", "RayCronJob"),
+        check=_check_dashboard_port,
+        compliant=example_job(),
+        violating=_job_without_dashboard_port(),
+        operator_rules=("OP-02",),
+    )
+)
+
+
+def _check_v1_restart_policy(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        if ref.spec.get("enableInTreeAutoscaling") is not True:
+            continue
+        if get(ref.spec, "autoscalerOptions", "version") != "v1":
+            continue
+        for group in worker_groups(ref):
+            template = group_template(group)
+            policy = as_str(template.pod_spec.get("restartPolicy")) if template else None
+            if template is not None and policy and policy != "Never":
+                yield Violation(
+                    f"worker group {group.name!r} has restartPolicy {policy!r} with autoscaler v1: restarted "
+                    "containers rejoin as new Ray nodes while the autoscaler tracks the old ones (the "
+                    "operator "
+                    "only emits a Warning event)",
+                    join(template.spec_path, "restartPolicy"),
+                )
+
+
+def _v1_cluster(restart_policy: str | None) -> dict[str, Any]:
+    spec = example_cluster_spec(autoscaling=True)
+    spec["autoscalerOptions"] = {"version": "v1"}
+    if restart_policy is not None:
+        spec["workerGroupSpecs"][0]["template"]["spec"]["restartPolicy"] = restart_policy
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "autoscaled"}, "spec": spec}
+
+
+register(
+    Rule(
+        id="autoscaler-v1-worker-restart-policy",
+        title="Autoscaler v1 with a worker restartPolicy other than Never",
+        severity="low",
+        category="reliability",
+        rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; "
+        "Ray nodes are meant to be replaced, not restarted.",
+        fix="Set the worker template restartPolicy to Never (or leave it unset), or move to autoscaler v2.",
+        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+        check=_check_v1_restart_policy,
+        compliant=_v1_cluster("Never"),
+        violating=_v1_cluster("Always"),
+        operator_rules=("OP-04",),
+    )
+)
+
+
+def _check_metadata_ray_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for spec, path in job_specs(manifest):
+        metadata = spec.get("metadata")
+        if not isinstance(metadata, dict) or not metadata:
+            continue
+        ray_version = as_str(get(spec, "rayClusterSpec", "rayVersion"))
+        parsed = parse_generic_version(ray_version) if ray_version else None
+        if parsed is not None and parsed < (2, 6, 0):
+            yield Violation(
+                f"spec metadata (--metadata-json) needs Ray >= 2.6.0 but rayClusterSpec.rayVersion is "
+                f"{ray_version!r}: the operator cannot build the submit command",
+                f"{path}.metadata",
+            )
+
+
+def _job_with_metadata(ray_version: str) -> dict[str, Any]:
+    job = example_job(metadata={"team": "ml"})
+    cluster = copy.deepcopy(job["spec"]["rayClusterSpec"])
+    cluster["rayVersion"] = ray_version
+    job["spec"]["rayClusterSpec"] = cluster
+    return job
+
+
+register(
+    Rule(
+        id="rayjob-metadata-requires-ray-2-6",
+        title="RayJob metadata with Ray older than 2.6.0",
+        severity="critical",
+        category="correctness",
+        rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the "
+        "operator "
+        "refuses to build the submission.",
+        fix="Upgrade rayVersion (and the image) to >= 2.6.0, or remove spec.metadata.",
+        kinds=("RayJob", "RayCronJob"),
+        check=_check_metadata_ray_version,
+        compliant=_job_with_metadata("2.52.0"),
+        violating=_job_with_metadata("2.5.1"),
+        operator_rules=("OP-06",),
+    )
+)

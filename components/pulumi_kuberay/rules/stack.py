@@ -1,0 +1,238 @@
+"""Rules over a whole set of manifests (a Pulumi stack, or every file given to ``kuberay-lint``).
+
+A per-resource rule cannot see that a RayJob's ``clusterSelector`` points at no RayCluster, or that the
+clusters together may claim more GPUs than the budget; these rules can. Plain Python, no pulumi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_kuberay.rules._engine import Category, Context, Finding, Severity
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StackFinding:
+    """A finding about one manifest of a set; ``index`` is its position in the input sequence."""
+
+    index: int
+    finding: Finding
+
+
+@dataclass(frozen=True)
+class StackRule:
+    id: str
+    title: str
+    severity: Severity
+    category: Category
+    rationale: str
+    fix: str
+    check: Callable[[Sequence[JsonDict], Context], Iterable[tuple[int, str, str]]]
+    compliant: tuple[JsonDict, ...]
+    violating: tuple[JsonDict, ...]
+    options: Mapping[str, Any] | None = None  # Context.options its examples need
+
+
+def _dict(value: Any) -> JsonDict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _kind(doc: JsonDict) -> str:
+    api = doc.get("apiVersion")
+    return str(doc.get("kind")) if isinstance(api, str) and api.startswith("ray.io/") else ""
+
+
+def _namespace(doc: JsonDict) -> str:
+    ns = _dict(doc.get("metadata")).get("namespace")
+    return ns if isinstance(ns, str) and ns else "default"
+
+
+def _name(doc: JsonDict) -> str:
+    name = _dict(doc.get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
+
+
+def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, str, str]]:
+    clusters: list[JsonDict] = [d for d in docs if _kind(d) == "RayCluster"]
+    for index, doc in enumerate(docs):
+        if _kind(doc) != "RayJob":
+            continue
+        selector = _dict(_dict(doc.get("spec")).get("clusterSelector"))
+        if not selector or not all(isinstance(v, str) for v in selector.values()):
+            continue
+        namespace = _namespace(doc)
+        wanted = {str(k): v for k, v in selector.items()}
+        for cluster in clusters:
+            if _namespace(cluster) != namespace:
+                continue
+            labels = {str(k): v for k, v in _dict(_dict(cluster.get("metadata")).get("labels")).items()}
+            labels.setdefault("ray.io/cluster", _name(cluster))
+            if all(labels.get(k) == v for k, v in wanted.items()):
+                break
+        else:
+            shown = ", ".join(f"{k}={v}" for k, v in wanted.items())
+            yield (
+                index,
+                "spec.clusterSelector",
+                f"RayJob {namespace}/{_name(doc)} selects a RayCluster by {shown}, but no RayCluster in namespace "
+                f"{namespace!r} of this stack matches it; the job waits forever for a cluster",
+            )
+
+
+def _gpus_per_pod(template: Any) -> int:
+    total = 0
+    for container in _list(_dict(_dict(template).get("spec")).get("containers")):
+        limits = _dict(_dict(_dict(container).get("resources")).get("limits"))
+        for resource, amount in limits.items():
+            if str(resource).lower().endswith("gpu"):
+                try:
+                    total += int(str(amount))
+                except ValueError:
+                    continue
+    return total
+
+
+def _int(value: Any, default: int) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return default
+
+
+def cluster_gpu_ceiling(spec: Any) -> int:
+    """GPUs a RayClusterSpec can hold at once: head plus every worker group at maxReplicas x numOfHosts."""
+    spec = _dict(spec)
+    total = _gpus_per_pod(_dict(spec.get("headGroupSpec")).get("template"))
+    for group in _list(spec.get("workerGroupSpecs")):
+        group = _dict(group)
+        replicas = _int(group.get("maxReplicas"), _int(group.get("replicas"), 0))
+        if not spec.get("enableInTreeAutoscaling"):
+            replicas = _int(group.get("replicas"), _int(group.get("minReplicas"), 0))
+        total += replicas * _int(group.get("numOfHosts"), 1) * _gpus_per_pod(group.get("template"))
+    return total
+
+
+def _embedded_specs(doc: JsonDict) -> Iterable[tuple[str, Any, int]]:
+    """(path, RayClusterSpec, multiplier) for the cluster a document runs; a NewCluster upgrade doubles it."""
+    spec = _dict(doc.get("spec"))
+    kind = _kind(doc)
+    if kind == "RayCluster":
+        yield "spec", spec, 1
+    elif kind == "RayJob" and "rayClusterSpec" in spec:
+        yield "spec.rayClusterSpec", spec["rayClusterSpec"], 1
+    elif kind == "RayService":
+        strategy = _dict(spec.get("upgradeStrategy")).get("type")
+        yield "spec.rayClusterConfig", spec.get("rayClusterConfig"), 1 if strategy == "None" else 2
+    elif kind == "RayCronJob":
+        job = _dict(spec.get("jobTemplate"))
+        if "rayClusterSpec" in job:
+            yield "spec.jobTemplate.rayClusterSpec", job["rayClusterSpec"], 1
+
+
+def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, str, str]]:
+    budget = ctx.options.get("gpu_budget")
+    if not isinstance(budget, int) or isinstance(budget, bool):
+        return
+    claims: list[tuple[int, str, int]] = []
+    for index, doc in enumerate(docs):
+        for path, spec, multiplier in _embedded_specs(doc):
+            gpus = cluster_gpu_ceiling(spec) * multiplier
+            if gpus:
+                claims.append((index, path, gpus))
+    total = sum(g for _, _, g in claims)
+    if total > budget and claims:
+        index, path, _ = max(claims, key=lambda c: c[2])
+        detail = ", ".join(f"{_kind(docs[i])} {_name(docs[i])}: {g}" for i, _, g in claims)
+        yield (
+            index,
+            path,
+            f"the stack can claim {total} GPUs at maxReplicas ({detail}), over the budget of {budget}",
+        )
+
+
+def _cluster(name: str, *, gpu: int = 0, max_replicas: int = 2, labels: JsonDict | None = None) -> JsonDict:
+    container: JsonDict = {"name": "ray-worker", "image": "rayproject/ray:2.52.0"}
+    if gpu:
+        container["resources"] = {"limits": {"nvidia.com/gpu": gpu}, "requests": {"nvidia.com/gpu": gpu}}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": name, **({"labels": labels} if labels else {})},
+        "spec": {
+            "enableInTreeAutoscaling": True,
+            "headGroupSpec": {
+                "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}
+            },
+            "workerGroupSpecs": [
+                {"groupName": "gpu", "minReplicas": 0, "maxReplicas": max_replicas, "template": {"spec": {"containers": [container]}}}
+            ],
+        },
+    }
+
+
+def _job(selector: JsonDict) -> JsonDict:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": "batch"},
+        "spec": {"entrypoint": "python train.py", "clusterSelector": selector},
+    }
+
+
+STACK_RULES: tuple[StackRule, ...] = (
+    StackRule(
+        id="rayjob-cluster-selector-unmatched",
+        title="A RayJob's clusterSelector matches a RayCluster of the same stack",
+        severity="high",
+        category="correctness",
+        rationale=(
+            "A RayJob in clusterSelector mode never creates a cluster; if no RayCluster carries the selected labels "
+            "the job stays in Initializing forever."
+        ),
+        fix="Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) or embed rayClusterSpec.",
+        check=_selector_unmatched,
+        compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
+        violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
+    ),
+    StackRule(
+        id="gpu-budget-exceeded",
+        title="GPUs claimable at maxReplicas stay within the configured budget",
+        severity="high",
+        category="cost",
+        rationale=(
+            "Autoscaling clusters can grow to maxReplicas; the sum over the stack (a RayService counts twice while a "
+            "NewCluster upgrade runs both clusters) is what the GPU quota must cover."
+        ),
+        fix="Lower maxReplicas or GPUs per worker, or raise the gpu_budget option of the policy pack / lint command.",
+        check=_gpu_budget,
+        compliant=(_cluster("a", gpu=1, max_replicas=4),),
+        violating=(_cluster("a", gpu=2, max_replicas=4), _cluster("b", gpu=1, max_replicas=4)),
+        options={"gpu_budget": 8},
+    ),
+)
+
+
+def check_stack(manifests: Sequence[Any], ctx: Context | None = None) -> list[StackFinding]:
+    """Run every stack rule over ``manifests`` (any JSON-like values; non-Ray documents are ignored)."""
+    ctx = ctx or Context()
+    docs = [m if isinstance(m, dict) else {} for m in manifests]
+    out: list[StackFinding] = []
+    for rule in STACK_RULES:
+        try:
+            results = list(rule.check(docs, ctx))
+        except Exception as exc:  # a rule bug must never hide the others' findings
+            results = [(0, "", f"internal error in stack rule {rule.id}: {exc!r}")]
+        for index, path, message in results:
+            out.append(StackFinding(index, Finding(rule.id, rule.severity, message, path, rule.fix)))
+    return out

@@ -1,0 +1,340 @@
+"""Structural rules: the manifest read through the typed model (what the API server would prune or reject).
+
+The model (``pulumi_kuberay.model.manifest.load_manifest``) carries the CRD schema, so neither the lint
+command nor the policy pack needs CRD files at run time. Also: malformed Ray documents, suppression hygiene.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ._engine import KINDS, SUPPRESS_PREFIX, Context, Rule, Violation, register, registered
+from ._paths import UNKNOWN_SENTINEL, get, is_unknown, parse_path, path_touches_unknown
+
+_MANIFEST_MODULE = "pulumi_kuberay.model.manifest"
+
+
+def _loader() -> Callable[[Any], Any] | None:
+    """``load_manifest`` if the typed model exists (it is built concurrently; until then skip gracefully)."""
+    try:
+        if importlib.util.find_spec(_MANIFEST_MODULE) is None:
+            return None
+        module = importlib.import_module(_MANIFEST_MODULE)
+    except ImportError:
+        return None
+    fn = getattr(module, "load_manifest", None)
+    return fn if callable(fn) else None
+
+
+def model_available() -> bool:
+    return _loader() is not None
+
+
+@dataclass(frozen=True)
+class _Problem:
+    path: str
+    message: str
+    kind: str
+    fix: str | None
+
+
+@dataclass
+class _Memo:
+    doc: dict[str, Any] | None = None
+    problems: tuple[_Problem, ...] = ()
+    error: Exception | None = None
+    error_reported: bool = False
+
+
+# The four schema rules share one model load per manifest (check() hands every rule the same normalised dict).
+_memo = _Memo()
+
+
+def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
+    """The problem sits on, under or next to a value Pulumi has not computed yet (sentinel or null).
+
+    A cross-field problem is reported on the parent object, so a null/unknown direct child also counts.
+    """
+    if path_touches_unknown(doc, path):
+        return True
+    cur: Any = doc
+    for key in parse_path(path):
+        present = (isinstance(cur, dict) and key in cur) or (
+            isinstance(cur, list) and isinstance(key, int) and 0 <= key < len(cur)
+        )
+        if not present:
+            return False  # absent: a real missing-field problem
+        cur = get(cur, key)
+        if cur is None:
+            return True
+    children = cur.values() if isinstance(cur, dict) else cur if isinstance(cur, list) else ()
+    return any(is_unknown(child) for child in children)
+
+
+def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
+    """A missing or non-object spec/metadata: reported once, by ``manifest-malformed``."""
+    return path in ("spec", "metadata") and (path not in doc or not isinstance(doc[path], dict))
+
+
+def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
+    if _memo.doc is doc:
+        if _memo.error is not None and not _memo.error_reported:
+            _memo.error_reported = True
+            raise _memo.error
+        return _memo.problems
+    _memo.doc, _memo.problems, _memo.error, _memo.error_reported = doc, (), None, False
+    load = _loader()
+    if load is None:
+        return ()
+    from pulumi_kuberay.model._base import ManifestError
+
+    try:
+        load(doc)
+    except ManifestError as exc:
+        _memo.problems = tuple(
+            _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
+            for p in exc.problems
+            if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+        )
+    except Exception as exc:  # not a manifest problem: a model bug; reported once as internal-error
+        _memo.error, _memo.error_reported = exc, True
+        raise
+    return _memo.problems
+
+
+def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
+    def run(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        for p in _problems(doc):
+            if p.kind == problem_kind:
+                yield Violation(message=p.message, path=p.path or "spec", fix=p.fix)
+
+    return run
+
+
+def _example(**spec_overrides: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "rayVersion": "2.52.0",
+        "headGroupSpec": {
+            "rayStartParams": {},
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "ray-head",
+                            "image": "rayproject/ray:2.52.0",
+                            "resources": {"limits": {"cpu": "1", "memory": "2Gi"}},
+                        }
+                    ]
+                }
+            },
+        },
+        "workerGroupSpecs": [
+            {
+                "groupName": "workers",
+                "replicas": 1,
+                "minReplicas": 1,
+                "maxReplicas": 3,
+                "rayStartParams": {},
+                "template": {
+                    "spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0"}]}
+                },
+            }
+        ],
+    }
+    spec.update(spec_overrides)
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "raycluster-demo"},
+        "spec": spec,
+    }
+
+
+_COMPLIANT = _example()
+
+
+def _with_worker(**changes: Any) -> dict[str, Any]:
+    doc = _example()
+    doc["spec"]["workerGroupSpecs"][0].update(changes)
+    return doc
+
+
+def _without_group_name() -> dict[str, Any]:
+    doc = _example()
+    del doc["spec"]["workerGroupSpecs"][0]["groupName"]  # required by the CRD
+    return doc
+
+
+_SCHEMA_RULES = (
+    (
+        "schema-unknown-field",
+        "unknown_field",
+        "Field not in the KubeRay CRD schema",
+        "The API server prunes unknown fields silently: the setting has no effect (often a typo or a field "
+        "of a "
+        "newer KubeRay version).",
+        "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
+        _example(enableInTreeAutoscaler=True),
+    ),
+    (
+        "schema-wrong-type",
+        "wrong_type",
+        "Field value has the wrong type",
+        "The API server rejects an object whose field types do not match the CRD schema.",
+        "Use the type the CRD declares (e.g. an integer for minReplicas, strings for rayStartParams values).",
+        _with_worker(minReplicas="one"),
+    ),
+    (
+        "schema-missing-field",
+        "missing",
+        "Required field missing",
+        "The API server rejects an object that lacks a field the CRD schema requires.",
+        "Add the required field.",
+        _without_group_name(),
+    ),
+    (
+        "schema-invalid-value",
+        "invalid_value",
+        "Field value not allowed by the schema",
+        "The API server rejects values outside the CRD's enums and bounds.",
+        "Use one of the values the CRD allows.",
+        _example(autoscalerOptions={"upscalingMode": "Fast"}),
+    ),
+)
+
+for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
+    register(
+        Rule(
+            id=_rule_id,
+            title=_title,
+            severity="critical",
+            category="correctness",
+            rationale=_rationale,
+            fix=_fix,
+            kinds=KINDS,
+            check=_schema_check(_kind),
+            compliant=_COMPLIANT,
+            violating=_violating,
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Malformed Ray documents (the model may be absent: this check never needs it)
+
+
+def _check_malformed(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    meta = doc.get("metadata")
+    if not is_unknown(meta) and not isinstance(meta, dict):
+        yield Violation(f"metadata must be an object, got {type(meta).__name__}", "metadata")
+    spec = doc.get("spec")
+    if "spec" not in doc:
+        yield Violation(f"a {doc.get('kind')} needs a spec", "spec", fix="Add the spec of the resource.")
+    elif not is_unknown(spec) and not isinstance(spec, dict):
+        yield Violation(f"spec must be an object, got {type(spec).__name__}", "spec")
+
+
+register(
+    Rule(
+        id="manifest-malformed",
+        title="Ray resource document is malformed",
+        severity="critical",
+        category="correctness",
+        rationale="A Ray resource without an object spec (or with a non-object metadata) is rejected by the "
+        "API "
+        "server.",
+        fix="Give the resource a metadata object and a spec object.",
+        kinds=KINDS,
+        check=_check_malformed,
+        compliant=_COMPLIANT,
+        violating={
+            "apiVersion": "ray.io/v1",
+            "kind": "RayCluster",
+            "metadata": {"name": "broken"},
+            "spec": "oops",
+        },
+    )
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Suppression hygiene
+
+
+def _suppression_annotations(doc: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
+    annotations = get(doc, "metadata", "annotations")
+    if not isinstance(annotations, dict):
+        return
+    for key, value in annotations.items():
+        if isinstance(key, str) and key.startswith(SUPPRESS_PREFIX):
+            yield key, key[len(SUPPRESS_PREFIX) :], value
+
+
+def _check_suppression_reason(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for key, rule_id, reason in _suppression_annotations(doc):
+        if reason == UNKNOWN_SENTINEL:
+            continue
+        if not isinstance(reason, str) or not reason.strip():
+            yield Violation(
+                f"suppression of {rule_id!r} has no reason, so it is ignored",
+                f'metadata.annotations["{key}"]',
+                fix=f'Give the reason as the annotation value, e.g. {key}: "accepted by <team> because ..."',
+            )
+
+
+def _check_suppression_target(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    known = {rule.id for rule in registered()}
+    for key, rule_id, _reason in _suppression_annotations(doc):
+        if rule_id not in known:
+            yield Violation(
+                f"suppression names no known rule ({rule_id!r})",
+                f'metadata.annotations["{key}"]',
+                fix="Use the rule id exactly as reported in findings (kuberay-lint shows it).",
+            )
+
+
+def _suppressed(annotation_value: str) -> dict[str, Any]:
+    doc = _example()
+    doc["metadata"]["annotations"] = {f"{SUPPRESS_PREFIX}worker-min-exceeds-max": annotation_value}
+    return doc
+
+
+register(
+    Rule(
+        id="suppression-reason-missing",
+        title="Rule suppression without a reason",
+        severity="low",
+        category="hygiene",
+        rationale="A suppression must say why the rule does not apply; one with an empty reason is ignored.",
+        fix="Put the reason in the annotation value.",
+        kinds=KINDS,
+        check=_check_suppression_reason,
+        compliant=_suppressed("min > max is intended for this capacity test"),
+        violating=_suppressed(""),
+    )
+)
+
+register(
+    Rule(
+        id="suppression-unknown-rule",
+        title="Suppression names an unknown rule",
+        severity="low",
+        category="hygiene",
+        rationale="A suppression annotation whose rule id matches no rule silences nothing (usually a typo).",
+        fix="Use the exact rule id from the finding.",
+        kinds=KINDS,
+        check=_check_suppression_target,
+        compliant=_suppressed("intended"),
+        violating={
+            **_example(),
+            "metadata": {
+                "name": "raycluster-demo",
+                "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
+            },
+        },
+    )
+)

@@ -1,0 +1,67 @@
+"""Admission-webhook rules (KubeRay ``pkg/webhooks/v1``; active only with operator env ENABLE_WEBHOOKS=true).
+
+Reference: ``kuberay-v1.7.0.md`` section 8.5. WH-01 repeats RC-01/RC-02 (RayCluster name rules), WH-03 repeats
+RJ-01/RJ-02 (``operator_job``) and WH-04 repeats RS-01..RS-05 (``operator_service``); only WH-02 is checked
+nowhere else, so it lives here.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+from pulumi_kuberay.rules._engine import KINDS, Context, Rule, Violation, register
+from pulumi_kuberay.rules._paths import as_str, cluster_specs, worker_groups
+from pulumi_kuberay.rules.operator_job import example_cluster_spec
+
+
+def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        first_seen: dict[str, int] = {}
+        for group in worker_groups(ref):
+            name = as_str(group.spec.get("groupName"))
+            if name is None or group.index is None:
+                continue
+            if name in first_seen:
+                yield Violation(
+                    f"worker group name {name!r} is used by workerGroupSpecs[{first_seen[name]}] and "
+                    f"workerGroupSpecs[{group.index}]; names must be unique (the webhook rejects the "
+                    "object, and "
+                    "without it pods of both groups share the ray.io/group label and are scaled as one)",
+                    f"{group.path}.groupName",
+                )
+            else:
+                first_seen[name] = group.index
+
+
+def _cluster_with_groups(*names: str) -> dict[str, Any]:
+    spec = example_cluster_spec()
+    template = spec["workerGroupSpecs"][0]
+    spec["workerGroupSpecs"] = []
+    for name in names:
+        group = copy.deepcopy(template)
+        group["groupName"] = name
+        spec["workerGroupSpecs"].append(group)
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
+
+
+register(
+    Rule(
+        id="worker-group-names-unique",
+        title="Worker group names are unique",
+        severity="critical",
+        category="correctness",
+        rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place "
+        "this is "
+        "checked); without the webhook the operator keys Pods by group name, so two groups with one name are "
+        "reconciled as one. Embedded specs matter too: the child RayCluster is validated when the operator "
+        "creates it.",
+        fix="Give every worker group a distinct groupName.",
+        kinds=KINDS,
+        check=_check_unique_group_names,
+        compliant=_cluster_with_groups("cpu", "gpu"),
+        violating=_cluster_with_groups("cpu", "cpu"),
+        operator_rules=("WH-02",),
+    )
+)

@@ -1,0 +1,233 @@
+"""The CrossGuard policies, generated from the pulumi-kuberay rule catalogue (one policy per rule).
+
+Nothing here decides what is wrong: ``pulumi_kuberay.rules.check`` does, once per resource (cached), and each
+policy reports the findings that carry its rule id. Settings come from the stack config (``kuberay:*`` keys,
+visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the policy config file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules import remediate as _remediate
+from pulumi_kuberay.rules._engine import Finding, Rule
+from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
+from pulumi_kuberay.target import Target, target_from_stack_config
+
+PACK_NAME = "kuberay-policies"
+RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
+#: Findings whose rule is not in the catalogue (e.g. an internal error) are reported by this policy.
+FALLBACK_POLICY = "kuberay-other"
+
+_SEVERITY = {
+    "low": Severity.LOW,
+    "medium": Severity.MEDIUM,
+    "high": Severity.HIGH,
+    "critical": Severity.CRITICAL,
+}
+
+CONFIG_SCHEMA = PolicyConfigSchema(
+    properties={
+        "kuberayVersion": {"type": "string", "description": "Target KubeRay operator version, e.g. 1.7.0"},
+        "featureGates": {
+            "type": "object",
+            "additionalProperties": {"type": "boolean"},
+            "description": "Operator feature gates over the version's defaults",
+        },
+        "environment": {"type": "string", "enum": ["dev", "staging", "prod"]},
+        "allowedRegistries": {"type": "array", "items": {"type": "string"}},
+        "gpuBudget": {"type": "integer", "minimum": 0},
+    }
+)
+
+
+def is_ray_resource(resource_type: str) -> bool:
+    return resource_type.startswith(RAY_TYPE_PREFIXES)
+
+
+def plain(value: Any) -> Any:
+    """Unwrap pulumi-policy's unknown-checking proxies into plain dicts and lists (unknowns stay sentinels)."""
+    if isinstance(value, Mapping):
+        target = value["__target"] if "__target" in value else value
+        return {str(k): plain(target[k]) for k in target}
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "_ListProxy":
+        target = value["__target"] if type(value).__name__ == "_ListProxy" else value  # type: ignore[call-overload]
+        return [plain(v) for v in target]
+    return value
+
+
+def stack_target() -> Target:
+    """The stack's settings, from the config the engine hands the pack process."""
+    raw = os.environ.get("PULUMI_CONFIG", "")
+    try:
+        config = json.loads(raw) if raw else {}
+    except ValueError:
+        config = {}
+    return target_from_stack_config(config if isinstance(config, dict) else {})
+
+
+def target_for(config: Mapping[str, Any] | None) -> Target:
+    config = config or {}
+    options: dict[str, Any] = {}
+    if config.get("allowedRegistries") is not None:
+        options["allowed_registries"] = list(config["allowedRegistries"])
+    if config.get("gpuBudget") is not None:
+        options["gpu_budget"] = int(config["gpuBudget"])
+    return stack_target().override(
+        kuberay_version=config.get("kuberayVersion"),
+        feature_gates=config.get("featureGates"),
+        environment=config.get("environment"),
+        options=options or None,
+    )
+
+
+class _FindingsCache:
+    """Runs the catalogue once per (resource, settings) and serves every policy from the result."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._entries: OrderedDict[str, list[Finding]] = OrderedDict()
+
+    def findings(self, urn: str, props: Any, target: Target) -> list[Finding]:
+        manifest = plain(props)
+        key = json.dumps([urn, manifest, repr(target)], sort_keys=True, default=str)
+        hit = self._entries.get(key)
+        if hit is not None:
+            self._entries.move_to_end(key)
+            return hit
+        ctx = target.context()
+        result = rules.check(
+            manifest,
+            kuberay_version=target.kuberay_version,
+            feature_gates=dict(ctx.feature_gates),
+            environment=target.environment,
+            options=dict(target.options),
+        )
+        self._entries[key] = result
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return result
+
+
+CACHE = _FindingsCache()
+
+
+def _message(finding: Finding) -> str:
+    return f"[{finding.severity}] {finding.path}: {finding.message} (fix: {finding.fix})"
+
+
+def _resource_validator(policy_name: str, known: frozenset[str]) -> Callable[..., None]:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        if not is_ray_resource(args.resource_type):
+            return
+        target = target_for(args.get_config())
+        for finding in CACHE.findings(args.urn, args.props, target):
+            owner = finding.rule_id if finding.rule_id in known else FALLBACK_POLICY
+            if owner == policy_name:
+                report_violation(_message(finding), None)
+
+    return validate
+
+
+def _remediator(rule: Rule) -> Callable[[ResourceValidationArgs], Mapping[str, Any] | None] | None:
+    fixer = _remediate.REMEDIATIONS.get(rule.id)
+    if fixer is None:
+        return None
+
+    def remediate(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
+        if not is_ray_resource(args.resource_type):
+            return None
+        return fixer(plain(args.props))
+
+    return remediate
+
+
+def _stack_validator(rule: StackRule) -> Callable[..., None]:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        target = target_for(args.get_config())
+        ray = [r for r in args.resources if is_ray_resource(r.resource_type)]
+        manifests = [plain(r.props) for r in ray]
+        for item in check_stack(manifests, target.context()):
+            if item.finding.rule_id == rule.id:
+                report_violation(_message(item.finding), ray[item.index].urn)
+
+    return validate
+
+
+def build_policies() -> list[ResourceValidationPolicy | StackValidationPolicy]:
+    """One resource policy per catalogue rule, a fallback policy, and the stack policies."""
+    catalogue = list(rules.RULES.values())
+    known = frozenset(rule.id for rule in catalogue)
+    policies: list[ResourceValidationPolicy | StackValidationPolicy] = []
+    for rule in catalogue:
+        remediate = _remediator(rule)
+        policies.append(
+            ResourceValidationPolicy(
+                name=rule.id,
+                description=f"{rule.title}. {rule.rationale}",
+                validate=_resource_validator(rule.id, known),
+                remediate=remediate,
+                config_schema=CONFIG_SCHEMA,
+                severity=_SEVERITY[rule.severity],
+                remediation_steps=rule.fix,
+                tags=[rule.category, *rule.operator_rules],
+            )
+        )
+    policies.append(
+        ResourceValidationPolicy(
+            name=FALLBACK_POLICY,
+            description="Findings of the pulumi-kuberay catalogue that no other policy owns (internal errors).",
+            validate=_resource_validator(FALLBACK_POLICY, known),
+            config_schema=CONFIG_SCHEMA,
+            severity=Severity.HIGH,
+        )
+    )
+    for stack_rule in STACK_RULES:
+        policies.append(
+            StackValidationPolicy(
+                name=stack_rule.id,
+                description=f"{stack_rule.title}. {stack_rule.rationale}",
+                validate=_stack_validator(stack_rule),
+                config_schema=CONFIG_SCHEMA,
+                severity=_SEVERITY[stack_rule.severity],
+                remediation_steps=stack_rule.fix,
+                tags=[stack_rule.category],
+            )
+        )
+    return policies
+
+
+def enforcement_for(severity: str, environment: str) -> EnforcementLevel:
+    """Per-environment levels: dev advisory; staging mandatory for critical; prod mandatory for high and critical."""
+    mandatory_from = {"dev": None, "staging": "critical", "prod": "high"}[environment]
+    order = ["low", "medium", "high", "critical"]
+    if mandatory_from is not None and order.index(severity) >= order.index(mandatory_from):
+        return EnforcementLevel.MANDATORY
+    return EnforcementLevel.ADVISORY
+
+
+def policy_config(environment: str) -> dict[str, Any]:
+    """The policy config file for ``environment`` (written to stacks/policy.<env>.json by scripts/gen-policy-config)."""
+    levels: dict[str, Any] = {}
+    for rule in rules.RULES.values():
+        levels[rule.id] = enforcement_for(rule.severity, environment).value
+    levels[FALLBACK_POLICY] = enforcement_for("high", environment).value
+    for stack_rule in STACK_RULES:
+        levels[stack_rule.id] = enforcement_for(stack_rule.severity, environment).value
+    return dict(sorted(levels.items()))

@@ -1,0 +1,1 @@
+"""Conformance tests: documents judged against the upstream KubeRay CRD schemas and samples."""

@@ -1,0 +1,460 @@
+"""RayJob operator rules (reference section 8.2, module ``rules/operator_job``).
+
+Every rule: its compliant example yields no finding of it and its violating example yields one at the expected
+path, both through the rule's own ``check`` and through the public ``rules.check``; the same inside a
+RayCronJob's jobTemplate (RCJ-06); mutations of real upstream samples; no critical finding on any upstream
+sample (all gates on), with per-rule counts printed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from _reference import require_reference, sample_documents
+from conftest import ALL_GATES
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules import operator_job
+from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+
+MODULE = "operator_job"
+
+
+def _own(module: str) -> list[Rule]:
+    return sorted(
+        (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == module),
+        key=lambda r: r.id,
+    )
+
+
+OWN_RULES = _own(MODULE)
+
+EXPECTED_PATH: dict[str, str] = {
+    "rayjob-name-too-long": "metadata.name",
+    "rayjob-name-not-dns1035": "metadata.name",
+    "rayjob-suspend-requires-shutdown": "spec.suspend",
+    "rayjob-ttl-negative": "spec.ttlSecondsAfterFinished",
+    "rayjob-ttl-requires-shutdown": "spec.ttlSecondsAfterFinished",
+    "rayjob-deletion-strategy-gate-disabled": "spec.deletionStrategy",
+    "rayjob-deletion-rules-with-shutdown": "spec.shutdownAfterJobFinishes",
+    "rayjob-deletion-strategy-mixed": "spec.deletionStrategy",
+    "rayjob-deletion-strategy-empty": "spec.deletionStrategy",
+    "rayjob-legacy-deletion-incomplete": "spec.deletionStrategy.onFailure",
+    "rayjob-deletion-policy-with-cluster-selector": "spec.deletionStrategy.deletionRules[0].policy",
+    "rayjob-delete-workers-with-autoscaling": "spec.deletionStrategy.deletionRules[0].policy",
+    "rayjob-shutdown-with-delete-none": "spec.deletionStrategy.onFailure.policy",
+    "rayjob-deletion-condition-invalid": "spec.deletionStrategy.deletionRules[1].condition",
+    "rayjob-deletion-rule-ttl-negative": "spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
+    "rayjob-deletion-rule-duplicate": "spec.deletionStrategy.deletionRules[1]",
+    "rayjob-deletion-ttl-order": "spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
+    "rayjob-suspend-with-cluster-selector": "spec.suspend",
+    "rayjob-cluster-source-missing": "spec",
+    "rayjob-cluster-selector-name-empty": "spec.clusterSelector",
+    "rayjob-sidecar-with-cluster-selector": "spec.submissionMode",
+    "rayjob-backoff-limit-incompatible": "spec.backoffLimit",
+    "rayjob-sidecar-submitter-fields": "spec.submitterConfig",
+    "rayjob-sidecar-head-restart-policy": "spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
+    "rayjob-k8s-token-auth": "spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
+    "rayjob-runtime-env-yaml-invalid": "spec.runtimeEnvYAML",
+    "rayjob-active-deadline-not-positive": "spec.activeDeadlineSeconds",
+    "rayjob-pre-running-deadline-not-positive": "spec.preRunningDeadlineSeconds",
+    "rayjob-backoff-limit-negative": "spec.backoffLimit",
+    "rayjob-submission-mode-unknown": "spec.submissionMode",
+}
+
+
+def _ctx(context: dict[str, Any]) -> rules.Context:
+    return rules.make_context(**context)
+
+
+def _direct(rule: Rule, manifest: dict[str, Any], context: dict[str, Any] | None = None) -> list[str]:
+    """Paths the rule's own check reports (straight through the engine, no suppression/normalisation)."""
+    return [
+        v.path
+        for v in rule.check(copy.deepcopy(manifest), _ctx(dict(rule.context) if context is None else context))
+    ]
+
+
+def _public(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[rules.Finding]:
+    return [f for f in rules.check(manifest, **kwargs) if f.rule_id == rule_id]
+
+
+def test_every_rule_has_an_expected_path() -> None:
+    assert {r.id for r in OWN_RULES} == set(EXPECTED_PATH)
+
+
+def test_every_rj_row_is_mapped() -> None:
+    mapped = {row for r in OWN_RULES for row in r.operator_rules if row.startswith("RJ-")}
+    # RJ-35 = embedded RayClusterSpec (RC rules on every embedded spec); RJ-40 = status (diagnose)
+    assert mapped == {f"RJ-{i:02d}" for i in range(1, 40)} - {"RJ-35"}
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_compliant_example(rule: Rule) -> None:
+    assert _direct(rule, rule.compliant) == []
+    assert _public(rule.id, rule.compliant, **rule.context) == []
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_violating_example(rule: Rule) -> None:
+    assert EXPECTED_PATH[rule.id] in _direct(rule, rule.violating)
+    found = _public(rule.id, rule.violating, **rule.context)
+    assert EXPECTED_PATH[rule.id] in [f.path for f in found]
+    for finding in found:
+        assert finding.severity == rule.severity == "critical"
+        assert finding.message and finding.fix
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_rule_metadata(rule: Rule) -> None:
+    assert rule.id == rule.id.lower() and " " not in rule.id
+    assert rule.title and rule.rationale and rule.fix
+    assert rule.compliant["kind"] == rule.violating["kind"] == "RayJob"
+
+
+# --------------------------------------------------------------------------------------------------
+# RCJ-06: the same checks on a RayCronJob's jobTemplate
+
+
+def _as_cronjob(job: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {"schedule": "0 2 * * *", "jobTemplate": copy.deepcopy(job["spec"])},
+    }
+
+
+SPEC_RULES = [r for r in OWN_RULES if "RayCronJob" in r.kinds]
+
+
+@pytest.mark.parametrize("rule", SPEC_RULES, ids=lambda r: r.id)
+def test_spec_rules_check_cronjob_template(rule: Rule) -> None:
+    assert "RCJ-06" in rule.operator_rules or rule.id == "rayjob-submission-mode-unknown"
+    context = {**rule.context, "feature_gates": {**rule.context.get("feature_gates", {}), "RayCronJob": True}}
+    expected = "spec.jobTemplate" + EXPECTED_PATH[rule.id][len("spec") :]
+    assert _public(rule.id, _as_cronjob(rule.compliant), **context) == []
+    assert expected in [f.path for f in _public(rule.id, _as_cronjob(rule.violating), **context)]
+
+
+def test_name_rules_do_not_apply_to_cronjobs() -> None:
+    for rule_id in ("rayjob-name-too-long", "rayjob-name-not-dns1035"):
+        assert "RayCronJob" not in rules.get_rule(rule_id).kinds
+
+
+# --------------------------------------------------------------------------------------------------
+# Branches beyond the violating example
+
+
+def _job(**fields: Any) -> dict[str, Any]:
+    return operator_job.example_job(**fields)
+
+
+def _paths(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[str]:
+    return [f.path for f in _public(rule_id, manifest, **kwargs)]
+
+
+NO_SHUTDOWN = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
+SELECTOR = {**NO_SHUTDOWN, "rayClusterSpec": None, "clusterSelector": {"ray.io/cluster": "shared"}}
+
+
+def test_generate_name_counts_the_random_suffix() -> None:
+    job = _job()
+    del job["metadata"]["name"]
+    job["metadata"]["generateName"] = "a" * 42 + "-"  # 43 + 5 random = 48 > 47
+    assert _paths("rayjob-name-too-long", job) == ["metadata.generateName"]
+    job["metadata"]["generateName"] = "a" * 41 + "-"
+    assert _paths("rayjob-name-too-long", job) == []
+    assert _paths("rayjob-name-not-dns1035", job) == []
+
+
+def test_legacy_policy_unset_and_selector_and_autoscaling_branches() -> None:
+    strategy = {"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}}
+    assert _paths("rayjob-legacy-deletion-incomplete", _job(**NO_SHUTDOWN, deletionStrategy=strategy)) == [
+        "spec.deletionStrategy.onFailure.policy"
+    ]
+    legacy = {"onSuccess": {"policy": "DeleteWorkers"}, "onFailure": {"policy": "DeleteSelf"}}
+    assert _paths(
+        "rayjob-deletion-policy-with-cluster-selector", _job(**SELECTOR, deletionStrategy=legacy)
+    ) == ["spec.deletionStrategy.onSuccess.policy"]
+    autoscaled = _job(
+        **NO_SHUTDOWN,
+        rayClusterSpec=operator_job.example_cluster_spec(autoscaling=True),
+        deletionStrategy=legacy,
+    )
+    assert _paths("rayjob-delete-workers-with-autoscaling", autoscaled) == [
+        "spec.deletionStrategy.onSuccess.policy"
+    ]
+
+
+def _rules(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"deletionRules": [{"policy": policy, "condition": condition} for policy, condition in items]}
+
+
+def test_condition_with_neither_status_and_deployment_status_duplicates() -> None:
+    neither = _rules(("DeleteCluster", {"ttlSeconds": 10}))
+    assert _paths("rayjob-deletion-condition-invalid", _job(**NO_SHUTDOWN, deletionStrategy=neither)) == [
+        "spec.deletionStrategy.deletionRules[0].condition"
+    ]
+    dup = _rules(
+        ("DeleteCluster", {"jobDeploymentStatus": "Failed"}),
+        ("DeleteCluster", {"jobStatus": "FAILED"}),
+        ("DeleteCluster", {"jobDeploymentStatus": "Failed", "ttlSeconds": 30}),
+    )
+    assert _paths("rayjob-deletion-rule-duplicate", _job(**NO_SHUTDOWN, deletionStrategy=dup)) == [
+        "spec.deletionStrategy.deletionRules[2]"
+    ]
+
+
+def test_ttl_order_is_per_condition_and_skips_invalid_rules() -> None:
+    ok = _rules(
+        ("DeleteSelf", {"jobStatus": "SUCCEEDED", "ttlSeconds": 10}),  # alone for SUCCEEDED: fine
+        ("DeleteWorkers", {"jobStatus": "FAILED", "ttlSeconds": 30}),
+        ("DeleteSelf", {"jobStatus": "FAILED", "ttlSeconds": 90}),
+    )
+    assert _paths("rayjob-deletion-ttl-order", _job(**NO_SHUTDOWN, deletionStrategy=ok)) == []
+    bad = _rules(
+        ("DeleteSelf", {"jobStatus": "FAILED", "ttlSeconds": 20}),
+        ("DeleteWorkers", {"jobStatus": "FAILED", "ttlSeconds": 30}),
+    )
+    assert _paths("rayjob-deletion-ttl-order", _job(**NO_SHUTDOWN, deletionStrategy=bad)) == [
+        "spec.deletionStrategy.deletionRules[0].condition.ttlSeconds"
+    ]
+
+
+def test_interactive_mode_backoff_and_sidecar_submitter_template() -> None:
+    interactive = _job(submissionMode="InteractiveMode", backoffLimit=1)
+    assert _paths("rayjob-backoff-limit-incompatible", interactive) == ["spec.backoffLimit"]
+    sidecar = _job(submissionMode="SidecarMode", submitterPodTemplate={"spec": {"containers": []}})
+    assert _paths("rayjob-sidecar-submitter-fields", sidecar) == ["spec.submitterPodTemplate"]
+
+
+def test_runtime_env_yaml_parse_error_and_empty_values() -> None:
+    assert _paths("rayjob-runtime-env-yaml-invalid", _job(runtimeEnvYAML="pip: [a\n")) == [
+        "spec.runtimeEnvYAML"
+    ]
+    assert _paths("rayjob-runtime-env-yaml-invalid", _job(runtimeEnvYAML="just a string")) == [
+        "spec.runtimeEnvYAML"
+    ]
+    assert _paths("rayjob-runtime-env-yaml-invalid", _job(runtimeEnvYAML="")) == []
+    assert _paths("rayjob-runtime-env-yaml-invalid", _job(runtimeEnvYAML="# only a comment\n")) == []
+
+
+def test_rules_newer_than_the_target_operator_do_not_apply() -> None:
+    selector_retry = _job(**SELECTOR, backoffLimit=2)
+    assert _paths("rayjob-backoff-limit-incompatible", selector_retry) == ["spec.backoffLimit"]
+    assert _paths("rayjob-backoff-limit-incompatible", selector_retry, kuberay_version="1.5.0") == []
+    pre_running = _job(preRunningDeadlineSeconds=0)
+    assert _paths("rayjob-pre-running-deadline-not-positive", pre_running, kuberay_version="1.5.0") == []
+
+
+def test_deletion_strategy_gate_is_on_by_default() -> None:
+    job = _job(**NO_SHUTDOWN, deletionStrategy=_rules(("DeleteCluster", {"jobStatus": "SUCCEEDED"})))
+    assert _paths("rayjob-deletion-strategy-gate-disabled", job) == []
+    assert _paths(
+        "rayjob-deletion-strategy-gate-disabled", job, feature_gates={"RayJobDeletionPolicy": False}
+    ) == ["spec.deletionStrategy"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Odd shapes and unknown values never raise nor produce findings of these rules out of thin air
+
+_ODD_VALUES: list[Any] = [None, "", "x", 0, -1, 1.5, True, [], {}, [1, "a"], {"a": None}, UNKNOWN_SENTINEL]
+_FIELDS = [
+    "suspend",
+    "shutdownAfterJobFinishes",
+    "ttlSecondsAfterFinished",
+    "deletionStrategy",
+    "clusterSelector",
+    "rayClusterSpec",
+    "submissionMode",
+    "backoffLimit",
+    "runtimeEnvYAML",
+    "activeDeadlineSeconds",
+    "preRunningDeadlineSeconds",
+    "submitterConfig",
+    "metadata",
+]
+
+
+@pytest.mark.parametrize("field", _FIELDS)
+def test_odd_shapes_never_raise(field: str) -> None:
+    ctx = rules.make_context(feature_gates=ALL_GATES)
+    for value in _ODD_VALUES:
+        for doc in (
+            _job(**{field: value}),
+            {"kind": "RayJob", "spec": value},
+            {"kind": "RayJob", "metadata": value},
+        ):
+            for rule in OWN_RULES:
+                list(rule.check(copy.deepcopy(doc), ctx))
+        strategy_shapes = [
+            {"deletionRules": value},
+            {"deletionRules": [value]},
+            {"deletionRules": [{"policy": value, "condition": value}]},
+            {"onSuccess": value, "onFailure": {"policy": value}},
+        ]
+        for strategy in strategy_shapes:
+            doc = _job(**NO_SHUTDOWN, deletionStrategy=strategy)
+            assert [f for f in rules.check(doc) if f.rule_id == rules.INTERNAL_ERROR_RULE_ID] == []
+
+
+def test_unknown_values_are_not_judged() -> None:
+    job = _job(
+        submissionMode=UNKNOWN_SENTINEL,
+        runtimeEnvYAML=UNKNOWN_SENTINEL,
+        rayClusterSpec=operator_job.example_cluster_spec(),
+    )
+    job["metadata"]["name"] = UNKNOWN_SENTINEL
+    job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["restartPolicy"] = UNKNOWN_SENTINEL
+    job["spec"]["submissionMode"] = UNKNOWN_SENTINEL
+    ids = {f.rule_id for f in rules.check(job)}
+    assert not ids & {r.id for r in OWN_RULES}
+
+
+# --------------------------------------------------------------------------------------------------
+# Mutations of real upstream samples
+
+
+def _sample(name: str) -> dict[str, Any]:
+    require_reference()
+    for file_name, _i, doc in sample_documents("RayJob"):
+        if file_name == name:
+            return copy.deepcopy(doc)
+    raise LookupError(name)
+
+
+def _swap_ttls(doc: dict[str, Any]) -> None:
+    rules_list = doc["spec"]["deletionStrategy"]["deletionRules"]
+    rules_list[0]["condition"]["ttlSeconds"], rules_list[2]["condition"]["ttlSeconds"] = 90, 30
+
+
+MUTATIONS: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
+    (
+        "ray-job.deletion-rules.yaml",
+        "rayjob-deletion-ttl-order",
+        _swap_ttls,
+        "spec.deletionStrategy.deletionRules[2].condition.ttlSeconds",
+    ),
+    (
+        "ray-job.deletion-rules.yaml",
+        "rayjob-deletion-rules-with-shutdown",
+        lambda d: d["spec"].update(shutdownAfterJobFinishes=True),
+        "spec.shutdownAfterJobFinishes",
+    ),
+    (
+        "ray-job.deletion-rules.yaml",
+        "rayjob-deletion-strategy-gate-disabled",
+        lambda d: None,
+        "spec.deletionStrategy",
+    ),
+    (
+        "ray-job.sidecar-mode.yaml",
+        "rayjob-sidecar-submitter-fields",
+        lambda d: d["spec"].update(submitterConfig={"backoffLimit": 1}),
+        "spec.submitterConfig",
+    ),
+    (
+        "ray-job.sidecar-mode.yaml",
+        "rayjob-sidecar-with-cluster-selector",
+        lambda d: d["spec"].update(clusterSelector={"ray.io/cluster": "c"}),
+        "spec.submissionMode",
+    ),
+    (
+        "ray-job.use-existing-raycluster.yaml",
+        "rayjob-backoff-limit-incompatible",
+        lambda d: d["spec"].update(backoffLimit=1),
+        "spec.backoffLimit",
+    ),
+    (
+        "ray-job.use-existing-raycluster.yaml",
+        "rayjob-cluster-source-missing",
+        lambda d: d["spec"].pop("clusterSelector"),
+        "spec",
+    ),
+    (
+        "ray-job.interactive-mode.yaml",
+        "rayjob-backoff-limit-incompatible",
+        lambda d: d["spec"].update(backoffLimit=3),
+        "spec.backoffLimit",
+    ),
+    (
+        "ray-job.shutdown.yaml",
+        "rayjob-ttl-requires-shutdown",
+        lambda d: d["spec"].update(shutdownAfterJobFinishes=False),
+        "spec.ttlSecondsAfterFinished",
+    ),
+    (
+        "ray-job.shutdown.yaml",
+        "rayjob-suspend-with-cluster-selector",
+        lambda d: d["spec"].update(suspend=True, clusterSelector={"ray.io/cluster": "c"}),
+        "spec.suspend",
+    ),
+    (
+        "ray-job.sample.yaml",
+        "rayjob-runtime-env-yaml-invalid",
+        lambda d: d["spec"].update(runtimeEnvYAML="- requests\n"),
+        "spec.runtimeEnvYAML",
+    ),
+    (
+        "ray-job.sample.yaml",
+        "rayjob-name-too-long",
+        lambda d: d["metadata"].update(name="rayjob-sample-with-a-very-long-descriptive-name-x"),
+        "metadata.name",
+    ),
+    (
+        "ray-job.sample.yaml",
+        "rayjob-active-deadline-not-positive",
+        lambda d: d["spec"].update(activeDeadlineSeconds=0),
+        "spec.activeDeadlineSeconds",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("sample", "rule_id", "mutate", "path"), MUTATIONS, ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_mutated_upstream_sample_is_caught(
+    sample: str, rule_id: str, mutate: Callable[[dict[str, Any]], None], path: str
+) -> None:
+    doc = _sample(sample)
+    gates = (
+        {"RayJobDeletionPolicy": False} if rule_id == "rayjob-deletion-strategy-gate-disabled" else ALL_GATES
+    )
+    assert _paths(rule_id, doc, feature_gates=ALL_GATES) == []
+    mutate(doc)
+    assert path in _paths(rule_id, doc, feature_gates=gates)
+
+
+# --------------------------------------------------------------------------------------------------
+# False positives over every upstream sample
+
+
+def _sample_counts(own: list[Rule]) -> tuple[Counter[str], list[str]]:
+    ctx = rules.make_context(feature_gates=ALL_GATES)
+    counts: Counter[str] = Counter({r.id: 0 for r in own})
+    critical: list[str] = []
+    for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
+        for name, index, doc in sample_documents(kind):
+            for rule in own:
+                if kind not in rule.kinds:
+                    continue
+                for violation in rule.check(rules.normalise(doc), ctx):
+                    counts[rule.id] += 1
+                    if (violation.severity or rule.severity) == "critical":
+                        critical.append(f"{name}#{index} {rule.id} {violation.path}: {violation.message}")
+    return counts, critical
+
+
+def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
+    require_reference()
+    counts, critical = _sample_counts(OWN_RULES)
+    with capsys.disabled():
+        print(f"\n[{MODULE}] findings per rule over the upstream samples (all gates on):")
+        for rule_id, count in sorted(counts.items()):
+            print(f"  {count:4d}  {rule_id}")
+    assert critical == []

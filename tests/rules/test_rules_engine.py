@@ -1,0 +1,330 @@
+"""The public entry point ``pulumi_kuberay.rules.check``: arguments, robustness, suppressions, ordering."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules import _engine
+from pulumi_kuberay.rules._engine import Rule, Violation
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL, parse_path
+from pulumi_kuberay.rules.operator_cluster import example
+
+OWN_MODULES = ("structure", "versions", "operator_cluster")
+SUPPRESS = rules.SUPPRESS_PREFIX
+
+
+def _ids(findings: list[rules.Finding]) -> list[str]:
+    return [f.rule_id for f in findings]
+
+
+def _min_gt_max() -> dict[str, Any]:
+    return example(
+        lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4, maxReplicas=2, replicas=2)
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Public API
+
+
+def test_public_names() -> None:
+    for name in ("check", "RULES", "get_rule", "Finding", "Severity", "Context", "load_all"):
+        assert hasattr(rules, name), name
+    loaded = rules.load_all()
+    assert set(OWN_MODULES) <= set(loaded)
+    assert rules.get_rule("worker-min-exceeds-max").operator_rules == ("RC-14",)
+    assert "worker-min-exceeds-max" in rules.RULES and len(rules.RULES) == len(list(rules.RULES))
+    with pytest.raises(KeyError, match="no-such-rule"):
+        rules.get_rule("no-such-rule")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1.7.0", (1, 7, 0)),
+        ("1.6", (1, 6, 0)),
+        ("v1.6", (1, 6, 0)),
+        ("v1.5.2", (1, 5, 2)),
+        ((1, 4), (1, 4, 0)),
+    ],
+)
+def test_version_parsing(text: Any, expected: tuple[int, int, int]) -> None:
+    assert rules.parse_kuberay_version(text) == expected
+    assert rules.make_context(kuberay_version=text).kuberay_version == expected
+
+
+@pytest.mark.parametrize("bad", ["", "1", "latest", "1.x", "1.6.0.1", None, 1.6])
+def test_bad_version_is_a_caller_error(bad: Any) -> None:
+    with pytest.raises(ValueError, match="KubeRay version"):
+        rules.check(_min_gt_max(), kuberay_version=bad)
+
+
+def test_bad_gates_or_environment_are_caller_errors() -> None:
+    with pytest.raises(ValueError, match="feature gate"):
+        rules.check(_min_gt_max(), feature_gates={"RayClusterMTLS": "yes"})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="environment"):
+        rules.check(_min_gt_max(), environment="production")
+
+
+def test_feature_gates_overlay_the_defaults() -> None:
+    ctx = rules.make_context(feature_gates={"RayClusterMTLS": True})
+    assert ctx.gate("RayClusterMTLS") and ctx.gate("RayJobDeletionPolicy") and not ctx.gate("RayCronJob")
+    assert rules.make_context().feature_gates == rules.DEFAULT_FEATURE_GATES
+
+
+# --------------------------------------------------------------------------------------------------
+# Never raises on a manifest
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        None,
+        3,
+        "RayCluster",
+        [],
+        {},
+        {"kind": "ConfigMap", "apiVersion": "v1", "data": {"a": "b"}},
+        {"kind": "RayCluster", "apiVersion": "v1"},
+        {"kind": "RayCluster", "apiVersion": "example.com/v1"},
+        {"kind": ["RayCluster"]},
+    ],
+)
+def test_non_ray_documents_give_no_findings(document: Any) -> None:
+    assert rules.check(document) == []
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": "x", "spec": []},
+        {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}, "spec": "oops"},
+        {"apiVersion": "ray.io/v1alpha1", "kind": "RayService", "metadata": {}, "spec": 7},
+        {"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": "c"}, "spec": None},
+    ],
+)
+def test_malformed_ray_documents_give_findings_not_exceptions(document: dict[str, Any]) -> None:
+    findings = rules.check(document, feature_gates={"RayCronJob": True})
+    assert rules.INTERNAL_ERROR_RULE_ID not in _ids(findings)
+    if document.get("spec") is not None:  # None = not known yet during preview
+        assert "manifest-malformed" in _ids(findings)
+
+
+def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(doc: dict[str, Any], ctx: rules.Context) -> list[Violation]:
+        raise RuntimeError("kaboom")
+
+    crashing = Rule(
+        id="test-crashing-rule",
+        title="t",
+        severity="low",
+        category="hygiene",
+        rationale="r",
+        fix="f",
+        kinds=_engine.KINDS,
+        check=boom,
+        compliant={},
+        violating={},
+    )
+    monkeypatch.setitem(_engine._REGISTRY, crashing.id, crashing)
+    findings = rules.check(_min_gt_max())
+    internal = [f for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID]
+    assert (
+        len(internal) == 1 and "test-crashing-rule" in internal[0].message and "kaboom" in internal[0].message
+    )
+    assert "worker-min-exceeds-max" in _ids(findings)  # the other rules still ran
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, width=16),
+    st.sampled_from(
+        ["", "v2", "token", "rocksdb", "true", "1", "Recreate", "DenyAllEgress", UNKNOWN_SENTINEL]
+    ),
+)
+_keys = st.sampled_from(
+    [
+        "headGroupSpec",
+        "workerGroupSpecs",
+        "template",
+        "spec",
+        "containers",
+        "env",
+        "name",
+        "value",
+        "rayStartParams",
+        "minReplicas",
+        "maxReplicas",
+        "idleTimeoutSeconds",
+        "priority",
+        "suspend",
+        "enableInTreeAutoscaling",
+        "autoscalerOptions",
+        "version",
+        "gcsFaultToleranceOptions",
+        "backend",
+        "storage",
+        "authOptions",
+        "mode",
+        "networkPolicy",
+        "workerGroups",
+        "tlsOptions",
+        "enabled",
+        "historyServerOptions",
+        "collectorOptions",
+        "labels",
+        "resources",
+        "groupName",
+        "rayVersion",
+        "volumeMounts",
+        "volumes",
+        "restartPolicy",
+        "rayClusterSpec",
+        "rayClusterConfig",
+        "jobTemplate",
+        "upgradeStrategy",
+        "type",
+    ]
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=5)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(_engine.KINDS), spec=_json, meta=_json)
+def test_check_never_raises_on_arbitrary_ray_documents(kind: str, spec: Any, meta: Any) -> None:
+    doc = {"apiVersion": "ray.io/v1", "kind": kind, "metadata": meta, "spec": spec}
+    findings = rules.check(doc, feature_gates={g: True for g in rules.DEFAULT_FEATURE_GATES})
+    own = {r.id for r in rules.RULES.values() if r.check.__module__.rsplit(".", 1)[-1] in OWN_MODULES}
+    crashed = [
+        f.message
+        for f in findings
+        if f.rule_id == rules.INTERNAL_ERROR_RULE_ID and any(repr(rule_id) in f.message for rule_id in own)
+    ]
+    assert crashed == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Floats and unknowns from Pulumi preview
+
+
+def test_integral_floats_are_normalised() -> None:
+    doc = example(
+        lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4.0, maxReplicas=2.0, replicas=2.0)
+    )
+    findings = rules.check(doc)
+    assert "worker-min-exceeds-max" in _ids(findings)
+    assert "schema-wrong-type" not in _ids(findings)
+    fine = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=1.0, maxReplicas=5.0))
+    assert [f for f in rules.check(fine) if f.severity == "critical"] == []
+    assert rules.normalise({"a": [1.0, 1.5, True, "2.0"]}) == {"a": [1, 1.5, True, "2.0"]}
+
+
+@pytest.mark.parametrize("unknown", [None, UNKNOWN_SENTINEL])
+def test_unknown_values_are_not_judged(unknown: Any) -> None:
+    doc = _min_gt_max()
+    doc["spec"]["workerGroupSpecs"][0]["maxReplicas"] = unknown
+    findings = rules.check(doc)
+    assert "worker-min-exceeds-max" not in _ids(findings)
+    assert "schema-wrong-type" not in _ids(findings) and "schema-missing-field" not in _ids(findings)
+    whole = example(lambda d: d["spec"].update(workerGroupSpecs=unknown))
+    assert [f for f in rules.check(whole) if f.severity == "critical"] == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Suppressions
+
+
+def test_suppression_with_reason_silences_the_rule() -> None:
+    doc = _min_gt_max()
+    doc["metadata"]["annotations"] = {
+        f"{SUPPRESS}worker-min-exceeds-max": "capacity test, accepted by ML infra"
+    }
+    findings = rules.check(doc)
+    assert "worker-min-exceeds-max" not in _ids(findings)
+    assert "suppression-reason-missing" not in _ids(findings)
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_suppression_without_reason_is_ignored_and_reported(reason: str) -> None:
+    doc = _min_gt_max()
+    doc["metadata"]["annotations"] = {f"{SUPPRESS}worker-min-exceeds-max": reason}
+    findings = rules.check(doc)
+    assert "worker-min-exceeds-max" in _ids(findings)
+    missing = [f for f in findings if f.rule_id == "suppression-reason-missing"]
+    assert [f.severity for f in missing] == ["low"]
+    assert parse_path(missing[0].path) == ["metadata", "annotations", f"{SUPPRESS}worker-min-exceeds-max"]
+
+
+def test_suppression_applies_to_embedded_specs_through_the_parent() -> None:
+    job: dict[str, Any] = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": "job", "annotations": {f"{SUPPRESS}worker-min-exceeds-max": "intended"}},
+        "spec": {
+            "entrypoint": "python x.py",
+            "shutdownAfterJobFinishes": True,
+            "rayClusterSpec": copy.deepcopy(_min_gt_max()["spec"]),
+        },
+    }
+    assert "worker-min-exceeds-max" not in _ids(rules.check(job))
+    del job["metadata"]["annotations"]
+    assert "worker-min-exceeds-max" in _ids(rules.check(job))
+
+
+# --------------------------------------------------------------------------------------------------
+# Ordering and shape
+
+
+def test_findings_sorted_by_severity_then_path() -> None:
+    doc = _min_gt_max()
+    doc["metadata"]["name"] = "Bad_Name"
+    doc["metadata"]["annotations"] = {f"{SUPPRESS}nope": ""}
+    doc["spec"]["workerGroupSpecs"][0]["maxReplicas"] = -1
+    findings = rules.check(doc)
+    order = [(-_engine.SEVERITY_ORDER[f.severity], f.path) for f in findings]
+    assert order == sorted(order)
+    assert findings[0].severity == "critical" and findings[-1].severity == "low"
+    for finding in findings:
+        assert set(finding.to_dict()) == {"rule_id", "severity", "message", "path", "fix"}
+
+
+def test_a_broken_rule_module_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import importlib.util
+    import sys
+    import types
+
+    broken = types.ModuleType("pulumi_kuberay.rules.broken_for_test")
+    monkeypatch.setattr(rules, "RULE_MODULES", (*rules.RULE_MODULES, "broken_for_test"))
+    monkeypatch.setitem(sys.modules, "pulumi_kuberay.rules.broken_for_test", broken)
+    real_import = importlib.import_module
+
+    def fake_import(name: str, package: str | None = None) -> types.ModuleType:
+        if name.endswith("broken_for_test"):
+            raise SyntaxError("half-written module")
+        module: types.ModuleType = real_import(name, package)
+        return module
+
+    monkeypatch.setattr(importlib, "import_module", fake_import)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    try:
+        assert "broken_for_test" not in rules.load_all()
+        findings = rules.check(_min_gt_max())
+        assert "worker-min-exceeds-max" in _ids(findings)
+        assert any(
+            "broken_for_test" in f.message for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID
+        )
+    finally:
+        rules.LOAD_ERRORS.pop("broken_for_test", None)

@@ -1,0 +1,206 @@
+"""Selection rules (module ``rules/selection``): autoscaling bounds, RayService upgrades, RayJob lifecycle."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from typing import Any
+
+import pytest
+from _reference import require_reference, sample_documents
+from conftest import ALL_GATES
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules.operator_job import example_cluster_spec, example_job
+from pulumi_kuberay.rules.operator_service import example_service
+
+MODULE = "selection"
+OWN_RULES = sorted(
+    (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == MODULE),
+    key=lambda r: r.id,
+)
+
+EXPECTED: dict[str, tuple[str, str]] = {  # rule id -> (path, severity with the rule's example context)
+    "autoscaling-bounds-explicit": ("spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas", "high"),
+    "rayservice-upgrade-strategy-none": ("spec.upgradeStrategy.type", "high"),
+    "rayjob-cluster-not-freed": ("spec.shutdownAfterJobFinishes", "medium"),
+    "rayjob-deadline-unbounded": ("spec.activeDeadlineSeconds", "medium"),
+    "rayjob-delete-self-under-pulumi": ("spec.deletionStrategy.deletionRules[1].policy", "medium"),
+    "rayjob-shutdown-with-cluster-selector": ("spec.shutdownAfterJobFinishes", "low"),
+}
+
+
+def _findings(manifest: dict[str, Any], rule_id: str, **kwargs: Any) -> list[rules.Finding]:
+    return [f for f in rules.check(manifest, **kwargs) if f.rule_id == rule_id]
+
+
+def _found(manifest: dict[str, Any], rule_id: str, **kwargs: Any) -> list[tuple[str, str]]:
+    return [(f.path, f.severity) for f in _findings(manifest, rule_id, **kwargs)]
+
+
+def test_every_rule_has_an_expectation() -> None:
+    assert {r.id for r in OWN_RULES} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_compliant_example(rule: Rule) -> None:
+    assert list(rule.check(copy.deepcopy(rule.compliant), rules.make_context(**rule.context))) == []
+    assert _findings(rule.compliant, rule.id, **rule.context) == []
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_violating_example(rule: Rule) -> None:
+    direct = list(rule.check(copy.deepcopy(rule.violating), rules.make_context(**rule.context)))
+    assert EXPECTED[rule.id][0] in [v.path for v in direct]
+    assert EXPECTED[rule.id] in _found(rule.violating, rule.id, **rule.context)
+    assert all(f.message and f.fix for f in _findings(rule.violating, rule.id, **rule.context))
+    assert rule.severity in ("low", "medium") and not rule.operator_rules
+
+
+# --------------------------------------------------------------------------------------------------
+# Environment-aware severities and branches
+
+
+def test_severity_depends_on_environment() -> None:
+    job = rules.get_rule("autoscaling-bounds-explicit").violating
+    path = "spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas"
+    assert _found(job, "autoscaling-bounds-explicit", environment="prod") == [(path, "high")]
+    assert _found(job, "autoscaling-bounds-explicit", environment="dev") == [(path, "medium")]
+    assert _found(job, "autoscaling-bounds-explicit") == [(path, "medium")]
+    service = example_service(upgradeStrategy={"type": "None"})
+    assert _found(service, "rayservice-upgrade-strategy-none", environment="staging") == [
+        ("spec.upgradeStrategy.type", "medium")
+    ]
+    assert _found(example_service(), "rayservice-upgrade-strategy-none", environment="prod") == []  # default
+
+
+def test_autoscaling_bounds_branches() -> None:
+    cluster = example_cluster_spec(autoscaling=True)
+    group = cluster["workerGroupSpecs"][0]
+    group["maxReplicas"] = 2147483647
+    del group["minReplicas"]
+    doc = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c"}, "spec": cluster}
+    assert sorted(_found(doc, "autoscaling-bounds-explicit", environment="prod")) == [
+        ("spec.workerGroupSpecs[0].maxReplicas", "high"),
+        ("spec.workerGroupSpecs[0].minReplicas", "medium"),
+    ]
+    cluster["enableInTreeAutoscaling"] = False  # fixed-size groups: bounds are not a cost ceiling
+    assert _found(doc, "autoscaling-bounds-explicit") == []
+
+
+def test_cluster_freed_by_deletion_rules_or_legacy_policies() -> None:
+    no_shutdown = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
+    both = {
+        "deletionRules": [
+            {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
+            {"policy": "DeleteSelf", "condition": {"jobDeploymentStatus": "Failed"}},
+        ]
+    }
+    assert _found(example_job(**no_shutdown, deletionStrategy=both), "rayjob-cluster-not-freed") == []
+    success_only = {"deletionRules": [{"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}}]}
+    assert _found(example_job(**no_shutdown, deletionStrategy=success_only), "rayjob-cluster-not-freed")
+    legacy = {"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}}
+    assert _found(example_job(**no_shutdown, deletionStrategy=legacy), "rayjob-cluster-not-freed")
+    interactive = example_job(**no_shutdown, submissionMode="InteractiveMode")
+    assert _found(interactive, "rayjob-cluster-not-freed") == []
+    selector = example_job(**no_shutdown, rayClusterSpec=None, clusterSelector={"ray.io/cluster": "shared"})
+    assert _found(selector, "rayjob-cluster-not-freed") == []
+    assert _found(selector, "rayjob-deadline-unbounded") == []
+
+
+def test_deadline_missing_is_low() -> None:
+    assert _found(example_job(activeDeadlineSeconds=None), "rayjob-deadline-unbounded") == [
+        ("spec.activeDeadlineSeconds", "low")
+    ]
+
+
+def test_cronjob_templates_are_checked_but_delete_self_is_not() -> None:
+    job = rules.get_rule("rayjob-delete-self-under-pulumi").violating
+    cron = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {"schedule": "0 2 * * *", "jobTemplate": copy.deepcopy(job["spec"])},
+    }
+    gates = {"RayCronJob": True}
+    assert _found(cron, "rayjob-delete-self-under-pulumi", feature_gates=gates) == []
+    cron["spec"]["jobTemplate"]["activeDeadlineSeconds"] = 40 * 24 * 3600
+    assert _found(cron, "rayjob-deadline-unbounded", feature_gates=gates) == [
+        ("spec.jobTemplate.activeDeadlineSeconds", "medium")
+    ]
+
+
+def test_odd_shapes_never_raise() -> None:
+    ctx = rules.make_context(feature_gates=ALL_GATES, environment="prod")
+    for value in [None, "", "x", 0, -1, True, [], {}, [None], {"a": None}, UNKNOWN_SENTINEL]:
+        docs = [
+            example_job(deletionStrategy=value, activeDeadlineSeconds=value, clusterSelector=value),
+            example_job(deletionStrategy={"deletionRules": [value, {"policy": value, "condition": value}]}),
+            example_job(rayClusterSpec={"enableInTreeAutoscaling": True, "workerGroupSpecs": [value]}),
+            example_service(upgradeStrategy=value),
+            {"kind": "RayJob", "spec": value},
+            {"kind": "RayService", "spec": {"upgradeStrategy": {"type": value}}},
+        ]
+        for doc in docs:
+            for rule in OWN_RULES:
+                list(rule.check(copy.deepcopy(doc), ctx))
+
+
+# --------------------------------------------------------------------------------------------------
+# Mutations of upstream samples; false positives
+
+
+def _sample(kind: str, name: str) -> dict[str, Any]:
+    require_reference()
+    for file_name, _i, doc in sample_documents(kind):
+        if file_name == name:
+            return copy.deepcopy(doc)
+    raise LookupError(name)
+
+
+def test_mutated_upstream_samples_are_caught() -> None:
+    shutdown = _sample("RayJob", "ray-job.shutdown.yaml")
+    assert _found(shutdown, "rayjob-cluster-not-freed") == []
+    shutdown["spec"]["shutdownAfterJobFinishes"] = False
+    assert _found(shutdown, "rayjob-cluster-not-freed", environment="prod") == [
+        ("spec.shutdownAfterJobFinishes", "high")
+    ]
+    service = _sample("RayService", "ray-service.sample.yaml")
+    service["spec"]["upgradeStrategy"] = {"type": "None"}
+    assert _found(service, "rayservice-upgrade-strategy-none", environment="prod") == [
+        ("spec.upgradeStrategy.type", "high")
+    ]
+    incremental = _sample("RayService", "ray-service.incremental-upgrade.yaml")
+    assert _found(incremental, "autoscaling-bounds-explicit", feature_gates=ALL_GATES) == []
+    del incremental["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["maxReplicas"]
+    assert _found(incremental, "autoscaling-bounds-explicit", environment="prod") == [
+        ("spec.rayClusterConfig.workerGroupSpecs[0].maxReplicas", "high")
+    ]
+    selector = _sample("RayJob", "ray-job.use-existing-raycluster.yaml")
+    selector["spec"]["shutdownAfterJobFinishes"] = True
+    assert _found(selector, "rayjob-shutdown-with-cluster-selector") == [
+        ("spec.shutdownAfterJobFinishes", "low")
+    ]
+
+
+def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
+    require_reference()
+    counts: Counter[str] = Counter({r.id: 0 for r in OWN_RULES})
+    critical: list[str] = []
+    for environment in (None, "prod"):
+        ctx = rules.make_context(feature_gates=ALL_GATES, environment=environment)
+        for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
+            for name, index, doc in sample_documents(kind):
+                for rule in OWN_RULES:
+                    if kind in rule.kinds:
+                        for v in rule.check(rules.normalise(doc), ctx):
+                            if environment is None:
+                                counts[rule.id] += 1
+                            if (v.severity or rule.severity) == "critical":
+                                critical.append(f"{name}#{index} {rule.id} {v.path}: {v.message}")
+    with capsys.disabled():
+        print(f"\n[{MODULE}] findings per rule over the upstream samples (all gates on, no environment):")
+        for rule_id, count in sorted(counts.items()):
+            print(f"  {count:4d}  {rule_id}")
+    assert critical == []

@@ -1,0 +1,233 @@
+"""Webhook rules (section 8.5, ``rules/webhook``) and other operator failures (8.6, ``rules/runtime``)."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from collections import Counter
+from typing import Any
+
+import pytest
+from _reference import require_reference, sample_documents
+from conftest import ALL_GATES
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules.operator_job import example_job
+from pulumi_kuberay.rules.operator_service import example_service
+
+MODULES = ("webhook", "runtime")
+for _name in MODULES:  # make sure both modules registered (load_all() may not list every module yet)
+    importlib.import_module(f"pulumi_kuberay.rules.{_name}")
+OWN_RULES = sorted(
+    (r for r in rules._engine.registered() if str(r.check.__module__).rsplit(".", 1)[-1] in MODULES),
+    key=lambda r: r.id,
+)
+
+_HEAD_C = "headGroupSpec.template.spec.containers[0]"
+EXPECTED: dict[str, tuple[str, str]] = {
+    "worker-group-names-unique": ("spec.workerGroupSpecs[1].groupName", "critical"),
+    "head-serve-port-missing": (f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical"),
+    "head-dashboard-port-missing": (f"spec.rayClusterSpec.{_HEAD_C}.ports", "critical"),
+    "autoscaler-v1-worker-restart-policy": ("spec.workerGroupSpecs[0].template.spec.restartPolicy", "low"),
+    "rayjob-metadata-requires-ray-2-6": ("spec.metadata", "critical"),
+}
+
+
+def _direct(rule: Rule, manifest: dict[str, Any], **context: Any) -> list[str]:
+    ctx = rules.make_context(**(context or dict(rule.context)))
+    return [v.path for v in rule.check(copy.deepcopy(manifest), ctx)]
+
+
+def _via_check(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[tuple[str, str]]:
+    """Through the public check() when the rule's module is loaded by it, else straight through the engine."""
+    if rule_id in rules.RULES:
+        return [(f.path, f.severity) for f in rules.check(manifest, **kwargs) if f.rule_id == rule_id]
+    rule = next(r for r in OWN_RULES if r.id == rule_id)
+    ctx = rules.make_context(**kwargs)
+    return [(v.path, v.severity or rule.severity) for v in rule.check(rules.normalise(manifest), ctx)]
+
+
+def test_every_rule_has_an_expectation() -> None:
+    assert {r.id for r in OWN_RULES} == set(EXPECTED)
+
+
+def test_wh_and_op_rows_are_mapped_or_documented() -> None:
+    everything = list(rules._engine.registered())
+    wh = {row for r in everything for row in r.operator_rules if row.startswith("WH-")}
+    assert {"WH-02", "WH-03", "WH-04"} <= wh  # WH-01 = the RayCluster name rule (RC-01/02)
+    op = {row for r in OWN_RULES for row in r.operator_rules if row.startswith("OP-")}
+    # OP-03/05/08 need cluster state; OP-07 is the stack rule rayjob-cluster-selector-unmatched
+    assert op == {"OP-01", "OP-02", "OP-04", "OP-06"}
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_compliant_example(rule: Rule) -> None:
+    assert _direct(rule, rule.compliant) == []
+    assert _via_check(rule.id, rule.compliant, **rule.context) == []
+
+
+@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
+def test_violating_example(rule: Rule) -> None:
+    assert EXPECTED[rule.id][0] in _direct(rule, rule.violating)
+    assert EXPECTED[rule.id] in _via_check(rule.id, rule.violating, **rule.context)
+    assert rule.title and rule.rationale and rule.fix and rule.operator_rules
+
+
+def test_runtime_rules_are_loaded_by_check() -> None:
+    if "head-serve-port-missing" not in rules.RULES:
+        pytest.xfail("rules/__init__.py RULE_MODULES does not list 'runtime' yet")
+    assert "head-serve-port-missing" in rules.RULES
+
+
+# --------------------------------------------------------------------------------------------------
+# Branches
+
+
+def test_group_names_checked_in_every_embedded_spec() -> None:
+    service = example_service()
+    groups = service["spec"]["rayClusterConfig"]["workerGroupSpecs"]
+    groups.append(copy.deepcopy(groups[0]))
+    assert _via_check("worker-group-names-unique", service) == [
+        ("spec.rayClusterConfig.workerGroupSpecs[1].groupName", "critical")
+    ]
+
+
+def test_serve_port_rules() -> None:
+    rule_id = "head-serve-port-missing"
+    violating = next(r for r in OWN_RULES if r.id == rule_id).violating
+    with_service = copy.deepcopy(violating)
+    with_service["spec"]["serveService"] = {"spec": {"ports": [{"name": "http", "port": 8000}]}}
+    assert _via_check(rule_id, with_service) == []  # a custom serveService keeps its ports
+    grpc_only = copy.deepcopy(violating)
+    head = grpc_only["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"].append({"name": "serve-grpc", "containerPort": 9000})
+    assert _via_check(rule_id, grpc_only) == []
+    no_ports = copy.deepcopy(violating)
+    del no_ports["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
+    assert _via_check(rule_id, no_ports) == []  # KubeRay assumes the defaults
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "c"},
+        "spec": copy.deepcopy(violating["spec"]["rayClusterConfig"]),
+    }
+    assert _via_check(rule_id, cluster) == []
+    cluster["metadata"]["annotations"] = {"ray.io/enable-serve-service": "true"}
+    assert _via_check(rule_id, cluster) == [(f"spec.{_HEAD_C}.ports", "critical")]
+
+
+def test_dashboard_port_in_service_and_cronjob() -> None:
+    rule_id = "head-dashboard-port-missing"
+    service = example_service()
+    for port in service["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0][
+        "ports"
+    ]:
+        if port["name"] == "dashboard":
+            port["name"] = "dash"
+    assert _via_check(rule_id, service) == [(f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical")]
+    job = next(r for r in OWN_RULES if r.id == rule_id).violating
+    cron = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCronJob",
+        "metadata": {"name": "n"},
+        "spec": {"schedule": "@daily", "jobTemplate": copy.deepcopy(job["spec"])},
+    }
+    assert _via_check(rule_id, cron, feature_gates={"RayCronJob": True}) == [
+        (f"spec.jobTemplate.rayClusterSpec.{_HEAD_C}.ports", "critical")
+    ]
+
+
+def test_metadata_ray_version_needs_a_parsable_version() -> None:
+    rule_id = "rayjob-metadata-requires-ray-2-6"
+    job = example_job(metadata={"team": "ml"})
+    job["spec"]["rayClusterSpec"]["rayVersion"] = "nightly"
+    assert _via_check(rule_id, job) == []
+    job["spec"]["rayClusterSpec"]["rayVersion"] = "2.5"
+    assert _via_check(rule_id, job) == [("spec.metadata", "critical")]
+
+
+def test_odd_shapes_and_unknowns() -> None:
+    ctx = rules.make_context(feature_gates=ALL_GATES)
+    for value in [None, "", "x", 0, True, [], {}, [None], {"name": None}, UNKNOWN_SENTINEL]:
+        job = example_job(metadata=value)
+        job["spec"]["rayClusterSpec"]["workerGroupSpecs"].append({"groupName": value, "template": value})
+        head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+        head["ports"].append(value)
+        docs = [
+            job,
+            {"kind": "RayService", "spec": {"rayClusterConfig": value}},
+            {"kind": "RayCluster", "spec": value},
+        ]
+        for doc in docs:
+            for rule in OWN_RULES:
+                list(rule.check(copy.deepcopy(doc), ctx))
+    unknown = example_job(metadata={"a": "b"})
+    unknown["spec"]["rayClusterSpec"]["rayVersion"] = UNKNOWN_SENTINEL
+    assert _via_check("rayjob-metadata-requires-ray-2-6", unknown) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Mutations of upstream samples; false positives
+
+
+def _sample(kind: str, name: str) -> dict[str, Any]:
+    require_reference()
+    for file_name, _i, doc in sample_documents(kind):
+        if file_name == name:
+            return copy.deepcopy(doc)
+    raise LookupError(name)
+
+
+def test_mutated_upstream_samples_are_caught() -> None:
+    cluster = _sample("RayCluster", "ray-cluster.complete.yaml")
+    assert _via_check("worker-group-names-unique", cluster) == []
+    cluster["spec"]["workerGroupSpecs"].append(copy.deepcopy(cluster["spec"]["workerGroupSpecs"][0]))
+    assert ("spec.workerGroupSpecs[1].groupName", "critical") in _via_check(
+        "worker-group-names-unique", cluster
+    )
+
+    service = _sample("RayService", "ray-service.different-port.yaml")
+    assert _via_check("head-serve-port-missing", service) == []
+    head = service["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    for port in head["ports"]:
+        if port.get("name") == "serve":
+            port["name"] = "http"
+    assert _via_check("head-serve-port-missing", service) == [
+        (f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical")
+    ]
+
+    job = _sample("RayJob", "ray-job.sidecar-mode.yaml")
+    assert _via_check("head-dashboard-port-missing", job) == []
+    for port in job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]:
+        if port.get("name") == "dashboard":
+            port["name"] = "web"
+    assert _via_check("head-dashboard-port-missing", job) == [
+        (f"spec.rayClusterSpec.{_HEAD_C}.ports", "critical")
+    ]
+
+    job = _sample("RayJob", "ray-job.sample.yaml")
+    job["spec"]["metadata"] = {"owner": "ml"}
+    assert _via_check("rayjob-metadata-requires-ray-2-6", job) == []
+    job["spec"]["rayClusterSpec"]["rayVersion"] = "2.4.0"
+    assert _via_check("rayjob-metadata-requires-ray-2-6", job) == [("spec.metadata", "critical")]
+
+
+def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
+    require_reference()
+    ctx = rules.make_context(feature_gates=ALL_GATES)
+    counts: Counter[str] = Counter({r.id: 0 for r in OWN_RULES})
+    critical: list[str] = []
+    for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
+        for name, index, doc in sample_documents(kind):
+            for rule in OWN_RULES:
+                if kind in rule.kinds:
+                    for v in rule.check(rules.normalise(doc), ctx):
+                        counts[rule.id] += 1
+                        if (v.severity or rule.severity) == "critical":
+                            critical.append(f"{name}#{index} {rule.id} {v.path}: {v.message}")
+    with capsys.disabled():
+        print("\n[webhook, runtime] findings per rule over the upstream samples (all gates on):")
+        for rule_id, count in sorted(counts.items()):
+            print(f"  {count:4d}  {rule_id}")
+    assert critical == []

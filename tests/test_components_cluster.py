@@ -1,0 +1,468 @@
+"""Mock tests of the RayCluster component and what the components share (resources/_shared.py).
+
+Every test is ``@pulumi.runtime.test`` and RETURNS an Output: assertions run inside it (pulumi-notes 2.4).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pulumi
+import pytest
+from _pulumi_mocks import MockEnv, after_settling, install, mock_env
+from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
+from pulumi_kuberay.resources._shared import CriticalFindingsError, RayCustomResource, rule_settings
+from pulumi_kuberay.resources._wait import RAYCLUSTER_READY, TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
+from pulumi_kuberay.resources.cluster import RayCluster
+from pulumi_kubernetes import Provider
+
+
+@pytest.fixture
+def mocks() -> Iterator[MockEnv]:
+    yield from mock_env()
+
+
+COMPONENT = "kuberay:index:RayCluster"
+CR = "kubernetes:ray.io/v1:RayCluster"
+
+
+def small_spec(**overrides: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "rayVersion": "2.52.0",
+        "image": "rayproject/ray:2.52.0",
+        "headGroupSpec": {"cpu": 1, "memory": "4Gi"},
+        "workerGroupSpecs": [
+            {"groupName": "cpu", "cpu": 1, "memory": "4Gi", "replicas": 1, "minReplicas": 1, "maxReplicas": 2}
+        ],
+    }
+    spec.update(overrides)
+    return spec
+
+
+def autoscaling_spec() -> dict[str, Any]:
+    return small_spec(
+        enableInTreeAutoscaling=True,
+        autoscalerOptions={"version": "v2"},
+        workerGroupSpecs=[
+            {
+                "groupName": "cpu",
+                "cpu": 2,
+                "memory": "8Gi",
+                "replicas": 2,
+                "minReplicas": 1,
+                "maxReplicas": 6,
+            },
+            {"groupName": "big", "cpu": 8, "memory": "32Gi", "minReplicas": 0, "maxReplicas": 2},
+        ],
+    )
+
+
+def settle(check: Any, comp: RayCluster) -> pulumi.Output[Any]:
+    """Run ``check(component_urn)`` once the component and its custom resource are registered."""
+    return after_settling(
+        lambda urn, *_: check(urn), comp.urn, comp.resource.urn, comp.status, comp.dashboard_url
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Children, naming, metadata.
+
+
+@pulumi.runtime.test
+def test_one_custom_resource_parented_to_the_component(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec(), namespace="ray")
+
+    def check(component_urn: str) -> None:
+        assert [r.typ for r in mocks.created()] == [COMPONENT, CR]
+        child = mocks.request(CR, "train")
+        assert child.parent == component_urn
+        assert child.custom is True
+        inputs = mocks.ray("RayCluster")[0].inputs
+        assert inputs["apiVersion"] == "ray.io/v1" and inputs["kind"] == "RayCluster"
+        assert isinstance(comp.resource, RayCustomResource)
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_object_named_after_component_without_suffix_with_namespace_labels_annotations(
+    mocks: MockEnv,
+) -> pulumi.Output[Any]:
+    comp = RayCluster(
+        "train",
+        small_spec(),
+        namespace="ml",
+        labels={"team": "research"},
+        annotations={"owner": "alice"},
+    )
+
+    def check(component_urn: str) -> None:
+        meta = mocks.ray("RayCluster")[0].inputs["metadata"]
+        assert meta["name"] == "train"
+        assert meta["namespace"] == "ml"
+        assert meta["labels"] == {"team": "research"}
+        assert meta["annotations"]["owner"] == "alice"
+        assert comp.manifest["metadata"]["name"] == "train"
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_object_name_override(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("logical", small_spec(), object_name="physical")
+
+    def check(component_urn: str) -> None:
+        assert mocks.ray("RayCluster")[0].inputs["metadata"]["name"] == "physical"
+        assert mocks.ray("RayCluster")[0].name == "logical"
+        assert comp.manifest["metadata"]["name"] == "physical"
+
+    names = pulumi.Output.all(comp.cluster_name, comp.head_service_name)
+    return pulumi.Output.all(settle(check, comp), names).apply(
+        lambda both: _assert_equal(both[1], ["physical", "physical-head-svc"])
+    )
+
+
+@pulumi.runtime.test
+def test_fixed_name_means_delete_before_replace(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec())
+
+    def check(component_urn: str) -> None:
+        request = mocks.request(CR, "train")
+        assert request.deleteBeforeReplace is True
+        assert list(request.ignoreChanges) == []
+        assert list(request.replaceOnChanges) == []
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_accepts_a_typed_spec(mocks: MockEnv) -> pulumi.Output[Any]:
+    spec = RayClusterSpec(
+        ray_version="2.52.0",
+        image="rayproject/ray:2.52.0",
+        head_group_spec=HeadGroupSpec(cpu=1, memory="4Gi"),
+        worker_group_specs=[
+            WorkerGroupSpec(group_name="w", cpu=1, memory="4Gi", min_replicas=1, max_replicas=2)
+        ],
+    )
+    comp = RayCluster("typed", spec)
+
+    def check(component_urn: str) -> None:
+        sent = mocks.ray("RayCluster")[0].inputs["spec"]
+        assert sent["rayVersion"] == "2.52.0"
+        assert sent["workerGroupSpecs"][0]["groupName"] == "w"
+        ray = sent["headGroupSpec"]["template"]["spec"]["containers"][0]
+        assert ray["image"] == "rayproject/ray:2.52.0"
+        assert ray["resources"]["limits"] == ray["resources"]["requests"]
+        assert comp.spec is spec
+
+    return settle(check, comp)
+
+
+# --------------------------------------------------------------------------------------------------
+# Readiness (waitFor).
+
+
+@pulumi.runtime.test
+def test_waits_for_head_ready_by_default(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec(), timeout_seconds=900)
+
+    def check(component_urn: str) -> None:
+        annotations = mocks.ray("RayCluster")[0].inputs["metadata"]["annotations"]
+        assert annotations[WAIT_FOR_ANNOTATION] == RAYCLUSTER_READY
+        assert "HeadPodReady" in annotations[WAIT_FOR_ANNOTATION]
+        assert annotations[TIMEOUT_ANNOTATION] == "900"
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_wait_can_be_turned_off(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec(), wait_for_ready=False)
+
+    def check(component_urn: str) -> None:
+        meta = mocks.ray("RayCluster")[0].inputs["metadata"]
+        assert WAIT_FOR_ANNOTATION not in (meta.get("annotations") or {})
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_user_annotation_wins_over_the_default_wait(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster(
+        "train", small_spec(), annotations={WAIT_FOR_ANNOTATION: "condition=RayClusterProvisioned"}
+    )
+
+    def check(component_urn: str) -> None:
+        annotations = mocks.ray("RayCluster")[0].inputs["metadata"]["annotations"]
+        assert annotations[WAIT_FOR_ANNOTATION] == "condition=RayClusterProvisioned"
+
+    return settle(check, comp)
+
+
+# --------------------------------------------------------------------------------------------------
+# Providers.
+
+
+@pulumi.runtime.test
+def test_provider_given_to_the_component_reaches_the_custom_resource(mocks: MockEnv) -> pulumi.Output[Any]:
+    provider = Provider("k8s-test", render_yaml_to_directory="out")
+    comp = RayCluster("train", small_spec(), pulumi.ResourceOptions(provider=provider))
+
+    def check(provider_urn: str, *_: Any) -> None:
+        child = mocks.request(CR, "train")
+        assert child.provider.startswith(provider_urn + "::"), child.provider
+
+    return after_settling(check, provider.urn, comp.urn, comp.resource.urn)
+
+
+@pulumi.runtime.test
+def test_providers_list_given_to_the_component_reaches_the_custom_resource(
+    mocks: MockEnv,
+) -> pulumi.Output[Any]:
+    provider = Provider("k8s-list", render_yaml_to_directory="out")
+    comp = RayCluster("train", small_spec(), pulumi.ResourceOptions(providers=[provider]))
+
+    def check(provider_urn: str, *_: Any) -> None:
+        assert mocks.request(CR, "train").provider.startswith(provider_urn + "::")
+
+    return after_settling(check, provider.urn, comp.urn, comp.resource.urn)
+
+
+# --------------------------------------------------------------------------------------------------
+# Autoscaling: replicas are not fought over.
+
+
+@pulumi.runtime.test
+def test_autoscaling_omits_worker_replicas_and_warns(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("auto", autoscaling_spec())
+
+    def check(component_urn: str) -> None:
+        groups = mocks.ray("RayCluster")[0].inputs["spec"]["workerGroupSpecs"]
+        assert all("replicas" not in g for g in groups)
+        assert [(g["minReplicas"], g["maxReplicas"]) for g in groups] == [(1, 6), (0, 2)]
+        assert list(mocks.request(CR, "auto").ignoreChanges) == []
+        dropped = [w for w in mocks.log.warnings if "autoscaler owns them" in w]
+        assert len(dropped) == 1 and "cpu" in dropped[0] and "big" not in dropped[0]
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_without_autoscaling_replicas_are_sent(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("fixed", small_spec())
+
+    def check(component_urn: str) -> None:
+        assert mocks.ray("RayCluster")[0].inputs["spec"]["workerGroupSpecs"][0]["replicas"] == 1
+        assert not [w for w in mocks.log.warnings if "autoscaler owns them" in w]
+
+    return settle(check, comp)
+
+
+# --------------------------------------------------------------------------------------------------
+# Outputs.
+
+
+@pulumi.runtime.test
+def test_outputs_name_namespace_services_and_urls(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec(), namespace="ml")
+    outputs = pulumi.Output.all(
+        comp.cluster_name, comp.namespace, comp.head_service_name, comp.dashboard_url, comp.client_address
+    )
+
+    def check(values: list[Any]) -> None:
+        assert values == [
+            "train",
+            "ml",
+            "train-head-svc",
+            "http://train-head-svc.ml.svc.cluster.local:8265",
+            "ray://train-head-svc.ml.svc.cluster.local:10001",
+        ]
+
+    return outputs.apply(check)
+
+
+@pulumi.runtime.test
+def test_outputs_follow_custom_head_service_and_ports(mocks: MockEnv) -> pulumi.Output[Any]:
+    spec = small_spec()
+    spec["headGroupSpec"] = {
+        "headService": {"metadata": {"name": "gateway"}},
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "ray-head",
+                        "image": "rayproject/ray:2.52.0",
+                        "ports": [
+                            {"name": "dashboard", "containerPort": 9265},
+                            {"name": "client", "containerPort": 20001},
+                            {"name": "gcs-server", "containerPort": 6379},
+                        ],
+                    }
+                ]
+            }
+        },
+    }
+    comp = RayCluster("train", spec)  # no namespace: the provider's default
+    outputs = pulumi.Output.all(
+        comp.namespace, comp.head_service_name, comp.dashboard_url, comp.client_address
+    )
+
+    def check(values: list[Any]) -> None:
+        assert values == [
+            "default",
+            "gateway",
+            "http://gateway.default.svc.cluster.local:9265",
+            "ray://gateway.default.svc.cluster.local:20001",
+        ]
+
+    return outputs.apply(check)
+
+
+@pulumi.runtime.test
+def test_status_is_an_output(mocks: MockEnv) -> pulumi.Output[Any]:
+    status = {"state": "ready", "conditions": [{"type": "HeadPodReady", "status": "True"}]}
+    mocks.set_status("RayCluster", "train", status)
+    comp = RayCluster("train", small_spec())
+    return comp.status.apply(lambda s: _assert_equal(s, status))
+
+
+@pulumi.runtime.test
+def test_status_is_none_until_reported(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec())
+    return comp.status.apply(lambda s: _assert_equal(s, None))
+
+
+def _assert_equal(actual: Any, expected: Any) -> None:
+    assert actual == expected, f"{actual!r} != {expected!r}"
+
+
+# --------------------------------------------------------------------------------------------------
+# The rule catalogue at construction.
+
+
+@pulumi.runtime.test
+def test_critical_finding_raises_before_anything_is_registered(mocks: MockEnv) -> pulumi.Output[Any]:
+    long_name = "x" * 60  # KubeRay limits RayCluster names to 53 characters
+    with pytest.raises(CriticalFindingsError) as raised:
+        RayCluster(long_name, small_spec())
+    message = str(raised.value)
+    assert "[cluster-name-invalid] critical at metadata.name" in message
+    assert "(fix: " in message
+    assert [f.rule_id for f in raised.value.findings] == ["cluster-name-invalid"]
+    assert mocks.created() == []
+    assert not [r for r in mocks.monitor.requests if r.type != "pulumi:pulumi:Stack"]
+    return pulumi.Output.from_input(None)
+
+
+@pulumi.runtime.test
+def test_gated_field_with_gate_off_is_critical_and_gate_on_passes(mocks: MockEnv) -> pulumi.Output[Any]:
+    spec = small_spec(networkPolicy={"mode": "DenyAllIngress"})
+    with pytest.raises(CriticalFindingsError) as raised:
+        RayCluster("netpol", spec)
+    assert any(f.rule_id == "feature-gate-disabled" for f in raised.value.findings)
+    assert mocks.created() == []
+    comp = RayCluster("netpol", spec, feature_gates={"RayClusterNetworkPolicy": True})
+
+    def check(component_urn: str) -> None:
+        assert [r.typ for r in mocks.created()] == [COMPONENT, CR]
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_lower_findings_become_warnings_on_the_component(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster("train", small_spec())
+
+    def check(component_urn: str) -> None:
+        warnings = mocks.log.warnings
+        assert any(w.startswith("[run-as-root] medium at spec.headGroupSpec") for w in warnings), warnings
+        assert all("critical" not in w.split(" at ")[0] for w in warnings)
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_suppression_annotation_silences_a_rule(mocks: MockEnv) -> pulumi.Output[Any]:
+    comp = RayCluster(
+        "train",
+        small_spec(),
+        annotations={"suppress.pulumi-kuberay.io/run-as-root": "the image drops to uid 1000 itself"},
+    )
+
+    def check(component_urn: str) -> None:
+        assert not [w for w in mocks.log.warnings if w.startswith("[run-as-root]")]
+        assert [w for w in mocks.log.warnings if w.startswith("[capabilities-not-dropped]")]
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_invalid_spec_raises_manifest_error_with_the_field_path(mocks: MockEnv) -> pulumi.Output[Any]:
+    spec = small_spec()
+    spec["workerGroupSpecs"][0]["minReplicas"] = 4
+    spec["workerGroupSpecs"][0]["maxReplicas"] = 2
+    spec["workerGroupSpecs"][0]["replicas"] = 3
+    with pytest.raises((ManifestError, CriticalFindingsError)) as raised:
+        RayCluster("bad", spec)
+    assert "workerGroupSpecs[0]" in str(raised.value)
+    with pytest.raises(ManifestError) as typo:
+        RayCluster("typo", small_spec(rayVersoin="2.52.0"))
+    assert "rayVersoin" in str(typo.value) and "rayVersion" in str(typo.value)
+    assert mocks.created() == []
+    return pulumi.Output.from_input(None)
+
+
+# --------------------------------------------------------------------------------------------------
+# Rule settings: arguments, else stack config kuberay:*.
+
+
+@pulumi.runtime.test
+def test_rule_settings_come_from_stack_config() -> pulumi.Output[Any]:
+    install(
+        {
+            "kuberay:version": "1.6.0",
+            "kuberay:environment": "prod",
+            "kuberay:featureGates": json.dumps({"RayCronJob": True}),
+        }
+    )
+    settings = rule_settings()
+    assert settings.kuberay_version == "1.6.0"
+    assert settings.environment == "prod"
+    assert settings.feature_gates == {"RayCronJob": True}
+    explicit = rule_settings("1.7.0", {"RayCronJob": False}, "dev")
+    assert (explicit.kuberay_version, explicit.environment) == ("1.7.0", "dev")
+    assert explicit.feature_gates == {"RayCronJob": False}
+    pulumi.runtime.set_all_config({})
+    return pulumi.Output.from_input(None)
+
+
+@pulumi.runtime.test
+def test_bad_rule_config_names_the_key() -> pulumi.Output[Any]:
+    install({"kuberay:environment": "production"})
+    with pytest.raises(ValueError, match="kuberay:environment") as raised:
+        rule_settings()
+    assert "must be one of dev, staging, prod" in str(raised.value)
+    install({"kuberay:featureGates": json.dumps({"RayCronJobs": True})})
+    with pytest.raises(ValueError, match="unknown KubeRay feature gate 'RayCronJobs'"):
+        rule_settings()
+    install({"kuberay:featureGates": json.dumps({"RayCronJob": "yes"})})
+    with pytest.raises(ValueError, match="kuberay:featureGates"):
+        rule_settings()
+    pulumi.runtime.set_all_config({})
+    return pulumi.Output.from_input(None)
+
+
+@pulumi.runtime.test
+def test_prod_environment_from_config_raises_security_severity() -> pulumi.Output[Any]:
+    env = install({"kuberay:environment": "prod"})
+    comp = RayCluster("train", small_spec())
+
+    def check(component_urn: str) -> None:
+        assert any(w.startswith("[run-as-root] high") for w in env.log.warnings), env.log.warnings
+        pulumi.runtime.set_all_config({})
+
+    return settle(check, comp)

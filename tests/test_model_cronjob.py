@@ -1,0 +1,155 @@
+"""The typed RayCronJob spec (``model/cronjob.py``): cron schedule and time zone checks, job template
+reuse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pulumi_kuberay.model._base import ManifestError, SpecError
+from pulumi_kuberay.model.cronjob import RayCronJobManifest, RayCronJobSpec, check_schedule, check_time_zone
+from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest
+
+TEMPLATE = RayJobSpec(entrypoint="python job.py", cluster_selector={"ray.io/cluster": "shared"})
+
+
+def _doc(**spec: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "schedule": "0 * * * *",
+        "jobTemplate": {"clusterSelector": {"ray.io/cluster": "c"}},
+    }
+    base.update(spec)
+    return {"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": "cron"}, "spec": base}
+
+
+def _problems(**spec: Any) -> list[tuple[str, str]]:
+    with pytest.raises(ManifestError) as info:
+        load_manifest(_doc(**spec))
+    return [(p.path, p.message) for p in info.value.problems]
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        "* * * * *",
+        "45 21 * * *",
+        "*/15 9-17 * * MON-FRI",
+        "0 0 1,15 * *",
+        "0 12 * JAN-MAR,dec sun",
+        "5/10 * ? * *",
+        "0-30/5 0 1 1 0",
+        "59 23 31 12 6",
+        "@hourly",
+        "@daily",
+        "@midnight",
+        "@weekly",
+        "@monthly",
+        "@yearly",
+        "@annually",
+        "@every 1h30m",
+        "@every 90s",
+    ],
+)
+def test_valid_schedules(schedule: str) -> None:
+    assert RayCronJobSpec(schedule=schedule, job_template=TEMPLATE).schedule == schedule
+
+
+@pytest.mark.parametrize(
+    ("schedule", "message"),
+    [
+        (
+            "* * * *",
+            "schedule '* * * *' has 4 fields, expected 5 (minute hour day-of-month month day-of-week)",
+        ),
+        (
+            "0 0 * * * *",
+            "schedule '0 0 * * * *' has 6 fields, expected 5 (minute hour day-of-month month day-of-week)",
+        ),
+        ("60 * * * *", "schedule '60 * * * *': minute field: 60 is outside 0-59"),
+        ("0 24 * * *", "schedule '0 24 * * *': hour field: 24 is outside 0-23"),
+        ("0 0 0 * *", "schedule '0 0 0 * *': day-of-month field: 0 is outside 1-31"),
+        ("0 0 * 13 *", "schedule '0 0 * 13 *': month field: 13 is outside 1-12"),
+        ("0 0 * * 7", "schedule '0 0 * * 7': day-of-week field: 7 is outside 0-6"),
+        (
+            "0 0 * * FOO",
+            "schedule '0 0 * * FOO': day-of-week field: 'FOO' is not a number or a name "
+            "(SUN, MON, TUE, WED, THU, FRI, SAT)",
+        ),
+        ("*/0 * * * *", "schedule '*/0 * * * *': minute field: step '0' must be a positive number"),
+        ("30-10 * * * *", "schedule '30-10 * * * *': minute field: range '30-10' runs backwards (30 > 10)"),
+        ("1,,2 * * * *", "schedule '1,,2 * * * *': minute field '1,,2' has an empty list element"),
+        ("@fortnightly", "schedule '@fortnightly' is not a known descriptor"),
+        ("@every soon", "schedule '@every soon': 'soon' is not a duration"),
+        (
+            "CRON_TZ=UTC 0 * * * *",
+            "schedule 'CRON_TZ=UTC 0 * * * *' must not contain a TZ= / CRON_TZ= prefix",
+        ),
+        ("", "schedule is empty"),
+    ],
+)
+def test_invalid_schedules(schedule: str, message: str) -> None:
+    with pytest.raises(SpecError) as info:
+        check_schedule(schedule)
+    assert info.value.message == message
+    assert _problems(schedule=schedule) == [("spec.schedule", message)]
+
+
+def test_time_zone() -> None:
+    assert check_time_zone("Asia/Taipei") == "Asia/Taipei"
+    assert check_time_zone("UTC") == "UTC"
+    assert _problems(timeZone="Mars/Olympus") == [
+        ("spec.timeZone", "timeZone 'Mars/Olympus' is not a known IANA time zone")
+    ]
+    assert _problems(timeZone="../etc/passwd") == [
+        ("spec.timeZone", "timeZone '../etc/passwd' is not a known IANA time zone")
+    ]
+    assert _problems(timeZone="") == [("spec.timeZone", "String should have at least 1 character")]
+
+
+def test_required_fields() -> None:
+    doc = _doc()
+    del doc["spec"]["schedule"], doc["spec"]["jobTemplate"]
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert info.value.paths == ["spec.jobTemplate", "spec.schedule"]
+
+
+def test_job_template_is_validated_as_a_rayjob_spec() -> None:
+    assert _problems(jobTemplate={"entrypoint": "python x.py"}) == [
+        ("spec.jobTemplate", "one of rayClusterSpec or clusterSelector must be set")
+    ]
+    assert _problems(jobTemplate={"clusterSelector": {"ray.io/cluster": "c"}, "submissionMode": "Cron"})[0][
+        0
+    ] == ("spec.jobTemplate.submissionMode")
+
+
+def test_manifest_renders_and_round_trips() -> None:
+    manifest = RayCronJobManifest(
+        metadata=ObjectMeta(name="nightly"),
+        spec=RayCronJobSpec(
+            schedule="0 2 * * *", time_zone="Europe/Berlin", suspend=False, job_template=TEMPLATE
+        ),
+    )
+    doc = manifest.to_manifest()
+    assert doc == {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {
+            "jobTemplate": {"entrypoint": "python job.py", "clusterSelector": {"ray.io/cluster": "shared"}},
+            "schedule": "0 2 * * *",
+            "timeZone": "Europe/Berlin",
+            "suspend": False,
+        },
+    }
+    assert load_manifest(doc).to_manifest() == doc
+
+
+def test_only_v1() -> None:
+    doc = _doc()
+    doc["apiVersion"] = "ray.io/v1alpha1"
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert info.value.paths == ["apiVersion"]
