@@ -173,7 +173,14 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:
     try:
         target = target_from_stack_config(kuberay)
     except TargetError as exc:
-        problems.append((f"{KUBERAY}:*", str(exc)))
+        # Name the offending key: the target is built from all kuberay:* keys at once.
+        culprits: list[tuple[str, str]] = []
+        for key, value in kuberay.items():
+            try:
+                target_from_stack_config({key: value})
+            except TargetError as one:
+                culprits.append((key, str(one)))
+        problems.extend(culprits or [(f"{KUBERAY}:*", str(exc))])
     try:
         settings = StackSettings.model_validate({**project, "target": target})
     except ValidationError as exc:
@@ -181,9 +188,12 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:
     else:
         for name, job in settings.jobs.items():
             if job.cluster is not None and job.cluster not in settings.clusters:
-                known = ", ".join(sorted(settings.clusters)) or "none declared"
+                declared = ", ".join(sorted(settings.clusters)) or "none declared"
                 problems.append(
-                    (f"{PROJECT}:jobs", f"{name}.cluster: no cluster {job.cluster!r} in clusters ({known})")
+                    (
+                        f"{PROJECT}:jobs",
+                        f"{name}.cluster: no cluster {job.cluster!r} in clusters ({declared})",
+                    )
                 )
     if problems:
         raise StackConfigError(problems)

@@ -12,16 +12,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
-try:  # the session loop must exist before pulumi creates any Future
-    asyncio.get_running_loop()
-except RuntimeError:
-    asyncio.set_event_loop(asyncio.new_event_loop())
 
-import pulumi
-from pulumi.runtime.mocks import MockMonitor, MockResourceArgs
+def _ensure_session_loop() -> None:
+    """Keep the current loop if one is set (another helper may have made the session loop), else set one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # Python >= 3.14: no implicit loop
+            loop = None
+    if loop is None or loop.is_closed():
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+_ensure_session_loop()  # before pulumi creates any Future
+
+import pulumi  # noqa: E402 - after the loop is set
+from pulumi.runtime.mocks import MockMonitor, MockResourceArgs  # noqa: E402
 
 RAY_PREFIX = "kubernetes:ray.io/v1:"
 
@@ -57,7 +68,7 @@ class RecordingMonitor(MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:
         self.requests.append(request)
-        return super().RegisterResource(request)
+        return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
 
 class LogCapture(logging.Handler):

@@ -327,13 +327,15 @@ def test_status_is_an_output(mocks: MockEnv) -> pulumi.Output[Any]:
     status = {"state": "ready", "conditions": [{"type": "HeadPodReady", "status": "True"}]}
     mocks.set_status("RayCluster", "train", status)
     comp = RayCluster("train", small_spec())
-    return comp.status.apply(lambda s: _assert_equal(s, status))
+    outputs = pulumi.Output.all(comp.status, comp.diagnosis)
+    return outputs.apply(lambda values: _assert_equal(values, [status, "head pod ready"]))
 
 
 @pulumi.runtime.test
 def test_status_is_none_until_reported(mocks: MockEnv) -> pulumi.Output[Any]:
     comp = RayCluster("train", small_spec())
-    return comp.status.apply(lambda s: _assert_equal(s, None))
+    outputs = pulumi.Output.all(comp.status, comp.diagnosis)
+    return outputs.apply(lambda values: _assert_equal(values, [None, None]))
 
 
 def _assert_equal(actual: Any, expected: Any) -> None:

@@ -12,6 +12,7 @@ import pulumi
 import pytest
 import yaml
 from _pulumi_mocks import MockEnv, after_settling, mock_env
+from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources._wait import (
     RAYJOB_TERMINAL,
@@ -127,6 +128,19 @@ def test_job_on_a_cluster_component_selects_it_and_depends_on_it(mocks: MockEnv)
 
 
 @pulumi.runtime.test
+def test_job_typed_spec_on_a_cluster_component(mocks: MockEnv) -> pulumi.Output[Any]:
+    cluster = RayCluster("shared", cluster_spec())
+    typed = RayJobSpec(entrypoint="python batch.py", cluster_selector={"ray.io/cluster": "shared"})
+    job = RayJob("batch", typed, cluster=cluster)
+
+    def check(*_: Any) -> None:
+        spec = mocks.ray("RayJob")[0].inputs["spec"]
+        assert spec == {"entrypoint": "python batch.py", "clusterSelector": {"ray.io/cluster": "shared"}}
+
+    return after_settling(check, *registered(cluster, cluster.resource, job, job.resource))
+
+
+@pulumi.runtime.test
 def test_job_cluster_argument_conflicts_are_errors(mocks: MockEnv) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec(), namespace="ml")
     with pytest.raises(ValueError, match=r"either cluster= .* or spec\.rayClusterSpec"):
@@ -185,7 +199,7 @@ def test_job_outputs_from_a_completed_status(mocks: MockEnv) -> pulumi.Output[An
             "SUCCEEDED",
             "Complete",
         ]
-        assert isinstance(values[5], str) and values[5]
+        assert isinstance(values[5], str) and "SUCCEEDED" in values[5].upper(), values[5]
 
     return outputs.apply(check)
 
@@ -193,8 +207,10 @@ def test_job_outputs_from_a_completed_status(mocks: MockEnv) -> pulumi.Output[An
 @pulumi.runtime.test
 def test_job_outputs_before_any_status(mocks: MockEnv) -> pulumi.Output[Any]:
     job = RayJob("etl", inline_job(jobId="etl-fixed"))
-    outputs = pulumi.Output.all(job.job_id, job.cluster_name, job.job_deployment_status, job.status)
-    return outputs.apply(lambda values: _equal(values, ["etl-fixed", None, None, None]))
+    outputs = pulumi.Output.all(
+        job.job_id, job.cluster_name, job.job_deployment_status, job.status, job.diagnosis
+    )
+    return outputs.apply(lambda values: _equal(values, ["etl-fixed", None, None, None, None]))
 
 
 def test_job_final_failure_fails_up_with_reason_message_and_diagnosis(mocks: MockEnv) -> None:
@@ -334,7 +350,9 @@ def test_service_status_outputs(mocks: MockEnv) -> pulumi.Output[Any]:
     )
     svc = RayService("serve", service_spec())
     outputs = pulumi.Output.all(svc.active_service_status, svc.pending_service_status, svc.conditions)
-    return outputs.apply(lambda values: _equal(values, [active, pending, conditions]))
+    checked = outputs.apply(lambda values: _equal(values, [active, pending, conditions]))
+    diagnosis = svc.diagnosis.apply(lambda text: _equal("pending cluster serve-fghij" in (text or ""), True))
+    return pulumi.Output.all(checked, diagnosis)
 
 
 @pulumi.runtime.test

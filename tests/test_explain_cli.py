@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi_kuberay.cli._io import InputError, Limits, parse_documents, read_documents
+from pulumi_kuberay.cli._io import InputError, Limits, parse_documents, read_documents, read_source
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "status"
@@ -339,3 +340,23 @@ def test_reader_limits(tmp_path: Path) -> None:
     except InputError as exc:
         error = exc
     assert error is not None and str(error) == "bad.yaml:2: not UTF-8 text (byte 0xc3 at offset 11)"
+
+
+def test_reader_path_lines_for_the_linter(tmp_path: Path) -> None:
+    """kuberay-lint reads through read_source(..., with_path_lines=True) and flattens Lists itself."""
+    path = tmp_path / "job.yaml"
+    path.write_text("kind: RayJob\nspec:\n  workerGroupSpecs:\n  - groupName: a\n    replicas: 2\n")
+    source = read_source(str(path), with_path_lines=True)
+    assert source.name == str(path)
+    (doc,) = source.documents
+    assert doc.path_lines["spec.workerGroupSpecs[0].replicas"] == 5
+    assert doc.path_lines["spec.workerGroupSpecs[0]"] == 4
+    assert doc.path_lines[""] == 1
+    pretty = json.dumps(json.loads(as_list("raycluster-ready", "rayjob-complete")), indent=2)
+    listed = parse_documents(pretty, "list.json", with_path_lines=True)
+    item_starts = [number for number, text in enumerate(pretty.splitlines(), 1) if text == "    {"]
+    assert [d.line for d in listed] == item_starts
+    assert listed[1].path_lines["status.jobDeploymentStatus"] > listed[1].line
+    kept = read_source("-", stdin=io.BytesIO(as_list("rayjob-complete").encode()), with_path_lines=True)
+    assert kept.name == "<stdin>" and kept.documents[0].is_list
+    assert "items[0].status.jobStatus" in kept.documents[0].path_lines

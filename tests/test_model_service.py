@@ -293,3 +293,18 @@ def test_manifest_built_in_python() -> None:
     doc = manifest.to_manifest()
     assert doc["kind"] == "RayService" and isinstance(doc["spec"]["serveConfigV2"], str)
     assert load_manifest(doc).to_manifest() == doc
+
+
+def test_head_without_ports_means_serve_port_8000() -> None:
+    doc = _doc(serveConfigV2="applications:\n- import_path: m:a\nhttp_options:\n  port: 9000\n")
+    del doc["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    (problem,) = info.value.problems
+    assert problem.path == "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports"
+    assert problem.message == (
+        "the head Ray container declares no ports, so KubeRay sends Serve traffic to port 8000, "
+        "but Serve listens on 9000 (http_options.port)"
+    )
+    doc["spec"]["serveConfigV2"] = "applications:\n- import_path: m:a\n"
+    load_manifest(doc)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import runpy
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ import pulumi
 import pytest
 import yaml
 from _pulumi_mocks import MockEnv, after_settling, install
+from _reference import crd_schema
+from conformance.openapi import validate
 from pulumi_kuberay import rules
 from pulumi_kuberay.resources._wait import RAYCLUSTER_READY, RAYSERVICE_READY, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.target import target_from_stack_config
@@ -177,6 +180,35 @@ def _all_env(obj: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(obj, list):
         for value in obj:
             yield from _all_env(value)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+@pulumi.runtime.test
+def test_stack_manifests_satisfy_the_crd_schema(stack: str) -> pulumi.Output[Any]:
+    env, urns = run_program(stack_config(stack))
+
+    def check(*_: Any) -> None:
+        for resource in env.created():
+            if resource.typ.startswith(RAY):
+                manifest = rules.normalise(resource.inputs)  # the mock hands numbers back as floats
+                kind = manifest["kind"]
+                errors = validate(manifest, crd_schema(kind))
+                assert errors == [], f"{kind} {resource.name}: {errors}"
+
+    return after_settling(check, *urns)
+
+
+def test_pulumi_yaml_declares_the_project_keys_settings_reads() -> None:
+    sys.path.insert(0, str(REPO))  # settings.py sits next to __main__.py at the repository root
+    from settings import known_keys
+
+    project = yaml.safe_load((REPO / "Pulumi.yaml").read_text())
+    declared = {f"{PROJECT}:{key}" for key in project["config"] if ":" not in key}
+    assert declared == {key for key in known_keys() if key.startswith(f"{PROJECT}:")}
+    for key, declaration in project["config"].items():
+        if ":" not in key:  # typed, and optional ones have a default (the CLI requires undefaulted keys)
+            assert declaration["type"] in ("string", "object") and "default" in declaration, key
+    assert project["runtime"] == {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}
 
 
 # --------------------------------------------------------------------------------------------------

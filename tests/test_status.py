@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 import yaml
 from _reference import require_reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pulumi_kuberay.status import OK_PHASES, PHASES, Diagnosis, diagnose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "status"
@@ -647,3 +649,79 @@ def test_reference_values_parsed() -> None:
 def test_every_reference_value_has_a_snapshot(group: str) -> None:
     missing = sorted(_reference_values()[group] - _all_fixture_strings())
     assert not missing, f"{group}: no snapshot covers {missing}"
+
+
+_KEYS = st.sampled_from(
+    [
+        "kind",
+        "status",
+        "spec",
+        "metadata",
+        "conditions",
+        "type",
+        "reason",
+        "message",
+        "jobDeploymentStatus",
+        "jobStatus",
+        "state",
+        "serviceStatus",
+        "activeServiceStatus",
+        "pendingServiceStatus",
+        "applicationStatuses",
+        "serveDeploymentStatuses",
+        "rayClusterStatus",
+        "startTime",
+        "endTime",
+        "failed",
+        "backoffLimit",
+        "submissionMode",
+        "suspend",
+        "generation",
+        "observedGeneration",
+        "deletionTimestamp",
+        "llm",
+    ]
+)
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    st.sampled_from(
+        [
+            "True",
+            "False",
+            "Unknown",
+            "Failed",
+            "Running",
+            "Waiting",
+            "Initializing",
+            "RayJob",
+            "RayCluster",
+            "RayService",
+            "RayCronJob",
+            "HeadPodReady",
+            "Ready",
+            "2026-01-01T00:00:00Z",
+        ]
+    ),
+)
+_JSONISH = st.recursive(
+    _VALUES,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(_KEYS, children, max_size=6),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    kind=st.sampled_from(["RayJob", "RayCluster", "RayService", "RayCronJob"]),
+    body=st.dictionaries(_KEYS, _JSONISH, max_size=6),
+)
+def test_fuzzed_objects_never_raise(kind: str, body: dict[str, Any]) -> None:
+    obj = {**body, "kind": kind}
+    result = diagnose(obj, now=NOW)
+    assert result.phase in PHASES
+    assert "\n" not in result.line()
+    json.dumps(result.to_dict())

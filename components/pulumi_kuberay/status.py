@@ -862,6 +862,14 @@ def _workers(reader: _Reader, base: str) -> str:
     return f"; workers ready {ready if ready is not None else '?'}/{desired}"
 
 
+def _for_how_long(condition: Mapping[str, Any], now: datetime | None) -> str:
+    """How long a condition has held, as ``" (for 12m)"``, from its lastTransitionTime (needs ``now``)."""
+    since = _parse_time(condition.get("lastTransitionTime"))
+    if now is None or since is None:
+        return ""
+    return f" (for {_duration((now - since).total_seconds())})"
+
+
 def _diagnose_cluster(
     reader: _Reader, facts: _Facts, base: str, now: datetime | None
 ) -> tuple[Phase, str, str]:
@@ -929,6 +937,7 @@ def _diagnose_cluster(
     if head_status and head_status != "True":
         why = head_reason or head_status
         detail = f": {_brief_message(head_message)}" if head_message else ""
+        detail += _for_how_long(conds.get("HeadPodReady", {}), now)
         was_up = prov_status == "True"
         if head_reason in _HEAD_STUCK_REASONS:
             return (
@@ -1055,6 +1064,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
     active = reader.text("status.activeServiceStatus.rayClusterName")
     pending = reader.text("status.pendingServiceStatus.rayClusterName")
     facts["cluster"] = active or pending or "?"
+    explain_cluster = (_EXPLAIN_CLUSTER if active or pending else _DESCRIBE).format_map(facts)
     endpoints = _int(reader.get("status.numServeEndpoints"))
     active_problems, active_running = _app_problems(reader, "status.activeServiceStatus", "active")
     pending_problems, _ = _app_problems(reader, "status.pendingServiceStatus", "pending")
@@ -1173,18 +1183,20 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
                 + _EXPLAIN_CLUSTER
             ).format_map(facts),
         )
-    if ready_reason == "Initializing" or not ready:
+    if ready_reason == "Initializing" or ready in ("", "Unknown"):
         label = (
-            "initializing (Ready False, Initializing)" if ready else "initializing (no Ready condition yet)"
+            f"initializing (Ready {ready}, {ready_reason or 'no reason'})"
+            if ready
+            else "initializing (no Ready condition yet)"
         )
         if problems:
             return (
                 "degraded",
                 _one_line(f"{label} but " + "; ".join(problems) + f"; {traffic}", 700),
-                "the Serve app's error is in its message; cluster: " + _EXPLAIN_CLUSTER.format_map(facts),
+                "the Serve app's error is in its message; cluster: " + explain_cluster,
             )
         extra = f"; {'; '.join(busy)}" if busy else ""
-        return "progressing", _one_line(f"{label}{extra}; {traffic}", 700), _EXPLAIN_CLUSTER.format_map(facts)
+        return "progressing", _one_line(f"{label}{extra}; {traffic}", 700), explain_cluster
     return (
         "unknown",
         _one_line(

@@ -91,22 +91,22 @@ class Target:
 
     def override(self, **changes: Any) -> Target:
         """A copy with the non-None ``changes`` applied (used for policy config / CLI flags)."""
-        values = {
-            "kuberay_version": self.kuberay_version,
-            "feature_gates": dict(self.feature_gates),
-            "environment": self.environment,
-            "options": dict(self.options),
-        }
+        version, environment = self.kuberay_version, self.environment
+        gates, options = dict(self.feature_gates), dict(self.options)
         for key, val in changes.items():
             if val is None:
                 continue
             if key == "feature_gates":
-                values["feature_gates"] = {**values["feature_gates"], **parse_feature_gates(val)}
+                gates.update(parse_feature_gates(val))
             elif key == "options":
-                values["options"] = {**values["options"], **val}
+                options.update(val)
+            elif key == "kuberay_version":
+                version = str(val)
+            elif key == "environment":
+                environment = str(val)
             else:
-                values[key] = val
-        return Target(**values)
+                raise TypeError(f"unknown target setting {key!r}")
+        return Target(kuberay_version=version, feature_gates=gates, environment=environment, options=options)
 
 
 def _decode(value: Any) -> Any:

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from _reference import sample_documents
-from conftest import ALL_GATES
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import structure
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 OWN_MODULES = ("structure", "versions", "operator_cluster")
+#: Every operator feature gate on (the samples of gated features need them).
+ALL_GATES: dict[str, bool] = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
 
 
 def _module(rule: Rule) -> str:

@@ -74,7 +74,7 @@ def test_bad_gates_or_environment_are_caller_errors() -> None:
 def test_feature_gates_overlay_the_defaults() -> None:
     ctx = rules.make_context(feature_gates={"RayClusterMTLS": True})
     assert ctx.gate("RayClusterMTLS") and ctx.gate("RayJobDeletionPolicy") and not ctx.gate("RayCronJob")
-    assert rules.make_context().feature_gates == rules.DEFAULT_FEATURE_GATES
+    assert rules.make_context().feature_gates == rules.DEFAULT_FEATURE_GATES == rules.default_feature_gates()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -328,3 +328,35 @@ def test_a_broken_rule_module_is_reported_not_raised(monkeypatch: pytest.MonkeyP
         )
     finally:
         rules.LOAD_ERRORS.pop("broken_for_test", None)
+
+
+def test_schema_duplicates_of_specific_rules_are_dropped() -> None:
+    findings = rules.check(_min_gt_max())
+    at_min = [f.rule_id for f in findings if f.path == "spec.workerGroupSpecs[0].minReplicas"]
+    assert at_min == ["worker-min-exceeds-max"]
+    doc = _min_gt_max()
+    doc["metadata"]["annotations"] = {f"{SUPPRESS}worker-min-exceeds-max": "intended"}
+    assert [f for f in rules.check(doc) if f.path == "spec.workerGroupSpecs[0].minReplicas"] == []
+
+
+def test_gate_defaults_follow_the_target_version() -> None:
+    assert rules.make_context(kuberay_version="1.5").gate("RayJobDeletionPolicy") is False
+    assert rules.make_context(kuberay_version="1.6").gate("RayJobDeletionPolicy") is True
+    assert rules.make_context(kuberay_version="1.6").gate("RayServiceIncrementalUpgrade") is False
+    assert rules.make_context(kuberay_version="1.7").gate("RayServiceIncrementalUpgrade") is True
+    ctx = rules.make_context(kuberay_version="1.5", feature_gates={"RayJobDeletionPolicy": True})
+    assert ctx.gate("RayJobDeletionPolicy") is True
+    suspended = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(suspend=True))
+    assert "feature-gate-disabled" in _ids(rules.check(suspended, kuberay_version="1.5"))
+    assert "feature-gate-disabled" not in _ids(rules.check(suspended, kuberay_version="1.6"))
+
+
+def test_structure_rules_skip_gracefully_without_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pulumi_kuberay.rules import structure
+
+    monkeypatch.setattr(structure, "_loader", lambda: None)
+    assert not structure.model_available()
+    broken = example(lambda d: d["spec"].update(enableInTreeAutoscaler=True))
+    findings = rules.check(broken)
+    assert [f for f in findings if f.rule_id.startswith("schema-")] == []
+    assert rules.INTERNAL_ERROR_RULE_ID not in _ids(findings)

@@ -15,6 +15,7 @@ with a one-line message naming the source and, when known, the line.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,14 +101,80 @@ class Source:
 # --- YAML loading -------------------------------------------------------------------------------------
 
 
-class _SafeLoader(yaml.SafeLoader):
-    """SafeLoader that leaves timestamps as strings (like JSON from the API server)."""
+# libyaml's parser when PyYAML has it (several times faster); only its event stream is used: the nodes are
+# composed below without recursion, so deep nesting is refused instead of overflowing a stack.
+_LoaderBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _SafeLoader(_LoaderBase):  # type: ignore[valid-type,misc]
+    """Safe loader (no Python tags) that leaves timestamps as strings (like JSON from the API server)."""
 
 
 _SafeLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+
+def _compose(loader: Any, source: str, limits: Limits) -> Iterator[Node]:
+    """Compose the documents of ``loader``'s event stream into node trees, iteratively, bounding the depth."""
+    root: Node | None = None
+    anchors: dict[str, Node] = {}
+    stack: list[list[Any]] = []  # [collection node, pending mapping key or None]
+
+    def attach(node: Node) -> None:
+        nonlocal root
+        if not stack:
+            root = node
+            return
+        frame = stack[-1]
+        parent = frame[0]
+        if isinstance(parent, SequenceNode):
+            parent.value.append(node)
+        elif frame[1] is None:
+            frame[1] = node
+        else:
+            parent.value.append((frame[1], node))
+            frame[1] = None
+
+    def anchor(event: Any, node: Node) -> None:
+        if event.anchor is not None:
+            anchors[event.anchor] = node
+
+    while loader.check_event():
+        event = loader.get_event()
+        start: Any = event.start_mark  # yaml.Mark, or libyaml's own Mark type
+        if isinstance(event, yaml.DocumentStartEvent):
+            root, anchors = None, {}
+        elif isinstance(event, yaml.DocumentEndEvent):
+            if root is not None:
+                yield root
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise InputError(source, f"undefined YAML alias *{event.anchor}", start.line + 1)
+            attach(anchors[event.anchor])
+        elif isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(ScalarNode, event.value, event.implicit)
+            end: Any = event.end_mark
+            scalar = ScalarNode(tag, event.value, start, end, style=event.style)
+            anchor(event, scalar)
+            attach(scalar)
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            if len(stack) >= limits.max_depth:
+                raise InputError(source, f"nested deeper than {limits.max_depth} levels", start.line + 1)
+            is_seq = isinstance(event, yaml.SequenceStartEvent)
+            kind = SequenceNode if is_seq else MappingNode
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(kind, None, event.implicit)
+            collection = kind(tag, [], start, None, flow_style=event.flow_style)
+            anchor(event, collection)
+            attach(collection)
+            stack.append([collection, None])
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            stack.pop()[0].end_mark = event.end_mark
 
 
 def _check_node(root: Node, source: str, limits: Limits) -> None:
@@ -172,7 +239,7 @@ class _Parsed(NamedTuple):
 
 
 def _path_lines(root: Node, limits: Limits) -> dict[str, int]:
-    """``{field path: line}`` for a composed document; each node is visited once (aliases are not re-walked)."""
+    """``{field path: line}`` of a composed document, each node visited once (aliases not re-walked)."""
     out: dict[str, int] = {"": root.start_mark.line + 1}
     seen: set[int] = set()
     stack: list[tuple[Node, str]] = [(root, "")]
@@ -200,12 +267,16 @@ def _path_lines(root: Node, limits: Limits) -> dict[str, int]:
 def _yaml_documents(text: str, source: str, limits: Limits, with_path_lines: bool) -> Iterator[_Parsed]:
     loader = _SafeLoader(text)
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:  # pragma: no cover - check_node said there is one
-                break
+        for node in _compose(loader, source, limits):
             _check_node(node, source, limits)
-            data = loader.construct_document(node)
+            try:
+                data = loader.construct_document(node)
+            except (ValueError, TypeError, AttributeError, OverflowError) as exc:
+                # PyYAML's constructors raise plain errors for a value that does not fit its explicit tag
+                # (`!!int abc`, `!!timestamp x`, `!!binary @`) or an integer longer than Python accepts.
+                raise InputError(
+                    source, f"not valid YAML: a value does not fit its type ({exc})", node.start_mark.line + 1
+                ) from None
             paths = _path_lines(node, limits) if with_path_lines else {}
             yield _Parsed(node.start_mark.line + 1, data, _list_item_lines(node), paths)
     except yaml.MarkedYAMLError as exc:
@@ -288,6 +359,19 @@ def _is_list(data: Any) -> bool:
     )
 
 
+_ITEM_PATH = re.compile(r"items\[(\d+)\]\.?")
+
+
+def _split_item_paths(path_lines: dict[str, int]) -> dict[int, dict[str, int]]:
+    """``items[3].spec.x`` -> {3: {"spec.x": line}}, in one pass."""
+    out: dict[int, dict[str, int]] = {}
+    for path, line in path_lines.items():
+        match = _ITEM_PATH.match(path)
+        if match:
+            out.setdefault(int(match.group(1)), {})[path[match.end() :]] = line
+    return out
+
+
 def expand_lists(documents: Iterable[Document]) -> list[Document]:
     """Replace every List document by its items (an empty List contributes nothing)."""
     out: list[Document] = []
@@ -299,6 +383,7 @@ def expand_lists(documents: Iterable[Document]) -> list[Document]:
         item_kind = list_kind[: -len("List")] if list_kind != "List" else None
         api_version = doc.data.get("apiVersion")
         lines = doc.item_lines or ()
+        item_paths = _split_item_paths(doc.path_lines)
         for position, item in enumerate(doc.data["items"]):
             if item_kind and isinstance(item, dict):
                 # API list responses (RayJobList, ...) omit kind/apiVersion on their items.
@@ -306,12 +391,7 @@ def expand_lists(documents: Iterable[Document]) -> list[Document]:
                 if isinstance(api_version, str):
                     item.setdefault("apiVersion", api_version)
             line = lines[position] if position < len(lines) else doc.line
-            prefix = f"items[{position}]"
-            paths = {
-                path[len(prefix) :].lstrip("."): path_line
-                for path, path_line in doc.path_lines.items()
-                if path == prefix or path.startswith((prefix + ".", prefix + "["))
-            }
+            paths = item_paths.get(position, {})
             out.append(Document(doc.source, line, doc.index, item, position, path_lines=paths))
     return out
 

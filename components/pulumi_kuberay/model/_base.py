@@ -140,7 +140,7 @@ def _tag_matches(tag: str, member: Any) -> bool:
 
 
 def _looks_like_tag(seg: str) -> bool:
-    return seg in _SCALAR_TAGS or "[" in seg or seg.startswith("function-") or seg.startswith("lax-")
+    return seg in _SCALAR_TAGS or "[" in seg or seg.startswith(("function-", "lax-", "constrained-", "strict-"))
 
 
 def _fmt_key(key: str) -> str:
@@ -284,8 +284,7 @@ def problems_from_validation_error(
                 message = err["msg"].removeprefix("Value error, ")
         full = f"{prefix}.{path}".strip(".") if prefix else path
         full = full.replace(".[", "[")
-        key = (full, kind)
-        merged[key] = Problem(path=full, message=message, kind=kind, fix=fix)
+        merged[(full, kind)] = Problem(path=full, message=message, kind=kind, fix=fix)
     return list(merged.values())
 
 

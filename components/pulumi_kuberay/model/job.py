@@ -25,6 +25,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
+
 from ._base import KubeModel, Self, SpecError
 from ._k8s import PodTemplateSpec
 from .cluster import RayClusterSpec
@@ -47,7 +49,7 @@ def _render_yaml_mapping(value: str | dict[str, Any], *, what: str, info: Valida
             raise SpecError(f"{what} must be a YAML string in a manifest, got a mapping")
         return yaml.safe_dump(value, sort_keys=False, default_flow_style=False, width=1 << 16)
     try:
-        parsed = yaml.safe_load(value)
+        parsed = parse_yaml(value)
     except yaml.YAMLError as exc:
         raise SpecError(f"{what} is not valid YAML: {getattr(exc, 'problem', exc)}") from exc
     if parsed is None:
@@ -244,12 +246,12 @@ class RayJobSpec(KubeModel):
 
     @property
     def runtime_env(self) -> dict[str, Any] | None:
-        """``runtimeEnvYAML`` parsed into a dict (validation already turned a dict argument into YAML text)."""
+        """``runtimeEnvYAML`` parsed into a dict (a dict argument was rendered to YAML)."""
         if self.runtime_env_yaml is None:
             return None
         if isinstance(self.runtime_env_yaml, dict):
             return self.runtime_env_yaml
-        parsed = yaml.safe_load(self.runtime_env_yaml)
+        parsed = parse_yaml_copy(self.runtime_env_yaml)
         return parsed if isinstance(parsed, dict) else {}
 
     @property

@@ -26,6 +26,8 @@ This module also holds the small "Python vs. wire" switch shared by the model: :
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -127,10 +129,27 @@ CpuQuantity = int | float | str
 """CPU amount: ``2``, ``0.5`` (rendered ``"500m"``) or a Kubernetes quantity string (``"500m"``)."""
 
 
+#: The Kubernetes quantity syntax (the CRD's ``pattern`` of ``resources.limits``/``requests``).
+QUANTITY_PATTERN = re.compile(
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+
+
+def check_quantity(value: Any, field: str) -> Any:
+    """A resource amount: a finite number >= 0 or a string in the Kubernetes quantity syntax (``"16Gi"``)."""
+    fix = 'write e.g. "500m", "2" or "16Gi"'
+    if isinstance(value, str) and (not QUANTITY_PATTERN.match(value) or value.startswith("-")):
+        raise SpecError(f"{field} {value!r} is not a Kubernetes quantity", field=field, fix=fix)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
+        raise SpecError(f"{field} ({value!r}) must be a finite amount >= 0", field=field, fix=fix)
+    return value
+
+
 def cpu_quantity(value: CpuQuantity) -> int | str:
     """Render a CPU amount as a Kubernetes quantity (floats become millicores: ``0.5`` -> ``"500m"``)."""
     if isinstance(value, bool):
         raise SpecError(f"cpu must be a number or a quantity string, got {value!r}", field="cpu")
+    check_quantity(value, "cpu")
     if isinstance(value, float):
         if value.is_integer():
             return int(value)
@@ -259,7 +278,7 @@ class PodShortcuts(KubeModel):
         if self.cpu is not None:
             amounts["cpu"] = ("cpu", cpu_quantity(self.cpu))
         if self.memory is not None:
-            amounts["memory"] = ("memory", self.memory)
+            amounts["memory"] = ("memory", check_quantity(self.memory, "memory"))
         if self.gpu is not None:
             amounts[self.gpu_resource or DEFAULT_GPU_RESOURCE] = ("gpu", self.gpu)
         elif self.gpu_resource is not None:

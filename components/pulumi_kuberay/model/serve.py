@@ -35,6 +35,8 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from pulumi_kuberay.model._yaml import parse_yaml
+
 from ._base import KubeModel, ManifestError, Problem, Self, SpecError, iter_unique_duplicates, validate_as
 
 #: Ray Serve's default HTTP port (``http_options.port``), also what KubeRay assumes for the ``serve`` port.
@@ -514,7 +516,7 @@ class ServeConfig(_ServeModel):
     def from_yaml(cls, text: str, *, prefix: str = "") -> ServeConfig:
         """Parse a ``serveConfigV2`` string; raise :class:`ManifestError` (with field paths) if invalid."""
         try:
-            data = yaml.safe_load(text)
+            data = parse_yaml(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

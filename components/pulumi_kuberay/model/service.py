@@ -27,7 +27,7 @@ from .cluster import RayClusterSpec
 from .job import ManagedBy
 from .manifest import KubeManifest, register_kind
 from .pod import is_wire
-from .serve import ContainerPortRef, ServeConfig, check_serve_port
+from .serve import DEFAULT_SERVE_PORT, ContainerPortRef, ServeConfig, check_serve_port
 
 UpgradeType = Literal["NewCluster", "NewClusterWithIncrementalUpgrade", "None"]
 """``NewCluster`` (zero-downtime blue/green), ``NewClusterWithIncrementalUpgrade`` (gradual traffic shift
@@ -138,7 +138,21 @@ class RayServiceSpec(KubeModel):
             self._serve_config = value
         if self._serve_config is not None:
             check_serve_port(self._serve_config, self._container_ports())
+            self._check_implicit_head_port(self._serve_config)
         return self
+
+    def _check_implicit_head_port(self, config: ServeConfig) -> None:
+        # A head Ray container without any ports gets KubeRay's defaults, serve among them at 8000.
+        template = self.ray_cluster_config.head_group_spec.template
+        containers = template.spec.containers if template is not None and template.spec is not None else []
+        if containers and not containers[0].ports and config.http_port != DEFAULT_SERVE_PORT:
+            raise SpecError(
+                f"the head Ray container declares no ports, so KubeRay sends Serve traffic to port "
+                f"{DEFAULT_SERVE_PORT}, but Serve listens on {config.http_port} (http_options.port)",
+                field="rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
+                fix=f"declare ports: [{{name: serve, containerPort: {config.http_port}}}] (and the other Ray "
+                "ports you need) on the head and worker Ray containers",
+            )
 
     @model_validator(mode="after")
     def _warn_deprecated(self) -> Self:

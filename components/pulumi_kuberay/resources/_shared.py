@@ -267,6 +267,16 @@ def namespace_of(metadata: Mapping[str, Any] | None) -> str:
     return str((metadata or {}).get("namespace") or "default")
 
 
+def diagnosis_summary(manifest: Mapping[str, Any], status: Mapping[str, Any] | None) -> str | None:
+    """The one-line summary of :func:`pulumi_kuberay.diagnose` for the object with this live status; None
+    while no status was seen (e.g. when rendering to a directory, where "no status yet" would mislead)."""
+    if not status:
+        return None
+    from pulumi_kuberay.status import diagnose  # pure; loaded only once a status is known
+
+    return str(diagnose({**manifest, "status": dict(status)}).summary)
+
+
 def child_options(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
     """Options of the component's custom resource: parented (providers flow through the parent) + extras."""
     return pulumi.ResourceOptions(parent=parent, **options)

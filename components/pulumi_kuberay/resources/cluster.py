@@ -15,6 +15,7 @@ from pulumi_kuberay.resources._shared import (
     check_manifest,
     child_options,
     coerce_spec,
+    diagnosis_summary,
     head_port,
     namespace_of,
     object_metadata,
@@ -64,7 +65,7 @@ class RayCluster(pulumi.ComponentResource):
     registered (message: rule id, field path, fix); lower severities become warnings. Silence a rule on this
     resource with the annotation ``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"``. The target KubeRay
     version, operator feature gates and environment come from the arguments, else from stack config
-    ``kuberay:version`` / ``kuberay:feature_gates`` / ``kuberay:environment``.
+    ``kuberay:version`` / ``kuberay:featureGates`` / ``kuberay:environment``.
 
     Naming: the object is named ``name`` (or ``object_name``), with no random suffix, because KubeRay derives
     the head Service and Pod names from it. A replacement therefore deletes the old cluster first
@@ -88,7 +89,8 @@ class RayCluster(pulumi.ComponentResource):
     ``headService.metadata.name``), ``dashboard_url`` (in-cluster
     ``http://<head-svc>.<ns>.svc.cluster.local:8265``), ``client_address`` (``ray://<head-svc>...:10001``),
     ``status`` (the live RayCluster status; ``None`` until the provider reports one, e.g. when rendering to a
-    directory). Ports come from the head container's ports named ``dashboard``/``client`` when declared.
+    directory), ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose` over that status). Ports
+    come from the head container's ports named ``dashboard``/``client`` when declared.
     ``provider``/``providers`` given in ``opts`` reach the custom resource through the parent.
     """
 
@@ -98,6 +100,7 @@ class RayCluster(pulumi.ComponentResource):
     dashboard_url: pulumi.Output[str]
     client_address: pulumi.Output[str]
     status: pulumi.Output[JsonDict | None]
+    diagnosis: pulumi.Output[str | None]
     resource: RayCustomResource
     spec: RayClusterSpec
     manifest: JsonDict
@@ -156,6 +159,8 @@ class RayCluster(pulumi.ComponentResource):
             lambda ns: f"ray://{service_host(service, ns)}:{client_port}"
         )
         self.status = cr.status
+        manifest = self.manifest
+        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -164,5 +169,6 @@ class RayCluster(pulumi.ComponentResource):
                 "dashboard_url": self.dashboard_url,
                 "client_address": self.client_address,
                 "status": self.status,
+                "diagnosis": self.diagnosis,
             }
         )

@@ -14,6 +14,7 @@ from pulumi_kuberay.resources._shared import (
     check_manifest,
     child_options,
     coerce_spec,
+    diagnosis_summary,
     namespace_of,
     object_metadata,
     render_manifest,
@@ -33,7 +34,7 @@ class RayCronJob(pulumi.ComponentResource):
     operator flag ``--feature-gates=RayCronJob=true``, Helm value ``featureGates``). With the gate off the CRD
     still exists and the object is accepted, but it is never reconciled and no job ever runs. Tell the rule
     catalogue how the operator runs (``feature_gates={"RayCronJob": True}``, or stack config
-    ``kuberay:feature_gates``): with the gate off it reports a critical finding and the component raises
+    ``kuberay:featureGates``): with the gate off it reports a critical finding and the component raises
     before registering anything.
 
     ``args`` is a :class:`~pulumi_kuberay.RayCronJobSpec` or a dict in its shape (``schedule``, optional
@@ -43,13 +44,14 @@ class RayCronJob(pulumi.ComponentResource):
     and affect future runs only. There is no readiness wait: a RayCronJob has no ready state.
 
     Outputs: ``cronjob_name``, ``namespace``, ``last_schedule_time`` (``status.lastScheduleTime``),
-    ``status``.
+    ``status``, ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose`).
     """
 
     cronjob_name: pulumi.Output[str]
     namespace: pulumi.Output[str]
     last_schedule_time: pulumi.Output[str | None]
     status: pulumi.Output[JsonDict | None]
+    diagnosis: pulumi.Output[str | None]
     resource: RayCustomResource
     spec: RayCronJobSpec
     manifest: JsonDict
@@ -86,6 +88,8 @@ class RayCronJob(pulumi.ComponentResource):
         self.cronjob_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or k8s_name))
         self.namespace = cr.metadata.apply(namespace_of)
         self.status = cr.status
+        manifest = self.manifest
+        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
         self.last_schedule_time = cr.status.apply(lambda s: (s or {}).get("lastScheduleTime"))
         self.register_outputs(
             {
@@ -93,5 +97,6 @@ class RayCronJob(pulumi.ComponentResource):
                 "namespace": self.namespace,
                 "last_schedule_time": self.last_schedule_time,
                 "status": self.status,
+                "diagnosis": self.diagnosis,
             }
         )

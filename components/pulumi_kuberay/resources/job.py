@@ -14,6 +14,7 @@ from pulumi_kuberay.resources._shared import (
     check_manifest,
     child_options,
     coerce_spec,
+    diagnosis_summary,
     namespace_of,
     object_metadata,
     render_manifest,
@@ -71,9 +72,11 @@ class RayJob(pulumi.ComponentResource):
     ``rayClusterSpec`` (the operator creates a cluster ``<job>-<random>`` for the job), or ``cluster=`` names
     a :class:`~pulumi_kuberay.RayCluster` component: then ``spec.clusterSelector`` is set to
     ``ray.io/cluster: <cluster name>``, the namespace defaults to the cluster's, and the custom resource
-    depends on the cluster (it is created once the cluster is ready). The manifest is checked against the rule
-    catalogue at construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before
-    anything is registered, the others warn).
+    depends on the cluster (it is created once the cluster is ready). With ``cluster=``, give the spec as a
+    dict without selector, or as a ``RayJobSpec`` whose ``cluster_selector`` already names that cluster (the
+    model requires one of the two cluster fields). The manifest is checked against the rule catalogue at
+    construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before anything is
+    registered, the others warn).
 
     Replace on change: the operator ignores spec edits once a RayJob has started (the job is never
     re-submitted), so any change under ``spec`` replaces the custom resource (``replace_on_changes=["spec"]``,
@@ -85,12 +88,14 @@ class RayJob(pulumi.ComponentResource):
     most ``timeout_seconds`` (``pulumi.com/timeoutSeconds``; provider default 600). A provider timeout cannot
     carry a diagnosis: run ``kubectl get rayjob <name> -o json | kuberay-explain -`` to see why. When the
     component sees a final failed status (Failed or ValidationFailed) and ``fail_on_job_failure`` is on (the
-    default), ``pulumi up`` fails with the status reason and message and the diagnosis summary.
+    default), ``pulumi up`` fails with the status reason and message and the diagnosis summary. The failed
+    status stays recorded, so later ``up`` runs fail the same way until the spec changes (which replaces the
+    RayJob and runs it again) or ``fail_on_job_failure=False`` acknowledges it.
 
     Deletion rules with ``DeleteSelf`` (warned at construction by the catalogue rule
-    ``rayjob-delete-self-under-pulumi``): the operator deletes the RayJob object after
-    the job finishes. Pulumi still records it; once a ``pulumi refresh`` (or ``pulumi up --refresh``) sees it
-    gone, the next ``pulumi up`` **re-creates it and the job runs again**. Safe patterns:
+    ``rayjob-delete-self-under-pulumi``): the operator deletes the RayJob object after the job finishes.
+    Pulumi still records it; once a ``pulumi refresh`` (or ``pulumi up --refresh``) sees it gone, the next
+    ``pulumi up`` **re-creates it and the job runs again**. Safe patterns:
 
     * let the operator delete the cluster, not the RayJob: ``shutdownAfterJobFinishes: true`` (with
       ``ttlSecondsAfterFinished``) or deletion rules with ``DeleteCluster``/``DeleteWorkers``; the finished
@@ -109,7 +114,7 @@ class RayJob(pulumi.ComponentResource):
     dashboard_url: pulumi.Output[str | None]
     job_status: pulumi.Output[str | None]
     job_deployment_status: pulumi.Output[str | None]
-    diagnosis: pulumi.Output[str]
+    diagnosis: pulumi.Output[str | None]
     namespace: pulumi.Output[str]
     status: pulumi.Output[JsonDict | None]
     resource: RayCustomResource
@@ -209,14 +214,6 @@ class RayJob(pulumi.ComponentResource):
                 "status": self.status,
             }
         )
-
-
-def diagnosis_summary(manifest: JsonDict, status: JsonDict | None) -> str:
-    """The one-line summary of :func:`pulumi_kuberay.diagnose` for the object with this status."""
-    from pulumi_kuberay.status import diagnose
-
-    obj = {**manifest, "status": status} if status else dict(manifest)
-    return str(diagnose(obj).summary)
 
 
 def failure_message(subject: str, manifest: JsonDict, status: JsonDict) -> str:

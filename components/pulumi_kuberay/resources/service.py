@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-import yaml
 
+from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -15,6 +15,7 @@ from pulumi_kuberay.resources._shared import (
     check_manifest,
     child_options,
     coerce_spec,
+    diagnosis_summary,
     head_port,
     namespace_of,
     object_metadata,
@@ -48,7 +49,7 @@ def application_routes(spec: Mapping[str, Any]) -> dict[str, str]:
     text = spec.get("serveConfigV2")
     if not isinstance(text, str) or not text.strip():
         return {}
-    config = yaml.safe_load(text)
+    config = parse_yaml(text)
     routes: dict[str, str] = {}
     for app in (config or {}).get("applications") or []:
         if not isinstance(app, Mapping):
@@ -81,7 +82,8 @@ class RayService(pulumi.ComponentResource):
     ``serveService.metadata.name``), ``serve_urls`` (``{application: in-cluster URL}``, e.g.
     ``http://<serve-svc>.<ns>.svc.cluster.local:8000/text``), ``dashboard_url`` (through the stable
     ``<name>-head-svc``), ``status``, ``active_service_status``, ``pending_service_status`` (the cluster being
-    prepared during an upgrade) and ``conditions``.
+    prepared during an upgrade), ``conditions`` and ``diagnosis`` (one-line summary of
+    :func:`pulumi_kuberay.diagnose`: which cluster serves, which application or deployment is unhealthy).
     """
 
     service_name: pulumi.Output[str]
@@ -93,6 +95,7 @@ class RayService(pulumi.ComponentResource):
     active_service_status: pulumi.Output[JsonDict | None]
     pending_service_status: pulumi.Output[JsonDict | None]
     conditions: pulumi.Output[list[JsonDict]]
+    diagnosis: pulumi.Output[str | None]
     resource: RayCustomResource
     spec: RayServiceSpec
     manifest: JsonDict
@@ -152,6 +155,8 @@ class RayService(pulumi.ComponentResource):
             lambda ns: f"http://{service_host(head_svc, ns)}:{dashboard_port}"
         )
         self.status = cr.status
+        manifest = self.manifest
+        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
         self.active_service_status = cr.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = cr.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
         self.conditions = cr.status.apply(lambda s: list((s or {}).get("conditions") or []))

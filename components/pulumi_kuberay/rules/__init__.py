@@ -28,6 +28,7 @@ from ._engine import (
     Violation,
     registered,
 )
+from . import _paths
 from ._paths import UNKNOWN_SENTINEL, is_unknown
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Severity",
     "Violation",
     "check",
+    "default_feature_gates",
     "get_rule",
     "is_ray_document",
     "load_all",
@@ -160,6 +162,19 @@ def parse_kuberay_version(version: str | tuple[int, ...]) -> tuple[int, int, int
     return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
 
 
+def default_feature_gates(version: tuple[int, int, int] = (1, 7, 0)) -> dict[str, bool]:
+    """The operator's gate defaults at ``version`` (reference 0.1 and 10: gates reach beta/on over time)."""
+    gates = dict(DEFAULT_FEATURE_GATES)
+    if version < (1, 7, 0):
+        gates["RayServiceIncrementalUpgrade"] = False  # alpha in 1.5-1.6
+    if version < (1, 6, 0):
+        gates["RayJobDeletionPolicy"] = False  # alpha in 1.3-1.5
+        gates["RayMultiHostIndexing"] = False  # alpha in 1.5
+    if version < (1, 3, 0):
+        gates["RayClusterStatusConditions"] = False  # alpha in 1.2
+    return gates
+
+
 def make_context(
     *,
     kuberay_version: str | tuple[int, ...] = "1.7.0",
@@ -171,7 +186,8 @@ def make_context(
 
     ``options`` are organisation settings some rules read (``allowed_registries``, ``gpu_budget``).
     """
-    gates = dict(DEFAULT_FEATURE_GATES)
+    version = parse_kuberay_version(kuberay_version)
+    gates = default_feature_gates(version)
     for name, value in (feature_gates or {}).items():
         if not isinstance(name, str) or not isinstance(value, bool):
             raise ValueError(f"invalid feature gate {name!r}={value!r}: expected a name and a boolean")
@@ -180,7 +196,7 @@ def make_context(
         raise ValueError(f"invalid environment {environment!r}: expected one of {', '.join(_ENVIRONMENTS)}")
     env: Environment | None = environment  # type: ignore[assignment]
     return Context(
-        kuberay_version=parse_kuberay_version(kuberay_version),
+        kuberay_version=version,
         feature_gates=gates,
         environment=env,
         options=dict(options or {}),
@@ -294,10 +310,14 @@ def check(
     kind = doc.get("kind")
     silenced = _suppressions(doc)
     findings: list[Finding] = []
-    for rule in registered():
-        if kind not in rule.kinds:
-            continue  # silenced rules still run: their findings cover schema duplicates (_drop_duplicates)
-        findings.extend(_run_rule(rule, doc, ctx))
+    _paths.begin_document(doc)
+    try:
+        for rule in registered():
+            if kind not in rule.kinds:
+                continue  # silenced rules still run: their findings cover schema duplicates (_drop_duplicates)
+            findings.extend(_run_rule(rule, doc, ctx))
+    finally:
+        _paths.end_document()
     for module, error in LOAD_ERRORS.items():
         findings.append(
             Finding(

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.rules._engine import Category, Context, Rule, Severity, Violation, register
 from pulumi_kuberay.rules._paths import as_dict, as_int, as_list, as_str
 
@@ -1038,7 +1039,7 @@ def _check_runtime_env(spec: dict[str, Any], path: str, ctx: Context) -> Iterato
     if text is None or not text.strip():
         return
     try:
-        parsed = yaml.safe_load(text)
+        parsed = parse_yaml(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -155,15 +155,10 @@ def _service_rule(
 
 
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if _spec(manifest) is None and manifest.get("kind") != "RayService":
-        return
     name = as_str(get(manifest, "metadata", "name"))
-    if (
-        manifest.get("kind") == "RayService"
-        and name
-        and len(name) > MAX_RAYSERVICE_NAME_LENGTH
-        and ctx.at_least(1, 4)
-    ):
+    if manifest.get("kind") != "RayService" or not name or not ctx.at_least(1, 4):  # limit added in v1.4
+        return
+    if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
         yield Violation(
             f"RayService name is {len(name)} characters; the operator allows at most "
             f"{MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",

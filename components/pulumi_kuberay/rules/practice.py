@@ -14,7 +14,7 @@ from . import _examples as ex
 from ._engine import Context, Rule, Violation, register
 from ._paths import (
     ClusterSpecRef,
-    annotations,
+    annotations as doc_annotations,
     as_dict,
     as_list,
     as_str,
@@ -178,7 +178,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = manifest.get("kind")
     if kind not in ("RayService", "RayCluster"):
         return
-    legacy = str(annotations(manifest).get("ray.io/ft-enabled", "")).lower() == "true"
+    legacy = str(doc_annotations(manifest).get("ray.io/ft-enabled", "")).lower() == "true"
     for ref in cluster_specs(manifest):
         if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
             yield Violation(
@@ -280,8 +280,8 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 # ------------------------------------------------------------------------------------------------ examples
 
 _CLUSTER = ex.ray_cluster()
-_HEAD_C = ["spec", "headGroupSpec", "template", "spec", "containers", 0]
-_WORKER_C = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
+_HEAD_C: list[str | int] = ["spec", "headGroupSpec", "template", "spec", "containers", 0]
+_WORKER_C: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
 
 register(
     Rule(

@@ -181,9 +181,8 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
 
 
 _CLUSTER = ex.ray_cluster()
-_HEAD_C = ["spec", "headGroupSpec", "template", "spec", "containers", 0]
-_WORKER_C = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
-_WORKER_POD = ["spec", "workerGroupSpecs", 0, "template", "spec"]
+_WORKER_C: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
+_WORKER_POD: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec"]
 
 
 def _rule(

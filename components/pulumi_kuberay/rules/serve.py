@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.rules._engine import Category, Context, Rule, Severity, Violation, register
 from pulumi_kuberay.rules._paths import (
     as_dict,
@@ -151,7 +152,7 @@ _PROXY_LOCATIONS = ("EveryNode", "HeadOnly", "Disabled", "NoServer")
 def _parse(text: str) -> tuple[Any, str | None]:
     """(parsed document, None) or (None, error message)."""
     try:
-        return yaml.safe_load(text), None
+        return parse_yaml(text), None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -166,9 +167,11 @@ def _raw(manifest: dict[str, Any]) -> str | None:
     if not isinstance(spec, dict):
         return None
     value = spec.get("serveConfigV2")
-    if value is not None and is_unknown(value):
-        return None
-    return value if isinstance(value, str) else ""
+    if value is None:
+        return ""
+    if is_unknown(value) or not isinstance(value, str):
+        return None  # not known yet, or the wrong type (a structural finding)
+    return value
 
 
 def _config(manifest: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +52,15 @@ class _Memo:
 
 
 # The four schema rules share one model load per manifest (check() hands every rule the same normalised dict).
-_memo = _Memo()
+_local = threading.local()  # the policy pack may evaluate resources on several threads
+
+
+def _current_memo() -> _Memo:
+    memo: _Memo | None = getattr(_local, "memo", None)
+    if memo is None:
+        memo = _Memo()
+        _local.memo = memo
+    return memo
 
 
 def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
@@ -81,6 +90,7 @@ def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
 
 
 def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
+    _memo = _current_memo()
     if _memo.doc is doc:
         if _memo.error is not None and not _memo.error_reported:
             _memo.error_reported = True

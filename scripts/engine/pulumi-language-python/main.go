@@ -179,7 +179,7 @@ func (p programInfo) validated(ctx context.Context) (toolchain.Toolchain, error)
 	}
 	if p.option("virtualenv") != "" {
 		if err := tc.ValidateVenv(ctx); err != nil {
-			return nil, fmt.Errorf("%w (create it with `pulumi install`, or python3 -m venv + pip install)", err)
+			return nil, err
 		}
 	}
 	return tc, nil

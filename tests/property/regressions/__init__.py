@@ -1,0 +1,1 @@
+"""Regression examples for bugs the property tier found (one test per bug, plain pytest)."""
