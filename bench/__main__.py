@@ -75,7 +75,9 @@ def _lint_startup(reps: int) -> float:
         start = time.perf_counter()
         subprocess.run(
             [exe or "python", *([] if exe else ["-m", "pulumi_kuberay.lint"]), "--help"],
-            capture_output=True, check=False, cwd=REPO,
+            capture_output=True,
+            check=False,
+            cwd=REPO,
         )
         times.append(time.perf_counter() - start)
     return median(times)
@@ -128,7 +130,8 @@ def _table(results: dict[str, Any]) -> str:
     if rules_result:
         ok = rules_result["docs_per_s"] >= TARGETS["rules_docs_per_s"]
         lines.append(
-            f"| rules.check throughput ({rules_result['corpus']} sample docs) | {rules_result['docs_per_s']:.0f} docs/s/core "
+            f"| rules.check throughput ({rules_result['corpus']} sample docs) "
+            f"| {rules_result['docs_per_s']:.0f} docs/s/core "
             f"| | | >= 2000 | {'yes' if ok else 'NO'} |"
         )
     pack = results.get("pack")
@@ -155,7 +158,9 @@ def _table(results: dict[str, Any]) -> str:
             f"| {'yes' if not imports['lint']['imports_pulumi'] else 'NO'} |"
         )
         if "lint_startup_s" in results:
-            lines.append(f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |")
+            lines.append(
+                f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |"
+            )
     engine = results.get("engine")
     if engine:
         lines.append(
@@ -174,7 +179,11 @@ def main() -> None:
     reps = 3 if args.quick else 5
     results: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
     }
     if "program" in only:
         results["program"] = _program([10, 100] if args.quick else [10, 100, 1000], reps)

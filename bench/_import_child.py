@@ -18,9 +18,18 @@ def main() -> None:
     case = sys.argv[1]
     before = len(sys.modules)
     start = time.perf_counter()
-    exec(CASES[case])  # noqa: S102 - fixed strings above
+    exec(CASES[case])
     elapsed = time.perf_counter() - start
-    print(json.dumps({"case": case, "seconds": elapsed, "modules": len(sys.modules) - before, "pulumi": "pulumi" in sys.modules}))
+    print(
+        json.dumps(
+            {
+                "case": case,
+                "seconds": elapsed,
+                "modules": len(sys.modules) - before,
+                "pulumi": "pulumi" in sys.modules,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

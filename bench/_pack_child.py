@@ -26,7 +26,10 @@ def main() -> None:
     docs = sample_documents()
     proc = subprocess.Popen(
         [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(REPO / "policies")],
-        cwd=REPO / "policies", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        cwd=REPO / "policies",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -39,7 +42,9 @@ def main() -> None:
             props = struct_pb2.Struct()
             props.update(doc)
             kind = f"kubernetes:{doc['apiVersion']}:{doc['kind']}"
-            requests.append(analyzer_pb2.AnalyzeRequest(type=kind, properties=props, urn=f"urn:{i}", name=f"r{i}"))
+            requests.append(
+                analyzer_pb2.AnalyzeRequest(type=kind, properties=props, urn=f"urn:{i}", name=f"r{i}")
+            )
         stub.Analyze(requests[0])  # warm-up
         latencies: list[float] = []
         for r in range(rounds):
@@ -53,8 +58,16 @@ def main() -> None:
     finally:
         proc.kill()
         proc.wait(timeout=10)
-    print(json.dumps({"calls": len(latencies), "median_ms": median(latencies), "p99_ms": percentile(latencies, 0.99),
-                      "policies": None}))
+    print(
+        json.dumps(
+            {
+                "calls": len(latencies),
+                "median_ms": median(latencies),
+                "p99_ms": percentile(latencies, 0.99),
+                "policies": None,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -29,17 +29,32 @@ class _Mocks(pulumi.runtime.Mocks):
 def cluster_spec(i: int) -> dict[str, Any]:
     def container(name: str, cpu: str, memory: str) -> dict[str, Any]:
         limits = {"cpu": cpu, "memory": memory}
-        return {"name": name, "image": "rayproject/ray:2.52.0", "resources": {"limits": limits, "requests": dict(limits)}}
+        return {
+            "name": name,
+            "image": "rayproject/ray:2.52.0",
+            "resources": {"limits": limits, "requests": dict(limits)},
+        }
 
     return {
         "rayVersion": "2.52.0",
         "enableInTreeAutoscaling": True,
-        "headGroupSpec": {"rayStartParams": {"num-cpus": "0"}, "template": {"spec": {"containers": [container("ray-head", "2", "8Gi")]}}},
+        "headGroupSpec": {
+            "rayStartParams": {"num-cpus": "0"},
+            "template": {"spec": {"containers": [container("ray-head", "2", "8Gi")]}},
+        },
         "workerGroupSpecs": [
-            {"groupName": "cpu", "minReplicas": 0, "maxReplicas": 10 + i % 5,
-             "template": {"spec": {"containers": [container("ray-worker", "4", "16Gi")]}}},
-            {"groupName": "big", "minReplicas": 0, "maxReplicas": 4,
-             "template": {"spec": {"containers": [container("ray-worker", "16", "64Gi")]}}},
+            {
+                "groupName": "cpu",
+                "minReplicas": 0,
+                "maxReplicas": 10 + i % 5,
+                "template": {"spec": {"containers": [container("ray-worker", "4", "16Gi")]}},
+            },
+            {
+                "groupName": "big",
+                "minReplicas": 0,
+                "maxReplicas": 4,
+                "template": {"spec": {"containers": [container("ray-worker", "16", "64Gi")]}},
+            },
         ],
     }
 

@@ -7,5 +7,8 @@ PolicyPack(
     name=PACK_NAME,
     policies=build_policies(),
     enforcement_level=EnforcementLevel.ADVISORY,
-    description="KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; levels per environment in stacks/policy.<env>.json",
+    description=(
+        "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; "
+        "levels per environment in stacks/policy.<env>.json"
+    ),
 )

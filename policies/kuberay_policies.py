@@ -13,6 +13,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules import remediate as _remediate
+from pulumi_kuberay.rules._engine import Finding, Rule
+from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
+from pulumi_kuberay.target import Target, target_from_stack_config
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -23,12 +28,6 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-
-from pulumi_kuberay import rules
-from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import Finding, Rule
-from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
-from pulumi_kuberay.target import Target, target_from_stack_config
 
 PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
@@ -64,7 +63,7 @@ def is_ray_resource(resource_type: str) -> bool:
 def plain(value: Any) -> Any:
     """Unwrap pulumi-policy's unknown-checking proxies into plain dicts and lists (unknowns stay sentinels)."""
     if isinstance(value, Mapping):
-        target = value["__target"] if "__target" in value else value
+        target = value.get("__target", value)
         return {str(k): plain(target[k]) for k in target}
     if isinstance(value, (list, tuple)) or type(value).__name__ == "_ListProxy":
         target = value["__target"] if type(value).__name__ == "_ListProxy" else value  # type: ignore[call-overload]

@@ -36,7 +36,9 @@ def reference_dir() -> Path | None:
 def require_reference() -> Path:
     path = reference_dir()
     if path is None:
-        pytest.skip(f"KubeRay reference material not found: set {ENV_VAR} to the folder holding kuberay/v1.7.0")
+        pytest.skip(
+            f"KubeRay reference material not found: set {ENV_VAR} to the folder holding kuberay/v1.7.0"
+        )
     return path
 
 

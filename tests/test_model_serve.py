@@ -161,7 +161,7 @@ def test_misspelt_key_gets_a_did_you_mean() -> None:
 
 
 def test_not_yaml_and_not_a_mapping() -> None:
-    assert _problems("applications: [")[0][1].startswith("not valid YAML at line 1")
+    assert _problems("applications: [")[0][1].startswith("not valid YAML at line ")
     assert _problems("- a\n- b\n") == [
         ("", "a Serve config must be a YAML mapping with an 'applications' list, got list")
     ]

@@ -355,7 +355,7 @@ def test_unknown_field_in_a_spec_and_bad_rule_target_are_named() -> None:
     message = _run_expecting_config_error(config)
     assert "pulumi-kuberay:clusters: shared.spec.enableInTreeAutoscalling: unknown field" in message
     assert "enableInTreeAutoscaling" in message
-    assert "kuberay:*: environment must be one of dev, staging, prod" in message
+    assert "kuberay:environment: environment must be one of dev, staging, prod" in message
 
 
 def test_job_selecting_an_undeclared_cluster_is_named() -> None:

@@ -52,6 +52,8 @@ _LAZY: dict[str, str] = {
     "RayJob": "pulumi_kuberay.resources.job",
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
+    "CriticalFindingsError": "pulumi_kuberay.resources._shared",
+    "RayJobFailedError": "pulumi_kuberay.resources.job",
 }
 
 __all__ = sorted([*_LAZY, "rules"])
@@ -93,8 +95,10 @@ if TYPE_CHECKING:
     from pulumi_kuberay.model.serve import ServeConfig as ServeConfig
     from pulumi_kuberay.model.serve import ServeDeployment as ServeDeployment
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
+    from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
     from pulumi_kuberay.resources.job import RayJob as RayJob
+    from pulumi_kuberay.resources.job import RayJobFailedError as RayJobFailedError
     from pulumi_kuberay.resources.service import RayService as RayService
     from pulumi_kuberay.status import Diagnosis as Diagnosis
     from pulumi_kuberay.status import diagnose as diagnose

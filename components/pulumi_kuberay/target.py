@@ -78,7 +78,9 @@ class Target:
         parse_version(self.kuberay_version)
         parse_feature_gates(self.feature_gates)
         if self.environment is not None and self.environment not in ENVIRONMENTS:
-            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}")
+            raise TargetError(
+                f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}"
+            )
 
     def context(self) -> Context:
         gates = {**DEFAULT_FEATURE_GATES, **self.feature_gates}
@@ -120,6 +122,7 @@ def _decode(value: Any) -> Any:
 
 def target_from_stack_config(config: Mapping[str, Any]) -> Target:
     """Read the ``kuberay:*`` keys of a stack config (values as strings, objects as JSON, like PULUMI_CONFIG)."""
+
     def get(key: str) -> Any:
         for candidate in (f"{CONFIG_NAMESPACE}:{key}", f"{CONFIG_NAMESPACE}:config:{key}"):
             if candidate in config:

@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import kuberay_policies as kp
 import pytest
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
-from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
-from pulumi_policy.policy import _PolicyAnalyzerServicer
-
-import kuberay_policies as kp
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
+from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
+from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 REPO = Path(__file__).resolve().parents[2]
 STACKS = REPO / "stacks"
@@ -28,7 +27,12 @@ STACKS = REPO / "stacks"
 
 def _first_rule(kind: str, severity: str) -> Rule:
     for rule in sorted(rules.RULES.values(), key=lambda r: r.id):
-        if rule.severity == severity and kind in rule.kinds and rule.violating.get("kind") == kind and not rule.context:
+        if (
+            rule.severity == severity
+            and kind in rule.kinds
+            and rule.violating.get("kind") == kind
+            and not rule.context
+        ):
             return rule
     raise AssertionError(f"no {severity} rule with a {kind} example in the catalogue")
 
@@ -59,7 +63,13 @@ def _direct(policy_name: str, manifest: dict[str, Any], config: dict[str, Any] |
     assert isinstance(policy, ResourceValidationPolicy)
     reported: list[str] = []
     args = ResourceValidationArgs(
-        _type(manifest), _floats(manifest), f"urn:pulumi:dev::p::{_type(manifest)}::x", "x", None, None, config or {}
+        _type(manifest),
+        _floats(manifest),
+        f"urn:pulumi:dev::p::{_type(manifest)}::x",
+        "x",
+        None,
+        None,
+        config or {},
     )
     assert policy.validate is not None
     validate = policy.validate[0] if isinstance(policy.validate, list) else policy.validate
@@ -119,13 +129,15 @@ def test_catalogue_runs_once_per_resource() -> None:
 
 
 def test_policy_config_overrides_environment() -> None:
-    prod = next(r for r in rules.RULES.values() if r.context.get("environment") == "prod")
+    prod = rules.RULES["head-runs-workloads-in-prod"]
     assert _direct(prod.id, prod.violating) == []  # no environment: the prod-only rule is silent
     assert _direct(prod.id, prod.violating, {"environment": "prod"})
 
 
 def test_stack_config_is_read_from_pulumi_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PULUMI_CONFIG", json.dumps({"kuberay:environment": "prod", "kuberay:version": "1.6.0"}))
+    monkeypatch.setenv(
+        "PULUMI_CONFIG", json.dumps({"kuberay:environment": "prod", "kuberay:version": "1.6.0"})
+    )
     target = kp.target_for({"kuberayVersion": "1.7.0"})
     assert target.environment == "prod" and target.kuberay_version == "1.7.0"
 
@@ -173,14 +185,19 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 def _configure(servicer: Any, environment: str) -> None:
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, level in json.loads((STACKS / f"policy.{environment}.json").read_text()).items():
-        config = analyzer_pb2.PolicyConfig(enforcementLevel=servicer._map_enforcement_level(EnforcementLevel(level)))
+        config = analyzer_pb2.PolicyConfig(
+            enforcementLevel=servicer._map_enforcement_level(EnforcementLevel(level))
+        )
         request.policyConfig[name].CopyFrom(config)
     servicer.Configure(request, None)
 
 
 def _analyze(stub_or_servicer: Any, manifest: dict[str, Any], grpc_call: bool = False) -> Any:
     request = analyzer_pb2.AnalyzeRequest(
-        type=_type(manifest), properties=_struct(manifest), urn=f"urn:pulumi:prod::p::{_type(manifest)}::x", name="x"
+        type=_type(manifest),
+        properties=_struct(manifest),
+        urn=f"urn:pulumi:prod::p::{_type(manifest)}::x",
+        name="x",
     )
     return stub_or_servicer.Analyze(request) if grpc_call else stub_or_servicer.Analyze(request, None)
 
@@ -222,7 +239,10 @@ def test_servicer_stack_policy_selector() -> None:
 
 
 def test_pack_process_over_grpc() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "components"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO / "components"), os.environ.get("PYTHONPATH", "")]),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(REPO / "policies")],
         cwd=REPO / "policies",
@@ -234,12 +254,17 @@ def test_pack_process_over_grpc() -> None:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
-        assert line.isdigit(), f"pack did not print its port: {line!r} / {proc.stderr.read() if proc.stderr else ''}"
+        assert line.isdigit(), (
+            f"pack did not print its port: {line!r} / {proc.stderr.read() if proc.stderr else ''}"
+        )
         channel = grpc.insecure_channel(f"127.0.0.1:{line}")
         grpc.channel_ready_future(channel).result(timeout=30)
         stub = analyzer_pb2_grpc.AnalyzerStub(channel)
-        info = stub.GetAnalyzerInfo(plugin_pb2.Empty() if hasattr(plugin_pb2, "Empty") else __import__(
-            "google.protobuf.empty_pb2", fromlist=["Empty"]).Empty())
+        info = stub.GetAnalyzerInfo(
+            plugin_pb2.Empty()
+            if hasattr(plugin_pb2, "Empty")
+            else __import__("google.protobuf.empty_pb2", fromlist=["Empty"]).Empty()
+        )
         assert info.name == kp.PACK_NAME
         assert {p.name for p in info.policies} >= set(rules.RULES)
         request = analyzer_pb2.ConfigureAnalyzerRequest()

@@ -17,6 +17,7 @@ during preview) and stack configs.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import string
@@ -73,7 +74,7 @@ ENV_VALUES = st.one_of(
     st.builds(SecretRef, dns_labels(max_size=10), dns_labels(max_size=10)),
 )
 LABEL_VALUES = st.one_of(st.just(""), st.from_regex(r"[a-z0-9]([-a-z0-9_.]{0,8}[a-z0-9])?", fullmatch=True))
-TEXT = st.text(max_size=30)
+TEXT = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs"]), max_size=30)  # YAML-printable
 
 # --------------------------------------------------------------------------------------------------
 # Bad scalars: what a person types by mistake into a YAML stack file at 2 a.m.
@@ -113,10 +114,8 @@ def wrong_values(current: Any, *, allow_none: bool = True) -> st.SearchStrategy[
         options += [st.just(current.upper() + "!"), st.just("")]
         if current.isdigit():
             options.append(st.just(int(current)))
-        try:
+        with contextlib.suppress(ValueError):
             options.append(st.just(json.loads(current)))
-        except ValueError:
-            pass
     return st.one_of(options)
 
 
@@ -303,7 +302,8 @@ def valid_serve_config(draw: st.DrawFn) -> JsonDict:
     names = draw(st.lists(dns_labels(max_size=10), min_size=1, max_size=3, unique=True))
     apps: list[JsonDict] = []
     for index, name in enumerate(names):
-        app: JsonDict = {"name": name, "import_path": f"{draw(_MODULES)}:{draw(st.sampled_from(['app', 'deployment']))}"}
+        attribute = draw(st.sampled_from(["app", "deployment"]))
+        app: JsonDict = {"name": name, "import_path": f"{draw(_MODULES)}:{attribute}"}
         if index > 0 or draw(st.booleans()):
             app["route_prefix"] = "/" + name if index > 0 else draw(st.sampled_from(["/", f"/{name}"]))
         if draw(st.booleans()):

@@ -51,6 +51,11 @@ def assert_one_clear_line(stderr: str) -> None:
     assert len(lines[0]) < 400, lines[0]
 
 
+#: The same YAML implementation the command uses (libyaml when available: it reads e.g. a tab in a plain
+#: scalar's continuation line, which the pure-Python scanner refuses).
+_ORACLE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def yaml_fails(data: bytes) -> bool:
     """The oracle: neither PyYAML's safe loader nor the JSON decoder reads this text."""
     try:
@@ -60,7 +65,7 @@ def yaml_fails(data: bytes) -> bool:
     if "\x00" in text:
         return True
     try:
-        list(yaml.safe_load_all(text))
+        list(yaml.load_all(text, Loader=_ORACLE_LOADER))
     except (yaml.YAMLError, ValueError, RecursionError):
         pass
     else:
@@ -72,7 +77,7 @@ def yaml_fails(data: bytes) -> bool:
     return False
 
 
-@budget(1500)
+@budget(400)
 @given(data=st.binary(max_size=300))
 def test_random_bytes_exit_0_or_2_with_one_line(data: bytes) -> None:
     code, _, err = run_in_process(data)
@@ -90,7 +95,7 @@ _YAML_PIECES = st.sampled_from(
 )
 
 
-@budget(1500)
+@budget(400)
 @given(lines=st.lists(st.one_of(_YAML_PIECES, st.text(max_size=15)), min_size=1, max_size=8))
 def test_invalid_yaml_exits_2_with_one_line(lines: list[str]) -> None:
     data = "\n".join(lines).encode()
@@ -105,7 +110,7 @@ def test_invalid_yaml_exits_2_with_one_line(lines: list[str]) -> None:
             assert_one_clear_line(err)
 
 
-@budget(600)
+@budget(200)
 @given(data=st.binary(min_size=1, max_size=200), cut=st.integers(0, 200))
 def test_non_utf8_exits_2_with_one_line(data: bytes, cut: int) -> None:
     cut = min(cut, len(data))
@@ -116,7 +121,7 @@ def test_non_utf8_exits_2_with_one_line(data: bytes, cut: int) -> None:
     assert "UTF-8" in err or "binary" in err
 
 
-@budget(600)
+@budget(100)
 @given(value=json_like)
 def test_arbitrary_json_documents_never_crash(value: object) -> None:
     wrapped = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "x"}, "spec": value}

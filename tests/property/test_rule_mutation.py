@@ -178,9 +178,9 @@ def reads(rule: rules.Rule, doc: dict[str, Any]) -> set[Path]:
 
 def value_at(doc: Any, path: Path) -> Any:
     for seg in path:
-        if isinstance(seg, int) and isinstance(doc, list) and seg < len(doc):
-            doc = doc[seg]
-        elif isinstance(seg, str) and isinstance(doc, dict) and seg in doc:
+        in_list = isinstance(seg, int) and isinstance(doc, list) and seg < len(doc)
+        in_dict = isinstance(seg, str) and isinstance(doc, dict) and seg in doc
+        if in_list or in_dict:
             doc = doc[seg]
         else:
             return MISSING

@@ -48,13 +48,13 @@ def run_check(doc: Any, **kwargs: Any) -> list[rules.Finding]:
     return findings
 
 
-@budget(1500)
+@budget(400)
 @given(value=json_like)
 def test_check_never_raises_on_arbitrary_json(value: Any) -> None:
     assert isinstance(run_check(value), list)
 
 
-@budget(1500)
+@budget(300)
 @given(kind=st.sampled_from(KINDS), api=st.sampled_from(["ray.io/v1", "ray.io/v1alpha1", UNKNOWN]),
        body=json_like, spec=json_like, gates=st.booleans())
 def test_check_never_raises_on_ray_shaped_junk(kind: str, api: str, body: Any, spec: Any, gates: bool) -> None:
@@ -64,7 +64,7 @@ def test_check_never_raises_on_ray_shaped_junk(kind: str, api: str, body: Any, s
         run_check({**body, "apiVersion": api, "kind": kind}, feature_gates=ALL_GATES if gates else None)
 
 
-@budget(800)
+@budget(200)
 @given(doc=SEEDS.flatmap(unknownified), gates=st.booleans(), env=st.sampled_from([None, "dev", "prod"]))
 def test_check_never_raises_on_preview_values(doc: dict[str, Any], gates: bool, env: str | None) -> None:
     """Real manifests with unknown sentinels, ``None``, integral floats and junk spliced in anywhere."""
@@ -81,10 +81,23 @@ def _contains_unknown(value: Any) -> bool:
     return False
 
 
+@cache
+def loadable_seeds() -> tuple[dict[str, Any], ...]:
+    out = []
+    for doc in seeds():
+        try:
+            load_manifest(doc)
+        except ManifestError:
+            continue
+        out.append(doc)
+    return tuple(out)
+
+
 @st.composite
 def malformed(draw: st.DrawFn) -> tuple[dict[str, Any], str, str]:
-    """A seed with one value replaced by a value of the wrong type/range; (doc, path, parent path)."""
-    doc = draw(SEEDS)
+    """A seed the model loads, with one value replaced by a value of the wrong type/range."""
+    seed = loadable_seeds()
+    doc = copy.deepcopy(seed[draw(st.integers(0, len(seed) - 1))])
     paths = [p for p in leaf_paths(doc.get("spec")) if p]
     path = ("spec", *draw(st.sampled_from(paths)))
     parent = get_at(doc, path[:-1])
@@ -92,14 +105,14 @@ def malformed(draw: st.DrawFn) -> tuple[dict[str, Any], str, str]:
     return doc, format_path(path), format_path(path[:-1])
 
 
-@budget(800)
+@budget(300)
 @given(case=malformed())
 def test_malformed_shape_is_reported_as_a_finding(case: tuple[dict[str, Any], str, str]) -> None:
     doc, where, parent = case
     if _contains_unknown(doc):
         return  # unknown values are never judged
     try:
-        load_manifest(doc)
+        load_manifest(rules.normalise(doc))  # integral floats are ints to the rules (policies see floats)
     except ManifestError as exc:
         findings = run_check(doc, feature_gates=ALL_GATES)
         near = [f for f in findings if f.path.startswith(parent) or (f.path and where.startswith(f.path))]

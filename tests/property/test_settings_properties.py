@@ -53,7 +53,7 @@ def load(config: dict[str, Any]) -> Any:
         raise
 
 
-@budget(150)
+@budget(40)
 @given(config=valid_configs())
 def test_valid_config_loads(config: dict[str, Any]) -> None:
     load(config)
@@ -84,7 +84,7 @@ def _key_named(key: str, problems: list[tuple[str, str]]) -> bool:
     return any(k == key or key in m for k, m in problems)
 
 
-@budget(300)
+@budget(60)
 @given(base=valid_configs(), data=st.data())
 def test_malformed_top_level_value_names_the_key(base: dict[str, Any], data: st.DataObject) -> None:
     key = data.draw(st.sampled_from(sorted(_BAD_TOP)), label="key")
@@ -94,7 +94,7 @@ def test_malformed_top_level_value_names_the_key(base: dict[str, Any], data: st.
     assert _key_named(key, info.value.problems), (key, info.value.problems)
 
 
-@budget(200)
+@budget(40)
 @given(base=valid_configs(), key=st.sampled_from(_TOP_KEYS), typo=st.sampled_from(["s", "_x", "X"]))
 def test_unknown_key_is_named_with_a_hint(base: dict[str, Any], key: str, typo: str) -> None:
     wrong = key + typo
@@ -103,7 +103,7 @@ def test_unknown_key_is_named_with_a_hint(base: dict[str, Any], key: str, typo: 
     assert any(k == wrong and "unknown config key" in m for k, m in info.value.problems), info.value.problems
 
 
-@budget(300)
+@budget(50)
 @given(base=valid_configs(), mutation=mutated("RayCluster"), name=RESOURCE_NAMES, as_json=st.booleans())
 def test_malformed_cluster_spec_names_key_entry_and_field(
     base: dict[str, Any], mutation: Mutation, name: str, as_json: bool

@@ -10,7 +10,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
 

@@ -40,14 +40,19 @@ class LocatedFinding:
     finding: Finding
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "kind": self.kind, "name": self.name, **self.finding.to_dict()}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "kind": self.kind,
+            "name": self.name,
+            **self.finding.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
 class _RayDoc:
     file: str
-    base: str  # path prefix inside the document ("" or "items[3]." for kind: List)
-    lines: dict[str, int]
+    lines: dict[str, int]  # field path -> line, relative to the document (or List item)
     start_line: int
     manifest: dict[str, Any]
 
@@ -62,32 +67,25 @@ class _RayDoc:
         return name if isinstance(name, str) else ""
 
     def locate(self, finding: Finding) -> LocatedFinding:
-        line = line_for(self.lines, self.base + finding.path, self.start_line)
+        line = line_for(self.lines, finding.path, self.start_line)
         return LocatedFinding(self.file, line, self.kind, self.name, finding)
-
-
-def _is_ray(doc: Any) -> bool:
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("apiVersion"), str)
-        and doc["apiVersion"].startswith("ray.io/")
-        and doc.get("kind") in KINDS
-    )
 
 
 def _ray_documents(source: _io.Source) -> Iterator[_RayDoc]:
     for document in source.documents:
         data = document.data
-        if isinstance(data, dict) and data.get("kind") == "List" and isinstance(data.get("items"), list):
-            for index, item in enumerate(data["items"]):
-                if _is_ray(item):
-                    yield _RayDoc(source.name, f"items[{index}].", document.path_lines, document.line, item)
-        elif _is_ray(data):
-            assert isinstance(data, dict)
-            yield _RayDoc(source.name, "", document.path_lines, document.line, data)
+        if (
+            isinstance(data, dict)
+            and isinstance(data.get("apiVersion"), str)
+            and data["apiVersion"].startswith("ray.io/")
+            and data.get("kind") in KINDS
+        ):
+            yield _RayDoc(source.name, document.path_lines, document.line, data)
 
 
-def lint_documents(docs: Sequence[_RayDoc], target: Target, *, stack_rules: bool = True) -> list[LocatedFinding]:
+def lint_documents(
+    docs: Sequence[_RayDoc], target: Target, *, stack_rules: bool = True
+) -> list[LocatedFinding]:
     ctx = target.context()
     out: list[LocatedFinding] = []
     for doc in docs:
@@ -109,7 +107,9 @@ def _format_text(findings: Sequence[LocatedFinding], documents: int, files: int,
     for f in findings:
         x = f.finding
         where = f"{f.kind} {f.name}".strip()
-        out.write(f"{f.file}:{f.line}: {x.severity} [{x.rule_id}] {where}: {x.path}: {x.message} (fix: {x.fix})\n")
+        out.write(
+            f"{f.file}:{f.line}: {x.severity} [{x.rule_id}] {where}: {x.path}: {x.message} (fix: {x.fix})\n"
+        )
     counts = Counter(f.finding.severity for f in findings)
     detail = ", ".join(f"{counts[s]} {s}" for s in ("critical", "high", "medium", "low") if counts[s])
     out.write(
@@ -162,16 +162,30 @@ def _sarif(findings: Sequence[LocatedFinding]) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=TOOL_NAME, description="Check KubeRay manifests against the pulumi-kuberay rules.")
+    p = argparse.ArgumentParser(
+        prog=TOOL_NAME, description="Check KubeRay manifests against the pulumi-kuberay rules."
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON files or folders; '-' reads stdin")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--fail-on", choices=tuple(SEVERITY_ORDER), default="high", help="exit 1 at or above (default high)")
+    p.add_argument(
+        "--fail-on", choices=tuple(SEVERITY_ORDER), default="high", help="exit 1 at or above (default high)"
+    )
     p.add_argument("--kuberay-version", default=None, help="target operator version (default 1.7.0)")
-    p.add_argument("--feature-gates", default=None, metavar="A=true,B=false", help="operator gates over the defaults")
+    p.add_argument(
+        "--feature-gates", default=None, metavar="A=true,B=false", help="operator gates over the defaults"
+    )
     p.add_argument("--environment", choices=("dev", "staging", "prod"), default=None)
-    p.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
-    p.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
-    p.add_argument("--no-stack-rules", action="store_true", help="skip rules across documents (clusterSelector, GPU budget)")
+    p.add_argument(
+        "--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed"
+    )
+    p.add_argument(
+        "--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas"
+    )
+    p.add_argument(
+        "--no-stack-rules",
+        action="store_true",
+        help="skip rules across documents (clusterSelector, GPU budget)",
+    )
     return p
 
 
@@ -191,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         options: dict[str, Any] = {}
         if args.allowed_registries:
-            options["allowed_registries"] = [r.strip() for r in args.allowed_registries.split(",") if r.strip()]
+            options["allowed_registries"] = [
+                r.strip() for r in args.allowed_registries.split(",") if r.strip()
+            ]
         if args.gpu_budget is not None:
             options["gpu_budget"] = args.gpu_budget
         target = Target().override(
@@ -208,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = 0
     for name in _expand(args.paths):
         try:
-            source = _io.read_source(name, with_path_lines=True)
+            source = _io.read_source(name, flatten_lists=True, with_path_lines=True)
         except _io.InputError as exc:
             print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
             unreadable += 1

@@ -244,7 +244,7 @@ def problems_from_validation_error(
         fix: str | None = None
         kind: ProblemKind
         if etype == "extra_forbidden":
-            parent_path, parent_tp = humanize_loc(root, loc[:-1])
+            _, parent_tp = humanize_loc(root, loc[:-1])
             key = str(loc[-1])
             names = _field_names(parent_tp)
             by_lower = {n.lower(): n for n in names}

@@ -23,7 +23,7 @@ YAMLError = yaml.YAMLError
 @lru_cache(maxsize=256)
 def parse_yaml(text: str) -> Any:
     """``yaml.safe_load(text)``, cached; raises :data:`YAMLError` on malformed input. Do not mutate the result."""
-    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=_LOADER)
 
 
 def parse_yaml_copy(text: str) -> Any:

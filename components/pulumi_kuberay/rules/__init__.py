@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from . import _paths
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     KINDS,
@@ -28,7 +29,6 @@ from ._engine import (
     Violation,
     registered,
 )
-from . import _paths
 from ._paths import UNKNOWN_SENTINEL, is_unknown
 
 __all__ = [

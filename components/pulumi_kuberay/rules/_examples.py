@@ -61,7 +61,12 @@ def cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
 
 
 def ray_cluster(name: str = "shared") -> JsonDict:
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": name}, "spec": cluster_spec()}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": name},
+        "spec": cluster_spec(),
+    }
 
 
 def ray_service(name: str = "serve") -> JsonDict:
@@ -96,10 +101,7 @@ def edit(doc: JsonDict, path: list[str | int], value: Any) -> JsonDict:
     out = copy.deepcopy(doc)
     cur: Any = out
     for key in path[:-1]:
-        if isinstance(key, int):
-            cur = cur[key]
-        else:
-            cur = cur.setdefault(key, {})
+        cur = cur[key] if isinstance(key, int) else cur.setdefault(key, {})
     cur[path[-1]] = value
     return out
 

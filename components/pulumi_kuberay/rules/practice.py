@@ -14,7 +14,6 @@ from . import _examples as ex
 from ._engine import Context, Rule, Violation, register
 from ._paths import (
     ClusterSpecRef,
-    annotations as doc_annotations,
     as_dict,
     as_list,
     as_str,
@@ -27,6 +26,9 @@ from ._paths import (
     pod_templates,
     ray_container,
     worker_groups,
+)
+from ._paths import (
+    annotations as doc_annotations,
 )
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
@@ -166,7 +168,7 @@ def _head_num_cpus(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
         value = get(head.spec, "rayStartParams", "num-cpus")
         if value != "0":
             yield Violation(
-                "the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not \"0\"); "
+                'the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not "0"); '
                 "work on the head competes with the GCS and can take the whole cluster down",
                 join(head.path, "rayStartParams", "num-cpus"),
             )
@@ -306,7 +308,9 @@ register(
         title="Memory and GPU requests equal limits on Ray containers",
         severity="medium",
         category="reliability",
-        rationale="KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns.",
+        rationale=(
+            "KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns."
+        ),
         fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
         kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
         check=_requests_equal_limits,
@@ -320,7 +324,10 @@ register(
         title="The head has enough memory (2Gi, 8Gi in production)",
         severity="high",
         category="reliability",
-        rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down.",
+        rationale=(
+            "The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
+            "cluster down."
+        ),
         fix="Raise the head container's memory limit.",
         kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
         check=_head_memory,
@@ -335,7 +342,7 @@ register(
 register(
     Rule(
         id="head-runs-workloads-in-prod",
-        title="In production the head does not run tasks (num-cpus \"0\")",
+        title='In production the head does not run tasks (num-cpus "0")',
         severity="medium",
         category="reliability",
         rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",

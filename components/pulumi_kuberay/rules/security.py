@@ -19,10 +19,23 @@ from .practice import image_tag
 _ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {
-    "AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-    "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
+    "AUDIT_WRITE",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "MKNOD",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
 }
-_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)", re.I)
+_SECRET_NAME = re.compile(
+    r"(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)", re.I
+)
 #: Names that mention a secret but hold a switch or a location, never the secret itself.
 _NOT_A_SECRET = re.compile(r"(ENABLE|MODE|PATH|FILE|_DIR|_URL|_NAME)", re.I)
 _FLAG_VALUES = {"true", "false", "0", "1", "yes", "no", "on", "off"}
@@ -55,7 +68,10 @@ def _security_contexts(manifest: dict[str, Any]) -> Iterator[tuple[str, dict[str
 def _privileged(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for path, sc, _ in _security_contexts(manifest):
         if sc.get("privileged") is True:
-            yield Violation("container runs privileged: it has full access to the node", join(path, "securityContext", "privileged"))
+            yield Violation(
+                "container runs privileged: it has full access to the node",
+                join(path, "securityContext", "privileged"),
+            )
 
 
 def _escalation(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -75,7 +91,8 @@ def _non_root(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         if non_root is True or (isinstance(user, int) and not isinstance(user, bool) and user > 0):
             continue
         yield Violation(
-            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); Ray images run as uid 1000",
+            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); "
+            "Ray images run as uid 1000",
             join(path, "securityContext", "runAsNonRoot"),
             severity=_hardening(ctx),
         )
@@ -105,7 +122,9 @@ def _host_access(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for template in pod_templates(manifest):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if template.pod_spec.get(key) is True:
-                yield Violation(f"pod shares the node's namespaces ({key}: true)", join(template.spec_path, key))
+                yield Violation(
+                    f"pod shares the node's namespaces ({key}: true)", join(template.spec_path, key)
+                )
         for i, volume in enumerate(as_list(template.pod_spec.get("volumes"))):
             if isinstance(volume, dict) and volume.get("hostPath") is not None:
                 yield Violation(
@@ -115,7 +134,9 @@ def _host_access(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         for path, container in _all_containers(template):
             for j, port in enumerate(as_list(container.get("ports"))):
                 if isinstance(port, dict) and port.get("hostPort") not in (None, 0):
-                    yield Violation("container binds a port of the node (hostPort)", join(path, "ports", j, "hostPort"))
+                    yield Violation(
+                        "container binds a port of the node (hostPort)", join(path, "ports", j, "hostPort")
+                    )
 
 
 def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -127,7 +148,8 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
             tag = image_tag(image)
             if tag is None or tag in ("latest", "nightly") or tag.startswith("nightly"):
                 yield Violation(
-                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): every Pod restart may run different code",
+                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): "
+                    "every Pod restart may run different code",
                     join(path, "image"),
                 )
 
@@ -166,7 +188,8 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
                     if value.startswith("$") or value.lower() in _FLAG_VALUES or _NOT_A_SECRET.search(name):
                         continue  # a variable reference, a switch or a location: not a secret value
                     yield Violation(
-                        f"env {name} holds a literal value: secrets in the CR are readable by anyone who can read the CR",
+                        f"env {name} holds a literal value: "
+                        "secrets in the CR are readable by anyone who can read the CR",
                         join(path, "env", i, "value"),
                     )
     for ref in cluster_specs(manifest):
@@ -186,63 +209,104 @@ _WORKER_POD: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec
 
 
 def _rule(
-    rule_id: str, title: str, severity: Severity, rationale: str, fix: str, check: Any, violating: dict[str, Any],
+    rule_id: str,
+    title: str,
+    severity: Severity,
+    rationale: str,
+    fix: str,
+    check: Any,
+    violating: dict[str, Any],
     category: Any = "security",
 ) -> None:
     register(
         Rule(
-            id=rule_id, title=title, severity=severity, category=category, rationale=rationale, fix=fix,
-            kinds=_ALL_KINDS, check=check, compliant=_CLUSTER, violating=violating,
+            id=rule_id,
+            title=title,
+            severity=severity,
+            category=category,
+            rationale=rationale,
+            fix=fix,
+            kinds=_ALL_KINDS,
+            check=check,
+            compliant=_CLUSTER,
+            violating=violating,
         )
     )
 
 
 _rule(
-    "container-privileged", "No privileged Ray containers", "high",
+    "container-privileged",
+    "No privileged Ray containers",
+    "high",
     "A privileged container is root on the node: one compromised Ray task owns the machine.",
     "Remove securityContext.privileged (use specific capabilities or device plugins for GPUs).",
-    _privileged, ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
+    _privileged,
+    ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
 )
 _rule(
-    "privilege-escalation-allowed", "allowPrivilegeEscalation is false", "medium",
+    "privilege-escalation-allowed",
+    "allowPrivilegeEscalation is false",
+    "medium",
     "Blocks setuid binaries from raising privileges inside the container (PSS restricted).",
     "Set securityContext.allowPrivilegeEscalation: false on every container (and autoscalerOptions).",
-    _escalation, ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
+    _escalation,
+    ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
 )
 _rule(
-    "run-as-root", "Containers run as a non-root user", "medium",
+    "run-as-root",
+    "Containers run as a non-root user",
+    "medium",
     "Ray images run as uid 1000; running as root turns a container escape into node compromise (PSS restricted).",
     "Set securityContext.runAsNonRoot: true (pod or container).",
-    _non_root, ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
+    _non_root,
+    ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
 )
 _rule(
-    "capabilities-not-dropped", "Containers drop ALL capabilities and add none beyond baseline", "medium",
-    "Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do (PSS baseline/restricted).",
+    "capabilities-not-dropped",
+    "Containers drop ALL capabilities and add none beyond baseline",
+    "medium",
+    "Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
+    "(PSS baseline/restricted).",
     "Set securityContext.capabilities.drop: [ALL] and add only what is required.",
-    _capabilities, ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
+    _capabilities,
+    ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
 )
 _rule(
-    "host-access", "No host namespaces, hostPath volumes or host ports", "high",
+    "host-access",
+    "No host namespaces, hostPath volumes or host ports",
+    "high",
     "Host namespaces and paths break the isolation between the Ray Pod and the node (PSS baseline).",
     "Remove hostNetwork/hostPID/hostIPC, hostPath volumes and hostPort; use Services and PVCs instead.",
-    _host_access, ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
+    _host_access,
+    ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
 )
 _rule(
-    "image-tag-not-pinned", "Images are pinned to a version tag or digest", "high",
-    "latest / nightly / untagged images change under a running cluster; head and workers can end up on different Ray versions.",
+    "image-tag-not-pinned",
+    "Images are pinned to a version tag or digest",
+    "high",
+    "latest / nightly / untagged images change under a running cluster; "
+    "head and workers can end up on different Ray versions.",
     "Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
-    _image_pinned, ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
+    _image_pinned,
+    ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
     category="reliability",
 )
 _rule(
-    "resources-missing", "Ray containers set CPU and memory", "high",
+    "resources-missing",
+    "Ray containers set CPU and memory",
+    "high",
     "Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is evicted or OOM-killed.",
     "Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
-    _resources, ex.remove(_CLUSTER, [*_WORKER_C, "resources"]), category="reliability",
+    _resources,
+    ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
+    category="reliability",
 )
 _rule(
-    "secret-in-plain-env", "Secrets are referenced, not written into the CR", "high",
+    "secret-in-plain-env",
+    "Secrets are referenced, not written into the CR",
+    "high",
     "Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
     "Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
-    _secret_literals, ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
+    _secret_literals,
+    ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
 )

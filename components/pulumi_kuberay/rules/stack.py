@@ -175,7 +175,12 @@ def _cluster(name: str, *, gpu: int = 0, max_replicas: int = 2, labels: JsonDict
                 "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}
             },
             "workerGroupSpecs": [
-                {"groupName": "gpu", "minReplicas": 0, "maxReplicas": max_replicas, "template": {"spec": {"containers": [container]}}}
+                {
+                    "groupName": "gpu",
+                    "minReplicas": 0,
+                    "maxReplicas": max_replicas,
+                    "template": {"spec": {"containers": [container]}},
+                }
             ],
         },
     }
@@ -200,7 +205,10 @@ STACK_RULES: tuple[StackRule, ...] = (
             "A RayJob in clusterSelector mode never creates a cluster; if no RayCluster carries the selected labels "
             "the job stays in Initializing forever."
         ),
-        fix="Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) or embed rayClusterSpec.",
+        fix=(
+            "Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) "
+            "or embed rayClusterSpec."
+        ),
         check=_selector_unmatched,
         compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
         violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),

@@ -1,0 +1,160 @@
+"""``kuberay-lint``: exit codes, locations, formats, and the acceptance checks of the rule-catalogue issue."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from _reference import sample_documents, samples_dir
+from pulumi_kuberay.cli.lint import main
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
+
+ALL_GATES = ",".join(f"{name}=true" for name in DEFAULT_FEATURE_GATES)
+REPO = Path(__file__).resolve().parent.parent
+
+BAD_CLUSTER = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unrelated}
+---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: bad
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers:
+          - name: ray-head
+            image: rayproject/ray:2.52.0
+  workerGroupSpecs:
+    - groupName: cpu
+      minReplicas: 4
+      maxReplicas: 2
+      template:
+        spec:
+          containers:
+            - name: ray-worker
+              image: rayproject/ray:2.52.0
+"""
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_upstream_samples_have_no_critical_finding(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--fail-on", "critical", f"--feature-gates={ALL_GATES}", str(samples_dir()))
+    assert code == 0, out
+    assert "critical" not in out.splitlines()[-1]
+    assert "in 89 Ray documents from 94 files" in out.splitlines()[-1]
+
+
+def test_mutated_sample_is_caught_with_file_and_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = copy.deepcopy(next(d for name, _, d in sample_documents("RayCluster") if name == "ray-cluster.sample.yaml"))
+    doc["spec"]["workerGroupSpecs"][0]["minReplicas"] = 9
+    path = tmp_path / "mutant.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    code, out, _ = _run(capsys, "--fail-on", "critical", "--format", "json", str(path))
+    assert code == 1
+    findings = json.loads(out)["findings"]
+    hit = [f for f in findings if f["path"] == "spec.workerGroupSpecs[0].minReplicas" and f["severity"] == "critical"]
+    assert hit, findings
+    line = path.read_text().splitlines()[hit[0]["line"] - 1]
+    assert line.strip().startswith("minReplicas:")
+    assert hit[0]["file"] == str(path) and hit[0]["kind"] == "RayCluster" and hit[0]["name"] == doc["metadata"]["name"]
+
+
+def test_text_output_names_rule_and_location(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    code, out, _ = _run(capsys, str(path))
+    assert code == 1
+    first = next(line for line in out.splitlines() if ": critical [" in line)
+    assert first.startswith(f"{path}:18: critical [")
+    assert "spec.workerGroupSpecs[0].minReplicas" in first and "fix:" in first
+    assert "in 1 Ray document from 1 file" in out.splitlines()[-1]  # the ConfigMap is ignored
+
+
+def test_sarif_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    code, out, _ = _run(capsys, "--format", "sarif", str(path))
+    sarif = json.loads(out)
+    assert code == 1 and sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert {r["ruleId"] for r in run["results"]} == rule_ids
+    critical = [r for r in run["results"] if r["level"] == "error" and r["properties"]["severity"] == "critical"]
+    assert critical and critical[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 18
+
+
+def test_fail_on_threshold(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = copy.deepcopy(next(d for name, _, d in sample_documents("RayCluster") if name == "ray-cluster.sample.yaml"))
+    path = tmp_path / "ok.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    assert _run(capsys, "--fail-on", "critical", str(path))[0] == 0
+    assert _run(capsys, "--fail-on", "low", str(path))[0] == 1
+
+
+def test_version_and_gates_change_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = str(samples_dir() / "ray-cluster.embedded-gcs-ft.yaml")
+    assert _run(capsys, "--fail-on", "critical", sample)[0] == 1  # gate off by default
+    assert _run(capsys, "--fail-on", "critical", "--feature-gates=GCSFaultToleranceEmbeddedStorage=true", sample)[0] == 0
+    code, out, _ = _run(
+        capsys, "--fail-on", "critical", "--format", "json", "--kuberay-version", "1.6.0",
+        "--feature-gates=GCSFaultToleranceEmbeddedStorage=true", sample,
+    )
+    assert code == 1 and "field-newer-than-target" in {f["rule_id"] for f in json.loads(out)["findings"]}
+
+
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        (b"\xff\xfe\x00garbage", "UTF-8"),
+        (b"a: [1, 2\n", "not valid YAML"),
+    ],
+)
+def test_unreadable_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, expected: str
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_bytes(content)
+    code, _, err = _run(capsys, str(path))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and expected in lines[0] and "Traceback" not in err
+
+
+def test_bad_flags_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(BAD_CLUSTER)
+    code, _, err = _run(capsys, "--feature-gates=NoSuchGate=true", str(path))
+    assert code == 2 and "unknown KubeRay feature gate 'NoSuchGate'" in err
+
+
+def test_stdin_list_and_module_entry_point_without_pulumi() -> None:
+    doc = yaml.safe_load(BAD_CLUSTER.split("---\n")[1])
+    listing = json.dumps({"apiVersion": "v1", "kind": "List", "items": [doc]})
+    probe = (
+        "import sys, runpy; sys.argv=['kuberay-lint','--format','json','-'];"
+        "import pulumi_kuberay.cli.lint as m; code=m.main(sys.argv[1:]);"
+        "print('PULUMI' if 'pulumi' in sys.modules else 'NOPULUMI', file=sys.stderr); sys.exit(code)"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], input=listing, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "NOPULUMI" in proc.stderr
+    assert any(f["rule_id"] for f in json.loads(proc.stdout)["findings"])
+    module = subprocess.run(
+        [sys.executable, "-m", "pulumi_kuberay.lint", "--help"], capture_output=True, text=True, check=False, cwd=REPO
+    )
+    assert module.returncode == 0 and "kuberay-lint" in module.stdout
