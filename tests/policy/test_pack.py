@@ -287,3 +287,16 @@ def test_pack_process_over_grpc() -> None:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def test_request_memo_changes_nothing_but_speed() -> None:
+    """With the per-request decoding memo, consecutive different resources still get their own verdicts."""
+    rule = _first_rule("RayCluster", "critical")
+    before = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    plain_runs = [sorted(d.policyName for d in _analyze(before, m).diagnostics) for m in (rule.violating, rule.compliant)]
+    assert kp.install_request_memo() is True
+    assert kp.install_request_memo() is True  # idempotent
+    after = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    memo_runs = [sorted(d.policyName for d in _analyze(after, m).diagnostics) for m in (rule.violating, rule.compliant)]
+    assert memo_runs == plain_runs
+    assert rule.id in memo_runs[0] and rule.id not in memo_runs[1]
