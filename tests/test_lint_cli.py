@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from _reference import sample_documents, samples_dir
 from pulumi_kuberay.cli.lint import main
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
@@ -109,10 +108,19 @@ def test_fail_on_threshold(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
 def test_version_and_gates_change_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     sample = str(samples_dir() / "ray-cluster.embedded-gcs-ft.yaml")
     assert _run(capsys, "--fail-on", "critical", sample)[0] == 1  # gate off by default
-    assert _run(capsys, "--fail-on", "critical", "--feature-gates=GCSFaultToleranceEmbeddedStorage=true", sample)[0] == 0
+    assert (
+        _run(capsys, "--fail-on", "critical", "--feature-gates=GCSFaultToleranceEmbeddedStorage=true", sample)[0] == 0
+    )
     code, out, _ = _run(
-        capsys, "--fail-on", "critical", "--format", "json", "--kuberay-version", "1.6.0",
-        "--feature-gates=GCSFaultToleranceEmbeddedStorage=true", sample,
+        capsys,
+        "--fail-on",
+        "critical",
+        "--format",
+        "json",
+        "--kuberay-version",
+        "1.6.0",
+        "--feature-gates=GCSFaultToleranceEmbeddedStorage=true",
+        sample,
     )
     assert code == 1 and "field-newer-than-target" in {f["rule_id"] for f in json.loads(out)["findings"]}
 

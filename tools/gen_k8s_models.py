@@ -384,7 +384,8 @@ class Generator:
         self, schema: Schema, *, parent: ClassDef, prop: str, origin: str, item: bool = False
     ) -> TypeExpr:
         if schema.get("x-kubernetes-int-or-string"):
-            return Builtin("Quantity")
+            # Resource quantities carry the Kubernetes quantity pattern; ports and the like do not.
+            return Builtin("ResourceQuantity" if schema.get("pattern") else "Quantity")
         if "enum" in schema:
             return LiteralOf(tuple(schema["enum"]))
         kind = schema.get("type")
@@ -479,7 +480,7 @@ def render(gen: Generator) -> str:
         *typing_import,
         "from pydantic import ConfigDict, Field",
         "",
-        "from ._base import KubeModel, Quantity",
+        "from ._base import KubeModel, Quantity, ResourceQuantity",
         "",
         "",
         "class _K8sModel(KubeModel):",

@@ -94,8 +94,8 @@ if TYPE_CHECKING:
     from pulumi_kuberay.model.serve import ServeApplication as ServeApplication
     from pulumi_kuberay.model.serve import ServeConfig as ServeConfig
     from pulumi_kuberay.model.serve import ServeDeployment as ServeDeployment
-    from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
+    from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
     from pulumi_kuberay.resources.job import RayJob as RayJob
     from pulumi_kuberay.resources.job import RayJobFailedError as RayJobFailedError

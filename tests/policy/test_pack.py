@@ -27,12 +27,7 @@ STACKS = REPO / "stacks"
 
 def _first_rule(kind: str, severity: str) -> Rule:
     for rule in sorted(rules.RULES.values(), key=lambda r: r.id):
-        if (
-            rule.severity == severity
-            and kind in rule.kinds
-            and rule.violating.get("kind") == kind
-            and not rule.context
-        ):
+        if rule.severity == severity and kind in rule.kinds and rule.violating.get("kind") == kind and not rule.context:
             return rule
     raise AssertionError(f"no {severity} rule with a {kind} example in the catalogue")
 
@@ -135,9 +130,7 @@ def test_policy_config_overrides_environment() -> None:
 
 
 def test_stack_config_is_read_from_pulumi_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(
-        "PULUMI_CONFIG", json.dumps({"kuberay:environment": "prod", "kuberay:version": "1.6.0"})
-    )
+    monkeypatch.setenv("PULUMI_CONFIG", json.dumps({"kuberay:environment": "prod", "kuberay:version": "1.6.0"}))
     target = kp.target_for({"kuberayVersion": "1.7.0"})
     assert target.environment == "prod" and target.kuberay_version == "1.7.0"
 
@@ -185,9 +178,7 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 def _configure(servicer: Any, environment: str) -> None:
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, level in json.loads((STACKS / f"policy.{environment}.json").read_text()).items():
-        config = analyzer_pb2.PolicyConfig(
-            enforcementLevel=servicer._map_enforcement_level(EnforcementLevel(level))
-        )
+        config = analyzer_pb2.PolicyConfig(enforcementLevel=servicer._map_enforcement_level(EnforcementLevel(level)))
         request.policyConfig[name].CopyFrom(config)
     servicer.Configure(request, None)
 
@@ -254,9 +245,7 @@ def test_pack_process_over_grpc() -> None:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
-        assert line.isdigit(), (
-            f"pack did not print its port: {line!r} / {proc.stderr.read() if proc.stderr else ''}"
-        )
+        assert line.isdigit(), f"pack did not print its port: {line!r} / {proc.stderr.read() if proc.stderr else ''}"
         channel = grpc.insecure_channel(f"127.0.0.1:{line}")
         grpc.channel_ready_future(channel).result(timeout=30)
         stub = analyzer_pb2_grpc.AnalyzerStub(channel)
@@ -293,7 +282,9 @@ def test_request_memo_changes_nothing_but_speed() -> None:
     """With the per-request decoding memo, consecutive different resources still get their own verdicts."""
     rule = _first_rule("RayCluster", "critical")
     before = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
-    plain_runs = [sorted(d.policyName for d in _analyze(before, m).diagnostics) for m in (rule.violating, rule.compliant)]
+    plain_runs = [
+        sorted(d.policyName for d in _analyze(before, m).diagnostics) for m in (rule.violating, rule.compliant)
+    ]
     assert kp.install_request_memo() is True
     assert kp.install_request_memo() is True  # idempotent
     after = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)

@@ -11,16 +11,22 @@ import difflib
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Self, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
 
 JsonDict = dict[str, Any]
 M = TypeVar("M", bound=BaseModel)
 
-#: Kubernetes ``x-kubernetes-int-or-string`` quantity (``2``, ``"500m"``, ``"16Gi"``).
+#: Kubernetes ``x-kubernetes-int-or-string`` value (``2``, ``"500m"``, ``"http"``).
 Quantity = int | str
+
+#: The Kubernetes resource-quantity syntax the CRDs require for resources, limits and sizes.
+QUANTITY_PATTERN = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"  # noqa: E501
+
+#: A resource quantity: an integer, or a string in Kubernetes quantity syntax (``"500m"``, ``"16Gi"``).
+ResourceQuantity = int | Annotated[str, StringConstraints(pattern=QUANTITY_PATTERN)]
 
 
 class KubeModel(BaseModel):
@@ -41,6 +47,21 @@ class KubeModel(BaseModel):
         use_attribute_docstrings=True,
         regex_engine="python-re",
     )
+
+    #: Ray Serve gives some nulls a meaning (``route_prefix: null`` = no HTTP route): such models keep them.
+    _null_is_a_value: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _none_means_unset(self, info: ValidationInfo) -> Self:
+        # From Python (or a stack file's empty value) None means "not set": rendering it as null would send a
+        # value the API server silently drops. A manifest (wire context) keeps its nulls so it round-trips.
+        context = info.context
+        if self._null_is_a_value:
+            return self
+        if not (isinstance(context, Mapping) and context.get("pulumi_kuberay.wire")):
+            for name in [n for n in self.model_fields_set if getattr(self, n) is None]:
+                self.model_fields_set.discard(name)
+        return self
 
     def to_dict(self) -> JsonDict:
         """Render this object as the CRD expects it: CRD field names, only what was set."""
@@ -271,6 +292,10 @@ def problems_from_validation_error(
                 )
             elif isinstance(err.get("input"), str) and "an integer" in expected[path]:
                 fix = "write the number without quotes"
+        elif etype == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") == QUANTITY_PATTERN:
+            kind = "invalid_value"
+            message = f"{err.get('input')!r} is not a Kubernetes quantity"
+            fix = "write a number or a quantity such as 500m, 2, 1.5, 16Gi"
         else:
             kind = "invalid_value"
             cause = (err.get("ctx") or {}).get("error")
@@ -285,7 +310,10 @@ def problems_from_validation_error(
         full = f"{prefix}.{path}".strip(".") if prefix else path
         full = full.replace(".[", "[")
         merged[(full, kind)] = Problem(path=full, message=message, kind=kind, fix=fix)
-    return list(merged.values())
+    # A union member that matched the type but not its constraint explains the problem better than the
+    # members whose type did not match ("not a quantity" beats "expected an integer" for cpu: "two").
+    constrained = {path for path, kind in merged if kind == "invalid_value"}
+    return [p for (path, kind), p in merged.items() if not (kind == "wrong_type" and path in constrained)]
 
 
 def validate_as(model: type[M], data: Any, *, prefix: str = "", subject: str | None = None) -> M:
@@ -332,6 +360,7 @@ __all__ = [
     "ManifestError",
     "Problem",
     "Quantity",
+    "ResourceQuantity",
     "Self",
     "SpecError",
     "humanize_loc",

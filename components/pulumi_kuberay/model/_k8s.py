@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ._base import KubeModel, Quantity
+from ._base import KubeModel, Quantity, ResourceQuantity
 
 
 class _K8sModel(KubeModel):
@@ -134,7 +134,7 @@ class ResourceFieldSelector(_K8sModel):
     """Kubernetes ``ResourceFieldSelector`` (first found at ``EnvVarSource.resourceFieldRef``)."""
 
     container_name: str | None = Field(default=None, alias="containerName")
-    divisor: Quantity | None = Field(default=None, alias="divisor")
+    divisor: ResourceQuantity | None = Field(default=None, alias="divisor")
     resource: str = Field(alias="resource")
 
 
@@ -274,8 +274,8 @@ class ResourceRequirements(_K8sModel):
     """Kubernetes ``ResourceRequirements`` (first found at ``Container.resources``)."""
 
     claims: list[ResourceClaim] | None = Field(default=None, alias="claims")
-    limits: dict[str, Quantity] | None = Field(default=None, alias="limits")
-    requests: dict[str, Quantity] | None = Field(default=None, alias="requests")
+    limits: dict[str, ResourceQuantity] | None = Field(default=None, alias="limits")
+    requests: dict[str, ResourceQuantity] | None = Field(default=None, alias="requests")
 
 
 class ContainerRestartRuleOnExitCodes(_K8sModel):
@@ -611,7 +611,7 @@ class EmptyDirVolumeSource(_K8sModel):
     """Kubernetes ``EmptyDirVolumeSource`` (first found at ``Volume.emptyDir``)."""
 
     medium: str | None = Field(default=None, alias="medium")
-    size_limit: Quantity | None = Field(default=None, alias="sizeLimit")
+    size_limit: ResourceQuantity | None = Field(default=None, alias="sizeLimit")
 
 
 class TypedLocalObjectReference(_K8sModel):
@@ -634,8 +634,8 @@ class TypedObjectReference(_K8sModel):
 class VolumeResourceRequirements(_K8sModel):
     """Kubernetes ``VolumeResourceRequirements`` (first found at ``PersistentVolumeClaimSpec.resources``)."""
 
-    limits: dict[str, Quantity] | None = Field(default=None, alias="limits")
-    requests: dict[str, Quantity] | None = Field(default=None, alias="requests")
+    limits: dict[str, ResourceQuantity] | None = Field(default=None, alias="limits")
+    requests: dict[str, ResourceQuantity] | None = Field(default=None, alias="requests")
 
 
 class PersistentVolumeClaimSpec(_K8sModel):
@@ -965,7 +965,7 @@ class PodSpec(_K8sModel):
     node_name: str | None = Field(default=None, alias="nodeName")
     node_selector: dict[str, str] | None = Field(default=None, alias="nodeSelector")
     os: PodOS | None = Field(default=None, alias="os")
-    overhead: dict[str, Quantity] | None = Field(default=None, alias="overhead")
+    overhead: dict[str, ResourceQuantity] | None = Field(default=None, alias="overhead")
     preemption_policy: str | None = Field(default=None, alias="preemptionPolicy")
     priority: int | None = Field(default=None, alias="priority")
     priority_class_name: str | None = Field(default=None, alias="priorityClassName")

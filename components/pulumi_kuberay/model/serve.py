@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 from urllib.parse import urlparse
 
 import yaml
@@ -68,6 +68,7 @@ class _ServeModel(KubeModel):
     """Base of the Serve models: snake_case on the wire (no alias generator), otherwise like KubeModel."""
 
     model_config = ConfigDict(alias_generator=None)
+    _null_is_a_value: ClassVar[bool] = True
 
 
 def _check_runtime_env(runtime_env: dict[str, Any] | None) -> dict[str, Any] | None:
