@@ -158,14 +158,12 @@ def _table(results: dict[str, Any]) -> str:
             f"| {'yes' if not imports['lint']['imports_pulumi'] else 'NO'} |"
         )
         if "lint_startup_s" in results:
-            lines.append(
-                f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |"
-            )
+            lines.append(f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |")
     engine = results.get("engine")
     if engine:
         lines.append(
             f"| pulumi preview, N={engine['n']} (real engine) | {engine['ours_s']:.1f} s | {engine['raw_s']:.1f} s "
-            f"(yaml.v2.ConfigGroup) | {engine['ratio']:.2f} | | |"
+            f"(plain CustomResource) | {engine['ratio']:.2f} | | |"
         )
     return "\n".join(lines)
 

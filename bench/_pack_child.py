@@ -42,9 +42,7 @@ def main() -> None:
             props = struct_pb2.Struct()
             props.update(doc)
             kind = f"kubernetes:{doc['apiVersion']}:{doc['kind']}"
-            requests.append(
-                analyzer_pb2.AnalyzeRequest(type=kind, properties=props, urn=f"urn:{i}", name=f"r{i}")
-            )
+            requests.append(analyzer_pb2.AnalyzeRequest(type=kind, properties=props, urn=f"urn:{i}", name=f"r{i}"))
         stub.Analyze(requests[0])  # warm-up
         latencies: list[float] = []
         for r in range(rounds):

@@ -26,6 +26,13 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
+SECURE: dict[str, Any] = {
+    "allowPrivilegeEscalation": False,
+    "runAsNonRoot": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+
+
 def cluster_spec(i: int) -> dict[str, Any]:
     def container(name: str, cpu: str, memory: str) -> dict[str, Any]:
         limits = {"cpu": cpu, "memory": memory}
@@ -33,11 +40,14 @@ def cluster_spec(i: int) -> dict[str, Any]:
             "name": name,
             "image": "rayproject/ray:2.52.0",
             "resources": {"limits": limits, "requests": dict(limits)},
+            "securityContext": dict(SECURE),
         }
 
+    # A production-shaped, compliant cluster: both sides pay for the same manifest, ours adds no warnings.
     return {
         "rayVersion": "2.52.0",
         "enableInTreeAutoscaling": True,
+        "autoscalerOptions": {"securityContext": dict(SECURE)},
         "headGroupSpec": {
             "rayStartParams": {"num-cpus": "0"},
             "template": {"spec": {"containers": [container("ray-head", "2", "8Gi")]}},

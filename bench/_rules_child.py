@@ -39,9 +39,7 @@ def main() -> None:
             rules.check(doc, feature_gates=gates)
         done += len(docs)
     elapsed = time.perf_counter() - start
-    print(
-        json.dumps({"documents": done, "seconds": elapsed, "docs_per_s": done / elapsed, "corpus": len(docs)})
-    )
+    print(json.dumps({"documents": done, "seconds": elapsed, "docs_per_s": done / elapsed, "corpus": len(docs)}))
 
 
 if __name__ == "__main__":

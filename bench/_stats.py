@@ -31,9 +31,7 @@ def run_child(module: str, *args: str, timeout: float = 1800) -> dict[str, Any]:
     """Run ``python -m bench.<module> args`` in a fresh interpreter; it prints one JSON object as its last line."""
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            [str(REPO), str(REPO / "components"), os.environ.get("PYTHONPATH", "")]
-        ),
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "components"), os.environ.get("PYTHONPATH", "")]),
     }
     proc = subprocess.run(
         [sys.executable, "-m", f"bench.{module}", *args],
