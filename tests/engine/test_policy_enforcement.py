@@ -8,6 +8,7 @@ advisory; with ``stacks/policy.dev.json`` all three are advisory warnings and th
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -67,3 +68,14 @@ def test_dev_policy_config_only_warns(noncompliant: Workspace) -> None:
     for key in MANDATORY_IN_PROD | ADVISORY_IN_PROD:
         assert found.get(key) == {"advisory"}, f"{key}: {found.get(key)}\n{run.describe()}"
     assert not any("mandatory" in levels for levels in found.values()), found
+
+
+def test_prod_policy_config_fails_a_json_preview_too(noncompliant: Workspace) -> None:
+    """``--json`` (what the stack previews use) still enforces the pack, but pulumi 3.259 puts no policy
+    results in it: only the exit code and a bare "preview failed" diagnostic tell."""
+    run = noncompliant.pulumi(
+        "preview", "--stack", "ci", "--json", *policy_args(Path(noncompliant.state).parent, "prod")
+    )
+    assert run.returncode != 0, run.describe()
+    plan = json.loads(run.stdout)
+    assert any(d["severity"] == "error" for d in plan.get("diagnostics", [])), plan.get("diagnostics")
