@@ -59,7 +59,8 @@ class KubeModel(BaseModel):
         if self._null_is_a_value:
             return self
         if not (isinstance(context, Mapping) and context.get("pulumi_kuberay.wire")):
-            for name in [n for n in self.model_fields_set if getattr(self, n) is None]:
+            values = self.__dict__
+            for name in [n for n in self.model_fields_set if values.get(n, 0) is None]:
                 self.model_fields_set.discard(name)
         return self
 
