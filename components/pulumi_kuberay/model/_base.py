@@ -46,6 +46,9 @@ class KubeModel(BaseModel):
         protected_namespaces=(),
         use_attribute_docstrings=True,
         regex_engine="python-re",
+        # Validators are built on first use, not at import: `import pulumi_kuberay` stays cheap for the
+        # commands and for programs that only use a few kinds.
+        defer_build=True,
     )
 
     #: Ray Serve gives some nulls a meaning (``route_prefix: null`` = no HTTP route): such models keep them.
