@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from _reference import sample_documents
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
 
@@ -58,3 +59,31 @@ def test_internal_errors_never_happen_on_examples() -> None:
             for finding in _check(rule, doc):
                 counts[finding.rule_id] += 1
     assert counts[rules.INTERNAL_ERROR_RULE_ID] == 0
+
+
+def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
+    """The false-positive check for the whole catalogue: every upstream Ray sample, all operator gates on,
+    with no environment and as production: nothing critical, no rule crashes. Per-rule counts are printed so
+    noisy rules are visible."""
+    gates = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
+    counts: Counter[str] = Counter({rule.id: 0 for rule in ALL_RULES})
+    critical: list[str] = []
+    documents = 0
+    for environment in (None, "prod"):
+        for name, index, doc in sample_documents():
+            if not rules.is_ray_document(doc):
+                continue
+            documents += environment is None
+            for finding in rules.check(doc, feature_gates=gates, environment=environment):
+                if environment is None:
+                    counts[finding.rule_id] += 1
+                if finding.severity == "critical" or finding.rule_id == rules.INTERNAL_ERROR_RULE_ID:
+                    critical.append(
+                        f"{name}#{index} [{environment}] {finding.rule_id} {finding.path}: {finding.message}"
+                    )
+    with capsys.disabled():
+        print(f"\n[catalogue] findings per rule over {documents} upstream Ray documents (all gates on):")
+        for rule_id, count in sorted(counts.items()):
+            print(f"  {count:4d}  {rule_id}")
+    assert documents >= 80
+    assert critical == []

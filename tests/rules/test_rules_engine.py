@@ -23,9 +23,7 @@ def _ids(findings: list[rules.Finding]) -> list[str]:
 
 
 def _min_gt_max() -> dict[str, Any]:
-    return example(
-        lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4, maxReplicas=2, replicas=2)
-    )
+    return example(lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4, maxReplicas=2, replicas=2))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -135,9 +133,7 @@ def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.M
     monkeypatch.setitem(_engine._REGISTRY, crashing.id, crashing)
     findings = rules.check(_min_gt_max())
     internal = [f for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID]
-    assert (
-        len(internal) == 1 and "test-crashing-rule" in internal[0].message and "kaboom" in internal[0].message
-    )
+    assert len(internal) == 1 and "test-crashing-rule" in internal[0].message and "kaboom" in internal[0].message
     assert "worker-min-exceeds-max" in _ids(findings)  # the other rules still ran
 
 
@@ -146,9 +142,7 @@ _scalars = st.one_of(
     st.booleans(),
     st.integers(-3, 3),
     st.floats(allow_nan=False, width=16),
-    st.sampled_from(
-        ["", "v2", "token", "rocksdb", "true", "1", "Recreate", "DenyAllEgress", UNKNOWN_SENTINEL]
-    ),
+    st.sampled_from(["", "v2", "token", "rocksdb", "true", "1", "Recreate", "DenyAllEgress", UNKNOWN_SENTINEL]),
 )
 _keys = st.sampled_from(
     [
@@ -220,9 +214,7 @@ def test_check_never_raises_on_arbitrary_ray_documents(kind: str, spec: Any, met
 
 
 def test_integral_floats_are_normalised() -> None:
-    doc = example(
-        lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4.0, maxReplicas=2.0, replicas=2.0)
-    )
+    doc = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4.0, maxReplicas=2.0, replicas=2.0))
     findings = rules.check(doc)
     assert "worker-min-exceeds-max" in _ids(findings)
     assert "schema-wrong-type" not in _ids(findings)
@@ -248,9 +240,7 @@ def test_unknown_values_are_not_judged(unknown: Any) -> None:
 
 def test_suppression_with_reason_silences_the_rule() -> None:
     doc = _min_gt_max()
-    doc["metadata"]["annotations"] = {
-        f"{SUPPRESS}worker-min-exceeds-max": "capacity test, accepted by ML infra"
-    }
+    doc["metadata"]["annotations"] = {f"{SUPPRESS}worker-min-exceeds-max": "capacity test, accepted by ML infra"}
     findings = rules.check(doc)
     assert "worker-min-exceeds-max" not in _ids(findings)
     assert "suppression-reason-missing" not in _ids(findings)
@@ -323,9 +313,7 @@ def test_a_broken_rule_module_is_reported_not_raised(monkeypatch: pytest.MonkeyP
         assert "broken_for_test" not in rules.load_all()
         findings = rules.check(_min_gt_max())
         assert "worker-min-exceeds-max" in _ids(findings)
-        assert any(
-            "broken_for_test" in f.message for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID
-        )
+        assert any("broken_for_test" in f.message for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID)
     finally:
         rules.LOAD_ERRORS.pop("broken_for_test", None)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -179,28 +178,4 @@ def test_mutated_upstream_samples_are_caught() -> None:
     ]
     selector = _sample("RayJob", "ray-job.use-existing-raycluster.yaml")
     selector["spec"]["shutdownAfterJobFinishes"] = True
-    assert _found(selector, "rayjob-shutdown-with-cluster-selector") == [
-        ("spec.shutdownAfterJobFinishes", "low")
-    ]
-
-
-def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
-    require_reference()
-    counts: Counter[str] = Counter({r.id: 0 for r in OWN_RULES})
-    critical: list[str] = []
-    for environment in (None, "prod"):
-        ctx = rules.make_context(feature_gates=ALL_GATES, environment=environment)
-        for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
-            for name, index, doc in sample_documents(kind):
-                for rule in OWN_RULES:
-                    if kind in rule.kinds:
-                        for v in rule.check(rules.normalise(doc), ctx):
-                            if environment is None:
-                                counts[rule.id] += 1
-                            if (v.severity or rule.severity) == "critical":
-                                critical.append(f"{name}#{index} {rule.id} {v.path}: {v.message}")
-    with capsys.disabled():
-        print(f"\n[{MODULE}] findings per rule over the upstream samples (all gates on, no environment):")
-        for rule_id, count in sorted(counts.items()):
-            print(f"  {count:4d}  {rule_id}")
-    assert critical == []
+    assert _found(selector, "rayjob-shutdown-with-cluster-selector") == [("spec.shutdownAfterJobFinishes", "low")]

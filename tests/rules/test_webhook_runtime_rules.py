@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -120,9 +119,7 @@ def test_serve_port_rules() -> None:
 def test_dashboard_port_in_service_and_cronjob() -> None:
     rule_id = "head-dashboard-port-missing"
     service = example_service()
-    for port in service["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0][
-        "ports"
-    ]:
+    for port in service["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]:
         if port["name"] == "dashboard":
             port["name"] = "dash"
     assert _via_check(rule_id, service) == [(f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical")]
@@ -183,9 +180,7 @@ def test_mutated_upstream_samples_are_caught() -> None:
     cluster = _sample("RayCluster", "ray-cluster.complete.yaml")
     assert _via_check("worker-group-names-unique", cluster) == []
     cluster["spec"]["workerGroupSpecs"].append(copy.deepcopy(cluster["spec"]["workerGroupSpecs"][0]))
-    assert ("spec.workerGroupSpecs[1].groupName", "critical") in _via_check(
-        "worker-group-names-unique", cluster
-    )
+    assert ("spec.workerGroupSpecs[1].groupName", "critical") in _via_check("worker-group-names-unique", cluster)
 
     service = _sample("RayService", "ray-service.different-port.yaml")
     assert _via_check("head-serve-port-missing", service) == []
@@ -193,41 +188,17 @@ def test_mutated_upstream_samples_are_caught() -> None:
     for port in head["ports"]:
         if port.get("name") == "serve":
             port["name"] = "http"
-    assert _via_check("head-serve-port-missing", service) == [
-        (f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical")
-    ]
+    assert _via_check("head-serve-port-missing", service) == [(f"spec.rayClusterConfig.{_HEAD_C}.ports", "critical")]
 
     job = _sample("RayJob", "ray-job.sidecar-mode.yaml")
     assert _via_check("head-dashboard-port-missing", job) == []
     for port in job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]:
         if port.get("name") == "dashboard":
             port["name"] = "web"
-    assert _via_check("head-dashboard-port-missing", job) == [
-        (f"spec.rayClusterSpec.{_HEAD_C}.ports", "critical")
-    ]
+    assert _via_check("head-dashboard-port-missing", job) == [(f"spec.rayClusterSpec.{_HEAD_C}.ports", "critical")]
 
     job = _sample("RayJob", "ray-job.sample.yaml")
     job["spec"]["metadata"] = {"owner": "ml"}
     assert _via_check("rayjob-metadata-requires-ray-2-6", job) == []
     job["spec"]["rayClusterSpec"]["rayVersion"] = "2.4.0"
     assert _via_check("rayjob-metadata-requires-ray-2-6", job) == [("spec.metadata", "critical")]
-
-
-def test_no_critical_finding_on_upstream_samples(capsys: pytest.CaptureFixture[str]) -> None:
-    require_reference()
-    ctx = rules.make_context(feature_gates=ALL_GATES)
-    counts: Counter[str] = Counter({r.id: 0 for r in OWN_RULES})
-    critical: list[str] = []
-    for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
-        for name, index, doc in sample_documents(kind):
-            for rule in OWN_RULES:
-                if kind in rule.kinds:
-                    for v in rule.check(rules.normalise(doc), ctx):
-                        counts[rule.id] += 1
-                        if (v.severity or rule.severity) == "critical":
-                            critical.append(f"{name}#{index} {rule.id} {v.path}: {v.message}")
-    with capsys.disabled():
-        print("\n[webhook, runtime] findings per rule over the upstream samples (all gates on):")
-        for rule_id, count in sorted(counts.items()):
-            print(f"  {count:4d}  {rule_id}")
-    assert critical == []
