@@ -72,13 +72,9 @@ def plain(value: Any) -> Any:
     return value
 
 
-def stack_target() -> Target:
-    """The stack's settings, from the config the engine hands the pack process."""
-    return _stack_target(os.environ.get("PULUMI_CONFIG", ""))
-
-
 @lru_cache(maxsize=8)
 def _stack_target(raw: str) -> Target:
+    """The stack's settings from the config the engine hands the pack process (``PULUMI_CONFIG``)."""
     try:
         config = json.loads(raw) if raw else {}
     except ValueError:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_kuberay.rules import parse_kuberay_version
 from pulumi_kuberay.rules._engine import DEFAULT_FEATURE_GATES, Context
 
 ENVIRONMENTS = ("dev", "staging", "prod")
@@ -30,13 +31,11 @@ class TargetError(ValueError):
 
 
 def parse_version(text: str) -> tuple[int, int, int]:
-    """``"1.7.0"``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)``."""
-    raw = str(text).strip().removeprefix("v")
-    parts = raw.split(".")
-    if not 1 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
-        raise TargetError(f"kuberay version {text!r} is not of the form 1.7.0")
-    nums = [int(p) for p in parts] + [0] * (3 - len(parts))
-    return nums[0], nums[1], nums[2]
+    """``"1.7.0"``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)`` (the catalogue's parser, as a TargetError)."""
+    try:
+        return parse_kuberay_version(text)
+    except ValueError as exc:
+        raise TargetError(str(exc)) from exc
 
 
 def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool]:
@@ -78,9 +77,7 @@ class Target:
         parse_version(self.kuberay_version)
         parse_feature_gates(self.feature_gates)
         if self.environment is not None and self.environment not in ENVIRONMENTS:
-            raise TargetError(
-                f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}"
-            )
+            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}")
 
     def context(self) -> Context:
         gates = {**DEFAULT_FEATURE_GATES, **self.feature_gates}

@@ -8,29 +8,13 @@ when it changed nothing. Plain Python, no pulumi.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from pulumi_kuberay.model._base import render_scalar
+from pulumi_kuberay.rules._paths import cluster_specs
 
 JsonDict = dict[str, Any]
-
-
-def _cluster_specs(doc: JsonDict) -> Iterator[JsonDict]:
-    spec = doc.get("spec")
-    if not isinstance(spec, dict):
-        return
-    kind = doc.get("kind")
-    if kind == "RayCluster":
-        yield spec
-    elif kind == "RayJob" and isinstance(spec.get("rayClusterSpec"), dict):
-        yield spec["rayClusterSpec"]
-    elif kind == "RayService" and isinstance(spec.get("rayClusterConfig"), dict):
-        yield spec["rayClusterConfig"]
-    elif kind == "RayCronJob":
-        job = spec.get("jobTemplate")
-        if isinstance(job, dict) and isinstance(job.get("rayClusterSpec"), dict):
-            yield job["rayClusterSpec"]
 
 
 def stringify_ray_start_params(manifest: Any) -> JsonDict | None:
@@ -39,7 +23,8 @@ def stringify_ray_start_params(manifest: Any) -> JsonDict | None:
         return None
     fixed = copy.deepcopy(manifest)
     changed = False
-    for spec in _cluster_specs(fixed):
+    for ref in cluster_specs(fixed):
+        spec = ref.spec
         groups = [spec.get("headGroupSpec")]
         workers = spec.get("workerGroupSpecs")
         groups += workers if isinstance(workers, list) else []

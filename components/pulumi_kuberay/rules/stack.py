@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulumi_kuberay.rules._engine import Category, Context, Finding, Severity
+from pulumi_kuberay.rules._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
 
@@ -37,26 +38,18 @@ class StackRule:
     options: Mapping[str, Any] | None = None  # Context.options its examples need
 
 
-def _dict(value: Any) -> JsonDict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _kind(doc: JsonDict) -> str:
     api = doc.get("apiVersion")
     return str(doc.get("kind")) if isinstance(api, str) and api.startswith("ray.io/") else ""
 
 
 def _namespace(doc: JsonDict) -> str:
-    ns = _dict(doc.get("metadata")).get("namespace")
+    ns = as_dict(doc.get("metadata")).get("namespace")
     return ns if isinstance(ns, str) and ns else "default"
 
 
 def _name(doc: JsonDict) -> str:
-    name = _dict(doc.get("metadata")).get("name")
+    name = as_dict(doc.get("metadata")).get("name")
     return name if isinstance(name, str) else ""
 
 
@@ -65,7 +58,7 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
     for index, doc in enumerate(docs):
         if _kind(doc) != "RayJob":
             continue
-        selector = _dict(_dict(doc.get("spec")).get("clusterSelector"))
+        selector = as_dict(as_dict(doc.get("spec")).get("clusterSelector"))
         if not selector or not all(isinstance(v, str) for v in selector.values()):
             continue
         namespace = _namespace(doc)
@@ -73,7 +66,7 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
         for cluster in clusters:
             if _namespace(cluster) != namespace:
                 continue
-            labels = {str(k): v for k, v in _dict(_dict(cluster.get("metadata")).get("labels")).items()}
+            labels = {str(k): v for k, v in as_dict(as_dict(cluster.get("metadata")).get("labels")).items()}
             labels.setdefault("ray.io/cluster", _name(cluster))
             if all(labels.get(k) == v for k, v in wanted.items()):
                 break
@@ -89,8 +82,8 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
 
 def _gpus_per_pod(template: Any) -> int:
     total = 0
-    for container in _list(_dict(_dict(template).get("spec")).get("containers")):
-        limits = _dict(_dict(_dict(container).get("resources")).get("limits"))
+    for container in as_list(as_dict(as_dict(template).get("spec")).get("containers")):
+        limits = as_dict(as_dict(as_dict(container).get("resources")).get("limits"))
         for resource, amount in limits.items():
             if str(resource).lower().endswith("gpu"):
                 try:
@@ -100,42 +93,41 @@ def _gpus_per_pod(template: Any) -> int:
     return total
 
 
-def _int(value: Any, default: int) -> int:
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return default
+def _first_int(*values: Any) -> int:
+    """The first value that is an integer (integral floats included); the last argument is the default."""
+    for value in values:
+        number = as_int(value)
+        if number is not None:
+            return number
+    return 0
 
 
 def cluster_gpu_ceiling(spec: Any) -> int:
     """GPUs a RayClusterSpec can hold at once: head plus every worker group at maxReplicas x numOfHosts."""
-    spec = _dict(spec)
-    total = _gpus_per_pod(_dict(spec.get("headGroupSpec")).get("template"))
-    for group in _list(spec.get("workerGroupSpecs")):
-        group = _dict(group)
-        replicas = _int(group.get("maxReplicas"), _int(group.get("replicas"), 0))
+    spec = as_dict(spec)
+    total = _gpus_per_pod(as_dict(spec.get("headGroupSpec")).get("template"))
+    for group in as_list(spec.get("workerGroupSpecs")):
+        group = as_dict(group)
+        replicas = _first_int(group.get("maxReplicas"), group.get("replicas"), 0)
         if not spec.get("enableInTreeAutoscaling"):
-            replicas = _int(group.get("replicas"), _int(group.get("minReplicas"), 0))
-        total += replicas * _int(group.get("numOfHosts"), 1) * _gpus_per_pod(group.get("template"))
+            replicas = _first_int(group.get("replicas"), group.get("minReplicas"), 0)
+        total += replicas * _first_int(group.get("numOfHosts"), 1) * _gpus_per_pod(group.get("template"))
     return total
 
 
 def _embedded_specs(doc: JsonDict) -> Iterable[tuple[str, Any, int]]:
     """(path, RayClusterSpec, multiplier) for the cluster a document runs; a NewCluster upgrade doubles it."""
-    spec = _dict(doc.get("spec"))
+    spec = as_dict(doc.get("spec"))
     kind = _kind(doc)
     if kind == "RayCluster":
         yield "spec", spec, 1
     elif kind == "RayJob" and "rayClusterSpec" in spec:
         yield "spec.rayClusterSpec", spec["rayClusterSpec"], 1
     elif kind == "RayService":
-        strategy = _dict(spec.get("upgradeStrategy")).get("type")
+        strategy = as_dict(spec.get("upgradeStrategy")).get("type")
         yield "spec.rayClusterConfig", spec.get("rayClusterConfig"), 1 if strategy == "None" else 2
     elif kind == "RayCronJob":
-        job = _dict(spec.get("jobTemplate"))
+        job = as_dict(spec.get("jobTemplate"))
         if "rayClusterSpec" in job:
             yield "spec.jobTemplate.rayClusterSpec", job["rayClusterSpec"], 1
 
