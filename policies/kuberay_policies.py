@@ -178,14 +178,7 @@ class _FindingsCache:
             self._entries.move_to_end(key)
             self._last = (props, target, hit)
             return hit
-        ctx = target.context()
-        result = rules.check(
-            manifest,
-            kuberay_version=target.kuberay_version,
-            feature_gates=dict(ctx.feature_gates),
-            environment=target.environment,
-            options=dict(target.options),
-        )
+        result = rules.check(manifest, target.override(audience="pack"))
         self._entries[key] = result
         self._last = (props, target, result)
         if len(self._entries) > self._size:

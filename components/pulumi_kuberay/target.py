@@ -1,150 +1,21 @@
-"""What the rules are checked against: target KubeRay version, operator feature gates, environment, org options.
+"""Re-export of :mod:`pulumi_kuberay.rules.target` (the Target lives with the rules; import it from there)."""
 
-One place for these settings: the stack config (keys below, namespace ``kuberay``) is read by the components
-and by the policy pack alike; the pack's policy config and the lint command's flags may override them.
+from pulumi_kuberay.rules.target import (
+    CONFIG_NAMESPACE,
+    ENVIRONMENTS,
+    Target,
+    TargetError,
+    parse_feature_gates,
+    parse_version,
+    target_from_stack_config,
+)
 
-Stack config keys (``stacks/Pulumi.<env>.yaml``)::
-
-    kuberay:version: "1.7.0"                 # target operator version
-    kuberay:environment: prod                # dev | staging | prod
-    kuberay:featureGates: {RayCronJob: true} # over the version's defaults
-    kuberay:allowedRegistries: [docker.io/rayproject]
-    kuberay:gpuBudget: 16
-"""
-
-from __future__ import annotations
-
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-from pulumi_kuberay.rules import parse_kuberay_version
-from pulumi_kuberay.rules._engine import DEFAULT_FEATURE_GATES, Context
-
-ENVIRONMENTS = ("dev", "staging", "prod")
-CONFIG_NAMESPACE = "kuberay"
-
-
-class TargetError(ValueError):
-    """A target setting that cannot be used (bad version string, unknown gate, unknown environment...)."""
-
-
-def parse_version(text: str) -> tuple[int, int, int]:
-    """``"1.7.0"``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)`` (the catalogue's parser, as a TargetError)."""
-    try:
-        return parse_kuberay_version(text)
-    except ValueError as exc:
-        raise TargetError(str(exc)) from exc
-
-
-def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool]:
-    """``"A=true,B=false"`` or a mapping -> gate map over the defaults. Unknown gate names are errors."""
-    if value is None or value == "":
-        return {}
-    items: list[tuple[str, Any]]
-    if isinstance(value, str):
-        items = []
-        for part in value.split(","):
-            name, sep, flag = part.partition("=")
-            if not sep:
-                raise TargetError(f"feature gate {part!r} must be written Name=true or Name=false")
-            items.append((name.strip(), flag.strip()))
-    else:
-        items = list(value.items())
-    gates: dict[str, bool] = {}
-    for name, flag in items:
-        if name not in DEFAULT_FEATURE_GATES:
-            known = ", ".join(sorted(DEFAULT_FEATURE_GATES))
-            raise TargetError(f"unknown KubeRay feature gate {name!r}; known gates: {known}")
-        if isinstance(flag, bool):
-            gates[name] = flag
-        elif str(flag).lower() in ("true", "false"):
-            gates[name] = str(flag).lower() == "true"
-        else:
-            raise TargetError(f"feature gate {name} must be true or false, got {flag!r}")
-    return gates
-
-
-@dataclass(frozen=True)
-class Target:
-    kuberay_version: str = "1.7.0"
-    feature_gates: Mapping[str, bool] = field(default_factory=dict)
-    environment: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        parse_version(self.kuberay_version)
-        parse_feature_gates(self.feature_gates)
-        if self.environment is not None and self.environment not in ENVIRONMENTS:
-            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}")
-
-    def context(self) -> Context:
-        gates = {**DEFAULT_FEATURE_GATES, **self.feature_gates}
-        return Context(
-            kuberay_version=parse_version(self.kuberay_version),
-            feature_gates=gates,
-            environment=self.environment,  # type: ignore[arg-type]
-            options=dict(self.options),
-        )
-
-    def override(self, **changes: Any) -> Target:
-        """A copy with the non-None ``changes`` applied (used for policy config / CLI flags)."""
-        version, environment = self.kuberay_version, self.environment
-        gates, options = dict(self.feature_gates), dict(self.options)
-        for key, val in changes.items():
-            if val is None:
-                continue
-            if key == "feature_gates":
-                gates.update(parse_feature_gates(val))
-            elif key == "options":
-                options.update(val)
-            elif key == "kuberay_version":
-                version = str(val)
-            elif key == "environment":
-                environment = str(val)
-            else:
-                raise TypeError(f"unknown target setting {key!r}")
-        return Target(kuberay_version=version, feature_gates=gates, environment=environment, options=options)
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def target_from_stack_config(config: Mapping[str, Any]) -> Target:
-    """Read the ``kuberay:*`` keys of a stack config (values as strings, objects as JSON, like PULUMI_CONFIG)."""
-
-    def get(key: str) -> Any:
-        for candidate in (f"{CONFIG_NAMESPACE}:{key}", f"{CONFIG_NAMESPACE}:config:{key}"):
-            if candidate in config:
-                return _decode(config[candidate])
-        return None
-
-    version = get("version")
-    environment = get("environment")
-    gates = get("featureGates")
-    options: dict[str, Any] = {}
-    registries = get("allowedRegistries")
-    if registries is not None:
-        if not isinstance(registries, list) or not all(isinstance(r, str) for r in registries):
-            raise TargetError("kuberay:allowedRegistries must be a list of registry prefixes")
-        options["allowed_registries"] = registries
-    budget = get("gpuBudget")
-    if budget is not None:
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            raise TargetError("kuberay:gpuBudget must be a non-negative integer")
-        options["gpu_budget"] = budget
-    if gates is not None and not isinstance(gates, (dict, str)):
-        raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
-    return Target(
-        kuberay_version=str(version) if version is not None else "1.7.0",
-        feature_gates=parse_feature_gates(gates),
-        environment=str(environment) if environment is not None else None,
-        options=options,
-    )
+__all__ = [
+    "CONFIG_NAMESPACE",
+    "ENVIRONMENTS",
+    "Target",
+    "TargetError",
+    "parse_feature_gates",
+    "parse_version",
+    "target_from_stack_config",
+]

@@ -14,22 +14,21 @@ from typing import Any
 import pytest
 from _reference import sample_documents
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import structure
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
-OWN_MODULES = ("structure", "versions", "operator_cluster")
+OWN_MODULES = ("structure", "versions", "cluster")
 #: Every operator feature gate on (the samples of gated features need them).
 ALL_GATES: dict[str, bool] = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
 
 
 def _module(rule: Rule) -> str:
-    return str(rule.check.__module__).rsplit(".", 1)[-1]
+    return rule.module.split(".")[0]
 
 
 OWN_RULES: list[Rule] = sorted((r for r in rules.RULES.values() if _module(r) in OWN_MODULES), key=lambda r: r.id)
 OWN_IDS = {r.id for r in OWN_RULES}
-CLUSTER_RULES = [r for r in OWN_RULES if _module(r) == "operator_cluster"]
+CLUSTER_RULES = [r for r in OWN_RULES if _module(r) == "cluster"]
 
 #: Where each rule's violating example must be reported.
 EXPECTED_PATH: dict[str, str] = {
@@ -81,7 +80,6 @@ EXPECTED_PATH: dict[str, str] = {
     "feature-gate-disabled": "spec.tlsOptions",
 }
 
-_NEEDS_MODEL = {"schema-unknown-field", "schema-wrong-type", "schema-missing-field", "schema-invalid-value"}
 
 
 def _check(manifest: Any, context: dict[str, Any] | None = None, **overrides: Any) -> list[rules.Finding]:
@@ -94,18 +92,12 @@ def _of(findings: list[rules.Finding], rule_id: str) -> list[rules.Finding]:
     return [f for f in findings if f.rule_id == rule_id]
 
 
-def _skip_without_model(rule: Rule) -> None:
-    if rule.id in _NEEDS_MODEL and not structure.model_available():
-        pytest.skip("pulumi_kuberay.model.manifest.load_manifest is not available yet")
-
-
 def test_every_own_rule_has_an_expected_path() -> None:
     assert {r.id for r in OWN_RULES} == set(EXPECTED_PATH)
 
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
 def test_compliant_example(rule: Rule) -> None:
-    _skip_without_model(rule)
     findings = _check(rule.compliant, dict(rule.context))
     assert _of(findings, rule.id) == []
     assert _of(findings, rules.INTERNAL_ERROR_RULE_ID) == []
@@ -113,7 +105,6 @@ def test_compliant_example(rule: Rule) -> None:
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
 def test_violating_example(rule: Rule) -> None:
-    _skip_without_model(rule)
     found = _of(_check(rule.violating, dict(rule.context)), rule.id)
     assert found, f"{rule.id}: violating example not caught"
     assert EXPECTED_PATH[rule.id] in [f.path for f in found]
@@ -126,7 +117,7 @@ def test_violating_example(rule: Rule) -> None:
 def test_rule_metadata(rule: Rule) -> None:
     assert rule.id == rule.id.lower() and " " not in rule.id
     assert rule.title and rule.rationale and rule.fix
-    if _module(rule) == "operator_cluster":
+    if _module(rule) == "cluster":
         assert rule.severity == "critical"
         assert rule.operator_rules and all(r.startswith("RC-") for r in rule.operator_rules)
 

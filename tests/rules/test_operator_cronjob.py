@@ -9,13 +9,14 @@ import pytest
 from _reference import require_reference, sample_documents
 from conftest import ALL_GATES
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import operator_cronjob
+from pulumi_kuberay.rules import cronjob
 from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._examples import example_cronjob
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
-MODULE = "operator_cronjob"
+MODULE = "cronjob"
 OWN_RULES = sorted(
-    (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == MODULE),
+    (r for r in rules.RULES.values() if r.module == MODULE),
     key=lambda r: r.id,
 )
 GATE_ON = {"RayCronJob": True}
@@ -112,16 +113,16 @@ INVALID = [
 
 @pytest.mark.parametrize("schedule", VALID)
 def test_valid_schedules(schedule: str) -> None:
-    assert operator_cronjob.cron_error(schedule) is None
+    assert cronjob.cron_error(schedule) is None
 
 
 @pytest.mark.parametrize("schedule", INVALID)
 def test_invalid_schedules(schedule: str) -> None:
-    assert operator_cronjob.cron_error(schedule) is not None
+    assert cronjob.cron_error(schedule) is not None
 
 
 def test_tz_prefix_is_an_error_since_1_7_only() -> None:
-    doc = operator_cronjob.example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None)
+    doc = example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None)
     assert _public("raycronjob-schedule-has-timezone", doc) == ["spec.schedule"]
     assert _public("raycronjob-schedule-invalid", doc) == []  # one finding, not two
     assert _public("raycronjob-schedule-has-timezone", doc, kuberay_version="1.6.0") == []
@@ -143,7 +144,7 @@ def test_tz_prefix_is_an_error_since_1_7_only() -> None:
     ],
 )
 def test_time_zones(zone: str, ok: bool) -> None:
-    doc = operator_cronjob.example_cronjob(timeZone=zone)
+    doc = example_cronjob(timeZone=zone)
     assert (_public("raycronjob-timezone-invalid", doc) == []) is ok
 
 
@@ -153,7 +154,7 @@ def test_timezone_rules_need_1_7() -> None:
 
 
 def test_jobtemplate_is_checked_by_rayjob_rules() -> None:
-    doc = operator_cronjob.example_cronjob()
+    doc = example_cronjob()
     doc["spec"]["jobTemplate"]["suspend"] = True
     doc["spec"]["jobTemplate"]["shutdownAfterJobFinishes"] = False
     doc["spec"]["jobTemplate"].pop("ttlSecondsAfterFinished")
@@ -178,7 +179,7 @@ def test_odd_shapes_never_raise() -> None:
         "TZ=",
     ]:
         for doc in (
-            operator_cronjob.example_cronjob(schedule=value, timeZone=value),
+            example_cronjob(schedule=value, timeZone=value),
             {"kind": "RayCronJob", "spec": value, "metadata": value},
         ):
             for rule in OWN_RULES:
@@ -186,7 +187,7 @@ def test_odd_shapes_never_raise() -> None:
 
 
 def test_unknown_values_are_not_judged() -> None:
-    doc = operator_cronjob.example_cronjob(schedule=UNKNOWN_SENTINEL, timeZone=UNKNOWN_SENTINEL)
+    doc = example_cronjob(schedule=UNKNOWN_SENTINEL, timeZone=UNKNOWN_SENTINEL)
     doc["metadata"]["name"] = UNKNOWN_SENTINEL
     assert not {f.rule_id for f in rules.check(doc, feature_gates=GATE_ON)} & {r.id for r in OWN_RULES}
 

@@ -16,16 +16,16 @@ import pytest
 from _reference import require_reference, sample_documents
 from conftest import ALL_GATES
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import operator_job
+from pulumi_kuberay.rules import _examples
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
-MODULE = "operator_job"
+MODULE = "job"
 
 
 def _own(module: str) -> list[Rule]:
     return sorted(
-        (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == module),
+        (r for r in rules.RULES.values() if r.module.split(".")[0] == module),
         key=lambda r: r.id,
     )
 
@@ -149,7 +149,7 @@ def test_name_rules_do_not_apply_to_cronjobs() -> None:
 
 
 def _job(**fields: Any) -> dict[str, Any]:
-    return operator_job.example_job(**fields)
+    return _examples.example_job(**fields)
 
 
 def _paths(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[str]:
@@ -181,7 +181,7 @@ def test_legacy_policy_unset_and_selector_and_autoscaling_branches() -> None:
     ]
     autoscaled = _job(
         **NO_SHUTDOWN,
-        rayClusterSpec=operator_job.example_cluster_spec(autoscaling=True),
+        rayClusterSpec=_examples.example_cluster_spec(autoscaling=True),
         deletionStrategy=legacy,
     )
     assert _paths("rayjob-delete-workers-with-autoscaling", autoscaled) == ["spec.deletionStrategy.onSuccess.policy"]
@@ -299,7 +299,7 @@ def test_unknown_values_are_not_judged() -> None:
     job = _job(
         submissionMode=UNKNOWN_SENTINEL,
         runtimeEnvYAML=UNKNOWN_SENTINEL,
-        rayClusterSpec=operator_job.example_cluster_spec(),
+        rayClusterSpec=_examples.example_cluster_spec(),
     )
     job["metadata"]["name"] = UNKNOWN_SENTINEL
     job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["restartPolicy"] = UNKNOWN_SENTINEL

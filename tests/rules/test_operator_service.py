@@ -10,13 +10,13 @@ import pytest
 from _reference import require_reference, sample_documents
 from conftest import ALL_GATES
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import operator_service
+from pulumi_kuberay.rules import _examples, _kuberay
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
-MODULE = "operator_service"
+MODULES = ("service.spec", "service.upgrade")
 OWN_RULES = sorted(
-    (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == MODULE),
+    (r for r in rules.RULES.values() if r.module in MODULES),
     key=lambda r: r.id,
 )
 
@@ -92,13 +92,13 @@ def test_violating_example(rule: Rule) -> None:
     ],
 )
 def test_initializing_timeout_formats(value: str, bad: bool) -> None:
-    service = operator_service.example_service()
+    service = _examples.example_service()
     service["metadata"]["annotations"] = {"ray.io/initializing-timeout": value}
     assert bool(_public("rayservice-initializing-timeout-invalid", service)) is bad
 
 
 def test_go_duration_parser() -> None:
-    parse = operator_service.parse_go_duration
+    parse = _kuberay.parse_go_duration
     assert parse("1h30m") == 5400
     assert parse("250ms") == pytest.approx(0.25)
     assert parse("1.5h") == 5400
@@ -136,7 +136,7 @@ def test_incremental_checks_need_the_gate() -> None:
 
 
 def test_upgrade_type_empty_string_is_invalid() -> None:
-    service = operator_service.example_service(upgradeStrategy={"type": ""})
+    service = _examples.example_service(upgradeStrategy={"type": ""})
     assert _public("rayservice-upgrade-type-invalid", service) == ["spec.upgradeStrategy.type"]
 
 
@@ -148,8 +148,8 @@ def test_odd_shapes_never_raise(field: str) -> None:
     ctx = rules.make_context(feature_gates=ALL_GATES)
     for value in _ODD:
         docs = [
-            operator_service.example_service(**{field: value}),
-            operator_service.example_service(
+            _examples.example_service(**{field: value}),
+            _examples.example_service(
                 upgradeStrategy={"type": "NewClusterWithIncrementalUpgrade", "clusterUpgradeOptions": value}
             ),
             {"kind": "RayService", "spec": value, "metadata": value},
@@ -160,7 +160,7 @@ def test_odd_shapes_never_raise(field: str) -> None:
 
 
 def test_unknown_values_are_not_judged() -> None:
-    service = operator_service.example_service(upgradeStrategy={"type": UNKNOWN_SENTINEL})
+    service = _examples.example_service(upgradeStrategy={"type": UNKNOWN_SENTINEL})
     service["metadata"] = {
         "name": UNKNOWN_SENTINEL,
         "annotations": {"ray.io/initializing-timeout": UNKNOWN_SENTINEL},

@@ -10,13 +10,12 @@ from _reference import require_reference, sample_documents
 from conftest import ALL_GATES
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._examples import example_cluster_spec, example_job, example_service
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.rules.operator_job import example_cluster_spec, example_job
-from pulumi_kuberay.rules.operator_service import example_service
 
 MODULE = "selection"
 OWN_RULES = sorted(
-    (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == MODULE),
+    (r for r in rules.RULES.values() if r.module == MODULE),
     key=lambda r: r.id,
 )
 

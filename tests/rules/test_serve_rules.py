@@ -10,14 +10,14 @@ import yaml
 from _reference import require_reference, sample_documents
 from conftest import ALL_GATES
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import serve
+from pulumi_kuberay.rules import _serve_config
 from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules._examples import example_service
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.rules.operator_service import example_service
 
-MODULE = "serve"
+MODULES = ("service.serve_apps", "service.serve_deployments")
 OWN_RULES = sorted(
-    (r for r in rules.RULES.values() if str(r.check.__module__).rsplit(".", 1)[-1] == MODULE),
+    (r for r in rules.RULES.values() if r.module in MODULES),
     key=lambda r: r.id,
 )
 APP1 = "spec.serveConfigV2.applications[1]"
@@ -453,5 +453,5 @@ def test_serve_config_of_samples_is_parsed() -> None:
     """Guard against a vacuous false-positive test: every sample's config yields applications."""
     require_reference()
     for name, _i, doc in sample_documents("RayService"):
-        config = serve._config(doc)
+        config = _serve_config.serve_config(doc)
         assert config is not None and config.get("applications"), name

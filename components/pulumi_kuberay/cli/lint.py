@@ -86,16 +86,11 @@ def _ray_documents(source: _io.Source) -> Iterator[_RayDoc]:
 def lint_documents(
     docs: Sequence[_RayDoc], target: Target, *, stack_rules: bool = True
 ) -> list[LocatedFinding]:
+    target = target.override(audience="cli")  # plain YAML: gate hints as flags, no Pulumi-only rules
     ctx = target.context()
     out: list[LocatedFinding] = []
     for doc in docs:
-        for finding in rules.check(
-            doc.manifest,
-            kuberay_version=target.kuberay_version,
-            feature_gates=dict(ctx.feature_gates),
-            environment=target.environment,
-            options=dict(target.options),
-        ):
+        for finding in rules.check(doc.manifest, target):
             out.append(doc.locate(finding))
     if stack_rules:
         for item in check_stack([d.manifest for d in docs], ctx):

@@ -223,13 +223,7 @@ def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[
     lower-severity findings (for :func:`warn_findings`)."""
     from pulumi_kuberay import rules  # the catalogue loads its rule modules on first use
 
-    findings = rules.check(
-        manifest,
-        kuberay_version=target.kuberay_version,
-        feature_gates=target.feature_gates,
-        environment=target.environment,
-        options=target.options,
-    )
+    findings = rules.check(manifest, target)
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)

@@ -1,25 +1,28 @@
-"""The rule catalogue: ``check(manifest)`` runs every registered rule over one manifest dict.
+"""The rule catalogue: ``check(manifest, target)`` runs every declared rule over one manifest dict.
 
 Used by the components (at construction), the CrossGuard pack and ``kuberay-lint``, so a rule is written once.
-Plain Python: never imports pulumi. Rule modules register their rules when imported; :func:`load_all` imports
-every rule module that exists.
+Plain Python: never imports pulumi. The rule modules (``cluster/``, ``job/``, ``service/``, ``cronjob``, ...)
+declare their rules when imported; :mod:`._catalogue` imports them all, on first use.
+
+>>> from pulumi_kuberay import rules
+>>> target = rules.Target("1.6.0", {"RayCronJob": True}, environment="prod")
+>>> findings = rules.check({"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "x"}}, target)
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import _paths
 from ._engine import (
     DEFAULT_FEATURE_GATES,
+    ENVIRONMENTS,
     KINDS,
     RAY_GROUP,
     SEVERITY_ORDER,
     SUPPRESS_PREFIX,
+    Audience,
     Category,
     Context,
     Environment,
@@ -27,49 +30,42 @@ from ._engine import (
     Rule,
     Severity,
     Violation,
+    declare,
+    default_feature_gates,
+    parse_kuberay_version,
     registered,
+    render_text,
 )
 from ._paths import UNKNOWN_SENTINEL, is_unknown
+from .target import Target, TargetError
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
+    "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
-    "LOAD_ERRORS",
     "RULES",
-    "RULE_MODULES",
     "SUPPRESS_PREFIX",
     "UNKNOWN_SENTINEL",
+    "Audience",
     "Category",
     "Context",
+    "Environment",
     "Finding",
     "Rule",
     "Severity",
+    "Target",
+    "TargetError",
     "Violation",
     "check",
+    "declare",
     "default_feature_gates",
     "get_rule",
     "is_ray_document",
-    "load_all",
     "make_context",
     "normalise",
     "parse_kuberay_version",
+    "render_text",
 ]
-
-#: Rule modules, in load order. Those not (yet) present are skipped.
-RULE_MODULES: tuple[str, ...] = (
-    "structure",
-    "versions",
-    "operator_cluster",
-    "operator_job",
-    "operator_service",
-    "operator_cronjob",
-    "webhook",
-    "runtime",
-    "serve",
-    "selection",
-    "practice",
-    "security",
-)
 
 #: Rule ids of the structural (typed model) rules start with this.
 SCHEMA_RULE_PREFIX = "schema-"
@@ -77,47 +73,16 @@ SCHEMA_RULE_PREFIX = "schema-"
 #: rule_id of the finding reported when a rule's own check raises (a bug in the rule, not in the manifest).
 INTERNAL_ERROR_RULE_ID = "internal-error"
 
-_ENVIRONMENTS: tuple[str, ...] = ("dev", "staging", "prod")
-_loaded = False
 
-
-#: Rule modules that exist but failed to import (module -> error); reported by ``check`` as internal errors.
-LOAD_ERRORS: dict[str, str] = {}
-
-
-def load_all() -> tuple[str, ...]:
-    """Import every rule module that exists (each registers its rules at import); returns the loaded names.
-
-    A module that fails to import is recorded in :data:`LOAD_ERRORS` (and reported by ``check`` as an
-    ``internal-error`` finding) instead of raising: one broken module must not disable the others.
-    """
-    global _loaded
-    loaded: list[str] = []
-    for name in RULE_MODULES:
-        qualified = f"{__name__}.{name}"
-        try:
-            if importlib.util.find_spec(qualified) is None:
-                continue
-            importlib.import_module(qualified)
-        except Exception as exc:
-            LOAD_ERRORS[name] = f"{type(exc).__name__}: {exc}"
-            continue
-        LOAD_ERRORS.pop(name, None)
-        loaded.append(name)
-    _loaded = True
-    return tuple(loaded)
-
-
-def _ensure_loaded() -> None:
-    if not _loaded:
-        load_all()
+def _load() -> None:
+    from . import _catalogue  # noqa: F401  (plain imports of every rule module; they declare at import)
 
 
 class _RuleView(Mapping[str, Rule]):
     """Read-only ``{rule_id: Rule}`` view of the registry (loads the rule modules on first use)."""
 
     def _rules(self) -> dict[str, Rule]:
-        _ensure_loaded()
+        _load()
         return {rule.id: rule for rule in registered()}
 
     def __getitem__(self, key: str) -> Rule:
@@ -144,63 +109,22 @@ def get_rule(rule_id: str) -> Rule:
         raise KeyError(f"no rule with id {rule_id!r}") from None
 
 
-_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?\s*$")
-
-
-def parse_kuberay_version(version: str | tuple[int, ...]) -> tuple[int, int, int]:
-    """``"1.6.0"``, ``"v1.6"`` or ``(1, 6)`` -> ``(1, 6, 0)``; anything else is a caller bug (ValueError)."""
-    if isinstance(version, tuple):
-        if 2 <= len(version) <= 3 and all(isinstance(p, int) and not isinstance(p, bool) for p in version):
-            major, minor, *rest = version
-            return (major, minor, rest[0] if rest else 0)
-        raise ValueError(f"invalid KubeRay version {version!r}: expected (major, minor[, patch])")
-    if not isinstance(version, str):
-        raise ValueError(f"invalid KubeRay version {version!r}: expected a string like '1.7.0'")
-    match = _VERSION.match(version)
-    if match is None:
-        raise ValueError(f"invalid KubeRay version {version!r}: expected 'MAJOR.MINOR[.PATCH]', e.g. '1.7.0'")
-    return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
-
-
-def default_feature_gates(version: tuple[int, int, int] = (1, 7, 0)) -> dict[str, bool]:
-    """The operator's gate defaults at ``version`` (reference 0.1 and 10: gates reach beta/on over time)."""
-    gates = dict(DEFAULT_FEATURE_GATES)
-    if version < (1, 7, 0):
-        gates["RayServiceIncrementalUpgrade"] = False  # alpha in 1.5-1.6
-    if version < (1, 6, 0):
-        gates["RayJobDeletionPolicy"] = False  # alpha in 1.3-1.5
-        gates["RayMultiHostIndexing"] = False  # alpha in 1.5
-    if version < (1, 3, 0):
-        gates["RayClusterStatusConditions"] = False  # alpha in 1.2
-    return gates
-
-
 def make_context(
     *,
     kuberay_version: str | tuple[int, ...] = "1.7.0",
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
     options: Mapping[str, Any] | None = None,
+    audience: Audience = "python",
 ) -> Context:
-    """The Context ``check`` uses: version parsed, gates laid over the defaults, environment checked.
-
-    ``options`` are organisation settings some rules read (``allowed_registries``, ``gpu_budget``).
-    """
-    version = parse_kuberay_version(kuberay_version)
-    gates = default_feature_gates(version)
-    for name, value in (feature_gates or {}).items():
-        if not isinstance(name, str) or not isinstance(value, bool):
-            raise ValueError(f"invalid feature gate {name!r}={value!r}: expected a name and a boolean")
-        gates[name] = value
-    if environment is not None and environment not in _ENVIRONMENTS:
-        raise ValueError(f"invalid environment {environment!r}: expected one of {', '.join(_ENVIRONMENTS)}")
-    env: Environment | None = environment  # type: ignore[assignment]
-    return Context(
-        kuberay_version=version,
-        feature_gates=gates,
-        environment=env,
-        options=dict(options or {}),
-    )
+    """Keyword form of ``Target(...).context()`` (for tests and one-off checks of a single rule)."""
+    return Target.of(
+        kuberay_version=kuberay_version,
+        feature_gates=feature_gates,
+        environment=environment,
+        options=options,
+        audience=audience,
+    ).context()
 
 
 def normalise(value: Any) -> Any:
@@ -257,9 +181,9 @@ def _run_rule(rule: Rule, doc: dict[str, Any], ctx: Context) -> list[Finding]:
                 Finding(
                     rule_id=rule.id,
                     severity=violation.severity or rule.severity,
-                    message=violation.message,
+                    message=render_text(violation.message, ctx.audience),
                     path=violation.path,
-                    fix=violation.fix or rule.fix,
+                    fix=render_text(violation.fix or rule.fix, ctx.audience),
                 )
             )
         return out
@@ -286,26 +210,37 @@ def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if not (f.rule_id.startswith(SCHEMA_RULE_PREFIX) and f.path in specific)]
 
 
+_DEFAULT_VERSION = "1.7.0"
+
+
 def check(
     manifest: Any,
+    target: Target | None = None,
     *,
-    kuberay_version: str | tuple[int, ...] = "1.7.0",
+    kuberay_version: str | tuple[int, ...] = _DEFAULT_VERSION,
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[Finding]:
     """Run the catalogue over one manifest dict; findings sorted by severity (critical first), then path.
 
+    Give a :class:`Target`, or its settings as keywords (a thin convenience for ``Target.of(...)``), not both.
     Never raises on the manifest: non-Ray documents (or non-dicts) give ``[]``, malformed Ray documents give
     findings, and a rule that crashes gives an ``internal-error`` finding. Raises ValueError only for bad
-    arguments (version, gates, environment). Unknown (computed) values are never judged.
+    target settings (version, gates, environment). Unknown (computed) values are never judged.
     """
-    ctx = make_context(
-        kuberay_version=kuberay_version, feature_gates=feature_gates, environment=environment, options=options
-    )
+    if target is None:
+        if kuberay_version is None:
+            raise ValueError("invalid KubeRay version None: expected a string like '1.7.0'")
+        target = Target.of(
+            kuberay_version=kuberay_version, feature_gates=feature_gates, environment=environment, options=options
+        )
+    elif kuberay_version is not _DEFAULT_VERSION or any(v is not None for v in (feature_gates, environment, options)):
+        raise TypeError("check(): give a Target or its settings as keywords, not both")
+    ctx = target.context()
     if not is_ray_document(manifest):
         return []
-    _ensure_loaded()
+    _load()
     doc: dict[str, Any] = normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
@@ -318,16 +253,6 @@ def check(
             findings.extend(_run_rule(rule, doc, ctx))
     finally:
         _paths.end_document()
-    for module, error in LOAD_ERRORS.items():
-        findings.append(
-            Finding(
-                rule_id=INTERNAL_ERROR_RULE_ID,
-                severity="high",
-                message=f"rule module {module!r} failed to load, its rules did not run: {error}",
-                path="",
-                fix="report this as a pulumi-kuberay bug",
-            )
-        )
     findings = _drop_schema_duplicates(findings)
     findings = [f for f in findings if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
     return sorted(findings, key=_sort_key)

@@ -5,23 +5,13 @@ what each rule reports on its own violating example. ``scripts/gen-rule-docs`` w
 from __future__ import annotations
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Rule
+from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Rule, render_text
 from pulumi_kuberay.rules.stack import STACK_RULES, check_stack
+from pulumi_kuberay.rules.target import Target
 
 
 def _example_finding(rule: Rule) -> str:
-    ctx = dict(rule.context)
-    found = [
-        f
-        for f in rules.check(
-            rule.violating,
-            kuberay_version=ctx.get("kuberay_version", "1.7.0"),
-            feature_gates=ctx.get("feature_gates"),
-            environment=ctx.get("environment"),
-            options=ctx.get("options"),
-        )
-        if f.rule_id == rule.id
-    ]
+    found = [f for f in rules.check(rule.violating, **rule.context) if f.rule_id == rule.id]
     if not found:
         return "(no finding on its example)"
     first = found[0]
@@ -41,14 +31,14 @@ def render() -> str:
         "",
         f"{len(ordered)} resource rules and {len(STACK_RULES)} stack rules.",
         "",
-        "| rule id | severity | category | kinds | operator rules | title |",
-        "|---|---|---|---|---|---|",
+        "| rule id | severity | category | kinds | operator rules | applies to | title |",
+        "|---|---|---|---|---|---|---|",
     ]
     for rule in ordered:
         kinds = ", ".join(rule.kinds)
         lines.append(
             f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {kinds} "
-            f"| {', '.join(rule.operator_rules) or '-'} | {rule.title} |"
+            f"| {', '.join(rule.operator_rules) or '-'} | {rule.scope() or '-'} | {rule.title} |"
         )
     for rule in ordered:
         lines += [
@@ -59,13 +49,12 @@ def render() -> str:
             f"{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''})",
             "",
             f"- Why: {rule.rationale}",
-            f"- Fix: {rule.fix}",
+            f"- Fix: {render_text(rule.fix, 'docs')}",
+            *([f"- Applies to: {rule.scope()}"] if rule.scope() else []),
             f"- Example: {_example_finding(rule)}",
         ]
     lines += ["", "## Stack rules (across resources)", ""]
     for stack_rule in STACK_RULES:
-        from pulumi_kuberay.target import Target
-
         ctx = Target(options=dict(stack_rule.options or {})).context()
         found = [f.finding for f in check_stack(list(stack_rule.violating), ctx) if f.finding.rule_id == stack_rule.id]
         example = f"`{found[0].path}`: {found[0].message}" if found else "(no finding on its example)"

@@ -1,11 +1,32 @@
-"""The rule catalogue's machinery: rules as data plus a small check function, findings, context, registry.
+"""The rule catalogue's machinery: the one way to declare a rule, findings, the context a check sees, registry.
 
 Plain Python: never imports pulumi. The components, the policy pack and ``kuberay-lint`` all call
-:func:`check`, so a rule is written (and fixed) in exactly one place.
+:func:`pulumi_kuberay.rules.check`, so a rule is written (and fixed) in exactly one place.
+
+A rule is declared once, with :func:`declare`::
+
+    declare(
+        id="rayjob-ttl-negative",
+        title="Negative ttlSecondsAfterFinished",
+        severity="critical",
+        category="correctness",
+        kinds=("RayJob",),
+        rows=("RJ-04",),
+        rationale="The operator rejects a negative TTL (ValidationFailed).",
+        fix="Use 0 (delete right away) or a positive number of seconds.",
+        check=_check_ttl_negative,
+        compliant=example("RayJob", ttl=0),
+        violating=example("RayJob", ttl=-1),
+    )
+
+Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
+skips the rule outside that scope and the rule reference shows it; the check body only looks at the manifest.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -13,15 +34,23 @@ from typing import Any, Literal
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
 Environment = Literal["dev", "staging", "prod"]
+#: Who reads a finding: the Python components, ``kuberay-lint`` on plain YAML, or the CrossGuard pack.
+Audience = Literal["python", "cli", "pack"]
+Version = tuple[int, int, int]
 
 SEVERITY_ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 RAY_GROUP = "ray.io"
+#: The environments a target may name (stack config ``kuberay:environment``, ``--environment``).
+ENVIRONMENTS: tuple[Environment, ...] = ("dev", "staging", "prod")
+AUDIENCES: tuple[Audience, ...] = ("python", "cli", "pack")
+#: The operator version targeted when none is given.
+LATEST_VERSION: Version = (1, 7, 0)
 
 #: Annotation prefix to silence one rule on one resource: ``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"``.
 SUPPRESS_PREFIX = "suppress.pulumi-kuberay.io/"
 
-#: Operator feature gates of KubeRay v1.7.0 and their defaults (reference section 0.1).
+#: Operator feature gates of KubeRay v1.7.0 and their defaults (upstream ``features.defaultFeatureGates``).
 DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "RayClusterStatusConditions": True,
     "RayJobDeletionPolicy": True,
@@ -35,6 +64,63 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "RayClusterHistoryServer": False,
     "KubernetesWAS": False,
 }
+
+
+def default_feature_gates(version: Version = LATEST_VERSION) -> dict[str, bool]:
+    """The operator's gate defaults at ``version`` (gates reach beta, and so default on, over releases)."""
+    gates = dict(DEFAULT_FEATURE_GATES)
+    if version < (1, 7, 0):
+        gates["RayServiceIncrementalUpgrade"] = False  # alpha in 1.5-1.6
+    if version < (1, 6, 0):
+        gates["RayJobDeletionPolicy"] = False  # alpha in 1.3-1.5
+        gates["RayMultiHostIndexing"] = False  # alpha in 1.5
+    if version < (1, 3, 0):
+        gates["RayClusterStatusConditions"] = False  # alpha in 1.2
+    return gates
+
+
+_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?\s*$")
+
+
+def parse_kuberay_version(version: str | tuple[int, ...]) -> Version:
+    """``"1.6.0"``, ``"v1.6"`` or ``(1, 6)`` -> ``(1, 6, 0)``; anything else is a caller bug (ValueError)."""
+    if isinstance(version, tuple):
+        if 2 <= len(version) <= 3 and all(isinstance(p, int) and not isinstance(p, bool) for p in version):
+            major, minor, *rest = version
+            return (major, minor, rest[0] if rest else 0)
+        raise ValueError(f"invalid KubeRay version {version!r}: expected (major, minor[, patch])")
+    if not isinstance(version, str):
+        raise ValueError(f"invalid KubeRay version {version!r}: expected a string like '1.7.0'")
+    match = _VERSION.match(version)
+    if match is None:
+        raise ValueError(f"invalid KubeRay version {version!r}: expected 'MAJOR.MINOR[.PATCH]', e.g. '1.7.0'")
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
+
+
+def format_version(version: tuple[int, ...]) -> str:
+    return ".".join(str(part) for part in version)
+
+
+# --------------------------------------------------------------------------------------------------
+# Audience-specific wording: ``{gate:Name}`` in a rule's fix or message says how THIS reader turns a gate on.
+
+_GATE_PLACEHOLDER = re.compile(r"\{gate:([A-Za-z0-9]+)\}")
+_GATE_WORDING: dict[str, Callable[[str], str]] = {
+    "python": lambda gate: f"feature_gates={{'{gate}': True}}",
+    "cli": lambda gate: f"--feature-gates={gate}=true",
+    "pack": lambda gate: f"kuberay:featureGates {{{gate}: true}}",
+    "docs": lambda gate: f"the {gate} feature gate",
+}
+
+
+def render_text(text: str, audience: str) -> str:
+    """Replace each ``{gate:Name}`` placeholder with how ``audience`` turns that gate on (``"docs"``: prose)."""
+    wording = _GATE_WORDING.get(audience, _GATE_WORDING["docs"])
+    return _GATE_PLACEHOLDER.sub(lambda m: wording(m.group(1)), text)
+
+
+# --------------------------------------------------------------------------------------------------
+# Findings and what a check sees
 
 
 @dataclass(frozen=True)
@@ -69,13 +155,14 @@ class Violation:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may depend on besides the manifest: target operator version, gates, environment."""
+    """What a check may depend on besides the manifest. Built only by ``Target.context()``."""
 
-    kuberay_version: tuple[int, int, int] = (1, 7, 0)
+    kuberay_version: Version = LATEST_VERSION
     feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
     environment: Environment | None = None
     #: Organisation settings some rules read (e.g. ``allowed_registries``, ``gpu_budget``); absent = rule off.
     options: Mapping[str, Any] = field(default_factory=dict)
+    audience: Audience = "python"
 
     def gate(self, name: str) -> bool:
         return bool(self.feature_gates.get(name, False))
@@ -85,11 +172,15 @@ class Context:
 
 
 CheckFn = Callable[[dict[str, Any], Context], Iterable[Violation]]
+Remediation = Callable[[Any], "dict[str, Any] | None"]
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule is data plus a small check over a manifest dict (apiVersion/kind/metadata/spec)."""
+    """A rule is data plus a small check over a manifest dict (apiVersion/kind/metadata/spec).
+
+    Declare one with :func:`declare`. ``check`` applies the rule's scope (``since``, ``gate``) before the body.
+    """
 
     id: str
     title: str
@@ -98,21 +189,111 @@ class Rule:
     rationale: str
     fix: str
     kinds: tuple[str, ...]
-    check: CheckFn
+    body: CheckFn
     compliant: dict[str, Any]
     violating: dict[str, Any]
     operator_rules: tuple[str, ...] = ()
-    context: Mapping[str, Any] = field(default_factory=dict)  # check() kwargs its examples need (gates, env)
+    #: First operator version the rule applies to (older targets skip it).
+    since: Version | None = None
+    #: Operator feature gate that must be on for the rule to apply.
+    gate: str | None = None
+    #: A safe automatic fix (the pack's remediation): new manifest, or None when nothing changed.
+    remediate: Remediation | None = None
+    #: Only meaningful when Pulumi manages the object (skipped for the ``cli`` audience: plain YAML).
+    pulumi_only: bool = False
+    #: Target settings (as ``check()`` keywords) its examples are judged with, on top of since/gate.
+    context: Mapping[str, Any] = field(default_factory=dict)
+    #: The rule module that declared it, relative to the catalogue (``cluster.gcs_ft``, ``cronjob``...).
+    module: str = ""
 
-    @property
-    def policy_name(self) -> str:
-        return self.id
+    def applies(self, ctx: Context) -> bool:
+        """Whether the rule runs at all for this target (version, gate, audience)."""
+        if self.since is not None and ctx.kuberay_version < self.since:
+            return False
+        if self.gate is not None and not ctx.gate(self.gate):
+            return False
+        return not (self.pulumi_only and ctx.audience == "cli")
+
+    def check(self, manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        if self.applies(ctx):
+            yield from self.body(manifest, ctx)
+
+    def scope(self) -> str:
+        """The rule's scope in words (rule reference): ``KubeRay >= 1.7, gate RayClusterMTLS on``."""
+        parts = []
+        if self.since is not None:
+            parts.append(f"KubeRay >= {format_version(self.since[:2] if self.since[2] == 0 else self.since)}")
+        if self.gate is not None:
+            parts.append(f"feature gate {self.gate} on")
+        if self.pulumi_only:
+            parts.append("Pulumi-managed objects only")
+        return ", ".join(parts)
 
 
 _REGISTRY: dict[str, Rule] = {}
+_CATALOGUE_PACKAGE = __name__.rsplit(".", 1)[0] + "."
 
 
-def register(rule: Rule) -> Rule:
+def _declaring_module() -> str:
+    """The module calling :func:`declare` (two frames up), relative to the catalogue package."""
+    name = str(sys._getframe(2).f_globals.get("__name__", ""))
+    return name.removeprefix(_CATALOGUE_PACKAGE)
+
+
+def declare(
+    *,
+    id: str,
+    title: str,
+    severity: Severity,
+    category: Category,
+    kinds: tuple[str, ...],
+    rationale: str,
+    fix: str,
+    check: CheckFn,
+    compliant: dict[str, Any],
+    violating: dict[str, Any],
+    rows: tuple[str, ...] = (),
+    since: str | None = None,
+    gate: str | None = None,
+    remediate: Remediation | None = None,
+    pulumi_only: bool = False,
+    context: Mapping[str, Any] | None = None,
+) -> Rule:
+    """Declare (and register) one rule; the only way a rule enters the catalogue.
+
+    ``rows`` are the operator validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"``
+    scope it; ``context`` holds extra ``check()`` keywords its examples need (e.g. ``environment``).
+    ``fix`` and messages may say ``{gate:Name}``: each audience reads how it turns that gate on.
+    """
+    if gate is not None and gate not in DEFAULT_FEATURE_GATES:
+        raise ValueError(f"rule {id!r}: unknown feature gate {gate!r}")
+    unknown = set(kinds) - set(KINDS)
+    if unknown or not kinds:
+        raise ValueError(f"rule {id!r}: kinds must be some of {', '.join(KINDS)}, got {kinds!r}")
+    example_context = dict(context or {})
+    if gate is not None:
+        gates = dict(example_context.get("feature_gates") or {})
+        gates.setdefault(gate, True)
+        example_context["feature_gates"] = gates
+    rule = Rule(
+        id=id,
+        title=title,
+        severity=severity,
+        category=category,
+        rationale=rationale,
+        fix=fix,
+        kinds=tuple(kinds),
+        body=check,
+        compliant=compliant,
+        violating=violating,
+        operator_rules=tuple(rows),
+        since=parse_kuberay_version(since) if since is not None else None,
+        gate=gate,
+        remediate=remediate,
+        pulumi_only=pulumi_only,
+        context=example_context,
+        module=_declaring_module(),
+    )
     if rule.id in _REGISTRY:
         raise ValueError(f"duplicate rule id {rule.id!r}")
     _REGISTRY[rule.id] = rule

@@ -1,12 +1,15 @@
 """Small, realistic manifests that rules use as their compliant / violating examples (data, not fixtures).
 
-Each builder returns a fresh dict; rules deep-edit the copy they need. Shared by the practice and security
-rule modules so their examples stay consistent with each other.
+The baseline per kind: :func:`base_cluster` (RayCluster; :func:`example` edits a copy), :func:`example_job`
+(RayJob, embedding :func:`example_cluster_spec`), :func:`example_service` (RayService),
+:func:`example_cronjob` (RayCronJob); :func:`ray_cluster` / :func:`ray_service` are the hardened variants the
+security and practice rules start from. Each builder returns a fresh dict; rules deep-edit the copy they need.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 JsonDict = dict[str, Any]
@@ -33,7 +36,7 @@ def ray_container(name: str, *, cpu: str = "2", memory: str = "8Gi", gpu: int = 
     }
 
 
-def cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
+def hardened_cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
     head = ray_container("ray-head")
     head["ports"] = [
         {"containerPort": 6379, "name": "gcs-server"},
@@ -65,7 +68,7 @@ def ray_cluster(name: str = "shared") -> JsonDict:
         "apiVersion": "ray.io/v1",
         "kind": "RayCluster",
         "metadata": {"name": name},
-        "spec": cluster_spec(),
+        "spec": hardened_cluster_spec(),
     }
 
 
@@ -75,7 +78,7 @@ def ray_service(name: str = "serve") -> JsonDict:
         "  - name: fruit\n    import_path: fruit.app\n    route_prefix: /fruit\n"
         "  - name: math\n    import_path: math_app:app\n    route_prefix: /math\n"
     )
-    spec = cluster_spec()
+    spec = hardened_cluster_spec()
     head = spec["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"].append({"containerPort": 8000, "name": "serve"})
     return {
@@ -113,3 +116,297 @@ def remove(doc: JsonDict, path: list[str | int]) -> JsonDict:
         cur = cur[key]
     del cur[path[-1]]
     return out
+
+
+# RayCluster: the baseline, and editors the cluster rules use to derive their examples
+
+
+def base_cluster() -> dict[str, Any]:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "raycluster-demo"},
+        "spec": {
+            "rayVersion": "2.52.0",
+            "headGroupSpec": {
+                "rayStartParams": {},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "ray-head",
+                                "image": "rayproject/ray:2.52.0",
+                                "resources": {
+                                    "limits": {"cpu": "1", "memory": "4Gi"},
+                                    "requests": {"cpu": "1", "memory": "4Gi"},
+                                },
+                                "ports": [
+                                    {"containerPort": 6379, "name": "gcs-server"},
+                                    {"containerPort": 8265, "name": "dashboard"},
+                                    {"containerPort": 10001, "name": "client"},
+                                ],
+                            }
+                        ]
+                    }
+                },
+            },
+            "workerGroupSpecs": [
+                {
+                    "groupName": "workergroup",
+                    "replicas": 1,
+                    "minReplicas": 1,
+                    "maxReplicas": 5,
+                    "rayStartParams": {},
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "ray-worker",
+                                    "image": "rayproject/ray:2.52.0",
+                                    "resources": {
+                                        "limits": {"cpu": "1", "memory": "2Gi"},
+                                        "requests": {"cpu": "1", "memory": "2Gi"},
+                                    },
+                                }
+                            ]
+                        }
+                    },
+                }
+            ],
+        },
+    }
+
+
+def example(mutate: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
+    """A fresh base RayCluster, optionally changed in place by ``mutate(doc)``."""
+    doc = base_cluster()
+    if mutate is not None:
+        mutate(doc)
+    return doc
+
+
+def spec_of(doc: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = doc["spec"]
+    return spec
+
+
+def head_of(doc: dict[str, Any]) -> dict[str, Any]:
+    head: dict[str, Any] = doc["spec"]["headGroupSpec"]
+    return head
+
+
+def worker_of(doc: dict[str, Any], i: int = 0) -> dict[str, Any]:
+    worker: dict[str, Any] = doc["spec"]["workerGroupSpecs"][i]
+    return worker
+
+
+def head_container_of(doc: dict[str, Any]) -> dict[str, Any]:
+    container: dict[str, Any] = head_of(doc)["template"]["spec"]["containers"][0]
+    return container
+
+
+def worker_container_of(doc: dict[str, Any], i: int = 0) -> dict[str, Any]:
+    container: dict[str, Any] = worker_of(doc, i)["template"]["spec"]["containers"][0]
+    return container
+
+
+def with_autoscaling_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """Turn on the in-tree autoscaler, version v2."""
+    spec_of(doc).update(enableInTreeAutoscaling=True, autoscalerOptions={"version": "v2"})
+    return doc
+
+
+def add_env(container: dict[str, Any], name: str, value: str) -> dict[str, Any]:
+    container.setdefault("env", []).append({"name": name, "value": value})
+    return container
+
+
+def annotate(doc: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+    doc["metadata"].setdefault("annotations", {})[key] = value
+    return doc
+
+
+# --------------------------------------------------------------------------------------------------
+# RayJob, RayService, RayCronJob baselines
+
+
+def _plain_container(name: str, *, ports: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {
+        "name": name,
+        "image": "rayproject/ray:2.52.0",
+        "resources": {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}},
+    }
+    if ports is not None:
+        container["ports"] = ports
+    return container
+
+
+def example_cluster_spec(*, autoscaling: bool = False) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "rayVersion": "2.52.0",
+        "headGroupSpec": {
+            "rayStartParams": {},
+            "template": {
+                "spec": {
+                    "containers": [
+                        _plain_container(
+                            "ray-head",
+                            ports=[
+                                {"containerPort": 6379, "name": "gcs-server"},
+                                {"containerPort": 8265, "name": "dashboard"},
+                                {"containerPort": 10001, "name": "client"},
+                            ],
+                        )
+                    ]
+                }
+            },
+        },
+        "workerGroupSpecs": [
+            {
+                "groupName": "small-group",
+                "replicas": 1,
+                "minReplicas": 1,
+                "maxReplicas": 5,
+                "rayStartParams": {},
+                "template": {"spec": {"containers": [_plain_container("ray-worker")]}},
+            }
+        ],
+    }
+    if autoscaling:
+        spec["enableInTreeAutoscaling"] = True
+    return spec
+
+
+def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, Any]:
+    """A valid RayJob with an embedded cluster; ``spec_fields`` override its spec (None removes a key)."""
+    spec: dict[str, Any] = {
+        "entrypoint": "python /home/ray/samples/sample_code.py",
+        "shutdownAfterJobFinishes": True,
+        "ttlSecondsAfterFinished": 60,
+        "activeDeadlineSeconds": 3600,
+        "rayClusterSpec": example_cluster_spec(),
+    }
+    for key, value in spec_fields.items():
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": name}, "spec": spec}
+
+
+def example_service(name: str = "rayservice-sample", **spec_fields: Any) -> dict[str, Any]:
+    """A valid RayService; ``spec_fields`` override its spec (None removes a key)."""
+    cluster = example_cluster_spec()
+    head = cluster["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"].append({"containerPort": 8000, "name": "serve"})
+    spec: dict[str, Any] = {
+        "serveConfigV2": (
+            "applications:\n"
+            "  - name: fruit_app\n"
+            "    import_path: fruit.deployment_graph\n"
+            "    route_prefix: /fruit\n"
+            "    runtime_env:\n"
+            "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+            "    deployments:\n"
+            "      - name: MangoStand\n"
+            "        num_replicas: 1\n"
+        ),
+        "rayClusterConfig": cluster,
+    }
+    for key, value in spec_fields.items():
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": name}, "spec": spec}
+
+
+def example_cronjob(name: str = "raycronjob-sample", **spec_fields: Any) -> dict[str, Any]:
+    """A valid RayCronJob (hourly, Asia/Taipei); ``spec_fields`` override its spec (None removes a key)."""
+    template = example_job()["spec"]
+    spec: dict[str, Any] = {"schedule": "0 * * * *", "timeZone": "Asia/Taipei", "jobTemplate": template}
+    for key, value in spec_fields.items():
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return {"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": name}, "spec": spec}
+
+
+def selector_job(**spec_fields: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "rayClusterSpec": None,
+        "shutdownAfterJobFinishes": None,
+        "ttlSecondsAfterFinished": None,
+        "clusterSelector": {"ray.io/cluster": "shared-cluster"},
+    }
+    fields.update(spec_fields)
+    return example_job(**fields)
+
+
+def with_deletion_rules(*rules: tuple[str, str, int]) -> dict[str, Any]:
+    """deletionStrategy with rules given as (policy, jobStatus, ttlSeconds)."""
+    return {
+        "deletionRules": [
+            {"policy": policy, "condition": {"jobStatus": status, "ttlSeconds": ttl}} for policy, status, ttl in rules
+        ]
+    }
+
+
+LEGACY_DELETION_OK = {"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteCluster"}}
+
+
+def incremental_service(options: dict[str, Any] | None, *, autoscaling: bool = True) -> dict[str, Any]:
+    cluster = example_cluster_spec(autoscaling=autoscaling)
+    cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"].append(
+        {"containerPort": 8000, "name": "serve"}
+    )
+    strategy: dict[str, Any] = {"type": "NewClusterWithIncrementalUpgrade"}
+    if options is not None:
+        strategy["clusterUpgradeOptions"] = options
+    return example_service(upgradeStrategy=strategy, rayClusterConfig=cluster)
+
+
+GOOD_UPGRADE_OPTIONS = {
+    "gatewayClassName": "istio",
+    "stepSizePercent": 10,
+    "intervalSeconds": 30,
+    "maxSurgePercent": 10,
+}
+
+
+# ----------------------------------------------------------------------------------------------------
+# RayService with a two-application Serve config (the serve rules' baseline)
+
+
+def serve_service(serve_config: str) -> dict[str, Any]:
+    return example_service(serveConfigV2=serve_config)
+
+
+TWO_APPS = (
+    "applications:\n"
+    "  - name: fruit_app\n"
+    "    import_path: fruit.deployment_graph\n"
+    "    route_prefix: /fruit\n"
+    "    runtime_env:\n"
+    "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+    "    deployments:\n"
+    "      - name: MangoStand\n"
+    "        num_replicas: 2\n"
+    "        user_config:\n"
+    "          price: 3\n"
+    "  - name: math_app\n"
+    "    import_path: conditional_dag.serve_dag\n"
+    "    route_prefix: /calc\n"
+    "    runtime_env:\n"
+    "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+    "    deployments:\n"
+    "      - name: Adder\n"
+    "        num_replicas: 1\n"
+)
+SERVE_COMPLIANT = serve_service(TWO_APPS)
+
+
+def serve_mutated(old: str, new: str) -> dict[str, Any]:
+    assert old in TWO_APPS, old  # examples are built at import: a typo here fails every test loudly
+    return serve_service(TWO_APPS.replace(old, new, 1))

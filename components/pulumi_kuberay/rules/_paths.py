@@ -337,9 +337,7 @@ def env_var(
     return None
 
 
-def volume_mounts(
-    container: Mapping[str, Any] | None, container_path: str = ""
-) -> list[tuple[str, dict[str, Any]]]:
+def volume_mounts(container: Mapping[str, Any] | None, container_path: str = "") -> list[tuple[str, dict[str, Any]]]:
     if container is None:
         return []
     return [

@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Rule, Violation, register
+from ._engine import (
+    Context,
+    Violation,
+    declare,
+)
+from ._kuberay import (
+    image_tag,
+)
 from ._paths import (
     ClusterSpecRef,
     as_dict,
@@ -27,9 +34,7 @@ from ._paths import (
     ray_container,
     worker_groups,
 )
-from ._paths import (
-    annotations as doc_annotations,
-)
+from ._paths import annotations as doc_annotations
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
@@ -55,13 +60,6 @@ def memory_bytes(value: Any) -> float | None:
         return None
     scale = _BINARY.get(unit, _DECIMAL.get(unit))
     return None if scale is None else amount * scale
-
-
-def image_tag(image: str) -> str | None:
-    """The tag of an image reference (``repo:tag`` or ``repo:tag@sha256:...``), None without one."""
-    name = image.split("@", 1)[0]
-    last = name.rsplit("/", 1)[-1]
-    return last.split(":", 1)[1] if ":" in last else None
 
 
 def _ray_version_of_image(image: str) -> str | None:
@@ -285,132 +283,110 @@ _CLUSTER = ex.ray_cluster()
 _HEAD_C: list[str | int] = ["spec", "headGroupSpec", "template", "spec", "containers", 0]
 _WORKER_C: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
 
-register(
-    Rule(
-        id="image-ray-version-mismatch",
-        title="Ray images match spec.rayVersion and each other",
-        severity="high",
-        category="correctness",
-        rationale=(
-            "KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
-            "connect nodes of different Ray or Python versions."
-        ),
-        fix="Use one Ray image version for head and workers and set rayVersion to it.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_image_version,
-        compliant=_CLUSTER,
-        violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
-    )
+declare(
+    id="image-ray-version-mismatch",
+    title="Ray images match spec.rayVersion and each other",
+    severity="high",
+    category="correctness",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
+    "connect nodes of different Ray or Python versions.",
+    fix="Use one Ray image version for head and workers and set rayVersion to it.",
+    check=_image_version,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
 )
-register(
-    Rule(
-        id="requests-not-equal-limits",
-        title="Memory and GPU requests equal limits on Ray containers",
-        severity="medium",
-        category="reliability",
-        rationale=(
-            "KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns."
-        ),
-        fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_requests_equal_limits,
-        compliant=_CLUSTER,
-        violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
-    )
+declare(
+    id="requests-not-equal-limits",
+    title="Memory and GPU requests equal limits on Ray containers",
+    severity="medium",
+    category="reliability",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns.",
+    fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
+    check=_requests_equal_limits,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
 )
-register(
-    Rule(
-        id="head-memory-too-small",
-        title="The head has enough memory (2Gi, 8Gi in production)",
-        severity="high",
-        category="reliability",
-        rationale=(
-            "The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
-            "cluster down."
-        ),
-        fix="Raise the head container's memory limit.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_head_memory,
-        compliant=_CLUSTER,
-        violating=ex.edit(
-            ex.edit(_CLUSTER, [*_HEAD_C, "resources", "limits", "memory"], "1Gi"),
-            [*_HEAD_C, "resources", "requests", "memory"],
-            "1Gi",
-        ),
-    )
+declare(
+    id="head-memory-too-small",
+    title="The head has enough memory (2Gi, 8Gi in production)",
+    severity="high",
+    category="reliability",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
+    "cluster down.",
+    fix="Raise the head container's memory limit.",
+    check=_head_memory,
+    compliant=_CLUSTER,
+    violating=ex.edit(
+        ex.edit(_CLUSTER, [*_HEAD_C, "resources", "limits", "memory"], "1Gi"),
+        [*_HEAD_C, "resources", "requests", "memory"],
+        "1Gi",
+    ),
 )
-register(
-    Rule(
-        id="head-runs-workloads-in-prod",
-        title='In production the head does not run tasks (num-cpus "0")',
-        severity="medium",
-        category="reliability",
-        rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",
-        fix='Set headGroupSpec.rayStartParams.num-cpus: "0".',
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_head_num_cpus,
-        compliant=_CLUSTER,
-        violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
-        context={"environment": "prod"},
-    )
+declare(
+    id="head-runs-workloads-in-prod",
+    title='In production the head does not run tasks (num-cpus "0")',
+    severity="medium",
+    category="reliability",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",
+    fix='Set headGroupSpec.rayStartParams.num-cpus: "0".',
+    check=_head_num_cpus,
+    compliant=_CLUSTER,
+    violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
+    context={"environment": "prod"},
 )
-register(
-    Rule(
-        id="gcs-ft-missing-in-prod",
-        title="Production services and clusters enable GCS fault tolerance",
-        severity="high",
-        category="reliability",
-        rationale="Without GCS fault tolerance a head Pod restart loses cluster state; a RayService drops traffic.",
-        fix="Set gcsFaultToleranceOptions (Redis address and a password from a Secret, or the rocksdb backend).",
-        kinds=("RayCluster", "RayService"),
-        check=_gcs_ft,
-        compliant=ex.ray_service(),
-        violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
-        context={"environment": "prod"},
-    )
+declare(
+    id="gcs-ft-missing-in-prod",
+    title="Production services and clusters enable GCS fault tolerance",
+    severity="high",
+    category="reliability",
+    kinds=("RayCluster", "RayService"),
+    rationale="Without GCS fault tolerance a head Pod restart loses cluster state; a RayService drops traffic.",
+    fix="Set gcsFaultToleranceOptions (Redis address and a password from a Secret, or the rocksdb backend).",
+    check=_gcs_ft,
+    compliant=ex.ray_service(),
+    violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
+    context={"environment": "prod"},
 )
-register(
-    Rule(
-        id="dashboard-exposed-without-auth",
-        title="No public dashboard or client endpoint without Ray token auth",
-        severity="high",
-        category="security",
-        rationale="The Ray dashboard and job API run arbitrary code; exposing them without auth hands out the cluster.",
-        fix="Keep serviceType ClusterIP and enableIngress off, or set authOptions.mode: token (Ray >= 2.52).",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_exposure,
-        compliant=_CLUSTER,
-        violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
-    )
+declare(
+    id="dashboard-exposed-without-auth",
+    title="No public dashboard or client endpoint without Ray token auth",
+    severity="high",
+    category="security",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="The Ray dashboard and job API run arbitrary code; exposing them without auth hands out the cluster.",
+    fix="Keep serviceType ClusterIP and enableIngress off, or set authOptions.mode: token (Ray >= 2.52).",
+    check=_exposure,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
 )
-register(
-    Rule(
-        id="port-misnamed",
-        title="Well-known Ray ports carry the names KubeRay looks up",
-        severity="medium",
-        category="correctness",
-        rationale="KubeRay finds the dashboard and serve ports by name (dashboard, serve); a renamed port is ignored.",
-        fix="Name port 8265 'dashboard', 8000 'serve' and 10001 'client'.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_port_names,
-        compliant=_CLUSTER,
-        violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
-    )
+declare(
+    id="port-misnamed",
+    title="Well-known Ray ports carry the names KubeRay looks up",
+    severity="medium",
+    category="correctness",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="KubeRay finds the dashboard and serve ports by name (dashboard, serve); a renamed port is ignored.",
+    fix="Name port 8265 'dashboard', 8000 'serve' and 10001 'client'.",
+    check=_port_names,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
 )
-register(
-    Rule(
-        id="image-registry-not-allowed",
-        title="Images come from the allowed registries",
-        severity="medium",
-        category="security",
-        rationale="Organisations pin where code may come from; the option allowed_registries lists the prefixes.",
-        fix="Mirror the image into an allowed registry, or extend the allowed_registries option.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_registries,
-        compliant=_CLUSTER,
-        violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
-        context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
-    )
+declare(
+    id="image-registry-not-allowed",
+    title="Images come from the allowed registries",
+    severity="medium",
+    category="security",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="Organisations pin where code may come from; the option allowed_registries lists the prefixes.",
+    fix="Mirror the image into an allowed registry, or extend the allowed_registries option.",
+    check=_registries,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
+    context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
 )
 
 __all__ = ["image_tag", "memory_bytes"]

@@ -1,44 +1,33 @@
-"""Safe automatic fixes, keyed by rule id (used by the policy pack's remediation and ``kuberay-lint --fix``-like tools).
+"""Safe automatic fixes by rule id (the policy pack's remediations): a view of each rule's ``remediate=``.
 
-Only fixes whose result is certain belong here: turning ``rayStartParams`` numbers and booleans into the strings
-KubeRay expects changes nothing about what the user meant. Each fixer returns the new manifest, or ``None``
-when it changed nothing. Plain Python, no pulumi.
+A fix is declared with its rule (``declare(..., remediate=fn)``); only fixes whose result is certain belong
+there (e.g. turning ``rayStartParams`` numbers into the strings KubeRay expects). Each returns the new
+manifest, or ``None`` when it changed nothing. Plain Python, no pulumi.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterator, Mapping
 
-from pulumi_kuberay.model._base import render_scalar
-from pulumi_kuberay.rules._paths import cluster_specs
-
-JsonDict = dict[str, Any]
+from ._engine import Remediation
 
 
-def stringify_ray_start_params(manifest: Any) -> JsonDict | None:
-    """``rayStartParams: {num-cpus: 0, block: true}`` -> ``{num-cpus: "0", block: "true"}`` in every group."""
-    if not isinstance(manifest, dict):
-        return None
-    fixed = copy.deepcopy(manifest)
-    changed = False
-    for ref in cluster_specs(fixed):
-        spec = ref.spec
-        groups = [spec.get("headGroupSpec")]
-        workers = spec.get("workerGroupSpecs")
-        groups += workers if isinstance(workers, list) else []
-        for group in groups:
-            params = group.get("rayStartParams") if isinstance(group, dict) else None
-            if not isinstance(params, dict):
-                continue
-            for key, value in params.items():
-                if isinstance(value, (bool, int, float)):
-                    params[key] = render_scalar(value)
-                    changed = True
-    return fixed if changed else None
+class _Remediations(Mapping[str, Remediation]):
+    """``{rule_id: fix}`` for every rule declared with ``remediate=`` (read on use: the catalogue loads lazily)."""
+
+    def _all(self) -> dict[str, Remediation]:
+        from . import RULES
+
+        return {rule.id: rule.remediate for rule in RULES.values() if rule.remediate is not None}
+
+    def __getitem__(self, rule_id: str) -> Remediation:
+        return self._all()[rule_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
-REMEDIATIONS: dict[str, Callable[[Any], JsonDict | None]] = {
-    "schema-wrong-type": stringify_ray_start_params,
-}
+REMEDIATIONS: Mapping[str, Remediation] = _Remediations()

@@ -13,8 +13,20 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from pulumi_kuberay.rules._engine import Context, Rule, Violation, register
-from pulumi_kuberay.rules._paths import (
+from ._engine import (
+    Context,
+    Violation,
+    declare,
+)
+from ._examples import (
+    example_cluster_spec,
+    example_job,
+    example_service,
+)
+from ._kuberay import (
+    job_specs,
+)
+from ._paths import (
     as_dict,
     as_list,
     as_str,
@@ -26,8 +38,6 @@ from pulumi_kuberay.rules._paths import (
     parse_generic_version,
     worker_groups,
 )
-from pulumi_kuberay.rules.operator_job import example_cluster_spec, example_job, job_specs
-from pulumi_kuberay.rules.operator_service import example_service
 
 ENABLE_SERVE_SERVICE_ANNOTATION = "ray.io/enable-serve-service"
 
@@ -73,24 +83,21 @@ def _service_without_serve_port() -> dict[str, Any]:
     return service
 
 
-register(
-    Rule(
-        id="head-serve-port-missing",
-        title="Head container ports without a 'serve' port",
-        severity="critical",
-        category="correctness",
-        rationale="KubeRay routes Serve traffic to the head container port named 'serve' (or 'serve-*'). If "
-        "the "
-        "head lists ports but none has that name and no serveService is given, the serve Service cannot be "
-        "built ('Please specify a port named serve') and the RayService never becomes Ready.",
-        fix="Add {name: serve, containerPort: 8000} to the head container ports (same port as Serve's "
-        "http_options.port).",
-        kinds=("RayService", "RayCluster"),
-        check=_check_serve_port,
-        compliant=example_service(),
-        violating=_service_without_serve_port(),
-        operator_rules=("OP-01",),
-    )
+declare(
+    id="head-serve-port-missing",
+    title="Head container ports without a 'serve' port",
+    severity="critical",
+    category="correctness",
+    kinds=("RayService", "RayCluster"),
+    rows=("OP-01",),
+    rationale="KubeRay routes Serve traffic to the head container port named 'serve' (or 'serve-*'). If "
+    "the "
+    "head lists ports but none has that name and no serveService is given, the serve Service cannot be "
+    "built ('Please specify a port named serve') and the RayService never becomes Ready.",
+    fix="Add {name: serve, containerPort: 8000} to the head container ports (same port as Serve's http_options.port).",
+    check=_check_serve_port,
+    compliant=example_service(),
+    violating=_service_without_serve_port(),
 )
 
 
@@ -122,22 +129,20 @@ def _job_without_dashboard_port() -> dict[str, Any]:
     return job
 
 
-register(
-    Rule(
-        id="head-dashboard-port-missing",
-        title="Head container ports without a 'dashboard' port",
-        severity="critical",
-        category="correctness",
-        rationale="RayJob and RayService talk to the Ray dashboard through the head port named 'dashboard'. "
-        "If "
-        "the head lists ports without that name, the lookup fails ('dashboard port is not found').",
-        fix="Name the dashboard port (8265) 'dashboard' in the head container, or declare no ports at all.",
-        kinds=("RayJob", "RayService", "RayCronJob"),
-        check=_check_dashboard_port,
-        compliant=example_job(),
-        violating=_job_without_dashboard_port(),
-        operator_rules=("OP-02",),
-    )
+declare(
+    id="head-dashboard-port-missing",
+    title="Head container ports without a 'dashboard' port",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayService", "RayCronJob"),
+    rows=("OP-02",),
+    rationale="RayJob and RayService talk to the Ray dashboard through the head port named 'dashboard'. "
+    "If "
+    "the head lists ports without that name, the lookup fails ('dashboard port is not found').",
+    fix="Name the dashboard port (8265) 'dashboard' in the head container, or declare no ports at all.",
+    check=_check_dashboard_port,
+    compliant=example_job(),
+    violating=_job_without_dashboard_port(),
 )
 
 
@@ -168,21 +173,19 @@ def _v1_cluster(restart_policy: str | None) -> dict[str, Any]:
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "autoscaled"}, "spec": spec}
 
 
-register(
-    Rule(
-        id="autoscaler-v1-worker-restart-policy",
-        title="Autoscaler v1 with a worker restartPolicy other than Never",
-        severity="low",
-        category="reliability",
-        rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; "
-        "Ray nodes are meant to be replaced, not restarted.",
-        fix="Set the worker template restartPolicy to Never (or leave it unset), or move to autoscaler v2.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_check_v1_restart_policy,
-        compliant=_v1_cluster("Never"),
-        violating=_v1_cluster("Always"),
-        operator_rules=("OP-04",),
-    )
+declare(
+    id="autoscaler-v1-worker-restart-policy",
+    title="Autoscaler v1 with a worker restartPolicy other than Never",
+    severity="low",
+    category="reliability",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rows=("OP-04",),
+    rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; "
+    "Ray nodes are meant to be replaced, not restarted.",
+    fix="Set the worker template restartPolicy to Never (or leave it unset), or move to autoscaler v2.",
+    check=_check_v1_restart_policy,
+    compliant=_v1_cluster("Never"),
+    violating=_v1_cluster("Always"),
 )
 
 
@@ -209,20 +212,18 @@ def _job_with_metadata(ray_version: str) -> dict[str, Any]:
     return job
 
 
-register(
-    Rule(
-        id="rayjob-metadata-requires-ray-2-6",
-        title="RayJob metadata with Ray older than 2.6.0",
-        severity="critical",
-        category="correctness",
-        rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the "
-        "operator "
-        "refuses to build the submission.",
-        fix="Upgrade rayVersion (and the image) to >= 2.6.0, or remove spec.metadata.",
-        kinds=("RayJob", "RayCronJob"),
-        check=_check_metadata_ray_version,
-        compliant=_job_with_metadata("2.52.0"),
-        violating=_job_with_metadata("2.5.1"),
-        operator_rules=("OP-06",),
-    )
+declare(
+    id="rayjob-metadata-requires-ray-2-6",
+    title="RayJob metadata with Ray older than 2.6.0",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("OP-06",),
+    rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the "
+    "operator "
+    "refuses to build the submission.",
+    fix="Upgrade rayVersion (and the image) to >= 2.6.0, or remove spec.metadata.",
+    check=_check_metadata_ray_version,
+    compliant=_job_with_metadata("2.52.0"),
+    violating=_job_with_metadata("2.5.1"),
 )

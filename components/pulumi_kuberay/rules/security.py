@@ -12,9 +12,25 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Rule, Severity, Violation, register
-from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
-from .practice import image_tag
+from ._engine import (
+    Context,
+    Severity,
+    Violation,
+    declare,
+)
+from ._kuberay import (
+    image_tag,
+)
+from ._paths import (
+    PodTemplateRef,
+    as_dict,
+    as_list,
+    as_str,
+    cluster_specs,
+    get,
+    join,
+    pod_templates,
+)
 
 _ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
@@ -33,9 +49,7 @@ _BASELINE_CAPS = {
     "SETUID",
     "SYS_CHROOT",
 }
-_SECRET_NAME = re.compile(
-    r"(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)", re.I
-)
+_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)", re.I)
 #: Names that mention a secret but hold a switch or a location, never the secret itself.
 _NOT_A_SECRET = re.compile(r"(ENABLE|MODE|PATH|FILE|_DIR|_URL|_NAME)", re.I)
 _FLAG_VALUES = {"true", "false", "0", "1", "yes", "no", "on", "off"}
@@ -122,9 +136,7 @@ def _host_access(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for template in pod_templates(manifest):
         for key in ("hostNetwork", "hostPID", "hostIPC"):
             if template.pod_spec.get(key) is True:
-                yield Violation(
-                    f"pod shares the node's namespaces ({key}: true)", join(template.spec_path, key)
-                )
+                yield Violation(f"pod shares the node's namespaces ({key}: true)", join(template.spec_path, key))
         for i, volume in enumerate(as_list(template.pod_spec.get("volumes"))):
             if isinstance(volume, dict) and volume.get("hostPath") is not None:
                 yield Violation(
@@ -134,9 +146,7 @@ def _host_access(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         for path, container in _all_containers(template):
             for j, port in enumerate(as_list(container.get("ports"))):
                 if isinstance(port, dict) and port.get("hostPort") not in (None, 0):
-                    yield Violation(
-                        "container binds a port of the node (hostPort)", join(path, "ports", j, "hostPort")
-                    )
+                    yield Violation("container binds a port of the node (hostPort)", join(path, "ports", j, "hostPort"))
 
 
 def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -208,105 +218,103 @@ _WORKER_C: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec",
 _WORKER_POD: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec"]
 
 
-def _rule(
-    rule_id: str,
-    title: str,
-    severity: Severity,
-    rationale: str,
-    fix: str,
-    check: Any,
-    violating: dict[str, Any],
-    category: Any = "security",
-) -> None:
-    register(
-        Rule(
-            id=rule_id,
-            title=title,
-            severity=severity,
-            category=category,
-            rationale=rationale,
-            fix=fix,
-            kinds=_ALL_KINDS,
-            check=check,
-            compliant=_CLUSTER,
-            violating=violating,
-        )
-    )
-
-
-_rule(
-    "container-privileged",
-    "No privileged Ray containers",
-    "high",
-    "A privileged container is root on the node: one compromised Ray task owns the machine.",
-    "Remove securityContext.privileged (use specific capabilities or device plugins for GPUs).",
-    _privileged,
-    ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
+declare(
+    id="container-privileged",
+    title="No privileged Ray containers",
+    severity="high",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="A privileged container is root on the node: one compromised Ray task owns the machine.",
+    fix="Remove securityContext.privileged (use specific capabilities or device plugins for GPUs).",
+    check=_privileged,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
 )
-_rule(
-    "privilege-escalation-allowed",
-    "allowPrivilegeEscalation is false",
-    "medium",
-    "Blocks setuid binaries from raising privileges inside the container (PSS restricted).",
-    "Set securityContext.allowPrivilegeEscalation: false on every container (and autoscalerOptions).",
-    _escalation,
-    ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
+declare(
+    id="privilege-escalation-allowed",
+    title="allowPrivilegeEscalation is false",
+    severity="medium",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="Blocks setuid binaries from raising privileges inside the container (PSS restricted).",
+    fix="Set securityContext.allowPrivilegeEscalation: false on every container (and autoscalerOptions).",
+    check=_escalation,
+    compliant=_CLUSTER,
+    violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
 )
-_rule(
-    "run-as-root",
-    "Containers run as a non-root user",
-    "medium",
-    "Ray images run as uid 1000; running as root turns a container escape into node compromise (PSS restricted).",
-    "Set securityContext.runAsNonRoot: true (pod or container).",
-    _non_root,
-    ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
+declare(
+    id="run-as-root",
+    title="Containers run as a non-root user",
+    severity="medium",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise "
+    "(PSS restricted).",
+    fix="Set securityContext.runAsNonRoot: true (pod or container).",
+    check=_non_root,
+    compliant=_CLUSTER,
+    violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
 )
-_rule(
-    "capabilities-not-dropped",
-    "Containers drop ALL capabilities and add none beyond baseline",
-    "medium",
-    "Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
+declare(
+    id="capabilities-not-dropped",
+    title="Containers drop ALL capabilities and add none beyond baseline",
+    severity="medium",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
     "(PSS baseline/restricted).",
-    "Set securityContext.capabilities.drop: [ALL] and add only what is required.",
-    _capabilities,
-    ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
+    fix="Set securityContext.capabilities.drop: [ALL] and add only what is required.",
+    check=_capabilities,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
 )
-_rule(
-    "host-access",
-    "No host namespaces, hostPath volumes or host ports",
-    "high",
-    "Host namespaces and paths break the isolation between the Ray Pod and the node (PSS baseline).",
-    "Remove hostNetwork/hostPID/hostIPC, hostPath volumes and hostPort; use Services and PVCs instead.",
-    _host_access,
-    ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
+declare(
+    id="host-access",
+    title="No host namespaces, hostPath volumes or host ports",
+    severity="high",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="Host namespaces and paths break the isolation between the Ray Pod and the node (PSS baseline).",
+    fix="Remove hostNetwork/hostPID/hostIPC, hostPath volumes and hostPort; use Services and PVCs instead.",
+    check=_host_access,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
 )
-_rule(
-    "image-tag-not-pinned",
-    "Images are pinned to a version tag or digest",
-    "high",
-    "latest / nightly / untagged images change under a running cluster; "
+declare(
+    id="image-tag-not-pinned",
+    title="Images are pinned to a version tag or digest",
+    severity="high",
+    category="reliability",
+    kinds=_ALL_KINDS,
+    rationale="latest / nightly / untagged images change under a running cluster; "
     "head and workers can end up on different Ray versions.",
-    "Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
-    _image_pinned,
-    ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
-    category="reliability",
+    fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
+    check=_image_pinned,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
 )
-_rule(
-    "resources-missing",
-    "Ray containers set CPU and memory",
-    "high",
-    "Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is evicted or OOM-killed.",
-    "Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
-    _resources,
-    ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
+declare(
+    id="resources-missing",
+    title="Ray containers set CPU and memory",
+    severity="high",
     category="reliability",
+    kinds=_ALL_KINDS,
+    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
+    "evicted or OOM-killed.",
+    fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
+    check=_resources,
+    compliant=_CLUSTER,
+    violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
 )
-_rule(
-    "secret-in-plain-env",
-    "Secrets are referenced, not written into the CR",
-    "high",
-    "Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
-    "Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
-    _secret_literals,
-    ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
+declare(
+    id="secret-in-plain-env",
+    title="Secrets are referenced, not written into the CR",
+    severity="high",
+    category="security",
+    kinds=_ALL_KINDS,
+    rationale="Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
+    fix="Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
+    check=_secret_literals,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
 )

@@ -14,10 +14,29 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from pulumi_kuberay.rules._engine import Context, Rule, Severity, Violation, register
-from pulumi_kuberay.rules._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, worker_groups
-from pulumi_kuberay.rules.operator_job import example_cluster_spec, example_job, job_specs
-from pulumi_kuberay.rules.operator_service import example_service
+from ._engine import (
+    Context,
+    Severity,
+    Violation,
+    declare,
+)
+from ._examples import (
+    example_cluster_spec,
+    example_job,
+    example_service,
+)
+from ._kuberay import (
+    job_specs,
+)
+from ._paths import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    cluster_specs,
+    get,
+    worker_groups,
+)
 
 #: CRD default of workerGroupSpecs[].maxReplicas (int32 max): effectively unbounded.
 UNBOUNDED_MAX_REPLICAS = 2147483647
@@ -72,22 +91,20 @@ def _autoscaled_job(**group_fields: Any) -> dict[str, Any]:
     return example_job(rayClusterSpec=cluster)
 
 
-register(
-    Rule(
-        id="autoscaling-bounds-explicit",
-        title="Autoscaling with explicit, bounded minReplicas and maxReplicas",
-        severity="medium",
-        category="cost",
-        rationale="With enableInTreeAutoscaling the autoscaler scales each worker group between minReplicas "
-        "and "
-        "maxReplicas; the CRD default maxReplicas is 2147483647, i.e. no cost ceiling at all.",
-        fix="Set minReplicas and a finite maxReplicas on every worker group.",
-        kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-        check=_check_autoscaling_bounds,
-        compliant=_autoscaled_job(minReplicas=0, maxReplicas=10),
-        violating=_autoscaled_job(minReplicas=0, maxReplicas=None),
-        context={"environment": "prod"},
-    )
+declare(
+    id="autoscaling-bounds-explicit",
+    title="Autoscaling with explicit, bounded minReplicas and maxReplicas",
+    severity="medium",
+    category="cost",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="With enableInTreeAutoscaling the autoscaler scales each worker group between minReplicas "
+    "and "
+    "maxReplicas; the CRD default maxReplicas is 2147483647, i.e. no cost ceiling at all.",
+    fix="Set minReplicas and a finite maxReplicas on every worker group.",
+    check=_check_autoscaling_bounds,
+    compliant=_autoscaled_job(minReplicas=0, maxReplicas=10),
+    violating=_autoscaled_job(minReplicas=0, maxReplicas=None),
+    context={"environment": "prod"},
 )
 
 
@@ -108,22 +125,20 @@ def _check_upgrade_none(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
         )
 
 
-register(
-    Rule(
-        id="rayservice-upgrade-strategy-none",
-        title="RayService upgrades disabled (upgradeStrategy.type None)",
-        severity="medium",
-        category="reliability",
-        rationale="NewCluster (the default) and NewClusterWithIncrementalUpgrade prepare a new cluster and "
-        "switch "
-        "traffic only when its Serve apps are RUNNING; None applies no cluster change at all. High in prod.",
-        fix="Remove upgradeStrategy (NewCluster is the default) or use NewClusterWithIncrementalUpgrade.",
-        kinds=("RayService",),
-        check=_check_upgrade_none,
-        compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
-        violating=example_service(upgradeStrategy={"type": "None"}),
-        context={"environment": "prod"},
-    )
+declare(
+    id="rayservice-upgrade-strategy-none",
+    title="RayService upgrades disabled (upgradeStrategy.type None)",
+    severity="medium",
+    category="reliability",
+    kinds=("RayService",),
+    rationale="NewCluster (the default) and NewClusterWithIncrementalUpgrade prepare a new cluster and "
+    "switch "
+    "traffic only when its Serve apps are RUNNING; None applies no cluster change at all. High in prod.",
+    fix="Remove upgradeStrategy (NewCluster is the default) or use NewClusterWithIncrementalUpgrade.",
+    check=_check_upgrade_none,
+    compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
+    violating=example_service(upgradeStrategy={"type": "None"}),
+    context={"environment": "prod"},
 )
 
 
@@ -139,8 +154,7 @@ def _frees_cluster(spec: dict[str, Any]) -> bool:
     rules = as_list(strategy.get("deletionRules"))
     if rules:
         freeing = {
-            as_str(get(rule, "condition", "jobStatus"))
-            or as_str(get(rule, "condition", "jobDeploymentStatus"))
+            as_str(get(rule, "condition", "jobStatus")) or as_str(get(rule, "condition", "jobDeploymentStatus"))
             for rule in rules
             if as_dict(rule).get("policy") in _CLUSTER_FREEING_POLICIES
         }
@@ -168,23 +182,21 @@ def _check_cluster_not_freed(manifest: dict[str, Any], ctx: Context) -> Iterator
             )
 
 
-register(
-    Rule(
-        id="rayjob-cluster-not-freed",
-        title="RayJob with its own cluster that is never deleted",
-        severity="medium",
-        category="cost",
-        rationale="A RayJob is a batch job: its embedded cluster should go away when the job finishes. If it "
-        "stays, the job looks like a service; use a RayService (long-running serving) or a shared RayCluster "
-        "selected with clusterSelector (many jobs, one cluster).",
-        fix="Set shutdownAfterJobFinishes: true (optionally ttlSecondsAfterFinished) or deletionRules with "
-        "DeleteCluster for SUCCEEDED and FAILED; or use a RayService / a shared RayCluster + "
-        "clusterSelector.",
-        kinds=("RayJob", "RayCronJob"),
-        check=_check_cluster_not_freed,
-        compliant=example_job(),
-        violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
-    )
+declare(
+    id="rayjob-cluster-not-freed",
+    title="RayJob with its own cluster that is never deleted",
+    severity="medium",
+    category="cost",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="A RayJob is a batch job: its embedded cluster should go away when the job finishes. If it "
+    "stays, the job looks like a service; use a RayService (long-running serving) or a shared RayCluster "
+    "selected with clusterSelector (many jobs, one cluster).",
+    fix="Set shutdownAfterJobFinishes: true (optionally ttlSecondsAfterFinished) or deletionRules with "
+    "DeleteCluster for SUCCEEDED and FAILED; or use a RayService / a shared RayCluster + "
+    "clusterSelector.",
+    check=_check_cluster_not_freed,
+    compliant=example_job(),
+    violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
 )
 
 
@@ -209,23 +221,21 @@ def _check_deadline(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
             )
 
 
-register(
-    Rule(
-        id="rayjob-deadline-unbounded",
-        title="RayJob with its own cluster and no (or a very long) deadline",
-        severity="medium",
-        category="cost",
-        rationale="activeDeadlineSeconds bounds how long a stuck job can hold its cluster. A missing "
-        "deadline "
-        "is a hygiene gap (low); a deadline of more than a week means the workload is really a service "
-        "(medium).",
-        fix="Set activeDeadlineSeconds to the job's realistic upper bound; for long-running work use a "
-        "RayService or a shared RayCluster.",
-        kinds=("RayJob", "RayCronJob"),
-        check=_check_deadline,
-        compliant=example_job(activeDeadlineSeconds=6 * 3600),
-        violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
-    )
+declare(
+    id="rayjob-deadline-unbounded",
+    title="RayJob with its own cluster and no (or a very long) deadline",
+    severity="medium",
+    category="cost",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="activeDeadlineSeconds bounds how long a stuck job can hold its cluster. A missing "
+    "deadline "
+    "is a hygiene gap (low); a deadline of more than a week means the workload is really a service "
+    "(medium).",
+    fix="Set activeDeadlineSeconds to the job's realistic upper bound; for long-running work use a "
+    "RayService or a shared RayCluster.",
+    check=_check_deadline,
+    compliant=example_job(activeDeadlineSeconds=6 * 3600),
+    violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
 )
 
 
@@ -253,8 +263,7 @@ def _check_delete_self(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
 def _job_with_rules(*rules: tuple[str, str, int]) -> dict[str, Any]:
     strategy = {
         "deletionRules": [
-            {"policy": policy, "condition": {"jobStatus": status, "ttlSeconds": ttl}}
-            for policy, status, ttl in rules
+            {"policy": policy, "condition": {"jobStatus": status, "ttlSeconds": ttl}} for policy, status, ttl in rules
         ]
     }
     return example_job(
@@ -262,22 +271,20 @@ def _job_with_rules(*rules: tuple[str, str, int]) -> dict[str, Any]:
     )
 
 
-register(
-    Rule(
-        id="rayjob-delete-self-under-pulumi",
-        title="RayJob DeleteSelf deletion rule in a Pulumi-managed stack",
-        severity="medium",
-        category="reliability",
-        rationale="Pulumi owns the RayJob object; when the operator deletes it (DeleteSelf), the next update "
-        "re-creates it and re-runs the job. High in prod, where a re-run costs money or repeats side "
-        "effects.",
-        fix="Use DeleteCluster (keeps the RayJob record, frees the cluster); delete the RayJob through "
-        "Pulumi.",
-        kinds=("RayJob",),
-        check=_check_delete_self,
-        compliant=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteCluster", "FAILED", 600)),
-        violating=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteSelf", "SUCCEEDED", 300)),
-    )
+declare(
+    id="rayjob-delete-self-under-pulumi",
+    title="RayJob DeleteSelf deletion rule in a Pulumi-managed stack",
+    severity="medium",
+    category="reliability",
+    kinds=("RayJob",),
+    rationale="Pulumi owns the RayJob object; when the operator deletes it (DeleteSelf), the next update "
+    "re-creates it and re-runs the job. High in prod, where a re-run costs money or repeats side "
+    "effects.",
+    fix="Use DeleteCluster (keeps the RayJob record, frees the cluster); delete the RayJob through Pulumi.",
+    check=_check_delete_self,
+    compliant=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteCluster", "FAILED", 600)),
+    violating=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteSelf", "SUCCEEDED", 300)),
+    pulumi_only=True,
 )
 
 
@@ -293,29 +300,26 @@ def _check_shutdown_with_selector(manifest: dict[str, Any], ctx: Context) -> Ite
             )
 
 
-register(
-    Rule(
-        id="rayjob-shutdown-with-cluster-selector",
-        title="shutdownAfterJobFinishes on a RayJob that uses an existing cluster",
-        severity="low",
-        category="hygiene",
-        rationale="shutdownAfterJobFinishes only deletes a cluster the RayJob created from rayClusterSpec; "
-        "with "
-        "clusterSelector it is ignored, which suggests a misunderstanding of who owns the cluster.",
-        fix="Remove shutdownAfterJobFinishes (and ttlSecondsAfterFinished), or give the job its own "
-        "rayClusterSpec.",
-        kinds=("RayJob", "RayCronJob"),
-        check=_check_shutdown_with_selector,
-        compliant=example_job(
-            rayClusterSpec=None,
-            shutdownAfterJobFinishes=None,
-            ttlSecondsAfterFinished=None,
-            clusterSelector={"ray.io/cluster": "shared-cluster"},
-        ),
-        violating=example_job(
-            rayClusterSpec=None,
-            ttlSecondsAfterFinished=None,
-            clusterSelector={"ray.io/cluster": "shared-cluster"},
-        ),
-    )
+declare(
+    id="rayjob-shutdown-with-cluster-selector",
+    title="shutdownAfterJobFinishes on a RayJob that uses an existing cluster",
+    severity="low",
+    category="hygiene",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="shutdownAfterJobFinishes only deletes a cluster the RayJob created from rayClusterSpec; "
+    "with "
+    "clusterSelector it is ignored, which suggests a misunderstanding of who owns the cluster.",
+    fix="Remove shutdownAfterJobFinishes (and ttlSecondsAfterFinished), or give the job its own rayClusterSpec.",
+    check=_check_shutdown_with_selector,
+    compliant=example_job(
+        rayClusterSpec=None,
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        clusterSelector={"ray.io/cluster": "shared-cluster"},
+    ),
+    violating=example_job(
+        rayClusterSpec=None,
+        ttlSecondsAfterFinished=None,
+        clusterSelector={"ray.io/cluster": "shared-cluster"},
+    ),
 )

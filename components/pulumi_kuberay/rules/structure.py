@@ -1,38 +1,36 @@
 """Structural rules: the manifest read through the typed model (what the API server would prune or reject).
 
-The model (``pulumi_kuberay.model.manifest.load_manifest``) carries the CRD schema, so neither the lint
+The model (:func:`pulumi_kuberay.model.manifest.load_manifest`) carries the CRD schema, so neither the lint
 command nor the policy pack needs CRD files at run time. Also: malformed Ray documents, suppression hygiene.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import copy
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._engine import KINDS, SUPPRESS_PREFIX, Context, Rule, Violation, register, registered
-from ._paths import UNKNOWN_SENTINEL, get, is_unknown, parse_path, path_touches_unknown
+from pulumi_kuberay.model._base import ManifestError, render_scalar
+from pulumi_kuberay.model.manifest import load_manifest
 
-_MANIFEST_MODULE = "pulumi_kuberay.model.manifest"
-
-
-def _loader() -> Callable[[Any], Any] | None:
-    """``load_manifest`` if the typed model exists (it is built concurrently; until then skip gracefully)."""
-    try:
-        if importlib.util.find_spec(_MANIFEST_MODULE) is None:
-            return None
-        module = importlib.import_module(_MANIFEST_MODULE)
-    except ImportError:
-        return None
-    fn = getattr(module, "load_manifest", None)
-    return fn if callable(fn) else None
-
-
-def model_available() -> bool:
-    return _loader() is not None
+from ._engine import (
+    KINDS,
+    SUPPRESS_PREFIX,
+    Context,
+    Violation,
+    declare,
+    registered,
+)
+from ._paths import (
+    UNKNOWN_SENTINEL,
+    cluster_specs,
+    get,
+    is_unknown,
+    parse_path,
+    path_touches_unknown,
+)
 
 
 @dataclass(frozen=True)
@@ -97,13 +95,8 @@ def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
             raise _memo.error
         return _memo.problems
     _memo.doc, _memo.problems, _memo.error, _memo.error_reported = doc, (), None, False
-    load = _loader()
-    if load is None:
-        return ()
-    from pulumi_kuberay.model._base import ManifestError
-
     try:
-        load(doc)
+        load_manifest(doc)
     except ManifestError as exc:
         _memo.problems = tuple(
             _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
@@ -149,9 +142,7 @@ def _example(**spec_overrides: Any) -> dict[str, Any]:
                 "minReplicas": 1,
                 "maxReplicas": 3,
                 "rayStartParams": {},
-                "template": {
-                    "spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0"}]}
-                },
+                "template": {"spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0"}]}},
             }
         ],
     }
@@ -177,6 +168,32 @@ def _without_group_name() -> dict[str, Any]:
     doc = _example()
     del doc["spec"]["workerGroupSpecs"][0]["groupName"]  # required by the CRD
     return doc
+
+
+# --------------------------------------------------------------------------------------------------
+# The safe automatic fix of schema-wrong-type (the pack's remediation)
+
+
+def stringify_ray_start_params(manifest: Any) -> dict[str, Any] | None:
+    """``rayStartParams: {num-cpus: 0, block: true}`` -> ``{num-cpus: "0", block: "true"}`` in every group."""
+    if not isinstance(manifest, dict):
+        return None
+    fixed = copy.deepcopy(manifest)
+    changed = False
+    for ref in cluster_specs(fixed):
+        spec = ref.spec
+        groups = [spec.get("headGroupSpec")]
+        workers = spec.get("workerGroupSpecs")
+        groups += workers if isinstance(workers, list) else []
+        for group in groups:
+            params = group.get("rayStartParams") if isinstance(group, dict) else None
+            if not isinstance(params, dict):
+                continue
+            for key, value in params.items():
+                if isinstance(value, (bool, int, float)):
+                    params[key] = render_scalar(value)
+                    changed = True
+    return fixed if changed else None
 
 
 _SCHEMA_RULES = (
@@ -217,19 +234,18 @@ _SCHEMA_RULES = (
 )
 
 for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
-    register(
-        Rule(
-            id=_rule_id,
-            title=_title,
-            severity="critical",
-            category="correctness",
-            rationale=_rationale,
-            fix=_fix,
-            kinds=KINDS,
-            check=_schema_check(_kind),
-            compliant=_COMPLIANT,
-            violating=_violating,
-        )
+    declare(
+        id=_rule_id,
+        title=_title,
+        severity="critical",
+        category="correctness",
+        kinds=KINDS,
+        rationale=_rationale,
+        fix=_fix,
+        check=_schema_check(_kind),
+        compliant=_COMPLIANT,
+        violating=_violating,
+        remediate=stringify_ray_start_params if _rule_id == "schema-wrong-type" else None,
     )
 
 
@@ -248,26 +264,22 @@ def _check_malformed(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         yield Violation(f"spec must be an object, got {type(spec).__name__}", "spec")
 
 
-register(
-    Rule(
-        id="manifest-malformed",
-        title="Ray resource document is malformed",
-        severity="critical",
-        category="correctness",
-        rationale="A Ray resource without an object spec (or with a non-object metadata) is rejected by the "
-        "API "
-        "server.",
-        fix="Give the resource a metadata object and a spec object.",
-        kinds=KINDS,
-        check=_check_malformed,
-        compliant=_COMPLIANT,
-        violating={
-            "apiVersion": "ray.io/v1",
-            "kind": "RayCluster",
-            "metadata": {"name": "broken"},
-            "spec": "oops",
-        },
-    )
+declare(
+    id="manifest-malformed",
+    title="Ray resource document is malformed",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="A Ray resource without an object spec (or with a non-object metadata) is rejected by the API server.",
+    fix="Give the resource a metadata object and a spec object.",
+    check=_check_malformed,
+    compliant=_COMPLIANT,
+    violating={
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "broken"},
+        "spec": "oops",
+    },
 )
 
 
@@ -313,38 +325,34 @@ def _suppressed(annotation_value: str) -> dict[str, Any]:
     return doc
 
 
-register(
-    Rule(
-        id="suppression-reason-missing",
-        title="Rule suppression without a reason",
-        severity="low",
-        category="hygiene",
-        rationale="A suppression must say why the rule does not apply; one with an empty reason is ignored.",
-        fix="Put the reason in the annotation value.",
-        kinds=KINDS,
-        check=_check_suppression_reason,
-        compliant=_suppressed("min > max is intended for this capacity test"),
-        violating=_suppressed(""),
-    )
+declare(
+    id="suppression-reason-missing",
+    title="Rule suppression without a reason",
+    severity="low",
+    category="hygiene",
+    kinds=KINDS,
+    rationale="A suppression must say why the rule does not apply; one with an empty reason is ignored.",
+    fix="Put the reason in the annotation value.",
+    check=_check_suppression_reason,
+    compliant=_suppressed("min > max is intended for this capacity test"),
+    violating=_suppressed(""),
 )
 
-register(
-    Rule(
-        id="suppression-unknown-rule",
-        title="Suppression names an unknown rule",
-        severity="low",
-        category="hygiene",
-        rationale="A suppression annotation whose rule id matches no rule silences nothing (usually a typo).",
-        fix="Use the exact rule id from the finding.",
-        kinds=KINDS,
-        check=_check_suppression_target,
-        compliant=_suppressed("intended"),
-        violating={
-            **_example(),
-            "metadata": {
-                "name": "raycluster-demo",
-                "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
-            },
+declare(
+    id="suppression-unknown-rule",
+    title="Suppression names an unknown rule",
+    severity="low",
+    category="hygiene",
+    kinds=KINDS,
+    rationale="A suppression annotation whose rule id matches no rule silences nothing (usually a typo).",
+    fix="Use the exact rule id from the finding.",
+    check=_check_suppression_target,
+    compliant=_suppressed("intended"),
+    violating={
+        **_example(),
+        "metadata": {
+            "name": "raycluster-demo",
+            "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
         },
-    )
+    },
 )

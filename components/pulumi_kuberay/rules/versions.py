@@ -13,9 +13,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._engine import KINDS, Context, Rule, Violation, register
-from ._paths import cluster_specs, get, iter_present, worker_groups
-from .operator_cluster import example
+from ._engine import (
+    KINDS,
+    Context,
+    Violation,
+    declare,
+)
+from ._examples import (
+    example,
+)
+from ._paths import (
+    cluster_specs,
+    get,
+    iter_present,
+    worker_groups,
+)
 
 Version = tuple[int, int, int]
 
@@ -89,8 +101,7 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     since = KIND_VERSIONS.get(kind)
     if since is not None and ctx.kuberay_version < since:
         yield Violation(
-            f"{kind} does not exist before KubeRay {_fmt(since)} (target is {target}): the CRD is not "
-            "installed",
+            f"{kind} does not exist before KubeRay {_fmt(since)} (target is {target}): the CRD is not installed",
             "kind",
             fix=f"Target KubeRay >= {_fmt(since)} or use a RayJob instead.",
         )
@@ -131,21 +142,19 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 )
 
 
-register(
-    Rule(
-        id="field-newer-than-target",
-        title="Field newer than the target KubeRay version",
-        severity="critical",
-        category="correctness",
-        rationale="An older CRD prunes fields it does not know without an error, so the setting silently "
-        "disappears (or the operator does not understand the value).",
-        fix="Remove the field or raise the target KubeRay version (and upgrade operator and CRDs).",
-        kinds=KINDS,
-        check=_check_newer,
-        compliant=example(),
-        violating=example(lambda d: d["spec"].update(authOptions={"mode": "token"})),
-        context={"kuberay_version": "1.5.0"},
-    )
+declare(
+    id="field-newer-than-target",
+    title="Field newer than the target KubeRay version",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="An older CRD prunes fields it does not know without an error, so the setting silently "
+    "disappears (or the operator does not understand the value).",
+    fix="Remove the field or raise the target KubeRay version (and upgrade operator and CRDs).",
+    check=_check_newer,
+    compliant=example(),
+    violating=example(lambda d: d["spec"].update(authOptions={"mode": "token"})),
+    context={"kuberay_version": "1.5.0"},
 )
 
 
@@ -168,11 +177,7 @@ def _check_required(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                         fix="Add rayStartParams: {} (optional only from KubeRay 1.4).",
                     )
         options = ref.spec.get("gcsFaultToleranceOptions")
-        if (
-            (1, 3, 0) <= ctx.kuberay_version < (1, 7, 0)
-            and isinstance(options, dict)
-            and "redisAddress" not in options
-        ):
+        if (1, 3, 0) <= ctx.kuberay_version < (1, 7, 0) and isinstance(options, dict) and "redisAddress" not in options:
             yield Violation(
                 f"gcsFaultToleranceOptions.redisAddress is required by the KubeRay {target} CRD",
                 ref.path("gcsFaultToleranceOptions", "redisAddress"),
@@ -192,22 +197,20 @@ def _no_start_params(d: dict[str, Any]) -> None:
     del d["spec"]["headGroupSpec"]["rayStartParams"]
 
 
-register(
-    Rule(
-        id="field-required-by-target",
-        title="Field required by the target KubeRay version's CRD is missing",
-        severity="critical",
-        category="correctness",
-        rationale="Some fields were required in older CRDs (rayStartParams before 1.4, redisAddress before "
-        "1.7, "
-        "RayJob entrypoint before 1.3); the API server of that version rejects the object without them.",
-        fix="Add the field for the target version.",
-        kinds=KINDS,
-        check=_check_required,
-        compliant=example(),
-        violating=example(_no_start_params),
-        context={"kuberay_version": "1.3.0"},
-    )
+declare(
+    id="field-required-by-target",
+    title="Field required by the target KubeRay version's CRD is missing",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="Some fields were required in older CRDs (rayStartParams before 1.4, redisAddress before "
+    "1.7, "
+    "RayJob entrypoint before 1.3); the API server of that version rejects the object without them.",
+    fix="Add the field for the target version.",
+    check=_check_required,
+    compliant=example(),
+    violating=example(_no_start_params),
+    context={"kuberay_version": "1.3.0"},
 )
 
 
@@ -231,9 +234,7 @@ def _check_gates(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = doc.get("kind")
     found: list[Violation | None] = []
     if kind == "RayCronJob" and ctx.at_least(1, 6):
-        found.append(
-            _gate_violation(ctx, "RayCronJob", "kind", "a RayCronJob", "the operator never reconciles it")
-        )
+        found.append(_gate_violation(ctx, "RayCronJob", "kind", "a RayCronJob", "the operator never reconciles it"))
     if kind == "RayService" and ctx.at_least(1, 5):
         upgrade_type = get(doc, "spec", "upgradeStrategy", "type")
         if upgrade_type == "NewClusterWithIncrementalUpgrade":
@@ -282,21 +283,19 @@ def _check_gates(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     yield from (v for v in found if v is not None)
 
 
-register(
-    Rule(
-        id="feature-gate-disabled",
-        title="Gated feature used while its operator feature gate is off",
-        severity="critical",
-        category="correctness",
-        rationale="KubeRay rejects (or ignores) alpha/beta features whose feature gate is off: "
-        "networkPolicy, "
-        "tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend, RayCronJob, "
-        "incremental RayService upgrades.",
-        fix="Enable the gate on the operator and in the checks' feature_gates, or remove the feature.",
-        kinds=KINDS,
-        check=_check_gates,
-        compliant=example(),
-        violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
-        operator_rules=("RC-27", "RC-38", "RC-46", "RC-67", "RC-76"),
-    )
+declare(
+    id="feature-gate-disabled",
+    title="Gated feature used while its operator feature gate is off",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-27", "RC-38", "RC-46", "RC-67", "RC-76"),
+    rationale="KubeRay rejects (or ignores) alpha/beta features whose feature gate is off: "
+    "networkPolicy, "
+    "tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend, RayCronJob, "
+    "incremental RayService upgrades.",
+    fix="Enable the gate on the operator and in the checks' feature_gates, or remove the feature.",
+    check=_check_gates,
+    compliant=example(),
+    violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
 )

@@ -11,9 +11,20 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from pulumi_kuberay.rules._engine import KINDS, Context, Rule, Violation, register
-from pulumi_kuberay.rules._paths import as_str, cluster_specs, worker_groups
-from pulumi_kuberay.rules.operator_job import example_cluster_spec
+from ._engine import (
+    KINDS,
+    Context,
+    Violation,
+    declare,
+)
+from ._examples import (
+    example_cluster_spec,
+)
+from ._paths import (
+    as_str,
+    cluster_specs,
+    worker_groups,
+)
 
 
 def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -46,22 +57,20 @@ def _cluster_with_groups(*names: str) -> dict[str, Any]:
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
 
 
-register(
-    Rule(
-        id="worker-group-names-unique",
-        title="Worker group names are unique",
-        severity="critical",
-        category="correctness",
-        rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place "
-        "this is "
-        "checked); without the webhook the operator keys Pods by group name, so two groups with one name are "
-        "reconciled as one. Embedded specs matter too: the child RayCluster is validated when the operator "
-        "creates it.",
-        fix="Give every worker group a distinct groupName.",
-        kinds=KINDS,
-        check=_check_unique_group_names,
-        compliant=_cluster_with_groups("cpu", "gpu"),
-        violating=_cluster_with_groups("cpu", "cpu"),
-        operator_rules=("WH-02",),
-    )
+declare(
+    id="worker-group-names-unique",
+    title="Worker group names are unique",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("WH-02",),
+    rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place "
+    "this is "
+    "checked); without the webhook the operator keys Pods by group name, so two groups with one name are "
+    "reconciled as one. Embedded specs matter too: the child RayCluster is validated when the operator "
+    "creates it.",
+    fix="Give every worker group a distinct groupName.",
+    check=_check_unique_group_names,
+    compliant=_cluster_with_groups("cpu", "gpu"),
+    violating=_cluster_with_groups("cpu", "cpu"),
 )

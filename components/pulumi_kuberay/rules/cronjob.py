@@ -14,19 +14,27 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from pulumi_kuberay.rules._engine import Context, Rule, Violation, register
-from pulumi_kuberay.rules._paths import as_str, get
-from pulumi_kuberay.rules.operator_job import example_job
-from pulumi_kuberay.rules.operator_service import parse_go_duration
+from ._engine import (
+    Context,
+    Violation,
+    declare,
+)
+from ._examples import (
+    example_cronjob,
+)
+from ._kuberay import (
+    parse_go_duration,
+)
+from ._paths import (
+    as_str,
+    get,
+)
 
 MAX_RAYCRONJOB_NAME_LENGTH = 36
 
 _DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 _MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-    )
+    m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
 }
 _DAYS = {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}
 #: (field name, minimum, maximum, names) in ParseStandard order: minute hour day-of-month month day-of-week.
@@ -149,18 +157,6 @@ def _spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
     return spec if isinstance(spec, dict) else None
 
 
-def example_cronjob(name: str = "raycronjob-sample", **spec_fields: Any) -> dict[str, Any]:
-    """A valid RayCronJob (hourly, Asia/Taipei); ``spec_fields`` override its spec (None removes a key)."""
-    template = example_job()["spec"]
-    spec: dict[str, Any] = {"schedule": "0 * * * *", "timeZone": "Asia/Taipei", "jobTemplate": template}
-    for key, value in spec_fields.items():
-        if value is None:
-            spec.pop(key, None)
-        else:
-            spec[key] = value
-    return {"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": name}, "spec": spec}
-
-
 #: The examples' context: RayCronJob is an alpha gate (default off); the gate itself is checked by the
 #: ``feature-gate-disabled`` rule in ``versions``.
 _GATE_ON = {"feature_gates": {"RayCronJob": True}}
@@ -168,7 +164,7 @@ _GATE_ON = {"feature_gates": {"RayCronJob": True}}
 
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     name = as_str(get(manifest, "metadata", "name"))
-    if _spec(manifest) is None or not name or not ctx.at_least(1, 7):
+    if _spec(manifest) is None or not name:
         return
     if len(name) > MAX_RAYCRONJOB_NAME_LENGTH:
         yield Violation(
@@ -178,23 +174,22 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
         )
 
 
-register(
-    Rule(
-        id="raycronjob-name-too-long",
-        title="RayCronJob name longer than 36 characters",
-        severity="critical",
-        category="correctness",
-        rationale="Child RayJob names append a timestamp to the RayCronJob name and must stay within the "
-        "RayJob "
-        "limit, so the operator rejects RayCronJob names over 36 characters.",
-        fix="Shorten metadata.name to at most 36 characters.",
-        kinds=("RayCronJob",),
-        check=_check_name_length,
-        compliant=example_cronjob("nightly-train"),
-        violating=example_cronjob("nightly-train-" + "x" * 23),
-        operator_rules=("RCJ-01",),
-        context=_GATE_ON,
-    )
+declare(
+    id="raycronjob-name-too-long",
+    title="RayCronJob name longer than 36 characters",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RCJ-01",),
+    since="1.7",
+    rationale="Child RayJob names append a timestamp to the RayCronJob name and must stay within the "
+    "RayJob "
+    "limit, so the operator rejects RayCronJob names over 36 characters.",
+    fix="Shorten metadata.name to at most 36 characters.",
+    check=_check_name_length,
+    compliant=example_cronjob("nightly-train"),
+    violating=example_cronjob("nightly-train-" + "x" * 23),
+    context=_GATE_ON,
 )
 
 
@@ -209,21 +204,19 @@ def _check_schedule_tz(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
         )
 
 
-register(
-    Rule(
-        id="raycronjob-schedule-has-timezone",
-        title="Time zone inside the cron schedule",
-        severity="critical",
-        category="correctness",
-        rationale="Since v1.7 the zone belongs in spec.timeZone; a schedule containing 'TZ' is rejected.",
-        fix="Use spec.timeZone: <IANA zone> and a plain 5-field schedule.",
-        kinds=("RayCronJob",),
-        check=_check_schedule_tz,
-        compliant=example_cronjob(schedule="45 21 * * *", timeZone="Asia/Taipei"),
-        violating=example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None),
-        operator_rules=("RCJ-02",),
-        context=_GATE_ON,
-    )
+declare(
+    id="raycronjob-schedule-has-timezone",
+    title="Time zone inside the cron schedule",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RCJ-02",),
+    rationale="Since v1.7 the zone belongs in spec.timeZone; a schedule containing 'TZ' is rejected.",
+    fix="Use spec.timeZone: <IANA zone> and a plain 5-field schedule.",
+    check=_check_schedule_tz,
+    compliant=example_cronjob(schedule="45 21 * * *", timeZone="Asia/Taipei"),
+    violating=example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None),
+    context=_GATE_ON,
 )
 
 
@@ -239,55 +232,51 @@ def _check_schedule(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
         yield Violation(f"schedule {schedule!r} is not a valid cron expression: {error}", "spec.schedule")
 
 
-register(
-    Rule(
-        id="raycronjob-schedule-invalid",
-        title="Invalid cron schedule",
-        severity="critical",
-        category="correctness",
-        rationale="The operator parses the schedule with the standard cron parser (5 fields: minute hour "
-        "day-of-month month day-of-week, or @hourly/@daily/... /@every <duration>) and rejects anything "
-        "else.",
-        fix="Write 5 cron fields (e.g. '0 2 * * *') or a descriptor like '@daily'; seconds are not "
-        "supported.",
-        kinds=("RayCronJob",),
-        check=_check_schedule,
-        compliant=example_cronjob(schedule="*/15 9-17 * * MON-FRI"),
-        violating=example_cronjob(schedule="0 0 2 * * *"),
-        operator_rules=("RCJ-03",),
-        context=_GATE_ON,
-    )
+declare(
+    id="raycronjob-schedule-invalid",
+    title="Invalid cron schedule",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RCJ-03",),
+    rationale="The operator parses the schedule with the standard cron parser (5 fields: minute hour "
+    "day-of-month month day-of-week, or @hourly/@daily/... /@every <duration>) and rejects anything "
+    "else.",
+    fix="Write 5 cron fields (e.g. '0 2 * * *') or a descriptor like '@daily'; seconds are not supported.",
+    check=_check_schedule,
+    compliant=example_cronjob(schedule="*/15 9-17 * * MON-FRI"),
+    violating=example_cronjob(schedule="0 0 2 * * *"),
+    context=_GATE_ON,
 )
 
 
 def _check_timezone_empty(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     spec = _spec(manifest)
-    if spec is not None and spec.get("timeZone") == "" and ctx.at_least(1, 7):
+    if spec is not None and spec.get("timeZone") == "":
         yield Violation("timeZone is an empty string", "spec.timeZone")
 
 
-register(
-    Rule(
-        id="raycronjob-timezone-empty",
-        title="Empty timeZone",
-        severity="critical",
-        category="correctness",
-        rationale="The CRD (minLength 1) and the operator reject an empty timeZone.",
-        fix="Omit timeZone to use the operator's local zone, or set an IANA zone such as 'Europe/Paris'.",
-        kinds=("RayCronJob",),
-        check=_check_timezone_empty,
-        compliant=example_cronjob(timeZone=None),
-        violating=example_cronjob(timeZone=""),
-        operator_rules=("RCJ-04",),
-        context=_GATE_ON,
-    )
+declare(
+    id="raycronjob-timezone-empty",
+    title="Empty timeZone",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RCJ-04",),
+    since="1.7",
+    rationale="The CRD (minLength 1) and the operator reject an empty timeZone.",
+    fix="Omit timeZone to use the operator's local zone, or set an IANA zone such as 'Europe/Paris'.",
+    check=_check_timezone_empty,
+    compliant=example_cronjob(timeZone=None),
+    violating=example_cronjob(timeZone=""),
+    context=_GATE_ON,
 )
 
 
 def _check_timezone(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     spec = _spec(manifest)
     zone = as_str(spec.get("timeZone")) if spec else None
-    if not zone or not ctx.at_least(1, 7):
+    if not zone:
         return
     if not _zone_exists(zone):
         close = sorted(z for z in _known_zones() if z.lower() == zone.lower())
@@ -295,20 +284,19 @@ def _check_timezone(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
         yield Violation(f"timeZone {zone!r} is not an IANA time zone{hint}", "spec.timeZone")
 
 
-register(
-    Rule(
-        id="raycronjob-timezone-invalid",
-        title="Unknown timeZone",
-        severity="critical",
-        category="correctness",
-        rationale="The operator loads the zone from Go's embedded IANA database and rejects unknown names "
-        "(abbreviations like 'PST' or offsets like 'UTC+8' are not zone names).",
-        fix="Use an IANA zone name such as 'America/Los_Angeles' or 'UTC'.",
-        kinds=("RayCronJob",),
-        check=_check_timezone,
-        compliant=example_cronjob(timeZone="America/Los_Angeles"),
-        violating=example_cronjob(timeZone="America/San_Francisco"),
-        operator_rules=("RCJ-05",),
-        context=_GATE_ON,
-    )
+declare(
+    id="raycronjob-timezone-invalid",
+    title="Unknown timeZone",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RCJ-05",),
+    since="1.7",
+    rationale="The operator loads the zone from Go's embedded IANA database and rejects unknown names "
+    "(abbreviations like 'PST' or offsets like 'UTC+8' are not zone names).",
+    fix="Use an IANA zone name such as 'America/Los_Angeles' or 'UTC'.",
+    check=_check_timezone,
+    compliant=example_cronjob(timeZone="America/Los_Angeles"),
+    violating=example_cronjob(timeZone="America/San_Francisco"),
+    context=_GATE_ON,
 )

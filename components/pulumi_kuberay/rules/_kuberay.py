@@ -1,0 +1,345 @@
+"""Readers that mirror KubeRay's own helpers (``IsGCSFaultToleranceEnabled``, ``IsAutoscalingV2Enabled``,
+``validation.IsDNS1035Label``, Go's ``time.ParseDuration``...), shared by the rule modules.
+
+Like :mod:`._paths`, these read untrusted manifest dicts and never raise; values Pulumi has not computed yet
+(None / the unknown sentinel) read as "not known". Rule modules import this, the engine and the path helpers,
+never each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from ._engine import Context, Violation
+from ._paths import (
+    ClusterSpecRef,
+    as_dict,
+    as_list,
+    as_str,
+    env_var,
+    get,
+    head_ray_container,
+    is_unknown,
+    parse_generic_version,
+)
+
+# --------------------------------------------------------------------------------------------------
+# RayClusterSpec constants
+
+FT_ENABLED_ANNOTATION = "ray.io/ft-enabled"
+EXTERNAL_STORAGE_NS_ANNOTATION = "ray.io/external-storage-namespace"
+ORIGINATED_FROM_CRD_LABEL = "ray.io/originated-from-crd"
+MAX_RAYCLUSTER_NAME = 53
+AUTOSCALER_V2_ENV = "RAY_enable_autoscaler_v2"
+HISTORY_COLLECTOR_CONTAINER = "ray-history-collector"
+TLS_ENV_VARS = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
+TLS_VOLUME = "ray-tls"
+TLS_MOUNT_PATH = "/etc/ray/tls"
+
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+# --------------------------------------------------------------------------------------------------
+# RayClusterSpec predicates (each mirrors a KubeRay helper)
+
+
+def annotation_path(key: str) -> str:
+    return f'metadata.annotations["{key}"]'
+
+
+def is_dns1035(name: str) -> bool:
+    return len(name) <= 63 and bool(_DNS1035.match(name))
+
+
+def is_dns1123_label(name: str) -> bool:
+    return len(name) <= 63 and bool(_DNS1123_LABEL.match(name))
+
+
+def qualified_name_error(key: str) -> str | None:
+    """Like k8s ``IsQualifiedName``: optional DNS-1123 subdomain prefix + '/' + name of at most 63 chars."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return "prefix part must be non-empty"
+        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+            return "prefix part must be a lowercase DNS-1123 subdomain"
+    else:
+        return "a qualified name may contain at most one '/'"
+    if not name:
+        return "name part must be non-empty"
+    if len(name) > 63:
+        return "name part must be no more than 63 characters"
+    if not _QUALIFIED_NAME_PART.match(name):
+        return "name part must consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric"
+    return None
+
+
+def label_value_error(value: str) -> str | None:
+    if len(value) > 63:
+        return "must be no more than 63 characters"
+    if not _LABEL_VALUE.match(value):
+        return "must be empty or alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
+    return None
+
+
+def is_set(value: Any) -> bool:
+    """Go's ``!= ""`` / ``!= nil`` on a known value (unknown values count as not set: never judged)."""
+    if is_unknown(value):
+        return False
+    return bool(value != "" and value != [] and value != {})
+
+
+def bool_field(obj: Mapping[str, Any], key: str) -> bool | None:
+    """A bool field: False when absent, None when unknown/not a bool."""
+    if key not in obj:
+        return False
+    value = obj[key]
+    return value if isinstance(value, bool) else None
+
+
+def autoscaling_enabled(ref: ClusterSpecRef) -> bool | None:
+    return bool_field(ref.spec, "enableInTreeAutoscaling")
+
+
+def head_env(ref: ClusterSpecRef, name: str) -> tuple[str, dict[str, Any]] | None:
+    found = head_ray_container(ref)
+    if found is None:
+        return None
+    path, container = found
+    return env_var(container, name, path)
+
+
+def autoscaler_v2_enabled(ref: ClusterSpecRef) -> bool | None:
+    """KubeRay ``IsAutoscalingV2Enabled``: explicit ``version: v2``, else the head env var."""
+    options = ref.spec.get("autoscalerOptions")
+    if isinstance(options, dict) and "version" in options:
+        version = options["version"]
+        if version is not None:
+            return version == "v2" if isinstance(version, str) and not is_unknown(version) else None
+    elif options is not None and not isinstance(options, dict):
+        return None
+    env = head_env(ref, AUTOSCALER_V2_ENV)
+    if env is None:
+        return False
+    value = env[1].get("value")
+    if value is not None and is_unknown(value):
+        return None
+    return value in ("1", "true")
+
+
+def gcs_ft_enabled(ref: ClusterSpecRef) -> bool:
+    """KubeRay ``IsGCSFaultToleranceEnabled``: options set, or annotation ``ray.io/ft-enabled`` is true."""
+    if ref.spec.get("gcsFaultToleranceOptions") is not None:
+        return True
+    value = as_str(ref.annotations.get(FT_ENABLED_ANNOTATION))
+    return value is not None and value.lower() == "true"
+
+
+def ft_options(ref: ClusterSpecRef) -> dict[str, Any] | None:
+    options = ref.spec.get("gcsFaultToleranceOptions")
+    return options if isinstance(options, dict) else None
+
+
+def rocksdb_backend(ref: ClusterSpecRef) -> bool:
+    options = ft_options(ref)
+    return options is not None and options.get("backend") == "rocksdb"
+
+
+def ray_version_of(ref: ClusterSpecRef) -> tuple[str, tuple[int, ...] | None] | None:
+    """(rayVersion text, parsed) ; None when unknown. Empty text when absent."""
+    value = ref.spec.get("rayVersion")
+    if "rayVersion" in ref.spec and is_unknown(value):
+        return None
+    if value is None:
+        return "", None
+    if not isinstance(value, str):
+        return None
+    return value, parse_generic_version(value) if value else None
+
+
+def env_by_name(entries: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, tuple[str, dict[str, Any]]]:
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for path, entry in entries:
+        out.setdefault(entry["name"], (path, entry))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def reported_as(ref: ClusterSpecRef) -> str:
+    """How the operator reports an embedded spec (so users recognise the event/status message)."""
+    return {
+        "RayJob": " (reported as 'The RayJob spec is invalid')",
+        "RayService": " (reported as 'The RayService spec is invalid')",
+        "RayCronJob": " (reported as 'invalid RayJob template')",
+    }.get(ref.kind, "")
+
+
+# --------------------------------------------------------------------------------------------------
+# RayJobSpec: a RayJob's ``spec`` or a RayCronJob's ``spec.jobTemplate`` (the operator validates both alike)
+
+JobCheck = Callable[[dict[str, Any], str, Context], Iterable[Violation]]
+
+
+def job_specs(manifest: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """(RayJobSpec dict, its path) for a RayJob (``spec``) or a RayCronJob (``spec.jobTemplate``)."""
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict):
+        return
+    kind = manifest.get("kind")
+    if kind == "RayJob":
+        yield spec, "spec"
+    elif kind == "RayCronJob":
+        template = spec.get("jobTemplate")
+        if isinstance(template, dict):
+            yield template, "spec.jobTemplate"
+
+
+def per_job_spec(check: JobCheck) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
+    """A manifest check running ``check(job_spec, path, ctx)`` over every RayJobSpec of the manifest."""
+
+    def run(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        for spec, path in job_specs(manifest):
+            yield from check(spec, path, ctx)
+
+    run.__name__ = check.__name__
+    run.__doc__ = check.__doc__
+    return run
+
+
+MAX_RAYJOB_NAME_LENGTH = 47
+#: Length of the random suffix the API server appends to ``metadata.generateName``.
+GENERATED_SUFFIX_LENGTH = 5
+DELETION_ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
+CLUSTER_DELETING_POLICIES = ("DeleteCluster", "DeleteWorkers")
+#: Submission modes the v1.7.0 controller knows, with the KubeRay version that introduced each.
+SUBMISSION_MODES_SINCE: dict[str, tuple[int, int, int]] = {
+    "K8sJobMode": (1, 1, 0),
+    "HTTPMode": (1, 1, 0),
+    "InteractiveMode": (1, 3, 0),
+    "SidecarMode": (1, 5, 0),
+}
+
+
+def str_or_empty(value: Any) -> str:
+    """The string ("" when unset, not a string, or not known until apply)."""
+    return as_str(value) or ""
+
+
+def has_cluster_selector(spec: dict[str, Any]) -> bool:
+    selector = spec.get("clusterSelector")
+    return isinstance(selector, dict) and len(selector) > 0
+
+
+def job_autoscaling_enabled(spec: dict[str, Any]) -> bool:
+    return as_dict(spec.get("rayClusterSpec")).get("enableInTreeAutoscaling") is True
+
+
+def deletion_strategy(spec: dict[str, Any]) -> dict[str, Any] | None:
+    strategy = spec.get("deletionStrategy")
+    return strategy if isinstance(strategy, dict) else None
+
+
+def deletion_rules(spec: dict[str, Any]) -> list[Any]:
+    return as_list(as_dict(spec.get("deletionStrategy")).get("deletionRules"))
+
+
+def legacy_deletion_configured(strategy: dict[str, Any]) -> bool:
+    return strategy.get("onSuccess") is not None or strategy.get("onFailure") is not None
+
+
+def legacy_deletion_policy(strategy: dict[str, Any], key: str) -> str | None:
+    return as_str(as_dict(strategy.get(key)).get("policy"))
+
+
+def submission_mode(spec: dict[str, Any]) -> str:
+    return str_or_empty(spec.get("submissionMode")) or "K8sJobMode"
+
+
+# --------------------------------------------------------------------------------------------------
+# Go parsers the operator relies on
+
+GO_ATOI = re.compile(r"^[+-]?[0-9]+$")
+_GO_DURATION_PART = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]+)")
+_GO_DURATION_UNITS: dict[str, float] = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "\u00b5s": 1e-6,  # micro sign
+    "\u03bcs": 1e-6,  # Greek mu
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def parse_go_duration(text: str) -> float | None:
+    """Seconds of a Go ``time.ParseDuration`` string (``"1h30m"``, ``"-5s"``, ``"0"``), else None."""
+    rest = text
+    sign = 1.0
+    if rest[:1] in ("+", "-"):
+        sign = -1.0 if rest[0] == "-" else 1.0
+        rest = rest[1:]
+    if rest == "0":
+        return 0.0
+    if rest == "":
+        return None
+    total = 0.0
+    while rest:
+        match = _GO_DURATION_PART.match(rest)
+        if match is None:
+            return None
+        whole, fraction, unit = match.groups()
+        if not whole and (fraction is None or len(fraction) <= 1):
+            return None  # Go needs digits before or after the dot
+        scale = _GO_DURATION_UNITS.get(unit)
+        if scale is None:
+            return None
+        total += float((whole or "0") + (fraction or "")) * scale
+        rest = rest[match.end() :]
+    return sign * total
+
+
+# --------------------------------------------------------------------------------------------------
+# Images
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference (``repo:tag`` or ``repo:tag@sha256:...``), None without one."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
+# --------------------------------------------------------------------------------------------------
+# RayService
+
+MAX_RAYSERVICE_NAME_LENGTH = 47
+INITIALIZING_TIMEOUT_ANNOTATION = "ray.io/initializing-timeout"
+UPGRADE_TYPES = ("NewClusterWithIncrementalUpgrade", "NewCluster", "None")
+INCREMENTAL = "NewClusterWithIncrementalUpgrade"
+
+
+def service_spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    if manifest.get("kind") != "RayService":
+        return None
+    spec = manifest.get("spec")
+    return spec if isinstance(spec, dict) else None
+
+
+def upgrade_type(spec: dict[str, Any]) -> Any:
+    return get(spec, "upgradeStrategy", "type")
+
+
+def service_cluster(spec: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(spec.get("rayClusterConfig"))

@@ -1,0 +1,339 @@
+"""GCS fault tolerance: Redis options and the embedded RocksDB backend (``ValidateRayClusterSpec``,
+``validateGcsFaultToleranceOptions``).
+
+Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
+RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
+annotations, as the operator does. Unknown (not yet computed) values are never judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .._engine import KINDS, Context, Violation, declare
+from .._examples import (
+    add_env,
+    annotate,
+    example,
+    head_container_of,
+    head_of,
+    spec_of,
+)
+from .._kuberay import (
+    EXTERNAL_STORAGE_NS_ANNOTATION,
+    FT_ENABLED_ANNOTATION,
+    annotation_path,
+    ft_options,
+    gcs_ft_enabled,
+    head_env,
+    is_set,
+    reported_as,
+    rocksdb_backend,
+)
+from .._paths import (
+    as_dict,
+    as_list,
+    cluster_specs,
+    env_var,
+    head_group,
+    head_ray_container,
+    head_template,
+    is_unknown,
+    join,
+    volume_mounts,
+)
+
+# RC-21..RC-26, RC-37: GCS fault tolerance (redis)
+
+
+def _check_ft_annotation_conflict(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        if is_set(ref.annotations.get(FT_ENABLED_ANNOTATION)) and ref.spec.get("gcsFaultToleranceOptions") is not None:
+            yield Violation(
+                f"annotation {FT_ENABLED_ANNOTATION} and gcsFaultToleranceOptions are both set{reported_as(ref)}",
+                annotation_path(FT_ENABLED_ANNOTATION),
+                fix=f"Remove the {FT_ENABLED_ANNOTATION} annotation; gcsFaultToleranceOptions alone enables GCS FT.",
+            )
+
+
+def _redis_ft(d: dict[str, Any]) -> dict[str, Any]:
+    spec_of(d)["gcsFaultToleranceOptions"] = {
+        "redisAddress": "redis:6379",
+        "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis-password-secret", "key": "password"}}},
+    }
+    return d
+
+
+declare(
+    id="gcs-ft-annotation-conflict",
+    title="Legacy ray.io/ft-enabled annotation together with gcsFaultToleranceOptions",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-21",),
+    rationale="The legacy annotation and the gcsFaultToleranceOptions field cannot be combined; the operator rejects "
+    "it.",
+    fix="Use only gcsFaultToleranceOptions.",
+    check=_check_ft_annotation_conflict,
+    compliant=example(_redis_ft),
+    violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
+)
+
+
+def _check_implicit_redis(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        if gcs_ft_enabled(ref):
+            continue
+        env = head_env(ref, "RAY_REDIS_ADDRESS")
+        if env is not None:
+            yield Violation(
+                "head env RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but "
+                "gcsFaultToleranceOptions "
+                f"is not set{reported_as(ref)}",
+                env[0],
+                fix="Remove the env var and set gcsFaultToleranceOptions.redisAddress instead.",
+            )
+
+
+declare(
+    id="gcs-ft-implicit-redis-address",
+    title="RAY_REDIS_ADDRESS env without gcsFaultToleranceOptions",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-22",),
+    rationale="Setting RAY_REDIS_ADDRESS on the head turns on GCS FT behind KubeRay's back; the operator rejects it.",
+    fix="Configure GCS FT with gcsFaultToleranceOptions.redisAddress.",
+    check=_check_implicit_redis,
+    compliant=example(_redis_ft),
+    violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
+)
+
+
+def _check_ft_legacy_settings(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        if ref.spec.get("gcsFaultToleranceOptions") is None:
+            continue
+        head = head_group(ref)
+        params = as_dict(head.spec.get("rayStartParams")) if head else {}
+        if is_set(params.get("redis-password")) and head is not None:
+            yield Violation(
+                f"rayStartParams redis-password cannot be set with gcsFaultToleranceOptions{reported_as(ref)}",
+                join(head.path, "rayStartParams", "redis-password"),
+                fix="Remove it and use gcsFaultToleranceOptions.redisPassword (valueFrom a Secret).",
+            )
+        for name, field in (("REDIS_PASSWORD", "redisPassword"), ("RAY_REDIS_ADDRESS", "redisAddress")):
+            env = head_env(ref, name)
+            if env is not None:
+                yield Violation(
+                    f"head env {name} cannot be set with gcsFaultToleranceOptions{reported_as(ref)}",
+                    env[0],
+                    fix=f"Remove the env var and use gcsFaultToleranceOptions.{field}.",
+                )
+        if is_set(ref.annotations.get(EXTERNAL_STORAGE_NS_ANNOTATION)):
+            yield Violation(
+                f"annotation {EXTERNAL_STORAGE_NS_ANNOTATION} cannot be used with gcsFaultToleranceOptions"
+                f"{reported_as(ref)}",
+                annotation_path(EXTERNAL_STORAGE_NS_ANNOTATION),
+                fix="Remove the annotation and use gcsFaultToleranceOptions.externalStorageNamespace.",
+            )
+
+
+declare(
+    id="gcs-ft-legacy-settings-conflict",
+    title="Legacy Redis settings together with gcsFaultToleranceOptions",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-23", "RC-24", "RC-25", "RC-26"),
+    rationale="With gcsFaultToleranceOptions the operator manages redis-password, REDIS_PASSWORD, RAY_REDIS_ADDRESS "
+    "and the external storage namespace; setting them by hand is rejected.",
+    fix="Move the values into gcsFaultToleranceOptions (redisPassword, redisAddress, externalStorageNamespace).",
+    check=_check_ft_legacy_settings,
+    compliant=example(_redis_ft),
+    violating=example(
+        lambda d: (_redis_ft(d), head_of(d)["rayStartParams"].update({"redis-password": "5241590000000000"}))
+    ),
+)
+
+
+def _check_redis_username(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        head = head_group(ref)
+        if head is None:
+            continue
+        if is_set(as_dict(head.spec.get("rayStartParams")).get("redis-username")):
+            yield Violation(
+                f"redis username cannot be set in rayStartParams{reported_as(ref)}",
+                join(head.path, "rayStartParams", "redis-username"),
+            )
+        env = head_env(ref, "REDIS_USERNAME")
+        if env is not None:
+            yield Violation(f"redis username cannot be set as head env REDIS_USERNAME{reported_as(ref)}", env[0])
+
+
+declare(
+    id="redis-username-outside-options",
+    title="Redis username set in rayStartParams or env",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-37",),
+    rationale="The operator only accepts the Redis username through gcsFaultToleranceOptions.redisUsername.",
+    fix="Remove rayStartParams redis-username / env REDIS_USERNAME and set gcsFaultToleranceOptions.redisUsername.",
+    check=_check_redis_username,
+    compliant=example(
+        lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisUsername={"value": "ray"}))
+    ),
+    violating=example(lambda d: (_redis_ft(d), add_env(head_container_of(d), "REDIS_USERNAME", "ray"))),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-28..RC-36: GCS fault tolerance (rocksdb backend, v1.7)
+
+_ROCKSDB_CONTEXT = {"feature_gates": {"GCSFaultToleranceEmbeddedStorage": True}}
+
+
+def _rocksdb(d: dict[str, Any]) -> dict[str, Any]:
+    spec_of(d)["gcsFaultToleranceOptions"] = {"backend": "rocksdb", "storage": {"size": "1Gi"}}
+    return d
+
+
+def _check_rocksdb_conflicts(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        options = ft_options(ref)
+        if options is None or options.get("backend") != "rocksdb":
+            continue
+        for field in ("redisAddress", "redisUsername", "redisPassword", "externalStorageNamespace"):
+            if is_set(options.get(field)):
+                yield Violation(
+                    f"gcsFaultToleranceOptions.{field} cannot be set with the rocksdb backend{reported_as(ref)}",
+                    ref.path("gcsFaultToleranceOptions", field),
+                    fix=f"Remove {field} (it only applies to the redis backend).",
+                )
+        storage = as_dict(options.get("storage"))
+        if is_set(storage.get("claimName")):
+            extra = [k for k in ("size", "storageClassName", "accessModes") if is_set(storage.get(k))]
+            if extra:
+                yield Violation(
+                    "gcsFaultToleranceOptions.storage.claimName is mutually exclusive with "
+                    f"{', '.join(extra)}"
+                    f"{reported_as(ref)}",
+                    ref.path("gcsFaultToleranceOptions", "storage", "claimName"),
+                    fix="Use an existing PVC (claimName only) or let KubeRay create one "
+                    "(size/storageClassName/"
+                    "accessModes), not both.",
+                )
+
+
+declare(
+    id="gcs-ft-rocksdb-conflicts",
+    title="Redis settings or conflicting storage with the rocksdb GCS backend",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-28", "RC-29", "RC-30", "RC-31", "RC-32"),
+    since="1.7",
+    rationale="The embedded rocksdb backend has no Redis; Redis fields are rejected, and storage.claimName excludes "
+    "the "
+    "fields that describe an operator-managed PVC.",
+    fix="Remove the Redis fields; use either storage.claimName or size/storageClassName/accessModes.",
+    check=_check_rocksdb_conflicts,
+    compliant=example(_rocksdb),
+    violating=example(
+        lambda d: (_rocksdb(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisAddress="redis:6379"))
+    ),
+    context=_ROCKSDB_CONTEXT,
+)
+
+
+def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        if not rocksdb_backend(ref):
+            continue
+        found = head_ray_container(ref)
+        if found is not None:
+            cpath, container = found
+            for name in ("RAY_gcs_storage", "RAY_gcs_storage_path"):
+                env = env_var(container, name, cpath)
+                if env is not None:
+                    yield Violation(
+                        f"head env {name} is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
+                        env[0],
+                        fix=f"Remove env {name}.",
+                    )
+            for mpath, mount in volume_mounts(container, cpath):
+                if mount.get("name") == "gcs-storage" or mount.get("mountPath") == "/data/gcs":
+                    yield Violation(
+                        "head volumeMount 'gcs-storage' / '/data/gcs' is managed by KubeRay with the rocksdb "
+                        f"backend{reported_as(ref)}",
+                        mpath,
+                        fix="Remove the mount; KubeRay mounts the GCS storage at /data/gcs.",
+                    )
+        tpl = head_template(ref)
+        if tpl is not None:
+            for i, volume in enumerate(as_list(tpl.pod_spec.get("volumes"))):
+                if isinstance(volume, dict) and volume.get("name") == "gcs-storage":
+                    yield Violation(
+                        f"head volume 'gcs-storage' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
+                        join(tpl.spec_path, "volumes", i),
+                        fix="Remove the volume (use gcsFaultToleranceOptions.storage to configure it).",
+                    )
+
+
+declare(
+    id="gcs-ft-rocksdb-managed-fields",
+    title="Head Pod sets env/volume that KubeRay manages for the rocksdb backend",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-33", "RC-34", "RC-35"),
+    since="1.7",
+    rationale="With backend rocksdb the operator injects RAY_gcs_storage(_path) and the 'gcs-storage' volume at "
+    "/data/gcs; "
+    "user-defined ones are rejected.",
+    fix="Remove those env vars, mounts and volumes from the head Pod.",
+    check=_check_rocksdb_managed,
+    compliant=example(_rocksdb),
+    violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
+    context=_ROCKSDB_CONTEXT,
+)
+
+
+def _check_storage_needs_rocksdb(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        options = ft_options(ref)
+        if options is None or options.get("storage") is None:
+            continue
+        if "backend" in options and is_unknown(options["backend"]):
+            continue
+        backend = options.get("backend")
+        if backend is None or backend in ("", "redis"):
+            yield Violation(
+                f"gcsFaultToleranceOptions.storage only applies to the rocksdb backend (backend is "
+                f"{backend or 'redis (default)'}){reported_as(ref)}",
+                ref.path("gcsFaultToleranceOptions", "storage"),
+                fix="Remove storage, or set backend: rocksdb (needs the GCSFaultToleranceEmbeddedStorage gate).",
+            )
+
+
+declare(
+    id="gcs-ft-storage-requires-rocksdb",
+    title="gcsFaultToleranceOptions.storage with the redis backend",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-36",),
+    since="1.7",
+    rationale="storage configures the embedded rocksdb backend's PVC; with redis (the default) the operator rejects "
+    "it.",
+    fix="Remove storage or use backend: rocksdb.",
+    check=_check_storage_needs_rocksdb,
+    compliant=example(_redis_ft),
+    violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
+)
+
+
+# --------------------------------------------------------------------------------------------------

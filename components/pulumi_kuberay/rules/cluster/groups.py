@@ -1,0 +1,400 @@
+"""Head and worker groups: Ray resources and labels, containers, replicas, idle timeout, priority
+(``ValidateRayClusterSpec``: the group checks).
+
+Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
+RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
+annotations, as the operator does. Unknown (not yet computed) values are never judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .._engine import KINDS, Context, Severity, Violation, declare
+from .._examples import (
+    example,
+    spec_of,
+    with_autoscaling_v2,
+    worker_of,
+)
+from .._kuberay import (
+    autoscaler_v2_enabled,
+    is_set,
+    label_value_error,
+    qualified_name_error,
+    ray_version_of,
+    reported_as,
+)
+from .._paths import (
+    GroupRef,
+    as_dict,
+    as_int,
+    cluster_specs,
+    groups,
+    is_unknown,
+    join,
+    worker_groups,
+)
+
+# --------------------------------------------------------------------------------------------------
+# RC-05..RC-08: group resources and labels
+
+_RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
+
+
+def _check_group_resources(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in groups(ref):
+            params = as_dict(group.spec.get("rayStartParams"))
+            resources = group.spec.get("resources")
+            clash = [k for k in _RESOURCE_PARAMS if is_set(params.get(k))]
+            if clash and isinstance(resources, dict) and resources:
+                yield Violation(
+                    f"{group.name} group sets resources both in rayStartParams ({', '.join(clash)}) and in "
+                    f"resources{reported_as(ref)}",
+                    join(group.path, "resources"),
+                    fix=f"Keep only one: remove rayStartParams {', '.join(clash)} or the group's resources map.",
+                )
+
+
+declare(
+    id="group-resources-conflict",
+    title="Ray resources set both in rayStartParams and in the group resources map",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-05",),
+    rationale="The operator rejects a group that declares num-cpus/num-gpus/memory/resources in rayStartParams and "
+    "also "
+    "uses the v1.5 group 'resources' map.",
+    fix="Declare Ray logical resources in one place: preferably the group 'resources' map.",
+    check=_check_group_resources,
+    compliant=example(lambda d: worker_of(d).update(resources={"CPU": "1", "TPU": "4"})),
+    violating=example(lambda d: worker_of(d).update(rayStartParams={"num-cpus": "1"}, resources={"TPU": "4"})),
+)
+
+
+def _check_start_params_labels(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in groups(ref):
+            params = group.spec.get("rayStartParams")
+            if isinstance(params, dict) and "labels" in params:
+                yield Violation(
+                    f"rayStartParams['labels'] is not supported for the {group.name} group{reported_as(ref)}",
+                    join(group.path, "rayStartParams", "labels"),
+                )
+
+
+declare(
+    id="ray-start-params-labels",
+    title="rayStartParams.labels is not supported",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-06",),
+    rationale="Since KubeRay 1.5 Ray node labels go in the group's top-level 'labels' field; the operator rejects "
+    "rayStartParams['labels'].",
+    fix="Move the labels to the group's 'labels' map (key: value) and remove rayStartParams.labels.",
+    check=_check_start_params_labels,
+    compliant=example(lambda d: worker_of(d).update(labels={"ray.io/market-type": "spot"})),
+    violating=example(lambda d: worker_of(d)["rayStartParams"].update(labels="ray.io/market-type=spot")),
+)
+
+
+def _check_group_labels(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in groups(ref):
+            group_labels = group.spec.get("labels")
+            if not isinstance(group_labels, dict):
+                continue
+            for key, value in group_labels.items():
+                path = f'{join(group.path, "labels")}["{key}"]'
+                key_error = qualified_name_error(key) if isinstance(key, str) else "must be a string"
+                if key_error:
+                    yield Violation(
+                        f"invalid label key {key!r} for the {group.name} group: {key_error}{reported_as(ref)}",
+                        path,
+                        fix="Use a Kubernetes label key such as 'ray.io/accelerator-type' or 'zone'.",
+                    )
+                if isinstance(value, str) and not is_unknown(value):
+                    value_error = label_value_error(value)
+                    if value_error:
+                        yield Violation(
+                            f"invalid label value {value!r} for key {key!r} in the {group.name} group: "
+                            f"{value_error}{reported_as(ref)}",
+                            path,
+                            fix="Use a Kubernetes label value: at most 63 alphanumerics, '-', '_' or '.'.",
+                        )
+
+
+declare(
+    id="group-labels-invalid",
+    title="Group label key or value is not valid Kubernetes label syntax",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-07", "RC-08"),
+    rationale="Group labels become Ray node labels and Pod labels; the operator rejects keys/values that are not valid "
+    "Kubernetes label syntax.",
+    fix="Use valid Kubernetes label keys (optional DNS prefix + '/' + name) and values (<= 63 chars).",
+    check=_check_group_labels,
+    compliant=example(lambda d: worker_of(d).update(labels={"ray.io/accelerator-type": "A100"})),
+    violating=example(lambda d: worker_of(d).update(labels={"accelerator type": "A100/80GB"})),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-09, RC-10: containers
+
+
+def _containers_missing(group: GroupRef) -> bool:
+    """True when the group's pod template certainly has no container (absent or empty list)."""
+    cur: Any = group.spec
+    for key in ("template", "spec", "containers"):
+        if key not in cur:
+            return True
+        cur = cur[key]
+        if key == "containers":
+            return bool(cur == [])
+        if not isinstance(cur, dict):
+            return False  # unknown or wrong type: the schema rules report a wrong type
+    return False
+
+
+def _check_no_containers(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in groups(ref):
+            if _containers_missing(group):
+                what = "headGroupSpec" if group.role == "head" else f"workerGroupSpec {group.name!r}"
+                yield Violation(
+                    f"{what} should have at least one container{reported_as(ref)}",
+                    join(group.path, "template", "spec", "containers"),
+                    fix="Add the Ray container as containers[0] (name, image, resources).",
+                )
+
+
+declare(
+    id="pod-template-no-containers",
+    title="Head or worker pod template has no container",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-09", "RC-10"),
+    rationale="containers[0] is the Ray container; the operator rejects a head or worker template without containers.",
+    fix="Give every group template at least one container; the first one runs Ray.",
+    check=_check_no_containers,
+    compliant=example(),
+    violating=example(lambda d: worker_of(d)["template"]["spec"].update(containers=[])),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-12..RC-14: replicas
+
+_INT32_MAX = 2147483647
+
+
+def _replica_bound(group: GroupRef, key: str, default: int) -> int | None:
+    if key not in group.spec:
+        return default
+    return as_int(group.spec[key])
+
+
+def _check_replicas_negative(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    severity: Severity | None = None if ctx.at_least(1, 6) else "high"
+    for ref in cluster_specs(doc):
+        for group in worker_groups(ref):
+            for key in ("minReplicas", "maxReplicas"):
+                value = _replica_bound(group, key, 0)
+                if value is not None and value < 0:
+                    yield Violation(
+                        f"worker group {group.name!r} has negative {key} ({value}){reported_as(ref)}",
+                        join(group.path, key),
+                        fix=f"Set {key} to 0 or more.",
+                        severity=severity,
+                    )
+
+
+declare(
+    id="worker-replicas-negative",
+    title="Worker group minReplicas or maxReplicas is negative",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-12", "RC-13"),
+    rationale="Replica bounds must be non-negative; the operator (v1.6+) rejects negative values.",
+    fix="Use minReplicas >= 0 and maxReplicas >= 0.",
+    check=_check_replicas_negative,
+    compliant=example(),
+    violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
+)
+
+
+def _check_min_exceeds_max(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    severity: Severity | None = None if ctx.at_least(1, 6) else "high"
+    for ref in cluster_specs(doc):
+        for group in worker_groups(ref):
+            low = _replica_bound(group, "minReplicas", 0)
+            high = _replica_bound(group, "maxReplicas", _INT32_MAX)
+            if low is not None and high is not None and low > high:
+                yield Violation(
+                    f"worker group {group.name!r}: minReplicas ({low}) > maxReplicas ({high}){reported_as(ref)}",
+                    join(group.path, "minReplicas"),
+                    fix=f"Lower minReplicas to at most {high} or raise maxReplicas to at least {low}.",
+                    severity=severity,
+                )
+
+
+declare(
+    id="worker-min-exceeds-max",
+    title="Worker group minReplicas greater than maxReplicas",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-14",),
+    rationale="The replica range is empty; the operator (v1.6+) rejects the cluster.",
+    fix="Make minReplicas <= maxReplicas.",
+    check=_check_min_exceeds_max,
+    compliant=example(),
+    violating=example(lambda d: worker_of(d).update(minReplicas=4, maxReplicas=2, replicas=2)),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-15, RC-16: worker idleTimeoutSeconds
+
+
+def _check_idle_timeout_negative(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in worker_groups(ref):
+            value = as_int(group.spec.get("idleTimeoutSeconds"))
+            if value is not None and value < 0:
+                yield Violation(
+                    f"worker group {group.name!r}: idleTimeoutSeconds ({value}) must be non-negative{reported_as(ref)}",
+                    join(group.path, "idleTimeoutSeconds"),
+                )
+
+
+declare(
+    id="worker-idle-timeout-negative",
+    title="Worker group idleTimeoutSeconds is negative",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-15",),
+    since="1.6",
+    rationale="The operator rejects a negative per-group idle timeout.",
+    fix="Set idleTimeoutSeconds to 0 or more (seconds), or remove it to use autoscalerOptions.idleTimeoutSeconds.",
+    check=_check_idle_timeout_negative,
+    compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
+    violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
+)
+
+
+def _check_idle_timeout_needs_v2(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        v2 = autoscaler_v2_enabled(ref)
+        if v2 is not False:
+            continue
+        for group in worker_groups(ref):
+            if group.spec.get("idleTimeoutSeconds") is not None:
+                yield Violation(
+                    f"worker group {group.name!r} sets idleTimeoutSeconds but autoscaler v2 is not enabled"
+                    f"{reported_as(ref)}",
+                    join(group.path, "idleTimeoutSeconds"),
+                )
+
+
+declare(
+    id="worker-idle-timeout-requires-autoscaler-v2",
+    title="Per-group idleTimeoutSeconds without autoscaler v2",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-16",),
+    since="1.6",
+    rationale="Per-group idle timeouts are only implemented by autoscaler v2; the operator rejects them otherwise.",
+    fix="Set spec.autoscalerOptions.version: v2 (with enableInTreeAutoscaling: true), or remove idleTimeoutSeconds.",
+    check=_check_idle_timeout_needs_v2,
+    compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
+    violating=example(
+        lambda d: (spec_of(d).update(enableInTreeAutoscaling=True), worker_of(d).update(idleTimeoutSeconds=120))
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-17..RC-20: worker priority
+
+_PRIORITY_MIN_RAY = (2, 56, 0)
+
+
+def _check_priority(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        prioritised = [g for g in worker_groups(ref) if (as_int(g.spec.get("priority")) or 0) != 0]
+        if not prioritised:
+            continue
+        version = ray_version_of(ref)
+        v2 = autoscaler_v2_enabled(ref)
+        for group in prioritised:
+            path = join(group.path, "priority")
+            if version is not None:
+                text, parsed = version
+                if not text:
+                    yield Violation(
+                        f"worker group {group.name!r} sets priority but rayVersion is missing; Ray >= 2.56.0 "
+                        f"is required{reported_as(ref)}",
+                        path,
+                        fix="Set spec rayVersion (>= 2.56.0, matching the image) or remove priority.",
+                    )
+                elif parsed is None:
+                    yield Violation(
+                        f"worker group {group.name!r} sets priority but rayVersion {text!r} is not a valid "
+                        f"version{reported_as(ref)}",
+                        ref.path("rayVersion"),
+                        fix="Set rayVersion to the image's Ray version, e.g. '2.56.0'.",
+                    )
+                elif parsed < _PRIORITY_MIN_RAY:
+                    yield Violation(
+                        f"worker group {group.name!r} sets priority, which needs Ray >= 2.56.0 (rayVersion "
+                        "is "
+                        f"{text}){reported_as(ref)}",
+                        path,
+                        fix="Upgrade to Ray >= 2.56.0 (image and rayVersion) or remove priority.",
+                    )
+            if v2 is False:
+                yield Violation(
+                    f"worker group {group.name!r} sets priority, which is only supported with autoscaler v2"
+                    f"{reported_as(ref)}",
+                    path,
+                    fix="Set spec.autoscalerOptions.version: v2 (with enableInTreeAutoscaling: true), or "
+                    "remove "
+                    "priority.",
+                )
+
+
+def _priority_ok(d: dict[str, Any]) -> None:
+    with_autoscaling_v2(d)
+    spec_of(d)["rayVersion"] = "2.56.0"
+    worker_of(d)["priority"] = 10
+
+
+declare(
+    id="worker-priority-unsupported",
+    title="Worker group priority without Ray >= 2.56.0 and autoscaler v2",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-17", "RC-18", "RC-19", "RC-20"),
+    since="1.7",
+    rationale="Worker group priority (KubeRay 1.7) is implemented by autoscaler v2 in Ray >= 2.56.0; the operator "
+    "rejects it when rayVersion is missing, invalid or older, or autoscaler v2 is off.",
+    fix="Set rayVersion >= 2.56.0 and autoscalerOptions.version: v2, or remove priority.",
+    check=_check_priority,
+    compliant=example(_priority_ok),
+    violating=example(lambda d: worker_of(d).update(priority=10)),
+)
+
+
+# --------------------------------------------------------------------------------------------------

@@ -1,0 +1,149 @@
+"""RayCluster name and upgradeStrategy (``ValidateRayClusterMetadata``, ``ValidateRayClusterUpgradeOptions``).
+
+Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
+RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
+annotations, as the operator does. Unknown (not yet computed) values are never judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .._engine import KINDS, Context, Violation, declare
+from .._examples import (
+    base_cluster,
+    example,
+    spec_of,
+)
+from .._kuberay import (
+    MAX_RAYCLUSTER_NAME,
+    ORIGINATED_FROM_CRD_LABEL,
+    is_dns1035,
+    reported_as,
+)
+from .._paths import (
+    as_str,
+    cluster_specs,
+    get,
+    is_unknown,
+    metadata,
+)
+
+# --------------------------------------------------------------------------------------------------
+# RC-01, RC-02: RayCluster metadata.name
+
+
+def _check_cluster_name(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    name = as_str(metadata(doc).get("name"))
+    if name is None:
+        return
+    if len(name) > MAX_RAYCLUSTER_NAME and ctx.at_least(1, 4):
+        yield Violation(
+            f"RayCluster name {name!r} has {len(name)} characters; KubeRay allows at most {MAX_RAYCLUSTER_NAME}",
+            "metadata.name",
+        )
+    elif not is_dns1035(name):
+        yield Violation(
+            f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', "
+            "starting with a letter and ending with a letter or digit)",
+            "metadata.name",
+        )
+
+
+declare(
+    id="cluster-name-invalid",
+    title="RayCluster name too long or not a DNS-1035 label",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCluster",),
+    rows=("RC-01", "RC-02"),
+    rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a "
+    "DNS-1035 "
+    "label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",
+    fix="Use a lower-case name of at most 53 characters that starts with a letter, e.g. 'raycluster-demo'.",
+    check=_check_cluster_name,
+    compliant=example(),
+    violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# RC-03, RC-04: upgradeStrategy
+
+
+def _check_upgrade_type(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        value = get(ref.spec, "upgradeStrategy", "type")
+        if isinstance(value, str) and not is_unknown(value) and value not in ("Recreate", "None"):
+            yield Violation(
+                f"upgradeStrategy.type {value!r} is invalid; valid options are Recreate or None{reported_as(ref)}",
+                ref.path("upgradeStrategy", "type"),
+            )
+
+
+declare(
+    id="cluster-upgrade-strategy-invalid",
+    title="RayCluster upgradeStrategy.type is not Recreate or None",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-03",),
+    since="1.6",
+    rationale="The operator only knows the Recreate and None upgrade strategies for a RayCluster and rejects others.",
+    fix="Set upgradeStrategy.type to 'Recreate' (recreate all Pods on spec changes) or 'None'.",
+    check=_check_upgrade_type,
+    compliant=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "Recreate"})),
+    violating=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "RollingUpdate"})),
+)
+
+
+def _check_upgrade_in_child(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        strategy = ref.spec.get("upgradeStrategy")
+        if not isinstance(strategy, dict) or strategy.get("type") is None:
+            continue
+        origin = as_str(ref.labels.get(ORIGINATED_FROM_CRD_LABEL))
+        if ref.embedded:
+            owner = ref.kind
+        elif origin in ("RayJob", "RayService"):
+            owner = origin
+        else:
+            continue
+        yield Violation(
+            f"upgradeStrategy cannot be set on a RayCluster created by a {owner}: the operator never "
+            "reconciles "
+            "that cluster, so the parent waits forever",
+            ref.path("upgradeStrategy"),
+            fix=f"Remove upgradeStrategy from the {owner}'s cluster spec (a {owner} manages upgrades itself).",
+        )
+
+
+def _rayjob(cluster_spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": "rayjob-demo"},
+        "spec": {
+            "entrypoint": "python -c 'import ray; ray.init()'",
+            "shutdownAfterJobFinishes": True,
+            "rayClusterSpec": cluster_spec,
+        },
+    }
+
+
+declare(
+    id="cluster-upgrade-strategy-in-child",
+    title="upgradeStrategy set on a cluster created by a RayJob/RayService",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("RC-04",),
+    since="1.6",
+    rationale="A RayCluster created by a RayJob or RayService must not carry upgradeStrategy: the operator rejects the "
+    "child cluster and never reconciles it.",
+    fix="Remove upgradeStrategy from rayClusterSpec / rayClusterConfig.",
+    check=_check_upgrade_in_child,
+    compliant=_rayjob(base_cluster()["spec"]),
+    violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
+)

@@ -1,0 +1,508 @@
+"""``deletionStrategy``: legacy onSuccess/onFailure and deletionRules (``validateDeletionStrategy``).
+
+Every spec rule checks ``RayJob.spec`` and, for a RayCronJob, ``spec.jobTemplate`` (the operator runs the same
+checks there, RCJ-06). Checks read raw manifest dicts and never raise; anything of an unexpected type is
+skipped (the structural rules report wrong types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .._engine import Context, Violation, declare
+from .._examples import (
+    LEGACY_DELETION_OK,
+    example_cluster_spec,
+    example_job,
+    selector_job,
+    with_deletion_rules,
+)
+from .._kuberay import (
+    CLUSTER_DELETING_POLICIES,
+    DELETION_ORDER,
+    deletion_rules,
+    deletion_strategy,
+    has_cluster_selector,
+    job_autoscaling_enabled,
+    legacy_deletion_configured,
+    legacy_deletion_policy,
+    per_job_spec,
+)
+from .._paths import (
+    as_dict,
+    as_int,
+)
+
+# ----------------------------------------------------------------------------------------------------
+# RJ-06 .. RJ-24: deletionStrategy
+
+
+def _check_deletion_gate(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    if deletion_strategy(spec) is not None and not ctx.gate("RayJobDeletionPolicy"):
+        yield Violation(
+            "deletionStrategy is set but the operator feature gate RayJobDeletionPolicy is off",
+            f"{path}.deletionStrategy",
+            fix="Enable the RayJobDeletionPolicy gate on the operator (default on since v1.6), or remove "
+            "deletionStrategy and use shutdownAfterJobFinishes.",
+        )
+
+
+declare(
+    id="rayjob-deletion-strategy-gate-disabled",
+    title="deletionStrategy while the RayJobDeletionPolicy gate is off",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-06", "RCJ-06"),
+    rationale="With the gate off the operator rejects any deletionStrategy.",
+    fix="Enable RayJobDeletionPolicy on the operator or remove deletionStrategy.",
+    check=per_job_spec(_check_deletion_gate),
+    compliant=example_job(shutdownAfterJobFinishes=True),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
+    ),
+    context={"feature_gates": {"RayJobDeletionPolicy": False}},
+)
+
+
+def _check_rules_with_shutdown(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    if deletion_rules(spec) and spec.get("shutdownAfterJobFinishes") is True:
+        yield Violation(
+            "shutdownAfterJobFinishes: true and deletionStrategy.deletionRules are mutually exclusive",
+            f"{path}.shutdownAfterJobFinishes",
+        )
+
+
+declare(
+    id="rayjob-deletion-rules-with-shutdown",
+    title="deletionRules together with shutdownAfterJobFinishes",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-07", "RCJ-06"),
+    rationale="deletionRules replace shutdownAfterJobFinishes; the operator rejects both together.",
+    fix="Remove shutdownAfterJobFinishes (and ttlSecondsAfterFinished) and express the cleanup as deletionRules.",
+    check=per_job_spec(_check_rules_with_shutdown),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60)),
+    ),
+    violating=example_job(
+        ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
+    ),
+)
+
+
+def _check_mixed_strategy(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    strategy = deletion_strategy(spec)
+    if strategy is not None and deletion_rules(spec) and legacy_deletion_configured(strategy):
+        yield Violation(
+            "deletionStrategy mixes the legacy onSuccess/onFailure fields with deletionRules",
+            f"{path}.deletionStrategy",
+        )
+
+
+declare(
+    id="rayjob-deletion-strategy-mixed",
+    title="Legacy onSuccess/onFailure mixed with deletionRules",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-08", "CEL-04", "RCJ-06"),
+    rationale="The CRD (CEL) and the operator reject deletionStrategy with both styles.",
+    fix="Keep only deletionRules (the legacy onSuccess/onFailure fields are deprecated).",
+    check=per_job_spec(_check_mixed_strategy),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
+    ),
+)
+
+
+def _check_empty_strategy(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    strategy = deletion_strategy(spec)
+    if strategy is not None and not deletion_rules(spec) and not legacy_deletion_configured(strategy):
+        yield Violation(
+            "deletionStrategy has neither deletionRules nor both onSuccess and onFailure",
+            f"{path}.deletionStrategy",
+        )
+
+
+declare(
+    id="rayjob-deletion-strategy-empty",
+    title="Empty deletionStrategy",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-09", "CEL-05", "RCJ-06"),
+    rationale="An empty deletionStrategy is rejected (CEL and validateDeletionConfiguration).",
+    fix="Add deletionRules (at least one), or remove deletionStrategy.",
+    check=per_job_spec(_check_empty_strategy),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
+    ),
+    violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
+)
+
+
+def _check_legacy_incomplete(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    strategy = deletion_strategy(spec)
+    if strategy is None or deletion_rules(spec) or not legacy_deletion_configured(strategy):
+        return
+    for key in ("onSuccess", "onFailure"):
+        if strategy.get(key) is None:
+            yield Violation(
+                f"legacy deletionStrategy sets only one of onSuccess/onFailure; {key} is missing",
+                f"{path}.deletionStrategy.{key}",
+            )
+        elif as_dict(strategy.get(key)).get("policy") is None:
+            yield Violation(f"deletionStrategy.{key}.policy is unset", f"{path}.deletionStrategy.{key}.policy")
+
+
+declare(
+    id="rayjob-legacy-deletion-incomplete",
+    title="Legacy deletionStrategy without both onSuccess.policy and onFailure.policy",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-10", "RJ-11", "RJ-12", "RCJ-06"),
+    rationale="The legacy style needs both policies; the operator rejects a partial one.",
+    fix="Migrate to deletionRules, or set both onSuccess.policy and onFailure.policy.",
+    check=per_job_spec(_check_legacy_incomplete),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}},
+    ),
+)
+
+
+def _check_policy_with_selector(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    if not has_cluster_selector(spec):
+        return
+    strategy = deletion_strategy(spec) or {}
+    rules = deletion_rules(spec)
+    if not rules:
+        for key in ("onSuccess", "onFailure"):
+            policy = legacy_deletion_policy(strategy, key)
+            if policy in CLUSTER_DELETING_POLICIES:
+                yield Violation(
+                    f"deletionStrategy.{key}.policy {policy} is not supported with clusterSelector (the job "
+                    "does not "
+                    "own the cluster)",
+                    f"{path}.deletionStrategy.{key}.policy",
+                )
+    for index, rule in enumerate(rules):
+        policy = as_dict(rule).get("policy")
+        if policy in CLUSTER_DELETING_POLICIES:
+            yield Violation(
+                f"deletionRules[{index}].policy {policy} is not supported with clusterSelector (the job "
+                "does not own "
+                "the cluster)",
+                f"{path}.deletionStrategy.deletionRules[{index}].policy",
+            )
+
+
+declare(
+    id="rayjob-deletion-policy-with-cluster-selector",
+    title="DeleteCluster/DeleteWorkers with clusterSelector",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-13", "RJ-14", "RJ-20", "RCJ-06"),
+    rationale="A RayJob that selects an existing RayCluster must not delete it or its workers; the operator "
+    "rejects the spec.",
+    fix="Use DeleteSelf or DeleteNone with clusterSelector, or give the job its own rayClusterSpec.",
+    check=per_job_spec(_check_policy_with_selector),
+    compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
+    violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
+)
+
+
+def _check_delete_workers_autoscaling(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    if not job_autoscaling_enabled(spec):
+        return
+    strategy = deletion_strategy(spec) or {}
+    rules = deletion_rules(spec)
+    if not rules:
+        for key in ("onSuccess", "onFailure"):
+            if legacy_deletion_policy(strategy, key) == "DeleteWorkers":
+                yield Violation(
+                    f"deletionStrategy.{key}.policy DeleteWorkers is not supported with enableInTreeAutoscaling",
+                    f"{path}.deletionStrategy.{key}.policy",
+                )
+    for index, rule in enumerate(rules):
+        if as_dict(rule).get("policy") == "DeleteWorkers":
+            yield Violation(
+                f"deletionRules[{index}].policy DeleteWorkers is not supported with enableInTreeAutoscaling",
+                f"{path}.deletionStrategy.deletionRules[{index}].policy",
+            )
+
+
+declare(
+    id="rayjob-delete-workers-with-autoscaling",
+    title="DeleteWorkers with autoscaling",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-15", "RJ-21", "RCJ-06"),
+    rationale="DeleteWorkers suspends worker groups, which KubeRay forbids while the autoscaler owns them.",
+    fix="Use DeleteCluster, or disable enableInTreeAutoscaling.",
+    check=per_job_spec(_check_delete_workers_autoscaling),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        rayClusterSpec=example_cluster_spec(autoscaling=True),
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60)),
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        rayClusterSpec=example_cluster_spec(autoscaling=True),
+        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
+    ),
+)
+
+
+def _check_shutdown_delete_none(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    strategy = deletion_strategy(spec)
+    if strategy is None or deletion_rules(spec) or spec.get("shutdownAfterJobFinishes") is not True:
+        return
+    for key in ("onSuccess", "onFailure"):
+        if legacy_deletion_policy(strategy, key) == "DeleteNone":
+            yield Violation(
+                f"shutdownAfterJobFinishes: true conflicts with deletionStrategy.{key}.policy DeleteNone",
+                f"{path}.deletionStrategy.{key}.policy",
+            )
+
+
+declare(
+    id="rayjob-shutdown-with-delete-none",
+    title="shutdownAfterJobFinishes with a DeleteNone legacy policy",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-16", "RCJ-06"),
+    rationale="Shutdown asks for deletion while DeleteNone asks to keep everything; the operator rejects it.",
+    fix="Drop shutdownAfterJobFinishes or use a deleting policy (better: migrate to deletionRules).",
+    check=per_job_spec(_check_shutdown_delete_none),
+    compliant=example_job(ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK),
+    violating=example_job(
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}},
+    ),
+)
+
+
+def _condition_value(rule: dict[str, Any]) -> tuple[str, str] | None:
+    """('jobStatus'|'jobDeploymentStatus', value) of a well-formed rule condition, else None."""
+    condition = as_dict(rule.get("condition"))
+    job_status = condition.get("jobStatus")
+    deployment_status = condition.get("jobDeploymentStatus")
+    if job_status and deployment_status:
+        return None
+    if job_status:
+        return "jobStatus", str(job_status)
+    if deployment_status:
+        return "jobDeploymentStatus", str(deployment_status)
+    return None
+
+
+def _check_condition(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    for index, rule in enumerate(deletion_rules(spec)):
+        if not isinstance(rule, dict):
+            continue
+        condition = as_dict(rule.get("condition"))
+        where = f"{path}.deletionStrategy.deletionRules[{index}].condition"
+        if condition.get("jobStatus") and condition.get("jobDeploymentStatus"):
+            yield Violation(
+                f"deletionRules[{index}].condition sets both jobStatus and jobDeploymentStatus; set exactly one",
+                where,
+            )
+        elif not condition.get("jobStatus") and not condition.get("jobDeploymentStatus"):
+            yield Violation(
+                f"deletionRules[{index}].condition sets neither jobStatus nor jobDeploymentStatus; set exactly one",
+                where,
+            )
+
+
+declare(
+    id="rayjob-deletion-condition-invalid",
+    title="deletionRules condition without exactly one of jobStatus/jobDeploymentStatus",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-17", "RJ-18", "CEL-06", "CEL-07", "RCJ-06"),
+    rationale="Each deletion rule matches either the Ray job status or the RayJob deployment status, never "
+    "both "
+    "or none (CEL and validateDeletionCondition).",
+    fix="Keep exactly one of condition.jobStatus (SUCCEEDED|FAILED) or condition.jobDeploymentStatus (Failed).",
+    check=per_job_spec(_check_condition),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={
+            "deletionRules": [
+                {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
+                {"policy": "DeleteCluster", "condition": {"jobDeploymentStatus": "Failed"}},
+            ]
+        },
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={
+            "deletionRules": [
+                {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
+                {
+                    "policy": "DeleteCluster",
+                    "condition": {"jobStatus": "FAILED", "jobDeploymentStatus": "Failed"},
+                },
+            ]
+        },
+    ),
+)
+
+
+def _check_rule_ttl_negative(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    for index, rule in enumerate(deletion_rules(spec)):
+        ttl = as_int(as_dict(as_dict(rule).get("condition")).get("ttlSeconds"))
+        if ttl is not None and ttl < 0:
+            yield Violation(
+                f"deletionRules[{index}].condition.ttlSeconds is {ttl}; it must be >= 0",
+                f"{path}.deletionStrategy.deletionRules[{index}].condition.ttlSeconds",
+            )
+
+
+declare(
+    id="rayjob-deletion-rule-ttl-negative",
+    title="Negative deletion rule ttlSeconds",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-19", "RCJ-06"),
+    rationale="A negative TTL is rejected (CRD minimum 0 and validateDeletionCondition).",
+    fix="Use 0 or a positive number of seconds.",
+    check=per_job_spec(_check_rule_ttl_negative),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", 0)),
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
+    ),
+)
+
+
+def _valid_rules(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any], tuple[str, str], str]]:
+    """Rules that pass the per-rule checks, as the operator groups them: (index, rule, condition, policy)."""
+    selector = has_cluster_selector(spec)
+    autoscaling = job_autoscaling_enabled(spec)
+    for index, rule in enumerate(deletion_rules(spec)):
+        if not isinstance(rule, dict):
+            continue
+        condition = _condition_value(rule)
+        policy = rule.get("policy")
+        ttl = as_int(as_dict(rule.get("condition")).get("ttlSeconds"))
+        if condition is None or not isinstance(policy, str) or (ttl is not None and ttl < 0):
+            continue
+        if (selector and policy in CLUSTER_DELETING_POLICIES) or (autoscaling and policy == "DeleteWorkers"):
+            continue
+        yield index, rule, condition, policy
+
+
+def _check_duplicate_rules(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    seen: dict[tuple[str, str, str], int] = {}
+    for index, _rule, (field, value), policy in _valid_rules(spec):
+        key = (field, value, policy)
+        if key in seen:
+            yield Violation(
+                f"deletionRules[{index}] repeats deletionRules[{seen[key]}] ({field} {value}, policy {policy})",
+                f"{path}.deletionStrategy.deletionRules[{index}]",
+            )
+        else:
+            seen[key] = index
+
+
+declare(
+    id="rayjob-deletion-rule-duplicate",
+    title="Duplicate (condition, policy) deletion rules",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-22", "RJ-23", "RCJ-06"),
+    rationale="Each (condition value, policy) pair may appear once; duplicates are rejected.",
+    fix="Remove the duplicate rule or change its condition/policy.",
+    check=per_job_spec(_check_duplicate_rules),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "FAILED", 600)),
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
+    ),
+)
+
+
+def _check_ttl_order(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    grouped: dict[tuple[str, str], dict[str, tuple[int, int]]] = {}
+    for index, rule, condition, policy in _valid_rules(spec):
+        ttl = as_int(as_dict(rule.get("condition")).get("ttlSeconds")) or 0
+        grouped.setdefault(condition, {}).setdefault(policy, (index, ttl))
+    for (field, value), by_policy in grouped.items():
+        previous: tuple[str, int] | None = None
+        for policy in DELETION_ORDER:
+            if policy not in by_policy:
+                continue
+            index, ttl = by_policy[policy]
+            if previous is not None and ttl < previous[1]:
+                yield Violation(
+                    f"for {field} {value}: {policy} TTL ({ttl}) must be >= {previous[0]} TTL ({previous[1]}) "
+                    "(workers, then cluster, then the RayJob itself)",
+                    f"{path}.deletionStrategy.deletionRules[{index}].condition.ttlSeconds",
+                )
+            previous = (policy, ttl)
+
+
+declare(
+    id="rayjob-deletion-ttl-order",
+    title="Deletion rule TTLs out of order",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-24", "RCJ-06"),
+    rationale="For one condition, TTLs must satisfy DeleteWorkers <= DeleteCluster <= DeleteSelf; otherwise "
+    "the "
+    "operator rejects the spec (validateTTLConsistency).",
+    fix="Order the ttlSeconds so that less destructive policies run first.",
+    check=per_job_spec(_check_ttl_order),
+    compliant=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 30), ("DeleteCluster", "SUCCEEDED", 60)),
+    ),
+    violating=example_job(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
+    ),
+)

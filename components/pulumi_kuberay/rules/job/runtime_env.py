@@ -1,0 +1,130 @@
+"""Runtime env YAML, deadlines and retries (``ValidateRayJobSpec``).
+
+Every spec rule checks ``RayJob.spec`` and, for a RayCronJob, ``spec.jobTemplate`` (the operator runs the same
+checks there, RCJ-06). Checks read raw manifest dicts and never raise; anything of an unexpected type is
+skipped (the structural rules report wrong types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from pulumi_kuberay.model._yaml import parse_yaml
+
+from .._engine import Context, Violation, declare
+from .._examples import (
+    example_job,
+)
+from .._kuberay import (
+    per_job_spec,
+)
+from .._paths import (
+    as_int,
+    as_str,
+)
+
+# ----------------------------------------------------------------------------------------------------
+# RJ-36 .. RJ-39: runtime env, deadlines, retries
+
+
+def _check_runtime_env(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    text = as_str(spec.get("runtimeEnvYAML"))
+    if text is None or not text.strip():
+        return
+    try:
+        parsed = parse_yaml(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        yield Violation(
+            f"runtimeEnvYAML is not valid YAML{where}: {getattr(err, 'problem', err)}",
+            f"{path}.runtimeEnvYAML",
+        )
+        return
+    if parsed is not None and not isinstance(parsed, dict):
+        yield Violation(
+            f"runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a {type(parsed).__name__}",
+            f"{path}.runtimeEnvYAML",
+        )
+
+
+declare(
+    id="rayjob-runtime-env-yaml-invalid",
+    title="runtimeEnvYAML is not a YAML mapping",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-36", "RCJ-06"),
+    rationale="The operator unmarshals runtimeEnvYAML into a map before submitting; anything else fails validation.",
+    fix="Write runtimeEnvYAML as a mapping, e.g. 'pip: [requests]' and 'env_vars: {...}'.",
+    check=per_job_spec(_check_runtime_env),
+    compliant=example_job(runtimeEnvYAML="pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"),
+    violating=example_job(runtimeEnvYAML="- requests==2.26.0\n- pendulum==2.1.2\n"),
+)
+
+
+def _check_active_deadline(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    deadline = as_int(spec.get("activeDeadlineSeconds"))
+    if deadline is not None and deadline <= 0:
+        yield Violation(f"activeDeadlineSeconds is {deadline}; it must be > 0", f"{path}.activeDeadlineSeconds")
+
+
+declare(
+    id="rayjob-active-deadline-not-positive",
+    title="activeDeadlineSeconds <= 0",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-37", "RCJ-06"),
+    rationale="The operator rejects a non-positive deadline.",
+    fix="Use a positive number of seconds, or remove activeDeadlineSeconds.",
+    check=per_job_spec(_check_active_deadline),
+    compliant=example_job(activeDeadlineSeconds=3600),
+    violating=example_job(activeDeadlineSeconds=0),
+)
+
+
+def _check_pre_running_deadline(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    deadline = as_int(spec.get("preRunningDeadlineSeconds"))
+    if deadline is not None and deadline <= 0:
+        yield Violation(f"preRunningDeadlineSeconds is {deadline}; it must be > 0", f"{path}.preRunningDeadlineSeconds")
+
+
+declare(
+    id="rayjob-pre-running-deadline-not-positive",
+    title="preRunningDeadlineSeconds <= 0",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-38", "RCJ-06"),
+    since="1.6",
+    rationale="The CRD (minimum 1) and the operator reject a non-positive pre-running deadline.",
+    fix="Use a positive number of seconds, or remove preRunningDeadlineSeconds.",
+    check=per_job_spec(_check_pre_running_deadline),
+    compliant=example_job(preRunningDeadlineSeconds=600),
+    violating=example_job(preRunningDeadlineSeconds=0),
+)
+
+
+def _check_backoff_negative(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    backoff = as_int(spec.get("backoffLimit"))
+    if backoff is not None and backoff < 0:
+        yield Violation(f"backoffLimit is {backoff}; it must be >= 0", f"{path}.backoffLimit")
+
+
+declare(
+    id="rayjob-backoff-limit-negative",
+    title="Negative backoffLimit",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rows=("RJ-39", "RCJ-06"),
+    rationale="The operator rejects a negative RayJob backoffLimit.",
+    fix="Use 0 (no retry) or a positive number of retries.",
+    check=per_job_spec(_check_backoff_negative),
+    compliant=example_job(backoffLimit=1),
+    violating=example_job(backoffLimit=-1),
+)

@@ -1,0 +1,1 @@
+"""RayService rules: the operator's spec checks, incremental upgrade, and the Ray Serve config."""

@@ -1,0 +1,217 @@
+"""What the rules are checked against: target KubeRay version, operator feature gates, environment, org options,
+and who reads the findings. :class:`Target` is the only way to build the :class:`Context` a check sees.
+
+One place for these settings: the stack config (keys below, namespace ``kuberay``) is read by the components
+and by the policy pack alike; the pack's policy config and the lint command's flags may override them.
+
+Stack config keys (``stacks/Pulumi.<env>.yaml``)::
+
+    kuberay:version: "1.7.0"                 # target operator version
+    kuberay:environment: prod                # dev | staging | prod
+    kuberay:featureGates: {RayCronJob: true} # over the version's defaults
+    kuberay:allowedRegistries: [docker.io/rayproject]
+    kuberay:gpuBudget: 16
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_kuberay.rules._engine import (
+    AUDIENCES,
+    DEFAULT_FEATURE_GATES,
+    ENVIRONMENTS,
+    Audience,
+    Context,
+    Environment,
+    default_feature_gates,
+    format_version,
+    parse_kuberay_version,
+)
+
+__all__ = [
+    "CONFIG_NAMESPACE",
+    "ENVIRONMENTS",
+    "Target",
+    "TargetError",
+    "parse_feature_gates",
+    "parse_version",
+    "target_from_stack_config",
+]
+
+CONFIG_NAMESPACE = "kuberay"
+
+
+class TargetError(ValueError):
+    """A target setting that cannot be used (bad version string, unknown gate, unknown environment...)."""
+
+
+def parse_version(text: str | tuple[int, ...]) -> tuple[int, int, int]:
+    """``"1.7.0"``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)`` (the catalogue's parser, as a TargetError)."""
+    try:
+        return parse_kuberay_version(text)
+    except ValueError as exc:
+        raise TargetError(str(exc)) from exc
+
+
+def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool]:
+    """``"A=true,B=false"`` or a mapping -> gate map over the defaults. Unknown gate names are errors."""
+    if value is None or value == "":
+        return {}
+    items: list[tuple[str, Any]]
+    if isinstance(value, str):
+        items = []
+        for part in value.split(","):
+            name, sep, flag = part.partition("=")
+            if not sep:
+                raise TargetError(f"feature gate {part!r} must be written Name=true or Name=false")
+            items.append((name.strip(), flag.strip()))
+    else:
+        items = list(value.items())
+    gates: dict[str, bool] = {}
+    for name, flag in items:
+        if name not in DEFAULT_FEATURE_GATES:
+            known = ", ".join(sorted(DEFAULT_FEATURE_GATES))
+            raise TargetError(f"unknown KubeRay feature gate {name!r}; known gates: {known}")
+        if isinstance(flag, bool):
+            gates[name] = flag
+        elif str(flag).lower() in ("true", "false"):
+            gates[name] = str(flag).lower() == "true"
+        else:
+            raise TargetError(f"feature gate {name} must be true or false, got {flag!r}")
+    return gates
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to check against. ``feature_gates`` are laid over the defaults of the targeted version.
+
+    ``audience`` says who reads the findings (``python`` components, ``cli`` lint on plain YAML, ``pack``):
+    it picks the wording of gate hints and skips Pulumi-only rules for ``cli``.
+
+    >>> Target("1.5.0").context().gate("RayJobDeletionPolicy")
+    False
+    >>> Target("1.5.0", {"RayJobDeletionPolicy": True}).context().gate("RayJobDeletionPolicy")
+    True
+    """
+
+    kuberay_version: str = "1.7.0"
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    environment: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    audience: Audience = "python"
+
+    def __post_init__(self) -> None:
+        parse_version(self.kuberay_version)
+        parse_feature_gates(self.feature_gates)
+        if self.environment is not None and self.environment not in ENVIRONMENTS:
+            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}")
+        if self.audience not in AUDIENCES:
+            raise TargetError(f"audience must be one of {', '.join(AUDIENCES)}, got {self.audience!r}")
+
+    @property
+    def version(self) -> tuple[int, int, int]:
+        return parse_version(self.kuberay_version)
+
+    def context(self) -> Context:
+        """The Context every check sees: the targeted version's gate defaults with this target's gates on top."""
+        version = self.version
+        gates = {**default_feature_gates(version), **parse_feature_gates(self.feature_gates)}
+        environment: Environment | None = self.environment  # type: ignore[assignment]  # checked above
+        return Context(
+            kuberay_version=version,
+            feature_gates=gates,
+            environment=environment,
+            options=dict(self.options),
+            audience=self.audience,
+        )
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        kuberay_version: str | tuple[int, ...] | None = None,
+        feature_gates: Mapping[str, bool] | None = None,
+        environment: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        audience: Audience = "python",
+    ) -> Target:
+        """The keyword form used by ``rules.check(manifest, kuberay_version=..., ...)``."""
+        version = "1.7.0" if kuberay_version is None else kuberay_version
+        if isinstance(version, tuple):
+            version = format_version(parse_version(version))
+        return cls(
+            kuberay_version=version,
+            feature_gates=dict(feature_gates or {}),
+            environment=environment,
+            options=dict(options or {}),
+            audience=audience,
+        )
+
+    def override(self, **changes: Any) -> Target:
+        """A copy with the non-None ``changes`` applied (used for policy config / CLI flags)."""
+        version, environment, audience = self.kuberay_version, self.environment, self.audience
+        gates, options = dict(self.feature_gates), dict(self.options)
+        for key, val in changes.items():
+            if val is None:
+                continue
+            if key == "feature_gates":
+                gates.update(parse_feature_gates(val))
+            elif key == "options":
+                options.update(val)
+            elif key == "kuberay_version":
+                version = str(val)
+            elif key == "environment":
+                environment = str(val)
+            elif key == "audience":
+                audience = val
+            else:
+                raise TypeError(f"unknown target setting {key!r}")
+        return Target(
+            kuberay_version=version, feature_gates=gates, environment=environment, options=options, audience=audience
+        )
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def target_from_stack_config(config: Mapping[str, Any]) -> Target:
+    """Read the ``kuberay:*`` keys of a stack config (values as strings, objects as JSON, like PULUMI_CONFIG)."""
+
+    def get(key: str) -> Any:
+        for candidate in (f"{CONFIG_NAMESPACE}:{key}", f"{CONFIG_NAMESPACE}:config:{key}"):
+            if candidate in config:
+                return _decode(config[candidate])
+        return None
+
+    version = get("version")
+    environment = get("environment")
+    gates = get("featureGates")
+    options: dict[str, Any] = {}
+    registries = get("allowedRegistries")
+    if registries is not None:
+        if not isinstance(registries, list) or not all(isinstance(r, str) for r in registries):
+            raise TargetError("kuberay:allowedRegistries must be a list of registry prefixes")
+        options["allowed_registries"] = registries
+    budget = get("gpuBudget")
+    if budget is not None:
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+            raise TargetError("kuberay:gpuBudget must be a non-negative integer")
+        options["gpu_budget"] = budget
+    if gates is not None and not isinstance(gates, (dict, str)):
+        raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
+    return Target(
+        kuberay_version=str(version) if version is not None else "1.7.0",
+        feature_gates=parse_feature_gates(gates),
+        environment=str(environment) if environment is not None else None,
+        options=options,
+    )
