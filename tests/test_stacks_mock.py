@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import runpy
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -199,8 +198,7 @@ def test_stack_manifests_satisfy_the_crd_schema(stack: str) -> pulumi.Output[Any
 
 
 def test_pulumi_yaml_declares_the_project_keys_settings_reads() -> None:
-    sys.path.insert(0, str(REPO))  # settings.py sits next to __main__.py at the repository root
-    from settings import known_keys
+    from settings import known_keys  # the repository root is on pytest's pythonpath (pyproject.toml)
 
     project = yaml.safe_load((REPO / "Pulumi.yaml").read_text())
     declared = {f"{PROJECT}:{key}" for key in project["config"] if ":" not in key}

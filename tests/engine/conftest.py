@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +32,6 @@ STACKS = ("dev", "staging", "prod")
 #: One pulumi command; a cold Python start plus the provider takes a few seconds on 2 cores.
 COMMAND_TIMEOUT = 300
 
-# tests/ on sys.path: `_reference` and `conformance` are imported the way the other tiers import them.
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
 
 
 def _skip_reason() -> str | None:

@@ -8,16 +8,8 @@ Every test states its budget as a multiple of :data:`SCALE` through :func:`budge
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
-
-TESTS_DIR = Path(__file__).resolve().parent.parent
-REPO_ROOT = TESTS_DIR.parent
-for _path in (TESTS_DIR, REPO_ROOT):  # `_reference`, `conformance` and the root `settings.py`
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
 
 DEEP = os.environ.get("PULUMI_KUBERAY_DEEP", "") not in ("", "0")
 SCALE = 10 if DEEP else 1

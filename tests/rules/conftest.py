@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-TESTS_DIR = Path(__file__).resolve().parent.parent
-if str(TESTS_DIR) not in sys.path:  # tests/_reference.py is imported as a top-level module
-    sys.path.insert(0, str(TESTS_DIR))
-
-from _reference import require_reference, sample_documents  # noqa: E402
-from pulumi_kuberay import rules  # noqa: E402
+from _reference import require_reference, sample_documents
+from pulumi_kuberay import rules
 
 #: Every operator feature gate on (the samples of gated features need them).
 ALL_GATES: dict[str, bool] = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
