@@ -102,7 +102,7 @@ def main() -> None:
     asyncio.set_event_loop(asyncio.new_event_loop())
     pulumi.runtime.set_mocks(_Mocks(), project="bench", stack="bench", preview=False)
 
-    @pulumi.runtime.test
+    @pulumi.runtime.test  # type: ignore[untyped-decorator]  # pulumi.runtime.test is not annotated
     def program() -> pulumi.Output[Any]:
         return pulumi.Output.all(*declare(side, n))
 
