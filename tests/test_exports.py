@@ -66,7 +66,7 @@ def test_every_exported_name_is_type_checked(tmp_path: Path) -> None:
     lines = ["from __future__ import annotations", "import pulumi_kuberay as kr"]
     lines += [f"reveal_type(kr.{name})" for name in pulumi_kuberay.__all__]
     probe.write_text("\n".join(lines) + "\n")
-    stdout, stderr, status = api.run(
+    stdout, stderr, _exit_status = api.run(
         ["--strict", "--follow-imports=silent", "--ignore-missing-imports", str(probe)]
     )
     revealed = [line for line in stdout.splitlines() if "Revealed type" in line]

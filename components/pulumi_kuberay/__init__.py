@@ -91,10 +91,10 @@ if TYPE_CHECKING:
     from pulumi_kuberay.model.manifest import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.manifest import load_manifest as load_manifest
     from pulumi_kuberay.model.pod import SecretRef as SecretRef
-    from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.serve import ServeApplication as ServeApplication
     from pulumi_kuberay.model.serve import ServeConfig as ServeConfig
     from pulumi_kuberay.model.serve import ServeDeployment as ServeDeployment
+    from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
