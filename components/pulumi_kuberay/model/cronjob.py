@@ -20,8 +20,8 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import Field, field_validator
 
 from ._base import KubeModel, SpecError
+from ._object import KubeManifest
 from .job import RayJobSpec
-from .manifest import KubeManifest, register_kind
 
 
 class _CronField(NamedTuple):
@@ -163,7 +163,6 @@ class RayCronJobSpec(KubeModel):
         return None if value is None else check_time_zone(value)
 
 
-@register_kind
 class RayCronJobManifest(KubeManifest[RayCronJobSpec]):
     """A RayCronJob object (``ray.io/v1`` only); ``load_manifest`` returns it for ``kind: RayCronJob``."""
 

@@ -29,8 +29,8 @@ from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
 
 from ._base import KubeModel, Self, SpecError
 from ._k8s import PodTemplateSpec
+from ._object import KubeManifest
 from .cluster import RayClusterSpec
-from .manifest import KubeManifest, register_kind
 from .pod import is_wire
 
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
@@ -260,7 +260,6 @@ class RayJobSpec(KubeModel):
         return None if self.cluster_selector is None else self.cluster_selector.get(CLUSTER_SELECTOR_KEY)
 
 
-@register_kind
 class RayJobManifest(KubeManifest[RayJobSpec]):
     """A RayJob object; ``load_manifest`` returns it for ``kind: RayJob``.
 

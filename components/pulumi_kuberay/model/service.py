@@ -23,9 +23,9 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field
 
 from ._base import KubeModel, ManifestError, Self, SpecError
 from ._k8s import PodTemplateSpec, Service
+from ._object import KubeManifest
 from .cluster import RayClusterSpec
 from .job import ManagedBy
-from .manifest import KubeManifest, register_kind
 from .pod import is_wire
 from .serve import DEFAULT_SERVE_PORT, ContainerPortRef, ServeConfig, check_serve_port
 
@@ -190,7 +190,6 @@ class RayServiceSpec(KubeModel):
         return self._serve_config
 
 
-@register_kind
 class RayServiceManifest(KubeManifest[RayServiceSpec]):
     """A RayService object; ``load_manifest`` returns it for ``kind: RayService``."""
 
