@@ -2,7 +2,7 @@
 
 Use the ``mocks`` fixture (import it into the test module) and decorate EVERY test with
 ``@pulumi.runtime.test`` and RETURN an Output: assertions inside ``.apply`` of an Output that is not returned
-never run (pulumi-notes 2.4, pitfall 1).
+never run.
 
 Event loop (pitfall 2): one loop for the whole session, created here once at import; a loop per test breaks
 with "Future attached to a different loop" because the root Stack made by the first ``set_mocks`` is reused.

@@ -1,6 +1,7 @@
 """Mock tests of the RayJob, RayService and RayCronJob components.
 
-Every test is ``@pulumi.runtime.test`` and RETURNS an Output: assertions run inside it (pulumi-notes 2.4).
+Every test is ``@pulumi.runtime.test`` and RETURNS an Output: assertions run inside it
+(an Output that is not returned is never awaited, so its assertions never run).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The config is what the Pulumi CLI would hand the program: ``Pulumi.yaml`` defaults overlaid with
 ``stacks/Pulumi.<stack>.yaml`` (strings as is, structured values as JSON text). Every test is
-``@pulumi.runtime.test`` and RETURNS an Output (pulumi-notes 2.4).
+``@pulumi.runtime.test`` and RETURNS an Output (else its assertions never run).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The policy pack at three levels: policies called directly, the analyzer servicer with real protobuf messages
-and per-environment config, and the pack process over gRPC as the engine starts it (pulumi-notes 3.4)."""
+and per-environment config, and the pack process over gRPC as the engine starts it."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Property-based and fuzz tests (hypothesis): bad input never gets through and never crashes (issue 7)."""
+"""Property-based and fuzz tests (hypothesis): bad input never gets through and never crashes."""

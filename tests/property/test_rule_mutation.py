@@ -31,7 +31,7 @@ MISSING: Any = object()
 Path = tuple[str | int, ...]
 KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 
-#: rule id -> why some of its mutants survive (reviewed by hand; see the report of issue 7).
+#: rule id -> why some of its mutants survive (reviewed by hand; tests/property/NOTES.md).
 KNOWN_SURVIVORS: dict[str, str] = {}
 
 

@@ -1,4 +1,4 @@
-"""Operator rules for RayClusterSpec (reference section 8.1), version/gate rules and structural rules.
+"""Operator rules for RayClusterSpec (``ValidateRayClusterSpec``, ``rules/cluster/``), version, gate, schema rules.
 
 Each rule is tested through the public ``check`` with its own compliant/violating examples (data on the rule),
 inside every parent kind that embeds a RayClusterSpec, against mutated upstream samples, and for false

@@ -1,4 +1,4 @@
-"""RayCronJob operator rules (reference section 8.4, module ``rules/operator_cronjob``)."""
+"""RayCronJob operator rules (``ValidateRayCronJobSpec``, module ``rules/cronjob``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RayJob operator rules (reference section 8.2, module ``rules/operator_job``).
+"""RayJob operator rules (``ValidateRayJobMetadata``, ``ValidateRayJobSpec``; modules ``rules/job/``).
 
 Every rule: its compliant example yields no finding of it and its violating example yields one at the expected
 path, both through the rule's own ``check`` and through the public ``rules.check``; the same inside a

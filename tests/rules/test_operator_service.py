@@ -1,4 +1,4 @@
-"""RayService operator rules (reference section 8.3, module ``rules/operator_service``)."""
+"""RayService operator rules (``ValidateRayServiceSpec``, ``ValidateClusterUpgradeOptions``; ``rules/service/``)."""
 
 from __future__ import annotations
 

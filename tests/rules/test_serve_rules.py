@@ -1,4 +1,4 @@
-"""serveConfigV2 rules (module ``rules/serve``; ray-serve-config.md section 4)."""
+"""serveConfigV2 rules (``rules/service/serve_*``: checked as Ray Serve's ``ServeDeploySchema`` does)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Webhook rules (section 8.5, ``rules/webhook``) and other operator failures (8.6, ``rules/runtime``)."""
+"""Webhook rules (KubeRay ``pkg/webhooks/v1``, ``rules/webhook``) and other operator failures (``rules/runtime``)."""
 
 from __future__ import annotations
 

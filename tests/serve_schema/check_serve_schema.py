@@ -3,7 +3,7 @@
 
 Usage::
 
-    /work/serve-venv/bin/python tests/serve_schema/check_serve_schema.py configs.json   # or "-" / stdin
+    .venv-serve/bin/python tests/serve_schema/check_serve_schema.py configs.json   # or "-" / stdin
 
 Input: a JSON object ``{"<id>": "<serveConfigV2 YAML string>", ...}``. Output (stdout): a JSON object
 ``{"ray_version": "...", "results": {"<id>": {"accepted": bool, "stage": str, "error": str|null}}}``.

@@ -4,8 +4,8 @@ Ray is not a dependency of this project (it is large and pins its own pydantic),
 ``check_serve_schema.py`` with another interpreter that has ``ray[serve]`` installed, named by the env var
 ``RAY_SERVE_PYTHON``; without it the tests skip. Set it up once with::
 
-    python3.11 -m venv /work/serve-venv && /work/serve-venv/bin/pip install "ray[serve]==2.52.0"
-    RAY_SERVE_PYTHON=/work/serve-venv/bin/python scripts/test tests/serve_schema
+    scripts/setup-serve-venv          # .venv-serve with ray[serve]; scripts/test then sets RAY_SERVE_PYTHON
+    scripts/test tests/serve_schema
 
 (2.52.0 is the Ray version most KubeRay v1.7.0 samples pin.) What is asserted:
 

@@ -20,7 +20,7 @@ What is checked here (each error names its path, e.g. ``applications[1].route_pr
 * :func:`check_serve_port` -- the cross-object check that the ``serve`` container port equals
   ``http_options.port`` -- is called by the RayService model.
 
-Fields that Ray Serve 2.53+ added (per ``reference/ray-serve-config.md``) are accepted and marked
+Fields that Ray Serve 2.53+ added to its ``ServeDeploySchema`` are accepted and marked
 "(Ray >= 2.53)"; an older Ray ignores them.
 """
 

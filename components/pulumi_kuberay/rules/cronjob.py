@@ -1,7 +1,7 @@
 """RayCronJob operator rules: ValidateRayCronJobSpec.
 
-Reference: ``kuberay-v1.7.0.md`` sections 5 and 8.4 (RCJ-01 .. RCJ-05). RCJ-06 (the jobTemplate fails a RayJob
-spec rule) is covered by every RayJob spec rule in ``operator_job``, which also checks ``spec.jobTemplate``.
+Rows RCJ-01 .. RCJ-05. RCJ-06 (the jobTemplate fails a RayJob spec rule, ``ValidateRayJobSpec``) is covered by
+every RayJob spec rule in ``job/``, which also checks ``spec.jobTemplate``.
 The schedule is parsed like robfig/cron ``ParseStandard`` (5 fields or an ``@descriptor``); the time zone is
 looked up in the IANA database (Go's embedded tzdata and Python's ``zoneinfo`` carry the same names).
 """

@@ -1,7 +1,8 @@
 """Ray best-practice rules (documented by Ray and KubeRay, enforced nowhere else).
 
-Source: peers-and-policy-rules.md section 5.2. The operator accepts all of these; they cost an outage, a
-confusing failure or money later, so they are high (outage, security, cost) or medium (best practice).
+Sources: the Ray and KubeRay production guides, and what peer policy sets (Polaris, Kyverno, Checkov) check.
+The operator accepts all of these; they cost an outage, a confusing failure or money later, so they are high
+(outage, security, cost) or medium (best practice).
 """
 
 from __future__ import annotations

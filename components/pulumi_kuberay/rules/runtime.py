@@ -1,4 +1,4 @@
-"""Operator failures outside validation.go that a manifest already shows (reference section 8.6, OP-*).
+"""Operator failures outside its validation functions that a manifest already shows (rows OP-*).
 
 OP-01/OP-02: KubeRay finds the serve and dashboard ports of the head container by name. When the head
 declares ``ports`` at all it must include them (with no ports KubeRay assumes the defaults). OP-04: autoscaler

@@ -1,6 +1,6 @@
 """Workload security on every pod template inside the Ray CRs (head, workers, submitter) and the autoscaler.
 
-Source: peers-and-policy-rules.md section 5.3 (Pod Security Standards, Kyverno, Polaris, Checkov). Hardening
+Sources: the Kubernetes Pod Security Standards (restricted) and peer policy sets (Kyverno, Polaris, Checkov). Hardening
 rules are medium by default and high in production: samples and dev clusters rarely set them, while a
 production cluster should. Plain Python, no pulumi.
 """

@@ -1,4 +1,4 @@
-"""Selection rules (issue 4): is this the right KubeRay object and lifecycle for the workload?
+"""Selection rules: is this the right KubeRay object and lifecycle for the workload?
 
 Medium by default (advice), raised to high in production where the consequence is an outage or a bill:
 - autoscaling needs explicit, bounded minReplicas/maxReplicas (the CRD default maxReplicas is 2147483647);

@@ -1,4 +1,4 @@
-"""Version and feature-gate rules (reference sections 0.1 and 10).
+"""Version and feature-gate rules: what the targeted operator release's CRDs and feature gates accept.
 
 * ``field-newer-than-target``: a field (or enum value) the target KubeRay version's CRD/operator does
   not know. An older CRD prunes unknown fields silently, so the setting would just vanish: critical.

@@ -1,8 +1,8 @@
 """Admission-webhook rules (KubeRay ``pkg/webhooks/v1``; active only with operator env ENABLE_WEBHOOKS=true).
 
-Reference: ``kuberay-v1.7.0.md`` section 8.5. WH-01 repeats RC-01/RC-02 (RayCluster name rules), WH-03 repeats
-RJ-01/RJ-02 (``operator_job``) and WH-04 repeats RS-01..RS-05 (``operator_service``); only WH-02 is checked
-nowhere else, so it lives here.
+The webhooks repeat ``ValidateRayClusterMetadata`` (WH-01, ``cluster/names.py``), ``ValidateRayJobMetadata``
+(WH-03, ``job/names.py``) and ``ValidateRayServiceMetadata`` (WH-04, ``service/spec.py``); only WH-02 (unique
+worker group names, ``RayClusterWebhook.validateWorkerGroups``) is checked nowhere else, so it lives here.
 """
 
 from __future__ import annotations

@@ -268,7 +268,7 @@ declare(
     rows=(),
     rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no "
     "controller "
-    "branch submits the job, so it never runs (reference 3.1, inferred).",
+    "branch submits the job, so it never runs.",
     fix="Use K8sJobMode (default), HTTPMode, InteractiveMode or SidecarMode, spelt exactly.",
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),
