@@ -122,58 +122,12 @@ def remove(doc: JsonDict, path: list[str | int]) -> JsonDict:
 
 
 def base_cluster() -> dict[str, Any]:
+    """The RayCluster baseline: :func:`example_cluster_spec` (a 4Gi head, worker group ``workergroup``)."""
     return {
         "apiVersion": "ray.io/v1",
         "kind": "RayCluster",
         "metadata": {"name": "raycluster-demo"},
-        "spec": {
-            "rayVersion": "2.52.0",
-            "headGroupSpec": {
-                "rayStartParams": {},
-                "template": {
-                    "spec": {
-                        "containers": [
-                            {
-                                "name": "ray-head",
-                                "image": "rayproject/ray:2.52.0",
-                                "resources": {
-                                    "limits": {"cpu": "1", "memory": "4Gi"},
-                                    "requests": {"cpu": "1", "memory": "4Gi"},
-                                },
-                                "ports": [
-                                    {"containerPort": 6379, "name": "gcs-server"},
-                                    {"containerPort": 8265, "name": "dashboard"},
-                                    {"containerPort": 10001, "name": "client"},
-                                ],
-                            }
-                        ]
-                    }
-                },
-            },
-            "workerGroupSpecs": [
-                {
-                    "groupName": "workergroup",
-                    "replicas": 1,
-                    "minReplicas": 1,
-                    "maxReplicas": 5,
-                    "rayStartParams": {},
-                    "template": {
-                        "spec": {
-                            "containers": [
-                                {
-                                    "name": "ray-worker",
-                                    "image": "rayproject/ray:2.52.0",
-                                    "resources": {
-                                        "limits": {"cpu": "1", "memory": "2Gi"},
-                                        "requests": {"cpu": "1", "memory": "2Gi"},
-                                    },
-                                }
-                            ]
-                        }
-                    },
-                }
-            ],
-        },
+        "spec": example_cluster_spec(head_memory="4Gi", worker_group="workergroup"),
     }
 
 
@@ -230,18 +184,21 @@ def annotate(doc: dict[str, Any], key: str, value: str) -> dict[str, Any]:
 # RayJob, RayService, RayCronJob baselines
 
 
-def _plain_container(name: str, *, ports: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _plain_container(name: str, *, ports: list[dict[str, Any]] | None = None, memory: str = "2Gi") -> dict[str, Any]:
     container: dict[str, Any] = {
         "name": name,
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}},
+        "image": RAY_IMAGE,
+        "resources": {"limits": {"cpu": "1", "memory": memory}, "requests": {"cpu": "1", "memory": memory}},
     }
     if ports is not None:
         container["ports"] = ports
     return container
 
 
-def example_cluster_spec(*, autoscaling: bool = False) -> dict[str, Any]:
+def example_cluster_spec(
+    *, autoscaling: bool = False, head_memory: str = "2Gi", worker_group: str = "small-group"
+) -> dict[str, Any]:
+    """The RayClusterSpec every baseline embeds: a head and one worker group, 1 CPU each, no hardening."""
     spec: dict[str, Any] = {
         "rayVersion": "2.52.0",
         "headGroupSpec": {
@@ -251,6 +208,7 @@ def example_cluster_spec(*, autoscaling: bool = False) -> dict[str, Any]:
                     "containers": [
                         _plain_container(
                             "ray-head",
+                            memory=head_memory,
                             ports=[
                                 {"containerPort": 6379, "name": "gcs-server"},
                                 {"containerPort": 8265, "name": "dashboard"},
@@ -263,7 +221,7 @@ def example_cluster_spec(*, autoscaling: bool = False) -> dict[str, Any]:
         },
         "workerGroupSpecs": [
             {
-                "groupName": "small-group",
+                "groupName": worker_group,
                 "replicas": 1,
                 "minReplicas": 1,
                 "maxReplicas": 5,
@@ -277,6 +235,16 @@ def example_cluster_spec(*, autoscaling: bool = False) -> dict[str, Any]:
     return spec
 
 
+def _ray_object(kind: str, name: str, spec: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A ``kind`` object named ``name`` whose spec is ``spec`` with ``overrides`` applied (None removes a key)."""
+    for key, value in overrides.items():
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return {"apiVersion": "ray.io/v1", "kind": kind, "metadata": {"name": name}, "spec": spec}
+
+
 def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, Any]:
     """A valid RayJob with an embedded cluster; ``spec_fields`` override its spec (None removes a key)."""
     spec: dict[str, Any] = {
@@ -286,12 +254,7 @@ def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, An
         "activeDeadlineSeconds": 3600,
         "rayClusterSpec": example_cluster_spec(),
     }
-    for key, value in spec_fields.items():
-        if value is None:
-            spec.pop(key, None)
-        else:
-            spec[key] = value
-    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": name}, "spec": spec}
+    return _ray_object("RayJob", name, spec, spec_fields)
 
 
 def example_service(name: str = "rayservice-sample", **spec_fields: Any) -> dict[str, Any]:
@@ -313,24 +276,14 @@ def example_service(name: str = "rayservice-sample", **spec_fields: Any) -> dict
         ),
         "rayClusterConfig": cluster,
     }
-    for key, value in spec_fields.items():
-        if value is None:
-            spec.pop(key, None)
-        else:
-            spec[key] = value
-    return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": name}, "spec": spec}
+    return _ray_object("RayService", name, spec, spec_fields)
 
 
 def example_cronjob(name: str = "raycronjob-sample", **spec_fields: Any) -> dict[str, Any]:
     """A valid RayCronJob (hourly, Asia/Taipei); ``spec_fields`` override its spec (None removes a key)."""
     template = example_job()["spec"]
     spec: dict[str, Any] = {"schedule": "0 * * * *", "timeZone": "Asia/Taipei", "jobTemplate": template}
-    for key, value in spec_fields.items():
-        if value is None:
-            spec.pop(key, None)
-        else:
-            spec[key] = value
-    return {"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": name}, "spec": spec}
+    return _ray_object("RayCronJob", name, spec, spec_fields)
 
 
 def selector_job(**spec_fields: Any) -> dict[str, Any]:

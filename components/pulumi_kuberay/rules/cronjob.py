@@ -14,21 +14,10 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ._engine import (
-    Context,
-    Violation,
-    declare,
-)
-from ._examples import (
-    example_cronjob,
-)
-from ._kuberay import (
-    parse_go_duration,
-)
-from ._paths import (
-    as_str,
-    get,
-)
+from ._engine import Context, Violation, declare
+from ._examples import example_cronjob
+from ._kuberay import parse_go_duration
+from ._paths import as_str, get
 
 MAX_RAYCRONJOB_NAME_LENGTH = 36
 

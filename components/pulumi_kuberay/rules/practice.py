@@ -12,14 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import (
-    Context,
-    Violation,
-    declare,
-)
-from ._kuberay import (
-    image_tag,
-)
+from ._engine import Context, Violation, declare
+from ._kuberay import image_tag
 from ._paths import (
     ClusterSpecRef,
     as_dict,

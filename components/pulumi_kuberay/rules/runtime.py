@@ -10,22 +10,12 @@ counts): see ``docs/operator-rules.md`` (OP-07 is the stack rule ``rayjob-cluste
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._engine import (
-    Context,
-    Violation,
-    declare,
-)
-from ._examples import (
-    example_cluster_spec,
-    example_job,
-    example_service,
-)
-from ._kuberay import (
-    job_specs,
-)
+from ._engine import Context, Violation, declare
+from ._examples import example_cluster_spec, example_job, example_service
+from ._kuberay import job_specs
 from ._paths import (
     as_dict,
     as_list,
@@ -50,6 +40,18 @@ def _port_names(container: dict[str, Any]) -> list[str] | None:
     return [name for port in ports if (name := as_str(as_dict(port).get("name"))) is not None]
 
 
+def _heads_missing_port(manifest: dict[str, Any], wanted: Callable[[str], bool]) -> Iterator[str]:
+    """``ports`` paths of head Ray containers that declare ports but none whose name is ``wanted``."""
+    for ref in cluster_specs(manifest):
+        found = head_ray_container(ref)
+        if found is None:
+            continue
+        path, container = found
+        names = _port_names(container)
+        if names is not None and not any(wanted(name) for name in names):
+            yield join(path, "ports")
+
+
 def _check_serve_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = manifest.get("kind")
     if kind == "RayService":
@@ -60,19 +62,11 @@ def _check_serve_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violat
             return
     else:
         return
-    for ref in cluster_specs(manifest):
-        found = head_ray_container(ref)
-        if found is None:
-            continue
-        path, container = found
-        names = _port_names(container)
-        if names is None or any(n == "serve" or n.startswith("serve-") for n in names):
-            continue
+    for path in _heads_missing_port(manifest, lambda name: name == "serve" or name.startswith("serve-")):
         yield Violation(
             "the head container declares ports but none named 'serve' (or 'serve-*'): the operator cannot "
-            "build "
-            "the serve Service, so the RayService never gets endpoints",
-            join(path, "ports"),
+            "build the serve Service, so the RayService never gets endpoints",
+            path,
         )
 
 
@@ -104,19 +98,11 @@ declare(
 def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if manifest.get("kind") not in ("RayJob", "RayService", "RayCronJob"):
         return
-    for ref in cluster_specs(manifest):
-        found = head_ray_container(ref)
-        if found is None:
-            continue
-        path, container = found
-        names = _port_names(container)
-        if names is None or "dashboard" in names:
-            continue
+    for path in _heads_missing_port(manifest, lambda name: name == "dashboard"):
         yield Violation(
             "the head container declares ports but none named 'dashboard': the operator cannot find the "
-            "dashboard "
-            "URL, so the job is never submitted / the Serve config never applied",
-            join(path, "ports"),
+            "dashboard URL, so the job is never submitted / the Serve config never applied",
+            path,
         )
 
 

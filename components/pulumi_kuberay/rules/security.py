@@ -12,25 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import (
-    Context,
-    Severity,
-    Violation,
-    declare,
-)
-from ._kuberay import (
-    image_tag,
-)
-from ._paths import (
-    PodTemplateRef,
-    as_dict,
-    as_list,
-    as_str,
-    cluster_specs,
-    get,
-    join,
-    pod_templates,
-)
+from ._engine import Context, Severity, Violation, declare
+from ._kuberay import image_tag
+from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
 
 _ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.

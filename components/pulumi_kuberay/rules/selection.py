@@ -14,29 +14,10 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from ._engine import (
-    Context,
-    Severity,
-    Violation,
-    declare,
-)
-from ._examples import (
-    example_cluster_spec,
-    example_job,
-    example_service,
-)
-from ._kuberay import (
-    job_specs,
-)
-from ._paths import (
-    as_dict,
-    as_int,
-    as_list,
-    as_str,
-    cluster_specs,
-    get,
-    worker_groups,
-)
+from ._engine import Context, Severity, Violation, declare
+from ._examples import example_cluster_spec, example_job, example_service
+from ._kuberay import job_specs
+from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, worker_groups
 
 #: CRD default of workerGroupSpecs[].maxReplicas (int32 max): effectively unbounded.
 UNBOUNDED_MAX_REPLICAS = 2147483647

@@ -15,22 +15,9 @@ from typing import Any
 from pulumi_kuberay.model._base import ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
 
-from ._engine import (
-    KINDS,
-    SUPPRESS_PREFIX,
-    Context,
-    Violation,
-    declare,
-    registered,
-)
-from ._paths import (
-    UNKNOWN_SENTINEL,
-    cluster_specs,
-    get,
-    is_unknown,
-    parse_path,
-    path_touches_unknown,
-)
+from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
+from ._examples import base_cluster
+from ._paths import UNKNOWN_SENTINEL, cluster_specs, get, is_unknown, parse_path, path_touches_unknown
 
 
 @dataclass(frozen=True)
@@ -119,40 +106,9 @@ def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iter
 
 
 def _example(**spec_overrides: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "rayVersion": "2.52.0",
-        "headGroupSpec": {
-            "rayStartParams": {},
-            "template": {
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "ray-head",
-                            "image": "rayproject/ray:2.52.0",
-                            "resources": {"limits": {"cpu": "1", "memory": "2Gi"}},
-                        }
-                    ]
-                }
-            },
-        },
-        "workerGroupSpecs": [
-            {
-                "groupName": "workers",
-                "replicas": 1,
-                "minReplicas": 1,
-                "maxReplicas": 3,
-                "rayStartParams": {},
-                "template": {"spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0"}]}},
-            }
-        ],
-    }
-    spec.update(spec_overrides)
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayCluster",
-        "metadata": {"name": "raycluster-demo"},
-        "spec": spec,
-    }
+    doc = base_cluster()
+    doc["spec"].update(spec_overrides)
+    return doc
 
 
 _COMPLIANT = _example()

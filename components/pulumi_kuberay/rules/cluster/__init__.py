@@ -1,1 +1,6 @@
-"""RayCluster rules, one module per concept (they also run on the cluster specs embedded in the other kinds)."""
+"""RayCluster rules, one module per concept.
+
+Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
+RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
+annotations, as the operator does (``_paths.cluster_specs``). Unknown (not yet computed) values are never judged.
+"""

@@ -1,9 +1,4 @@
-"""Authentication (``authOptions``, v1.6) and mutual TLS (``RayClusterMTLS`` gate, v1.7).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
-"""
+"""Authentication (``authOptions``, v1.6) and mutual TLS (``RayClusterMTLS`` gate, v1.7)."""
 
 from __future__ import annotations
 
@@ -11,21 +6,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    add_env,
-    example,
-    head_container_of,
-    spec_of,
-    worker_container_of,
-)
-from .._kuberay import (
-    TLS_ENV_VARS,
-    TLS_MOUNT_PATH,
-    TLS_VOLUME,
-    is_set,
-    ray_version_of,
-    reported_as,
-)
+from .._examples import add_env, example, head_container_of, spec_of, worker_container_of
+from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
 from .._paths import (
     ClusterSpecRef,
     as_str,

@@ -1,9 +1,4 @@
-"""The in-tree autoscaler: v1/v2, suspend, restart policy, idle timeouts, operator-managed env vars.
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
-"""
+"""The in-tree autoscaler: v1/v2, suspend, restart policy, idle timeouts, operator-managed env vars."""
 
 from __future__ import annotations
 
@@ -11,32 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    add_env,
-    example,
-    head_container_of,
-    spec_of,
-    with_autoscaling_v2,
-    worker_of,
-)
-from .._kuberay import (
-    AUTOSCALER_V2_ENV,
-    autoscaler_v2_enabled,
-    autoscaling_enabled,
-    head_env,
-    reported_as,
-)
-from .._paths import (
-    as_int,
-    as_str,
-    cluster_specs,
-    env_list,
-    get,
-    group_template,
-    groups,
-    join,
-    worker_groups,
-)
+from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
+from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_enabled, autoscaling_enabled, head_env, reported_as
+from .._paths import as_int, as_str, cluster_specs, env_list, get, group_template, groups, join, worker_groups
 
 # RC-39..RC-45: autoscaler
 

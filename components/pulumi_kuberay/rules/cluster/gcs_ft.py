@@ -1,9 +1,5 @@
 """GCS fault tolerance: Redis options and the embedded RocksDB backend (``ValidateRayClusterSpec``,
 ``validateGcsFaultToleranceOptions``).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
 """
 
 from __future__ import annotations
@@ -12,14 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    add_env,
-    annotate,
-    example,
-    head_container_of,
-    head_of,
-    spec_of,
-)
+from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
 from .._kuberay import (
     EXTERNAL_STORAGE_NS_ANNOTATION,
     FT_ENABLED_ANNOTATION,

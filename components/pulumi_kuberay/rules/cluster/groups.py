@@ -1,9 +1,5 @@
 """Head and worker groups: Ray resources and labels, containers, replicas, idle timeout, priority
 (``ValidateRayClusterSpec``: the group checks).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
 """
 
 from __future__ import annotations
@@ -12,12 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Severity, Violation, declare
-from .._examples import (
-    example,
-    spec_of,
-    with_autoscaling_v2,
-    worker_of,
-)
+from .._examples import example, spec_of, with_autoscaling_v2, worker_of
 from .._kuberay import (
     autoscaler_v2_enabled,
     is_set,
@@ -26,16 +17,7 @@ from .._kuberay import (
     ray_version_of,
     reported_as,
 )
-from .._paths import (
-    GroupRef,
-    as_dict,
-    as_int,
-    cluster_specs,
-    groups,
-    is_unknown,
-    join,
-    worker_groups,
-)
+from .._paths import GroupRef, as_dict, as_int, cluster_specs, groups, is_unknown, join, worker_groups
 
 # --------------------------------------------------------------------------------------------------
 # RC-05..RC-08: group resources and labels

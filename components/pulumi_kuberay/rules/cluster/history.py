@@ -1,9 +1,4 @@
-"""The Ray history collector sidecar (``RayClusterHistoryServer`` gate, KubeRay v1.7).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
-"""
+"""The Ray history collector sidecar (``RayClusterHistoryServer`` gate, KubeRay v1.7)."""
 
 from __future__ import annotations
 
@@ -11,17 +6,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    example,
-    head_of,
-    spec_of,
-)
-from .._kuberay import (
-    HISTORY_COLLECTOR_CONTAINER,
-    env_by_name,
-    is_set,
-    reported_as,
-)
+from .._examples import example, head_of, spec_of
+from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 from .._paths import (
     ClusterSpecRef,
     as_dict,

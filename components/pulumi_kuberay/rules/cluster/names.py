@@ -1,9 +1,4 @@
-"""RayCluster name and upgradeStrategy (``ValidateRayClusterMetadata``, ``ValidateRayClusterUpgradeOptions``).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
-"""
+"""RayCluster name and upgradeStrategy (``ValidateRayClusterMetadata``, ``ValidateRayClusterUpgradeOptions``)."""
 
 from __future__ import annotations
 
@@ -11,24 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    base_cluster,
-    example,
-    spec_of,
-)
-from .._kuberay import (
-    MAX_RAYCLUSTER_NAME,
-    ORIGINATED_FROM_CRD_LABEL,
-    is_dns1035,
-    reported_as,
-)
-from .._paths import (
-    as_str,
-    cluster_specs,
-    get,
-    is_unknown,
-    metadata,
-)
+from .._examples import base_cluster, example, spec_of
+from .._kuberay import MAX_RAYCLUSTER_NAME, ORIGINATED_FROM_CRD_LABEL, is_dns1035, reported_as
+from .._paths import as_str, cluster_specs, get, is_unknown, metadata
 
 # --------------------------------------------------------------------------------------------------
 # RC-01, RC-02: RayCluster metadata.name

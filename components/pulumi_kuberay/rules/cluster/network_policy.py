@@ -1,9 +1,4 @@
-"""The operator-managed NetworkPolicy (``RayClusterNetworkPolicy`` gate, v1.7).
-
-Each rule runs over every embedded RayClusterSpec (RayCluster ``spec``, RayJob ``spec.rayClusterSpec``,
-RayService ``spec.rayClusterConfig``, RayCronJob ``spec.jobTemplate.rayClusterSpec``) with the parent's
-annotations, as the operator does. Unknown (not yet computed) values are never judged.
-"""
+"""The operator-managed NetworkPolicy (``RayClusterNetworkPolicy`` gate, v1.7)."""
 
 from __future__ import annotations
 
@@ -11,25 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import (
-    example,
-    spec_of,
-    worker_of,
-)
-from .._kuberay import (
-    is_dns1123_label,
-    reported_as,
-)
-from .._paths import (
-    ClusterSpecRef,
-    as_dict,
-    as_list,
-    as_str,
-    cluster_specs,
-    is_unknown,
-    join,
-    worker_groups,
-)
+from .._examples import example, spec_of, worker_of
+from .._kuberay import is_dns1123_label, reported_as
+from .._paths import ClusterSpecRef, as_dict, as_list, as_str, cluster_specs, is_unknown, join, worker_groups
 
 # RC-68..RC-75: network policy (v1.7, gate RayClusterNetworkPolicy)
 

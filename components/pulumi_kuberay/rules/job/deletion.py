@@ -11,13 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    LEGACY_DELETION_OK,
-    example_cluster_spec,
-    example_job,
-    selector_job,
-    with_deletion_rules,
-)
+from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
 from .._kuberay import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
@@ -29,10 +23,7 @@ from .._kuberay import (
     legacy_deletion_policy,
     per_job_spec,
 )
-from .._paths import (
-    as_dict,
-    as_int,
-)
+from .._paths import as_dict, as_int
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-06 .. RJ-24: deletionStrategy

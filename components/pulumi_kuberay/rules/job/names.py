@@ -12,17 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    example_job,
-)
-from .._kuberay import (
-    GENERATED_SUFFIX_LENGTH,
-    MAX_RAYJOB_NAME_LENGTH,
-)
-from .._paths import (
-    as_dict,
-    as_str,
-)
+from .._examples import example_job
+from .._kuberay import GENERATED_SUFFIX_LENGTH, MAX_RAYJOB_NAME_LENGTH
+from .._paths import as_dict, as_str
 
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
@@ -32,7 +24,9 @@ _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
 
 def _effective_name(manifest: dict[str, Any]) -> tuple[str, str] | None:
-    """(name the object will have, path to blame); generateName gets a 5-character random suffix."""
+    """A RayJob's (name the object will have, path to blame); generateName gets a 5-character random suffix."""
+    if manifest.get("kind") != "RayJob":
+        return None
     metadata = as_dict(manifest.get("metadata"))
     name = as_str(metadata.get("name"))
     if name:
@@ -44,8 +38,6 @@ def _effective_name(manifest: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if manifest.get("kind") != "RayJob":
-        return
     found = _effective_name(manifest)
     if found is None:
         return
@@ -60,8 +52,6 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
 
 
 def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if manifest.get("kind") != "RayJob":
-        return
     found = _effective_name(manifest)
     if found is None:
         return

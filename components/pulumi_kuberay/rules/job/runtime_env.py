@@ -15,16 +15,9 @@ import yaml
 from pulumi_kuberay.model._yaml import parse_yaml
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    example_job,
-)
-from .._kuberay import (
-    per_job_spec,
-)
-from .._paths import (
-    as_int,
-    as_str,
-)
+from .._examples import example_job
+from .._kuberay import per_job_spec
+from .._paths import as_int, as_str
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-36 .. RJ-39: runtime env, deadlines, retries

@@ -11,15 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    example_job,
-)
-from .._kuberay import (
-    per_job_spec,
-)
-from .._paths import (
-    as_int,
-)
+from .._examples import example_job
+from .._kuberay import per_job_spec
+from .._paths import as_int
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-03 .. RJ-05: suspend and TTL

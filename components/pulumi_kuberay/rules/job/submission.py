@@ -12,22 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    example_cluster_spec,
-    example_job,
-    selector_job,
-)
-from .._kuberay import (
-    SUBMISSION_MODES_SINCE,
-    has_cluster_selector,
-    per_job_spec,
-    submission_mode,
-)
-from .._paths import (
-    as_dict,
-    as_int,
-    as_str,
-)
+from .._examples import example_cluster_spec, example_job, selector_job
+from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
+from .._paths import as_dict, as_int, as_str
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode

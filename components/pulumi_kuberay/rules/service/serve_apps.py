@@ -1,12 +1,7 @@
 """Ray Serve config, document and applications: ``RayService.spec.serveConfigV2`` checked as Ray Serve's
 ``ServeDeploySchema`` does.
 
-KubeRay does not look inside serveConfigV2; it PUTs it to the dashboard. Mistakes then show up as a
-``FailedToUpdateServeApplications`` event retried forever (HTTP 400), as an application stuck in
-``DEPLOY_FAILED``/``DEPLOYING`` (which blocks the whole RayService: no serve Service, no upgrade switch-over),
-or as 404s. What Ray Serve rejects or fails to deploy is critical; silently ignored or 404-prone
-configurations are high/medium. Paths point into the parsed document:
-``spec.serveConfigV2.applications[1].route_prefix``.
+See ``service/__init__.py`` for how serveConfigV2 mistakes surface; paths point into the parsed document.
 """
 
 from __future__ import annotations
@@ -15,16 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    SERVE_COMPLIANT,
-    example_service,
-    serve_mutated,
-    serve_service,
-)
-from .._paths import (
-    as_dict,
-    as_list,
-)
+from .._examples import SERVE_COMPLIANT, example_service, serve_mutated, serve_service
+from .._paths import as_dict, as_list
 from .._serve_config import (
     BASE,
     DEFAULT_APP_NAME,

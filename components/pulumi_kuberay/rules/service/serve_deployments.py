@@ -1,12 +1,7 @@
 """Ray Serve config, deployments, proxies and ports, misspelt keys (Ray Serve's ``DeploymentSchema``,
 ``HTTPOptionsSchema``).
 
-KubeRay does not look inside serveConfigV2; it PUTs it to the dashboard. Mistakes then show up as a
-``FailedToUpdateServeApplications`` event retried forever (HTTP 400), as an application stuck in
-``DEPLOY_FAILED``/``DEPLOYING`` (which blocks the whole RayService: no serve Service, no upgrade switch-over),
-or as 404s. What Ray Serve rejects or fails to deploy is critical; silently ignored or 404-prone
-configurations are high/medium. Paths point into the parsed document:
-``spec.serveConfigV2.applications[1].route_prefix``.
+See ``service/__init__.py`` for how serveConfigV2 mistakes surface; paths point into the parsed document.
 """
 
 from __future__ import annotations
@@ -16,23 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    SERVE_COMPLIANT,
-    TWO_APPS,
-    serve_mutated,
-    serve_service,
-)
-from .._paths import (
-    as_dict,
-    as_int,
-    as_list,
-    as_str,
-    cluster_specs,
-    group_template,
-    groups,
-    join,
-    ray_container,
-)
+from .._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
+from .._paths import as_dict, as_int, as_list, as_str, cluster_specs, group_template, groups, join, ray_container
 from .._serve_config import (
     ACTOR_OPTION_KEYS,
     APP_KEYS,

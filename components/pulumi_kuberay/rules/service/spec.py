@@ -9,9 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    example_service,
-)
+from .._examples import example_service
 from .._kuberay import (
     GO_ATOI,
     INITIALIZING_TIMEOUT_ANNOTATION,
@@ -22,11 +20,7 @@ from .._kuberay import (
     service_spec,
     upgrade_type,
 )
-from .._paths import (
-    as_int,
-    as_str,
-    get,
-)
+from .._paths import as_int, as_str, get
 
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 

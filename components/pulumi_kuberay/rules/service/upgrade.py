@@ -7,20 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import (
-    GOOD_UPGRADE_OPTIONS,
-    incremental_service,
-)
-from .._kuberay import (
-    INCREMENTAL,
-    service_cluster,
-    service_spec,
-    upgrade_type,
-)
-from .._paths import (
-    as_int,
-    get,
-)
+from .._examples import GOOD_UPGRADE_OPTIONS, incremental_service
+from .._kuberay import INCREMENTAL, service_cluster, service_spec, upgrade_type
+from .._paths import as_int, get
 
 # ----------------------------------------------------------------------------------------------------
 # RS-11 .. RS-17: incremental upgrade
