@@ -308,3 +308,96 @@ def test_gate_defaults_follow_the_target_version() -> None:
     suspended = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(suspend=True))
     assert "feature-gate-disabled" in _ids(rules.check(suspended, kuberay_version="1.5"))
     assert "feature-gate-disabled" not in _ids(rules.check(suspended, kuberay_version="1.6"))
+
+
+# --------------------------------------------------------------------------------------------------
+# The one declaration: scope as data, validation of the declaration, rooms that never import each other
+
+
+def test_since_and_gate_are_applied_by_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_engine, "_REGISTRY", dict(_engine._REGISTRY))
+
+    def always(doc: dict[str, Any], ctx: rules.Context) -> list[Violation]:
+        return [Violation("always", "spec")]
+
+    rule = _engine.declare(
+        id="test-scoped-rule",
+        title="t",
+        severity="low",
+        category="hygiene",
+        kinds=("RayCluster",),
+        rationale="r",
+        fix="turn on {gate:RayClusterMTLS}",
+        check=always,
+        compliant={},
+        violating={},
+        since="1.6",
+        gate="RayClusterMTLS",
+    )
+    assert rule.context == {"feature_gates": {"RayClusterMTLS": True}}  # the examples run with the gate on
+    assert rule.scope() == "KubeRay >= 1.6, feature gate RayClusterMTLS on"
+    doc = _min_gt_max()
+    on = {"RayClusterMTLS": True}
+    assert "test-scoped-rule" in _ids(rules.check(doc, kuberay_version="1.6", feature_gates=on))
+    assert "test-scoped-rule" not in _ids(rules.check(doc, kuberay_version="1.5", feature_gates=on))
+    assert "test-scoped-rule" not in _ids(rules.check(doc, kuberay_version="1.7"))  # gate off by default
+    fixes = {
+        audience: [
+            f.fix
+            for f in rules.check(doc, rules.Target(feature_gates=on, audience=audience))
+            if f.rule_id == "test-scoped-rule"
+        ]
+        for audience in ("python", "cli", "pack")
+    }
+    assert fixes == {
+        "python": ["turn on feature_gates={'RayClusterMTLS': True}"],
+        "cli": ["turn on --feature-gates=RayClusterMTLS=true"],
+        "pack": ["turn on kuberay:featureGates {RayClusterMTLS: true}"],
+    }
+
+
+def test_a_declaration_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_engine, "_REGISTRY", dict(_engine._REGISTRY))
+    base: dict[str, Any] = dict(
+        title="t",
+        severity="low",
+        category="hygiene",
+        kinds=("RayCluster",),
+        rationale="r",
+        fix="f",
+        check=lambda doc, ctx: [],
+        compliant={},
+        violating={},
+    )
+    with pytest.raises(ValueError, match="unknown feature gate 'NoSuchGate'"):
+        _engine.declare(id="test-a", gate="NoSuchGate", **base)
+    with pytest.raises(ValueError, match="kinds must be some of"):
+        _engine.declare(id="test-b", **{**base, "kinds": ("Pod",)})
+    with pytest.raises(ValueError, match="duplicate rule id 'worker-min-exceeds-max'"):
+        _engine.declare(id="worker-min-exceeds-max", **base)
+
+
+def test_check_takes_a_target_or_keywords_not_both() -> None:
+    with pytest.raises(TypeError, match="not both"):
+        rules.check(_min_gt_max(), rules.Target(), environment="prod")
+    target = rules.Target("1.5.0", environment="prod")
+    assert rules.check(_min_gt_max(), target) == rules.check(_min_gt_max(), kuberay_version="1.5.0", environment="prod")
+
+
+def test_rule_modules_import_only_the_engine_and_the_readers() -> None:
+    import ast
+    from pathlib import Path
+
+    from pulumi_kuberay.rules import _catalogue
+
+    allowed = {"_engine", "_examples", "_paths", "_kuberay", "_serve_config"}
+    root = Path(rules.__file__).parent
+    for module in _catalogue.RULE_MODULES:
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or "rules" in (node.module or "")):
+                target = (node.module or "").rsplit(".", 1)[-1]
+                names = {alias.name for alias in node.names}
+                assert target in allowed or (not node.module and names <= allowed), (
+                    f"{Path(str(module.__file__)).relative_to(root)} imports {node.module or names}"
+                )

@@ -10,13 +10,13 @@ A rule is declared once, with :func:`declare`::
         title="Negative ttlSecondsAfterFinished",
         severity="critical",
         category="correctness",
-        kinds=("RayJob",),
-        rows=("RJ-04",),
+        kinds=("RayJob", "RayCronJob"),
+        rows=("RJ-04", "RCJ-06"),
         rationale="The operator rejects a negative TTL (ValidationFailed).",
         fix="Use 0 (delete right away) or a positive number of seconds.",
-        check=_check_ttl_negative,
-        compliant=example("RayJob", ttl=0),
-        violating=example("RayJob", ttl=-1),
+        check=per_job_spec(_check_ttl_negative),
+        compliant=example_job(ttlSecondsAfterFinished=0),
+        violating=example_job(ttlSecondsAfterFinished=-1),
     )
 
 Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
