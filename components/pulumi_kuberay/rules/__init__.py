@@ -176,7 +176,7 @@ def _sort_key(finding: Finding) -> tuple[int, str, str, str]:
 def _run_rule(rule: Rule, doc: dict[str, Any], ctx: Context) -> list[Finding]:
     try:
         out: list[Finding] = []
-        for violation in rule.check(doc, ctx):
+        for violation in rule.body(doc, ctx):  # check() chose the rules that apply (Rule.applies)
             out.append(
                 Finding(
                     rule_id=rule.id,
@@ -248,9 +248,9 @@ def check(
     _paths.begin_document(doc)
     try:
         for rule in registered():
-            if kind not in rule.kinds:
-                continue  # silenced rules still run: their findings cover schema duplicates (_drop_duplicates)
-            findings.extend(_run_rule(rule, doc, ctx))
+            # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
+            if kind in rule.kinds and rule.applies(ctx):
+                findings.extend(_run_rule(rule, doc, ctx))
     finally:
         _paths.end_document()
     findings = _drop_schema_duplicates(findings)
