@@ -29,7 +29,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
@@ -42,8 +42,8 @@ SEVERITY_ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 
 KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 RAY_GROUP = "ray.io"
 #: The environments a target may name (stack config ``kuberay:environment``, ``--environment``).
-ENVIRONMENTS: tuple[Environment, ...] = ("dev", "staging", "prod")
-AUDIENCES: tuple[Audience, ...] = ("python", "cli", "pack")
+ENVIRONMENTS: tuple[Environment, ...] = get_args(Environment)
+AUDIENCES: tuple[Audience, ...] = get_args(Audience)
 #: The operator version targeted when none is given.
 LATEST_VERSION: Version = (1, 7, 0)
 
