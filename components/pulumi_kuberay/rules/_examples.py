@@ -16,108 +16,63 @@ JsonDict = dict[str, Any]
 
 RAY_IMAGE = "rayproject/ray:2.52.0"
 
-SECURE_CONTEXT: JsonDict = {
-    "allowPrivilegeEscalation": False,
-    "runAsNonRoot": True,
-    "capabilities": {"drop": ["ALL"]},
-    "seccompProfile": {"type": "RuntimeDefault"},
-}
+
+# --------------------------------------------------------------------------------------------------
+# The RayClusterSpec every baseline embeds
 
 
-def ray_container(name: str, *, cpu: str = "2", memory: str = "8Gi", gpu: int = 0) -> JsonDict:
-    limits: JsonDict = {"cpu": cpu, "memory": memory}
-    if gpu:
-        limits["nvidia.com/gpu"] = gpu
-    return {
+def _plain_container(name: str, *, ports: list[dict[str, Any]] | None = None, memory: str = "2Gi") -> dict[str, Any]:
+    container: dict[str, Any] = {
         "name": name,
         "image": RAY_IMAGE,
-        "resources": {"limits": dict(limits), "requests": dict(limits)},
-        "securityContext": copy.deepcopy(SECURE_CONTEXT),
+        "resources": {"limits": {"cpu": "1", "memory": memory}, "requests": {"cpu": "1", "memory": memory}},
     }
+    if ports is not None:
+        container["ports"] = ports
+    return container
 
 
-def hardened_cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
-    head = ray_container("ray-head")
-    head["ports"] = [
-        {"containerPort": 6379, "name": "gcs-server"},
-        {"containerPort": 8265, "name": "dashboard"},
-        {"containerPort": 10001, "name": "client"},
-    ]
-    head_group: JsonDict = {"template": {"spec": {"containers": [head]}}}
-    if head_cpus is not None:
-        head_group["rayStartParams"] = {"num-cpus": head_cpus}
-    return {
+def example_cluster_spec(
+    *, autoscaling: bool = False, head_memory: str = "2Gi", worker_group: str = "small-group"
+) -> dict[str, Any]:
+    """The RayClusterSpec every baseline embeds: a head and one worker group, 1 CPU each, no hardening."""
+    spec: dict[str, Any] = {
         "rayVersion": "2.52.0",
-        "enableInTreeAutoscaling": True,
-        "autoscalerOptions": {"securityContext": copy.deepcopy(SECURE_CONTEXT)},
-        "headGroupSpec": head_group,
+        "headGroupSpec": {
+            "rayStartParams": {},
+            "template": {
+                "spec": {
+                    "containers": [
+                        _plain_container(
+                            "ray-head",
+                            memory=head_memory,
+                            ports=[
+                                {"containerPort": 6379, "name": "gcs-server"},
+                                {"containerPort": 8265, "name": "dashboard"},
+                                {"containerPort": 10001, "name": "client"},
+                            ],
+                        )
+                    ]
+                }
+            },
+        },
         "workerGroupSpecs": [
             {
-                "groupName": "cpu",
+                "groupName": worker_group,
                 "replicas": 1,
                 "minReplicas": 1,
-                "maxReplicas": 4,
-                "template": {"spec": {"containers": [ray_container("ray-worker", cpu="4", memory="16Gi")]}},
+                "maxReplicas": 5,
+                "rayStartParams": {},
+                "template": {"spec": {"containers": [_plain_container("ray-worker")]}},
             }
         ],
     }
+    if autoscaling:
+        spec["enableInTreeAutoscaling"] = True
+    return spec
 
 
-def ray_cluster(name: str = "shared") -> JsonDict:
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayCluster",
-        "metadata": {"name": name},
-        "spec": hardened_cluster_spec(),
-    }
-
-
-def ray_service(name: str = "serve") -> JsonDict:
-    serve = (
-        "applications:\n"
-        "  - name: fruit\n    import_path: fruit.app\n    route_prefix: /fruit\n"
-        "  - name: math\n    import_path: math_app:app\n    route_prefix: /math\n"
-    )
-    spec = hardened_cluster_spec()
-    head = spec["headGroupSpec"]["template"]["spec"]["containers"][0]
-    head["ports"].append({"containerPort": 8000, "name": "serve"})
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayService",
-        "metadata": {"name": name},
-        "spec": {
-            "upgradeStrategy": {"type": "NewCluster"},
-            "serveConfigV2": serve,
-            "rayClusterConfig": {
-                **spec,
-                "gcsFaultToleranceOptions": {
-                    "redisAddress": "redis:6379",
-                    "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
-                },
-            },
-        },
-    }
-
-
-def edit(doc: JsonDict, path: list[str | int], value: Any) -> JsonDict:
-    """A deep copy of ``doc`` with ``value`` set at ``path`` (intermediate dicts created as needed)."""
-    out = copy.deepcopy(doc)
-    cur: Any = out
-    for key in path[:-1]:
-        cur = cur[key] if isinstance(key, int) else cur.setdefault(key, {})
-    cur[path[-1]] = value
-    return out
-
-
-def remove(doc: JsonDict, path: list[str | int]) -> JsonDict:
-    out = copy.deepcopy(doc)
-    cur: Any = out
-    for key in path[:-1]:
-        cur = cur[key]
-    del cur[path[-1]]
-    return out
-
-
+# --------------------------------------------------------------------------------------------------
 # RayCluster: the baseline, and editors the cluster rules use to derive their examples
 
 
@@ -181,58 +136,7 @@ def annotate(doc: dict[str, Any], key: str, value: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------------
-# RayJob, RayService, RayCronJob baselines
-
-
-def _plain_container(name: str, *, ports: list[dict[str, Any]] | None = None, memory: str = "2Gi") -> dict[str, Any]:
-    container: dict[str, Any] = {
-        "name": name,
-        "image": RAY_IMAGE,
-        "resources": {"limits": {"cpu": "1", "memory": memory}, "requests": {"cpu": "1", "memory": memory}},
-    }
-    if ports is not None:
-        container["ports"] = ports
-    return container
-
-
-def example_cluster_spec(
-    *, autoscaling: bool = False, head_memory: str = "2Gi", worker_group: str = "small-group"
-) -> dict[str, Any]:
-    """The RayClusterSpec every baseline embeds: a head and one worker group, 1 CPU each, no hardening."""
-    spec: dict[str, Any] = {
-        "rayVersion": "2.52.0",
-        "headGroupSpec": {
-            "rayStartParams": {},
-            "template": {
-                "spec": {
-                    "containers": [
-                        _plain_container(
-                            "ray-head",
-                            memory=head_memory,
-                            ports=[
-                                {"containerPort": 6379, "name": "gcs-server"},
-                                {"containerPort": 8265, "name": "dashboard"},
-                                {"containerPort": 10001, "name": "client"},
-                            ],
-                        )
-                    ]
-                }
-            },
-        },
-        "workerGroupSpecs": [
-            {
-                "groupName": worker_group,
-                "replicas": 1,
-                "minReplicas": 1,
-                "maxReplicas": 5,
-                "rayStartParams": {},
-                "template": {"spec": {"containers": [_plain_container("ray-worker")]}},
-            }
-        ],
-    }
-    if autoscaling:
-        spec["enableInTreeAutoscaling"] = True
-    return spec
+# RayJob, RayService, RayCronJob baselines, and variants the job and service rules use
 
 
 def _ray_object(kind: str, name: str, spec: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -363,3 +267,112 @@ SERVE_COMPLIANT = serve_service(TWO_APPS)
 def serve_mutated(old: str, new: str) -> dict[str, Any]:
     assert old in TWO_APPS, old  # examples are built at import: a typo here fails every test loudly
     return serve_service(TWO_APPS.replace(old, new, 1))
+
+
+# --------------------------------------------------------------------------------------------------
+# Hardened, production-shaped variants (security and practice rules start from these)
+
+SECURE_CONTEXT: JsonDict = {
+    "allowPrivilegeEscalation": False,
+    "runAsNonRoot": True,
+    "capabilities": {"drop": ["ALL"]},
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
+
+
+def ray_container(name: str, *, cpu: str = "2", memory: str = "8Gi", gpu: int = 0) -> JsonDict:
+    limits: JsonDict = {"cpu": cpu, "memory": memory}
+    if gpu:
+        limits["nvidia.com/gpu"] = gpu
+    return {
+        "name": name,
+        "image": RAY_IMAGE,
+        "resources": {"limits": dict(limits), "requests": dict(limits)},
+        "securityContext": copy.deepcopy(SECURE_CONTEXT),
+    }
+
+
+def hardened_cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
+    head = ray_container("ray-head")
+    head["ports"] = [
+        {"containerPort": 6379, "name": "gcs-server"},
+        {"containerPort": 8265, "name": "dashboard"},
+        {"containerPort": 10001, "name": "client"},
+    ]
+    head_group: JsonDict = {"template": {"spec": {"containers": [head]}}}
+    if head_cpus is not None:
+        head_group["rayStartParams"] = {"num-cpus": head_cpus}
+    return {
+        "rayVersion": "2.52.0",
+        "enableInTreeAutoscaling": True,
+        "autoscalerOptions": {"securityContext": copy.deepcopy(SECURE_CONTEXT)},
+        "headGroupSpec": head_group,
+        "workerGroupSpecs": [
+            {
+                "groupName": "cpu",
+                "replicas": 1,
+                "minReplicas": 1,
+                "maxReplicas": 4,
+                "template": {"spec": {"containers": [ray_container("ray-worker", cpu="4", memory="16Gi")]}},
+            }
+        ],
+    }
+
+
+def ray_cluster(name: str = "shared") -> JsonDict:
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": name},
+        "spec": hardened_cluster_spec(),
+    }
+
+
+def ray_service(name: str = "serve") -> JsonDict:
+    serve = (
+        "applications:\n"
+        "  - name: fruit\n    import_path: fruit.app\n    route_prefix: /fruit\n"
+        "  - name: math\n    import_path: math_app:app\n    route_prefix: /math\n"
+    )
+    spec = hardened_cluster_spec()
+    head = spec["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"].append({"containerPort": 8000, "name": "serve"})
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": name},
+        "spec": {
+            "upgradeStrategy": {"type": "NewCluster"},
+            "serveConfigV2": serve,
+            "rayClusterConfig": {
+                **spec,
+                "gcsFaultToleranceOptions": {
+                    "redisAddress": "redis:6379",
+                    "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
+                },
+            },
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Editors
+
+
+def edit(doc: JsonDict, path: list[str | int], value: Any) -> JsonDict:
+    """A deep copy of ``doc`` with ``value`` set at ``path`` (intermediate dicts created as needed)."""
+    out = copy.deepcopy(doc)
+    cur: Any = out
+    for key in path[:-1]:
+        cur = cur[key] if isinstance(key, int) else cur.setdefault(key, {})
+    cur[path[-1]] = value
+    return out
+
+
+def remove(doc: JsonDict, path: list[str | int]) -> JsonDict:
+    out = copy.deepcopy(doc)
+    cur: Any = out
+    for key in path[:-1]:
+        cur = cur[key]
+    del cur[path[-1]]
+    return out
