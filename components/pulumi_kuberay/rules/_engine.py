@@ -3,20 +3,13 @@
 Plain Python: never imports pulumi. The components, the policy pack and ``kuberay-lint`` all call
 :func:`pulumi_kuberay.rules.check`, so a rule is written (and fixed) in exactly one place.
 
-A rule is declared once, with :func:`declare`::
+A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this one in full)::
 
     declare(
-        id="rayjob-ttl-negative",
-        title="Negative ttlSecondsAfterFinished",
-        severity="critical",
-        category="correctness",
-        kinds=("RayJob", "RayCronJob"),
-        rows=("RJ-04", "RCJ-06"),
-        rationale="The operator rejects a negative TTL (ValidationFailed).",
-        fix="Use 0 (delete right away) or a positive number of seconds.",
-        check=per_job_spec(_check_ttl_negative),
-        compliant=example_job(ttlSecondsAfterFinished=0),
-        violating=example_job(ttlSecondsAfterFinished=-1),
+        id="rayjob-ttl-negative", title="Negative ttlSecondsAfterFinished", severity="critical",
+        category="correctness", kinds=("RayJob", "RayCronJob"), rows=("RJ-04", "RCJ-06"),
+        rationale="...", fix="...", check=per_job_spec(_check_ttl_negative),
+        compliant=example_job(ttlSecondsAfterFinished=0), violating=example_job(ttlSecondsAfterFinished=-1),
     )
 
 Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
