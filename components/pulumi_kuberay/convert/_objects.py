@@ -1,0 +1,214 @@
+"""One Ray document prepared for conversion: validated, named, checked by the catalogue, spec as a tree.
+
+:func:`prepare` validates a manifest with ``load_manifest`` (the same model the components use), keeps what a
+component can declare (name, namespace, labels, annotations, spec), notes what it cannot (server-set
+metadata, ``generateName``, ``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
+comments. :func:`link_jobs` turns a RayJob's ``clusterSelector`` that names a converted RayCluster into a
+reference to that cluster's component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_kuberay import rules
+from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.rules._engine import DEFAULT_FEATURE_GATES, Finding
+
+from ._shortcuts import expected_rendering, renders, strip_nulls, typer
+from ._tree import Call, Node
+from ._typed import ConversionError, Typer
+
+CLUSTER_LABEL = "ray.io/cluster"
+GATE_RULE = "feature-gate-disabled"
+#: metadata the API server sets on live objects (``kubectl get -o yaml``): never part of a declaration.
+SERVER_SET = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+)
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+@dataclass
+class RayObject:
+    """A Ray document ready to be written as a component declaration."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    labels: dict[str, str] | None
+    annotations: dict[str, str] | None
+    spec: dict[str, Any]  # the normalised wire spec (``load_manifest(...).to_manifest()["spec"]``)
+    spec_node: Node
+    where: str
+    findings: list[Finding]
+    feature_gates: dict[str, bool]
+    notes: list[str] = field(default_factory=list)
+    cluster: RayObject | None = None  # the converted RayCluster a RayJob runs on (``cluster=``)
+    resource_name: str = ""
+    variable: str = ""
+
+    @property
+    def subject(self) -> str:
+        return f"{self.kind} {self.name!r}"
+
+    def manifest(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {"name": self.name}
+        for key, value in (("namespace", self.namespace), ("labels", self.labels), ("annotations", self.annotations)):
+            if value:
+                meta[key] = value
+        return {"apiVersion": "ray.io/v1", "kind": self.kind, "metadata": meta, "spec": self.spec}
+
+
+def _metadata(meta: Mapping[str, Any], notes: list[str]) -> tuple[str, dict[str, Any]]:
+    name = meta.get("name")
+    if not name:
+        prefix = str(meta.get("generateName") or "ray")
+        name = prefix.rstrip("-") or "ray"
+        notes.append(
+            f"metadata.generateName {prefix!r} became the fixed name {name!r} (a Pulumi resource has a stable "
+            "name; set object_name= to choose another)"
+        )
+    dropped = [key for key in meta if key in SERVER_SET]
+    if dropped:
+        notes.append(f"server-set metadata left out: {', '.join(dropped)}")
+    unsupported = [
+        key for key in meta if key not in SERVER_SET and key not in ("name", "generateName", "namespace", "labels",
+                                                                     "annotations")
+    ]
+    if unsupported:
+        notes.append(f"metadata not declared by the component, left out: {', '.join(unsupported)}")
+    annotations = dict(meta.get("annotations") or {})
+    if annotations.pop(LAST_APPLIED, None) is not None:
+        notes.append(f"annotation {LAST_APPLIED} left out (kubectl's bookkeeping)")
+    kept = {"namespace": meta.get("namespace"), "labels": meta.get("labels") or None,
+            "annotations": annotations or None}
+    return str(name), kept
+
+
+def required_gates(manifest: Mapping[str, Any]) -> dict[str, bool]:
+    """The operator feature gates (off by default) this object needs: the smallest set that silences
+    ``feature-gate-disabled``."""
+    if not any(f.rule_id == GATE_RULE for f in rules.check(manifest)):
+        return {}
+    candidates = [gate for gate, on in DEFAULT_FEATURE_GATES.items() if not on]
+
+    def still_gated(gates: Sequence[str]) -> bool:
+        found = rules.check(manifest, feature_gates=dict.fromkeys(gates, True))
+        return any(f.rule_id == GATE_RULE for f in found)
+
+    if still_gated(candidates):
+        return {}
+    needed = list(candidates)
+    for gate in candidates:
+        fewer = [g for g in needed if g != gate]
+        if not still_gated(fewer):
+            needed = fewer
+    return dict.fromkeys(needed, True)
+
+
+def spec_tree(kind_model: Any, spec: Mapping[str, Any], subject: str) -> tuple[Node, list[str]]:
+    """The typed expression of ``spec``, checked to render exactly ``spec`` (conveniences where exact)."""
+    expected = expected_rendering(kind_model, spec)
+    for walker in (typer(), Typer()):
+        try:
+            node = walker.model(kind_model, spec, "spec")
+        except ConversionError as exc:
+            raise ConversionError(f"{subject}: {exc}") from None
+        if renders(node, expected):
+            return node, sorted(set(walker.dropped))
+    raise ConversionError(f"{subject}: the typed spec does not reproduce the manifest (a converter bug: please report)")
+
+
+def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
+    """Validate one Ray document and prepare it; raises ManifestError / ConversionError naming the document."""
+    manifest = load_manifest(doc)
+    normalised = manifest.to_manifest()
+    notes: list[str] = []
+    if normalised["apiVersion"] != "ray.io/v1":
+        notes.append(f"apiVersion {normalised['apiVersion']} became ray.io/v1 (the components declare ray.io/v1)")
+    if "status" in normalised:
+        notes.append("status left out (written by the operator)")
+    name, meta = _metadata(normalised.get("metadata") or {}, notes)
+    spec_model = type(manifest.spec)
+    subject = f"{manifest.kind} {name!r}"
+    spec_node, nulls = spec_tree(spec_model, normalised["spec"], subject)
+    if nulls:
+        notes.append(f"explicit nulls left out (the API server prunes them): {', '.join(nulls)}")
+    spec = strip_nulls(normalised["spec"])
+    obj = RayObject(
+        kind=manifest.kind,
+        name=name,
+        namespace=meta["namespace"],
+        labels=meta["labels"],
+        annotations=meta["annotations"],
+        spec=spec,
+        spec_node=spec_node,
+        where=where,
+        findings=[],
+        feature_gates={},
+        notes=notes,
+    )
+    current = obj.manifest()
+    obj.feature_gates = required_gates(current)
+    obj.findings = [
+        f for f in rules.check(current, feature_gates=obj.feature_gates or None) if f.rule_id != GATE_RULE
+    ]
+    return obj
+
+
+def link_jobs(objects: Sequence[RayObject]) -> None:
+    """A RayJob whose ``clusterSelector`` names a converted RayCluster (same namespace) gets ``cluster=``."""
+    clusters = {(o.namespace, o.name): o for o in objects if o.kind == "RayCluster"}
+    for obj in objects:
+        selector = obj.spec.get("clusterSelector") if obj.kind == "RayJob" else None
+        if not isinstance(selector, Mapping) or obj.spec.get("rayClusterSpec") is not None:
+            continue
+        target = clusters.get((obj.namespace, selector.get(CLUSTER_LABEL)))
+        if target is None or not isinstance(obj.spec_node, Call):
+            continue
+        obj.cluster = target
+        rest = {k: v for k, v in selector.items() if k != CLUSTER_LABEL}
+        kwargs = tuple(
+            (key, value) for key, value in obj.spec_node.kwargs if key != "cluster_selector"
+        )
+        if rest:
+            kwargs += (("cluster_selector", typer().node(dict[str, str], rest, "spec.clusterSelector")),)
+        obj.spec_node = Call(obj.spec_node.cls, kwargs, obj.spec_node.args)
+
+
+def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[list[RayObject], list[str]]:
+    """Prepare every Ray document; returns the objects and one error line per document that failed."""
+    objects: list[RayObject] = []
+    errors: list[str] = []
+    for doc, where in documents:
+        try:
+            objects.append(prepare(doc, where))
+        except (ManifestError, ConversionError) as exc:
+            errors.append(f"{where}: {exc}")
+    link_jobs(objects)
+    _name_resources(objects)
+    return objects, errors
+
+
+def _name_resources(objects: Sequence[RayObject]) -> None:
+    from ._tree import identifier
+
+    taken: set[str] = set()
+    seen: dict[tuple[str, str], int] = {}
+    for obj in objects:
+        key = (obj.kind, obj.name)
+        seen[key] = seen.get(key, 0) + 1
+    for obj in objects:
+        clash = seen[(obj.kind, obj.name)] > 1
+        obj.resource_name = f"{obj.namespace or 'default'}-{obj.name}" if clash else obj.name
+        obj.variable = identifier(obj.resource_name, taken)

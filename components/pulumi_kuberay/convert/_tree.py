@@ -1,0 +1,201 @@
+"""The generated program as a small expression tree: rendered to Python source, or evaluated to check it.
+
+Every constructor call the converter writes is a :class:`Call` of a real model class, so the converter can
+*evaluate* the very expression it is about to print (:func:`evaluate`) and compare what the model renders with
+the original manifest before choosing a form. :func:`render` prints the tree (one argument per line once a
+call does not fit), :class:`Imports` collects what the module has to import.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Public names of ``pulumi_kuberay`` (``import pulumi_kuberay as kr``; ``kr.RayClusterSpec``).
+PACKAGE_ALIAS = "kr"
+
+#: Width the printer aims at; ``ruff format`` (line length 120) may re-flow the result.
+WIDTH = 100
+#: Longest string literal printed in one piece; longer ones become implicitly concatenated pieces.
+STRING_PIECE = 72
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A Python literal: str, int, float, bool or None (a dict/list of literals too)."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class ListOf:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class DictOf:
+    items: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    """``cls(*args, **kwargs)``; ``kwargs`` keep their order (the manifest's order)."""
+
+    cls: type
+    kwargs: tuple[tuple[str, Node], ...] = ()
+    args: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class Name:
+    """A reference to a variable of the generated module (e.g. a converted RayCluster for ``cluster=``)."""
+
+    name: str
+    value: Any = None
+
+
+Node = Lit | ListOf | DictOf | Call | Name
+
+
+def call(cls: type, kwargs: Iterable[tuple[str, Node]] = (), *args: Node) -> Call:
+    return Call(cls, tuple(kwargs), tuple(args))
+
+
+# --------------------------------------------------------------------------------------------------
+# Evaluating.
+
+
+def evaluate(node: Node) -> Any:
+    """Build the Python object the printed expression would build (model instances, dicts, lists)."""
+    if isinstance(node, Lit):
+        return node.value
+    if isinstance(node, ListOf):
+        return [evaluate(item) for item in node.items]
+    if isinstance(node, DictOf):
+        return {key: evaluate(value) for key, value in node.items}
+    if isinstance(node, Name):
+        return node.value
+    return node.cls(*(evaluate(a) for a in node.args), **{k: evaluate(v) for k, v in node.kwargs})
+
+
+# --------------------------------------------------------------------------------------------------
+# Imports.
+
+
+@dataclass
+class Imports:
+    """Which class names the module uses and where they come from; ``kr.`` for the package's public names."""
+
+    public: dict[str, str] = field(default_factory=dict)  # class name -> defining module
+    modules: dict[str, set[str]] = field(default_factory=dict)  # module -> names imported from it
+    spelled: dict[type, str] = field(default_factory=dict)
+
+    def name_of(self, cls: type) -> str:
+        if cls in self.spelled:
+            return self.spelled[cls]
+        spelling = self._spell(cls)
+        self.spelled[cls] = spelling
+        return spelling
+
+    def _spell(self, cls: type) -> str:
+        from pulumi_kuberay import _LAZY  # the package's public (lazy) names and their modules
+
+        name = cls.__name__
+        if _LAZY.get(name) == cls.__module__:
+            return f"{PACKAGE_ALIAS}.{name}"
+        taken = {n for names in self.modules.values() for n in names}
+        if name in taken:
+            raise ValueError(f"two classes named {name} ({cls.__module__}); the converter cannot import both")
+        self.modules.setdefault(cls.__module__, set()).add(name)
+        return name
+
+    def lines(self) -> list[str]:
+        out = [f"import pulumi_kuberay as {PACKAGE_ALIAS}"]
+        for module in sorted(self.modules):
+            out.append(f"from {module} import {', '.join(sorted(self.modules[module]))}")
+        return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Printing.
+
+_SAFE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def identifier(text: str, taken: set[str] | None = None) -> str:
+    """A readable Python identifier for ``text`` (``raycluster-autoscaler`` -> ``raycluster_autoscaler``)."""
+    ident = re.sub(r"[^0-9A-Za-z_]+", "_", text).strip("_").lower() or "ray_object"
+    if ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("kr", "pulumi"):
+        ident = f"ray_{ident}"
+    if taken is not None:
+        base, n = ident, 2
+        while ident in taken:
+            ident, n = f"{base}_{n}", n + 1
+        taken.add(ident)
+    return ident
+
+
+def _string(value: str, indent: int) -> str:
+    """A string literal; long or multi-line strings as implicitly concatenated pieces in parentheses."""
+    text = repr(value)
+    if len(text) + indent <= WIDTH and "\n" not in value.rstrip("\n"):
+        return text
+    pieces: list[str] = []
+    for line in value.splitlines(keepends=True):
+        while len(line) > STRING_PIECE:
+            cut = line.rfind(" ", 0, STRING_PIECE)
+            cut = STRING_PIECE if cut <= 0 else cut + 1
+            pieces.append(line[:cut])
+            line = line[cut:]
+        pieces.append(line)
+    if len(pieces) == 1:
+        return text
+    pad = " " * (indent + 4)
+    return "(\n" + "".join(f"{pad}{piece!r}\n" for piece in pieces) + " " * indent + ")"
+
+
+def _literal(value: Any, indent: int) -> str:
+    if isinstance(value, str):
+        return _string(value, indent)
+    if isinstance(value, dict):
+        return render(DictOf(tuple((str(k), Lit(v)) for k, v in value.items())), None, indent)
+    if isinstance(value, list):
+        return render(ListOf(tuple(Lit(v) for v in value)), None, indent)
+    return repr(value)
+
+
+def render(node: Node, imports: Imports | None, indent: int = 0) -> str:
+    """Python source of ``node``, starting at column ``indent`` (continuation lines are indented)."""
+    if isinstance(node, Lit):
+        return _literal(node.value, indent)
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, ListOf):
+        parts = [render(item, imports, indent + 4) for item in node.items]
+        return _wrap("[", parts, "]", indent)
+    if isinstance(node, DictOf):
+        parts = [f"{key!r}: {render(value, imports, indent + 4)}" for key, value in node.items]
+        return _wrap("{", parts, "}", indent)
+    if imports is None:
+        raise ValueError("a constructor call needs an Imports")
+    head = imports.name_of(node.cls)
+    parts = [render(arg, imports, indent + 4) for arg in node.args]
+    parts += [f"{key}={render(value, imports, indent + 4)}" for key, value in node.kwargs]
+    return _wrap(f"{head}(", parts, ")", indent)
+
+
+def _wrap(opening: str, parts: list[str], closing: str, indent: int) -> str:
+    if not parts:
+        return opening + closing
+    flat = opening + ", ".join(parts) + closing
+    if "\n" not in flat and len(flat) + indent <= WIDTH:
+        return flat
+    pad = " " * (indent + 4)
+    return opening + "\n" + "".join(f"{pad}{part},\n" for part in parts) + " " * indent + closing
+
+
+def is_plain_key(key: str) -> bool:
+    return bool(_SAFE_KEY.match(key))

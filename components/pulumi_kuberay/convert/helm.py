@@ -1,0 +1,461 @@
+"""Values of the KubeRay ``ray-cluster`` Helm chart (v1.7.0) -> the RayCluster manifest the chart renders.
+
+:func:`render_values` reproduces ``templates/raycluster-cluster.yaml`` of the chart: user values coalesced over
+the chart's defaults as Helm does (maps merged, lists replaced, ``null`` deletes a default), then every
+template line with Go-template semantics (``with``/``if`` skip empty values; ``{{ . }}`` prints numbers the
+way Go's ``%v`` prints the float64 Helm reads them as, so ``1000000`` renders ``1e+06``; ``quote`` makes a
+string; ``toYaml`` copies the structure). The result is checked against ``helm template`` in the tests.
+
+Unknown keys, and keys the chart declares but never renders (``serviceAccount``), are errors naming the key:
+a value is never silently dropped. So is anything the chart would turn into broken YAML.
+
+Example::
+
+    manifest = render_values({"worker": {"replicas": 2}}, release_name="raycluster", namespace="ml")
+    manifest["metadata"]["name"]   # 'raycluster-kuberay'
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+import yaml
+
+CHART_NAME = "ray-cluster"
+CHART_VERSION = "1.7.0"
+INT32_MAX = 2147483647
+
+_LOG_VOLUME: list[dict[str, Any]] = [{"name": "log-volume", "emptyDir": {}}]
+_LOG_MOUNT: list[dict[str, Any]] = [{"mountPath": "/tmp/ray", "name": "log-volume"}]
+
+
+def _group_defaults(resources: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "labels": {},
+        "serviceAccountName": "",
+        "restartPolicy": "",
+        "runtimeClassName": "",
+        "containerEnv": [],
+        "envFrom": [],
+        "resources": resources,
+        "resourceClaims": [],
+        "annotations": {},
+        "nodeSelector": {},
+        "tolerations": [],
+        "affinity": {},
+        "podSecurityContext": {},
+        "securityContext": {},
+        "volumes": copy.deepcopy(_LOG_VOLUME),
+        "volumeMounts": copy.deepcopy(_LOG_MOUNT),
+        "sidecarContainers": [],
+        "command": [],
+        "args": [],
+        "topologySpreadConstraints": [],
+        "rayStartParams": {},
+    }
+
+
+def _amounts(cpu: Any, memory: str) -> dict[str, Any]:
+    return {"limits": {"cpu": cpu, "memory": memory}, "requests": {"cpu": cpu, "memory": memory}}
+
+
+def chart_defaults() -> dict[str, Any]:
+    """The chart's ``values.yaml`` (v1.7.0) as data; a test compares it with the chart's own file."""
+    head = _group_defaults(_amounts("1", "5Gi"))
+    head.update({"initContainers": [], "headService": {}})
+    worker = _group_defaults(_amounts("1", "1Gi"))
+    worker.update({"groupName": "workergroup", "replicas": 1, "minReplicas": 1, "maxReplicas": 5, "initContainers": []})
+    small = _group_defaults(_amounts(1, "1Gi"))
+    small.update({"disabled": True, "replicas": 0, "minReplicas": 0, "maxReplicas": 5})
+    return {
+        "image": {"repository": "rayproject/ray", "tag": "2.52.0", "pullPolicy": "IfNotPresent"},
+        "nameOverride": "kuberay",
+        "fullnameOverride": "",
+        "imagePullSecrets": [],
+        "gcsFaultTolerance": {"enabled": False},
+        "common": {"containerEnv": []},
+        "head": head,
+        "worker": worker,
+        "additionalWorkerGroups": {"smallGroup": small},
+        "service": {"type": "ClusterIP"},
+    }
+
+
+_POD_KEYS = frozenset(
+    {
+        "labels", "annotations", "initContainers", "image", "command", "args", "containerEnv", "envFrom",
+        "volumeMounts", "ports", "resources", "lifecycle", "securityContext", "sidecarContainers", "volumes",
+        "dnsConfig", "nodeSelector", "affinity", "tolerations", "priorityClassName", "priority",
+        "topologySpreadConstraints", "restartPolicy", "runtimeClassName", "serviceAccountName",
+        "podSecurityContext", "resourceClaims", "rayStartParams", "initArgs",
+    }
+)  # fmt: skip
+_REPLICA_KEYS = frozenset({"disabled", "replicas", "minReplicas", "maxReplicas", "numOfHosts"})
+KNOWN: dict[str, Any] = {
+    "image": {"repository", "tag", "pullPolicy"},
+    "nameOverride": None,
+    "fullnameOverride": None,
+    "imagePullSecrets": None,
+    "annotations": None,
+    "gcsFaultTolerance": {"enabled", "redisAddress", "externalStorageNamespace", "redisPassword", "redisUsername"},
+    "common": {"containerEnv"},
+    "head": _POD_KEYS | {"rayVersion", "enableInTreeAutoscaling", "autoscalerOptions", "headService"},
+    "worker": _POD_KEYS | _REPLICA_KEYS | {"groupName"},
+    "additionalWorkerGroups": "groups",
+    "service": {"type"},
+}
+"""Every values key the chart's templates read (``None``: any value; a set: the keys of a mapping)."""
+_IMAGE_KEYS = {"repository", "tag", "pullPolicy"}
+_NEVER_RENDERED = {"serviceAccount": "the chart declares a service-account helper but no template uses it"}
+
+
+class HelmValuesError(ValueError):
+    """A values key the chart does not know or cannot render; ``key`` is its path (``head.resources``)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        super().__init__(f"{key}: {message}" if key else message)
+
+
+# --------------------------------------------------------------------------------------------------
+# Checking keys and coalescing over the defaults.
+
+
+def _unknown(key: str, known: set[str] | frozenset[str]) -> HelmValuesError:
+    leaf = key.rsplit(".", 1)[-1]
+    close = difflib.get_close_matches(leaf, sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else f" (known here: {', '.join(sorted(known))})"
+    return HelmValuesError(key, f"not a value of the ray-cluster chart {CHART_VERSION}{hint}")
+
+
+def check_keys(values: Mapping[str, Any]) -> None:
+    """Raise :class:`HelmValuesError` for the first key the chart does not read."""
+    for key, value in values.items():
+        if key in _NEVER_RENDERED:
+            raise HelmValuesError(key, f"not supported: {_NEVER_RENDERED[key]}, so it has no effect")
+        if key == "global" and not value:
+            continue
+        if key not in KNOWN:
+            raise _unknown(key, set(KNOWN))
+        allowed = KNOWN[key]
+        if allowed is None or value is None:
+            continue
+        if not isinstance(value, Mapping):
+            raise HelmValuesError(key, f"expected a mapping, got {type(value).__name__}")
+        if allowed == "groups":
+            for name, group in value.items():
+                if group is None:
+                    continue
+                if not isinstance(group, Mapping):
+                    raise HelmValuesError(f"{key}.{name}", f"expected a mapping, got {type(group).__name__}")
+                _check_group(f"{key}.{name}", group, _POD_KEYS | _REPLICA_KEYS)
+            continue
+        _check_group(key, value, allowed)
+
+
+def _check_group(path: str, group: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> None:
+    for sub, sub_value in group.items():
+        if sub not in allowed:
+            raise _unknown(f"{path}.{sub}", allowed)
+        if sub == "image" and isinstance(sub_value, Mapping) and path != "image":
+            for image_key in sub_value:
+                if image_key not in _IMAGE_KEYS:
+                    raise _unknown(f"{path}.image.{image_key}", _IMAGE_KEYS)
+
+
+def coalesce(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """Helm's coalescing: maps merged recursively, anything else replaced, ``null`` removes the default."""
+    out = copy.deepcopy(dict(defaults))
+    for key, value in values.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = coalesce(value, out[key])
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Go template semantics.
+
+
+def truthy(value: Any) -> bool:
+    """Go template truth (``if``/``with``/``default``): false, 0, "", nil, empty map/list are false."""
+    return bool(value) if isinstance(value, (bool, int, float, str, list, dict)) else value is not None
+
+
+def go_float(number: float) -> str:
+    """Go's ``%v`` of a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``): ``1e+06``, ``1.5``, ``100000``."""
+    if number != number:
+        return "NaN"
+    if number in (float("inf"), float("-inf")):
+        return "+Inf" if number > 0 else "-Inf"
+    if number == 0:
+        return "-0" if str(number).startswith("-") else "0"
+    sign, digit_tuple, exponent = Decimal(repr(number)).normalize().as_tuple()
+    digits = "".join(str(d) for d in digit_tuple)
+    point = len(digits) + int(exponent)  # position of the decimal point
+    exp = point - 1
+    prefix = "-" if sign else ""
+    if exp < -4 or exp >= 6:  # shortest %g switches to %e from exponent 6 (Go uses precision 6 for the choice)
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{prefix}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return prefix + digits + "0" * (point - len(digits))
+    return f"{prefix}{digits[:point]}.{digits[point:]}"
+
+
+def text(value: Any, key: str) -> str:
+    """What ``{{ value }}`` prints (Helm reads every number of a values file as a float64)."""
+    if value is None:
+        return ""  # Helm replaces "<no value>" by an empty string
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return go_float(float(value))
+    if isinstance(value, str):
+        return value
+    raise HelmValuesError(key, f"expected a scalar, got {type(value).__name__}: the chart would print Go syntax")
+
+
+def scalar(rendered: str, key: str) -> Any:
+    """The value YAML reads back from a line ``field: <rendered>``."""
+    try:
+        parsed = yaml.safe_load(f"field: {rendered}")
+    except yaml.YAMLError as exc:
+        raise HelmValuesError(key, f"the chart would render invalid YAML ({rendered!r}): {exc}") from None
+    if not isinstance(parsed, dict) or set(parsed) != {"field"} or isinstance(parsed["field"], (dict, list)):
+        raise HelmValuesError(key, f"the chart would render {rendered!r}, which is not one YAML scalar")
+    return parsed["field"]
+
+
+def plain(value: Any, key: str) -> Any:
+    """``{{ value }}`` on a line of its own, read back by YAML."""
+    return scalar(text(value, key), key)
+
+
+def quote(value: Any, key: str) -> str | None:
+    """``{{ value | quote }}``: a string (nothing at all for a missing value)."""
+    return None if value is None else text(value, key)
+
+
+def to_yaml(value: Any) -> Any:
+    """``toYaml``: the structure as is, except that Helm's float64 numbers come back as integers when whole."""
+    if isinstance(value, Mapping):
+        return {str(k): to_yaml(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_yaml(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _default(value: Any, fallback: Any) -> Any:
+    return value if truthy(value) else fallback
+
+
+# --------------------------------------------------------------------------------------------------
+# The template.
+
+
+def fullname(values: Mapping[str, Any], release_name: str) -> str:
+    """``ray-cluster.fullname``."""
+    if truthy(values.get("fullnameOverride")):
+        return text(values["fullnameOverride"], "fullnameOverride")[:63].removesuffix("-")
+    name = text(_default(values.get("nameOverride"), CHART_NAME), "nameOverride")
+    if name in release_name:
+        return release_name[:63].removesuffix("-")
+    return f"{release_name}-{name}"[:63].removesuffix("-")
+
+
+def chart_labels(release_name: str) -> dict[str, Any]:
+    """``ray-cluster.labels`` (the chart sets no appVersion, so no ``app.kubernetes.io/version``)."""
+    return {
+        "helm.sh/chart": f"{CHART_NAME}-{CHART_VERSION}",
+        "app.kubernetes.io/instance": scalar(release_name, "release name"),
+        "app.kubernetes.io/managed-by": "Helm",
+    }
+
+
+def _merge_labels(base: dict[str, Any], extra: Any, key: str) -> dict[str, Any]:
+    if not truthy(extra):
+        return base
+    if not isinstance(extra, Mapping):
+        raise HelmValuesError(key, f"expected a mapping of labels, got {type(extra).__name__}")
+    clash = sorted(set(base) & {str(k) for k in extra})
+    if clash:
+        raise HelmValuesError(f"{key}.{clash[0]}", "duplicates a label the chart sets itself (YAML duplicate key)")
+    return {**base, **to_yaml(extra)}
+
+
+def _start_params(group: Mapping[str, Any], key: str) -> dict[str, Any] | None:
+    params, legacy = group.get("rayStartParams"), group.get("initArgs")
+    if not (truthy(params) or truthy(legacy)):
+        return None
+    out: dict[str, Any] = {}
+    for source, entries in (("rayStartParams", params), ("initArgs", legacy)):
+        if not truthy(entries):
+            continue
+        if not isinstance(entries, Mapping):
+            raise HelmValuesError(f"{key}.{source}", f"expected a mapping, got {type(entries).__name__}")
+        for name in sorted(entries, key=str):  # Go ranges over a map in key order
+            if str(name) in out:
+                raise HelmValuesError(f"{key}.{source}.{name}", "also set in rayStartParams (YAML duplicate key)")
+            out[str(name)] = quote(entries[name], f"{key}.{source}.{name}")
+    return out
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise HelmValuesError(key, f"expected a list (the chart concatenates it), got {type(value).__name__}")
+    return value
+
+
+def _pod(
+    values: Mapping[str, Any], group: Mapping[str, Any], key: str, container: str, labels: dict[str, Any],
+    *, extra_env: Any, default_resources: dict[str, Any] | None,
+) -> dict[str, Any]:  # fmt: skip
+    where = f"{key}.image" if truthy(group.get("image")) else "image"
+    image = group.get("image") if truthy(group.get("image")) else values.get("image")
+    if image is not None and not isinstance(image, Mapping):
+        raise HelmValuesError(where, f"expected a mapping (repository, tag, pullPolicy), got {type(image).__name__}")
+    image = image or {}
+    ray: dict[str, Any] = {
+        "name": container,
+        "image": scalar(
+            f"{text(image.get('repository'), where + '.repository')}:{text(image.get('tag'), where + '.tag')}", where
+        ),
+        "imagePullPolicy": plain(image.get("pullPolicy"), f"{where}.pullPolicy"),
+    }
+    for field in ("command", "args"):
+        if truthy(group.get(field)):
+            ray[field] = to_yaml(group[field])
+    env = _list((values.get("common") or {}).get("containerEnv"), "common.containerEnv") + _list(
+        extra_env, f"{key}.containerEnv"
+    )
+    if env:
+        ray["env"] = to_yaml(env)
+    for field in ("envFrom", "volumeMounts", "ports", "resources", "lifecycle", "securityContext"):
+        if truthy(group.get(field)):
+            ray[field] = to_yaml(group[field])
+        elif field == "resources" and default_resources is not None:
+            ray[field] = copy.deepcopy(default_resources)
+    spec: dict[str, Any] = {}
+    if truthy(group.get("initContainers")):
+        spec["initContainers"] = to_yaml(group["initContainers"])
+    containers = [ray]
+    if truthy(group.get("sidecarContainers")):
+        containers += to_yaml(_list(group["sidecarContainers"], f"{key}.sidecarContainers"))
+    spec["containers"] = containers
+    if truthy(values.get("imagePullSecrets")):
+        spec["imagePullSecrets"] = to_yaml(values["imagePullSecrets"])
+    for field in ("volumes", "dnsConfig", "nodeSelector", "affinity", "tolerations"):
+        if truthy(group.get(field)):
+            spec[field] = to_yaml(group[field])
+    for field in ("priorityClassName", "priority"):
+        if truthy(group.get(field)):
+            spec[field] = plain(group[field], f"{key}.{field}")
+    if truthy(group.get("topologySpreadConstraints")):
+        spec["topologySpreadConstraints"] = to_yaml(group["topologySpreadConstraints"])
+    for field in ("restartPolicy", "runtimeClassName", "serviceAccountName"):
+        if truthy(group.get(field)):
+            spec[field] = plain(group[field], f"{key}.{field}")
+    if truthy(group.get("podSecurityContext")):
+        spec["securityContext"] = to_yaml(group["podSecurityContext"])
+    if truthy(group.get("resourceClaims")):
+        spec["resourceClaims"] = to_yaml(group["resourceClaims"])
+    metadata: dict[str, Any] = {"labels": _merge_labels(dict(labels), group.get("labels"), f"{key}.labels")}
+    if truthy(group.get("annotations")):
+        metadata["annotations"] = to_yaml(group["annotations"])
+    return {"metadata": metadata, "spec": spec}
+
+
+def _worker(
+    values: Mapping[str, Any], group: Mapping[str, Any], key: str, name: Any, labels: dict[str, Any], *, extra: bool
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "groupName": plain(name, f"{key}.groupName" if not extra else key),
+        "replicas": plain(group.get("replicas"), f"{key}.replicas"),
+        "minReplicas": plain(_default(group.get("minReplicas"), 0), f"{key}.minReplicas"),
+        "maxReplicas": plain(_default(group.get("maxReplicas"), INT32_MAX), f"{key}.maxReplicas"),
+        "numOfHosts": plain(_default(group.get("numOfHosts"), 1), f"{key}.numOfHosts"),
+    }
+    params = _start_params(group, key)
+    if params is not None:
+        out["rayStartParams"] = params
+    env = group.get("containerEnv")
+    out["template"] = _pod(
+        values, group, key, "ray-worker", labels,
+        extra_env=_default(env, []) if extra else env,
+        default_resources=_amounts("1", "1Gi") if extra else None,
+    )  # fmt: skip
+    return out
+
+
+def render_values(
+    values: Mapping[str, Any], *, release_name: str = "raycluster", namespace: str = "default"
+) -> dict[str, Any]:
+    """The RayCluster manifest ``helm template <release_name> ray-cluster -n <namespace> -f values`` renders."""
+    if not isinstance(values, Mapping):
+        raise HelmValuesError("", f"values must be a mapping, got {type(values).__name__}")
+    check_keys(values)
+    merged = coalesce(values, chart_defaults())
+    labels = chart_labels(release_name)
+    metadata: dict[str, Any] = {
+        "name": scalar(fullname(merged, release_name), "fullnameOverride"),
+        "namespace": scalar(namespace, "namespace"),
+        "labels": labels,
+    }
+    if truthy(merged.get("annotations")):
+        metadata["annotations"] = to_yaml(merged["annotations"])
+    head: Mapping[str, Any] = merged.get("head") or {}
+    spec: dict[str, Any] = {}
+    for field in ("rayVersion", "enableInTreeAutoscaling"):
+        if truthy(head.get(field)):
+            spec[field] = plain(head[field], f"head.{field}")
+    if truthy(head.get("autoscalerOptions")):
+        spec["autoscalerOptions"] = to_yaml(head["autoscalerOptions"])
+    gcs: Mapping[str, Any] = merged.get("gcsFaultTolerance") or {}
+    if truthy(gcs.get("enabled")):
+        options: dict[str, Any] = {"redisAddress": quote(gcs.get("redisAddress"), "gcsFaultTolerance.redisAddress")}
+        if truthy(gcs.get("externalStorageNamespace")):
+            key = "gcsFaultTolerance.externalStorageNamespace"
+            options["externalStorageNamespace"] = quote(gcs["externalStorageNamespace"], key)
+        for field in ("redisPassword", "redisUsername"):
+            if truthy(gcs.get(field)):
+                options[field] = to_yaml(gcs[field])
+        spec["gcsFaultToleranceOptions"] = options
+    head_spec: dict[str, Any] = {}
+    if truthy(head.get("headService")):
+        head_spec["headService"] = to_yaml(head["headService"])
+    service_type = (merged.get("service") or {}).get("type")
+    if truthy(service_type):
+        head_spec["serviceType"] = plain(service_type, "service.type")
+    params = _start_params(head, "head")
+    if params is not None:
+        head_spec["rayStartParams"] = params
+    head_spec["template"] = _pod(
+        merged, head, "head", "ray-head", labels, extra_env=head.get("containerEnv"), default_resources=None
+    )
+    spec["headGroupSpec"] = head_spec
+    groups: list[dict[str, Any]] = []
+    worker: Mapping[str, Any] = merged.get("worker") or {}
+    if not truthy(worker.get("disabled")):
+        groups.append(_worker(merged, worker, "worker", worker.get("groupName"), labels, extra=False))
+    extra: Mapping[str, Any] = merged.get("additionalWorkerGroups") or {}
+    for name in sorted(extra, key=str):
+        group = extra[name] or {}
+        if not truthy(group.get("disabled")):
+            groups.append(_worker(merged, group, f"additionalWorkerGroups.{name}", name, labels, extra=True))
+    spec["workerGroupSpecs"] = groups or None
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": metadata, "spec": spec}
+
+
+__all__ = ["HelmValuesError", "chart_defaults", "coalesce", "go_float", "render_values"]
