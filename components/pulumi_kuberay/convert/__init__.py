@@ -74,7 +74,7 @@ def convert_documents(
         else:
             result.skipped.append(f"{where}: {describe(doc)} not converted: {NOT_CONVERTED_HINT}")
     result.objects, result.errors = prepare_all(ray)
-    if result.errors:
+    if result.errors or not result.objects:
         return result
     try:
         writer = python_module if to == "python" else stack_config

@@ -14,6 +14,8 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from pulumi_kuberay.rules._engine import Finding
+
 from ._objects import RayObject
 from ._tree import PACKAGE_ALIAS, Imports, render
 
@@ -36,13 +38,22 @@ def object_comments(obj: RayObject) -> list[str]:
         )
     if obj.findings:
         lines.append("# Findings of the rule catalogue (kuberay-lint), the to-do list of this migration:")
-        for f in obj.findings:
-            lines += _comment(f"{f.severity} [{f.rule_id}] {f.path}: {f.message} (fix: {f.fix})", "# - ")
+        for (severity, rule_id, message, fix), paths in _grouped(obj.findings).items():
+            where = paths[0] if len(paths) == 1 else "; ".join(paths)
+            lines += _comment(f"{severity} [{rule_id}] {message} (fix: {fix}) at {where}", "# - ")
         if any(f.severity == "critical" for f in obj.findings):
             lines.append("# CRITICAL findings make the component refuse this object at preview until fixed.")
     for note in obj.notes:
         lines += _comment(f"converted: {note}", "# ")
     return lines
+
+
+def _grouped(findings: Sequence[Finding]) -> dict[tuple[str, str, str, str], list[str]]:
+    """One entry per rule and message, listing every path it was found at (in the catalogue's order)."""
+    out: dict[tuple[str, str, str, str], list[str]] = {}
+    for f in findings:
+        out.setdefault((f.severity, f.rule_id, f.message, f.fix), []).append(f.path or "(the object)")
+    return out
 
 
 def _declaration(obj: RayObject, imports: Imports) -> list[str]:
@@ -107,18 +118,26 @@ def ruff_format(text: str) -> str:
     ruff = _ruff()
     if ruff is None:
         return text
-    try:
-        done = subprocess.run(
-            [ruff, "format", "--isolated", "--line-length", "120", "--stdin-filename", "converted.py", "-"],
-            input=text,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return text
-    return done.stdout if done.returncode == 0 and done.stdout else text
+    steps = (
+        ["check", "--isolated", "--select", "I", "--fix-only", "--exit-zero"],  # import order as ruff wants it
+        ["format", "--isolated"],
+    )
+    for step in steps:
+        try:
+            done = subprocess.run(
+                [ruff, *step, "--line-length", "120", "--stdin-filename", "converted.py", "-"],
+                input=text,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return text
+        if done.returncode != 0 or not done.stdout:
+            return text
+        text = done.stdout
+    return text
 
 
 __all__ = ["object_comments", "python_module", "ruff_format"]

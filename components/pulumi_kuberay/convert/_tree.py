@@ -115,7 +115,7 @@ class Imports:
     def lines(self) -> list[str]:
         out = [f"import pulumi_kuberay as {PACKAGE_ALIAS}"]
         for module in sorted(self.modules):
-            out.append(f"from {module} import {', '.join(sorted(self.modules[module]))}")
+            out.append(f"from {module} import {', '.join(sorted(self.modules[module], key=str.lower))}")
         return out
 
 
@@ -139,7 +139,8 @@ def identifier(text: str, taken: set[str] | None = None) -> str:
 
 
 def _string(value: str, indent: int) -> str:
-    """A string literal; long or multi-line strings as implicitly concatenated pieces in parentheses."""
+    """A string literal; long or multi-line strings as implicitly concatenated pieces in parentheses, cut
+    after newlines and spaces only (a URL or a token stays whole)."""
     text = repr(value)
     if len(text) + indent <= WIDTH and "\n" not in value.rstrip("\n"):
         return text
@@ -147,9 +148,12 @@ def _string(value: str, indent: int) -> str:
     for line in value.splitlines(keepends=True):
         while len(line) > STRING_PIECE:
             cut = line.rfind(" ", 0, STRING_PIECE)
-            cut = STRING_PIECE if cut <= 0 else cut + 1
-            pieces.append(line[:cut])
-            line = line[cut:]
+            if cut <= 0:
+                cut = line.find(" ", STRING_PIECE)
+            if cut <= 0 or cut + 1 >= len(line):
+                break
+            pieces.append(line[: cut + 1])
+            line = line[cut + 1 :]
         pieces.append(line)
     if len(pieces) == 1:
         return text

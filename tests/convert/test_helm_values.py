@@ -1,0 +1,122 @@
+"""``--from helm-values``: the RayCluster we derive from ray-cluster chart values equals what the real chart
+renders (``helm template``, real Helm v3), and the generated Python registers exactly that RayCluster."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from _helm import chart_dir, helm_binary, helm_template, require_helm
+from _pulumi_mocks import after_settling
+from _roundtrip import expected_manifest, registered, run_module
+from helm_cases import CASES, RELEASES
+from pulumi_kuberay.convert import convert_documents
+from pulumi_kuberay.convert.helm import KNOWN, HelmValuesError, chart_defaults, render_values
+
+NAMESPACE = "ml"
+
+
+def _ci_cases() -> dict[str, dict[str, Any]]:
+    try:
+        folder = chart_dir() / "ci"
+    except BaseException:  # noqa: BLE001 - no reference: the parametrised tests skip on their own
+        return {}
+    return {f"ci/{p.name}": yaml.safe_load(p.read_text()) or {} for p in sorted(folder.glob("*.yaml"))}
+
+
+ALL_CASES = {**CASES, **_ci_cases()}
+
+
+def _render(name: str) -> dict[str, Any]:
+    return render_values(copy.deepcopy(ALL_CASES[name]), release_name=RELEASES.get(name, "raycluster"),
+                         namespace=NAMESPACE)  # fmt: skip
+
+
+def test_chart_defaults_are_the_charts_values_yaml() -> None:
+    assert chart_defaults() == yaml.safe_load((chart_dir() / "values.yaml").read_text())
+
+
+def _paths(values: Any, prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    if not isinstance(values, dict):
+        return out
+    for key, value in values.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if prefix == "additionalWorkerGroups":
+            path = "additionalWorkerGroups.*"
+        out.add(path)
+        if isinstance(KNOWN.get(path.split(".")[0]), (set, frozenset, str)) and path.count(".") < (
+            2 if path.startswith("additionalWorkerGroups") else 1
+        ):
+            out |= _paths(value, path)
+    return out
+
+
+def test_the_cases_set_every_key_the_chart_reads() -> None:
+    used = set().union(*(_paths(values) for values in CASES.values()))
+    wanted: set[str] = set()
+    for key, allowed in KNOWN.items():
+        wanted.add(key)
+        if allowed == "groups":
+            wanted |= {"additionalWorkerGroups.*"} | {f"additionalWorkerGroups.*.{k}" for k in KNOWN["worker"]
+                                                     if k != "groupName"}
+        elif isinstance(allowed, (set, frozenset)):
+            wanted |= {f"{key}.{sub}" for sub in allowed}
+    assert wanted - used == set()
+    assert len(CASES) >= 16  # the default values.yaml plus at least 15 variations
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_our_raycluster_equals_what_the_chart_renders(name: str) -> None:
+    require_helm()
+    rendered = helm_template(ALL_CASES[name], release_name=RELEASES.get(name, "raycluster"), namespace=NAMESPACE)
+    assert _render(name) == rendered
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+@pulumi.runtime.test
+def test_helm_values_round_trip_through_the_generated_python(name: str) -> pulumi.Output[Any]:
+    manifest = _render(name)
+    result = convert_documents([(manifest, f"{name}.yaml")], to="python", sources=[f"{name}.yaml"])
+    assert result.errors == [] and len(result.objects) == 1
+    env, urns = run_module(result.text)
+
+    def check(*_: Any) -> None:
+        expected = expected_manifest(manifest)
+        got = registered(env)
+        assert got == {("RayCluster", expected["metadata"]["name"]): expected}
+
+    return after_settling(check, *urns)
+
+
+@pytest.mark.parametrize(
+    ("values", "key", "words"),
+    [
+        ({"head": {"resorces": {}}}, "head.resorces", "did you mean 'resources'"),
+        ({"wroker": {}}, "wroker", "did you mean 'worker'"),
+        ({"additionalWorkerGroups": {"gpu": {"groupName": "x"}}}, "additionalWorkerGroups.gpu.groupName", "not a value"),
+        ({"worker": {"image": {"repo": "x"}}}, "worker.image.repo", "known here: pullPolicy, repository, tag"),
+        ({"serviceAccount": {"create": True}}, "serviceAccount", "no effect"),
+        ({"head": {"containerEnv": None}}, "head.containerEnv", "expected a list"),
+        ({"head": {"labels": {"helm.sh/chart": "mine"}}}, "head.labels.helm.sh/chart", "duplicates a label"),
+        ({"head": {"rayStartParams": {"block": "true"}, "initArgs": {"block": "true"}}}, "head.initArgs.block",
+         "also set"),
+        ({"head": {"rayVersion": {"major": 2}}}, "head.rayVersion", "expected a scalar"),
+    ],
+)  # fmt: skip
+def test_values_the_chart_cannot_render_as_asked_are_errors_naming_the_key(
+    values: dict[str, Any], key: str, words: str
+) -> None:
+    with pytest.raises(HelmValuesError) as caught:
+        render_values(values)
+    assert caught.value.key == key and words in str(caught.value)
+
+
+def test_the_real_chart_also_fails_on_a_null_container_env() -> None:
+    if helm_binary() is None:
+        require_helm()
+    with pytest.raises(AssertionError, match="concat"):
+        helm_template({"head": {"containerEnv": None}}, release_name="raycluster", namespace=NAMESPACE)
