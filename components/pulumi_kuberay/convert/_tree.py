@@ -47,6 +47,7 @@ class Call:
     cls: type
     kwargs: tuple[tuple[str, Node], ...] = ()
     args: tuple[Node, ...] = ()
+    spelling: str | None = None  # another public name of ``cls`` in its module (``SecretKeySelector``)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,10 @@ class Imports:
     modules: dict[str, set[str]] = field(default_factory=dict)  # module -> names imported from it
     spelled: dict[type, str] = field(default_factory=dict)
 
-    def name_of(self, cls: type) -> str:
+    def name_of(self, cls: type, alias: str | None = None) -> str:
+        if alias is not None:
+            self.modules.setdefault(cls.__module__, set()).add(alias)
+            return alias
         if cls in self.spelled:
             return self.spelled[cls]
         spelling = self._spell(cls)
@@ -107,7 +111,7 @@ class Imports:
         if _LAZY.get(name) == cls.__module__:
             return f"{PACKAGE_ALIAS}.{name}"
         taken = {n for names in self.modules.values() for n in names}
-        if name in taken:
+        if name in taken and name not in self.modules.get(cls.__module__, set()):
             raise ValueError(f"two classes named {name} ({cls.__module__}); the converter cannot import both")
         self.modules.setdefault(cls.__module__, set()).add(name)
         return name
@@ -138,6 +142,9 @@ def identifier(text: str, taken: set[str] | None = None) -> str:
     return ident
 
 
+_BREAKS = (" ", ",", ";", "&")
+
+
 def _string(value: str, indent: int) -> str:
     """A string literal; long or multi-line strings as implicitly concatenated pieces in parentheses, cut
     after newlines and spaces only (a URL or a token stays whole)."""
@@ -147,9 +154,9 @@ def _string(value: str, indent: int) -> str:
     pieces: list[str] = []
     for line in value.splitlines(keepends=True):
         while len(line) > STRING_PIECE:
-            cut = line.rfind(" ", 0, STRING_PIECE)
+            cut = max(line.rfind(mark, 0, STRING_PIECE) for mark in _BREAKS)
             if cut <= 0:
-                cut = line.find(" ", STRING_PIECE)
+                cut = min((i for i in (line.find(mark, STRING_PIECE) for mark in _BREAKS) if i > 0), default=-1)
             if cut <= 0 or cut + 1 >= len(line):
                 break
             pieces.append(line[: cut + 1])
@@ -185,7 +192,7 @@ def render(node: Node, imports: Imports | None, indent: int = 0) -> str:
         return _wrap("{", parts, "}", indent)
     if imports is None:
         raise ValueError("a constructor call needs an Imports")
-    head = imports.name_of(node.cls)
+    head = imports.name_of(node.cls, node.spelling)
     parts = [render(arg, imports, indent + 4) for arg in node.args]
     parts += [f"{key}={render(value, imports, indent + 4)}" for key, value in node.kwargs]
     return _wrap(f"{head}(", parts, ")", indent)

@@ -129,8 +129,34 @@ class Typer:
             if value is None and not null_is_a_value(model):
                 self.dropped.append(where)
                 continue
-            out.append((name, self.node(annotation, value, where)))
+            out.append((name, _spelled(model.__name__, name, self.node(annotation, value, where))))
         return out
+
+
+#: (model, field) -> the Kubernetes name of the field's type where the generated models collapsed
+#: structurally identical types into one class (``_k8s.py`` keeps the Kubernetes names as aliases).
+K8S_SPELLINGS: dict[tuple[str, str], str] = {
+    ("EnvVarSource", "secret_key_ref"): "SecretKeySelector",
+    ("EnvFromSource", "secret_ref"): "SecretEnvSource",
+    ("VolumeProjection", "secret"): "SecretProjection",
+    ("Affinity", "pod_anti_affinity"): "PodAntiAffinity",
+    ("SecurityContext", "seccomp_profile"): "SeccompProfile",
+    ("PodSecurityContext", "seccomp_profile"): "SeccompProfile",
+    ("PodSpec", "scheduling_gates"): "PodSchedulingGate",
+    ("PodSecurityContext", "sysctls"): "Sysctl",
+    ("LabelSelector", "match_expressions"): "LabelSelectorRequirement",
+}
+
+
+def _spelled(model: str, field: str, node: Node) -> Node:
+    spelling = K8S_SPELLINGS.get((model, field))
+    if spelling is None:
+        return node
+    if isinstance(node, Call):
+        return Call(node.cls, node.kwargs, node.args, spelling)
+    if isinstance(node, ListOf):
+        return ListOf(tuple(Call(i.cls, i.kwargs, i.args, spelling) if isinstance(i, Call) else i for i in node.items))
+    return node
 
 
 def _contains_model(tp: Any) -> bool:

@@ -1,0 +1,148 @@
+"""``kuberay-convert``: input handling and exit codes (as ``kuberay-lint``), outputs, and the generated code's
+quality (ruff and mypy --strict against the package)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from _reference import REPO_ROOT, samples_dir
+from pulumi_kuberay.cli.convert import main
+from pulumi_kuberay.convert import convert_documents
+from pulumi_kuberay.convert._tree import identifier
+from test_samples_roundtrip import _documents, _sample_files
+
+CLUSTER = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayCluster",
+    "metadata": {"name": "shared", "namespace": "ml"},
+    "spec": {
+        "headGroupSpec": {"template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}},
+        "workerGroupSpecs": [{"groupName": "cpu", "minReplicas": 0, "maxReplicas": 2, "template": {"spec": {
+            "containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0",
+                            "resources": {"limits": {"cpu": "2", "memory": "8Gi"},
+                                          "requests": {"cpu": "2", "memory": "8Gi"}}}]}}}],
+    },
+}  # fmt: skip
+JOB = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayJob",
+    "metadata": {"name": "nightly", "namespace": "ml"},
+    "spec": {"entrypoint": "python -m batch", "clusterSelector": {"ray.io/cluster": "shared"}},
+}
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "code"}, "data": {"a": "b"}}
+
+
+def _write(tmp_path: Path, name: str, *docs: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump_all(docs))
+    return path
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_rayjob_selecting_a_converted_cluster_references_the_component(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run([str(_write(tmp_path, "ray.yaml", JOB, CLUSTER, CONFIGMAP))], capsys)
+    assert code == 0
+    assert "cluster=shared," in out and "cluster_selector" not in out
+    assert out.index("shared = kr.RayCluster(") < out.index("nightly = kr.RayJob(")
+    assert 'image="rayproject/ray:2.52.0"' in out and 'cpu="2"' in out and 'memory="8Gi"' in out
+    assert "ConfigMap 'code' not converted" in err and "ConfigGroup" in err and "pulumi convert" in err
+
+
+def test_stdin_lists_and_directories_are_read_like_kuberay_lint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = {"apiVersion": "v1", "kind": "List", "items": [CLUSTER, JOB]}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(yaml.safe_dump(listed).encode())))
+    code, from_stdin, _ = _run(["-", "--to", "stack-config"], capsys)
+    assert code == 0
+    config = yaml.safe_load(from_stdin)["config"]
+    assert config["pulumi-kuberay:jobs"]["nightly"]["cluster"] == "shared"
+    assert "clusterSelector" not in config["pulumi-kuberay:jobs"]["nightly"]["spec"]
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    _write(folder, "a.yaml", CLUSTER)
+    _write(folder, "b.yml", JOB)
+    code, from_dir, _ = _run([str(folder), "--to", "stack-config"], capsys)
+    assert code == 0 and yaml.safe_load(from_dir)["config"] == config
+
+
+def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([str(tmp_path / "missing.yaml")], capsys)[0] == 2
+    (tmp_path / "bad.yaml").write_text("a: [unclosed\n")
+    assert _run([str(tmp_path / "bad.yaml")], capsys)[0] == 2
+    code, out, err = _run([str(_write(tmp_path, "cm.yaml", CONFIGMAP))], capsys)
+    assert code == 1 and out == "" and "nothing to convert" in err
+    broken = {**CLUSTER, "spec": {**CLUSTER["spec"], "workerGroupSpecs": [{"groupName": "cpu", "minReplicas": "1"}]}}
+    code, out, err = _run([str(_write(tmp_path, "broken.yaml", broken, CLUSTER))], capsys)
+    assert code == 1 and out == ""
+    assert "spec.workerGroupSpecs[0].minReplicas" in err and "write the number without quotes" in err
+
+
+def test_helm_values_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text("worker:\n  replicas: 2\n  maxReplicas: 4\n")
+    output = tmp_path / "infra.py"
+    code, _, err = _run(["--from", "helm-values", str(values), "--release-name", "prod", "-o", str(output)], capsys)
+    assert code == 0, err
+    text = output.read_text()
+    assert 'kr.RayCluster(\n    "prod-kuberay",' in text and "replicas=2" in text and 'namespace="default"' in text
+    values.write_text("worker:\n  replica: 2\n")
+    code, out, err = _run(["--from", "helm-values", str(values)], capsys)
+    assert code == 1 and out == "" and "worker.replica" in err and "did you mean 'replicas'" in err
+
+
+def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.CaptureFixture[str]) -> None:
+    cluster = {**CLUSTER, "spec": {**CLUSTER["spec"], "gcsFaultToleranceOptions": {
+        "redisAddress": "redis:6379",
+        "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
+    }}}  # fmt: skip
+    text = convert_documents([(cluster, "c.yaml:1")]).text
+    assert 'secret_key_ref=SecretKeySelector(key="password", name="redis")' in text
+    assert "ConfigMapKeySelector" not in text and '"password"' in text and "value=" not in text
+    assert "# - medium [run-as-root]" in text
+    assert text.index("# - medium [run-as-root]") < text.index("shared = kr.RayCluster(")
+
+
+def test_the_generated_code_passes_ruff_and_mypy_strict(tmp_path: Path) -> None:
+    samples_dir()
+    from helm_cases import CASES
+    from pulumi_kuberay.convert.helm import render_values
+
+    inputs: dict[str, list[tuple[Any, str]]] = {name[:-5]: _documents(name) for name in _sample_files()}
+    for name, values in CASES.items():
+        inputs[f"helm_{name}"] = [(render_values(values), name)]
+    written = 0
+    for name, documents in inputs.items():
+        result = convert_documents(documents, sources=[name])
+        assert result.errors == []
+        if result.text:
+            (tmp_path / f"{identifier(name)}.py").write_text(result.text)
+            written += 1
+    assert written >= 89 + len(CASES)
+    config = str(REPO_ROOT / "pyproject.toml")
+    bin_dir = Path(sys.executable).parent
+    ruff = subprocess.run([str(bin_dir / "ruff"), "check", "--config", config, str(tmp_path)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert ruff.returncode == 0, ruff.stdout
+    fmt = subprocess.run([str(bin_dir / "ruff"), "format", "--check", "--config", config, str(tmp_path)],
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    assert fmt.returncode == 0, fmt.stdout
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", config, "--strict", "--no-incremental", str(tmp_path)],
+        capture_output=True, text=True, check=False, cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert mypy.returncode == 0, mypy.stdout[-3000:]
+    assert "Success: no issues found" in mypy.stdout
