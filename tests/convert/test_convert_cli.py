@@ -22,7 +22,8 @@ CLUSTER = {
     "kind": "RayCluster",
     "metadata": {"name": "shared", "namespace": "ml"},
     "spec": {
-        "headGroupSpec": {"template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}},
+        "headGroupSpec": {"template": {"spec": {"containers": [
+            {"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}},
         "workerGroupSpecs": [{"groupName": "cpu", "minReplicas": 0, "maxReplicas": 2, "template": {"spec": {
             "containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0",
                             "resources": {"limits": {"cpu": "2", "memory": "8Gi"},

@@ -20,7 +20,7 @@ from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "property"))
-from strategies import valid_cluster, valid_cronjob, valid_job, valid_service  # noqa: E402
+from strategies import valid_cluster, valid_cronjob, valid_job, valid_service
 
 MODELS = {"RayCluster": RayClusterSpec, "RayJob": RayJobSpec, "RayService": RayServiceSpec,
           "RayCronJob": RayCronJobSpec}  # fmt: skip
@@ -48,7 +48,7 @@ def _round_trip(manifest: dict[str, Any]) -> None:
     assert result.errors == [], result.errors
     recorder = _Recorder()
     code = result.text.replace("import pulumi_kuberay as kr\n", "")
-    exec(compile(code, "<converted>", "exec"), {"kr": recorder, "__name__": "converted"})  # noqa: S102
+    exec(compile(code, "<converted>", "exec"), {"kr": recorder, "__name__": "converted"})
     ((kind, resource_name, spec, kwargs),) = recorder.calls
     assert (kind, resource_name) == (manifest["kind"], manifest["metadata"]["name"])
     assert kwargs.get("namespace") == "ml"

@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if result.errors:
         return 1
     if not result.objects:
-        print(f"{TOOL_NAME}: no RayCluster, RayJob, RayService or RayCronJob found: nothing to convert", file=sys.stderr)
+        print(f"{TOOL_NAME}: no RayCluster, RayJob, RayService or RayCronJob: nothing to convert", file=sys.stderr)
         return 1
     if args.output:
         Path(args.output).write_text(result.text, encoding="utf-8")

@@ -173,7 +173,7 @@ def link_jobs(objects: Sequence[RayObject]) -> None:
         selector = obj.spec.get("clusterSelector") if obj.kind == "RayJob" else None
         if not isinstance(selector, Mapping) or obj.spec.get("rayClusterSpec") is not None:
             continue
-        target = clusters.get((obj.namespace, selector.get(CLUSTER_LABEL)))
+        target = clusters.get((obj.namespace, str(selector.get(CLUSTER_LABEL))))
         if target is None or not isinstance(obj.spec_node, Call):
             continue
         obj.cluster = target
@@ -183,7 +183,7 @@ def link_jobs(objects: Sequence[RayObject]) -> None:
         )
         if rest:
             kwargs += (("cluster_selector", typer().node(dict[str, str], rest, "spec.clusterSelector")),)
-        obj.spec_node = Call(obj.spec_node.cls, kwargs, obj.spec_node.args)
+        obj.spec_node = Call(obj.spec_node.cls, kwargs, obj.spec_node.args, obj.spec_node.spelling)
 
 
 def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[list[RayObject], list[str]]:

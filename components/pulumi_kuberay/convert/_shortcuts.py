@@ -57,7 +57,7 @@ def renders(node: Node, expected: Any) -> bool:
         return False
     if not isinstance(built, BaseModel):
         return False
-    return semantic(built.model_dump(by_alias=True, exclude_unset=True)) == semantic(expected)
+    return bool(semantic(built.model_dump(by_alias=True, exclude_unset=True)) == semantic(expected))
 
 
 def expected_rendering(model: type[BaseModel], data: Mapping[str, Any]) -> Any:
@@ -73,8 +73,13 @@ def kwarg(node: Call, name: str) -> Node | None:
 
 def replace_kwarg(node: Call, name: str, value: Node | None) -> Call:
     """``node`` with kwarg ``name`` replaced (or removed when ``value`` is None)."""
-    kwargs = tuple((k, value if k == name else v) for k, v in node.kwargs if k != name or value is not None)
-    return Call(node.cls, kwargs, node.args)
+    kwargs: list[tuple[str, Node]] = []
+    for key, current in node.kwargs:
+        if key != name:
+            kwargs.append((key, current))
+        elif value is not None:
+            kwargs.append((key, value))
+    return Call(node.cls, tuple(kwargs), node.args, node.spelling)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -225,7 +230,7 @@ def cluster_hook(typer: Typer, model: type[BaseModel], data: Mapping[str, Any], 
     first = [k for k, _ in hoisted.kwargs].index("ray_version") + 1 if kwarg(hoisted, "ray_version") else 0
     kwargs = list(hoisted.kwargs)
     kwargs.insert(first, ("image", image))
-    hoisted = Call(hoisted.cls, tuple(kwargs), hoisted.args)
+    hoisted = Call(hoisted.cls, tuple(kwargs), hoisted.args, hoisted.spelling)
     try:
         expected = expected_rendering(model, data)
     except ValidationError:

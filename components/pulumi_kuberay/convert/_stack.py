@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ._objects import RayObject
 from ._python import object_comments
-from ._tree import Call, DictOf, ListOf, Lit, Name, Node
+from ._tree import DictOf, ListOf, Lit, Name, Node
 from ._typed import ConversionError
 
 SECTIONS = {"RayCluster": "clusters", "RayJob": "jobs", "RayService": "services", "RayCronJob": "cronjobs"}
@@ -98,11 +98,11 @@ def stack_config(objects: Sequence[RayObject], sources: Sequence[str]) -> str:
     if any(o.namespace is None and o.cluster is None for o in objects):
         lines.append("  # objects without a namespace in the input go to this one (the program's default is 'ray')")
         lines += _dump({f"{PROJECT}:namespace": "default"}, 2)
-    for section in ("clusters", "jobs", "services", "cronjobs"):
-        if section not in by_section:
+    for key in ("clusters", "jobs", "services", "cronjobs"):
+        if key not in by_section:
             continue
-        lines.append(f"  {PROJECT}:{section}:")
-        for obj in by_section[section]:
+        lines.append(f"  {PROJECT}:{key}:")
+        for obj in by_section[key]:
             lines += ["    " + comment for comment in object_comments(obj)]
             lines += _dump({obj.name: _entry(obj)}, 4)
     return "\n".join(lines) + "\n"
