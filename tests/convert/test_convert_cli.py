@@ -56,7 +56,7 @@ def test_a_rayjob_selecting_a_converted_cluster_references_the_component(
 ) -> None:
     code, out, err = _run([str(_write(tmp_path, "ray.yaml", JOB, CLUSTER, CONFIGMAP))], capsys)
     assert code == 0
-    assert "cluster=shared," in out and "cluster_selector" not in out
+    assert "cluster=shared," in out and 'cluster_selector={"ray.io/cluster": "shared"}' in out
     assert out.index("shared = kr.RayCluster(") < out.index("nightly = kr.RayJob(")
     assert 'image="rayproject/ray:2.52.0"' in out and 'cpu="2"' in out and 'memory="8Gi"' in out
     assert "ConfigMap 'code' not converted" in err and "ConfigGroup" in err and "pulumi convert" in err

@@ -58,3 +58,29 @@ def test_sample_round_trips_through_the_generated_python(file_name: str) -> pulu
             assert got[key] == manifest, key
 
     return after_settling(check, *urns)
+
+
+@pulumi.runtime.test
+def test_a_sample_rayjob_selecting_a_converted_cluster_runs_on_that_component() -> pulumi.Output[Any]:
+    """ray-job.use-existing-raycluster.yaml selects ``ray-cluster-kuberay``: the chart's RayCluster for a release
+    named ``ray-cluster``. Converted together, the job gets ``cluster=`` and registers the same selector."""
+    from pulumi_kuberay.convert.helm import render_values
+
+    cluster = render_values({}, release_name="ray-cluster", namespace="default")
+    assert cluster["metadata"]["name"] == "ray-cluster-kuberay"
+    cluster["metadata"].pop("namespace")  # as a user's manifest without namespace, like the sample job
+    (job,) = [doc for doc, _ in _documents("ray-job.use-existing-raycluster.yaml")]
+    result = convert_documents([(job, "job.yaml:1"), (cluster, "cluster.yaml:1")])
+    assert result.errors == []
+    assert "cluster=ray_cluster_kuberay," in result.text
+    env, urns = run_module(result.text)
+
+    def check(*_: Any) -> None:
+        got = registered(env)
+        assert got[("RayJob", "rayjob-use-existing-raycluster")] == expected_manifest(job)
+        assert got[("RayCluster", "ray-cluster-kuberay")] == expected_manifest(cluster)
+        assert got[("RayJob", "rayjob-use-existing-raycluster")]["spec"]["clusterSelector"] == {
+            "ray.io/cluster": "ray-cluster-kuberay"
+        }
+
+    return after_settling(check, *urns)

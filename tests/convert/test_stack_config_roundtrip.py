@@ -64,3 +64,26 @@ def test_sample_round_trips_through_stack_config_and_the_stack_program(file_name
             assert got[key] == manifest, key
 
     return after_settling(check, *urns)
+
+
+@pulumi.runtime.test
+def test_a_job_on_a_converted_cluster_becomes_a_cluster_entry_reference() -> pulumi.Output[Any]:
+    from pulumi_kuberay.convert.helm import render_values
+
+    cluster = render_values({}, release_name="ray-cluster", namespace="default")
+    (job,) = [doc for doc, _ in _documents("ray-job.use-existing-raycluster.yaml")]
+    job = {**job, "metadata": {**job["metadata"], "namespace": "default"}}
+    result = convert_documents([(cluster, "cluster.yaml:1"), (job, "job.yaml:1")], to="stack-config")
+    assert result.errors == []
+    entry = yaml.safe_load(result.text)["config"]["pulumi-kuberay:jobs"]["rayjob-use-existing-raycluster"]
+    assert entry["cluster"] == "ray-cluster-kuberay" and "clusterSelector" not in entry["spec"]
+    env = install(program_config(result.text), stack="convert")
+    namespace = runpy.run_path(str(REPO_ROOT / "__main__.py"), run_name="__main__")
+    components = [c for by_name in namespace["COMPONENTS"].values() for c in by_name.values()]
+
+    def check(*_: Any) -> None:
+        got = registered(env)
+        assert got[("RayJob", "rayjob-use-existing-raycluster")] == expected_manifest(job)
+        assert got[("RayCluster", "ray-cluster-kuberay")] == expected_manifest(cluster)
+
+    return after_settling(check, *[c.urn for c in components])

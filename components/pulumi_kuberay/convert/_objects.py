@@ -19,7 +19,7 @@ from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.rules._engine import DEFAULT_FEATURE_GATES, Finding
 
 from ._shortcuts import expected_rendering, renders, strip_nulls, typer
-from ._tree import Call, Node
+from ._tree import Node
 from ._typed import ConversionError, Typer
 
 CLUSTER_LABEL = "ray.io/cluster"
@@ -173,17 +173,9 @@ def link_jobs(objects: Sequence[RayObject]) -> None:
         selector = obj.spec.get("clusterSelector") if obj.kind == "RayJob" else None
         if not isinstance(selector, Mapping) or obj.spec.get("rayClusterSpec") is not None:
             continue
-        target = clusters.get((obj.namespace, str(selector.get(CLUSTER_LABEL))))
-        if target is None or not isinstance(obj.spec_node, Call):
-            continue
-        obj.cluster = target
-        rest = {k: v for k, v in selector.items() if k != CLUSTER_LABEL}
-        kwargs = tuple(
-            (key, value) for key, value in obj.spec_node.kwargs if key != "cluster_selector"
-        )
-        if rest:
-            kwargs += (("cluster_selector", typer().node(dict[str, str], rest, "spec.clusterSelector")),)
-        obj.spec_node = Call(obj.spec_node.cls, kwargs, obj.spec_node.args, obj.spec_node.spelling)
+        # The typed RayJobSpec keeps its clusterSelector (the model requires one of clusterSelector and
+        # rayClusterSpec); the component checks that it names the cluster given as cluster=.
+        obj.cluster = clusters.get((obj.namespace, str(selector.get(CLUSTER_LABEL))))
 
 
 def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[list[RayObject], list[str]]:

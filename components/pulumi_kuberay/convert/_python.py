@@ -22,29 +22,31 @@ from ._tree import PACKAGE_ALIAS, Imports, render
 COMMENT_WIDTH = 116
 
 
-def _comment(text: str, first: str = "# ", rest: str = "#   ") -> list[str]:
+def _comment(text: str, first: str = "# ", rest: str = "#   ", width: int = COMMENT_WIDTH) -> list[str]:
     flat = " ".join(text.split())
     return textwrap.wrap(
-        flat, width=COMMENT_WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+        flat, width=width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
     ) or [first.rstrip()]
 
 
-def object_comments(obj: RayObject) -> list[str]:
+def object_comments(obj: RayObject, width: int = COMMENT_WIDTH) -> list[str]:
+    """The comment block above an object: where it came from, gates it needs, findings, conversion notes."""
     lines = [f"# {obj.subject} (from {obj.where})"]
     for gate in obj.feature_gates:
         lines += _comment(
             f"needs the operator feature gate {gate}: run KubeRay with --feature-gates={gate}=true "
             f"(Helm: featureGates) -- feature_gates= below only tells the checks",
+            width=width,
         )
     if obj.findings:
         lines.append("# Findings of the rule catalogue (kuberay-lint), the to-do list of this migration:")
         for (severity, rule_id, message, fix), paths in _grouped(obj.findings).items():
             where = paths[0] if len(paths) == 1 else "; ".join(paths)
-            lines += _comment(f"{severity} [{rule_id}] {message} (fix: {fix}) at {where}", "# - ")
+            lines += _comment(f"{severity} [{rule_id}] {message} (fix: {fix}) at {where}", "# - ", width=width)
         if any(f.severity == "critical" for f in obj.findings):
             lines.append("# CRITICAL findings make the component refuse this object at preview until fixed.")
     for note in obj.notes:
-        lines += _comment(f"converted: {note}", "# ")
+        lines += _comment(f"converted: {note}", "# ", width=width)
     return lines
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from ._objects import RayObject
-from ._python import object_comments
+from ._objects import CLUSTER_LABEL, RayObject
+from ._python import COMMENT_WIDTH, object_comments
 from ._tree import DictOf, ListOf, Lit, Name, Node
 from ._typed import ConversionError
 
@@ -68,7 +68,12 @@ def _entry(obj: RayObject) -> dict[str, Any]:
     for key, value in (("namespace", obj.namespace), ("labels", obj.labels), ("annotations", obj.annotations)):
         if value:
             entry[key] = value
-    entry["spec"] = to_data(obj.spec_node)
+    spec = to_data(obj.spec_node)
+    if obj.cluster is not None:  # `cluster:` sets clusterSelector[ray.io/cluster] (settings.JobEntry)
+        selector = {k: v for k, v in spec.pop("clusterSelector", {}).items() if k != CLUSTER_LABEL}
+        if selector:
+            spec["clusterSelector"] = selector
+    entry["spec"] = spec
     return entry
 
 
@@ -103,7 +108,7 @@ def stack_config(objects: Sequence[RayObject], sources: Sequence[str]) -> str:
             continue
         lines.append(f"  {PROJECT}:{key}:")
         for obj in by_section[key]:
-            lines += ["    " + comment for comment in object_comments(obj)]
+            lines += ["    " + comment for comment in object_comments(obj, width=COMMENT_WIDTH - 4)]
             lines += _dump({obj.name: _entry(obj)}, 4)
     return "\n".join(lines) + "\n"
 
