@@ -121,3 +121,17 @@ def test_the_real_chart_also_fails_on_a_null_container_env() -> None:
         require_helm()
     with pytest.raises(AssertionError, match="concat"):
         helm_template({"head": {"containerEnv": None}}, release_name="raycluster", namespace=NAMESPACE)
+
+
+def test_a_large_count_renders_as_helm_prints_it_and_the_converter_says_where_it_breaks() -> None:
+    """Helm reads values-file numbers as float64 and prints ``1000000`` as ``1e+06`` into the chart's
+    ``maxReplicas: {{ ... }}`` line. We render the same text (YAML 1.1 reads it as a string, not a number), and
+    the conversion refuses it naming the field instead of guessing."""
+    values = {"worker": {"maxReplicas": 1000000}}
+    ours = render_values(values, release_name="raycluster", namespace=NAMESPACE)
+    assert ours["spec"]["workerGroupSpecs"][0]["maxReplicas"] == "1e+06"
+    if helm_binary() is not None:
+        assert helm_template(values, release_name="raycluster", namespace=NAMESPACE) == ours
+    result = convert_documents([(ours, "values.yaml")])
+    assert result.text == "" and len(result.errors) == 1
+    assert "spec.workerGroupSpecs[0].maxReplicas" in result.errors[0] and "expected an integer" in result.errors[0]
