@@ -84,6 +84,10 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run([str(tmp_path / "missing.yaml")], capsys)[0] == 2
     (tmp_path / "bad.yaml").write_text("a: [unclosed\n")
     assert _run([str(tmp_path / "bad.yaml")], capsys)[0] == 2
+    (tmp_path / "empty").mkdir()
+    assert _run([str(tmp_path / "empty")], capsys)[0] == 2
+    (tmp_path / "blank.yaml").write_text("---\n")
+    assert _run([str(tmp_path / "blank.yaml")], capsys)[0] == 2
     code, out, err = _run([str(_write(tmp_path, "cm.yaml", CONFIGMAP))], capsys)
     assert code == 1 and out == "" and "nothing to convert" in err
     broken = {**CLUSTER, "spec": {**CLUSTER["spec"], "workerGroupSpecs": [{"groupName": "cpu", "minReplicas": "1"}]}}

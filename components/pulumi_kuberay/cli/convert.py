@@ -8,15 +8,15 @@ Usage::
     kuberay-convert --from helm-values my-values.yaml --release-name raycluster > infra.py
 
 Exit codes: 0 converted (documents that are not Ray objects are listed on stderr as not converted);
-1 a Ray document or a Helm value could not be converted (one line per problem on stderr, nothing written);
-2 unreadable input. Never imports pulumi.
+1 a Ray document or a Helm value could not be converted, or no Ray document was found (one line per problem
+on stderr, nothing written); 2 unreadable or empty input. Never imports pulumi.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +47,27 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _expand(paths: Sequence[str]) -> Iterator[str]:
-    # Same expansion as kuberay-lint: a folder contributes its .yaml/.yml/.json files, sorted.
+def _expand(paths: Sequence[str]) -> list[str]:
+    """Folders replaced by their YAML/JSON files, as kuberay-lint does (``_io.expand_paths`` once it exists
+    there; until then the same rule here: a folder contributes its .yaml/.yml/.json files, sorted)."""
+    shared = getattr(_io, "expand_paths", None)
+    if shared is not None:
+        return list(shared(paths))
+    out: list[str] = []
     for raw in paths:
         path = Path(raw)
-        if raw != "-" and path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in (".yaml", ".yml", ".json"):
-                    yield str(child)
-        else:
-            yield raw
+        if raw == "-" or not path.is_dir():
+            out.append(raw)
+            continue
+        found = [str(c) for c in sorted(path.rglob("*")) if c.is_file() and c.suffix.lower() in _io_suffixes()]
+        if not found:
+            raise _io.InputError(raw, "no YAML or JSON files in this folder")
+        out += found
+    return out
+
+
+def _io_suffixes() -> tuple[str, ...]:
+    return tuple(getattr(_io, "DOCUMENT_SUFFIXES", (".yaml", ".yml", ".json")))
 
 
 def _read(paths: Sequence[str]) -> tuple[list[tuple[Any, str]], list[str], list[str]]:
@@ -64,7 +75,11 @@ def _read(paths: Sequence[str]) -> tuple[list[tuple[Any, str]], list[str], list[
     documents: list[tuple[Any, str]] = []
     sources: list[str] = []
     problems: list[str] = []
-    for name in _expand(paths):
+    try:
+        names = _expand(paths)
+    except _io.InputError as exc:
+        return [], [], [str(exc)]
+    for name in names:
         try:
             source = _io.read_source(name, flatten_lists=True)
         except _io.InputError as exc:
@@ -89,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in unreadable:
         print(f"{TOOL_NAME}: {line}", file=sys.stderr)
     if unreadable:
+        return 2
+    if not documents:
+        print(f"{TOOL_NAME}: no documents in {', '.join(args.paths)}", file=sys.stderr)
         return 2
     if args.source == "helm-values":
         try:
