@@ -151,3 +151,15 @@ def test_the_generated_code_passes_ruff_and_mypy_strict(tmp_path: Path) -> None:
     )  # fmt: skip
     assert mypy.returncode == 0, mypy.stdout[-3000:]
     assert "Success: no issues found" in mypy.stdout
+
+
+def test_two_objects_of_one_name_in_one_namespace_are_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [str(_write(tmp_path, "a.yaml", CLUSTER)), str(_write(tmp_path, "b.yaml", CLUSTER))]
+    code, out, err = _run(files, capsys)
+    assert code == 1 and out == "" and "is also declared at" in err and "a.yaml:1" in err
+    other = {**CLUSTER, "metadata": {"name": "shared", "namespace": "ml-2"}}
+    code, out, _ = _run([str(_write(tmp_path, "c.yaml", CLUSTER, other))], capsys)
+    assert code == 0
+    assert '"ml-shared",' in out and '"ml-2-shared",' in out and 'object_name="shared"' in out

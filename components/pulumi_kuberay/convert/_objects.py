@@ -187,6 +187,17 @@ def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[lis
             objects.append(prepare(doc, where))
         except (ManifestError, ConversionError) as exc:
             errors.append(f"{where}: {exc}")
+    first: dict[tuple[str, str | None, str], RayObject] = {}
+    for obj in objects:
+        same = first.setdefault((obj.kind, obj.namespace, obj.name), obj)
+        if same is not obj:
+            where = f"namespace {obj.namespace!r}" if obj.namespace else "the same (default) namespace"
+            errors.append(
+                f"{obj.where}: {obj.subject} is also declared at {same.where} in {where}: Kubernetes keeps one "
+                "object per name, so convert one of them (or rename it)"
+            )
+    if errors:
+        return objects, errors
     link_jobs(objects)
     _name_resources(objects)
     return objects, errors
