@@ -15,7 +15,7 @@ from _reference import REPO_ROOT, samples_dir
 from pulumi_kuberay.cli.convert import main
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.convert._tree import identifier
-from test_samples_roundtrip import _documents, _sample_files
+from test_convert_samples import _documents, _sample_files
 
 CLUSTER = {
     "apiVersion": "ray.io/v1",
@@ -123,7 +123,7 @@ def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.Cap
 
 def test_the_generated_code_passes_ruff_and_mypy_strict(tmp_path: Path) -> None:
     samples_dir()
-    from helm_cases import CASES
+    from _convert_helm_cases import CASES
     from pulumi_kuberay.convert.helm import render_values
 
     inputs: dict[str, list[tuple[Any, str]]] = {name[:-5]: _documents(name) for name in _sample_files()}

@@ -1,6 +1,6 @@
 """The newcomer's path on the real engine: ``kuberay-convert ray-cluster.autoscaler.yaml > __main__.py`` in a
 fresh project, ``pulumi preview`` accepts it, and ``pulumi up`` (rendering to a directory, no cluster)
-writes the same RayCluster as the sample (deliberate differences: ``_roundtrip``).
+writes the same RayCluster as the sample (deliberate differences: ``_convert_roundtrip``).
 
 Marked ``engine``; skipped with a message when no ``pulumi`` is on PATH (``eval "$(scripts/ensure-pulumi
 --print-env)"`` provides one).
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from _reference import REPO_ROOT, samples_dir
-from _roundtrip import expected_manifest, registered_manifest
+from _convert_roundtrip import expected_manifest, registered_manifest
 
 pytestmark = pytest.mark.engine
 

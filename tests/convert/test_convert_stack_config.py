@@ -13,9 +13,9 @@ import pytest
 import yaml
 from _pulumi_mocks import after_settling, install
 from _reference import REPO_ROOT, samples_dir
-from _roundtrip import expected_manifest, registered
+from _convert_roundtrip import expected_manifest, registered
 from pulumi_kuberay.convert import convert_documents, is_ray
-from test_samples_roundtrip import _documents, _sample_files
+from test_convert_samples import _documents, _sample_files
 
 
 @pytest.fixture(autouse=True)

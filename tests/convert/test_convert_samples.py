@@ -1,5 +1,5 @@
 """Every Ray document of the upstream samples: convert, run the generated program under Pulumi mocks, and the
-manifest registered for each object equals the original (deliberate differences: ``_roundtrip``)."""
+manifest registered for each object equals the original (deliberate differences: ``_convert_roundtrip``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 from _pulumi_mocks import after_settling
 from _reference import samples_dir
-from _roundtrip import expected_manifest, registered, run_module
+from _convert_roundtrip import expected_manifest, registered, run_module
 from pulumi_kuberay.convert import convert_documents, is_ray
 
 #: 89 Ray documents in 94 files (some files hold only ConfigMaps/Secrets for other samples).
