@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _reference import REPO_ROOT, samples_dir
 from _convert_roundtrip import expected_manifest, registered_manifest
+from _reference import REPO_ROOT, samples_dir
 
 pytestmark = pytest.mark.engine
 

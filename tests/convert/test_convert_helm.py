@@ -10,9 +10,9 @@ import pulumi
 import pytest
 import yaml
 from _convert_helm import chart_dir, helm_binary, helm_template, require_helm
-from _pulumi_mocks import after_settling
-from _convert_roundtrip import expected_manifest, registered, run_module
 from _convert_helm_cases import CASES, RELEASES
+from _convert_roundtrip import expected_manifest, registered, run_module
+from _pulumi_mocks import after_settling
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.convert.helm import KNOWN, HelmValuesError, chart_defaults, render_values
 

@@ -8,9 +8,9 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from _convert_roundtrip import expected_manifest, registered, run_module
 from _pulumi_mocks import after_settling
 from _reference import samples_dir
-from _convert_roundtrip import expected_manifest, registered, run_module
 from pulumi_kuberay.convert import convert_documents, is_ray
 
 #: 89 Ray documents in 94 files (some files hold only ConfigMaps/Secrets for other samples).

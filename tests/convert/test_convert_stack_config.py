@@ -11,9 +11,9 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from _convert_roundtrip import expected_manifest, registered
 from _pulumi_mocks import after_settling, install
 from _reference import REPO_ROOT, samples_dir
-from _convert_roundtrip import expected_manifest, registered
 from pulumi_kuberay.convert import convert_documents, is_ray
 from test_convert_samples import _documents, _sample_files
 
