@@ -1,4 +1,4 @@
-"""The converter tests: tests/ on sys.path (``_reference``, ``_pulumi_mocks``), shared helpers in ``_convert_roundtrip``."""
+"""The converter tests: tests/ on sys.path (``_reference``, ``_pulumi_mocks``); helpers in ``_convert_*``."""
 
 from __future__ import annotations
 
