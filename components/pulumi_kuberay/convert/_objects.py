@@ -16,7 +16,7 @@ from typing import Any
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._base import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
-from pulumi_kuberay.rules._engine import DEFAULT_FEATURE_GATES, Finding
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 
 from ._shortcuts import expected_rendering, renders, strip_nulls, typer
 from ._tree import Node

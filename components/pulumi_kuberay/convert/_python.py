@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from pulumi_kuberay.rules._engine import Finding
+from pulumi_kuberay.rules import Finding
 
 from ._objects import RayObject
 from ._tree import PACKAGE_ALIAS, Imports, render
