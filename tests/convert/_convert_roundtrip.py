@@ -12,7 +12,10 @@ the *expected* side by :func:`expected_manifest` (and listed in the README):
 6. ``serveConfigV2`` is compared as parsed YAML (a typed ``ServeConfig`` renders the same config formatted
    by PyYAML);
 7. the components add the Pulumi await annotations (``pulumi.com/waitFor``/``timeoutSeconds``) to RayCluster
-   and RayService; they are removed from the registered side before comparing.
+   and RayService; they are removed from the registered side before comparing;
+8. the spec is what the typed model renders for the manifest's spec given from Python
+   (``expected_rendering``); ``test_convert_samples`` checks separately that this is the manifest itself,
+   apart from the model's own defaults listed in ``MODEL_DEFAULTS`` there (none today).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import pulumi
 from _pulumi_mocks import MockEnv, install
 from pulumi_kuberay import rules
 from pulumi_kuberay.convert._objects import LAST_APPLIED, SERVER_SET
-from pulumi_kuberay.convert._shortcuts import semantic, strip_nulls
+from pulumi_kuberay.convert._shortcuts import expected_rendering, semantic, strip_nulls
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.resources._wait import TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 
@@ -48,6 +51,7 @@ def expected_manifest(doc: Mapping[str, Any]) -> dict[str, Any]:
     else:
         meta.pop("annotations", None)
     out["metadata"] = meta
+    out["spec"] = expected_rendering(type(load_manifest(doc).spec), out["spec"])
     spec = out["spec"]
     if out["kind"] == "RayCluster" and spec.get("enableInTreeAutoscaling"):
         for group in spec.get("workerGroupSpecs") or []:

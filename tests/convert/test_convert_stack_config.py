@@ -86,4 +86,4 @@ def test_a_job_on_a_converted_cluster_becomes_a_cluster_entry_reference() -> pul
         assert got[("RayJob", "rayjob-use-existing-raycluster")] == expected_manifest(job)
         assert got[("RayCluster", "ray-cluster-kuberay")] == expected_manifest(cluster)
 
-    return after_settling(check, *[c.urn for c in components])
+    return after_settling(check, *[c.urn for c in components], *[c.resource.urn for c in components])

@@ -18,7 +18,7 @@ from pulumi_kuberay.model._base import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 
-from ._shortcuts import expected_rendering, renders, strip_nulls, typer
+from ._shortcuts import expected_rendering, model_differences, renders, strip_nulls, typer
 from ._tree import Node
 from ._typed import ConversionError, Typer
 
@@ -145,6 +145,9 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     if nulls:
         notes.append(f"explicit nulls left out (the API server prunes them): {', '.join(nulls)}")
     spec = strip_nulls(normalised["spec"])
+    added = model_differences(spec, expected_rendering(spec_model, spec))
+    if added:
+        notes.append(f"the typed model renders its own default (review it) at: {', '.join(added)}")
     obj = RayObject(
         kind=manifest.kind,
         name=name,

@@ -18,7 +18,7 @@ from pulumi_kuberay.model._base import ManifestError
 from pulumi_kuberay.model._k8s import PodTemplateSpec, Toleration
 from pulumi_kuberay.model._yaml import YAMLError, parse_yaml
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
-from pulumi_kuberay.model.pod import DEFAULT_GPU_RESOURCE, WIRE_CONTEXT, SecretRef
+from pulumi_kuberay.model.pod import DEFAULT_GPU_RESOURCE, SecretRef
 from pulumi_kuberay.model.serve import ServeConfig
 from pulumi_kuberay.model.service import RayServiceSpec
 
@@ -61,10 +61,25 @@ def renders(node: Node, expected: Any) -> bool:
 
 
 def expected_rendering(model: type[BaseModel], data: Mapping[str, Any]) -> Any:
-    """What the model renders for the wire ``data`` (nulls left out, as from Python)."""
-    return model.model_validate(strip_nulls(data), context=WIRE_CONTEXT).model_dump(
-        by_alias=True, exclude_unset=True
-    )
+    """What the typed model renders when the manifest's ``data`` is given from Python (nulls left out).
+
+    This is what a generated expression must reproduce. It equals the manifest unless the model adds a
+    default from Python (:func:`model_differences` lists where; the converter notes them).
+    """
+    return model.model_validate(strip_nulls(data)).model_dump(by_alias=True, exclude_unset=True)
+
+
+def model_differences(wire: Any, typed: Any, path: str = "spec") -> list[str]:
+    """Paths where the model's Python rendering ``typed`` differs from the manifest's ``wire`` data."""
+    if isinstance(wire, Mapping) and isinstance(typed, Mapping):
+        out: list[str] = []
+        for key in list(wire) + [k for k in typed if k not in wire]:
+            out += model_differences(wire.get(key), typed.get(key), f"{path}.{key}")
+        return out
+    if isinstance(wire, list) and isinstance(typed, list) and len(wire) == len(typed):
+        pairs = enumerate(zip(wire, typed, strict=True))
+        return [p for i, (a, b) in pairs for p in model_differences(a, b, f"{path}[{i}]")]
+    return [] if semantic(wire) == semantic(typed) else [path]
 
 
 def kwarg(node: Call, name: str) -> Node | None:
