@@ -96,6 +96,10 @@ class Imports:
 
     def name_of(self, cls: type, alias: str | None = None) -> str:
         if alias is not None:
+            from pulumi_kuberay import _LAZY
+
+            if _LAZY.get(alias) == cls.__module__:
+                return f"{PACKAGE_ALIAS}.{alias}"
             self.modules.setdefault(cls.__module__, set()).add(alias)
             return alias
         if cls in self.spelled:
