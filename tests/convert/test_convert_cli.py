@@ -166,3 +166,17 @@ def test_two_objects_of_one_name_in_one_namespace_are_an_error(
     code, out, _ = _run([str(_write(tmp_path, "c.yaml", CLUSTER, other))], capsys)
     assert code == 0
     assert '"ml-shared",' in out and '"ml-2-shared",' in out and 'object_name="shared"' in out
+
+
+def test_the_readme_migration_example_is_the_converters_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme[readme.index("## Migrating existing YAML or Helm values") :]
+    before = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    after = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "ray-cluster.yaml").write_text(before)
+    code, out, _ = _run([str(tmp_path / "ray-cluster.yaml")], capsys)
+    assert code == 0
+    body = out[out.index("import pulumi_kuberay") :].replace(str(tmp_path / "ray-cluster.yaml"), "ray-cluster.yaml")
+    assert body == after
