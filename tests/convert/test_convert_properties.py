@@ -6,21 +6,18 @@ spec each declaration builds must render exactly the original manifest's spec.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pulumi_kuberay
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property.strategies import valid_cluster, valid_cronjob, valid_job, valid_service
 from pulumi_kuberay.convert import _python, convert_documents
 from pulumi_kuberay.convert._shortcuts import semantic, strip_nulls
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "property"))
-from strategies import valid_cluster, valid_cronjob, valid_job, valid_service
 
 MODELS = {"RayCluster": RayClusterSpec, "RayJob": RayJobSpec, "RayService": RayServiceSpec,
           "RayCronJob": RayCronJobSpec}  # fmt: skip
