@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ._objects import CLUSTER_LABEL, RayObject
 from ._python import COMMENT_WIDTH, object_comments
-from ._tree import DictOf, ListOf, Lit, Name, Node
+from ._tree import DictOf, ListOf, Lit, Node
 from ._typed import ConversionError
 
 SECTIONS = {"RayCluster": "clusters", "RayJob": "jobs", "RayService": "services", "RayCronJob": "cronjobs"}
@@ -31,8 +31,6 @@ def to_data(node: Node) -> Any:
         return [to_data(item) for item in node.items]
     if isinstance(node, DictOf):
         return {key: to_data(value) for key, value in node.items}
-    if isinstance(node, Name):
-        raise ConversionError(f"{node.name}: a reference cannot be written as stack config")
     out: dict[str, Any] = {}
     if node.args:  # SecretRef("name", "key")
         out.update(zip(("name", "key"), (to_data(a) for a in node.args), strict=False))

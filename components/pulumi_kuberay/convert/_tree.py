@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,19 +49,7 @@ class Call:
     spelling: str | None = None  # another public name of ``cls`` in its module (``SecretKeySelector``)
 
 
-@dataclass(frozen=True)
-class Name:
-    """A reference to a variable of the generated module (e.g. a converted RayCluster for ``cluster=``)."""
-
-    name: str
-    value: Any = None
-
-
-Node = Lit | ListOf | DictOf | Call | Name
-
-
-def call(cls: type, kwargs: Iterable[tuple[str, Node]] = (), *args: Node) -> Call:
-    return Call(cls, tuple(kwargs), tuple(args))
+Node = Lit | ListOf | DictOf | Call
 
 
 # --------------------------------------------------------------------------------------------------
@@ -77,8 +64,6 @@ def evaluate(node: Node) -> Any:
         return [evaluate(item) for item in node.items]
     if isinstance(node, DictOf):
         return {key: evaluate(value) for key, value in node.items}
-    if isinstance(node, Name):
-        return node.value
     return node.cls(*(evaluate(a) for a in node.args), **{k: evaluate(v) for k, v in node.kwargs})
 
 
@@ -186,8 +171,6 @@ def render(node: Node, imports: Imports | None, indent: int = 0) -> str:
     """Python source of ``node``, starting at column ``indent`` (continuation lines are indented)."""
     if isinstance(node, Lit):
         return _literal(node.value, indent)
-    if isinstance(node, Name):
-        return node.name
     if isinstance(node, ListOf):
         parts = [render(item, imports, indent + 4) for item in node.items]
         return _wrap("[", parts, "]", indent)
