@@ -16,7 +16,7 @@ import pytest
 import yaml
 from _convert_roundtrip import expected_manifest, registered_manifest
 from _reference import REPO_ROOT, samples_dir
-from engine.conftest import _skip_reason, make_workspace, pulumi_cli  # noqa: F401 - pulumi_cli is a fixture
+from engine.conftest import _skip_reason, make_workspace
 
 # The engine tier's rule: skipped with a message without `pulumi`, a failure where CI requires the engine.
 _SKIP = _skip_reason()
@@ -32,7 +32,10 @@ runtime:
 """
 
 
-def test_a_converted_sample_previews_and_renders_the_same_raycluster(tmp_path: Path, pulumi_cli: str) -> None:
+def test_a_converted_sample_previews_and_renders_the_same_raycluster(tmp_path: Path) -> None:
+    pulumi_cli = shutil.which("pulumi")
+    if pulumi_cli is None:  # not skipped, so CI requires the engine
+        pytest.fail("the engine is required (PULUMI_KUBERAY_REQUIRE_ENGINE=1) but no `pulumi` is on PATH", pytrace=False)
     sample = samples_dir() / SAMPLE
     project = tmp_path / "project"
     project.mkdir()
