@@ -8,6 +8,7 @@ Marked ``engine``; skipped (or failed, where CI requires the engine) as the engi
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ runtime:
 def test_a_converted_sample_previews_and_renders_the_same_raycluster(tmp_path: Path) -> None:
     pulumi_cli = shutil.which("pulumi")
     if pulumi_cli is None:  # not skipped, so CI requires the engine
-        pytest.fail("the engine is required (PULUMI_KUBERAY_REQUIRE_ENGINE=1) but no `pulumi` is on PATH", pytrace=False)
+        pytest.fail("the engine is required (PULUMI_KUBERAY_REQUIRE_ENGINE=1) but no `pulumi` on PATH", pytrace=False)
     sample = samples_dir() / SAMPLE
     project = tmp_path / "project"
     project.mkdir()
