@@ -180,3 +180,23 @@ def test_the_readme_migration_example_is_the_converters_output(
     assert code == 0
     body = out[out.index("import pulumi_kuberay") :].replace(str(tmp_path / "ray-cluster.yaml"), "ray-cluster.yaml")
     assert body == after
+
+
+def test_live_objects_from_kubectl_get_lose_only_what_the_server_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    live = yaml.safe_load(yaml.safe_dump(CLUSTER))
+    live.pop("kind")
+    live.pop("apiVersion")  # a typed list from the API leaves them out on the items
+    live["metadata"].update(
+        uid="0b6f", resourceVersion="42", generation=3, creationTimestamp="2026-12-01T10:00:00Z",
+        managedFields=[{"manager": "kubectl", "operation": "Update"}],
+        annotations={"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "ml"},
+    )  # fmt: skip
+    live["status"] = {"state": "ready"}
+    listed = {"apiVersion": "ray.io/v1", "kind": "RayClusterList", "items": [live]}
+    code, out, _ = _run([str(_write(tmp_path, "live.yaml", listed))], capsys)
+    assert code == 0
+    assert "server-set metadata left out: uid, resourceVersion, generation, creationTimestamp, managedFields" in out
+    assert "last-applied-configuration left out" in out and "status left out" in out
+    assert 'annotations={"team": "ml"}' in out and "0b6f" not in out
