@@ -200,3 +200,17 @@ def test_live_objects_from_kubectl_get_lose_only_what_the_server_wrote(
     assert "server-set metadata left out: uid, resourceVersion, generation, creationTimestamp, managedFields" in out
     assert "last-applied-configuration left out" in out and "status left out" in out
     assert 'annotations={"team": "ml"}' in out and "0b6f" not in out
+
+
+def test_long_source_paths_keep_the_generated_lines_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4).rstrip("-") / ("and-another-one-" * 4).rstrip("-")
+    deep.mkdir(parents=True)
+    code, out, _ = _run([str(_write(deep, "ray-cluster.yaml", CLUSTER))], capsys)
+    assert code == 0
+    (tmp_path / "infra.py").write_text(out)
+    ruff = subprocess.run(
+        [str(Path(sys.executable).with_name("ruff")), "check", "--config", str(REPO_ROOT / "pyproject.toml"),
+         str(tmp_path / "infra.py")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert ruff.returncode == 0, ruff.stdout

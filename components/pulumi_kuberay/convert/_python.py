@@ -31,7 +31,7 @@ def _comment(text: str, first: str = "# ", rest: str = "#   ", width: int = COMM
 
 def object_comments(obj: RayObject, width: int = COMMENT_WIDTH) -> list[str]:
     """The comment block above an object: where it came from, gates it needs, findings, conversion notes."""
-    lines = [f"# {obj.subject} (from {obj.where})"]
+    lines = _comment(f"{obj.subject} (from {obj.where})", width=width)
     for gate in obj.feature_gates:
         lines += _comment(
             f"needs the operator feature gate {gate}: run KubeRay with --feature-gates={gate}=true "
@@ -97,8 +97,14 @@ def python_module(objects: Sequence[RayObject], sources: Sequence[str]) -> str:
     for obj in _order(objects):
         blocks.append("\n".join(object_comments(obj) + _declaration(obj, imports)))
     origin = ", ".join(sources) or "<stdin>"
+    # A long path breaks at "/" too: the docstring's lines stay within the line length.
+    title = textwrap.wrap(
+        f"Ray objects converted by kuberay-convert from {origin}.".replace('"', "'").replace("/", "/ "),
+        width=COMMENT_WIDTH,
+        break_on_hyphens=False,
+    )
     header = [
-        '"""Ray objects converted by kuberay-convert from ' + origin.replace('"""', "'''") + ".",
+        '"""' + "\n".join(line.replace("/ ", "/") for line in title),
         "",
         "Each object is a pulumi-kuberay component with typed args; the rule catalogue's findings are listed above",
         "the object they concern. Check with `pulumi preview`: it validates every spec and runs the same rules.",
