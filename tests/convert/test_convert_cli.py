@@ -110,6 +110,10 @@ def test_helm_values_from_the_command_line(tmp_path: Path, capsys: pytest.Captur
     values.write_text("worker:\n  replica: 2\n")
     code, out, err = _run(["--from", "helm-values", str(values)], capsys)
     assert code == 1 and out == "" and "worker.replica" in err and "did you mean 'replicas'" in err
+    values.write_text("additionalWorkerGroups:\n  gpu:\n    minReplicas: 3\n    maxReplicas: 2\n")
+    code, out, err = _run(["--from", "helm-values", str(values)], capsys)
+    assert code == 1 and out == ""
+    assert "additionalWorkerGroups.gpu.minReplicas: the chart renders spec.workerGroupSpecs[1].minReplicas" in err
 
 
 def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ from _convert_helm_cases import CASES, RELEASES
 from _convert_roundtrip import expected_manifest, registered, run_module
 from _pulumi_mocks import after_settling
 from pulumi_kuberay.convert import convert_documents
-from pulumi_kuberay.convert.helm import KNOWN, HelmValuesError, chart_defaults, render_values
+from pulumi_kuberay.convert.helm import KNOWN, HelmValuesError, chart_defaults, render_values, values_key
 
 NAMESPACE = "ml"
 
@@ -135,3 +135,23 @@ def test_a_large_count_renders_as_helm_prints_it_and_the_converter_says_where_it
     result = convert_documents([(ours, "values.yaml")])
     assert result.text == "" and len(result.errors) == 1
     assert "spec.workerGroupSpecs[0].maxReplicas" in result.errors[0] and "expected an integer" in result.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("values", "path", "key"),
+    [
+        ({}, "spec.workerGroupSpecs[0].replicas", "worker.replicas"),
+        ({"worker": {"disabled": True}, "additionalWorkerGroups": {"gpu": {}}}, "spec.workerGroupSpecs[0].maxReplicas",
+         "additionalWorkerGroups.gpu.maxReplicas"),
+        ({}, "spec.headGroupSpec.template.spec.containers[0].resources.limits.cpu", "head.resources"),
+        ({}, "spec.headGroupSpec.template.spec.containers[0].env[1].value", "head.containerEnv"),
+        ({}, "spec.workerGroupSpecs[0].template.spec.securityContext.runAsUser", "worker.podSecurityContext"),
+        ({}, "spec.headGroupSpec.template.metadata.labels", "head.labels"),
+        ({}, "spec.gcsFaultToleranceOptions.redisAddress", "gcsFaultTolerance.redisAddress"),
+        ({}, "spec.autoscalerOptions.idleTimeoutSeconds", "head.autoscalerOptions.idleTimeoutSeconds"),
+        ({}, "spec.rayVersion", "head.rayVersion"),
+        ({}, "metadata.name", None),
+    ],
+)  # fmt: skip
+def test_a_rendered_field_is_traced_back_to_its_values_key(values: dict[str, Any], path: str, key: str | None) -> None:
+    assert values_key(path, values) == key

@@ -22,7 +22,9 @@ from typing import Any
 
 from pulumi_kuberay.cli import _io
 from pulumi_kuberay.convert import Conversion, convert_documents
-from pulumi_kuberay.convert.helm import HelmValuesError, render_values
+from pulumi_kuberay.convert.helm import HelmValuesError, render_values, values_key
+from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model.manifest import load_manifest
 
 TOOL_NAME = "kuberay-convert"
 
@@ -95,6 +97,12 @@ def _from_helm(args: argparse.Namespace, documents: list[tuple[Any, str]]) -> li
         raise HelmValuesError("", "give exactly one values file holding one YAML mapping")
     values, where = documents[0]
     manifest = render_values(values, release_name=args.release_name, namespace=args.namespace)
+    try:
+        load_manifest(manifest)
+    except ManifestError as exc:  # name the values key behind the first field the chart renders wrongly
+        first = exc.problems[0]
+        key = values_key(first.path, values) or ""
+        raise HelmValuesError(key, f"the chart renders {first}") from None
     return [(manifest, f"{where} (ray-cluster chart 1.7.0, release {args.release_name!r})")]
 
 

@@ -458,4 +458,48 @@ def render_values(
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": metadata, "spec": spec}
 
 
-__all__ = ["HelmValuesError", "chart_defaults", "coalesce", "go_float", "render_values"]
+_CONTAINER_TO_VALUES = {
+    "env": "containerEnv", "envFrom": "envFrom", "volumeMounts": "volumeMounts", "ports": "ports",
+    "resources": "resources", "lifecycle": "lifecycle", "securityContext": "securityContext",
+    "command": "command", "args": "args", "image": "image", "imagePullPolicy": "image.pullPolicy",
+}  # fmt: skip
+_POD_TO_VALUES = {"securityContext": "podSecurityContext", "containers": "sidecarContainers"}
+
+
+def values_key(path: str, values: Mapping[str, Any]) -> str | None:
+    """The values key behind the rendered field at ``path`` (``spec.workerGroupSpecs[0].replicas`` ->
+    ``worker.replicas``), so a problem found in the RayCluster is reported where the user wrote it."""
+    parts = path.replace("[", ".[").split(".")
+    merged = coalesce(values, chart_defaults())
+    if parts[:2] == ["spec", "headGroupSpec"]:
+        group, rest = "head", parts[2:]
+    elif parts[:2] == ["spec", "workerGroupSpecs"] and len(parts) > 2:
+        groups = [] if truthy((merged.get("worker") or {}).get("disabled")) else ["worker"]
+        extra = merged.get("additionalWorkerGroups") or {}
+        groups += [
+            f"additionalWorkerGroups.{name}"
+            for name in sorted(extra, key=str)
+            if not truthy((extra[name] or {}).get("disabled"))
+        ]
+        index = int(parts[2].strip("[]"))
+        if index >= len(groups):
+            return None
+        group, rest = groups[index], parts[3:]
+    elif parts[:2] == ["spec", "gcsFaultToleranceOptions"]:
+        return ".".join(["gcsFaultTolerance", *parts[2:3]])
+    elif parts[:2] == ["spec", "autoscalerOptions"]:
+        return ".".join(["head", *parts[1:]])
+    elif parts[:2] in (["spec", "rayVersion"], ["spec", "enableInTreeAutoscaling"]):
+        return f"head.{parts[1]}"
+    else:
+        return None
+    if rest[:3] == ["template", "spec", "containers"] and len(rest) > 4 and rest[3] == "[0]":
+        return f"{group}.{_CONTAINER_TO_VALUES.get(rest[4], rest[4])}"
+    if rest[:2] == ["template", "spec"] and len(rest) > 2:
+        return f"{group}.{_POD_TO_VALUES.get(rest[2], rest[2])}"
+    if rest[:2] == ["template", "metadata"] and len(rest) > 2:
+        return f"{group}.{rest[2]}"
+    return f"{group}.{rest[0]}" if rest else group
+
+
+__all__ = ["HelmValuesError", "chart_defaults", "coalesce", "go_float", "render_values", "values_key"]
