@@ -87,3 +87,13 @@ def test_a_job_on_a_converted_cluster_becomes_a_cluster_entry_reference() -> pul
         assert got[("RayCluster", "ray-cluster-kuberay")] == expected_manifest(cluster)
 
     return after_settling(check, *[c.urn for c in components], *[c.resource.urn for c in components])
+
+
+def test_stack_config_needs_one_name_per_kind() -> None:
+    first = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "batch", "namespace": "a"},
+             "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}  # fmt: skip
+    second = {**first, "metadata": {"name": "batch", "namespace": "b"}}
+    result = convert_documents([(first, "a.yaml:1"), (second, "b.yaml:1")], to="stack-config")
+    assert result.text == "" and len(result.errors) == 1
+    assert "two RayJobs named 'batch'" in result.errors[0] and "object_name=" in result.errors[0]
+    assert convert_documents([(first, "a.yaml:1"), (second, "b.yaml:1")]).errors == []  # Python can
