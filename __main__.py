@@ -92,6 +92,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
                 "namespace": c.namespace,
                 "dashboard_url": c.dashboard_url,
                 "client_address": c.client_address,
+                "diagnosis": c.diagnosis,
             }
             for name, c in clusters.items()
         },
@@ -99,7 +100,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
     pulumi.export(
         "services",
         {
-            name: {"serve_urls": s.serve_urls, "dashboard_url": s.dashboard_url}
+            name: {"serve_urls": s.serve_urls, "dashboard_url": s.dashboard_url, "diagnosis": s.diagnosis}
             for name, s in services.items()
         },
     )

@@ -1,0 +1,92 @@
+"""The control plane itself (scripts/local-cluster): fake nodes, the operator's CRDs, a RayCluster the real
+operator reconciles to ready with kwok's Pods, and garbage collection of its Pods and Services on delete.
+
+No Pulumi here: these are what every other test of the tier stands on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import LocalCluster
+
+MINIMAL_CLUSTER = """
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: smoke
+spec:
+  rayVersion: "2.52.0"
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:2.52.0
+          resources: {limits: {cpu: "1", memory: 2Gi}, requests: {cpu: "1", memory: 2Gi}}
+  workerGroupSpecs:
+  - groupName: gpu
+    replicas: 1
+    minReplicas: 1
+    maxReplicas: 1
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          image: rayproject/ray:2.52.0
+          resources:
+            limits: {cpu: "1", memory: 2Gi, nvidia.com/gpu: "1"}
+            requests: {cpu: "1", memory: 2Gi, nvidia.com/gpu: "1"}
+"""
+
+
+def _conditions(obj: dict[str, Any]) -> dict[str, str]:
+    return {c["type"]: c["status"] for c in (obj.get("status") or {}).get("conditions") or []}
+
+
+def test_fake_nodes_are_ready_and_one_has_gpus(local_cluster: LocalCluster) -> None:
+    nodes = {n["metadata"]["name"]: n for n in local_cluster.get_json("nodes", "-l", "type=kwok")["items"]}
+    assert set(nodes) == {"kwok-node-0", "kwok-node-1", "kwok-gpu-0"}
+    for name, node in nodes.items():
+        assert _conditions(node).get("Ready") == "True", name
+        assert not node["spec"].get("taints"), (name, node["spec"].get("taints"))
+    assert nodes["kwok-gpu-0"]["status"]["allocatable"].get("nvidia.com/gpu") == "4"
+    assert "nvidia.com/gpu" not in nodes["kwok-node-0"]["status"]["allocatable"]
+
+
+def test_operator_runs_with_its_own_crds(local_cluster: LocalCluster) -> None:
+    built = (local_cluster.kube_dir / "KUBERAY_VERSION").read_text().strip()
+    assert local_cluster.operator_version == built
+    crds = {c["metadata"]["name"] for c in local_cluster.get_json("crds")["items"]}
+    assert {"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io", "raycronjobs.ray.io"} <= crds
+    server = local_cluster.kubectl("version", "-o", "json").stdout
+    assert '"gitVersion": "v1.36.' in server, server
+
+
+def test_operator_reconciles_a_raycluster_to_ready_and_gc_removes_its_children(
+    local_cluster: LocalCluster, namespace: str
+) -> None:
+    local_cluster.kubectl("-n", namespace, "apply", "-f", "-", input=MINIMAL_CLUSTER)
+
+    def ready() -> dict[str, Any] | None:
+        obj = local_cluster.get_json("-n", namespace, "raycluster", "smoke")
+        return obj if (obj.get("status") or {}).get("state") == "ready" else None
+
+    obj = local_cluster.wait_for(ready, 180, f"RayCluster smoke to be ready\n{local_cluster.logs('ray-operator')}")
+    assert _conditions(obj).get("HeadPodReady") == "True", obj["status"]
+    pods = local_cluster.get_json("-n", namespace, "pods", "-l", "ray.io/cluster=smoke")["items"]
+    assert len(pods) == 2
+    assert {p["status"]["phase"] for p in pods} == {"Running"}
+    gpu_pod = next(p for p in pods if p["metadata"]["labels"].get("ray.io/node-type") == "worker")
+    assert gpu_pod["spec"]["nodeName"] == "kwok-gpu-0"  # the only node with nvidia.com/gpu
+    services = local_cluster.get_json("-n", namespace, "services", "-l", "ray.io/cluster=smoke")["items"]
+    assert services, "the operator created no head Service"
+
+    local_cluster.kubectl("-n", namespace, "delete", "raycluster", "smoke", "--wait=true", "--timeout=120s")
+    local_cluster.wait_for(
+        lambda: not local_cluster.get_json("-n", namespace, "pods,services", "-l", "ray.io/cluster=smoke")["items"],
+        120,
+        "the RayCluster's Pods and Services to be garbage-collected",
+    )
