@@ -546,6 +546,24 @@ def test_does_not_mutate_input() -> None:
         assert obj == before, path.name
 
 
+def _floats(value: Any) -> Any:
+    """``value`` with every int as a float, as the Pulumi SDK delivers a live ``status`` output."""
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def test_numbers_as_floats_give_the_same_diagnosis() -> None:
+    """The component diagnoses the status the SDK hands it, where 1 arrives as 1.0: found by the cluster tier
+    (the RayCluster diagnosis lost "workers ready 1/1" there)."""
+    for path in sorted(FIXTURES.glob("*.yaml")):
+        obj = yaml.safe_load(path.read_text())
+        as_ints, as_floats = diagnose(obj, now=NOW), diagnose(_floats(obj), now=NOW)
+        assert (as_floats.phase, as_floats.summary) == (as_ints.phase, as_ints.summary), path.name
+
+
 # --- coverage against the reference: every value and condition KubeRay v1.7.0 defines has a snapshot --------
 
 

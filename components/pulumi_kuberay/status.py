@@ -469,7 +469,15 @@ def _get(obj: Any, *keys: str) -> Any:
 
 
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """An integer field's value; integral floats count: the Pulumi SDK hands every number over as a float
+    (a live ``status`` output has ``readyWorkerReplicas: 1.0``), JSON from kubectl has ints."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _scalar(value: Any) -> Any:

@@ -63,8 +63,9 @@ from engine.conftest import (  # noqa: E402
     Workspace,
     copy_project,
     make_workspace,
-    policy_args,  # re-exported: the fixture of the engine tier
+    policy_args,
 )
+from engine.conftest import pulumi_cli as pulumi_cli  # noqa: E402  (the engine tier's fixture, used here)
 
 #: One ``pulumi up``/``destroy`` in this tier; the waits inside it have their own (shorter) timeouts.
 COMMAND_TIMEOUT = 600
