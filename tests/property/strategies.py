@@ -669,6 +669,8 @@ def unknownified(draw: st.DrawFn, doc: JsonDict) -> JsonDict:
             current = parent[path[-1]]
         except (KeyError, IndexError, TypeError):
             continue
+        if not isinstance(parent, dict | list):  # an earlier replacement put a scalar (e.g. a string) here
+            continue
         replacement = draw(st.sampled_from(["unknown", "none", "float", "junk"]))
         if replacement == "unknown":
             parent[path[-1]] = UNKNOWN
