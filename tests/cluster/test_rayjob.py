@@ -88,12 +88,13 @@ def test_rayjob_failed_by_the_operator_fails_up_fast_with_its_reason(
     reason = status.get("reason")
     assert reason, status
     # The error: our type, the operator's status and reason, and our diagnosis of the same status.
-    assert "RayJobFailedError" in up.output, up.describe()
+    # (a pulumi.RunError subclass: the CLI prints its message, without a traceback)
+    assert "Traceback" not in up.output, up.describe()
     assert f"RayJob '{job}' failed: jobDeploymentStatus=Failed" in up.output, up.describe()
     assert f"reason={reason}" in up.output, up.describe()
     diagnosis = diagnose(live)
     assert diagnosis.phase == "failed", diagnosis.line()
-    assert f"diagnosis: {diagnosis.summary}"[:120] in up.output.replace("\n    ", " "), up.describe()
+    assert "diagnosis: " in up.output and diagnosis.summary[:80] in up.output, (diagnosis.summary, up.describe())
     print(f"RayJob {job}: up failed after {took:.1f}s with reason {reason}; transitions: {seen}")
 
     if job == "own":
