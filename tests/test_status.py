@@ -303,6 +303,31 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     ("raycronjob-never-scheduled", "progressing", ["spec.schedule"], ["nothing scheduled yet", "RayCronJob"]),
     ("raycronjob-scheduled", "healthy", ["status.lastScheduleTime"], ["2026-11-30T10:00:00Z"]),
     ("raycronjob-suspended", "suspended", ["spec.suspend"], ["suspended"]),
+    # --- real statuses written by the KubeRay v1.6.1 operator in the cluster tier (tests/cluster) ----------------
+    (
+        "rayjob-real-failed-deadline-no-dashboard",
+        "failed",
+        [JDS, REASON, "status.rayClusterName"],
+        ["activeDeadlineSeconds (15s) exceeded", "never started"],
+    ),
+    (
+        "rayjob-real-validation-failed",
+        "failed",
+        [JDS, REASON, MESSAGE],
+        ["ValidationFailed", "TTLSecondsAfterFinished"],
+    ),
+    (
+        "rayservice-real-initializing-no-serve",
+        "progressing",
+        [cond("Ready"), cond("Ready", "reason"), "status.pendingServiceStatus.rayClusterName"],
+        ["initializing", "pending cluster serve-p6jkk"],
+    ),
+    (
+        "raycluster-real-autoscaling-ready",
+        "healthy",
+        [cond("HeadPodReady"), "status.readyWorkerReplicas", "status.desiredWorkerReplicas"],
+        ["head pod ready", "workers ready 1/1"],
+    ),
 ]
 
 
