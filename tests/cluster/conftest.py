@@ -127,6 +127,12 @@ def _free_port_base() -> int:
             for port in range(base, base + PORTS_PER_CLUSTER):
                 s = socket.socket()
                 sockets.append(s)
+                # a Go server's listening socket does not always make a plain bind fail: probe it too
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    raise OSError(f"{port} is listened on")
+                s.close()
+                s = socket.socket()
+                sockets.append(s)
                 s.bind(("127.0.0.1", port))
             return base
         except OSError:
