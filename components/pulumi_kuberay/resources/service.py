@@ -9,25 +9,15 @@ import pulumi
 
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.service import RayServiceSpec
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent
 from pulumi_kuberay.resources._shared import (
     JsonDict,
     RayCustomResource,
-    check_manifest,
-    child_options,
-    coerce_spec,
     diagnosis_summary,
     head_port,
     namespace_of,
-    object_metadata,
-    render_manifest,
-    render_spec,
-    rule_settings,
     service_host,
-    token,
-    warn_findings,
-    with_annotations,
 )
-from pulumi_kuberay.resources._wait import wait_annotations
 
 KIND = "RayService"
 #: Ray Serve's name for an application declared without one.
@@ -60,7 +50,7 @@ def application_routes(spec: Mapping[str, Any]) -> dict[str, str]:
     return routes
 
 
-class RayService(pulumi.ComponentResource):
+class RayService(RayComponent[RayServiceSpec]):
     """A KubeRay ``RayService`` (``ray.io/v1``): a Ray cluster plus Ray Serve applications.
 
     ``args`` is a :class:`~pulumi_kuberay.RayServiceSpec` or a dict in its shape (``serveConfigV2`` may be a
@@ -84,6 +74,8 @@ class RayService(pulumi.ComponentResource):
     ``<name>-head-svc``), ``status``, ``active_service_status``, ``pending_service_status`` (the cluster being
     prepared during an upgrade), ``conditions`` and ``diagnosis`` (one-line summary of
     :func:`pulumi_kuberay.diagnose`: which cluster serves, which application or deployment is unhealthy).
+
+    Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster`.
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
@@ -98,79 +90,84 @@ class RayService(pulumi.ComponentResource):
         conditions: pulumi.Output[list[JsonDict]]
         diagnosis: pulumi.Output[str | None]
         resource: RayCustomResource
-        spec: RayServiceSpec
-        manifest: JsonDict
+        spec: RayServiceSpec | None
+        manifest: JsonDict | None
+
+    KIND = KIND
+    SPEC_MODEL = RayServiceSpec
 
     def __init__(
         self,
         name: str,
-        args: RayServiceSpec | Mapping[str, Any],
+        args: pulumi.Input[RayServiceSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
         *,
-        namespace: str | None = None,
-        object_name: str | None = None,
-        labels: Mapping[str, str] | None = None,
-        annotations: Mapping[str, str] | None = None,
-        wait_for_ready: bool = True,
-        timeout_seconds: int | None = None,
-        kuberay_version: str | None = None,
-        feature_gates: Mapping[str, bool] | None = None,
-        environment: str | None = None,
+        namespace: pulumi.Input[str] | None = None,
+        object_name: pulumi.Input[str] | None = None,
+        labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        local_queue: pulumi.Input[str] | None = None,
+        wait_for_ready: pulumi.Input[bool] = True,
+        timeout_seconds: pulumi.Input[int] | None = None,
+        kuberay_version: pulumi.Input[str] | None = None,
+        feature_gates: pulumi.Input[Mapping[str, pulumi.Input[bool]]] | None = None,
+        environment: pulumi.Input[str] | None = None,
     ) -> None:
-        k8s_name = object_name or name
-        subject = f"RayService {k8s_name!r}"
-        self.spec = coerce_spec(RayServiceSpec, args, subject=subject)
-        settings = rule_settings(kuberay_version, feature_gates, environment)
-        spec_dict = render_spec(self.spec)
-        metadata = object_metadata(k8s_name, namespace=namespace, labels=labels, annotations=annotations)
-        if wait_for_ready:
-            metadata = with_annotations(metadata, wait_annotations(KIND, timeout_seconds=timeout_seconds))
-        self.manifest = render_manifest(KIND, metadata, spec_dict)
-        findings = check_manifest(self.manifest, settings, subject=subject)
-
-        super().__init__(token(KIND), name, None, opts)
-        warn_findings(findings, self)
-
-        self.resource = RayCustomResource(
-            name, self.manifest, child_options(self, delete_before_replace=True)
+        common = CommonArgs(
+            object_name=object_name,
+            namespace=namespace,
+            labels=labels,
+            annotations=annotations,
+            local_queue=local_queue,
+            wait=wait_for_ready,
+            timeout_seconds=timeout_seconds,
+            kuberay_version=kuberay_version,
+            feature_gates=feature_gates,
+            environment=environment,
         )
-        cr = self.resource
-        cluster_spec = spec_dict.get("rayClusterConfig") or {}
-        serve_svc = serve_service_name(k8s_name, spec_dict)
-        head_svc = f"{k8s_name}-head-svc"
-        serve_port = head_port(cluster_spec, "serve")
-        dashboard_port = head_port(cluster_spec, "dashboard")
-        routes = application_routes(spec_dict)
+        self._setup(name, args, opts, common)
 
-        def urls(ns: str) -> dict[str, str]:
+    def _declare_outputs(
+        self, built: pulumi.Output[Built[RayServiceSpec]], k8s_name: pulumi.Output[str]
+    ) -> JsonDict:
+        cr = self.resource
+        spec = built.apply(lambda b: (b.manifest or {}).get("spec") or {})
+        self.service_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
+            lambda pair: str((pair[0] or {}).get("name") or pair[1])
+        )
+        self.namespace = cr.metadata.apply(namespace_of)
+        self.serve_service_name = pulumi.Output.all(k8s_name, spec).apply(
+            lambda pair: serve_service_name(pair[0], pair[1])
+        )
+
+        def urls(values: list[Any]) -> dict[str, str]:
+            serve_svc, ns, rendered = values
+            port = head_port(rendered.get("rayClusterConfig") or {}, "serve")
             return {
-                app: f"http://{service_host(serve_svc, ns)}:{serve_port}{route}"
-                for app, route in routes.items()
+                app: f"http://{service_host(serve_svc, ns)}:{port}{route}"
+                for app, route in application_routes(rendered).items()
             }
 
-        self.service_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or k8s_name))
-        self.namespace = cr.metadata.apply(namespace_of)
-        self.serve_service_name = cr.metadata.apply(lambda _m: serve_svc)
-        self.serve_urls = self.namespace.apply(urls)
-        self.dashboard_url = self.namespace.apply(
-            lambda ns: f"http://{service_host(head_svc, ns)}:{dashboard_port}"
+        self.serve_urls = pulumi.Output.all(self.serve_service_name, self.namespace, spec).apply(urls)
+        self.dashboard_url = pulumi.Output.all(k8s_name, self.namespace, spec).apply(
+            lambda v: f"http://{service_host(f'{v[0]}-head-svc', v[1])}:"
+            f"{head_port(v[2].get('rayClusterConfig') or {}, 'dashboard')}"
         )
         self.status = cr.status
-        manifest = self.manifest
-        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
+        self.diagnosis = pulumi.Output.all(self.manifest_output, cr.status).apply(
+            lambda pair: diagnosis_summary(pair[0], pair[1])
+        )
         self.active_service_status = cr.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = cr.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
         self.conditions = cr.status.apply(lambda s: list((s or {}).get("conditions") or []))
-        self.register_outputs(
-            {
-                "service_name": self.service_name,
-                "namespace": self.namespace,
-                "serve_service_name": self.serve_service_name,
-                "serve_urls": self.serve_urls,
-                "dashboard_url": self.dashboard_url,
-                "status": self.status,
-                "active_service_status": self.active_service_status,
-                "pending_service_status": self.pending_service_status,
-                "conditions": self.conditions,
-            }
-        )
+        return {
+            "service_name": self.service_name,
+            "namespace": self.namespace,
+            "serve_service_name": self.serve_service_name,
+            "serve_urls": self.serve_urls,
+            "dashboard_url": self.dashboard_url,
+            "status": self.status,
+            "active_service_status": self.active_service_status,
+            "pending_service_status": self.pending_service_status,
+            "conditions": self.conditions,
+        }
