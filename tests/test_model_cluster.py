@@ -32,8 +32,7 @@ from pulumi_kuberay.model.manifest import (
     manifest_class,
     register_kind,
 )
-from pulumi_kuberay.model.pod import SecretRef
-from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT
+from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT, SecretRef
 from pydantic import BaseModel, ValidationError
 
 

@@ -9,8 +9,7 @@ from pulumi_kuberay.model._base import ManifestError, problems_from_validation_e
 from pulumi_kuberay.model._k8s import PodTemplateSpec, Toleration
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.manifest import load_manifest
-from pulumi_kuberay.model.pod import WIRE_CONTEXT, SecretRef, cpu_quantity
-from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT
+from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT, WIRE_CONTEXT, SecretRef, cpu_quantity
 from pydantic import ValidationError
 
 

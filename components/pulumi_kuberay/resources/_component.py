@@ -149,7 +149,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
         extra: Any = None,
     ) -> None:
-        raw = {"args": args, "common": dataclasses.asdict(common), "extra": extra}
+        keywords = {f.name: getattr(common, f.name) for f in dataclasses.fields(common)}  # no deep copy
+        raw = {"args": args, "common": keywords, "extra": extra}
         self.spec = None
         self.manifest = None
         if not _inputs.has_inputs(raw):
