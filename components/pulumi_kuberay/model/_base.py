@@ -51,6 +51,8 @@ class Deferred(Protocol[T_co]):
 if TYPE_CHECKING:
     #: ``In[str]``: a ``str``, an awaitable of one or a ``pulumi.Output[str]`` (mypy); plain ``str`` to pydantic.
     In = Union[T, Awaitable[T], Deferred[T]]  # noqa: UP007 - a generic alias needs Union
+    #: ``Obj[Volume]``: a ``Volume`` or a dict in its shape (CRD or snake_case names), as pydantic accepts.
+    Obj = Union[T, Mapping[str, Any]]  # noqa: UP007 - a generic alias needs Union
 else:
 
     class _InputAlias:
@@ -60,6 +62,7 @@ else:
             return item
 
     In = _InputAlias()
+    Obj = _InputAlias()
 
 
 def known(value: In[T]) -> T:
@@ -524,6 +527,7 @@ __all__ = [
     "JsonDict",
     "KubeModel",
     "ManifestError",
+    "Obj",
     "Problem",
     "Quantity",
     "ResourceQuantity",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, JsonDict, KubeModel, SpecError, known, render_scalar
+from ._base import In, JsonDict, KubeModel, Obj, SpecError, known, render_scalar
 from ._k8s import (
     Affinity,
     Container,
@@ -102,14 +102,14 @@ class SecretRef(KubeModel):
     "REDIS_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "redis-secret", "key": "password"}}}``.
     """
 
-    name: str
-    """Name of the Secret (in the cluster's namespace), e.g. ``"redis-secret"``."""
-    key: str
+    name: In[str]
+    """Name of the Secret (in the cluster's namespace), e.g. ``"redis-secret"`` (or a Secret's name output)."""
+    key: In[str]
     """Key inside the Secret, e.g. ``"password"``."""
     optional: bool | None = None
     """``True`` lets the Pod start when the Secret or key is missing (Kubernetes ``optional``)."""
 
-    def __init__(self, name: str | None = None, key: str | None = None, /, **data: Any) -> None:
+    def __init__(self, name: In[str] | None = None, key: In[str] | None = None, /, **data: Any) -> None:
         # Positional ``SecretRef("secret", "key")`` for readability; keywords (and dict validation, which
         # pydantic routes through a custom __init__) keep working.
         if name is not None:
@@ -292,30 +292,30 @@ class PodShortcuts(KubeModel):
     """Extra named container ports of the Ray container, e.g. ``{"serve": 8000}``."""
     node_selector: dict[str, In[str]] | None = Field(default=None, exclude=True)
     """Pod ``nodeSelector``, e.g. ``{"cloud.google.com/gke-accelerator": "nvidia-l4"}``."""
-    tolerations: list[Toleration] | None = Field(default=None, exclude=True)
+    tolerations: list[Obj[Toleration]] | None = Field(default=None, exclude=True)
     """Pod tolerations, e.g. ``[Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]``.
     """
     service_account: In[str] | None = Field(default=None, exclude=True)
     """Pod ``serviceAccountName``, e.g. ``"ray-workload"`` (or a ServiceAccount resource's name output)."""
-    volumes: list[Volume] | None = Field(default=None, exclude=True)
+    volumes: list[Obj[Volume]] | None = Field(default=None, exclude=True)
     """Pod volumes, e.g. ``[Volume(name="data", persistent_volume_claim={"claimName": "datasets"})]``."""
-    volume_mounts: list[VolumeMount] | None = Field(default=None, exclude=True)
+    volume_mounts: list[Obj[VolumeMount]] | None = Field(default=None, exclude=True)
     """Mounts of the Ray container, e.g. ``[VolumeMount(name="data", mount_path="/data")]``."""
-    env_from: list[EnvFromSource] | None = Field(default=None, exclude=True)
+    env_from: list[Obj[EnvFromSource]] | None = Field(default=None, exclude=True)
     """``envFrom`` of the Ray container, e.g. ``[EnvFromSource(config_map_ref={"name": "ray-env"})]``."""
     image_pull_secrets: list[In[str]] | None = Field(default=None, exclude=True)
     """Names of the pull Secrets of the Pod, e.g. ``["registry-credentials"]``."""
-    affinity: Affinity | None = Field(default=None, exclude=True)
+    affinity: Obj[Affinity] | None = Field(default=None, exclude=True)
     """Pod ``affinity``, e.g. ``Affinity(node_affinity=...)``."""
     pod_labels: dict[str, In[str]] | None = Field(default=None, exclude=True)
     """Labels of the Pods (``template.metadata.labels``), e.g. ``{"team": "ml"}``. Not Ray's ``labels``."""
     pod_annotations: dict[str, In[str]] | None = Field(default=None, exclude=True)
     """Annotations of the Pods (``template.metadata.annotations``)."""
-    sidecar_containers: list[Container] | None = Field(default=None, exclude=True)
+    sidecar_containers: list[Obj[Container]] | None = Field(default=None, exclude=True)
     """Containers after the Ray container, e.g. a log shipper (the security rules judge them too)."""
     priority_class_name: In[str] | None = Field(default=None, exclude=True)
     """Pod ``priorityClassName``, e.g. ``"high-priority"``."""
-    security_context: SecurityContext | None = Field(default=None, exclude=True)
+    security_context: Obj[SecurityContext] | None = Field(default=None, exclude=True)
     """Security context of the Ray container; default :data:`HARDENED_SECURITY_CONTEXT` (non-root uid 1000,
     no privilege escalation, all capabilities dropped, seccomp RuntimeDefault). Give your own to replace it
     (``SecurityContext()`` renders an empty one)."""
@@ -451,7 +451,7 @@ class PodShortcuts(KubeModel):
         if self.tolerations:
             tolerations: list[JsonDict] = spec.setdefault("tolerations", [])
             for toleration in self.tolerations:
-                rendered = toleration.to_dict()
+                rendered = _dump(toleration)
                 if rendered not in tolerations:
                     tolerations.append(rendered)
 
@@ -462,7 +462,7 @@ class PodShortcuts(KubeModel):
             put(spec, "priorityClassName", self.priority_class_name, "priority_class_name",
                 "template.spec.priorityClassName")
         if self.affinity is not None:
-            put(spec, "affinity", self.affinity.to_dict(), "affinity", "template.spec.affinity")
+            put(spec, "affinity", _dump(self.affinity), "affinity", "template.spec.affinity")
         for field, key in (("pod_labels", "labels"), ("pod_annotations", "annotations")):
             values = getattr(self, field)
             if values:
@@ -476,8 +476,8 @@ class PodShortcuts(KubeModel):
                 if {"name": secret} not in secrets:
                     secrets.append({"name": secret})
 
-        volumes = [v.to_dict() for v in self.volumes or []]
-        mounts = [m.to_dict() for m in self.volume_mounts or []]
+        volumes = [_dump(v) for v in self.volumes or []]
+        mounts = [_dump(m) for m in self.volume_mounts or []]
         shm = self.shm_size if self.shm_size is not None else self.object_store_memory
         if shm is not None:
             check_quantity(shm, "shm_size" if self.shm_size is not None else "object_store_memory")
@@ -487,18 +487,24 @@ class PodShortcuts(KubeModel):
         _merge_named(ray, "volumeMounts", mounts, "mountPath", "volume_mounts", f"{here}.volumeMounts")
         if self.env_from:
             env_from: list[JsonDict] = ray.setdefault("envFrom", [])
-            env_from.extend(e.to_dict() for e in self.env_from if e.to_dict() not in env_from)
+            env_from.extend(_dump(e) for e in self.env_from if _dump(e) not in env_from)
         if self.sidecar_containers:
-            _merge_named(spec, "containers", [c.to_dict() for c in self.sidecar_containers], "name",
+            _merge_named(spec, "containers", [_dump(c) for c in self.sidecar_containers], "name",
                          "sidecar_containers", "template.spec.containers")
 
         if self.security_context is not None:
-            put(ray, "securityContext", self.security_context.to_dict(), "security_context",
+            put(ray, "securityContext", _dump(self.security_context), "security_context",
                 f"{here}.securityContext")
         elif ray.get("securityContext") is None:
             ray["securityContext"] = hardened_security_context()
 
         return PodTemplateSpec.model_validate(doc)
+
+
+def _dump(model: Any) -> JsonDict:
+    """A validated model's CRD form (its field type is a model; ``Obj[...]`` only widens it for mypy)."""
+    rendered: JsonDict = model.to_dict()
+    return rendered
 
 
 def _merge_named(
