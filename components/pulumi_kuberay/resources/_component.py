@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 
 import pulumi
 from pydantic import BaseModel
@@ -55,6 +56,34 @@ SpecT = TypeVar("SpecT", bound=BaseModel)
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
+class ObjectKeywords(TypedDict, total=False):
+    """Keywords of every component (each may be a ``pulumi.Input``)."""
+
+    namespace: pulumi.Input[str] | None
+    """Namespace of the object (default: the provider's)."""
+    object_name: pulumi.Input[str] | None
+    """Kubernetes name of the object (default: the component's name)."""
+    labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Labels of the object."""
+    annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Annotations of the object (``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"`` silences a rule)."""
+    kuberay_version: pulumi.Input[str] | None
+    """KubeRay version the catalogue checks against (default: stack config ``kuberay:version``)."""
+    feature_gates: pulumi.Input[Mapping[str, pulumi.Input[bool]]] | None
+    """Operator feature gates (default: stack config ``kuberay:featureGates`` over the version's defaults)."""
+    environment: pulumi.Input[str] | None
+    """``dev`` / ``staging`` / ``prod`` (default: stack config ``kuberay:environment``)."""
+
+
+class WorkloadKeywords(ObjectKeywords, total=False):
+    """Keywords of the components that run Pods directly (RayCluster, RayJob, RayService)."""
+
+    local_queue: pulumi.Input[str] | None
+    """Kueue LocalQueue to admit the workload into (label ``kueue.x-k8s.io/queue-name``)."""
+    timeout_seconds: pulumi.Input[int] | None
+    """How long the provider waits for the object (``pulumi.com/timeoutSeconds``; provider default 600)."""
+
+
 @dataclass
 class CommonArgs:
     """The keyword arguments every component takes (resolved: plain values)."""
@@ -69,6 +98,18 @@ class CommonArgs:
     kuberay_version: Any = None
     feature_gates: Any = None
     environment: Any = None
+
+    @classmethod
+    def of(cls, kind: str, keywords: Mapping[str, Any], allowed: type, *, wait: Any = False) -> CommonArgs:
+        """From a component's ``**keywords`` (``allowed``: its TypedDict); an unknown keyword is a TypeError
+        with the closest known one."""
+        known = sorted(allowed.__annotations__)
+        for key in keywords:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+                raise TypeError(f"{kind}() got an unexpected keyword argument {key!r} ({hint})")
+        return cls(wait=wait, **keywords)
 
 
 @dataclass
@@ -324,4 +365,4 @@ def _redacted(finding: Finding, secrets: list[Any]) -> Finding:
     )
 
 
-__all__ = ["KUEUE_QUEUE_LABEL", "Built", "CommonArgs", "RayComponent"]
+__all__ = ["KUEUE_QUEUE_LABEL", "Built", "CommonArgs", "ObjectKeywords", "RayComponent", "WorkloadKeywords"]

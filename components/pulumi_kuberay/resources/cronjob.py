@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent
-from pulumi_kuberay.resources._shared import JsonDict, RayCustomResource, diagnosis_summary, namespace_of
+from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
+from pulumi_kuberay.resources._shared import JsonDict, diagnosis_summary, namespace_of
 
 KIND = "RayCronJob"
 
@@ -38,13 +38,8 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         cronjob_name: pulumi.Output[str]
-        namespace: pulumi.Output[str]
         last_schedule_time: pulumi.Output[str | None]
-        status: pulumi.Output[JsonDict | None]
         diagnosis: pulumi.Output[str | None]
-        resource: RayCustomResource
-        spec: RayCronJobSpec | None
-        manifest: JsonDict | None
 
     KIND = KIND
     SPEC_MODEL = RayCronJobSpec
@@ -54,24 +49,9 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         name: str,
         args: pulumi.Input[RayCronJobSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
-        *,
-        namespace: pulumi.Input[str] | None = None,
-        object_name: pulumi.Input[str] | None = None,
-        labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        kuberay_version: pulumi.Input[str] | None = None,
-        feature_gates: pulumi.Input[Mapping[str, pulumi.Input[bool]]] | None = None,
-        environment: pulumi.Input[str] | None = None,
+        **keywords: Unpack[ObjectKeywords],
     ) -> None:
-        common = CommonArgs(
-            object_name=object_name,
-            namespace=namespace,
-            labels=labels,
-            annotations=annotations,
-            kuberay_version=kuberay_version,
-            feature_gates=feature_gates,
-            environment=environment,
-        )
+        common = CommonArgs.of(KIND, keywords, ObjectKeywords)
         self._setup(name, args, opts, common)
 
     def _declare_outputs(

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model.job import RayJobSpec
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    RayCustomResource,
     coerce_spec,
     diagnosis_summary,
     head_container,
@@ -114,11 +113,7 @@ class RayJob(RayComponent[RayJobSpec]):
         job_status: pulumi.Output[str | None]
         job_deployment_status: pulumi.Output[str | None]
         diagnosis: pulumi.Output[str | None]
-        namespace: pulumi.Output[str]
         status: pulumi.Output[JsonDict | None]
-        resource: RayCustomResource
-        spec: RayJobSpec | None
-        manifest: JsonDict | None
 
     KIND = KIND
     SPEC_MODEL = RayJobSpec
@@ -130,32 +125,13 @@ class RayJob(RayComponent[RayJobSpec]):
         opts: pulumi.ResourceOptions | None = None,
         *,
         cluster: RayCluster | None = None,
-        namespace: pulumi.Input[str] | None = None,
-        object_name: pulumi.Input[str] | None = None,
-        labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        local_queue: pulumi.Input[str] | None = None,
         wait_for_completion: pulumi.Input[bool] = False,
-        timeout_seconds: pulumi.Input[int] | None = None,
         fail_on_job_failure: bool = True,
-        kuberay_version: pulumi.Input[str] | None = None,
-        feature_gates: pulumi.Input[Mapping[str, pulumi.Input[bool]]] | None = None,
-        environment: pulumi.Input[str] | None = None,
+        **keywords: Unpack[WorkloadKeywords],
     ) -> None:
         self._cluster = cluster
         self._fail_on_job_failure = fail_on_job_failure
-        common = CommonArgs(
-            object_name=object_name,
-            namespace=namespace,
-            labels=labels,
-            annotations=annotations,
-            local_queue=local_queue,
-            wait=wait_for_completion,
-            timeout_seconds=timeout_seconds,
-            kuberay_version=kuberay_version,
-            feature_gates=feature_gates,
-            environment=environment,
-        )
+        common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
         cluster_manifest: Any = None
         if cluster is not None:
             cluster_manifest = cluster.manifest if cluster.manifest is not None else cluster.manifest_output

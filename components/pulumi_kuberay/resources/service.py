@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.service import RayServiceSpec
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    RayCustomResource,
     diagnosis_summary,
     head_port,
     namespace_of,
@@ -80,18 +79,13 @@ class RayService(RayComponent[RayServiceSpec]):
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         service_name: pulumi.Output[str]
-        namespace: pulumi.Output[str]
         serve_service_name: pulumi.Output[str]
         serve_urls: pulumi.Output[dict[str, str]]
         dashboard_url: pulumi.Output[str]
-        status: pulumi.Output[JsonDict | None]
         active_service_status: pulumi.Output[JsonDict | None]
         pending_service_status: pulumi.Output[JsonDict | None]
         conditions: pulumi.Output[list[JsonDict]]
         diagnosis: pulumi.Output[str | None]
-        resource: RayCustomResource
-        spec: RayServiceSpec | None
-        manifest: JsonDict | None
 
     KIND = KIND
     SPEC_MODEL = RayServiceSpec
@@ -102,29 +96,10 @@ class RayService(RayComponent[RayServiceSpec]):
         args: pulumi.Input[RayServiceSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
         *,
-        namespace: pulumi.Input[str] | None = None,
-        object_name: pulumi.Input[str] | None = None,
-        labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        local_queue: pulumi.Input[str] | None = None,
         wait_for_ready: pulumi.Input[bool] = True,
-        timeout_seconds: pulumi.Input[int] | None = None,
-        kuberay_version: pulumi.Input[str] | None = None,
-        feature_gates: pulumi.Input[Mapping[str, pulumi.Input[bool]]] | None = None,
-        environment: pulumi.Input[str] | None = None,
+        **keywords: Unpack[WorkloadKeywords],
     ) -> None:
-        common = CommonArgs(
-            object_name=object_name,
-            namespace=namespace,
-            labels=labels,
-            annotations=annotations,
-            local_queue=local_queue,
-            wait=wait_for_ready,
-            timeout_seconds=timeout_seconds,
-            kuberay_version=kuberay_version,
-            feature_gates=feature_gates,
-            environment=environment,
-        )
+        common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_ready)
         self._setup(name, args, opts, common)
 
     def _declare_outputs(
