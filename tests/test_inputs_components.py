@@ -336,3 +336,13 @@ def test_local_queue_sets_the_kueue_label() -> pulumi.Output[Any]:
         assert labels == {"kueue.x-k8s.io/queue-name": "team-a"}
 
     return after_settling(check, *urns(job))
+
+
+@pulumi.runtime.test
+def test_a_queued_job_on_an_existing_cluster_is_refused_like_kueue_would() -> pulumi.Output[Any]:
+    env = install()
+    cluster = RayCluster("shared", cluster_dict())
+    with pytest.raises(CriticalFindingsError, match=r"\[kueue-rayjob-limits\] critical at spec.clusterSelector"):
+        RayJob("queued", {"entrypoint": "python x.py"}, cluster=cluster, local_queue="team-a")
+    assert env.ray("RayJob") == []
+    return after_settling(lambda *_: None, *urns(cluster))

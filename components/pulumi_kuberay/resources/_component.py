@@ -49,11 +49,12 @@ from pulumi_kuberay.resources._shared import (
 from pulumi_kuberay.resources._wait import wait_annotations
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules.job.kueue import QUEUE_LABEL
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 
-#: The label Kueue reads to admit a workload into a LocalQueue (``local_queue=``).
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+#: The label Kueue reads to admit a workload into a LocalQueue (``local_queue=``; rule ``kueue-rayjob-limits``).
+KUEUE_QUEUE_LABEL = QUEUE_LABEL
 
 
 class ObjectKeywords(TypedDict, total=False):
