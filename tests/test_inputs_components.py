@@ -346,3 +346,16 @@ def test_a_queued_job_on_an_existing_cluster_is_refused_like_kueue_would() -> pu
         RayJob("queued", {"entrypoint": "python x.py"}, cluster=cluster, local_queue="team-a")
     assert env.ray("RayJob") == []
     return after_settling(lambda *_: None, *urns(cluster))
+
+
+@pulumi.runtime.test
+def test_an_unknown_number_at_preview_defers_validation_to_the_update() -> pulumi.Output[Any]:
+    env = install(preview=True)
+    cluster = RayCluster("later", cluster_dict(replicas=unknown()))
+
+    def check(*_: Any) -> None:
+        assert env.request(RAY + "RayCluster", "later")  # registered
+        notes = [w for w in env.log.warnings if "not validated at preview" in w]
+        assert notes and "workerGroupSpecs[0].replicas" in notes[0], env.log.warnings
+
+    return after_settling(check, *urns(cluster))
