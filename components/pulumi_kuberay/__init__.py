@@ -14,7 +14,10 @@ Example::
         head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi"),
         worker_group_specs=[kr.WorkerGroupSpec(group_name="cpu", cpu=4, memory="16Gi",
                                                min_replicas=0, max_replicas=10)],
-    ))
+    ), namespace=namespace.metadata.name)   # any argument or field may be a pulumi.Input
+
+Every public type lives here (one flat namespace): the specs, their parts, the Kubernetes types they use
+(``Toleration``, ``Volume``, ``SecurityContext``, ...), the components, the errors and ``diagnose``.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ class HeadGroupSpec(PodShortcuts):
     """Ingress host/path/pathType/tls (v1.7), e.g. ``IngressOptions(host="ray.example.com")``."""
     resources: ScalarStringMap | None = None
     """Ray logical resources of the head (v1.5), e.g. ``{"CPU": 0, "custom": 1}`` (values stringified)."""
-    labels: dict[str, str] | None = None
+    labels: dict[str, In[str]] | None = None
     """Ray node labels of the head (v1.5), e.g. ``{"ray.io/market-type": "on-demand"}``."""
 
     @field_validator("template", mode="after")
@@ -198,7 +198,7 @@ class WorkerGroupSpec(PodShortcuts):
     """``ray start`` flags without dashes, e.g. ``{"num-cpus": 4}`` (values stringified)."""
     resources: ScalarStringMap | None = None
     """Ray logical resources of the group (v1.5), e.g. ``{"GPU": 1}`` (values stringified)."""
-    labels: dict[str, str] | None = None
+    labels: dict[str, In[str]] | None = None
     """Ray node labels (v1.5), e.g. ``{"ray.io/accelerator-type": "A100"}``."""
     template: PodTemplateSpec | None = Field(default=None, validate_default=True)
     """Worker Pod template; ``spec.containers[0]`` is the Ray container. CRD-required; may be omitted in
@@ -462,7 +462,7 @@ class RayClusterSpec(KubeModel):
     """Delete all Pods (and keep the CR), e.g. ``True``."""
     managed_by: Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"] | None = None
     """Controller of the object (immutable), e.g. ``"kueue.x-k8s.io/multikueue"``."""
-    head_service_annotations: dict[str, str] | None = None
+    head_service_annotations: dict[str, In[str]] | None = None
     """Annotations merged onto the head Service, e.g. ``{"cloud.google.com/neg": '{"ingress": true}'}``."""
     gcs_fault_tolerance_options: GcsFaultToleranceOptions | None = None
     """GCS fault tolerance, e.g. ``GcsFaultToleranceOptions(redis_address="redis:6379")``."""

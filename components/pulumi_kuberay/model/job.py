@@ -27,7 +27,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
 
-from ._base import KubeModel, Self, SpecError
+from ._base import In, KubeModel, Self, SpecError, known
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
@@ -182,13 +182,13 @@ class RayJobSpec(KubeModel):
     ignored by the operator: treat a RayJob as immutable.
     """
 
-    entrypoint: str | None = None
+    entrypoint: In[str] | None = None
     """The command run as ``ray job submit -- <entrypoint>``, e.g. ``python /home/ray/samples/job.py``."""
     runtime_env_yaml: str | dict[str, Any] | None = Field(default=None, alias="runtimeEnvYAML")
     """Ray runtime environment: a YAML string, or (Python only) a dict rendered to YAML; must be a mapping."""
-    job_id: str | None = None
+    job_id: In[str] | None = None
     """Submission id (operator default ``<rayjob>-<random>``); in InteractiveMode set it after submitting."""
-    metadata: dict[str, str] | None = None
+    metadata: dict[str, In[str]] | None = None
     """Ray job metadata (``--metadata-json``; Ray >= 2.6)."""
     submission_mode: SubmissionMode | None = None
     """``K8sJobMode`` (CRD default), ``HTTPMode``, ``InteractiveMode`` or ``SidecarMode``."""
@@ -200,7 +200,7 @@ class RayJobSpec(KubeModel):
     """Custom resources for the entrypoint: a JSON object string, or (Python only) a dict rendered to JSON."""
     ray_cluster_spec: RayClusterSpec | None = None
     """The cluster created for this job (named ``<rayjob>-<random>``)."""
-    cluster_selector: dict[str, str] | None = None
+    cluster_selector: dict[str, In[str]] | None = None
     """``{"ray.io/cluster": "<name>"}``: run on an existing RayCluster instead."""
     submitter_pod_template: PodTemplateSpec | None = None
     """K8sJobMode submitter Pod (container 0 is the submitter); not with SidecarMode."""
@@ -312,7 +312,7 @@ class RayJobSpec(KubeModel):
     @property
     def cluster_name(self) -> str | None:
         """The existing RayCluster selected by ``clusterSelector`` (``None`` for an inline cluster)."""
-        return None if self.cluster_selector is None else self.cluster_selector.get(CLUSTER_SELECTOR_KEY)
+        return None if self.cluster_selector is None else known(self.cluster_selector.get(CLUSTER_SELECTOR_KEY))
 
 
 class RayJobManifest(KubeManifest[RayJobSpec]):
