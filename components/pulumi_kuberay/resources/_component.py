@@ -38,6 +38,7 @@ from pulumi_kuberay.resources._shared import (
     check_manifest,
     child_options,
     coerce_spec,
+    diagnosis_summary,
     format_finding,
     object_metadata,
     render_manifest,
@@ -331,6 +332,12 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
+
+    @staticmethod
+    def _diagnosis(built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
+        """The one-line :func:`pulumi_kuberay.diagnose` summary of the live status (``built`` stays opaque to
+        ``Output.all``, which would otherwise walk the whole manifest)."""
+        return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
     def _wait_annotations(self, timeout_seconds: int | None) -> dict[str, str]:
         """The await annotations of this kind (the one place the components ask ``_wait`` for them)."""

@@ -12,7 +12,6 @@ from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    diagnosis_summary,
     head_port,
     namespace_of,
     service_host,
@@ -125,27 +124,28 @@ class RayCluster(RayComponent[RayClusterSpec]):
     def _declare_outputs(
         self, built: pulumi.Output[Built[RayClusterSpec]], k8s_name: pulumi.Output[str]
     ) -> JsonDict:
+        # Small values are computed from ``built`` once: Output.all deep-walks dict values, a Built is opaque.
         cr = self.resource
-        spec = built.apply(lambda b: (b.manifest or {}).get("spec") or {})
+
+        def names(b: Built[RayClusterSpec]) -> tuple[str, int, int]:
+            spec = (b.manifest or {}).get("spec") or {}
+            name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
+            return head_service_name(name, spec), head_port(spec, "dashboard"), head_port(spec, "client")
+
+        head = built.apply(names)
         self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
             lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
         self.namespace = cr.metadata.apply(namespace_of)
-        self.head_service_name = pulumi.Output.all(k8s_name, spec).apply(
-            lambda pair: head_service_name(pair[0], pair[1])
+        self.head_service_name = head.apply(lambda h: h[0])
+        self.dashboard_url = pulumi.Output.all(head, self.namespace).apply(
+            lambda v: f"http://{service_host(v[0][0], v[1])}:{v[0][1]}"
         )
-
-        def url(scheme: str, port_name: str) -> pulumi.Output[str]:
-            return pulumi.Output.all(self.head_service_name, self.namespace, spec).apply(
-                lambda v: f"{scheme}://{service_host(v[0], v[1])}:{head_port(v[2], port_name)}"
-            )
-
-        self.dashboard_url = url("http", "dashboard")
-        self.client_address = url("ray", "client")
+        self.client_address = pulumi.Output.all(head, self.namespace).apply(
+            lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
+        )
         self.status = cr.status
-        self.diagnosis = pulumi.Output.all(self.manifest_output, cr.status).apply(
-            lambda pair: diagnosis_summary(pair[0], pair[1])
-        )
+        self.diagnosis = self._diagnosis(built, cr.status)
         return {
             "cluster_name": self.cluster_name,
             "namespace": self.namespace,

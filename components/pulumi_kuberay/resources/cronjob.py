@@ -9,7 +9,7 @@ import pulumi
 
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
-from pulumi_kuberay.resources._shared import JsonDict, diagnosis_summary, namespace_of
+from pulumi_kuberay.resources._shared import JsonDict, namespace_of
 
 KIND = "RayCronJob"
 
@@ -63,9 +63,7 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         )
         self.namespace = cr.metadata.apply(namespace_of)
         self.status = cr.status
-        self.diagnosis = pulumi.Output.all(self.manifest_output, cr.status).apply(
-            lambda pair: diagnosis_summary(pair[0], pair[1])
-        )
+        self.diagnosis = self._diagnosis(built, cr.status)
         self.last_schedule_time = cr.status.apply(lambda s: (s or {}).get("lastScheduleTime"))
         return {
             "cronjob_name": self.cronjob_name,

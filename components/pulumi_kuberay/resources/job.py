@@ -172,12 +172,12 @@ class RayJob(RayComponent[RayJobSpec]):
         subject = k8s_name.apply(lambda n: f"RayJob {n!r}")
 
         def checked(values: list[Any]) -> JsonDict | None:
-            manifest, status, who = values
+            b, status, who = values
             if fail_on_job_failure and status and status.get("jobDeploymentStatus") in FAILED_DEPLOYMENT_STATUSES:
-                raise RayJobFailedError(failure_message(who, manifest, status))
+                raise RayJobFailedError(failure_message(who, b.manifest or {}, status))
             return status  # type: ignore[no-any-return]
 
-        self.status = pulumi.Output.all(self.manifest_output, cr.status, subject).apply(checked)
+        self.status = pulumi.Output.all(built, cr.status, subject).apply(checked)
         spec_job_id = built.apply(lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
         self.job_id = pulumi.Output.all(self.status, spec_job_id).apply(
             lambda pair: (pair[0] or {}).get("jobId") or pair[1]
@@ -196,9 +196,7 @@ class RayJob(RayComponent[RayJobSpec]):
         self.job_status = self.status.apply(lambda s: (s or {}).get("jobStatus"))
         self.job_deployment_status = self.status.apply(lambda s: (s or {}).get("jobDeploymentStatus"))
         self.namespace = cr.metadata.apply(namespace_of)
-        self.diagnosis = pulumi.Output.all(self.manifest_output, self.status).apply(
-            lambda pair: diagnosis_summary(pair[0], pair[1])
-        )
+        self.diagnosis = self._diagnosis(built, self.status)
         return {
             "job_id": self.job_id,
             "cluster_name": self.cluster_name,

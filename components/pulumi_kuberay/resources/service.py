@@ -12,7 +12,6 @@ from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    diagnosis_summary,
     head_port,
     namespace_of,
     service_host,
@@ -105,33 +104,38 @@ class RayService(RayComponent[RayServiceSpec]):
     def _declare_outputs(
         self, built: pulumi.Output[Built[RayServiceSpec]], k8s_name: pulumi.Output[str]
     ) -> JsonDict:
+        # Small values are computed from ``built`` once: Output.all deep-walks dict values, a Built is opaque.
         cr = self.resource
-        spec = built.apply(lambda b: (b.manifest or {}).get("spec") or {})
+
+        def names(b: Built[RayServiceSpec]) -> tuple[str, str, int, int, dict[str, str]]:
+            spec = (b.manifest or {}).get("spec") or {}
+            name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
+            cluster = spec.get("rayClusterConfig") or {}
+            return (
+                serve_service_name(name, spec),
+                f"{name}-head-svc",
+                head_port(cluster, "serve"),
+                head_port(cluster, "dashboard"),
+                application_routes(spec),
+            )
+
+        found = built.apply(names)
         self.service_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
             lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
         self.namespace = cr.metadata.apply(namespace_of)
-        self.serve_service_name = pulumi.Output.all(k8s_name, spec).apply(
-            lambda pair: serve_service_name(pair[0], pair[1])
-        )
+        self.serve_service_name = found.apply(lambda f: f[0])
 
         def urls(values: list[Any]) -> dict[str, str]:
-            serve_svc, ns, rendered = values
-            port = head_port(rendered.get("rayClusterConfig") or {}, "serve")
-            return {
-                app: f"http://{service_host(serve_svc, ns)}:{port}{route}"
-                for app, route in application_routes(rendered).items()
-            }
+            (serve_svc, _head, port, _dash, routes), ns = values
+            return {app: f"http://{service_host(serve_svc, ns)}:{port}{route}" for app, route in routes.items()}
 
-        self.serve_urls = pulumi.Output.all(self.serve_service_name, self.namespace, spec).apply(urls)
-        self.dashboard_url = pulumi.Output.all(k8s_name, self.namespace, spec).apply(
-            lambda v: f"http://{service_host(f'{v[0]}-head-svc', v[1])}:"
-            f"{head_port(v[2].get('rayClusterConfig') or {}, 'dashboard')}"
+        self.serve_urls = pulumi.Output.all(found, self.namespace).apply(urls)
+        self.dashboard_url = pulumi.Output.all(found, self.namespace).apply(
+            lambda v: f"http://{service_host(v[0][1], v[1])}:{v[0][3]}"
         )
         self.status = cr.status
-        self.diagnosis = pulumi.Output.all(self.manifest_output, cr.status).apply(
-            lambda pair: diagnosis_summary(pair[0], pair[1])
-        )
+        self.diagnosis = self._diagnosis(built, cr.status)
         self.active_service_status = cr.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = cr.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
         self.conditions = cr.status.apply(lambda s: list((s or {}).get("conditions") or []))
