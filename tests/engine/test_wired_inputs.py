@@ -67,6 +67,9 @@ def test_wired_program_previews_renders_keeps_the_secret_and_tracks_dependencies
     assert cluster["metadata"]["labels"] == {"team": "ray-wired"}
     assert ray[("RayJob", "batch")]["spec"]["clusterSelector"] == {"ray.io/cluster": "shared"}
 
+    again = workspace.pulumi("up", "--stack", "ci", "--yes", "--expect-no-changes")
+    assert again.returncode == 0, again.describe()  # resolving the same Outputs renders the same manifests
+
     exported = workspace.pulumi("stack", "export", "--stack", "ci", check=True)
     assert SECRET not in exported.stdout  # encrypted in the state
     resources = json.loads(exported.stdout)["deployment"]["resources"]
