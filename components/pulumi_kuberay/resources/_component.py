@@ -239,8 +239,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
                 built, resolved = await task
                 if built.manifest is None:
                     return None
-                marked, _found = _inputs.mark_secrets(built.manifest[key], resolved.secrets)
-                return marked
+                return _inputs.mark_secrets(built.manifest[key], resolved.secrets)
 
             async def known() -> bool:
                 return (await task)[0].manifest is not None
@@ -250,8 +249,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
                 built, resolved = await task
                 if not resolved.secrets or built.manifest is None:
                     return False
-                _, found = _inputs.mark_secrets(built.manifest, resolved.secrets)
-                return len(found) < len(resolved.secrets)
+                return len(_inputs.secrets_found(built.manifest, resolved.secrets)) < len(resolved.secrets)
 
             return pulumi.Output(deps(), value(), known(), secret())
 

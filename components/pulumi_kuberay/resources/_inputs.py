@@ -140,23 +140,22 @@ def _holds_secret(leaf: Any, secrets: list[Any]) -> bool:
     return any(type(leaf) is type(s) and leaf == s for s in secrets)
 
 
-def mark_secrets(value: Any, secrets: list[Any]) -> tuple[Any, set[int]]:
-    """``value`` with every leaf that holds a secret value wrapped in ``pulumi.Output.secret``; also the
-    indexes (into ``secrets``) of the secret values found, so the caller can tell whether all were."""
-    found: set[int] = set()
+def secrets_found(value: Any, secrets: list[Any]) -> set[int]:
+    """The indexes (into ``secrets``) of the secret values some leaf of ``value`` holds."""
+    if isinstance(value, Mapping):
+        return set().union(*(secrets_found(v, secrets) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(secrets_found(v, secrets) for v in value))
+    return {i for i, s in enumerate(secrets) if _holds_secret(value, [s])}
 
-    def walk(item: Any) -> Any:
-        if isinstance(item, Mapping):
-            return {k: walk(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v) for v in item]
-        hits = {i for i, s in enumerate(secrets) if _holds_secret(item, [s])}
-        if hits:
-            found.update(hits)
-            return pulumi.Output.secret(item)
-        return item
 
-    return walk(value), found
+def mark_secrets(value: Any, secrets: list[Any]) -> Any:
+    """``value`` with every leaf that holds a secret value wrapped in ``pulumi.Output.secret``."""
+    if isinstance(value, Mapping):
+        return {k: mark_secrets(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mark_secrets(v, secrets) for v in value]
+    return pulumi.Output.secret(value) if secrets_found(value, secrets) else value
 
 
 def completed_output(
