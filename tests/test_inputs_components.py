@@ -359,3 +359,18 @@ def test_an_unknown_number_at_preview_defers_validation_to_the_update() -> pulum
         assert notes and "workerGroupSpecs[0].replicas" in notes[0], env.log.warnings
 
     return after_settling(check, *urns(cluster))
+
+
+@pulumi.runtime.test
+def test_a_job_on_a_cluster_with_unknown_values_at_preview_is_registered() -> pulumi.Output[Any]:
+    env = install(preview=True)
+    cluster = RayCluster("shared", cluster_dict(), namespace="ml", annotations={"example.com/id": unknown()})
+    job = RayJob("batch", RayJobSpec(entrypoint="python batch.py"), cluster=cluster)
+
+    def check(*_: Any) -> None:
+        sent = wire(env, "RayJob", "batch")
+        assert sent["spec"]["clusterSelector"] == {"ray.io/cluster": "shared"}
+        assert sent["metadata"]["namespace"] == "ml"
+        assert wire(env, "RayCluster", "shared")["metadata"]["annotations"]["example.com/id"] == UNKNOWN_SENTINEL
+
+    return after_settling(check, *urns(cluster, job))

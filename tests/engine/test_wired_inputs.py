@@ -10,6 +10,7 @@ One test, because each step depends on the previous one's state.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,9 @@ def test_wired_program_previews_renders_keeps_the_secret_and_tracks_dependencies
     assert SECRET not in preview.output
     for kind in RAY_TYPES:
         assert f"kubernetes:ray.io/v1:{kind}" in preview.output, kind
+    # Not known at preview (the Namespace's id): sent as computed, the rest of the cluster judged and shown.
+    assert re.search(r"example\.com/namespace-id\s*: \[unknown\]", preview.output), preview.describe()
+    assert re.search(r"namespace\s*: \"ray-wired\"", preview.output), preview.describe()  # the known rest
 
     up = workspace.pulumi("up", "--stack", "ci", "--yes", "--skip-preview")
     assert up.returncode == 0, up.describe()
@@ -65,6 +69,7 @@ def test_wired_program_previews_renders_keeps_the_secret_and_tracks_dependencies
     assert worker["envFrom"] == [{"configMapRef": {"name": "ray-env"}}]
     assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}} in worker["env"]
     assert cluster["metadata"]["labels"] == {"team": "ray-wired"}
+    assert cluster["metadata"]["annotations"]["example.com/namespace-id"] == "ray-wired"
     assert ray[("RayJob", "batch")]["spec"]["clusterSelector"] == {"ray.io/cluster": "shared"}
 
     again = workspace.pulumi("up", "--stack", "ci", "--yes", "--expect-no-changes")

@@ -158,6 +158,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         spec: SpecT | None
         manifest: JsonDict | None
         manifest_output: pulumi.Output[JsonDict]
+        _manifest_for_dependents: pulumi.Output[JsonDict] | JsonDict | None
         status: pulumi.Output[JsonDict | None]
         namespace: pulumi.Output[str]
 
@@ -200,6 +201,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             # Everything is known now: a bad spec raises before anything is registered.
             built = self._build(name, args, common, extra, secrets=[])
             self.spec, self.manifest = built.spec, built.manifest
+            self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
             self._warn(built, [])
             self._register(name, self._props_now(built), _inputs.completed_output(built), extra, common)
@@ -233,6 +235,14 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             return (await task)[1].resources
 
         built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(deps(), built_value(), built_known(), built_secret())
+
+        async def for_dependents() -> JsonDict:
+            # Always "known": values not known yet are the unknown sentinel inside it (a RayJob's cluster=).
+            manifest = (await task)[0].manifest
+            unknown = {"name": UNKNOWN_SENTINEL, "namespace": UNKNOWN_SENTINEL}
+            return manifest if manifest is not None else {"metadata": unknown, "spec": {}}
+
+        self._manifest_for_dependents = pulumi.Output(deps(), for_dependents(), _inputs.ready(True), built_secret())
 
         def prop(key: str) -> pulumi.Output[Any]:
             async def value() -> Any:

@@ -162,8 +162,9 @@ def completed_output(
     value: Any, *, known: bool = True, secret: bool = False, resources: set[pulumi.Resource] | None = None
 ) -> pulumi.Output[Any]:
     """An Output of a value already computed (with its known/secret flags and dependencies)."""
-    return pulumi.Output(resources or set(), _done(value), _done(known), _done(secret))
+    return pulumi.Output(resources or set(), ready(value), ready(known), ready(secret))
 
 
-async def _done(value: Any) -> Any:
+async def ready(value: Any) -> Any:
+    """An awaitable of a value already there (the parts of a hand-made Output)."""
     return value

@@ -18,6 +18,7 @@ from pulumi_kuberay.resources._shared import (
     render_spec,
 )
 from pulumi_kuberay.resources.cluster import RayCluster
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 KIND = "RayJob"
 CLUSTER_LABEL = "ray.io/cluster"
@@ -132,9 +133,7 @@ class RayJob(RayComponent[RayJobSpec]):
         self._cluster = cluster
         self._fail_on_job_failure = fail_on_job_failure
         common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
-        cluster_manifest: Any = None
-        if cluster is not None:
-            cluster_manifest = cluster.manifest if cluster.manifest is not None else cluster.manifest_output
+        cluster_manifest = cluster._manifest_for_dependents if cluster is not None else None
         self._setup(name, args, opts, common, extra={"cluster_manifest": cluster_manifest})
 
     def _prepare_spec(self, args: Any, common: CommonArgs, extra: Any, subject: str) -> RayJobSpec:
@@ -152,7 +151,10 @@ class RayJob(RayComponent[RayJobSpec]):
         cluster_namespace = cluster_meta.get("namespace")
         if common.namespace is None:
             common.namespace = cluster_namespace
-        elif cluster_namespace is not None and common.namespace != cluster_namespace:
+        elif cluster_namespace not in (None, UNKNOWN_SENTINEL) and common.namespace not in (
+            cluster_namespace,
+            UNKNOWN_SENTINEL,
+        ):
             raise ValueError(
                 f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a "
                 "clusterSelector only selects clusters in the RayJob's own namespace"

@@ -53,7 +53,15 @@ def cluster_spec(image: pulumi.Input[str]) -> kr.RayClusterSpec:
     )
 
 
-cluster = kr.RayCluster("shared", cluster_spec(IMAGE), opts, namespace=ns_name, labels={"team": ns_name})
+# The Namespace's id is only known once it exists: at preview this annotation is not known yet.
+cluster = kr.RayCluster(
+    "shared",
+    cluster_spec(IMAGE),
+    opts,
+    namespace=ns_name,
+    labels={"team": ns_name},
+    annotations={"example.com/namespace-id": namespace.id},
+)
 job = kr.RayJob("batch", kr.RayJobSpec(entrypoint="python -c 'import ray; ray.init()'"), opts, cluster=cluster)
 service = kr.RayService(
     "serve",
@@ -75,6 +83,7 @@ cronjob = kr.RayCronJob(
         job_template=kr.RayJobSpec(
             entrypoint="python nightly.py",
             shutdown_after_job_finishes=True,
+            active_deadline_seconds=3600,
             ray_cluster_spec=cluster_spec(IMAGE),
         ),
     ),
