@@ -88,10 +88,12 @@ class JobEntry(_Entry):
                 raise ValueError("give either cluster or spec.rayClusterSpec, not both")
             spec["clusterSelector"] = {**(spec.get("clusterSelector") or {}), "ray.io/cluster": self.cluster}
         try:
-            RayJobSpec.model_validate(spec)
+            typed = RayJobSpec.model_validate(spec)
         except ValidationError as exc:
             problems = problems_from_validation_error(exc, RayJobSpec, prefix="spec")
             raise ValueError("; ".join(str(p) for p in problems)) from None
+        if typed.missing_cluster_source():  # from Python the component's cluster= may supply it; not here
+            raise ValueError("set cluster: <a clusters entry>, spec.rayClusterSpec or spec.clusterSelector")
         return self
 
 

@@ -113,7 +113,11 @@ class MockEnv:
 
 
 def install(
-    config: Mapping[str, Any] | None = None, *, project: str = "pulumi-kuberay", stack: str = "test"
+    config: Mapping[str, Any] | None = None,
+    *,
+    project: str = "pulumi-kuberay",
+    stack: str = "test",
+    preview: bool = False,
 ) -> MockEnv:
     """Fresh mocks + config for one test. Config keys are full (``kuberay:environment``); objects as JSON
     text."""
@@ -126,7 +130,7 @@ def install(
     logger.addHandler(capture)
     pulumi.runtime.set_all_config(dict(config or {}))
     pulumi.runtime.set_mocks(
-        mocks, project=project, stack=stack, preview=False, monitor=monitor, logger=logger
+        mocks, project=project, stack=stack, preview=preview, monitor=monitor, logger=logger
     )
     return MockEnv(mocks, monitor, capture)
 

@@ -43,6 +43,11 @@ def small_spec(**overrides: Any) -> dict[str, Any]:
     return spec
 
 
+def unhardened_spec() -> dict[str, Any]:
+    """The small spec with the default security context turned off on the head (``securityContext: {}``)."""
+    return small_spec(headGroupSpec={"cpu": 1, "memory": "4Gi", "securityContext": {}})
+
+
 def autoscaling_spec() -> dict[str, Any]:
     return small_spec(
         enableInTreeAutoscaling=True,
@@ -378,7 +383,7 @@ def test_gated_field_with_gate_off_is_critical_and_gate_on_passes(mocks: MockEnv
 
 @pulumi.runtime.test
 def test_lower_findings_become_warnings_on_the_component(mocks: MockEnv) -> pulumi.Output[Any]:
-    comp = RayCluster("train", small_spec())
+    comp = RayCluster("train", unhardened_spec())
 
     def check(component_urn: str) -> None:
         warnings = mocks.log.warnings
@@ -392,7 +397,7 @@ def test_lower_findings_become_warnings_on_the_component(mocks: MockEnv) -> pulu
 def test_suppression_annotation_silences_a_rule(mocks: MockEnv) -> pulumi.Output[Any]:
     comp = RayCluster(
         "train",
-        small_spec(),
+        unhardened_spec(),
         annotations={"suppress.pulumi-kuberay.io/run-as-root": "the image drops to uid 1000 itself"},
     )
 
@@ -462,7 +467,7 @@ def test_bad_rule_config_names_the_key() -> pulumi.Output[Any]:
 @pulumi.runtime.test
 def test_prod_environment_from_config_raises_security_severity() -> pulumi.Output[Any]:
     env = install({"kuberay:environment": "prod"})
-    comp = RayCluster("train", small_spec())
+    comp = RayCluster("train", unhardened_spec())
 
     def check(component_urn: str) -> None:
         assert any(w.startswith("[run-as-root] high") for w in env.log.warnings), env.log.warnings

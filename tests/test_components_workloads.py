@@ -133,12 +133,19 @@ def test_job_typed_spec_on_a_cluster_component(mocks: MockEnv) -> pulumi.Output[
     cluster = RayCluster("shared", cluster_spec())
     typed = RayJobSpec(entrypoint="python batch.py", cluster_selector={"ray.io/cluster": "shared"})
     job = RayJob("batch", typed, cluster=cluster)
+    bare = RayJob("bare", RayJobSpec(entrypoint="python batch.py"), cluster=cluster)  # cluster= names it
 
     def check(*_: Any) -> None:
-        spec = mocks.ray("RayJob")[0].inputs["spec"]
-        assert spec == {"entrypoint": "python batch.py", "clusterSelector": {"ray.io/cluster": "shared"}}
+        for spec in (r.inputs["spec"] for r in mocks.ray("RayJob")):
+            submitter = spec.pop("submitterPodTemplate")
+            assert spec == {"entrypoint": "python batch.py", "clusterSelector": {"ray.io/cluster": "shared"}}
+            (container,) = submitter["spec"]["containers"]
+            assert container["image"] == "rayproject/ray:2.52.0"  # the cluster's head image
+            assert container["securityContext"]["runAsNonRoot"] is True
+            assert submitter["spec"]["restartPolicy"] == "Never"
+        assert not [w for w in mocks.log.warnings if "submitter" in w]
 
-    return after_settling(check, *registered(cluster, cluster.resource, job, job.resource))
+    return after_settling(check, *registered(cluster, cluster.resource, job, job.resource, bare.resource))
 
 
 @pulumi.runtime.test

@@ -32,7 +32,7 @@ from pulumi_kuberay.model.manifest import (
     manifest_class,
     register_kind,
 )
-from pulumi_kuberay.model.pod import SecretRef
+from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT, SecretRef
 from pydantic import BaseModel, ValidationError
 
 
@@ -110,7 +110,7 @@ def test_gpu_example_renders_the_expected_spec() -> None:
     assert gpu_cluster().to_dict() == {
         "rayVersion": "2.52.0",
         "enableInTreeAutoscaling": True,
-        "autoscalerOptions": {"version": "v2"},
+        "autoscalerOptions": {"version": "v2", "securityContext": HARDENED_SECURITY_CONTEXT},
         "headGroupSpec": {
             "rayStartParams": {"num-cpus": "0"},
             "template": {
@@ -124,6 +124,7 @@ def test_gpu_example_renders_the_expected_spec() -> None:
                                 "requests": {"cpu": 2, "memory": "8Gi"},
                                 "limits": {"cpu": 2, "memory": "8Gi"},
                             },
+                            "securityContext": HARDENED_SECURITY_CONTEXT,
                         }
                     ]
                 }
@@ -144,6 +145,7 @@ def test_gpu_example_renders_the_expected_spec() -> None:
                                     "requests": {"cpu": 4, "memory": "16Gi"},
                                     "limits": {"cpu": 4, "memory": "16Gi"},
                                 },
+                                "securityContext": HARDENED_SECURITY_CONTEXT,
                             }
                         ]
                     }
@@ -163,6 +165,7 @@ def test_gpu_example_renders_the_expected_spec() -> None:
                                     "requests": {"cpu": 8, "memory": "64Gi", "nvidia.com/gpu": 1},
                                     "limits": {"cpu": 8, "memory": "64Gi", "nvidia.com/gpu": 1},
                                 },
+                                "securityContext": HARDENED_SECURITY_CONTEXT,
                             }
                         ],
                         "nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"},

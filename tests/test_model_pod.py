@@ -9,7 +9,7 @@ from pulumi_kuberay.model._base import ManifestError, problems_from_validation_e
 from pulumi_kuberay.model._k8s import PodTemplateSpec, Toleration
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.manifest import load_manifest
-from pulumi_kuberay.model.pod import WIRE_CONTEXT, SecretRef, cpu_quantity
+from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT, WIRE_CONTEXT, SecretRef, cpu_quantity
 from pydantic import ValidationError
 
 
@@ -97,6 +97,7 @@ def test_worker_template_from_shortcuts() -> None:
                                 "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}},
                             },
                         ],
+                        "securityContext": HARDENED_SECURITY_CONTEXT,
                     }
                 ],
                 "nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"},
@@ -189,6 +190,7 @@ def test_shortcuts_fill_the_ray_container_of_a_template() -> None:
         "image": "rayproject/ray:2.52.0",
         "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
         "resources": {"requests": {"cpu": 2}, "limits": {"cpu": 2}},
+        "securityContext": HARDENED_SECURITY_CONTEXT,
     }
     assert "ports" not in ray  # a given template keeps its own ports
 
@@ -262,7 +264,9 @@ def test_conflicting_port() -> None:
 def test_template_without_containers_gets_the_ray_container() -> None:
     template = PodTemplateSpec.model_validate({"spec": {"containers": []}})
     group = WorkerGroupSpec(group_name="w", template=template, image="i")
-    assert group.to_dict()["template"] == {"spec": {"containers": [{"name": "ray-worker", "image": "i"}]}}
+    assert group.to_dict()["template"] == {
+        "spec": {"containers": [{"name": "ray-worker", "image": "i", "securityContext": HARDENED_SECURITY_CONTEXT}]}
+    }
 
 
 def test_tolerations_are_not_duplicated() -> None:

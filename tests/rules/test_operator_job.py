@@ -63,6 +63,7 @@ EXPECTED_PATH: dict[str, str] = {
     "rayjob-pre-running-deadline-not-positive": "spec.preRunningDeadlineSeconds",
     "rayjob-backoff-limit-negative": "spec.backoffLimit",
     "rayjob-submission-mode-unknown": "spec.submissionMode",
+    "kueue-rayjob-limits": "spec.shutdownAfterJobFinishes",
 }
 
 

@@ -8,16 +8,130 @@ attributes in Python, unknown keys rejected (a real API server prunes them silen
 from __future__ import annotations
 
 import difflib
+import inspect
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, Union, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    Self,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 JsonDict = dict[str, Any]
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+# --------------------------------------------------------------------------------------------------
+# Values known later (``pulumi.Output``, awaitables): the model stays pulumi-free and never validates them.
+
+
+class Deferred(Protocol[T_co]):
+    """A value a deployment engine computes later. ``pulumi.Output[T]`` satisfies it structurally, so the
+    model can say "a ``T`` or an Output of one" without importing pulumi."""
+
+    def apply(self, func: Any, run_with_unknowns: bool = ...) -> Any: ...
+
+    def future(self, with_unknowns: bool = ...) -> Awaitable[T_co | None]: ...
+
+
+if TYPE_CHECKING:
+    #: ``In[str]``: a ``str``, an awaitable of one or a ``pulumi.Output[str]`` (mypy); plain ``str`` to pydantic.
+    In = Union[T, Awaitable[T], Deferred[T]]  # noqa: UP007 - a generic alias needs Union
+    #: ``Obj[Volume]``: a ``Volume`` or a dict in its shape (CRD or snake_case names), as pydantic accepts.
+    Obj = Union[T, Mapping[str, Any]]  # noqa: UP007 - a generic alias needs Union
+else:
+
+    class _InputAlias:
+        """At run time ``In[T]`` is ``T``: pydantic validates resolved values only (see :func:`is_deferred`)."""
+
+        def __getitem__(self, item: Any) -> Any:
+            return item
+
+    In = _InputAlias()
+    Obj = _InputAlias()
+
+
+def known(value: In[T]) -> T:
+    """``value`` typed as resolved: a validated model never holds a deferred value (for mypy only)."""
+    return value  # type: ignore[return-value]
+
+
+def is_deferred(value: Any) -> bool:
+    """True for a value that is not known yet: an awaitable, or an object with ``apply`` and ``future``
+    (``pulumi.Output``, checked by duck typing so this module never imports pulumi)."""
+    if isinstance(value, (str, bytes, int, float, bool, type(None), Mapping, list, tuple, BaseModel)):
+        return False
+    return inspect.isawaitable(value) or (
+        callable(getattr(type(value), "apply", None)) and callable(getattr(type(value), "future", None))
+    )
+
+
+def holds_deferred(value: Any) -> bool:
+    """True if ``value`` is deferred or holds a deferred value or a pending model anywhere inside."""
+    if isinstance(value, KubeModel):
+        return value.pending_input() is not None
+    if isinstance(value, Mapping):
+        return any(holds_deferred(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(holds_deferred(v) for v in value)
+    return is_deferred(value)
+
+
+def _with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
+    """``exc`` with "did you mean ...?" added to unknown keyword errors (pydantic only says "Extra inputs are
+    not permitted"); the error type and location stay, so tools reading ``errors()`` are unaffected."""
+    details: list[InitErrorDetails] = []
+    improved = False
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden" and loc:
+            _, parent = humanize_loc(model, loc[:-1])
+            key = str(loc[-1])
+            if isinstance(parent, type) and issubclass(parent, BaseModel):
+                names = [n for n, i in parent.model_fields.items()]
+                aliases = [i.alias for i in parent.model_fields.values() if i.alias]
+                pool = aliases if key != key.lower() else names
+                close = difflib.get_close_matches(key, pool, n=1, cutoff=0.6)
+                hint = (
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else f"known fields: {', '.join(names)}"
+                )
+                details.append(
+                    InitErrorDetails(
+                        type=PydanticCustomError(
+                            "extra_forbidden", "unknown field '{field}': {hint}", {"field": key, "hint": hint}
+                        ),
+                        loc=loc,
+                        input=err.get("input"),
+                    )
+                )
+                improved = True
+                continue
+        detail = InitErrorDetails(type=err["type"], loc=loc, input=err.get("input"))
+        if "ctx" in err:
+            detail["ctx"] = err["ctx"]
+        details.append(detail)
+    if not improved:
+        return exc
+    try:
+        return ValidationError.from_exception_data(exc.title, details)
+    except Exception:  # an error type that cannot be rebuilt: keep pydantic's own error
+        return exc
 
 #: Kubernetes ``x-kubernetes-int-or-string`` value (``2``, ``"500m"``, ``"http"``).
 Quantity = int | str
@@ -54,11 +168,46 @@ class KubeModel(BaseModel):
     #: Ray Serve gives some nulls a meaning (``route_prefix: null`` = no HTTP route): such models keep them.
     _null_is_a_value: ClassVar[bool] = False
 
+    def __init__(self, /, **data: Any) -> None:
+        if any(holds_deferred(v) for v in data.values()):
+            # A value is not known yet (a pulumi Output): keep the keywords; the component resolves them and
+            # validates the whole spec then (errors carry the CRD path). Nothing is validated or rendered now.
+            _init_pending(self, data)
+            return
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _with_suggestions(exc, type(self)) from None
+
+    # Keyword construction only: pydantic validates dicts (and nested models) without calling this __init__,
+    # so a validation context (the wire context of manifests) reaches the validators.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def pending_input(self) -> dict[str, Any] | None:
+        """The keywords of a model built with values not known yet (``None`` for a validated model)."""
+        private = self.__pydantic_private__ or {}
+        pending = private.get("_pending_keywords") if isinstance(private, dict) else None
+        return pending if isinstance(pending, dict) else None
+
+    def _require_known(self) -> None:
+        if self.pending_input() is not None:
+            raise ValueError(
+                f"{type(self).__name__} holds values that are not known yet (pulumi Outputs): pass it to a "
+                "pulumi_kuberay component, which resolves them before validating and rendering"
+            )
+
     @model_validator(mode="after")
     def _none_means_unset(self, info: ValidationInfo) -> Self:
         # From Python (or a stack file's empty value) None means "not set": rendering it as null would send a
         # value the API server silently drops. A manifest (wire context) keeps its nulls so it round-trips.
         context = info.context
+        for value in self.__dict__.values():
+            for item in value if isinstance(value, list) else (value,):
+                if isinstance(item, KubeModel) and item.pending_input() is not None:
+                    raise SpecError(
+                        f"{type(item).__name__} holds values that are not known yet (pulumi Outputs)",
+                        fix="pass the spec to a pulumi_kuberay component, which resolves them first",
+                    )
         if self._null_is_a_value:
             return self
         if not (isinstance(context, Mapping) and context.get("pulumi_kuberay.wire")):
@@ -69,7 +218,21 @@ class KubeModel(BaseModel):
 
     def to_dict(self) -> JsonDict:
         """Render this object as the CRD expects it: CRD field names, only what was set."""
+        self._require_known()
         return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
+
+
+def _init_pending(model: KubeModel, data: dict[str, Any]) -> None:
+    """Make ``model`` a pending instance: no field set, the raw keywords kept for the component."""
+    private: dict[str, Any] = {}
+    for name, attr in (type(model).__private_attributes__ or {}).items():
+        default = attr.get_default()
+        private[name] = default
+    private["_pending_keywords"] = dict(data)
+    object.__setattr__(model, "__dict__", {})
+    object.__setattr__(model, "__pydantic_fields_set__", set())
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", private)
 
 
 class SpecError(ValueError):
@@ -358,16 +521,22 @@ def iter_unique_duplicates(values: Iterable[str]) -> list[str]:
 
 
 __all__ = [
+    "Deferred",
     "Field",
+    "In",
     "JsonDict",
     "KubeModel",
     "ManifestError",
+    "Obj",
     "Problem",
     "Quantity",
     "ResourceQuantity",
     "Self",
     "SpecError",
+    "holds_deferred",
     "humanize_loc",
+    "is_deferred",
+    "known",
     "problems_from_validation_error",
     "render_map",
     "render_scalar",

@@ -45,7 +45,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import KubeModel, Quantity, SpecError
+from ._base import In, KubeModel, Quantity, SpecError, known
 from ._k8s import (
     EnvFromSource,
     EnvVar,
@@ -60,7 +60,15 @@ from ._k8s import (
     Toleration,
     VolumeMount,
 )
-from .pod import PodShortcuts, ScalarStringMap, SecretRef, is_wire, reject_on_wire, secret_ref_to_value_from
+from .pod import (
+    PodShortcuts,
+    ScalarStringMap,
+    SecretRef,
+    hardened_security_context,
+    is_wire,
+    reject_on_wire,
+    secret_ref_to_value_from,
+)
 
 INT32_MAX = 2147483647
 """CRD default of ``workerGroupSpecs[].maxReplicas``."""
@@ -128,7 +136,7 @@ class HeadGroupSpec(PodShortcuts):
     """Ingress host/path/pathType/tls (v1.7), e.g. ``IngressOptions(host="ray.example.com")``."""
     resources: ScalarStringMap | None = None
     """Ray logical resources of the head (v1.5), e.g. ``{"CPU": 0, "custom": 1}`` (values stringified)."""
-    labels: dict[str, str] | None = None
+    labels: dict[str, In[str]] | None = None
     """Ray node labels of the head (v1.5), e.g. ``{"ray.io/market-type": "on-demand"}``."""
 
     @field_validator("template", mode="after")
@@ -138,9 +146,15 @@ class HeadGroupSpec(PodShortcuts):
 
     @model_validator(mode="after")
     def _render_shortcuts(self) -> Self:
-        if self.shortcuts_set():
-            self.template = self.render_template(self.template)
-        return self
+        return _render_group_shortcuts(self)  # type: ignore[no-any-return]
+
+
+def _render_group_shortcuts(group: HeadGroupSpec | WorkerGroupSpec) -> Any:
+    if group.shortcuts_set():
+        group.template = group.render_template(group.template)
+        if group.object_store_memory is not None:
+            group.ray_start_params = group.object_store_param(group.ray_start_params)
+    return group
 
 
 class ScaleStrategy(KubeModel):
@@ -184,7 +198,7 @@ class WorkerGroupSpec(PodShortcuts):
     """``ray start`` flags without dashes, e.g. ``{"num-cpus": 4}`` (values stringified)."""
     resources: ScalarStringMap | None = None
     """Ray logical resources of the group (v1.5), e.g. ``{"GPU": 1}`` (values stringified)."""
-    labels: dict[str, str] | None = None
+    labels: dict[str, In[str]] | None = None
     """Ray node labels (v1.5), e.g. ``{"ray.io/accelerator-type": "A100"}``."""
     template: PodTemplateSpec | None = Field(default=None, validate_default=True)
     """Worker Pod template; ``spec.containers[0]`` is the Ray container. CRD-required; may be omitted in
@@ -219,9 +233,7 @@ class WorkerGroupSpec(PodShortcuts):
 
     @model_validator(mode="after")
     def _render_shortcuts(self) -> Self:
-        if self.shortcuts_set():
-            self.template = self.render_template(self.template)
-        return self
+        return _render_group_shortcuts(self)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -434,7 +446,7 @@ class RayClusterSpec(KubeModel):
                                                            replicas=1, min_replicas=1, max_replicas=3)])
     """
 
-    image: str | None = Field(default=None, exclude=True)
+    image: In[str] | None = Field(default=None, exclude=True)
     """Python-only: image for every group's Ray container that has none, e.g. ``"rayproject/ray:2.52.0"``."""
     head_group_spec: HeadGroupSpec
     """The head group (required)."""
@@ -450,7 +462,7 @@ class RayClusterSpec(KubeModel):
     """Delete all Pods (and keep the CR), e.g. ``True``."""
     managed_by: Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"] | None = None
     """Controller of the object (immutable), e.g. ``"kueue.x-k8s.io/multikueue"``."""
-    head_service_annotations: dict[str, str] | None = None
+    head_service_annotations: dict[str, In[str]] | None = None
     """Annotations merged onto the head Service, e.g. ``{"cloud.google.com/neg": '{"ingress": true}'}``."""
     gcs_fault_tolerance_options: GcsFaultToleranceOptions | None = None
     """GCS fault tolerance, e.g. ``GcsFaultToleranceOptions(redis_address="redis:6379")``."""
@@ -470,6 +482,18 @@ class RayClusterSpec(KubeModel):
     @classmethod
     def _image_is_python_only(cls, value: Any, info: ValidationInfo) -> Any:
         return reject_on_wire(value, info)
+
+    @model_validator(mode="after")
+    def _harden_autoscaler(self, info: ValidationInfo) -> Self:
+        # From Python the autoscaler sidecar gets the hardened security context of the Ray containers unless
+        # autoscalerOptions.securityContext is given (a manifest is taken as written).
+        if self.enable_in_tree_autoscaling is not True or is_wire(info):
+            return self
+        options = self.autoscaler_options or AutoscalerOptions()
+        if options.security_context is None:
+            hardened = SecurityContext.model_validate(hardened_security_context())
+            self.autoscaler_options = options.model_copy(update={"security_context": hardened})
+        return self
 
     @model_validator(mode="after")
     def _apply_defaults_and_check_groups(self) -> Self:
@@ -506,13 +530,13 @@ class RayClusterSpec(KubeModel):
                     field=f"{path}.template",
                     fix=f'e.g. {type(group).__name__}(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")',
                 )
-            rendered = group.render_template(None, image_default=self.image)
+            rendered = group.render_template(None, image_default=known(self.image))
             return group.model_copy(update={"template": rendered})
         containers = template.spec.containers if template.spec is not None else []
         if not containers or containers[0].image is not None or group.image is not None:
             return group
         if self.image is not None:
-            rendered = group.render_template(template, image_default=self.image)
+            rendered = group.render_template(template, image_default=known(self.image))
             return group.model_copy(update={"template": rendered})
         if group.shortcuts_set():
             # Built from convenience fields but nobody named an image: the Pod could never start.

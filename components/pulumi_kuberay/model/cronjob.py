@@ -17,9 +17,9 @@ import re
 import zoneinfo
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
-from ._base import KubeModel, SpecError
+from ._base import KubeModel, Self, SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
 
@@ -161,6 +161,19 @@ class RayCronJobSpec(KubeModel):
     @classmethod
     def _time_zone(cls, value: str | None) -> str | None:
         return None if value is None else check_time_zone(value)
+
+    @model_validator(mode="after")
+    def _template_names_a_cluster(self) -> Self:
+        # A RayJobSpec built in Python may leave its cluster to the RayJob component's cluster=; a RayCronJob
+        # has no such argument, so its template must carry one.
+        if self.job_template.missing_cluster_source():
+            raise SpecError(
+                "jobTemplate sets neither rayClusterSpec nor clusterSelector",
+                field="jobTemplate",
+                fix="set jobTemplate.rayClusterSpec (a cluster per run) or "
+                "jobTemplate.clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
+            )
+        return self
 
 
 class RayCronJobManifest(KubeManifest[RayCronJobSpec]):

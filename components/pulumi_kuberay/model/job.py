@@ -27,11 +27,11 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
 
-from ._base import KubeModel, Self, SpecError
+from ._base import In, KubeModel, Self, SpecError, known
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
-from .pod import is_wire
+from .pod import hardened_security_context, is_wire
 
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
 """How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
@@ -60,6 +60,32 @@ def _render_yaml_mapping(value: str | dict[str, Any], *, what: str, info: Valida
             fix="write the runtime environment as 'key: value' lines, or pass a dict",
         )
     return value
+
+
+#: Name of the container of KubeRay's default submitter Pod (``GetDefaultSubmitterContainer``).
+SUBMITTER_CONTAINER_NAME = "ray-job-submitter"
+
+
+def default_submitter_template(head_image: str) -> dict[str, Any]:
+    """The submitter Pod KubeRay uses when ``submitterPodTemplate`` is absent (``GetSubmitterTemplate``:
+    the head image, limits 1 CPU / 1Gi, requests 500m / 200Mi, ``restartPolicy: Never``), plus the hardened
+    security context of the Ray containers. KubeRay still fills in the command and environment."""
+    return {
+        "spec": {
+            "containers": [
+                {
+                    "image": head_image,
+                    "name": SUBMITTER_CONTAINER_NAME,
+                    "resources": {
+                        "limits": {"cpu": "1", "memory": "1Gi"},
+                        "requests": {"cpu": "500m", "memory": "200Mi"},
+                    },
+                    "securityContext": hardened_security_context(),
+                }
+            ],
+            "restartPolicy": "Never",
+        }
+    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -156,13 +182,13 @@ class RayJobSpec(KubeModel):
     ignored by the operator: treat a RayJob as immutable.
     """
 
-    entrypoint: str | None = None
+    entrypoint: In[str] | None = None
     """The command run as ``ray job submit -- <entrypoint>``, e.g. ``python /home/ray/samples/job.py``."""
     runtime_env_yaml: str | dict[str, Any] | None = Field(default=None, alias="runtimeEnvYAML")
     """Ray runtime environment: a YAML string, or (Python only) a dict rendered to YAML; must be a mapping."""
-    job_id: str | None = None
+    job_id: In[str] | None = None
     """Submission id (operator default ``<rayjob>-<random>``); in InteractiveMode set it after submitting."""
-    metadata: dict[str, str] | None = None
+    metadata: dict[str, In[str]] | None = None
     """Ray job metadata (``--metadata-json``; Ray >= 2.6)."""
     submission_mode: SubmissionMode | None = None
     """``K8sJobMode`` (CRD default), ``HTTPMode``, ``InteractiveMode`` or ``SidecarMode``."""
@@ -174,7 +200,7 @@ class RayJobSpec(KubeModel):
     """Custom resources for the entrypoint: a JSON object string, or (Python only) a dict rendered to JSON."""
     ray_cluster_spec: RayClusterSpec | None = None
     """The cluster created for this job (named ``<rayjob>-<random>``)."""
-    cluster_selector: dict[str, str] | None = None
+    cluster_selector: dict[str, In[str]] | None = None
     """``{"ray.io/cluster": "<name>"}``: run on an existing RayCluster instead."""
     submitter_pod_template: PodTemplateSpec | None = None
     """K8sJobMode submitter Pod (container 0 is the submitter); not with SidecarMode."""
@@ -223,7 +249,7 @@ class RayJobSpec(KubeModel):
         return value
 
     @model_validator(mode="after")
-    def _one_cluster_source(self) -> Self:
+    def _one_cluster_source(self, info: ValidationInfo) -> Self:
         if self.ray_cluster_spec is not None and self.cluster_selector is not None:
             raise SpecError(
                 "rayClusterSpec and clusterSelector are mutually exclusive",
@@ -231,7 +257,8 @@ class RayJobSpec(KubeModel):
                 fix="keep rayClusterSpec to create a cluster for the job, "
                 "or clusterSelector to use an existing one",
             )
-        if self.ray_cluster_spec is None and self.cluster_selector is None:
+        if self.ray_cluster_spec is None and self.cluster_selector is None and is_wire(info):
+            # From Python the RayJob component's ``cluster=`` may supply the selector (it checks it then).
             raise SpecError(
                 "one of rayClusterSpec or clusterSelector must be set",
                 fix="set rayClusterSpec, or clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
@@ -243,6 +270,34 @@ class RayJobSpec(KubeModel):
                 fix=f"clusterSelector: {{{CLUSTER_SELECTOR_KEY}: <RayCluster name>}}",
             )
         return self
+
+    @model_validator(mode="after")
+    def _harden_submitter(self, info: ValidationInfo) -> Self:
+        # From Python a K8sJobMode job on its own cluster gets the operator's default submitter Pod, written
+        # out with the hardened security context (a manifest is taken as written).
+        if is_wire(info) or self.ray_cluster_spec is None:
+            return self
+        template = self.ray_cluster_spec.head_group_spec.template
+        containers = template.spec.containers if template is not None and template.spec is not None else []
+        image = containers[0].image if containers else None
+        updated = self.with_default_submitter(image)
+        if updated is not self:
+            self.submitter_pod_template = updated.submitter_pod_template
+        return self
+
+    def with_default_submitter(self, head_image: str | None) -> RayJobSpec:
+        """This spec with the default submitter Pod (K8sJobMode, none given, head image known) written out
+        hardened; ``self`` when there is nothing to add."""
+        if self.submission_mode not in (None, "K8sJobMode") or self.submitter_pod_template is not None:
+            return self
+        if not head_image:
+            return self
+        template = PodTemplateSpec.model_validate(default_submitter_template(head_image))
+        return self.model_copy(update={"submitter_pod_template": template})
+
+    def missing_cluster_source(self) -> bool:
+        """True when neither ``ray_cluster_spec`` nor ``cluster_selector`` is set (Python only)."""
+        return self.ray_cluster_spec is None and self.cluster_selector is None
 
     @property
     def runtime_env(self) -> dict[str, Any] | None:
@@ -257,7 +312,7 @@ class RayJobSpec(KubeModel):
     @property
     def cluster_name(self) -> str | None:
         """The existing RayCluster selected by ``clusterSelector`` (``None`` for an inline cluster)."""
-        return None if self.cluster_selector is None else self.cluster_selector.get(CLUSTER_SELECTOR_KEY)
+        return None if self.cluster_selector is None else known(self.cluster_selector.get(CLUSTER_SELECTOR_KEY))
 
 
 class RayJobManifest(KubeManifest[RayJobSpec]):
@@ -272,6 +327,7 @@ class RayJobManifest(KubeManifest[RayJobSpec]):
 
 __all__ = [
     "CLUSTER_SELECTOR_KEY",
+    "SUBMITTER_CONTAINER_NAME",
     "DeletionCondition",
     "DeletionPolicy",
     "DeletionPolicyType",
@@ -282,4 +338,5 @@ __all__ = [
     "RayJobSpec",
     "SubmissionMode",
     "SubmitterConfig",
+    "default_submitter_template",
 ]

@@ -29,13 +29,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import JsonDict, KubeModel, SpecError, render_scalar
-from ._k8s import PodTemplateSpec, Toleration
+from ._base import In, JsonDict, KubeModel, Obj, SpecError, known, render_scalar
+from ._k8s import (
+    Affinity,
+    Container,
+    EnvFromSource,
+    PodTemplateSpec,
+    SecurityContext,
+    Toleration,
+    Volume,
+    VolumeMount,
+)
 
 # --------------------------------------------------------------------------------------------------
 # Python input vs. wire documents.
@@ -64,7 +73,10 @@ def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:
     return {k: render_scalar(v) if isinstance(v, (bool, int, float)) else v for k, v in value.items()}
 
 
-ScalarStringMap = Annotated[dict[str, str], BeforeValidator(_stringify_scalars)]
+if TYPE_CHECKING:  # what a Python caller may write (mypy); pydantic sees the CRD's map of strings
+    ScalarStringMap = dict[str, In[str | int | float | bool]]
+else:
+    ScalarStringMap = Annotated[dict[str, str], BeforeValidator(_stringify_scalars)]
 """``map[string]string`` of the CRD that also accepts ``int``/``float``/``bool`` values from Python.
 
 ``{"num-cpus": 0, "block": True, "object-store-memory": 1e9}`` is stored and rendered as
@@ -90,14 +102,14 @@ class SecretRef(KubeModel):
     "REDIS_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "redis-secret", "key": "password"}}}``.
     """
 
-    name: str
-    """Name of the Secret (in the cluster's namespace), e.g. ``"redis-secret"``."""
-    key: str
+    name: In[str]
+    """Name of the Secret (in the cluster's namespace), e.g. ``"redis-secret"`` (or a Secret's name output)."""
+    key: In[str]
     """Key inside the Secret, e.g. ``"password"``."""
     optional: bool | None = None
     """``True`` lets the Pod start when the Secret or key is missing (Kubernetes ``optional``)."""
 
-    def __init__(self, name: str | None = None, key: str | None = None, /, **data: Any) -> None:
+    def __init__(self, name: In[str] | None = None, key: In[str] | None = None, /, **data: Any) -> None:
         # Positional ``SecretRef("secret", "key")`` for readability; keywords (and dict validation, which
         # pydantic routes through a custom __init__) keep working.
         if name is not None:
@@ -181,9 +193,72 @@ _SHORTCUTS = (
     "node_selector",
     "tolerations",
     "service_account",
+    "volumes",
+    "volume_mounts",
+    "env_from",
+    "image_pull_secrets",
+    "affinity",
+    "pod_labels",
+    "pod_annotations",
+    "sidecar_containers",
+    "priority_class_name",
+    "security_context",
+    "shm_size",
+    "object_store_memory",
 )
 
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
+
+#: Ray images run as user ``ray``, uid 1000 (``rayproject/ray``); the security context the conveniences give
+#: every Ray container, the autoscaler and the RayJob submitter unless ``security_context`` says otherwise
+#: (Pod Security Standards "restricted"). The root filesystem stays writable (``/tmp/ray``, pip installs of
+#: runtime environments) and the object store keeps its ``/dev/shm`` volume (KubeRay adds one sized to the
+#: memory limit, or ``shm_size``/``object_store_memory`` render it).
+RAY_UID = 1000
+HARDENED_SECURITY_CONTEXT: dict[str, Any] = {
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "runAsNonRoot": True,
+    "runAsUser": RAY_UID,
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
+
+#: KubeRay's name and mount path of the shared-memory volume of the Ray container (``addEmptyDir`` in its
+#: ``BuildPod``: it adds one sized to the memory limit unless a volume is already mounted at this path).
+SHARED_MEMORY_VOLUME = "shared-mem"
+SHARED_MEMORY_PATH = "/dev/shm"
+
+_BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL_SUFFIXES = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+
+
+def hardened_security_context() -> dict[str, Any]:
+    """A fresh copy of :data:`HARDENED_SECURITY_CONTEXT`."""
+    return {
+        **HARDENED_SECURITY_CONTEXT,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def quantity_bytes(value: int | str, field: str) -> int:
+    """A memory amount in bytes (``"4Gi"`` -> 4294967296, ``"2G"`` -> 2000000000, ``1000`` -> 1000)."""
+    fix = 'write bytes (e.g. 4294967296) or a quantity such as "4Gi" or "4G"'
+    if isinstance(value, bool):
+        raise SpecError(f"{field} must be a number of bytes or a quantity, got {value!r}", field=field, fix=fix)
+    if isinstance(value, int):
+        if value <= 0:
+            raise SpecError(f"{field} ({value}) must be positive", field=field, fix=fix)
+        return value
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?", value.strip())
+    if match is None:
+        raise SpecError(f"{field} {value!r} is not a memory quantity", field=field, fix=fix)
+    number, suffix = match.groups()
+    factor = _BINARY_SUFFIXES.get(suffix or "", _DECIMAL_SUFFIXES.get(suffix or "", 1))
+    amount = int(float(number) * factor)
+    if amount <= 0:
+        raise SpecError(f"{field} ({value!r}) must be positive", field=field, fix=fix)
+    return amount
 
 
 class PodShortcuts(KubeModel):
@@ -199,29 +274,57 @@ class PodShortcuts(KubeModel):
     DEFAULT_PORTS: ClassVar[tuple[tuple[str, int], ...]] = ()
     """Ports declared on a Ray container generated from scratch (the head declares the standard ones)."""
 
-    image: str | None = Field(default=None, exclude=True)
+    image: In[str] | None = Field(default=None, exclude=True)
     """Ray container image, e.g. ``"rayproject/ray:2.52.0"`` (``RayClusterSpec.image`` is the default)."""
-    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = Field(default=None, exclude=True)
+    image_pull_policy: In[Literal["Always", "IfNotPresent", "Never"]] | None = Field(default=None, exclude=True)
     """Ray container ``imagePullPolicy``, e.g. ``"IfNotPresent"``."""
-    cpu: CpuQuantity | None = Field(default=None, exclude=True)
+    cpu: In[CpuQuantity] | None = Field(default=None, exclude=True)
     """CPU request = limit of the Ray container: ``4``, ``0.5`` or ``"500m"`` (KubeRay derives num-cpus)."""
-    memory: int | str | None = Field(default=None, exclude=True)
+    memory: In[int | str] | None = Field(default=None, exclude=True)
     """Memory request = limit of the Ray container, e.g. ``"16Gi"`` (KubeRay derives Ray's ``memory``)."""
-    gpu: int | None = Field(default=None, exclude=True, ge=0)
+    gpu: In[int] | None = Field(default=None, exclude=True, ge=0)
     """Number of GPUs (request = limit of ``gpu_resource``), e.g. ``1``. KubeRay derives ``num-gpus``."""
-    gpu_resource: str | None = Field(default=None, exclude=True)
+    gpu_resource: In[str] | None = Field(default=None, exclude=True)
     """Extended resource name for ``gpu``; default ``"nvidia.com/gpu"`` (e.g. ``"amd.com/gpu"``)."""
-    env: dict[str, str | SecretRef] | None = Field(default=None, exclude=True)
+    env: dict[str, In[str] | SecretRef] | None = Field(default=None, exclude=True)
     """Environment of the Ray container: ``{"LOG_LEVEL": "debug", "TOKEN": SecretRef("hf", "token")}``."""
     ports: dict[str, int] | None = Field(default=None, exclude=True)
     """Extra named container ports of the Ray container, e.g. ``{"serve": 8000}``."""
-    node_selector: dict[str, str] | None = Field(default=None, exclude=True)
+    node_selector: dict[str, In[str]] | None = Field(default=None, exclude=True)
     """Pod ``nodeSelector``, e.g. ``{"cloud.google.com/gke-accelerator": "nvidia-l4"}``."""
-    tolerations: list[Toleration] | None = Field(default=None, exclude=True)
+    tolerations: list[Obj[Toleration]] | None = Field(default=None, exclude=True)
     """Pod tolerations, e.g. ``[Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]``.
     """
-    service_account: str | None = Field(default=None, exclude=True)
-    """Pod ``serviceAccountName``, e.g. ``"ray-workload"``."""
+    service_account: In[str] | None = Field(default=None, exclude=True)
+    """Pod ``serviceAccountName``, e.g. ``"ray-workload"`` (or a ServiceAccount resource's name output)."""
+    volumes: list[Obj[Volume]] | None = Field(default=None, exclude=True)
+    """Pod volumes, e.g. ``[Volume(name="data", persistent_volume_claim={"claimName": "datasets"})]``."""
+    volume_mounts: list[Obj[VolumeMount]] | None = Field(default=None, exclude=True)
+    """Mounts of the Ray container, e.g. ``[VolumeMount(name="data", mount_path="/data")]``."""
+    env_from: list[Obj[EnvFromSource]] | None = Field(default=None, exclude=True)
+    """``envFrom`` of the Ray container, e.g. ``[EnvFromSource(config_map_ref={"name": "ray-env"})]``."""
+    image_pull_secrets: list[In[str]] | None = Field(default=None, exclude=True)
+    """Names of the pull Secrets of the Pod, e.g. ``["registry-credentials"]``."""
+    affinity: Obj[Affinity] | None = Field(default=None, exclude=True)
+    """Pod ``affinity``, e.g. ``Affinity(node_affinity=...)``."""
+    pod_labels: dict[str, In[str]] | None = Field(default=None, exclude=True)
+    """Labels of the Pods (``template.metadata.labels``), e.g. ``{"team": "ml"}``. Not Ray's ``labels``."""
+    pod_annotations: dict[str, In[str]] | None = Field(default=None, exclude=True)
+    """Annotations of the Pods (``template.metadata.annotations``)."""
+    sidecar_containers: list[Obj[Container]] | None = Field(default=None, exclude=True)
+    """Containers after the Ray container, e.g. a log shipper (the security rules judge them too)."""
+    priority_class_name: In[str] | None = Field(default=None, exclude=True)
+    """Pod ``priorityClassName``, e.g. ``"high-priority"``."""
+    security_context: Obj[SecurityContext] | None = Field(default=None, exclude=True)
+    """Security context of the Ray container; default :data:`HARDENED_SECURITY_CONTEXT` (non-root uid 1000,
+    no privilege escalation, all capabilities dropped, seccomp RuntimeDefault). Give your own to replace it
+    (``SecurityContext()`` renders an empty one)."""
+    shm_size: In[int | str] | None = Field(default=None, exclude=True)
+    """Size of the ``/dev/shm`` memory volume of the Ray container, e.g. ``"8Gi"`` (KubeRay's own default is
+    the memory limit); the object store lives there."""
+    object_store_memory: In[int | str] | None = Field(default=None, exclude=True)
+    """Ray object store size, e.g. ``"4Gi"``: ``rayStartParams["object-store-memory"]`` in bytes and, without
+    ``shm_size``, the size of the ``/dev/shm`` volume."""
 
     @field_validator(*_SHORTCUTS, mode="before")
     @classmethod
@@ -231,6 +334,21 @@ class PodShortcuts(KubeModel):
     def shortcuts_set(self) -> list[str]:
         """Names of the convenience fields that were given."""
         return [name for name in _SHORTCUTS if name in self.model_fields_set]
+
+    def object_store_param(self, params: Mapping[str, Any] | None) -> Any:
+        """``ray_start_params`` with ``object-store-memory`` from :attr:`object_store_memory` (in bytes)."""
+        if self.object_store_memory is None:
+            return None if params is None else dict(params)
+        amount = str(quantity_bytes(cast(int | str, self.object_store_memory), "object_store_memory"))
+        current = (params or {}).get("object-store-memory")
+        if current is not None and current != amount:
+            raise SpecError(
+                f"object_store_memory ({amount} bytes) conflicts with ray_start_params['object-store-memory'] "
+                f"({current})",
+                field="object_store_memory",
+                fix="set the object store size in one place only",
+            )
+        return {**(params or {}), "object-store-memory": amount}
 
     def render_template(
         self, template: PodTemplateSpec | None, *, image_default: str | None = None
@@ -276,11 +394,11 @@ class PodShortcuts(KubeModel):
 
         amounts: dict[str, tuple[str, Any]] = {}
         if self.cpu is not None:
-            amounts["cpu"] = ("cpu", cpu_quantity(self.cpu))
+            amounts["cpu"] = ("cpu", cpu_quantity(cast(CpuQuantity, self.cpu)))
         if self.memory is not None:
             amounts["memory"] = ("memory", check_quantity(self.memory, "memory"))
         if self.gpu is not None:
-            amounts[self.gpu_resource or DEFAULT_GPU_RESOURCE] = ("gpu", self.gpu)
+            amounts[known(self.gpu_resource) or DEFAULT_GPU_RESOURCE] = ("gpu", self.gpu)
         elif self.gpu_resource is not None:
             raise SpecError("gpu_resource is set but gpu is not", field="gpu_resource", fix="set gpu=<count>")
         if amounts:
@@ -333,26 +451,96 @@ class PodShortcuts(KubeModel):
         if self.tolerations:
             tolerations: list[JsonDict] = spec.setdefault("tolerations", [])
             for toleration in self.tolerations:
-                rendered = toleration.to_dict()
+                rendered = _dump(toleration)
                 if rendered not in tolerations:
                     tolerations.append(rendered)
 
         if self.service_account is not None:
             put(spec, "serviceAccountName", self.service_account, "service_account",
                 "template.spec.serviceAccountName")
+        if self.priority_class_name is not None:
+            put(spec, "priorityClassName", self.priority_class_name, "priority_class_name",
+                "template.spec.priorityClassName")
+        if self.affinity is not None:
+            put(spec, "affinity", _dump(self.affinity), "affinity", "template.spec.affinity")
+        for field, key in (("pod_labels", "labels"), ("pod_annotations", "annotations")):
+            values = getattr(self, field)
+            if values:
+                meta: JsonDict = doc.setdefault("metadata", {})
+                bucket = meta.setdefault(key, {})
+                for name, val in values.items():
+                    put(bucket, name, val, field, f"template.metadata.{key}[{name!r}]")
+        if self.image_pull_secrets:
+            secrets: list[JsonDict] = spec.setdefault("imagePullSecrets", [])
+            for secret in self.image_pull_secrets:
+                if {"name": secret} not in secrets:
+                    secrets.append({"name": secret})
+
+        volumes = [_dump(v) for v in self.volumes or []]
+        mounts = [_dump(m) for m in self.volume_mounts or []]
+        shm = self.shm_size if self.shm_size is not None else self.object_store_memory
+        if shm is not None:
+            check_quantity(shm, "shm_size" if self.shm_size is not None else "object_store_memory")
+            volumes.append({"emptyDir": {"medium": "Memory", "sizeLimit": shm}, "name": SHARED_MEMORY_VOLUME})
+            mounts.append({"mountPath": SHARED_MEMORY_PATH, "name": SHARED_MEMORY_VOLUME})
+        _merge_named(spec, "volumes", volumes, "name", "volumes", "template.spec.volumes")
+        _merge_named(ray, "volumeMounts", mounts, "mountPath", "volume_mounts", f"{here}.volumeMounts")
+        if self.env_from:
+            env_from: list[JsonDict] = ray.setdefault("envFrom", [])
+            env_from.extend(_dump(e) for e in self.env_from if _dump(e) not in env_from)
+        if self.sidecar_containers:
+            _merge_named(spec, "containers", [_dump(c) for c in self.sidecar_containers], "name",
+                         "sidecar_containers", "template.spec.containers")
+
+        if self.security_context is not None:
+            put(ray, "securityContext", _dump(self.security_context), "security_context",
+                f"{here}.securityContext")
+        elif ray.get("securityContext") is None:
+            ray["securityContext"] = hardened_security_context()
 
         return PodTemplateSpec.model_validate(doc)
 
 
+def _dump(model: Any) -> JsonDict:
+    """A validated model's CRD form (its field type is a model; ``Obj[...]`` only widens it for mypy)."""
+    rendered: JsonDict = model.to_dict()
+    return rendered
+
+
+def _merge_named(
+    target: JsonDict, key: str, items: list[JsonDict], identity: str, field: str, target_path: str
+) -> None:
+    """Append ``items`` to ``target[key]``; an item whose ``identity`` is already there must be identical."""
+    if not items:
+        return
+    existing: list[JsonDict] = target.setdefault(key, [])
+    for item in items:
+        same = [i for i, e in enumerate(existing) if e.get(identity) == item.get(identity)]
+        if not same:
+            existing.append(item)
+        elif existing[same[0]] != item:
+            raise SpecError(
+                f"{field} entry {item.get(identity)!r} conflicts with {target_path}[{same[0]}]",
+                field=field,
+                fix=f"declare {item.get(identity)!r} in one place only",
+            )
+
+
 __all__ = [
     "DEFAULT_GPU_RESOURCE",
+    "HARDENED_SECURITY_CONTEXT",
+    "RAY_UID",
+    "SHARED_MEMORY_PATH",
+    "SHARED_MEMORY_VOLUME",
     "WIRE_CONTEXT",
     "CpuQuantity",
     "PodShortcuts",
     "ScalarStringMap",
     "SecretRef",
     "cpu_quantity",
+    "hardened_security_context",
     "is_wire",
+    "quantity_bytes",
     "reject_on_wire",
     "secret_ref_to_value_from",
 ]

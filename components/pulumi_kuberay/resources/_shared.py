@@ -1,13 +1,8 @@
-"""What the KubeRay components share: the status-keeping custom resource, naming, metadata, settings, rules.
-
-Every component follows the same order, so that a bad spec never reaches the engine:
-
-1. validate the args into the typed model (``coerce_spec``) and render the manifest (``render_manifest``);
-2. run the rule catalogue on that manifest (``check_manifest``): a critical finding raises *before any
-   resource is registered* (not even the component); lower severities are returned;
-3. register the component and log the remaining findings as warnings on it (``warn_findings``);
-4. register one :class:`RayCustomResource` parented to the component (``provider``/``providers`` given to
-   the component reach it through the parent chain), then ``register_outputs`` last.
+"""The pieces the KubeRay components are built from: the status-keeping custom resource, naming, metadata,
+rule settings, the catalogue run and readers of rendered specs. The order of work that puts them together is
+:class:`pulumi_kuberay.resources._component.RayComponent` (validate and render with ``coerce_spec`` /
+``render_manifest``, ``check_manifest`` raising on critical findings before the custom resource is registered,
+the other findings as warnings on the component, then one :class:`RayCustomResource` parented to it).
 
 Naming: the Kubernetes object is named after the component (``metadata.name = name``) unless an explicit
 ``object_name`` is given. There is no random suffix, because KubeRay derives Service and Pod names from the
@@ -220,7 +215,7 @@ class CriticalFindingsError(pulumi.RunError):
 
 def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[Finding]:
     """Run the rule catalogue; raise :class:`CriticalFindingsError` on any critical finding, else return the
-    lower-severity findings (for :func:`warn_findings`)."""
+    lower-severity findings (warnings on the component)."""
     from pulumi_kuberay import rules  # the catalogue loads its rule modules on first use
 
     findings = rules.check(manifest, target)
@@ -228,11 +223,6 @@ def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[
     if critical:
         raise CriticalFindingsError(subject, critical)
     return list(findings)
-
-
-def warn_findings(findings: Sequence[Finding], resource: pulumi.Resource) -> None:
-    for finding in findings:
-        pulumi.log.warn(format_finding(finding), resource=resource)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -4,30 +4,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model.cluster import RayClusterSpec
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    RayCustomResource,
-    check_manifest,
-    child_options,
-    coerce_spec,
-    diagnosis_summary,
     head_port,
     namespace_of,
-    object_metadata,
-    render_manifest,
-    render_spec,
-    rule_settings,
     service_host,
-    token,
-    warn_findings,
-    with_annotations,
 )
-from pulumi_kuberay.resources._wait import wait_annotations
 
 KIND = "RayCluster"
 
@@ -55,7 +43,7 @@ def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:
     return (out, dropped) if dropped else (spec, [])
 
 
-class RayCluster(pulumi.ComponentResource):
+class RayCluster(RayComponent[RayClusterSpec]):
     """A KubeRay ``RayCluster`` (``ray.io/v1``), validated and checked against the rule catalogue at preview.
 
     ``args`` is a :class:`~pulumi_kuberay.RayClusterSpec` or a dict in its shape (CRD camelCase names or the
@@ -92,84 +80,78 @@ class RayCluster(pulumi.ComponentResource):
     directory), ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose` over that status). Ports
     come from the head container's ports named ``dashboard``/``client`` when declared.
     ``provider``/``providers`` given in ``opts`` reach the custom resource through the parent.
+
+    Inputs: the spec (dict or model) and every keyword may hold ``pulumi.Input`` values (an Output of a
+    Namespace's name, an image built earlier, a Secret's name, ...); they are resolved, then validated and
+    checked as above, and the custom resource depends on the resources behind them. At preview, values not
+    known yet are not judged; everything else is. ``local_queue`` sets Kueue's ``kueue.x-k8s.io/queue-name``
+    label. ``manifest_output`` is the rendered manifest; ``spec``/``manifest`` are set when every input was
+    known at construction (``None`` otherwise).
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         cluster_name: pulumi.Output[str]
-        namespace: pulumi.Output[str]
         head_service_name: pulumi.Output[str]
         dashboard_url: pulumi.Output[str]
         client_address: pulumi.Output[str]
-        status: pulumi.Output[JsonDict | None]
         diagnosis: pulumi.Output[str | None]
-        resource: RayCustomResource
-        spec: RayClusterSpec
-        manifest: JsonDict
+
+    KIND = KIND
+    SPEC_MODEL = RayClusterSpec
 
     def __init__(
         self,
         name: str,
-        args: RayClusterSpec | Mapping[str, Any],
+        args: pulumi.Input[RayClusterSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
         *,
-        namespace: str | None = None,
-        object_name: str | None = None,
-        labels: Mapping[str, str] | None = None,
-        annotations: Mapping[str, str] | None = None,
-        wait_for_ready: bool = True,
-        timeout_seconds: int | None = None,
-        kuberay_version: str | None = None,
-        feature_gates: Mapping[str, bool] | None = None,
-        environment: str | None = None,
+        wait_for_ready: pulumi.Input[bool] = True,
+        **keywords: Unpack[WorkloadKeywords],
     ) -> None:
-        k8s_name = object_name or name
-        subject = f"RayCluster {k8s_name!r}"
-        self.spec = coerce_spec(RayClusterSpec, args, subject=subject)
-        settings = rule_settings(kuberay_version, feature_gates, environment)
-        spec_dict, dropped = drop_autoscaled_replicas(render_spec(self.spec))
-        metadata = object_metadata(k8s_name, namespace=namespace, labels=labels, annotations=annotations)
-        if wait_for_ready:
-            metadata = with_annotations(metadata, wait_annotations(KIND, timeout_seconds=timeout_seconds))
-        self.manifest = render_manifest(KIND, metadata, spec_dict)
-        findings = check_manifest(self.manifest, settings, subject=subject)
+        common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_ready)
+        self._setup(name, args, opts, common)
 
-        super().__init__(token(KIND), name, None, opts)
-        warn_findings(findings, self)
+    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayClusterSpec], subject: str) -> JsonDict:
+        spec_dict, dropped = drop_autoscaled_replicas(spec_dict)
         if dropped:
-            pulumi.log.warn(
+            built.notes.append(
                 f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) "
                 f"{', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at "
-                "minReplicas",
-                resource=self,
+                "minReplicas"
             )
+        return spec_dict
 
-        self.resource = RayCustomResource(
-            name, self.manifest, child_options(self, delete_before_replace=True)
-        )
+    def _declare_outputs(
+        self, built: pulumi.Output[Built[RayClusterSpec]], k8s_name: pulumi.Output[str]
+    ) -> JsonDict:
+        # Small values are computed from ``built`` once: Output.all deep-walks dict values, a Built is opaque.
         cr = self.resource
-        service = head_service_name(k8s_name, spec_dict)
-        dashboard_port = head_port(spec_dict, "dashboard")
-        client_port = head_port(spec_dict, "client")
-        self.cluster_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or k8s_name))
-        self.namespace = cr.metadata.apply(namespace_of)
-        self.head_service_name = cr.metadata.apply(lambda _m: service)
-        self.dashboard_url = self.namespace.apply(
-            lambda ns: f"http://{service_host(service, ns)}:{dashboard_port}"
+
+        def names(b: Built[RayClusterSpec]) -> tuple[str, int, int]:
+            spec = (b.manifest or {}).get("spec") or {}
+            name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
+            return head_service_name(name, spec), head_port(spec, "dashboard"), head_port(spec, "client")
+
+        head = built.apply(names)
+        self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
+            lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
-        self.client_address = self.namespace.apply(
-            lambda ns: f"ray://{service_host(service, ns)}:{client_port}"
+        self.namespace = cr.metadata.apply(namespace_of)
+        self.head_service_name = head.apply(lambda h: h[0])
+        self.dashboard_url = pulumi.Output.all(head, self.namespace).apply(
+            lambda v: f"http://{service_host(v[0][0], v[1])}:{v[0][1]}"
+        )
+        self.client_address = pulumi.Output.all(head, self.namespace).apply(
+            lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
         )
         self.status = cr.status
-        manifest = self.manifest
-        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "namespace": self.namespace,
-                "head_service_name": self.head_service_name,
-                "dashboard_url": self.dashboard_url,
-                "client_address": self.client_address,
-                "status": self.status,
-                "diagnosis": self.diagnosis,
-            }
-        )
+        self.diagnosis = self._diagnosis(built, cr.status)
+        return {
+            "cluster_name": self.cluster_name,
+            "namespace": self.namespace,
+            "head_service_name": self.head_service_name,
+            "dashboard_url": self.dashboard_url,
+            "client_address": self.client_address,
+            "status": self.status,
+            "diagnosis": self.diagnosis,
+        }

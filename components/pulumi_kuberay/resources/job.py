@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    RayCustomResource,
-    check_manifest,
-    child_options,
     coerce_spec,
     diagnosis_summary,
+    head_container,
     namespace_of,
-    object_metadata,
-    render_manifest,
     render_spec,
-    rule_settings,
-    token,
-    warn_findings,
-    with_annotations,
 )
-from pulumi_kuberay.resources._wait import wait_annotations
 from pulumi_kuberay.resources.cluster import RayCluster
+from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 KIND = "RayJob"
 CLUSTER_LABEL = "ray.io/cluster"
@@ -65,7 +58,7 @@ def _dashboard_url(status: Mapping[str, Any] | None) -> str | None:
     return str(url) if "://" in str(url) else f"http://{url}"
 
 
-class RayJob(pulumi.ComponentResource):
+class RayJob(RayComponent[RayJobSpec]):
     """A KubeRay ``RayJob`` (``ray.io/v1``): a Ray job on an inline cluster or on an existing ``RayCluster``.
 
     ``args`` is a :class:`~pulumi_kuberay.RayJobSpec` or a dict in its shape. Either it carries an inline
@@ -73,8 +66,8 @@ class RayJob(pulumi.ComponentResource):
     a :class:`~pulumi_kuberay.RayCluster` component: then ``spec.clusterSelector`` is set to
     ``ray.io/cluster: <cluster name>``, the namespace defaults to the cluster's, and the custom resource
     depends on the cluster (it is created once the cluster is ready). With ``cluster=``, give the spec as a
-    dict without selector, or as a ``RayJobSpec`` whose ``cluster_selector`` already names that cluster (the
-    model requires one of the two cluster fields). The manifest is checked against the rule catalogue at
+    dict or a ``RayJobSpec`` without a cluster (from Python the model leaves the cluster to ``cluster=``), or
+    one whose ``cluster_selector`` already names that cluster. The manifest is checked against the rule catalogue at
     construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before anything is
     registered, the others warn).
 
@@ -107,6 +100,11 @@ class RayJob(pulumi.ComponentResource):
     Outputs: ``job_id`` (from the status, else ``spec.jobId``), ``cluster_name`` (status ``rayClusterName``,
     else the selected cluster), ``dashboard_url``, ``job_status``, ``job_deployment_status``, ``diagnosis``
     (one-line summary from :func:`pulumi_kuberay.diagnose`), ``namespace``, ``status``.
+
+    Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster` (a Kueue-managed
+    RayJob needs its own cluster: Kueue rejects ``clusterSelector``). Secure by default: a K8sJobMode job
+    gets KubeRay's default submitter Pod written out with the hardened security context (the head image, or
+    with ``cluster=`` that cluster's head image), unless ``submitter_pod_template`` is given.
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
@@ -116,79 +114,77 @@ class RayJob(pulumi.ComponentResource):
         job_status: pulumi.Output[str | None]
         job_deployment_status: pulumi.Output[str | None]
         diagnosis: pulumi.Output[str | None]
-        namespace: pulumi.Output[str]
         status: pulumi.Output[JsonDict | None]
-        resource: RayCustomResource
-        spec: RayJobSpec
-        manifest: JsonDict
+
+    KIND = KIND
+    SPEC_MODEL = RayJobSpec
 
     def __init__(
         self,
         name: str,
-        args: RayJobSpec | Mapping[str, Any],
+        args: pulumi.Input[RayJobSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
         *,
         cluster: RayCluster | None = None,
-        namespace: str | None = None,
-        object_name: str | None = None,
-        labels: Mapping[str, str] | None = None,
-        annotations: Mapping[str, str] | None = None,
-        wait_for_completion: bool = False,
-        timeout_seconds: int | None = None,
+        wait_for_completion: pulumi.Input[bool] = False,
         fail_on_job_failure: bool = True,
-        kuberay_version: str | None = None,
-        feature_gates: Mapping[str, bool] | None = None,
-        environment: str | None = None,
+        **keywords: Unpack[WorkloadKeywords],
     ) -> None:
-        k8s_name = object_name or name
-        subject = f"RayJob {k8s_name!r}"
-        if cluster is not None:
-            cluster_meta = cluster.manifest["metadata"]
-            cluster_namespace = cluster_meta.get("namespace")
-            if namespace is None:
-                namespace = cluster_namespace
-            elif cluster_namespace is not None and namespace != cluster_namespace:
+        self._cluster = cluster
+        self._fail_on_job_failure = fail_on_job_failure
+        common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
+        cluster_manifest = cluster._manifest_for_dependents if cluster is not None else None
+        self._setup(name, args, opts, common, extra={"cluster_manifest": cluster_manifest})
+
+    def _prepare_spec(self, args: Any, common: CommonArgs, extra: Any, subject: str) -> RayJobSpec:
+        cluster_manifest = (extra or {}).get("cluster_manifest")
+        if not cluster_manifest:
+            spec: RayJobSpec = coerce_spec(RayJobSpec, args, subject=subject)
+            if spec.missing_cluster_source():
                 raise ValueError(
-                    f"{subject}: namespace {namespace!r} differs from the cluster's {cluster_namespace!r}; a "
-                    "clusterSelector only selects clusters in the RayJob's own namespace"
+                    f"{subject}: spec sets neither rayClusterSpec nor clusterSelector; pass cluster=<a RayCluster "
+                    "component>, or set ray_cluster_spec (a cluster for this job), or cluster_selector="
+                    "{'ray.io/cluster': '<existing RayCluster name>'}"
                 )
-            raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
-            args = with_cluster_selector(raw, str(cluster_meta["name"]), subject)
-        self.spec = coerce_spec(RayJobSpec, args, subject=subject)
-        settings = rule_settings(kuberay_version, feature_gates, environment)
-        spec_dict = render_spec(self.spec)
-        metadata = object_metadata(k8s_name, namespace=namespace, labels=labels, annotations=annotations)
-        if wait_for_completion:
-            metadata = with_annotations(metadata, wait_annotations(KIND, timeout_seconds=timeout_seconds))
-        self.manifest = render_manifest(KIND, metadata, spec_dict)
-        findings = check_manifest(self.manifest, settings, subject=subject)
+            return spec
+        cluster_meta = cluster_manifest.get("metadata") or {}
+        cluster_namespace = cluster_meta.get("namespace")
+        if common.namespace is None:
+            common.namespace = cluster_namespace
+        elif cluster_namespace not in (None, UNKNOWN_SENTINEL) and common.namespace not in (
+            cluster_namespace,
+            UNKNOWN_SENTINEL,
+        ):
+            raise ValueError(
+                f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a "
+                "clusterSelector only selects clusters in the RayJob's own namespace"
+            )
+        raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
+        spec = coerce_spec(RayJobSpec, with_cluster_selector(raw, str(cluster_meta["name"]), subject), subject=subject)
+        image = head_container(cluster_manifest.get("spec")).get("image")
+        return spec.with_default_submitter(image if isinstance(image, str) else None)
 
-        super().__init__(token(KIND), name, None, opts)
-        warn_findings(findings, self)  # includes rayjob-delete-self-under-pulumi (see the class docstring)
+    def _resource_options(self, extra: Any) -> dict[str, Any]:
+        depends_on: list[pulumi.Resource] = [self._cluster] if self._cluster is not None else []
+        return {"replace_on_changes": ["spec"], "delete_before_replace": True, "depends_on": depends_on}
 
-        depends_on: list[pulumi.Resource] = [cluster] if cluster is not None else []
-        self.resource = RayCustomResource(
-            name,
-            self.manifest,
-            child_options(
-                self, replace_on_changes=["spec"], delete_before_replace=True, depends_on=depends_on
-            ),
-        )
+    def _declare_outputs(self, built: pulumi.Output[Built[RayJobSpec]], k8s_name: pulumi.Output[str]) -> JsonDict:
         cr = self.resource
-        manifest = self.manifest
-        spec_job_id = spec_dict.get("jobId")
+        fail_on_job_failure = self._fail_on_job_failure
+        subject = k8s_name.apply(lambda n: f"RayJob {n!r}")
 
-        def checked(status: JsonDict | None) -> JsonDict | None:
-            if (
-                fail_on_job_failure
-                and status
-                and status.get("jobDeploymentStatus") in FAILED_DEPLOYMENT_STATUSES
-            ):
-                raise RayJobFailedError(failure_message(subject, manifest, status))
-            return status
+        def checked(values: list[Any]) -> JsonDict | None:
+            b, status, who = values
+            if fail_on_job_failure and status and status.get("jobDeploymentStatus") in FAILED_DEPLOYMENT_STATUSES:
+                raise RayJobFailedError(failure_message(who, b.manifest or {}, status))
+            return status  # type: ignore[no-any-return]
 
-        self.status = cr.status.apply(checked)
-        self.job_id = self.status.apply(lambda s: (s or {}).get("jobId") or spec_job_id)
+        self.status = pulumi.Output.all(built, cr.status, subject).apply(checked)
+        spec_job_id = built.apply(lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
+        self.job_id = pulumi.Output.all(self.status, spec_job_id).apply(
+            lambda pair: (pair[0] or {}).get("jobId") or pair[1]
+        )
+        cluster = self._cluster
         if cluster is not None:
             self.cluster_name = pulumi.Output.all(self.status, cluster.cluster_name).apply(
                 lambda pair: (pair[0] or {}).get("rayClusterName") or pair[1]
@@ -202,19 +198,17 @@ class RayJob(pulumi.ComponentResource):
         self.job_status = self.status.apply(lambda s: (s or {}).get("jobStatus"))
         self.job_deployment_status = self.status.apply(lambda s: (s or {}).get("jobDeploymentStatus"))
         self.namespace = cr.metadata.apply(namespace_of)
-        self.diagnosis = self.status.apply(lambda s: diagnosis_summary(manifest, s))
-        self.register_outputs(
-            {
-                "job_id": self.job_id,
-                "cluster_name": self.cluster_name,
-                "dashboard_url": self.dashboard_url,
-                "job_status": self.job_status,
-                "job_deployment_status": self.job_deployment_status,
-                "diagnosis": self.diagnosis,
-                "namespace": self.namespace,
-                "status": self.status,
-            }
-        )
+        self.diagnosis = self._diagnosis(built, self.status)
+        return {
+            "job_id": self.job_id,
+            "cluster_name": self.cluster_name,
+            "dashboard_url": self.dashboard_url,
+            "job_status": self.job_status,
+            "job_deployment_status": self.job_deployment_status,
+            "diagnosis": self.diagnosis,
+            "namespace": self.namespace,
+            "status": self.status,
+        }
 
 
 def failure_message(subject: str, manifest: JsonDict, status: JsonDict) -> str:

@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.service import RayServiceSpec
+from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
-    RayCustomResource,
-    check_manifest,
-    child_options,
-    coerce_spec,
-    diagnosis_summary,
     head_port,
     namespace_of,
-    object_metadata,
-    render_manifest,
-    render_spec,
-    rule_settings,
     service_host,
-    token,
-    warn_findings,
-    with_annotations,
 )
-from pulumi_kuberay.resources._wait import wait_annotations
 
 KIND = "RayService"
 #: Ray Serve's name for an application declared without one.
@@ -60,7 +48,7 @@ def application_routes(spec: Mapping[str, Any]) -> dict[str, str]:
     return routes
 
 
-class RayService(pulumi.ComponentResource):
+class RayService(RayComponent[RayServiceSpec]):
     """A KubeRay ``RayService`` (``ray.io/v1``): a Ray cluster plus Ray Serve applications.
 
     ``args`` is a :class:`~pulumi_kuberay.RayServiceSpec` or a dict in its shape (``serveConfigV2`` may be a
@@ -84,93 +72,81 @@ class RayService(pulumi.ComponentResource):
     ``<name>-head-svc``), ``status``, ``active_service_status``, ``pending_service_status`` (the cluster being
     prepared during an upgrade), ``conditions`` and ``diagnosis`` (one-line summary of
     :func:`pulumi_kuberay.diagnose`: which cluster serves, which application or deployment is unhealthy).
+
+    Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster`.
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         service_name: pulumi.Output[str]
-        namespace: pulumi.Output[str]
         serve_service_name: pulumi.Output[str]
         serve_urls: pulumi.Output[dict[str, str]]
         dashboard_url: pulumi.Output[str]
-        status: pulumi.Output[JsonDict | None]
         active_service_status: pulumi.Output[JsonDict | None]
         pending_service_status: pulumi.Output[JsonDict | None]
         conditions: pulumi.Output[list[JsonDict]]
         diagnosis: pulumi.Output[str | None]
-        resource: RayCustomResource
-        spec: RayServiceSpec
-        manifest: JsonDict
+
+    KIND = KIND
+    SPEC_MODEL = RayServiceSpec
 
     def __init__(
         self,
         name: str,
-        args: RayServiceSpec | Mapping[str, Any],
+        args: pulumi.Input[RayServiceSpec] | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
         *,
-        namespace: str | None = None,
-        object_name: str | None = None,
-        labels: Mapping[str, str] | None = None,
-        annotations: Mapping[str, str] | None = None,
-        wait_for_ready: bool = True,
-        timeout_seconds: int | None = None,
-        kuberay_version: str | None = None,
-        feature_gates: Mapping[str, bool] | None = None,
-        environment: str | None = None,
+        wait_for_ready: pulumi.Input[bool] = True,
+        **keywords: Unpack[WorkloadKeywords],
     ) -> None:
-        k8s_name = object_name or name
-        subject = f"RayService {k8s_name!r}"
-        self.spec = coerce_spec(RayServiceSpec, args, subject=subject)
-        settings = rule_settings(kuberay_version, feature_gates, environment)
-        spec_dict = render_spec(self.spec)
-        metadata = object_metadata(k8s_name, namespace=namespace, labels=labels, annotations=annotations)
-        if wait_for_ready:
-            metadata = with_annotations(metadata, wait_annotations(KIND, timeout_seconds=timeout_seconds))
-        self.manifest = render_manifest(KIND, metadata, spec_dict)
-        findings = check_manifest(self.manifest, settings, subject=subject)
+        common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_ready)
+        self._setup(name, args, opts, common)
 
-        super().__init__(token(KIND), name, None, opts)
-        warn_findings(findings, self)
-
-        self.resource = RayCustomResource(
-            name, self.manifest, child_options(self, delete_before_replace=True)
-        )
+    def _declare_outputs(
+        self, built: pulumi.Output[Built[RayServiceSpec]], k8s_name: pulumi.Output[str]
+    ) -> JsonDict:
+        # Small values are computed from ``built`` once: Output.all deep-walks dict values, a Built is opaque.
         cr = self.resource
-        cluster_spec = spec_dict.get("rayClusterConfig") or {}
-        serve_svc = serve_service_name(k8s_name, spec_dict)
-        head_svc = f"{k8s_name}-head-svc"
-        serve_port = head_port(cluster_spec, "serve")
-        dashboard_port = head_port(cluster_spec, "dashboard")
-        routes = application_routes(spec_dict)
 
-        def urls(ns: str) -> dict[str, str]:
-            return {
-                app: f"http://{service_host(serve_svc, ns)}:{serve_port}{route}"
-                for app, route in routes.items()
-            }
+        def names(b: Built[RayServiceSpec]) -> tuple[str, str, int, int, dict[str, str]]:
+            spec = (b.manifest or {}).get("spec") or {}
+            name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
+            cluster = spec.get("rayClusterConfig") or {}
+            return (
+                serve_service_name(name, spec),
+                f"{name}-head-svc",
+                head_port(cluster, "serve"),
+                head_port(cluster, "dashboard"),
+                application_routes(spec),
+            )
 
-        self.service_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or k8s_name))
+        found = built.apply(names)
+        self.service_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
+            lambda pair: str((pair[0] or {}).get("name") or pair[1])
+        )
         self.namespace = cr.metadata.apply(namespace_of)
-        self.serve_service_name = cr.metadata.apply(lambda _m: serve_svc)
-        self.serve_urls = self.namespace.apply(urls)
-        self.dashboard_url = self.namespace.apply(
-            lambda ns: f"http://{service_host(head_svc, ns)}:{dashboard_port}"
+        self.serve_service_name = found.apply(lambda f: f[0])
+
+        def urls(values: list[Any]) -> dict[str, str]:
+            (serve_svc, _head, port, _dash, routes), ns = values
+            return {app: f"http://{service_host(serve_svc, ns)}:{port}{route}" for app, route in routes.items()}
+
+        self.serve_urls = pulumi.Output.all(found, self.namespace).apply(urls)
+        self.dashboard_url = pulumi.Output.all(found, self.namespace).apply(
+            lambda v: f"http://{service_host(v[0][1], v[1])}:{v[0][3]}"
         )
         self.status = cr.status
-        manifest = self.manifest
-        self.diagnosis = cr.status.apply(lambda s: diagnosis_summary(manifest, s))
+        self.diagnosis = self._diagnosis(built, cr.status)
         self.active_service_status = cr.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = cr.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
         self.conditions = cr.status.apply(lambda s: list((s or {}).get("conditions") or []))
-        self.register_outputs(
-            {
-                "service_name": self.service_name,
-                "namespace": self.namespace,
-                "serve_service_name": self.serve_service_name,
-                "serve_urls": self.serve_urls,
-                "dashboard_url": self.dashboard_url,
-                "status": self.status,
-                "active_service_status": self.active_service_status,
-                "pending_service_status": self.pending_service_status,
-                "conditions": self.conditions,
-            }
-        )
+        return {
+            "service_name": self.service_name,
+            "namespace": self.namespace,
+            "serve_service_name": self.serve_service_name,
+            "serve_urls": self.serve_urls,
+            "dashboard_url": self.dashboard_url,
+            "status": self.status,
+            "active_service_status": self.active_service_status,
+            "pending_service_status": self.pending_service_status,
+            "conditions": self.conditions,
+        }

@@ -12,7 +12,7 @@ from types import ModuleType
 from . import cronjob, practice, runtime, security, selection, structure, versions, webhook
 from .cluster import auth_tls, autoscaler, gcs_ft, groups, history, network_policy
 from .cluster import names as cluster_names
-from .job import deletion, runtime_env, shutdown, submission
+from .job import deletion, kueue, runtime_env, shutdown, submission
 from .job import names as job_names
 from .service import serve_apps, serve_deployments, spec, upgrade
 
@@ -32,6 +32,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     deletion,
     submission,
     runtime_env,
+    kueue,
     spec,
     upgrade,
     cronjob,
