@@ -1,15 +1,5 @@
-"""Entry point the Pulumi engine runs for this pack: it only assembles the PolicyPack."""
+"""Entry point the Pulumi engine runs for this pack: the pack itself is in the installed pulumi-kuberay."""
 
-from kuberay_policies import PACK_NAME, build_policies, install_request_memo
-from pulumi_policy import EnforcementLevel, PolicyPack
+from pulumi_kuberay.policy._pack import run
 
-install_request_memo()
-PolicyPack(
-    name=PACK_NAME,
-    policies=build_policies(),
-    enforcement_level=EnforcementLevel.ADVISORY,
-    description=(
-        "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; "
-        "levels per environment in stacks/policy.<env>.json"
-    ),
-)
+run()

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import kuberay_policies as kp
 import pytest
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
 from pulumi_kuberay import rules
+from pulumi_kuberay.policy import _pack as kp
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
 from pulumi_policy.policy import _PolicyAnalyzerServicer

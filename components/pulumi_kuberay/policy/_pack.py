@@ -1,5 +1,8 @@
 """The CrossGuard policies, generated from the pulumi-kuberay rule catalogue (one policy per rule).
 
+Needs the ``policy`` extra (``pip install 'pulumi-kuberay[policy]'``, which adds pulumi-policy). :func:`run` is
+what the pack's ``__main__.py`` calls; see :mod:`pulumi_kuberay.policy` for how to point the engine at the pack.
+
 Nothing here decides what is wrong: ``pulumi_kuberay.rules.check`` does, once per resource (cached), and each
 policy reports the findings that carry its rule id. Settings come from the stack config (``kuberay:*`` keys,
 visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the policy config file.
@@ -14,14 +17,11 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from pulumi_kuberay import rules
-from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import Finding, Rule
-from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
-from pulumi_kuberay.target import Target, target_from_stack_config
 from pulumi_policy import (
     EnforcementLevel,
+    Policy,
     PolicyConfigSchema,
+    PolicyPack,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -29,6 +29,12 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules import remediate as _remediate
+from pulumi_kuberay.rules._engine import Finding, Rule
+from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
+from pulumi_kuberay.target import Target, target_from_stack_config
 
 PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
@@ -67,7 +73,7 @@ def plain(value: Any) -> Any:
         target = value.get("__target", value)
         return {str(k): plain(target[k]) for k in target}
     if isinstance(value, (list, tuple)) or type(value).__name__ == "_ListProxy":
-        target = value["__target"] if type(value).__name__ == "_ListProxy" else value  # type: ignore[call-overload]
+        target = value["__target"] if type(value).__name__ == "_ListProxy" else value
         return [plain(v) for v in target]
     return value
 
@@ -137,7 +143,9 @@ def install_request_memo() -> bool:
     policy then sees the same read-only proxy, and our findings cache recognises it by identity. Returns False
     (and changes nothing) if the pinned library's internals are not what this expects.
     """
-    import pulumi_policy.policy as policy_module
+    import pulumi_policy.policy
+
+    policy_module: Any = pulumi_policy.policy  # its private helpers are replaced below, checked by name first
 
     names = ("json_format", "deserialize_properties", "unknown_checking_proxy")
     if not all(hasattr(policy_module, n) for n in names) or getattr(policy_module, "_kuberay_memo", False):
@@ -152,10 +160,10 @@ def install_request_memo() -> bool:
     original = policy_module.json_format
     shim = _JsonFormat()
     shim.__dict__["_original"] = original
-    policy_module.json_format = shim  # type: ignore[assignment]
-    policy_module.deserialize_properties = _LastCall(policy_module.deserialize_properties, by_bytes=False)  # type: ignore[assignment]
-    policy_module.unknown_checking_proxy = _LastCall(policy_module.unknown_checking_proxy, by_bytes=False)  # type: ignore[assignment]
-    policy_module._kuberay_memo = True  # type: ignore[attr-defined]
+    policy_module.json_format = shim
+    policy_module.deserialize_properties = _LastCall(policy_module.deserialize_properties, by_bytes=False)
+    policy_module.unknown_checking_proxy = _LastCall(policy_module.unknown_checking_proxy, by_bytes=False)
+    policy_module._kuberay_memo = True
     return True
 
 
@@ -231,11 +239,11 @@ def _stack_validator(rule: StackRule) -> Callable[..., None]:
     return validate
 
 
-def build_policies() -> list[ResourceValidationPolicy | StackValidationPolicy]:
+def build_policies() -> list[Policy]:
     """One resource policy per catalogue rule, a fallback policy, and the stack policies."""
     catalogue = list(rules.RULES.values())
     known = frozenset(rule.id for rule in catalogue)
-    policies: list[ResourceValidationPolicy | StackValidationPolicy] = []
+    policies: list[Policy] = []
     for rule in catalogue:
         remediate = _remediator(rule)
         policies.append(
@@ -243,7 +251,7 @@ def build_policies() -> list[ResourceValidationPolicy | StackValidationPolicy]:
                 name=rule.id,
                 description=f"{rule.title}. {rule.rationale}",
                 validate=_resource_validator(rule.id, known),
-                remediate=remediate,
+                remediate=remediate,  # type: ignore[arg-type]  # a plain return value is allowed
                 config_schema=CONFIG_SCHEMA,
                 severity=_SEVERITY[rule.severity],
                 remediation_steps=rule.fix,
@@ -292,3 +300,17 @@ def policy_config(environment: str) -> dict[str, Any]:
     for stack_rule in STACK_RULES:
         levels[stack_rule.id] = enforcement_for(stack_rule.severity, environment).value
     return dict(sorted(levels.items()))
+
+
+def run() -> None:
+    """Assemble the PolicyPack and serve it to the engine (the pack directory's ``__main__.py`` calls this)."""
+    install_request_memo()
+    PolicyPack(
+        name=PACK_NAME,
+        policies=build_policies(),
+        enforcement_level=EnforcementLevel.ADVISORY,
+        description=(
+            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; "
+            "per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+        ),
+    )

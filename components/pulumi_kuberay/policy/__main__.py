@@ -1,0 +1,68 @@
+"""``python -m pulumi_kuberay.policy`` and ``kuberay-policy-pack``: where the pack is, or a pack directory of your own.
+
+Usage::
+
+    pulumi preview --policy-pack "$(python -m pulumi_kuberay.policy --path)"
+    kuberay-policy-pack ./kuberay-policies [--virtualenv venv] [--force]
+
+Exit codes: 0 done; 2 bad arguments or a directory that already holds other pack files (without ``--force``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from pulumi_kuberay.policy._layout import PACK_NAME, pack_path, write_pack
+
+PROG = "kuberay-policy-pack"
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=(
+            f"Write a ready CrossGuard pack directory ({PACK_NAME}: PulumiPolicy.yaml, __main__.py, requirements.txt "
+            "pinned to the installed pulumi-kuberay), or print the pack directory shipped in the package."
+        ),
+        epilog='example: pulumi preview --policy-pack "$(python -m pulumi_kuberay.policy --path)"',
+    )
+    p.add_argument("directory", nargs="?", metavar="DIR", help="pack directory to write (created if missing)")
+    p.add_argument("--path", action="store_true", help="print the pack directory inside the installed package")
+    p.add_argument(
+        "--virtualenv",
+        metavar="VENV",
+        help="add Pulumi's toolchain: pip / virtualenv: VENV options (then run `pulumi install` in DIR)",
+    )
+    p.add_argument("--force", action="store_true", help="replace existing pack files in DIR")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    parser = _parser(prog)
+    args = parser.parse_args(argv)
+    if args.path == bool(args.directory):
+        parser.error("give either DIR (write a pack directory) or --path (print the installed one)")
+    if importlib.util.find_spec("pulumi_policy") is None:
+        print(
+            f"{prog}: warning: pulumi-policy is not installed here; the pack needs "
+            "pip install 'pulumi-kuberay[policy]' in the Python environment the engine will use",
+            file=sys.stderr,
+        )
+    if args.path:
+        print(pack_path())
+        return 0
+    try:
+        written = write_pack(args.directory, virtualenv=args.virtualenv, overwrite=args.force)
+    except (FileExistsError, OSError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{prog}: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    print(f"run it with: pulumi preview --policy-pack {args.directory}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(prog="python -m pulumi_kuberay.policy"))

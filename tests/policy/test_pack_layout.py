@@ -1,0 +1,63 @@
+"""The pack directory: the one in the package, the repository's policies/ and what kuberay-policy-pack writes are
+the same three files around the installed package (no second copy of the pack's code)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from pulumi_kuberay.policy import PACK_DIR, pack_files, pack_path
+from pulumi_kuberay.policy.__main__ import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_repository_policies_dir_is_the_generated_pack_with_the_dev_venv() -> None:
+    expected = pack_files(virtualenv="../.venv")
+    actual = {p.name: p.read_text() for p in (REPO / "policies").iterdir() if p.is_file()}
+    assert actual == expected, "policies/ is stale: run `kuberay-policy-pack policies --virtualenv ../.venv --force`"
+
+
+def test_packaged_pack_dir_has_no_virtualenv_and_imports_the_package() -> None:
+    assert {p.name for p in PACK_DIR.iterdir() if p.is_file()} == {"PulumiPolicy.yaml", "__main__.py"}
+    assert {p.name: p.read_text() for p in PACK_DIR.iterdir() if p.is_file()} == pack_files(requirements=False)
+    project = yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"] == {"name": "python"}
+    assert project["name"] == "kuberay-policies"
+    assert "from pulumi_kuberay.policy._pack import run" in (PACK_DIR / "__main__.py").read_text()
+
+
+def test_written_pack_pins_the_installed_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main([str(tmp_path / "pack"), "--virtualenv", "venv"]) == 0
+    requirements = (tmp_path / "pack" / "requirements.txt").read_text().splitlines()
+    assert f"pulumi-kuberay[policy]=={version('pulumi-kuberay')}" in requirements
+    assert f"pulumi-policy=={version('pulumi-policy')}" in requirements
+    project = yaml.safe_load((tmp_path / "pack" / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"]["options"] == {"toolchain": "pip", "virtualenv": "venv"}
+    assert project["version"] == version("pulumi-kuberay")
+    # a second run with other options would change files: refused without --force, nothing half-written
+    assert main([str(tmp_path / "pack")]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert "virtualenv: venv" in (tmp_path / "pack" / "PulumiPolicy.yaml").read_text()
+    assert main([str(tmp_path / "pack"), "--force"]) == 0
+    assert "virtualenv" not in (tmp_path / "pack" / "PulumiPolicy.yaml").read_text()
+
+
+def test_module_prints_the_packaged_pack_path() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pulumi_kuberay.policy", "--path"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == pack_path() == str(PACK_DIR)
+    assert (Path(out.stdout.strip()) / "PulumiPolicy.yaml").is_file()
+
+
+def test_dir_and_path_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    assert "either DIR" in capsys.readouterr().err
