@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from _reference import sample_documents, samples_dir
+from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import main
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
 
@@ -73,15 +74,54 @@ def test_mutated_sample_is_caught_with_file_and_line(capsys: pytest.CaptureFixtu
     assert hit[0]["file"] == str(path) and hit[0]["kind"] == "RayCluster" and hit[0]["name"] == doc["metadata"]["name"]
 
 
-def test_text_output_names_rule_and_location(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_text_output_groups_per_object_with_short_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(BAD_CLUSTER)
-    code, out, _ = _run(capsys, str(path))
+    code, out, _ = _run(capsys, "--color", "never", str(path))
     assert code == 1
-    first = next(line for line in out.splitlines() if ": critical [" in line)
-    assert first.startswith(f"{path}:18: critical [")
-    assert "spec.workerGroupSpecs[0].minReplicas" in first and "fix:" in first
-    assert "in 1 Ray document from 1 file" in out.splitlines()[-1]  # the ConfigMap is ignored
+    lines = out.splitlines()
+    assert lines[0] == str(path)
+    assert lines[1] == "  RayCluster bad (line 5)"  # the ConfigMap is ignored
+    first = next(line for line in lines if " critical " in line)
+    assert first.split()[0] == "18" and "spec.workerGroupSpecs[cpu].minReplicas" in first
+    assert "fix:" not in out and "\033[" not in out
+    assert "in 1 Ray document from 1 file" in lines[-1]
+
+
+def test_show_fixes_prints_the_fix_under_each_finding(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    _, out, _ = _run(capsys, "--show-fixes", "--color", "always", str(path))
+    lines = out.splitlines()
+    critical = next(i for i, line in enumerate(lines) if "critical" in line and "minReplicas" in line)
+    assert "fix:" in lines[critical + 1]
+    assert "\033[" in out  # --color always; auto would give none here (not a terminal)
+
+
+def test_same_rule_on_every_container_is_one_finding_listing_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", str(path))
+    findings = json.loads(out)["findings"]
+    assert len(findings) == 1
+    assert findings[0]["containers"] == ["head/ray-head", "cpu/ray-worker"]
+    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", "--no-collapse", str(path))
+    assert len(json.loads(out)["findings"]) == 2
+
+
+def test_upstream_samples_text_is_grouped_and_short(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--color", "never", str(samples_dir()))
+    assert code == 1
+    lines = out.splitlines()
+    finding_lines = [line for line in lines if line.startswith("  ") and line[2:7].strip().isdigit()]
+    objects = [line for line in lines if line.startswith("  ") and not line.startswith("   ")]
+    assert len(objects) >= 80 and len(finding_lines) < 450  # 667 one-per-container findings before collapsing
+    median = sorted(len(line) for line in finding_lines)[len(finding_lines) // 2]
+    print(f"samples: {len(finding_lines)} finding lines, {len(objects)} objects, median line {median} chars")
+    assert median < 200
+    assert not any("fix:" in line for line in lines)
 
 
 def test_sarif_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -166,3 +206,48 @@ def test_stdin_list_and_module_entry_point_without_pulumi() -> None:
         [sys.executable, "-m", "pulumi_kuberay.lint", "--help"], capture_output=True, text=True, check=False, cwd=REPO
     )
     assert module.returncode == 0 and "kuberay-lint" in module.stdout
+
+
+def test_version_list_rules_and_explain_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0 and out.startswith(f"kuberay-lint {version('pulumi-kuberay')} ")
+    code, out, _ = _run(capsys, "--list-rules")
+    listed = {line.split()[0] for line in out.splitlines()[1:] if line and not line[0].isdigit()}
+    assert code == 0 and set(rules.RULES) <= listed and "rayjob-cluster-selector-unmatched" in listed
+    code, out, _ = _run(capsys, "--explain-rule", "run-as-root")
+    assert code == 0
+    assert out.startswith("run-as-root: ") and "Why: " in out and "Fix: " in out
+    assert "Violating example:" in out and "Compliant example:" in out and "docs/rules.md#run-as-root" in out
+    code, _, err = _run(capsys, "--explain-rule", "no-such-rule")
+    assert code == 2 and "--list-rules" in err
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\n---\n# only a comment\n"])
+def test_empty_input_is_an_error(stdin: bytes) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pulumi_kuberay.lint", "-"], input=stdin, capture_output=True, check=False
+    )
+    assert proc.returncode == 2
+    assert b"<stdin>: no documents in the input" in proc.stderr
+
+
+def test_select_ignore_and_their_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    _, out, _ = _run(capsys, "--format", "json", "--select", "security", str(path))
+    selected = {f["rule_id"] for f in json.loads(out)["findings"]}
+    assert selected and all(rules.RULES[r].category == "security" for r in selected)
+    _, out, _ = _run(capsys, "--format", "json", "--ignore", "security,worker-*", str(path))
+    left = {f["rule_id"] for f in json.loads(out)["findings"]}
+    assert left and not any(
+        rules.RULES[r].category == "security" or r.startswith("worker-") for r in left if r in rules.RULES
+    )
+    code, _, err = _run(capsys, "--select", "run-as-rooot", str(path))
+    assert code == 2 and "unknown rule or category 'run-as-rooot'" in err and "run-as-root" in err
+
+
+def test_no_paths_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys)
+    assert code == 2 and "give at least one PATH" in err

@@ -203,9 +203,7 @@ def _check_node(root: Node, source: str, limits: Limits) -> None:
         if key in on_stack:
             raise InputError(source, "recursive YAML alias", node.start_mark.line + 1)
         if depth > limits.max_depth:
-            raise InputError(
-                source, f"nested deeper than {limits.max_depth} levels", node.start_mark.line + 1
-            )
+            raise InputError(source, f"nested deeper than {limits.max_depth} levels", node.start_mark.line + 1)
         on_stack.add(key)
         stack.append((node, depth, True))
         for child in _children(node):
@@ -345,9 +343,7 @@ def _decode(raw: bytes, source: str, limits: Limits) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(
-            source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line
-        ) from None
+        raise InputError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line) from None
 
 
 def _is_list(data: Any) -> bool:
@@ -452,9 +448,7 @@ def parse_documents(
         if item.data is None:
             continue
         lines = tuple(item.item_lines) if item.item_lines is not None else None
-        out.append(
-            Document(source, item.line, len(out), item.data, item_lines=lines, path_lines=item.path_lines)
-        )
+        out.append(Document(source, item.line, len(out), item.data, item_lines=lines, path_lines=item.path_lines))
     return expand_lists(out) if flatten_lists else out
 
 
@@ -489,9 +483,7 @@ def read_source(
 ) -> Source:
     """The documents of one file (``-``: ``stdin``, default the process's binary stdin), Lists kept as is."""
     name, raw = _read_raw(source, stdin, limits)
-    documents = parse_documents(
-        raw, name, flatten_lists=flatten_lists, with_path_lines=with_path_lines, limits=limits
-    )
+    documents = parse_documents(raw, name, flatten_lists=flatten_lists, with_path_lines=with_path_lines, limits=limits)
     return Source(name, tuple(documents))
 
 

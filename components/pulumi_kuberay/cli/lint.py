@@ -1,247 +1,350 @@
-"""``kuberay-lint``: the rule catalogue over YAML files, as text, JSON or SARIF. Never imports pulumi.
+"""``kuberay-lint``: the rule catalogue over YAML/JSON files and Helm charts, as text, JSON or SARIF. Never imports
+pulumi.
 
 Usage::
 
-    kuberay-lint manifests/ rendered/ --fail-on high --environment prod
-    kuberay-lint job.yaml --format sarif > kuberay.sarif
+    kuberay-lint manifests/ --environment prod             # text, grouped per object; exit 1 on high+
+    kuberay-lint manifests/ --show-fixes --select security  # only the security rules, with their fixes
+    kuberay-lint charts/ray-cluster --helm-values prod.yaml  # render the chart with helm, then lint
+    kuberay-lint . --write-baseline                         # adopt on an existing repo ...
+    kuberay-lint . --baseline .kuberay-lint-baseline.json   # ... then fail only on new findings
+    kuberay-lint job.yaml --format sarif > kuberay.sarif     # GitHub code scanning
     kubectl get rayjobs -o yaml | kuberay-lint -
+    kuberay-lint --list-rules; kuberay-lint --explain-rule run-as-root
 
-Exit codes: 0 no finding at or above ``--fail-on``; 1 some; 2 unreadable input (one line per problem on stderr).
+Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
+working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
+
+Exit codes: 0 no (new) finding at or above ``--fail-on``; 1 some; 2 unusable input or settings (empty input, an
+unreadable file, a chart helm cannot render, a bad flag or config), one line per problem on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, cast
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.cli import _io
-from pulumi_kuberay.cli._yamlpos import line_for
-from pulumi_kuberay.rules._engine import KINDS, SEVERITY_ORDER, Finding
-from pulumi_kuberay.rules.stack import check_stack
+from pulumi_kuberay.cli import _helm, _io, _rule_help
+from pulumi_kuberay.cli._lint_baseline import BaselineError, read_baseline, subtract_baseline, write_baseline
+from pulumi_kuberay.cli._lint_config import (
+    ConfigError,
+    LintConfig,
+    expand_selectors,
+    is_excluded,
+    load_config,
+    severity_overrides,
+    split_list,
+)
+from pulumi_kuberay.cli._lint_findings import (
+    LocatedFinding,
+    RayDoc,
+    collapse_containers,
+    lint_documents,
+    ray_documents,
+)
+from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
+from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
 from pulumi_kuberay.target import Target, TargetError
 
+__all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
+
 TOOL_NAME = "kuberay-lint"
-_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
+DEFAULT_BASELINE = ".kuberay-lint-baseline.json"
+_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-@dataclass(frozen=True)
-class LocatedFinding:
-    file: str
-    line: int
-    kind: str
-    name: str
-    finding: Finding
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "kind": self.kind,
-            "name": self.name,
-            **self.finding.to_dict(),
-        }
-
-
-@dataclass(frozen=True)
-class _RayDoc:
-    file: str
-    lines: dict[str, int]  # field path -> line, relative to the document (or List item)
-    start_line: int
-    manifest: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        return str(self.manifest.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        meta = self.manifest.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) else ""
-
-    def locate(self, finding: Finding) -> LocatedFinding:
-        line = line_for(self.lines, finding.path, self.start_line)
-        return LocatedFinding(self.file, line, self.kind, self.name, finding)
-
-
-def _ray_documents(source: _io.Source) -> Iterator[_RayDoc]:
-    for document in source.documents:
-        data = document.data
-        if (
-            isinstance(data, dict)
-            and isinstance(data.get("apiVersion"), str)
-            and data["apiVersion"].startswith("ray.io/")
-            and data.get("kind") in KINDS
-        ):
-            yield _RayDoc(source.name, document.path_lines, document.line, data)
-
-
-def lint_documents(
-    docs: Sequence[_RayDoc], target: Target, *, stack_rules: bool = True
-) -> list[LocatedFinding]:
-    target = target.override(audience="cli")  # plain YAML: gate hints as flags, no Pulumi-only rules
-    ctx = target.context()
-    out: list[LocatedFinding] = []
-    for doc in docs:
-        for finding in rules.check(doc.manifest, target):
-            out.append(doc.locate(finding))
-    if stack_rules:
-        for item in check_stack([d.manifest for d in docs], ctx):
-            out.append(docs[item.index].locate(item.finding))
-    return out
-
-
-def _format_text(findings: Sequence[LocatedFinding], documents: int, files: int, out: TextIO) -> None:
-    for f in findings:
-        x = f.finding
-        where = f"{f.kind} {f.name}".strip()
-        out.write(
-            f"{f.file}:{f.line}: {x.severity} [{x.rule_id}] {where}: {x.path}: {x.message} (fix: {x.fix})\n"
-        )
-    counts = Counter(f.finding.severity for f in findings)
-    detail = ", ".join(f"{counts[s]} {s}" for s in ("critical", "high", "medium", "low") if counts[s])
-    out.write(
-        f"{len(findings)} finding{'s' if len(findings) != 1 else ''}"
-        f"{f' ({detail})' if detail else ''} in {documents} Ray document{'s' if documents != 1 else ''}"
-        f" from {files} file{'s' if files != 1 else ''}\n"
-    )
-
-
-def _sarif(findings: Sequence[LocatedFinding]) -> dict[str, Any]:
-    used = sorted({f.finding.rule_id for f in findings})
-    by_id = rules.RULES
-    descriptors = []
-    for rule_id in used:
-        rule = by_id.get(rule_id)
-        descriptors.append(
-            {
-                "id": rule_id,
-                "name": rule_id,
-                "shortDescription": {"text": rule.title if rule else rule_id},
-                "fullDescription": {"text": rule.rationale if rule else rule_id},
-                "help": {"text": rule.fix if rule else ""},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity] if rule else "warning"},
-                "properties": {"tags": [rule.category, *rule.operator_rules] if rule else []},
-            }
-        )
-    results = [
-        {
-            "ruleId": f.finding.rule_id,
-            "level": _SARIF_LEVEL[f.finding.severity],
-            "message": {"text": f"{f.finding.path}: {f.finding.message} (fix: {f.finding.fix})"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.file},
-                        "region": {"startLine": f.line},
-                    },
-                    "logicalLocations": [{"name": f"{f.kind}/{f.name}", "kind": "resource"}],
-                }
-            ],
-            "properties": {"severity": f.finding.severity, "path": f.finding.path},
-        }
-        for f in findings
-    ]
-    return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": TOOL_NAME, "rules": descriptors}}, "results": results}],
-    }
+class UsageError(ValueError):
+    """Settings or input that make the run meaningless (exit 2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=TOOL_NAME, description="Check KubeRay manifests against the pulumi-kuberay rules."
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON files or folders; '-' reads stdin")
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument(
-        "--fail-on", choices=tuple(SEVERITY_ORDER), default="high", help="exit 1 at or above (default high)"
-    )
-    p.add_argument("--kuberay-version", default=None, help="target operator version (default 1.7.0)")
-    p.add_argument(
-        "--feature-gates", default=None, metavar="A=true,B=false", help="operator gates over the defaults"
-    )
-    p.add_argument("--environment", choices=("dev", "staging", "prod"), default=None)
-    p.add_argument(
-        "--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed"
+        prog=TOOL_NAME,
+        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules.",
+        epilog=(
+            "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory "
+            "upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
+        ),
     )
     p.add_argument(
-        "--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas"
+        "paths", nargs="*", metavar="PATH", help="YAML/JSON files, folders or Helm chart folders; '-' reads stdin"
     )
-    p.add_argument(
-        "--no-stack-rules",
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--list-rules", action="store_true", help="list every rule (id, severity, category, title)")
+    p.add_argument("--explain-rule", metavar="ID", help="print a rule's rationale, fix and examples")
+    out = p.add_argument_group("output")
+    out.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    out.add_argument("--show-fixes", action="store_true", help="text: full messages and the fix under each finding")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="auto: only on a terminal")
+    out.add_argument(
+        "--no-collapse",
         action="store_true",
-        help="skip rules across documents (clusterSelector, GPU budget)",
+        help="one finding per container instead of one per rule and object listing the containers",
     )
+    out.add_argument(
+        "--sarif-root", metavar="DIR", help="SARIF: base directory of relative URIs (default: config dir or .)"
+    )
+    sel = p.add_argument_group("rules")
+    sel.add_argument("--fail-on", choices=tuple(SEVERITY_ORDER), default=None, help="exit 1 at or above (default high)")
+    sel.add_argument("--select", metavar="RULES", help="only these: rule ids, globs (rayjob-*), categories, ALL")
+    sel.add_argument("--ignore", metavar="RULES", help="never these (added to the config's ignore)")
+    sel.add_argument("--exclude", metavar="GLOB", action="append", default=[], help="skip matching paths")
+    sel.add_argument("--no-stack-rules", action="store_true", help="skip rules across documents")
+    cfg = p.add_argument_group("settings")
+    cfg.add_argument("--config", metavar="FILE", help="use this config file (.kuberay-lint.yaml or pyproject.toml)")
+    cfg.add_argument("--no-config", action="store_true", help="ignore config files")
+    cfg.add_argument("--kuberay-version", default=None, help="target operator version (default 1.7.0)")
+    cfg.add_argument("--feature-gates", default=None, metavar="A=true,B=false", help="operator gates over the defaults")
+    cfg.add_argument("--environment", choices=("dev", "staging", "prod"), default=None)
+    cfg.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
+    cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
+    base = p.add_argument_group("baseline")
+    base.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE; fail only on new ones")
+    base.add_argument(
+        "--write-baseline",
+        action="store_true",
+        help=f"record the current findings (--baseline FILE or {DEFAULT_BASELINE})",
+    )
+    helm = p.add_argument_group("helm")
+    helm.add_argument("--helm-values", metavar="FILE", action="append", default=[], help="values file for the charts")
+    helm.add_argument(
+        "--helm-binary", metavar="PATH", help=f"helm to render charts with (default ${_helm.HELM_ENV}, PATH)"
+    )
+    helm.add_argument("--helm-namespace", metavar="NS", help="namespace for helm template")
     return p
 
 
-def _expand(paths: Sequence[str]) -> Iterator[str]:
-    for raw in paths:
-        path = Path(raw)
-        if raw != "-" and path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in (".yaml", ".yml", ".json"):
-                    yield str(child)
-        else:
-            yield raw
+@dataclass
+class _Inputs:
+    docs: list[RayDoc] = field(default_factory=list)
+    files: int = 0
+    problems: list[str] = field(default_factory=list)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        options: dict[str, Any] = {}
-        if args.allowed_registries:
-            options["allowed_registries"] = [
-                r.strip() for r in args.allowed_registries.split(",") if r.strip()
-            ]
-        if args.gpu_budget is not None:
-            options["gpu_budget"] = args.gpu_budget
-        target = Target().override(
+def _target(args: argparse.Namespace, config: LintConfig) -> Target:
+    options: dict[str, Any] = {}
+    registries = split_list(args.allowed_registries) if args.allowed_registries else config.allowed_registries
+    if registries:
+        options["allowed_registries"] = list(registries)
+    budget = args.gpu_budget if args.gpu_budget is not None else config.gpu_budget
+    if budget is not None:
+        options["gpu_budget"] = budget
+    return (
+        Target()
+        .override(
+            kuberay_version=config.kuberay_version,
+            feature_gates=dict(config.feature_gates) if config.feature_gates else None,
+            environment=config.environment,
+        )
+        .override(
             kuberay_version=args.kuberay_version,
             feature_gates=args.feature_gates,
             environment=args.environment,
             options=options or None,
         )
-    except TargetError as exc:
-        print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
-        return 2
-    unreadable = 0
-    docs: list[_RayDoc] = []
-    files = 0
-    for name in _expand(args.paths):
+    )
+
+
+def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tuple[str, Path]]:
+    """``("chart", dir)`` for chart folders (not entered), ``("file", path)`` for YAML/JSON files, sorted."""
+    for current, subdirs, files in os.walk(directory):
+        here = Path(current)
+        if here != directory and is_excluded(here, excludes, root):
+            subdirs[:] = []
+            continue
+        if _helm.is_chart(here):
+            subdirs[:] = []
+            yield "chart", here
+            continue
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(files):
+            path = here / name
+            if path.suffix.lower() in _SUFFIXES and not is_excluded(path, excludes, root):
+                yield "file", path
+
+
+def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:
+    inputs = _Inputs()
+    excludes = [*config.exclude, *args.exclude]
+    root = config.root
+    charts_seen = 0
+    helm_binary: str | None = None
+
+    def add_chart(chart: Path) -> None:
+        nonlocal charts_seen, helm_binary
+        charts_seen += 1
+        if helm_binary is None:
+            helm_binary = _helm.find_helm(args.helm_binary)
+        for source in _helm.chart_sources(helm_binary, chart, helm_values, args.helm_namespace):
+            inputs.files += 1
+            inputs.docs.extend(ray_documents(source, rendered=True))
+
+    def add_file(name: str, explicit: bool) -> None:
         try:
             source = _io.read_source(name, flatten_lists=True, with_path_lines=True)
         except _io.InputError as exc:
-            print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
-            unreadable += 1
+            inputs.problems.append(str(exc))
+            return
+        if explicit and not source.documents:
+            where = "<stdin>" if name == "-" else name
+            inputs.problems.append(f"{where}: no documents in the input (did the command that produced it fail?)")
+            return
+        inputs.files += 1
+        inputs.docs.extend(ray_documents(source))
+
+    for raw in args.paths:
+        path = Path(raw)
+        try:
+            if raw == "-":
+                add_file(raw, explicit=True)
+            elif _helm.is_chart(path):
+                add_chart(path)
+            elif path.is_dir():
+                found = 0
+                for what, child in _walk(path, excludes, root):
+                    found += 1
+                    if what == "chart":
+                        add_chart(child)
+                    else:
+                        add_file(str(child), explicit=False)
+                if not found:
+                    inputs.problems.append(f"{raw}: no YAML/JSON files or Helm charts under this folder")
+            elif not is_excluded(path, excludes, root):
+                add_file(raw, explicit=True)
+        except _helm.HelmError as exc:
+            inputs.problems.append(str(exc))
+    if helm_values and not charts_seen:
+        inputs.problems.append("--helm-values given, but no Helm chart folder (with Chart.yaml) among the paths")
+    return inputs
+
+
+def _selected(args: argparse.Namespace, config: LintConfig) -> set[str]:
+    select = split_list(args.select) if args.select else config.select
+    chosen = expand_selectors(select, "--select" if args.select else "select") if select else None
+    ignored = expand_selectors([*config.ignore, *(split_list(args.ignore) if args.ignore else [])], "--ignore")
+    universe = chosen if chosen is not None else {*rules.RULES, *(r for r in _all_ids())}
+    return (universe | {rules.INTERNAL_ERROR_RULE_ID}) - ignored
+
+
+def _all_ids() -> list[str]:
+    from pulumi_kuberay.cli._lint_config import all_rule_ids
+
+    return all_rule_ids()
+
+
+def _apply_settings(
+    findings: list[LocatedFinding], selected: set[str], overrides: dict[str, str]
+) -> list[LocatedFinding]:
+    out = []
+    for item in findings:
+        if item.finding.rule_id not in selected:
             continue
-        files += 1
-        docs.extend(_ray_documents(source))
-    findings = sorted(
-        lint_documents(docs, target, stack_rules=not args.no_stack_rules),
-        key=lambda f: (f.file, f.line, -SEVERITY_ORDER[f.finding.severity], f.finding.rule_id),
+        level = overrides.get(item.finding.rule_id)
+        if level is not None and level != item.finding.severity:
+            item = replace(item, finding=replace(item.finding, severity=cast(Severity, level)))
+        out.append(item)
+    return out
+
+
+def _sort_key(f: LocatedFinding) -> tuple[Any, ...]:
+    return (
+        f.file,
+        f.object_line or 0,
+        f.line or 0,
+        -SEVERITY_ORDER[f.finding.severity],
+        f.finding.rule_id,
+        f.finding.path,
     )
+
+
+def _info_commands(args: argparse.Namespace) -> int | None:
+    if args.version:
+        print(f"{TOOL_NAME} {_rule_help.version()} ({len(_rule_help.all_rules())} rules, KubeRay 1.7.0 catalogue)")
+        return 0
+    if args.list_rules:
+        sys.stdout.write(_rule_help.list_rules())
+        return 0
+    if args.explain_rule:
+        try:
+            sys.stdout.write(_rule_help.explain_rule(args.explain_rule))
+        except KeyError:
+            print(f"{TOOL_NAME}: no rule {args.explain_rule!r} (see {TOOL_NAME} --list-rules)", file=sys.stderr)
+            return 2
+        return 0
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    config = LintConfig() if args.no_config else load_config(Path(args.config) if args.config else None)
+    target = _target(args, config)
+    selected = _selected(args, config)
+    overrides = severity_overrides(config.severity)
+    helm_values = [Path(v) for v in args.helm_values] or list(config.helm_values)
+    inputs = _read(args, config, helm_values)
+    for problem in inputs.problems:
+        print(f"{TOOL_NAME}: {problem}", file=sys.stderr)
+    findings = _apply_settings(
+        lint_documents(inputs.docs, target, stack_rules=not args.no_stack_rules), selected, overrides
+    )
+    baseline_path = Path(args.baseline) if args.baseline else config.baseline
+    if args.write_baseline:
+        if inputs.problems:
+            print(f"{TOOL_NAME}: baseline not written: fix the input problems above first", file=sys.stderr)
+            return 2
+        path = baseline_path or Path(DEFAULT_BASELINE)
+        entries = write_baseline(path, findings)
+        print(f"{TOOL_NAME}: wrote {entries} baseline entries ({len(findings)} findings) to {path}", file=sys.stderr)
+        return 0
+    hidden = 0
+    if baseline_path is not None:
+        findings, hidden = subtract_baseline(findings, read_baseline(baseline_path))
+    shown = findings if args.no_collapse else collapse_containers(findings, _manifests(inputs.docs))
+    shown = sorted(shown, key=_sort_key)
+    summary = Summary(documents=len(inputs.docs), files=inputs.files, baselined=hidden)
     if args.format == "json":
-        json.dump({"findings": [f.to_dict() for f in findings]}, sys.stdout, indent=2)
+        json.dump(to_json(shown, summary), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.format == "sarif":
-        json.dump(_sarif(findings), sys.stdout, indent=2)
+        sarif_root = Path(args.sarif_root) if args.sarif_root else config.root
+        json.dump(to_sarif(shown, sarif_root), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _format_text(findings, len(docs), files, sys.stdout)
-    if unreadable:
+        colour = args.color == "always" or (
+            args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        )
+        format_text(shown, summary, sys.stdout, colour=colour, show_fixes=args.show_fixes)
+    if inputs.problems:
         return 2
-    threshold = SEVERITY_ORDER[args.fail_on]
+    threshold = SEVERITY_ORDER[args.fail_on or config.fail_on or "high"]
     return 1 if any(SEVERITY_ORDER[f.finding.severity] >= threshold for f in findings) else 0
+
+
+def _manifests(docs: Sequence[RayDoc]) -> dict[tuple[str, str, str, str], Any]:
+    return {(d.file, d.kind, d.namespace, d.name): d.manifest for d in docs}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    info = _info_commands(args)
+    if info is not None:
+        return info
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        print(f"{TOOL_NAME}: error: give at least one PATH ('-' for stdin)", file=sys.stderr)
+        return 2
+    try:
+        return run(args)
+    except (ConfigError, TargetError, BaselineError, UsageError) as exc:
+        print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

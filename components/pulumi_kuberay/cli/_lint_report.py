@@ -1,0 +1,207 @@
+"""``kuberay-lint`` output: text grouped per object (colour on a terminal only), JSON, and SARIF 2.1.0 for code
+scanning (relative URIs against ``%SRCROOT%``, rule help URIs, ``security-severity`` on security rules)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from pulumi_kuberay.cli import _rule_help
+from pulumi_kuberay.cli._lint_findings import LocatedFinding
+
+TOOL_NAME = "kuberay-lint"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
+_COLOURS = {"critical": "\033[1;31m", "high": "\033[31m", "medium": "\033[33m", "low": "\033[36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+#: A message longer than this is cut at a clause boundary in the default text output (--show-fixes shows it all).
+SHORT_MESSAGE = 72
+
+
+@dataclass(frozen=True)
+class Summary:
+    documents: int
+    files: int
+    baselined: int = 0
+    ignored_by_config: int = 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _short(message: str) -> str:
+    if len(message) <= SHORT_MESSAGE:
+        return message
+    for separator in ("; ", ": ", " (", ", "):
+        cut = message.find(separator, 24)
+        if 0 < cut <= SHORT_MESSAGE:
+            return message[:cut] + " …"
+    return message[: SHORT_MESSAGE - 2].rstrip() + " …"
+
+
+_PREFIXES = (
+    "spec.rayJobTemplate.spec.rayClusterSpec.",
+    "spec.rayClusterSpec.",
+    "spec.rayClusterConfig.",
+)
+_CONTAINER_FIELD = re.compile(r"\.(?:init)?[cC]ontainers\[[^\]]+\]\.?(.*)$")
+
+
+def short_path(finding: LocatedFinding) -> str:
+    """The field, shorter: for a container finding the field inside the container (the containers are listed
+    beside it), else the path without the embedded cluster spec prefix."""
+    path = finding.stable_path or finding.finding.path
+    if finding.containers:
+        match = _CONTAINER_FIELD.search(path)
+        if match:
+            return match.group(1) or "container"
+    for prefix in _PREFIXES:
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return path
+
+
+def format_text(
+    findings: Sequence[LocatedFinding], summary: Summary, out: TextIO, *, colour: bool, show_fixes: bool
+) -> None:
+    def paint(text: str, style: str) -> str:
+        return f"{style}{text}{_RESET}" if colour else text
+
+    by_object: dict[tuple[str, str], list[LocatedFinding]] = {}
+    for item in findings:
+        by_object.setdefault((item.file, item.object_ref + f"@{item.object_line}"), []).append(item)
+    current_file = None
+    for (file, _), items in by_object.items():
+        if file != current_file:
+            if current_file is not None:
+                out.write("\n")
+            out.write(paint(file, _BOLD) + "\n")
+            current_file = file
+        first = items[0]
+        at = f" (line {first.object_line})" if first.object_line else " (rendered from the chart)"
+        out.write(f"  {first.object_ref}{paint(at, _DIM)}\n")
+        for item in items:
+            x = item.finding
+            line = f"{item.line:>5}" if item.line else "    -"
+            where = short_path(item)
+            containers = f" [{', '.join(item.containers)}]" if item.containers else ""
+            message = x.message if show_fixes else _short(x.message)
+            out.write(
+                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  "
+                f"{where}{containers}: {message}\n"
+            )
+            if show_fixes:
+                out.write(f"{'':9}{paint('fix:', _BOLD)} {x.fix}\n")
+    if findings:
+        out.write("\n")
+    counts = Counter(f.finding.severity for f in findings)
+    detail = ", ".join(f"{counts[s]} {s}" for s in ("critical", "high", "medium", "low") if counts[s])
+    extra = []
+    if summary.baselined:
+        extra.append(f"{summary.baselined} in the baseline not shown")
+    hint = "" if show_fixes or not findings else "; --show-fixes for the fixes, --explain-rule ID for a rule"
+    out.write(
+        f"{_plural(len(findings), 'finding')}{f' ({detail})' if detail else ''} in "
+        f"{_plural(summary.documents, 'Ray document')} from {_plural(summary.files, 'file')}"
+        f"{'; ' + '; '.join(extra) if extra else ''}{hint}\n"
+    )
+
+
+def to_json(findings: Sequence[LocatedFinding], summary: Summary) -> dict[str, Any]:
+    return {
+        "findings": [f.to_dict() for f in findings],
+        "summary": {"documents": summary.documents, "files": summary.files, "baselined": summary.baselined},
+    }
+
+
+def artifact_location(file: str, base: Path) -> dict[str, str]:
+    """A URI relative to ``base`` (with ``uriBaseId``) when the file is under it, else an absolute ``file://`` URI."""
+    if file.startswith("<"):
+        return {"uri": quote(file.strip("<>"))}
+    path = Path(file)
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    absolute = Path(os.path.normpath(absolute))
+    try:
+        relative = absolute.relative_to(base)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+
+
+def to_sarif(findings: Sequence[LocatedFinding], base: Path) -> dict[str, Any]:
+    base = Path(os.path.normpath(base.resolve()))
+    used = sorted({f.finding.rule_id for f in findings})
+    index = {rule_id: i for i, rule_id in enumerate(used)}
+    descriptors = []
+    for rule_id in used:
+        info = _rule_help.rule_info(rule_id)
+        severity = info.severity if info else "high"
+        properties: dict[str, Any] = {"tags": [info.category, *info.operator_rules] if info else ["internal"]}
+        if info and info.category == "security":
+            properties["tags"] = ["security", *info.operator_rules]
+            properties["security-severity"] = _rule_help.SECURITY_SEVERITY[severity]
+        descriptors.append(
+            {
+                "id": rule_id,
+                "name": rule_id,
+                "shortDescription": {"text": info.title if info else rule_id},
+                "fullDescription": {"text": info.rationale if info else rule_id},
+                "help": {"text": f"{info.fix}" if info else "report this as a pulumi-kuberay bug"},
+                "helpUri": _rule_help.help_uri(rule_id),
+                "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
+                "properties": properties,
+            }
+        )
+    results = []
+    for f in findings:
+        physical: dict[str, Any] = {"artifactLocation": artifact_location(f.file, base)}
+        if f.line:
+            physical["region"] = {"startLine": f.line}
+        containers = f" (containers: {', '.join(f.containers)})" if len(f.containers) > 1 else ""
+        result: dict[str, Any] = {
+            "ruleId": f.finding.rule_id,
+            "ruleIndex": index[f.finding.rule_id],
+            "level": _SARIF_LEVEL[f.finding.severity],
+            "message": {
+                "text": f"{f.object_ref}: {f.finding.path}{containers}: {f.finding.message} Fix: {f.finding.fix}"
+            },
+            "locations": [
+                {
+                    "physicalLocation": physical,
+                    "logicalLocations": [{"name": f.name, "fullyQualifiedName": f.object_ref, "kind": "resource"}],
+                }
+            ],
+            "partialFingerprints": {"kuberayLint/v1": f.fingerprint},
+            "properties": {"severity": f.finding.severity, "path": f.finding.path},
+        }
+        if f.containers:
+            result["properties"]["containers"] = list(f.containers)
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL_NAME,
+                        "version": _rule_help.version(),
+                        "semanticVersion": _rule_help.version(),
+                        "informationUri": _rule_help.homepage(),
+                        "rules": descriptors,
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": base.as_uri() + "/"}},
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
