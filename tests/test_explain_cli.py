@@ -63,9 +63,7 @@ def as_list(*names: str) -> str:
 
 
 def test_all_ok_exits_0() -> None:
-    result = run(
-        str(fixture("raycluster-ready")), str(fixture("rayjob-complete")), str(fixture("rayservice-ready"))
-    )
+    result = run(str(fixture("raycluster-ready")), str(fixture("rayjob-complete")), str(fixture("rayservice-ready")))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 3
@@ -241,12 +239,26 @@ def test_garbage_exits_2_with_one_line(label: str, payload: bytes) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_missing_file_and_directory_exit_2(tmp_path: Path) -> None:
+def test_missing_file_and_empty_directory_exit_2(tmp_path: Path) -> None:
     for target in (str(tmp_path / "nope.yaml"), str(tmp_path)):
         result = run(target)
         assert result.returncode == 2
         assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
         assert target in result.stderr
+    assert "no YAML or JSON files in this folder" in run(str(tmp_path)).stderr
+
+
+def test_directory_is_read_like_the_linter_does(tmp_path: Path) -> None:
+    (tmp_path / "nested").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / "a.yaml").write_text(fixture("raycluster-ready").read_text())
+    (tmp_path / "nested" / "b.yml").write_text(fixture("raycluster-ready").read_text())
+    (tmp_path / ".hidden" / "c.yaml").write_text("not: [valid")
+    (tmp_path / "notes.txt").write_text("ignored")
+    result = run("--format", "json", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    sources = [entry["source"] for entry in json.loads(result.stdout)]
+    assert [s.rsplit(":", 1)[0] for s in sources] == [str(tmp_path / "a.yaml"), str(tmp_path / "nested" / "b.yml")]
 
 
 def test_bad_now_exits_2() -> None:
@@ -300,9 +312,7 @@ def test_console_script_if_installed() -> None:
 
 
 def test_reader_reports_document_start_lines() -> None:
-    text = (
-        "# header\napiVersion: v1\nkind: A\n---\n\nkind: B\n---\nkind: List\nitems:\n- kind: C\n- kind: D\n"
-    )
+    text = "# header\napiVersion: v1\nkind: A\n---\n\nkind: B\n---\nkind: List\nitems:\n- kind: C\n- kind: D\n"
     docs = parse_documents(text, "x.yaml")
     assert [(d.data["kind"], d.line, d.index, d.item) for d in docs] == [
         ("A", 2, 0, None),

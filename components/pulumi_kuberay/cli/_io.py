@@ -32,6 +32,7 @@ __all__ = [
     "Limits",
     "Source",
     "expand_lists",
+    "expand_paths",
     "parse_documents",
     "read_documents",
     "read_source",
@@ -471,6 +472,34 @@ def _read_raw(source: str, stdin: IO[bytes] | None, limits: Limits) -> tuple[str
             return source, _read_bytes(handle, source, limits)
     except OSError as exc:
         raise InputError(source, f"cannot read: {exc.strerror or exc}") from None
+
+
+#: File name endings read when a folder is given.
+DOCUMENT_SUFFIXES: Final = (".yaml", ".yml", ".json")
+
+
+def expand_paths(sources: Sequence[str]) -> list[str]:
+    """Folders replaced by the YAML/JSON files under them (sorted, hidden folders skipped); ``-`` and files kept.
+
+    A folder with no such file is an :class:`InputError` (an empty input is a mistake, not a clean result).
+    """
+    out: list[str] = []
+    for source in sources:
+        path = Path(source)
+        if source == STDIN or not path.is_dir():
+            out.append(source)
+            continue
+        found = sorted(
+            child
+            for child in path.rglob("*")
+            if child.is_file()
+            and child.suffix.lower() in DOCUMENT_SUFFIXES
+            and not any(part.startswith(".") for part in child.relative_to(path).parts)
+        )
+        if not found:
+            raise InputError(source, "no YAML or JSON files in this folder")
+        out.extend(str(child) for child in found)
+    return out
 
 
 def read_source(

@@ -5,6 +5,7 @@ Reads objects as JSON or YAML from files or stdin (``-``, the default), for exam
     kubectl get rayjobs -A -o json | kuberay-explain
     kubectl get rayservice my-svc -n serving -o yaml | kuberay-explain -
     kuberay-explain --format json snapshot.yaml
+    kuberay-explain snapshots/            # every .yaml/.yml/.json file under the folder
 
 ``kind: List`` (what ``kubectl get ... -o json`` prints for several objects) and multi-document YAML are
 expanded into their objects. Exit status: 0 when every object is healthy or succeeded, 1 when any is not
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from pulumi_kuberay.cli._io import Document, InputError, expand_lists, read_documents
+from pulumi_kuberay.cli._io import Document, InputError, expand_lists, expand_paths, read_documents
 from pulumi_kuberay.status import Diagnosis, diagnose
 
 PROG = "kuberay-explain"
@@ -51,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         metavar="FILE",
-        help="JSON or YAML files (multi-document and kind: List allowed); '-' or nothing reads stdin",
+        help="JSON or YAML files or folders of them (multi-document and kind: List allowed); '-' or nothing reads stdin",
     )
     parser.add_argument(
         "--format",
@@ -110,7 +111,7 @@ def run(argv: Sequence[str] | None, stdin: IO[bytes] | None, stdout: IO[str], st
     args = _parser().parse_args(argv)
     try:
         now = _parse_now(args.now)
-        documents = read_documents(args.files or ["-"], stdin=stdin, flatten_lists=False)
+        documents = read_documents(expand_paths(args.files or ["-"]), stdin=stdin, flatten_lists=False)
         if not documents:
             raise InputError(
                 "<stdin>" if not args.files or args.files == ["-"] else ", ".join(args.files),
