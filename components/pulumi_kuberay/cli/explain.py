@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         metavar="FILE",
-        help="JSON or YAML files or folders of them (multi-document and kind: List allowed); '-' or nothing reads stdin",
+        help="JSON or YAML files or folders of them (multi-document, kind: List); '-' or nothing reads stdin",
     )
     parser.add_argument(
         "--format",
