@@ -1,0 +1,280 @@
+"""The built wheel in a fresh virtual environment, away from the repository: the pack, the docs and the CLIs work
+from ``pip install 'pulumi-kuberay[policy]'`` alone; with the real engine the installed pack runs under
+``pulumi preview`` (marked ``engine``).
+
+Slow (a wheel build and a venv install from the pip cache, about a minute); one venv for the module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TIMEOUT = 900
+
+
+@dataclass(frozen=True)
+class FreshVenv:
+    wheel: Path
+    root: Path  # the venv
+    workdir: Path  # an empty working directory outside the repository
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"  # as `source venv/bin/activate` does
+        env["VIRTUAL_ENV"] = str(self.root)
+        return env
+
+    def run(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            list(args), cwd=cwd or self.workdir, env=self.env(), capture_output=True, text=True, timeout=TIMEOUT
+        )
+        if check and proc.returncode != 0:
+            pytest.fail(f"$ {' '.join(args)}\n(exit {proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        return proc
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FreshVenv]:
+    base = tmp_path_factory.mktemp("wheel")
+    dist, build = base / "dist", base / "build-src"
+    # build from a clean copy of the tracked files (no stale build/ or egg-info in the work tree)
+    files = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        source = REPO / name
+        target = build / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():
+            shutil.copy2(source, target)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(build)],
+        check=True,
+        timeout=TIMEOUT,
+        capture_output=True,
+    )
+    wheel = next(dist.glob("pulumi_kuberay-*.whl"))
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT)
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "-c",
+            str(REPO / "constraints.txt"),
+            f"{wheel}[policy]",
+        ],
+        check=True,
+        timeout=TIMEOUT,
+        capture_output=True,
+    )
+    workdir = base / "work"
+    workdir.mkdir()
+    yield FreshVenv(wheel, venv, workdir)
+
+
+def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
+    with zipfile.ZipFile(fresh.wheel) as archive:
+        names = set(archive.namelist())
+        metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+        entry_points = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert {
+        "pulumi_kuberay/policy/pack/PulumiPolicy.yaml",
+        "pulumi_kuberay/policy/pack/__main__.py",
+        "pulumi_kuberay/policy/_pack.py",
+        "pulumi_kuberay/docs/rules.md",
+        "pulumi_kuberay/docs/operator-rules.md",
+        "pulumi_kuberay/docs/troubleshooting.md",
+        "pulumi_kuberay/py.typed",
+    } <= names
+    urls = dict(
+        line.removeprefix("Project-URL: ").split(", ", 1)
+        for line in metadata.splitlines()
+        if line.startswith("Project-URL: ")
+    )
+    assert {"Homepage", "Documentation", "Rule reference", "Repository", "Issues"} <= set(urls)
+    assert all(url.startswith("https://") for url in urls.values())
+    for script in ("kuberay-lint", "kuberay-explain", "kuberay-policy-pack"):
+        assert f"{script} = " in entry_points
+
+
+def test_installed_package_is_not_the_repository(fresh: FreshVenv) -> None:
+    out = fresh.run("python", "-c", "import pulumi_kuberay, pulumi_policy; print(pulumi_kuberay.__file__)").stdout
+    assert str(fresh.root) in out and str(REPO) not in out
+
+
+def test_cli_rule_reference_from_the_installed_package(fresh: FreshVenv) -> None:
+    listing = fresh.run("kuberay-lint", "--list-rules").stdout
+    assert re.search(r"^run-as-root\s+medium\s+security\s+", listing, re.MULTILINE)
+    docs = re.search(r"installed copy: (\S+rules\.md)", listing)
+    assert docs and Path(docs.group(1)).is_file() and str(fresh.root) in docs.group(1)
+    explained = fresh.run("kuberay-lint", "--explain-rule", "container-privileged").stdout
+    assert "Why: " in explained and "Fix: " in explained and "Violating example:" in explained
+    assert fresh.run("kuberay-lint", "--version").stdout.startswith("kuberay-lint ")
+
+
+def test_installed_docs_links_resolve(fresh: FreshVenv) -> None:
+    """Every relative link in the shipped docs points at a shipped file, and every #anchor at a heading."""
+    docs_dir = Path(
+        fresh.run(
+            "python", "-c", "from pulumi_kuberay.cli._rule_help import installed_docs; print(installed_docs())"
+        ).stdout.strip()
+    )
+    pages = {p.name: p.read_text(encoding="utf-8") for p in docs_dir.glob("*.md")}
+    assert {"rules.md", "operator-rules.md", "troubleshooting.md"} <= set(pages)
+
+    def anchors(text: str) -> set[str]:
+        out = set()
+        for heading in re.findall(r"^#+\s+(.+)$", text, re.MULTILINE):
+            slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            out.add(slug)
+        return out
+
+    broken = []
+    for name, text in pages.items():
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue  # absolute URL
+            page, _, anchor = target.partition("#")
+            linked = pages.get(page or name)
+            if linked is None:
+                broken.append(f"{name}: {target} (no such shipped page)")
+            elif anchor and anchor not in anchors(linked):
+                broken.append(f"{name}: {target} (no such heading)")
+    assert not broken, broken[:10]
+
+
+def test_policy_pack_directory_from_the_installed_package(fresh: FreshVenv) -> None:
+    path = Path(fresh.run("python", "-m", "pulumi_kuberay.policy", "--path").stdout.strip())
+    assert path.is_relative_to(fresh.root) and (path / "PulumiPolicy.yaml").is_file()
+    target = fresh.workdir / "my-pack"
+    fresh.run("kuberay-policy-pack", str(target))
+    requirements = (target / "requirements.txt").read_text()
+    assert (
+        "pulumi-kuberay[policy]==0.1.0" in requirements
+        and "virtualenv" not in (target / "PulumiPolicy.yaml").read_text()
+    )
+    # the pack's program imports and builds every policy in the fresh venv (no repository on sys.path)
+    count = fresh.run(
+        "python", "-c", "from pulumi_kuberay.policy._pack import build_policies; print(len(build_policies()))"
+    ).stdout
+    assert int(count) > 100
+
+
+def test_linter_and_explain_run_on_a_folder(fresh: FreshVenv) -> None:
+    (fresh.workdir / "m").mkdir(exist_ok=True)
+    (fresh.workdir / "m" / "c.yaml").write_text(
+        "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: c}\nspec:\n  headGroupSpec:\n    template:\n"
+        "      spec:\n        containers: [{name: ray-head, image: 'rayproject/ray:2.52.0'}]\n"
+    )
+    lint = fresh.run("kuberay-lint", "--format", "json", "m", check=False)
+    assert lint.returncode in (0, 1), lint.stderr
+    assert json.loads(lint.stdout)["findings"]
+    explain = fresh.run("kuberay-explain", "m", check=False)
+    assert explain.returncode == 1 and "c" in explain.stdout  # no status yet: not ok
+
+
+# ------------------------------------------------------------------------------------------ real engine
+
+PROGRAM = '''"""A RayCluster declared as a raw CustomResource, rendered to a folder (no cluster)."""
+
+import pulumi
+from pulumi_kubernetes import Provider
+from pulumi_kubernetes.apiextensions import CustomResource
+
+provider = Provider("render", render_yaml_to_directory="rendered")
+CustomResource(
+    "privileged",
+    api_version="ray.io/v1",
+    kind="RayCluster",
+    metadata={"name": "privileged"},
+    spec={
+        "rayVersion": "2.52.0",
+        "headGroupSpec": {
+            "rayStartParams": {},
+            "template": {"spec": {"containers": [{
+                "name": "ray-head",
+                "image": "rayproject/ray:2.52.0",
+                "securityContext": {"privileged": True},
+            }]}},
+        },
+    },
+    opts=pulumi.ResourceOptions(provider=provider),
+)
+'''
+
+
+def _engine_env(fresh: FreshVenv, state: Path) -> dict[str, str]:
+    env = fresh.env()
+    env.update(
+        PULUMI_BACKEND_URL=f"file://{state}",
+        PULUMI_CONFIG_PASSPHRASE="test",
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+        NO_COLOR="1",
+    )
+    env.pop("PULUMI_ACCESS_TOKEN", None)
+    return env
+
+
+@pytest.mark.engine
+def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv) -> None:
+    pulumi = shutil.which("pulumi")
+    if pulumi is None:
+        if (
+            os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1"
+            and os.environ.get("PULUMI_KUBERAY_ENGINE") != "skipped"
+        ):
+            pytest.fail("no `pulumi` on PATH although the engine tier is required", pytrace=False)
+        pytest.skip('no `pulumi` on PATH (run `eval "$(scripts/ensure-pulumi --print-env)"` or scripts/test)')
+    project = fresh.workdir / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(
+        f"name: wheel-check\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
+    )
+    (project / "__main__.py").write_text(PROGRAM)
+    state = fresh.workdir / "state"
+    state.mkdir()
+    env = _engine_env(fresh, state)
+
+    def pulumi_cmd(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [pulumi, *args, "--non-interactive", "--color", "never"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+
+    assert pulumi_cmd("stack", "init", "ci").returncode == 0
+    installed = Path(fresh.run("python", "-m", "pulumi_kuberay.policy", "--path").stdout.strip())
+    written = fresh.workdir / "written-pack"
+    fresh.run("kuberay-policy-pack", str(written))
+    for pack in (installed, written):
+        preview = pulumi_cmd("preview", "--stack", "ci", "--policy-pack", str(pack))
+        output = preview.stdout + preview.stderr
+        assert "kuberay-policies@v0.1.0" in output, output[-4000:]
+        assert re.search(r"\[advisory\] \[severity: \w+\]\s+container-privileged", output), output[-4000:]
+        assert "Traceback" not in output
