@@ -22,7 +22,9 @@ def _helm_binary() -> str | None:
         return os.environ[_helm.HELM_ENV]
     if shutil.which("helm"):
         return shutil.which("helm")
-    proc = subprocess.run([str(REPO / "scripts" / "ensure-helm"), "--no-build"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(REPO / "scripts" / "ensure-helm"), "--no-build"], capture_output=True, text=True, check=False
+    )
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
@@ -131,3 +133,11 @@ def test_split_rendered_attributes_documents_to_templates(tmp_path: Path) -> Non
         ("c/templates/a.yaml", 2),
         ("c/templates/b.yaml", 1),
     ]
+
+
+def test_ensure_helm_without_a_build_exits_3(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PULUMI_KURAY_HELM_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [str(REPO / "scripts" / "ensure-helm"), "--no-build"], env=env, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 3 and proc.stdout == "" and "--no-build" in proc.stderr

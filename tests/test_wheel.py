@@ -106,6 +106,8 @@ def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
         "pulumi_kuberay/docs/rules.md",
         "pulumi_kuberay/docs/operator-rules.md",
         "pulumi_kuberay/docs/troubleshooting.md",
+        "pulumi_kuberay/docs/linting.md",
+        "pulumi_kuberay/docs/policy-pack.md",
         "pulumi_kuberay/py.typed",
     } <= names
     urls = dict(
@@ -115,6 +117,10 @@ def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
     )
     assert {"Homepage", "Documentation", "Rule reference", "Repository", "Issues"} <= set(urls)
     assert all(url.startswith("https://") for url in urls.values())
+    # the README is the package index page: its links must not be relative (nothing to resolve them against)
+    description = metadata.split("\n\n", 1)[1]
+    relative = [t for t in re.findall(r"\]\(([^)\s]+)\)", description) if not re.match(r"^(https?:|#)", t)]
+    assert not relative, relative
     for script in ("kuberay-lint", "kuberay-explain", "kuberay-policy-pack"):
         assert f"{script} = " in entry_points
 
@@ -142,7 +148,7 @@ def test_installed_docs_links_resolve(fresh: FreshVenv) -> None:
         ).stdout.strip()
     )
     pages = {p.name: p.read_text(encoding="utf-8") for p in docs_dir.glob("*.md")}
-    assert {"rules.md", "operator-rules.md", "troubleshooting.md"} <= set(pages)
+    assert {"rules.md", "operator-rules.md", "troubleshooting.md", "linting.md", "policy-pack.md"} <= set(pages)
 
     def anchors(text: str) -> set[str]:
         out = set()
