@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from engine.conftest import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 900
@@ -231,21 +232,8 @@ CustomResource(
 '''
 
 
-def _engine_env(fresh: FreshVenv, state: Path) -> dict[str, str]:
-    env = fresh.env()
-    env.update(
-        PULUMI_BACKEND_URL=f"file://{state}",
-        PULUMI_CONFIG_PASSPHRASE="test",
-        PULUMI_SKIP_UPDATE_CHECK="true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
-        NO_COLOR="1",
-    )
-    env.pop("PULUMI_ACCESS_TOKEN", None)
-    return env
-
-
 @pytest.mark.engine
-def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv) -> None:
+def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
     pulumi = shutil.which("pulumi")
     if pulumi is None:
         if (
@@ -262,25 +250,17 @@ def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv) -> None:
     (project / "__main__.py").write_text(PROGRAM)
     state = fresh.workdir / "state"
     state.mkdir()
-    env = _engine_env(fresh, state)
-
-    def pulumi_cmd(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [pulumi, *args, "--non-interactive", "--color", "never"],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-
-    assert pulumi_cmd("stack", "init", "ci").returncode == 0
+    # the engine starts the pack with the `python` first on PATH: the fresh venv's, as after `activate`
+    for key, value in fresh.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    workspace = Workspace(cwd=project, state=state, cli=pulumi)
+    workspace.init_stack("ci")
     installed = Path(fresh.run("python", "-m", "pulumi_kuberay.policy", "--path").stdout.strip())
     written = fresh.workdir / "written-pack"
     fresh.run("kuberay-policy-pack", str(written))
     for pack in (installed, written):
-        preview = pulumi_cmd("preview", "--stack", "ci", "--policy-pack", str(pack))
-        output = preview.stdout + preview.stderr
+        output = workspace.pulumi("preview", "--stack", "ci", "--policy-pack", str(pack)).output
         assert "kuberay-policies@v0.1.0" in output, output[-4000:]
         assert re.search(r"\[advisory\] \[severity: \w+\]\s+container-privileged", output), output[-4000:]
         assert "Traceback" not in output

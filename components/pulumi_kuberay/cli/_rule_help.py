@@ -13,8 +13,8 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER
-from pulumi_kuberay.rules.stack import STACK_RULES
+from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Rule
+from pulumi_kuberay.rules.stack import STACK_RULES, StackRule
 
 DISTRIBUTION = "pulumi-kuberay"
 #: Used when the package metadata is not available (running from a source tree without an install).
@@ -22,6 +22,8 @@ FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"
 FALLBACK_REFERENCE = f"{FALLBACK_HOMEPAGE}/blob/main/docs/rules.md"
 
 #: GitHub code scanning's scale (0.1-10): critical >= 9.0, high 7.0-8.9, medium 4.0-6.9, low 0.1-3.9.
+#: What the stack rules look at (a RayJob's clusterSelector, clusters' GPUs).
+STACK_KINDS: tuple[str, ...] = ("RayCluster", "RayJob")
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
 
 
@@ -82,40 +84,33 @@ def installed_docs() -> Path | None:
     return path if (path / "rules.md").is_file() else None
 
 
+def _info(rule: Rule | StackRule) -> RuleInfo:
+    if isinstance(rule, StackRule):  # over a set of objects: its examples are sets, it mirrors no operator rule
+        mirrors: tuple[str, ...] = ()
+        kinds, compliant, violating, scope = STACK_KINDS, rule.compliant, rule.violating, "stack"
+    else:
+        kinds, mirrors, scope = rule.kinds, rule.operator_rules, "resource"
+        compliant, violating = (rule.compliant,), (rule.violating,)
+    return RuleInfo(
+        rule.id,
+        rule.title,
+        rule.severity,
+        rule.category,
+        rule.rationale,
+        rule.fix,
+        kinds,
+        mirrors,
+        compliant,
+        violating,
+        scope,
+    )
+
+
 def all_rules() -> list[RuleInfo]:
-    out = [
-        RuleInfo(
-            r.id,
-            r.title,
-            r.severity,
-            r.category,
-            r.rationale,
-            r.fix,
-            r.kinds,
-            r.operator_rules,
-            (r.compliant,),
-            (r.violating,),
-            "resource",
-        )
-        for r in rules.RULES.values()
-    ]
-    out += [
-        RuleInfo(
-            r.id,
-            r.title,
-            r.severity,
-            r.category,
-            r.rationale,
-            r.fix,
-            ("RayCluster", "RayJob"),
-            (),
-            r.compliant,
-            r.violating,
-            "stack",
-        )
-        for r in STACK_RULES
-    ]
-    return sorted(out, key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
+    """Every resource rule and stack rule, most severe first."""
+    catalogue: list[Rule | StackRule] = [*rules.RULES.values(), *STACK_RULES]
+    infos = [_info(r) for r in catalogue]
+    return sorted(infos, key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
 
 
 def rule_info(rule_id: str) -> RuleInfo | None:
