@@ -95,7 +95,9 @@ def test_show_fixes_prints_the_fix_under_each_finding(capsys: pytest.CaptureFixt
     lines = out.splitlines()
     critical = next(i for i, line in enumerate(lines) if "critical" in line and "minReplicas" in line)
     assert "fix:" in lines[critical + 1]
-    assert "\033[" in out  # --color always; auto would give none here (not a terminal)
+    assert "\033[" in out  # --color always
+    _, out, _ = _run(capsys, "--show-fixes", str(path))
+    assert "\033[" not in out  # auto (the default): stdout is not a terminal here
 
 
 def test_same_rule_on_every_container_is_one_finding_listing_them(
