@@ -61,3 +61,10 @@ def test_dir_and_path_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
         main([])
     assert exc.value.code == 2
     assert "either DIR" in capsys.readouterr().err
+
+
+def test_policy_configs_are_the_repository_ones(tmp_path: Path) -> None:
+    assert main([str(tmp_path), "--policy-configs"]) == 0
+    for environment in ("dev", "staging", "prod"):
+        written = (tmp_path / f"policy.{environment}.json").read_text()
+        assert written == (REPO / "stacks" / f"policy.{environment}.json").read_text()

@@ -3,7 +3,7 @@
 Usage::
 
     pulumi preview --policy-pack "$(python -m pulumi_kuberay.policy --path)"
-    kuberay-policy-pack ./kuberay-policies [--virtualenv venv] [--force]
+    kuberay-policy-pack ./kuberay-policies [--virtualenv venv] [--policy-configs] [--force]
 
 Exit codes: 0 done; 2 bad arguments or a directory that already holds other pack files (without ``--force``).
 """
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pulumi_kuberay.policy._layout import PACK_NAME, pack_path, write_pack
 
@@ -36,6 +38,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         metavar="VENV",
         help="add Pulumi's toolchain: pip / virtualenv: VENV options (then run `pulumi install` in DIR)",
     )
+    p.add_argument(
+        "--policy-configs",
+        action="store_true",
+        help="also write policy.dev.json, policy.staging.json, policy.prod.json (levels per environment) into DIR",
+    )
     p.add_argument("--force", action="store_true", help="replace existing pack files in DIR")
     return p
 
@@ -56,12 +63,27 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         return 0
     try:
         written = write_pack(args.directory, virtualenv=args.virtualenv, overwrite=args.force)
-    except (FileExistsError, OSError) as exc:
+        if args.policy_configs:
+            written += _write_policy_configs(Path(args.directory))
+    except (FileExistsError, OSError, ImportError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(f"{prog}: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
-    print(f"run it with: pulumi preview --policy-pack {args.directory}", file=sys.stderr)
+    config = " --policy-pack-config " + str(Path(args.directory) / "policy.prod.json") if args.policy_configs else ""
+    print(f"run it with: pulumi preview --policy-pack {args.directory}{config}", file=sys.stderr)
     return 0
+
+
+def _write_policy_configs(directory: Path) -> list[Path]:
+    """Enforcement levels per environment: dev advisory; staging mandatory for critical; prod for high+."""
+    from pulumi_kuberay.policy._pack import policy_config  # needs pulumi-policy (the `policy` extra)
+
+    written = []
+    for environment in ("dev", "staging", "prod"):
+        path = directory / f"policy.{environment}.json"
+        path.write_text(json.dumps(policy_config(environment), indent=2) + "\n")
+        written.append(path)
+    return written
 
 
 if __name__ == "__main__":
