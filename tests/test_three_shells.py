@@ -16,12 +16,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import kuberay_policies as pack
 import pulumi
 import pytest
 import yaml
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli import lint
+from pulumi_kuberay.policy import _pack as pack
 from pulumi_kuberay.resources._shared import CriticalFindingsError, check_manifest, rule_settings
 
 VERSIONS = ("1.3.0", "1.5.0", "1.6.0", "1.7.0")
@@ -81,7 +81,9 @@ def _pack(manifest: dict[str, Any], version: str, settings: Mapping[str, Any]) -
 
 
 def _lint_flags(version: str, settings: Mapping[str, Any]) -> list[str]:
-    flags = ["--format", "json", "--no-stack-rules", "--fail-on", "critical", "--kuberay-version", version]
+    # one finding per container (no collapsing), no config file: verdicts comparable with the other shells
+    flags = ["--format", "json", "--no-collapse", "--no-config", "--no-stack-rules", "--fail-on", "critical"]
+    flags += ["--kuberay-version", version]
     gates = settings.get("feature_gates") or {}
     if gates:
         flags += ["--feature-gates", ",".join(f"{name}={str(on).lower()}" for name, on in gates.items())]
