@@ -253,3 +253,24 @@ def test_select_ignore_and_their_errors(capsys: pytest.CaptureFixture[str], tmp_
 def test_no_paths_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys)
     assert code == 2 and "give at least one PATH" in err
+
+
+def test_wording_is_for_the_linter_user(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Gate hints as the CLI flag, stack rules about "the files given", no Pulumi-only rule on plain YAML."""
+    gated = samples_dir() / "ray-cluster.mtls.yaml"
+    _, out, _ = _run(capsys, "--format", "json", "--select", "feature-gate-disabled", str(gated))
+    fixes = {f["fix"] for f in json.loads(out)["findings"]}
+    assert fixes and all("--feature-gates=RayClusterMTLS=true" in fix for fix in fixes)
+    assert not any("feature_gates=" in fix or "kuberay:featureGates" in fix for fix in fixes)
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j}\nspec:\n  entrypoint: python x.py\n"
+        "  clusterSelector: {ray.io/cluster: nowhere}\n"
+    )
+    _, out, _ = _run(capsys, "--format", "json", "--select", "rayjob-cluster-selector-unmatched", str(job))
+    messages = [f["message"] for f in json.loads(out)["findings"]]
+    assert len(messages) == 1 and "in the files given" in messages[0] and "stack" not in messages[0]
+    delete_self = rules.get_rule("rayjob-delete-self-under-pulumi")
+    job.write_text(yaml.safe_dump(delete_self.violating))
+    _, out, _ = _run(capsys, "--format", "json", "--fail-on", "low", str(job))
+    assert delete_self.id not in {f["rule_id"] for f in json.loads(out)["findings"]}

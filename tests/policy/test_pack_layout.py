@@ -68,3 +68,13 @@ def test_policy_configs_are_the_repository_ones(tmp_path: Path) -> None:
     for environment in ("dev", "staging", "prod"):
         written = (tmp_path / f"policy.{environment}.json").read_text()
         assert written == (REPO / "stacks" / f"policy.{environment}.json").read_text()
+
+
+def test_pack_wording_names_the_stack_config_key() -> None:
+    from pulumi_kuberay import rules
+    from pulumi_kuberay.policy import _pack
+
+    rule = rules.get_rule("feature-gate-disabled")
+    findings = _pack._FindingsCache().findings("urn:x", rule.violating, _pack.target_for({}))
+    fixes = [f.fix for f in findings if f.rule_id == rule.id]
+    assert fixes and all("kuberay:featureGates {" in fix and "feature_gates=" not in fix for fix in fixes)

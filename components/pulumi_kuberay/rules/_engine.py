@@ -106,9 +106,20 @@ _GATE_WORDING: dict[str, Callable[[str], str]] = {
 }
 
 
+#: ``{set}``: what the stack rules look across (a Pulumi stack, or the files given to kuberay-lint).
+_SET_WORDING: dict[str, str] = {
+    "python": "this stack",
+    "cli": "the files given",
+    "pack": "this stack",
+    "docs": "the stack (kuberay-lint: the files given)",
+}
+
+
 def render_text(text: str, audience: str) -> str:
-    """Replace each ``{gate:Name}`` placeholder with how ``audience`` turns that gate on (``"docs"``: prose)."""
+    """Replace each ``{gate:Name}`` placeholder with how ``audience`` turns that gate on (``"docs"``: prose), and
+    ``{set}`` with what a stack rule looks across for that audience."""
     wording = _GATE_WORDING.get(audience, _GATE_WORDING["docs"])
+    text = text.replace("{set}", _SET_WORDING.get(audience, _SET_WORDING["docs"]))
     return _GATE_PLACEHOLDER.sub(lambda m: wording(m.group(1)), text)
 
 

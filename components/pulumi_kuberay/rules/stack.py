@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_kuberay.rules._engine import Category, Context, Finding, Severity
+from pulumi_kuberay.rules._engine import Category, Context, Finding, Severity, render_text
 from pulumi_kuberay.rules._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
@@ -76,7 +76,7 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
                 index,
                 "spec.clusterSelector",
                 f"RayJob {namespace}/{_name(doc)} selects a RayCluster by {shown}, but no RayCluster in namespace "
-                f"{namespace!r} of this stack matches it; the job waits forever for a cluster",
+                f"{namespace!r} in {{set}} matches it; the job waits forever for a cluster",
             )
 
 
@@ -149,7 +149,7 @@ def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, s
         yield (
             index,
             path,
-            f"the stack can claim {total} GPUs at maxReplicas ({detail}), over the budget of {budget}",
+            f"the clusters in {{set}} can claim {total} GPUs at maxReplicas ({detail}), over the budget of {budget}",
         )
 
 
@@ -234,5 +234,6 @@ def check_stack(manifests: Sequence[Any], ctx: Context | None = None) -> list[St
         except Exception as exc:  # a rule bug must never hide the others' findings
             results = [(0, "", f"internal error in stack rule {rule.id}: {exc!r}")]
         for index, path, message in results:
-            out.append(StackFinding(index, Finding(rule.id, rule.severity, message, path, rule.fix)))
+            message, fix = render_text(message, ctx.audience), render_text(rule.fix, ctx.audience)
+            out.append(StackFinding(index, Finding(rule.id, rule.severity, message, path, fix)))
     return out

@@ -212,9 +212,8 @@ def _gate_violation(ctx: Context, gate: str, path: str, what: str, effect: str) 
     return Violation(
         f"{what} needs the operator feature gate {gate}, which is off: {effect}",
         path,
-        fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and pass it "
-        "to "
-        f"the checks (feature_gates={{'{gate}': True}}), or remove {what}.",
+        fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these "
+        f"checks ({{gate:{gate}}}), or remove {what}.",
     )
 
 
