@@ -256,6 +256,9 @@ def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch
     monkeypatch.delenv("PYTHONPATH", raising=False)
     workspace = Workspace(cwd=project, state=state, cli=pulumi)
     workspace.init_stack("ci")
+    # A stack without any config reaches the program as PULUMI_CONFIG=null with this repository's language host
+    # (scripts/engine/pulumi-language-python marshals a nil map), and the SDK's set_all_config(None) fails.
+    workspace.pulumi("config", "set", "wheel-check:note", "from-a-wheel", "--stack", "ci", check=True)
     installed = Path(fresh.run("python", "-m", "pulumi_kuberay.policy", "--path").stdout.strip())
     written = fresh.workdir / "written-pack"
     fresh.run("kuberay-policy-pack", str(written))
