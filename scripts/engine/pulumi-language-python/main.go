@@ -343,7 +343,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	config, err := json.Marshal(req.GetConfig())
+	// A stack without config has a nil map, which would marshal as `null`; the Python SDK's
+	// set_all_config expects an object, so send `{}` as upstream's host does.
+	configMap := req.GetConfig()
+	if configMap == nil {
+		configMap = map[string]string{}
+	}
+	config, err := json.Marshal(configMap)
 	if err != nil {
 		return nil, err
 	}
