@@ -167,6 +167,20 @@ def test_version_and_gates_change_the_verdict(capsys: pytest.CaptureFixture[str]
     assert code == 1 and "field-newer-than-target" in {f["rule_id"] for f in json.loads(out)["findings"]}
 
 
+def test_webhooks_flag_makes_webhook_only_rules_critical(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = copy.deepcopy(next(d for name, _, d in sample_documents("RayCluster") if name == "ray-cluster.sample.yaml"))
+    groups = doc["spec"]["workerGroupSpecs"]
+    groups.append(copy.deepcopy(groups[0]))  # duplicate groupName: only KubeRay's (default-off) webhook refuses it
+    path = tmp_path / "dup.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    assert _run(capsys, "--fail-on", "critical", str(path))[0] == 0
+    code, out, _ = _run(capsys, "--fail-on", "critical", "--webhooks", "--format", "json", str(path))
+    assert code == 1
+    assert ("worker-group-names-unique", "critical") in {
+        (f["rule_id"], f["severity"]) for f in json.loads(out)["findings"]
+    }
+
+
 @pytest.mark.parametrize(
     "content,expected",
     [

@@ -368,18 +368,6 @@ def test_non_scalar_ray_start_param_is_a_wrong_type_from_python() -> None:
             "maxReplicas (-3) < 0 in worker group 'group-1'",
             "set maxReplicas to 0 or more",
         ),
-        (
-            {"replicas": 5},
-            "replicas",
-            "replicas (5) is outside [minReplicas (0), maxReplicas (2)] in worker group 'group-1'",
-            "set replicas between 0 and 2 (KubeRay would clamp it)",
-        ),
-        (
-            {"minReplicas": 3, "replicas": 1, "maxReplicas": 5},
-            "replicas",
-            "replicas (1) is outside [minReplicas (3), maxReplicas (5)] in worker group 'group-1'",
-            "set replicas between 3 and 5 (KubeRay would clamp it)",
-        ),
     ],
 )
 def test_replica_bounds_in_a_manifest(group: dict[str, Any], path: str, message: str, fix: str) -> None:
@@ -390,6 +378,14 @@ def test_replica_bounds_in_a_manifest(group: dict[str, Any], path: str, message:
         (f"spec.workerGroupSpecs[1].{path}", "invalid_value", message, fix)
     ]
     assert f"spec.workerGroupSpecs[1].{path}: {message}" in str(error)
+
+
+@pytest.mark.parametrize("group", [{"replicas": 5}, {"minReplicas": 3, "replicas": 1, "maxReplicas": 5}])
+def test_replicas_outside_the_bounds_load_kuberay_clamps_them(group: dict[str, Any]) -> None:
+    # GetWorkerGroupDesiredReplicas clamps; the operator accepts it (tests/oracle), rule worker-replicas-clamped.
+    doc = minimal_doc()
+    doc["spec"]["workerGroupSpecs"][1].update(group)
+    assert load_manifest(doc).spec.worker_group_specs[1].replicas == group["replicas"]
 
 
 def test_replica_bounds_use_crd_defaults_when_omitted() -> None:
@@ -405,22 +401,17 @@ def test_min_max_optional_like_the_crd_defaults_allow() -> None:
     assert load_manifest(doc).to_manifest() == doc
 
 
-def test_duplicate_group_names() -> None:
+def test_duplicate_group_names_are_left_to_the_webhook_aware_rule() -> None:
+    # Only KubeRay's (default-off) webhook refuses them (tests/oracle): rule worker-group-names-unique decides.
     doc = minimal_doc()
     doc["spec"]["workerGroupSpecs"][1]["groupName"] = "group-0"
-    error = load_error(doc)
-    assert [(p.path, p.message) for p in error.problems] == [
-        (
-            "spec.workerGroupSpecs[1].groupName",
-            "workerGroupSpecs[1].groupName 'group-0' duplicates workerGroupSpecs[0].groupName",
-        )
-    ]
-    with pytest.raises(ValidationError, match="duplicates"):
-        RayClusterSpec(
-            image="i",
-            head_group_spec=HeadGroupSpec(),
-            worker_group_specs=[WorkerGroupSpec(group_name="a"), WorkerGroupSpec(group_name="a")],
-        )
+    assert load_manifest(doc).spec.worker_group_specs[1].group_name == "group-0"
+    spec = RayClusterSpec(
+        image="i",
+        head_group_spec=HeadGroupSpec(),
+        worker_group_specs=[WorkerGroupSpec(group_name="a"), WorkerGroupSpec(group_name="a")],
+    )
+    assert [g.group_name for g in spec.worker_group_specs or []] == ["a", "a"]
 
 
 def test_missing_template_and_shortcuts_from_python() -> None:

@@ -50,6 +50,10 @@ def _problems(**spec: Any) -> list[tuple[str, str]]:
         "@annually",
         "@every 1h30m",
         "@every 90s",
+        "1,,2 * * * *",  # robfig's getField skips empty list elements
+        "+5 * * * *",  # strconv.Atoi takes a sign
+        "@every 0s",  # Every() rounds up to one second
+        "CRON_TZ=UTC 0 * * * *",  # parses; v1.7 refuses it: rule raycronjob-schedule-has-timezone (versioned)
     ],
 )
 def test_valid_schedules(schedule: str) -> None:
@@ -61,11 +65,11 @@ def test_valid_schedules(schedule: str) -> None:
     [
         (
             "* * * *",
-            "schedule '* * * *' has 4 fields, expected 5 (minute hour day-of-month month day-of-week)",
+            "schedule '* * * *': has 4 fields, expected 5 (minute hour day-of-month month day-of-week)",
         ),
         (
             "0 0 * * * *",
-            "schedule '0 0 * * * *' has 6 fields, expected 5 (minute hour day-of-month month day-of-week)",
+            "schedule '0 0 * * * *': has 6 fields, expected 5 (minute hour day-of-month month day-of-week)",
         ),
         ("60 * * * *", "schedule '60 * * * *': minute field: 60 is outside 0-59"),
         ("0 24 * * *", "schedule '0 24 * * *': hour field: 24 is outside 0-23"),
@@ -79,13 +83,8 @@ def test_valid_schedules(schedule: str) -> None:
         ),
         ("*/0 * * * *", "schedule '*/0 * * * *': minute field: step '0' must be a positive number"),
         ("30-10 * * * *", "schedule '30-10 * * * *': minute field: range '30-10' runs backwards (30 > 10)"),
-        ("1,,2 * * * *", "schedule '1,,2 * * * *': minute field '1,,2' has an empty list element"),
-        ("@fortnightly", "schedule '@fortnightly' is not a known descriptor"),
+        ("@fortnightly", "schedule '@fortnightly': '@fortnightly' is not a known descriptor"),
         ("@every soon", "schedule '@every soon': 'soon' is not a duration"),
-        (
-            "CRON_TZ=UTC 0 * * * *",
-            "schedule 'CRON_TZ=UTC 0 * * * *' must not contain a TZ= / CRON_TZ= prefix",
-        ),
         ("", "schedule is empty"),
     ],
 )

@@ -23,6 +23,7 @@ GATE_ON = {"RayCronJob": True}
 
 EXPECTED_PATH: dict[str, str] = {
     "raycronjob-name-too-long": "metadata.name",
+    "raycronjob-child-job-name-invalid": "metadata.name",
     "raycronjob-schedule-has-timezone": "spec.schedule",
     "raycronjob-schedule-invalid": "spec.schedule",
     "raycronjob-timezone-empty": "spec.timeZone",

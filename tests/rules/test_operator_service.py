@@ -22,6 +22,7 @@ OWN_RULES = sorted(
 
 _OPTIONS = "spec.upgradeStrategy.clusterUpgradeOptions"
 EXPECTED_PATH: dict[str, str] = {
+    "rayservice-upgrade-type-missing": "spec.upgradeStrategy",
     "rayservice-name-too-long": "metadata.name",
     "rayservice-name-not-dns1035": "metadata.name",
     "rayservice-initializing-timeout-invalid": 'metadata.annotations["ray.io/initializing-timeout"]',

@@ -67,7 +67,8 @@ class UsageError(ValueError):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=TOOL_NAME,
-        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules.",
+        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially "
+        "tested against KubeRay's own Go validation code and the API server's CRD validation).",
         epilog=(
             "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory "
             "upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
@@ -105,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--environment", choices=("dev", "staging", "prod"), default=None)
     cfg.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
     cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
+    cfg.add_argument(
+        "--webhooks",
+        action="store_true",
+        help="the operator runs its validating webhooks (ENABLE_WEBHOOKS=true): what only they refuse is critical",
+    )
     base = p.add_argument_group("baseline")
     base.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE; fail only on new ones")
     base.add_argument(
@@ -148,6 +154,7 @@ def _target(args: argparse.Namespace, config: LintConfig) -> Target:
             feature_gates=args.feature_gates,
             environment=args.environment,
             options=options or None,
+            webhooks=True if args.webhooks else None,
         )
     )
 

@@ -34,8 +34,8 @@ Design notes:
   cluster-wide ``image``) produce it; in a manifest it is required, as in the CRD.
 - ``workerGroupSpecs[].minReplicas``/``maxReplicas`` are CRD-required but have CRD defaults (0 / 2147483647),
   so the API server accepts them omitted (several upstream samples do): they are optional here.
-- Only obvious structural invariants are checked here (replica bounds, unique group names, a template for
-  every group); the operator's full rule set lives in the rule catalogue (``pulumi_kuberay.rules``).
+- Only obvious structural invariants are checked here (replica bounds, a template for every group); the
+  operator's full rule set lives in the rule catalogue (``pulumi_kuberay.rules``).
 """
 
 from __future__ import annotations
@@ -223,12 +223,8 @@ class WorkerGroupSpec(PodShortcuts):
                 field="minReplicas",
                 fix=f"lower minReplicas to at most {high} or raise maxReplicas to at least {low}",
             )
-        if self.replicas is not None and not low <= self.replicas <= high:
-            raise SpecError(
-                f"replicas ({self.replicas}) is outside [minReplicas ({low}), maxReplicas ({high})]{where}",
-                field="replicas",
-                fix=f"set replicas between {low} and {high} (KubeRay would clamp it)",
-            )
+        # replicas outside [minReplicas, maxReplicas] is not an error: KubeRay clamps it
+        # (GetWorkerGroupDesiredReplicas); the catalogue's rule worker-replicas-clamped says so.
         return self
 
     @model_validator(mode="after")
@@ -506,16 +502,8 @@ class RayClusterSpec(KubeModel):
                       for i, g in enumerate(self.worker_group_specs)]
             if any(a is not b for a, b in zip(groups, self.worker_group_specs, strict=True)):
                 self.worker_group_specs = groups
-            first: dict[str, int] = {}
-            for i, group in enumerate(groups):
-                if group.group_name in first:
-                    raise SpecError(
-                        f"workerGroupSpecs[{i}].groupName {group.group_name!r} duplicates "
-                        f"workerGroupSpecs[{first[group.group_name]}].groupName",
-                        field=f"workerGroupSpecs[{i}].groupName",
-                        fix="give every worker group a unique groupName",
-                    )
-                first[group.group_name] = i
+        # Duplicate groupNames are refused only by KubeRay's (default-off) webhook; the operator accepts them.
+        # The catalogue's worker-group-names-unique reports them by target (critical with the webhooks on).
         return self
 
     def _with_cluster_image(self, group: HeadGroupSpec | WorkerGroupSpec, path: str) -> Any:

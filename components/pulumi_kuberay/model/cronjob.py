@@ -7,119 +7,37 @@ the Helm chart); without it the CR is accepted and never acted upon.
 day-of-month month day-of-week`` with ``*``, ``?``, lists ``a,b``, ranges ``a-b``, steps ``*/n`` / ``a-b/n`` /
 ``a/n``, month names ``JAN``-``DEC`` and weekday names ``SUN``-``SAT`` (case-insensitive, weekday 0-6), or a
 descriptor ``@yearly``/``@annually``/``@monthly``/``@weekly``/``@daily``/``@midnight``/``@hourly`` or
-``@every <duration>``. A ``TZ=``/``CRON_TZ=`` prefix is rejected (KubeRay wants ``timeZone`` instead).
+``@every <duration>`` (:mod:`pulumi_kuberay._gosyntax`). A ``TZ=``/``CRON_TZ=`` prefix is left to the
+version-aware rule ``raycronjob-schedule-has-timezone`` (KubeRay >= 1.7 wants ``timeZone`` instead).
 ``timeZone`` must be an IANA zone name (checked with :mod:`zoneinfo`).
 """
 
 from __future__ import annotations
 
-import re
 import zoneinfo
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from .._gosyntax import cron_error
 from ._base import KubeModel, Self, SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
 
-
-class _CronField(NamedTuple):
-    name: str
-    low: int
-    high: int
-    names: dict[str, int]
-
-
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
-    )
-}
-_WEEKDAYS = {d: i for i, d in enumerate(["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"])}
-_FIELDS = (
-    _CronField("minute", 0, 59, {}),
-    _CronField("hour", 0, 23, {}),
-    _CronField("day-of-month", 1, 31, {}),
-    _CronField("month", 1, 12, _MONTHS),
-    _CronField("day-of-week", 0, 6, _WEEKDAYS),
-)
-_DESCRIPTORS = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
-# Go's time.ParseDuration: a sequence of decimal numbers with units, e.g. "1h30m", "90s", "1.5h".
-_GO_DURATION = re.compile(
-    r"^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))*$"
-)
 _EXAMPLE = "e.g. '0 * * * *' (hourly), '*/15 9-17 * * MON-FRI' or '@daily'"
 
 
-def _cron_value(text: str, field: _CronField) -> int:
-    if text.upper() in field.names:
-        return field.names[text.upper()]
-    if not text.isdigit():
-        raise SpecError(
-            f"{field.name} field: {text!r} is not a number"
-            + (f" or a name ({', '.join(field.names)})" if field.names else "")
-        )
-    value = int(text)
-    if not field.low <= value <= field.high:
-        raise SpecError(f"{field.name} field: {value} is outside {field.low}-{field.high}")
-    return value
-
-
-def _check_cron_field(text: str, field: _CronField) -> None:
-    for part in text.split(","):
-        if not part:
-            raise SpecError(f"{field.name} field {text!r} has an empty list element")
-        range_text, slash, step_text = part.partition("/")
-        if slash and (not step_text.isdigit() or int(step_text) == 0):
-            raise SpecError(f"{field.name} field: step {step_text!r} must be a positive number")
-        if range_text in ("*", "?"):
-            continue
-        low_text, dash, high_text = range_text.partition("-")
-        low = _cron_value(low_text, field)
-        if dash:
-            high = _cron_value(high_text, field)
-            if low > high:
-                raise SpecError(f"{field.name} field: range {range_text!r} runs backwards ({low} > {high})")
-
-
 def check_schedule(schedule: str) -> str:
-    """Validate a cron schedule as KubeRay's standard parser would; return it unchanged."""
-    if "TZ" in schedule:
-        raise SpecError(
-            f"schedule {schedule!r} must not contain a TZ= / CRON_TZ= prefix",
-            fix="remove the prefix and set spec.timeZone instead",
-        )
-    text = schedule.strip()
-    if not text:
-        raise SpecError("schedule is empty", fix=_EXAMPLE)
-    if text.startswith("@"):
-        if text.startswith("@every "):
-            duration = text.removeprefix("@every ").strip()
-            if not _GO_DURATION.match(duration):
-                raise SpecError(
-                    f"schedule {schedule!r}: {duration!r} is not a duration", fix="e.g. '@every 1h30m'"
-                )
-            return schedule
-        if text not in _DESCRIPTORS:
-            raise SpecError(
-                f"schedule {schedule!r} is not a known descriptor",
-                fix=f"use one of {', '.join(sorted(_DESCRIPTORS))} or '@every <duration>'",
-            )
-        return schedule
-    parts = text.split()
-    if len(parts) != len(_FIELDS):
-        raise SpecError(
-            f"schedule {schedule!r} has {len(parts)} fields, expected 5 "
-            "(minute hour day-of-month month day-of-week)",
-            fix=_EXAMPLE,
-        )
-    for part, field in zip(parts, _FIELDS, strict=True):
-        try:
-            _check_cron_field(part, field)
-        except SpecError as exc:
-            raise SpecError(f"schedule {schedule!r}: {exc.message}", fix=_EXAMPLE) from exc
+    """Validate a cron schedule as robfig/cron ``ParseStandard`` (what ``ValidateRayCronJobSpec`` calls) would;
+    return it unchanged. :func:`cron_error` is the code base's one cron parser.
+
+    A ``TZ=``/``CRON_TZ=`` prefix parses; KubeRay >= 1.7 refuses it (it wants ``timeZone``), which depends on
+    the target version, so the catalogue's rule ``raycronjob-schedule-has-timezone`` reports it, not the model.
+    """
+    error = cron_error(schedule)
+    if error is not None:
+        fix = "e.g. '@every 1h30m'" if schedule.startswith("@every") else _EXAMPLE
+        raise SpecError("schedule is empty" if not schedule else f"schedule {schedule!r}: {error}", fix=fix)
     return schedule
 
 

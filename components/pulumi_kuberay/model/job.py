@@ -250,20 +250,22 @@ class RayJobSpec(KubeModel):
 
     @model_validator(mode="after")
     def _one_cluster_source(self, info: ValidationInfo) -> Self:
-        if self.ray_cluster_spec is not None and self.cluster_selector is not None:
+        # ValidateRayJobSpec: clusterSelector mode is len(ClusterSelector) != 0, so {} counts as unset.
+        selector = self.cluster_selector or None
+        if self.ray_cluster_spec is not None and selector is not None:
             raise SpecError(
                 "rayClusterSpec and clusterSelector are mutually exclusive",
                 field="clusterSelector",
                 fix="keep rayClusterSpec to create a cluster for the job, "
                 "or clusterSelector to use an existing one",
             )
-        if self.ray_cluster_spec is None and self.cluster_selector is None and is_wire(info):
+        if self.ray_cluster_spec is None and selector is None and is_wire(info):
             # From Python the RayJob component's ``cluster=`` may supply the selector (it checks it then).
             raise SpecError(
                 "one of rayClusterSpec or clusterSelector must be set",
                 fix="set rayClusterSpec, or clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
             )
-        if self.cluster_selector is not None and not self.cluster_selector.get(CLUSTER_SELECTOR_KEY):
+        if selector is not None and not selector.get(CLUSTER_SELECTOR_KEY):
             raise SpecError(
                 f"clusterSelector must name the cluster under {CLUSTER_SELECTOR_KEY!r}",
                 field="clusterSelector",

@@ -116,6 +116,7 @@ def make_context(
     environment: str | None = None,
     options: Mapping[str, Any] | None = None,
     audience: Audience = "python",
+    webhooks: bool = False,
 ) -> Context:
     """Keyword form of ``Target(...).context()`` (for tests and one-off checks of a single rule)."""
     return Target.of(
@@ -124,6 +125,7 @@ def make_context(
         environment=environment,
         options=options,
         audience=audience,
+        webhooks=webhooks,
     ).context()
 
 
@@ -201,16 +203,38 @@ def _run_rule(rule: Rule, doc: dict[str, Any], ctx: Context) -> list[Finding]:
 
 
 def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
-    """Drop a ``schema-*`` finding when a specific rule reports the same path.
+    """Drop a ``schema-*`` finding when a specific rule reports the same path at least as severely.
 
     The typed model also enforces some operator invariants (e.g. minReplicas <= maxReplicas); the specific
     rule says more (its id is the policy name, its fix is precise), so the generic schema finding is noise.
+    A less severe finding on the same path never hides a schema error: ``resources: true`` on a Ray container
+    is rejected by the API server even though ``resources-missing`` (high) reports the same path.
     """
-    specific = {f.path for f in findings if not f.rule_id.startswith(SCHEMA_RULE_PREFIX)}
-    return [f for f in findings if not (f.rule_id.startswith(SCHEMA_RULE_PREFIX) and f.path in specific)]
+    worst: dict[str, int] = {}
+    for f in findings:
+        if not f.rule_id.startswith(SCHEMA_RULE_PREFIX):
+            worst[f.path] = max(worst.get(f.path, -1), SEVERITY_ORDER[f.severity])
+    return [
+        f
+        for f in findings
+        if not (f.rule_id.startswith(SCHEMA_RULE_PREFIX) and worst.get(f.path, -1) >= SEVERITY_ORDER[f.severity])
+    ]
 
 
 _DEFAULT_VERSION = "1.7.0"
+_KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
+
+
+def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
+    """``spec.managedBy`` names another controller (e.g. MultiKueue): KubeRay's RayCluster/RayJob/RayService
+    reconcilers skip the object (``ManagedByExternalController``), so the operator's validation rules do not
+    apply and must not block it. (A RayCronJob still validates its template: its controller has no such
+    check.)"""
+    spec = doc.get("spec")
+    if doc.get("kind") not in ("RayCluster", "RayJob", "RayService") or not isinstance(spec, Mapping):
+        return False
+    manager = spec.get("managedBy")
+    return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
 
 
 def check(
@@ -221,6 +245,7 @@ def check(
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
     options: Mapping[str, Any] | None = None,
+    webhooks: bool | None = None,
 ) -> list[Finding]:
     """Run the catalogue over one manifest dict; findings sorted by severity (critical first), then path.
 
@@ -233,9 +258,15 @@ def check(
         if kuberay_version is None:
             raise ValueError("invalid KubeRay version None: expected a string like '1.7.0'")
         target = Target.of(
-            kuberay_version=kuberay_version, feature_gates=feature_gates, environment=environment, options=options
+            kuberay_version=kuberay_version,
+            feature_gates=feature_gates,
+            environment=environment,
+            options=options,
+            webhooks=bool(webhooks),
         )
-    elif kuberay_version is not _DEFAULT_VERSION or any(v is not None for v in (feature_gates, environment, options)):
+    elif kuberay_version is not _DEFAULT_VERSION or any(
+        v is not None for v in (feature_gates, environment, options, webhooks)
+    ):
         raise TypeError("check(): give a Target or its settings as keywords, not both")
     ctx = target.context()
     if not is_ray_document(manifest):
@@ -245,10 +276,13 @@ def check(
     kind = doc.get("kind")
     silenced = _suppressions(doc)
     findings: list[Finding] = []
+    handed_over = _managed_elsewhere(doc)
     _paths.begin_document(doc)
     try:
         for rule in registered():
             # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
+            if handed_over and rule.operator_rules:
+                continue  # KubeRay's reconciler returns before validating it (ManagedByExternalController)
             if kind in rule.kinds and rule.applies(ctx):
                 findings.extend(_run_rule(rule, doc, ctx))
     finally:

@@ -167,6 +167,9 @@ class Context:
     #: Organisation settings some rules read (e.g. ``allowed_registries``, ``gpu_budget``); absent = rule off.
     options: Mapping[str, Any] = field(default_factory=dict)
     audience: Audience = "python"
+    #: The operator runs its validating webhooks (``ENABLE_WEBHOOKS=true``; off by default): rules only the
+    #: webhooks enforce then block.
+    webhooks: bool = False
 
     def gate(self, name: str) -> bool:
         return bool(self.feature_gates.get(name, False))

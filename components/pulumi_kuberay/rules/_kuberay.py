@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from .. import _gosyntax
 from ._engine import Context, Violation
 from ._paths import (
     ClusterSpecRef,
@@ -38,11 +39,11 @@ TLS_ENV_VARS = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY
 TLS_VOLUME = "ray-tls"
 TLS_MOUNT_PATH = "/etc/ray/tls"
 
-_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -55,6 +56,11 @@ def annotation_path(key: str) -> str:
 
 def is_dns1035(name: str) -> bool:
     return len(name) <= 63 and bool(_DNS1035.match(name))
+
+
+def is_dns1123_subdomain(name: str) -> bool:
+    """Like k8s ``IsDNS1123Subdomain`` (what the API server requires of every object name)."""
+    return len(name) <= 253 and bool(_DNS1123_SUBDOMAIN.match(name))
 
 
 def is_dns1123_label(name: str) -> bool:
@@ -220,6 +226,23 @@ def per_job_spec(check: JobCheck) -> Callable[[dict[str, Any], Context], Iterato
 MAX_RAYJOB_NAME_LENGTH = 47
 #: Length of the random suffix the API server appends to ``metadata.generateName``.
 GENERATED_SUFFIX_LENGTH = 5
+#: names.SimpleNameGenerator keeps at most this much of ``generateName`` (63 - 5).
+GENERATE_NAME_MAX_PREFIX = 58
+
+
+def effective_name(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(the name the object will have, the path to blame): ``metadata.name``, else the API server's
+    ``generateName`` (truncated to 58 characters) plus a 5-character random suffix (shown as ``x``)."""
+    meta = manifest.get("metadata")
+    if not isinstance(meta, Mapping):
+        return None
+    name = meta.get("name")
+    if isinstance(name, str) and name and not is_unknown(name):
+        return name, "metadata.name"
+    prefix = meta.get("generateName")
+    if isinstance(prefix, str) and prefix and not is_unknown(prefix):
+        return prefix[:GENERATE_NAME_MAX_PREFIX] + "x" * GENERATED_SUFFIX_LENGTH, "metadata.generateName"
+    return None
 DELETION_ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_DELETING_POLICIES = ("DeleteCluster", "DeleteWorkers")
 #: Submission modes the v1.7.0 controller knows, with the KubeRay version that introduced each.
@@ -269,45 +292,13 @@ def submission_mode(spec: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------------
 # Go parsers the operator relies on
 
-GO_ATOI = re.compile(r"^[+-]?[0-9]+$")
-_GO_DURATION_PART = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]+)")
-_GO_DURATION_UNITS: dict[str, float] = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "\u00b5s": 1e-6,  # micro sign
-    "\u03bcs": 1e-6,  # Greek mu
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-
-
-def parse_go_duration(text: str) -> float | None:
-    """Seconds of a Go ``time.ParseDuration`` string (``"1h30m"``, ``"-5s"``, ``"0"``), else None."""
-    rest = text
-    sign = 1.0
-    if rest[:1] in ("+", "-"):
-        sign = -1.0 if rest[0] == "-" else 1.0
-        rest = rest[1:]
-    if rest == "0":
-        return 0.0
-    if rest == "":
-        return None
-    total = 0.0
-    while rest:
-        match = _GO_DURATION_PART.match(rest)
-        if match is None:
-            return None
-        whole, fraction, unit = match.groups()
-        if not whole and (fraction is None or len(fraction) <= 1):
-            return None  # Go needs digits before or after the dot
-        scale = _GO_DURATION_UNITS.get(unit)
-        if scale is None:
-            return None
-        total += float((whole or "0") + (fraction or "")) * scale
-        rest = rest[match.end() :]
-    return sign * total
+# The code base's one Go duration parser (time.ParseDuration), cron parser (robfig/cron ParseStandard) and
+# time zone lookup (time.LoadLocation) live in pulumi_kuberay._gosyntax; rule modules import them from here.
+parse_go_duration = _gosyntax.parse_go_duration
+go_atoi = _gosyntax.go_atoi
+cron_error = _gosyntax.cron_error
+go_location_exists = _gosyntax.go_location_exists
+known_zones = _gosyntax.known_zones
 
 
 # --------------------------------------------------------------------------------------------------

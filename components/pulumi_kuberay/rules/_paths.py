@@ -200,6 +200,10 @@ def _cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
     spec = get(manifest, *keys)
     if not isinstance(spec, dict):
         return []
+    if kind == "RayCronJob":
+        # ValidateRayCronJobSpec validates the template as a RayJob without metadata, and constructRayJob gives
+        # the RayJobs it creates none of the RayCronJob's annotations or labels: they never reach the cluster.
+        return [ClusterSpecRef(spec, ".".join(keys), kind, {}, {})]
     return [ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest))]
 
 
@@ -377,16 +381,22 @@ def iter_present(obj: Any, pattern: str, prefix: str = "") -> Iterator[tuple[str
 # --------------------------------------------------------------------------------------------------
 # Versions
 
-_GENERIC_VERSION = re.compile(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$")
+# Go's versionMatchRE `^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`: RE2's \s is [\t\n\f\r ], `.` stops at a newline and
+# `$` is the end of the text (Python's `$` would also match before a trailing newline).
+_GENERIC_VERSION = re.compile(r"[\t\n\f\r ]*v?([0-9]+(?:\.[0-9]+)*)[^\n]*\Z")
+_UINT64_MAX = (1 << 64) - 1
 
 
 def parse_generic_version(text: str) -> tuple[int, ...] | None:
-    """Like k8s ``version.ParseGeneric`` (used by the operator for rayVersion): at least major.minor."""
+    """Like k8s ``version.ParseGeneric`` (used by the operator for rayVersion): at least major.minor, no
+    zero-prefixed major, every component a uint64; anything after the numbers is ignored."""
     match = _GENERIC_VERSION.match(text)
     if match is None:
         return None
     parts = match.group(1).split(".")
-    if len(parts) < 2:
+    if len(parts) < 2 or (parts[0].startswith("0") and parts[0] != "0"):
         return None
     nums = tuple(int(p) for p in parts)
+    if any(n > _UINT64_MAX for n in nums):
+        return None
     return nums + (0,) * max(0, 3 - len(nums))

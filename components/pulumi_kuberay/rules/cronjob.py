@@ -1,143 +1,30 @@
 """RayCronJob operator rules: ValidateRayCronJobSpec.
 
-Rows RCJ-01 .. RCJ-05. RCJ-06 (the jobTemplate fails a RayJob spec rule, ``ValidateRayJobSpec``) is covered by
-every RayJob spec rule in ``job/``, which also checks ``spec.jobTemplate``.
-The schedule is parsed like robfig/cron ``ParseStandard`` (5 fields or an ``@descriptor``); the time zone is
-looked up in the IANA database (Go's embedded tzdata and Python's ``zoneinfo`` carry the same names).
+Reference: ``kuberay-v1.7.0.md`` sections 5 and 8.4 (RCJ-01 .. RCJ-05). RCJ-06 (the jobTemplate fails a RayJob
+spec rule) is covered by every RayJob spec rule in ``operator_job``, which also checks ``spec.jobTemplate``.
+The schedule is parsed like robfig/cron ``ParseStandard`` and the time zone looked up like Go's
+``time.LoadLocation``: the code base's one implementation of each, ``pulumi_kuberay._gosyntax``.
 """
 
 from __future__ import annotations
 
-import re
-import zoneinfo
 from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
-from ._kuberay import parse_go_duration
+from ._kuberay import (
+    GENERATED_SUFFIX_LENGTH,
+    MAX_RAYJOB_NAME_LENGTH,
+    cron_error,
+    effective_name,
+    go_location_exists,
+    is_dns1035,
+    known_zones,
+)
 from ._paths import as_str, get
 
 MAX_RAYCRONJOB_NAME_LENGTH = 36
-
-_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
-_MONTHS = {
-    m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
-}
-_DAYS = {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}
-#: (field name, minimum, maximum, names) in ParseStandard order: minute hour day-of-month month day-of-week.
-_FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (
-    ("minute", 0, 59, {}),
-    ("hour", 0, 23, {}),
-    ("day of month", 1, 31, {}),
-    ("month", 1, 12, _MONTHS),
-    ("day of week", 0, 6, _DAYS),
-)
-_GO_ATOI = re.compile(r"^[+-]?[0-9]+$")
-
-
-class _CronError(ValueError):
-    pass
-
-
-def _number(text: str, names: dict[str, int]) -> int:
-    named = names.get(text.lower())
-    if named is not None:
-        return named
-    if not _GO_ATOI.match(text):
-        raise _CronError(f"failed to parse int from {text!r}")
-    value = int(text)
-    if value < 0:
-        raise _CronError(f"negative number ({value}) not allowed: {text!r}")
-    return value
-
-
-def _check_range(expr: str, field: tuple[str, int, int, dict[str, int]]) -> None:
-    name, low, high, names = field
-    range_and_step = expr.split("/")
-    low_and_high = range_and_step[0].split("-")
-    single = len(low_and_high) == 1
-    if low_and_high[0] in ("*", "?"):
-        start, end = low, high
-    else:
-        start = _number(low_and_high[0], names)
-        if len(low_and_high) == 1:
-            end = start
-        elif len(low_and_high) == 2:
-            end = _number(low_and_high[1], names)
-        else:
-            raise _CronError(f"too many hyphens in {expr!r}")
-    if len(range_and_step) == 2:
-        step = _number(range_and_step[1], {})
-        if single:
-            end = high  # "N/step" means N-max/step
-        if step == 0:
-            raise _CronError(f"step of range should be a positive number: {expr!r}")
-    elif len(range_and_step) > 2:
-        raise _CronError(f"too many slashes in {expr!r}")
-    if start < low:
-        raise _CronError(f"{name}: beginning of range ({start}) below minimum ({low}): {expr!r}")
-    if end > high:
-        raise _CronError(f"{name}: end of range ({end}) above maximum ({high}): {expr!r}")
-    if start > end:
-        raise _CronError(f"{name}: beginning of range ({start}) beyond end of range ({end}): {expr!r}")
-
-
-def cron_error(schedule: str) -> str | None:
-    """Why robfig/cron ``ParseStandard`` rejects ``schedule``, or None if it parses."""
-    spec = schedule.strip()
-    if not spec:
-        return "empty spec string"
-    if spec.startswith(("TZ=", "CRON_TZ=")):
-        zone, _, spec = spec.partition(" ")
-        zone_name = zone.split("=", 1)[1]
-        if not _zone_exists(zone_name):
-            return f"provided bad location {zone_name}"
-        spec = spec.strip()
-    if spec.startswith("@"):
-        if spec in _DESCRIPTORS:
-            return None
-        if spec.startswith("@every "):
-            if parse_go_duration(spec[len("@every ") :]) is None:
-                return f"failed to parse duration {spec!r}"
-            return None
-        return f"unrecognized descriptor: {spec}"
-    fields = spec.split()
-    if len(fields) != 5:
-        return f"expected exactly 5 fields (minute hour day-of-month month day-of-week), found {len(fields)}"
-    try:
-        for text, field in zip(fields, _FIELDS, strict=True):
-            for expr in text.split(","):
-                _check_range(expr, field)
-    except _CronError as err:
-        return str(err)
-    return None
-
-
-@cache
-def _known_zones() -> frozenset[str]:
-    try:
-        return frozenset(zoneinfo.available_timezones())
-    except Exception:  # no tz database on this machine: cannot judge
-        return frozenset()
-
-
-def _zone_exists(name: str) -> bool:
-    """Like Go's ``time.LoadLocation`` with embedded tzdata ("", "UTC" and "Local" are special)."""
-    if name in ("", "UTC", "Local"):
-        return True
-    if ".." in name or name.startswith(("/", "\\")):
-        return False
-    zones = _known_zones()
-    if zones:
-        return name in zones
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return not _known_zones()  # no database at all: do not judge
-    return True
-
 
 def _spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
     if manifest.get("kind") != "RayCronJob":
@@ -178,6 +65,51 @@ declare(
     check=_check_name_length,
     compliant=example_cronjob("nightly-train"),
     violating=example_cronjob("nightly-train-" + "x" * 23),
+    context=_GATE_ON,
+)
+
+
+def _check_child_job_name(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    """The RayJobs a RayCronJob creates are named ``<name>-<suffix>`` and pass ValidateRayJobMetadata:
+    DNS-1035 (so the RayCronJob name must start with a letter) and, before v1.7 (5 random characters),
+    at most 47 characters (name at most 41; v1.7 has its own limit, raycronjob-name-too-long)."""
+    spec = _spec(manifest)
+    found = effective_name(manifest) if spec is not None else None
+    if found is None or spec is None or spec.get("suspend") is True:
+        return  # suspended: Reconcile returns before constructRayJob, no RayJob is created
+    manager = as_str(get(spec, "jobTemplate", "managedBy"))
+    if manager and manager != "ray.io/kuberay-operator":
+        return  # the RayJobs go to another controller (ManagedByExternalController): KubeRay never validates them
+    name, path = found
+    child = f"{name}-{'x' * GENERATED_SUFFIX_LENGTH}"
+    if not is_dns1035(child[:63]) or not name[:1].isalpha():
+        yield Violation(
+            f"the RayJobs this RayCronJob creates are named {name!r} plus a suffix, which is not a DNS-1035 "
+            "label (lower-case letters, digits and '-', starting with a letter): the operator rejects each one",
+            path,
+        )
+    elif not ctx.at_least(1, 7) and len(child) > MAX_RAYJOB_NAME_LENGTH:
+        yield Violation(
+            f"the RayJobs this RayCronJob creates are named <name>-<5 characters> ({len(child)} characters); "
+            f"the operator allows at most {MAX_RAYJOB_NAME_LENGTH}, so every scheduled RayJob fails validation",
+            path,
+        )
+
+
+declare(
+    id="raycronjob-child-job-name-invalid",
+    title="The RayJobs a RayCronJob creates get invalid names",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCronJob",),
+    rows=("RJ-01", "RJ-02"),
+    rationale="constructRayJob names each RayJob <RayCronJob name>-<suffix>; ValidateRayJobMetadata then "
+    "requires a DNS-1035 label of at most 47 characters, so a RayCronJob name that starts with a digit or "
+    "(before v1.7) is longer than 41 characters produces only failed RayJobs.",
+    fix="Use a RayCronJob name that starts with a letter and has at most 41 characters (36 from v1.7).",
+    check=_check_child_job_name,
+    compliant=example_cronjob("nightly-train"),
+    violating=example_cronjob("1-nightly-train"),
     context=_GATE_ON,
 )
 
@@ -267,8 +199,8 @@ def _check_timezone(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
     zone = as_str(spec.get("timeZone")) if spec else None
     if not zone:
         return
-    if not _zone_exists(zone):
-        close = sorted(z for z in _known_zones() if z.lower() == zone.lower())
+    if not go_location_exists(zone):
+        close = sorted(z for z in known_zones() if z.lower() == zone.lower())
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         yield Violation(f"timeZone {zone!r} is not an IANA time zone{hint}", "spec.timeZone")
 

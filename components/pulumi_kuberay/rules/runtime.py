@@ -5,6 +5,7 @@ declares ``ports`` at all it must include them (with no ports KubeRay assumes th
 v1 with a worker restartPolicy other than Never. OP-06: RayJob ``metadata`` needs Ray >= 2.6.0. OP-03/05/07/08
 depend on cluster state (cert-manager installed, ServiceAccount exists, selected RayCluster exists, live Pod
 counts): see ``docs/operator-rules.md`` (OP-07 is the stack rule ``rayjob-cluster-selector-unmatched``).
+Also what the operator silently corrects instead of rejecting: worker replicas clamped into their bounds.
 """
 
 from __future__ import annotations
@@ -13,11 +14,17 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._engine import Context, Violation, declare
+from ._engine import (
+    KINDS,
+    Context,
+    Violation,
+    declare,
+)
 from ._examples import example_cluster_spec, example_job, example_service
 from ._kuberay import job_specs
 from ._paths import (
     as_dict,
+    as_int,
     as_list,
     as_str,
     cluster_specs,
@@ -212,4 +219,48 @@ declare(
     check=_check_metadata_ray_version,
     compliant=_job_with_metadata("2.52.0"),
     violating=_job_with_metadata("2.5.1"),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# GetWorkerGroupDesiredReplicas: replicas outside [minReplicas, maxReplicas] are clamped, not rejected.
+
+
+def _cluster_with_replicas(replicas: int) -> dict[str, Any]:
+    spec = example_cluster_spec()
+    spec["workerGroupSpecs"][0].update(minReplicas=1, maxReplicas=3, replicas=replicas)
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
+
+
+def _check_replicas_clamped(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(doc):
+        for group in worker_groups(ref):
+            replicas = as_int(group.spec.get("replicas"))
+            # CRD defaults: minReplicas 0, maxReplicas 2147483647
+            low = as_int(group.spec.get("minReplicas", 0))
+            high = as_int(group.spec.get("maxReplicas", 2147483647))
+            if replicas is None or low is None or high is None or low > high or group.spec.get("suspend") is True:
+                continue
+            clamped = min(max(replicas, low), high)
+            if clamped != replicas:
+                yield Violation(
+                    f"worker group {group.name!r}: replicas ({replicas}) is outside [minReplicas ({low}), "
+                    f"maxReplicas ({high})]; KubeRay runs {clamped} instead",
+                    join(group.path, "replicas"),
+                    fix=f"Set replicas between {low} and {high} (or leave it to the autoscaler).",
+                )
+
+
+declare(
+    id="worker-replicas-clamped",
+    title="Worker replicas outside [minReplicas, maxReplicas] are clamped",
+    severity="medium",
+    category="correctness",
+    kinds=KINDS,
+    rationale="The operator does not reject replicas outside the bounds: GetWorkerGroupDesiredReplicas clamps "
+    "them into [minReplicas, maxReplicas], so the cluster runs a different number of workers than declared.",
+    fix="Set replicas between minReplicas and maxReplicas.",
+    check=_check_replicas_clamped,
+    compliant=_cluster_with_replicas(2),
+    violating=_cluster_with_replicas(9),
 )

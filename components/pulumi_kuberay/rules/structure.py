@@ -17,7 +17,21 @@ from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
-from ._paths import UNKNOWN_SENTINEL, cluster_specs, get, is_unknown, parse_path, path_touches_unknown
+from ._kuberay import (
+    effective_name,
+    is_dns1123_subdomain,
+    label_value_error,
+    qualified_name_error,
+)
+from ._paths import (
+    UNKNOWN_SENTINEL,
+    cluster_specs,
+    get,
+    is_unknown,
+    parse_path,
+    path_touches_unknown,
+    pod_templates,
+)
 
 
 @dataclass(frozen=True)
@@ -311,4 +325,146 @@ declare(
             "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
         },
     },
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# What the API server checks beyond the typed model: ObjectMeta syntax (ValidateObjectMetaAccessor) and the
+# keys of the CRD's list-maps (ValidateListSetsAndMaps). tests/oracle holds both against the real code.
+
+_ANNOTATIONS_MAX_BYTES = 256 * 1024
+
+
+def _check_metadata_syntax(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict):
+        return
+    found = effective_name(manifest)
+    if found is not None and not is_dns1123_subdomain(found[0]):
+        yield Violation(
+            f"name {found[0]!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'); "
+            "the API server rejects the object",
+            found[1],
+        )
+    labels = meta.get("labels")
+    for key, value in (labels or {}).items() if isinstance(labels, dict) else ():
+        if is_unknown(key) or is_unknown(value):
+            continue
+        error = qualified_name_error(str(key)) or (label_value_error(value) if isinstance(value, str) else None)
+        if error is not None:
+            yield Violation(
+                f"label {key!r}: {value!r}: {error}; the API server rejects the object", f'metadata.labels["{key}"]'
+            )
+    notes = meta.get("annotations")
+    if not isinstance(notes, dict):
+        return
+    size = 0
+    for key, value in notes.items():
+        if is_unknown(key):
+            continue
+        error = qualified_name_error(str(key).lower())
+        if error is not None:
+            yield Violation(
+                f"annotation key {key!r}: {error}; the API server rejects the object", f'metadata.annotations["{key}"]'
+            )
+        size += len(str(key).encode()) + (len(value.encode()) if isinstance(value, str) else 0)
+    if size > _ANNOTATIONS_MAX_BYTES:
+        yield Violation(f"annotations take {size} bytes; the API server allows at most 256 KiB", "metadata.annotations")
+
+
+def _with_metadata(**meta: Any) -> dict[str, Any]:
+    doc = _example()
+    doc["metadata"].update(meta)
+    return doc
+
+
+declare(
+    id="metadata-syntax-invalid",
+    title="Label or annotation the API server rejects",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 "
+    "alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; "
+    "the create fails.",
+    fix="Use keys like 'app' or 'example.com/app' and label values like 'v1.2_a' (63 characters at most).",
+    check=_check_metadata_syntax,
+    compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
+    violating=_with_metadata(labels={"team": "-ml"}),
+)
+
+#: (list field of a pod spec or container, its list-map keys, defaults of keys) from the CRDs' schema.
+_POD_LIST_MAPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("containers", ("name",)),
+    ("initContainers", ("name",)),
+    ("ephemeralContainers", ("name",)),
+    ("volumes", ("name",)),
+    ("imagePullSecrets", ("name",)),
+    ("hostAliases", ("ip",)),
+    ("resourceClaims", ("name",)),
+    ("schedulingGates", ("name",)),
+    ("topologySpreadConstraints", ("topologyKey", "whenUnsatisfiable")),
+)
+_CONTAINER_LIST_MAPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("env", ("name",)),
+    ("ports", ("containerPort", "protocol")),
+    ("volumeMounts", ("mountPath",)),
+    ("volumeDevices", ("devicePath",)),
+)
+_KEY_DEFAULTS = {"protocol": "TCP"}  # the CRD defaults ports[].protocol before the list-map check
+
+
+def _duplicate_keys(items: Any, keys: tuple[str, ...], path: str) -> Iterator[Violation]:
+    if not isinstance(items, list):
+        return
+    seen: dict[tuple[Any, ...], int] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        key = tuple(item.get(k, _KEY_DEFAULTS.get(k)) for k in keys)
+        if any(is_unknown(v) or not isinstance(v, (str, int, float, bool)) for v in key):
+            continue  # a wrong-typed key is a schema finding; unknown values are never judged
+        if key in seen:
+            shown = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key, strict=True))
+            yield Violation(
+                f"{path}[{i}] repeats {shown} of {path}[{seen[key]}]; the CRD keys this list by "
+                f"{'+'.join(keys)}, so the API server rejects the object",
+                f"{path}[{i}]",
+            )
+        else:
+            seen[key] = i
+
+
+def _check_list_map_keys(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for template in pod_templates(manifest):
+        pod = template.pod_spec
+        for field, keys in _POD_LIST_MAPS:
+            yield from _duplicate_keys(pod.get(field), keys, f"{template.spec_path}.{field}")
+        for field in ("containers", "initContainers", "ephemeralContainers"):
+            for i, container in enumerate(pod.get(field) or [] if isinstance(pod.get(field), list) else []):
+                if isinstance(container, dict):
+                    for sub, keys in _CONTAINER_LIST_MAPS:
+                        yield from _duplicate_keys(container.get(sub), keys, f"{template.spec_path}.{field}[{i}].{sub}")
+
+
+def _with_head_env(*names: str) -> dict[str, Any]:
+    doc = _example()
+    head = doc["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["env"] = [{"name": n, "value": str(i)} for i, n in enumerate(names)]
+    return doc
+
+
+declare(
+    id="list-map-duplicate-key",
+    title="Two list entries with one key (env name, mount path, port...)",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and "
+    "containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same "
+    "key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
+    fix="Keep one entry per key (for env, the value the container should see).",
+    check=_check_list_map_keys,
+    compliant=_with_head_env("A", "B"),
+    violating=_with_head_env("A", "A"),
 )

@@ -11,6 +11,7 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
     kuberay:featureGates: {RayCronJob: true} # over the version's defaults
     kuberay:allowedRegistries: [docker.io/rayproject]
     kuberay:gpuBudget: 16
+    kuberay:webhooks: true                   # the operator runs its validating webhooks (default false)
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class Target:
     environment: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     audience: Audience = "python"
+    #: The operator runs its validating webhooks (``ENABLE_WEBHOOKS=true``, off by default).
+    webhooks: bool = False
 
     def __post_init__(self) -> None:
         parse_version(self.kuberay_version)
@@ -127,6 +130,7 @@ class Target:
             environment=environment,
             options=dict(self.options),
             audience=self.audience,
+            webhooks=self.webhooks,
         )
 
     @classmethod
@@ -138,6 +142,7 @@ class Target:
         environment: str | None = None,
         options: Mapping[str, Any] | None = None,
         audience: Audience = "python",
+        webhooks: bool = False,
     ) -> Target:
         """The keyword form used by ``rules.check(manifest, kuberay_version=..., ...)``."""
         version = "1.7.0" if kuberay_version is None else kuberay_version
@@ -149,11 +154,12 @@ class Target:
             environment=environment,
             options=dict(options or {}),
             audience=audience,
+            webhooks=webhooks,
         )
 
     def override(self, **changes: Any) -> Target:
         """A copy with the non-None ``changes`` applied (used for policy config / CLI flags)."""
-        version, environment, audience = self.kuberay_version, self.environment, self.audience
+        version, environment, audience, webhooks = self.kuberay_version, self.environment, self.audience, self.webhooks
         gates, options = dict(self.feature_gates), dict(self.options)
         for key, val in changes.items():
             if val is None:
@@ -168,10 +174,17 @@ class Target:
                 environment = str(val)
             elif key == "audience":
                 audience = val
+            elif key == "webhooks":
+                webhooks = bool(val)
             else:
                 raise TypeError(f"unknown target setting {key!r}")
         return Target(
-            kuberay_version=version, feature_gates=gates, environment=environment, options=options, audience=audience
+            kuberay_version=version,
+            feature_gates=gates,
+            environment=environment,
+            options=options,
+            audience=audience,
+            webhooks=webhooks,
         )
 
 
@@ -209,9 +222,13 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
         options["gpu_budget"] = budget
     if gates is not None and not isinstance(gates, (dict, str)):
         raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
+    webhooks = get("webhooks")
+    if webhooks is not None and not isinstance(webhooks, bool):
+        raise TargetError("kuberay:webhooks must be true or false")
     return Target(
         kuberay_version=str(version) if version is not None else "1.7.0",
         feature_gates=parse_feature_gates(gates),
         environment=str(environment) if environment is not None else None,
         options=options,
+        webhooks=bool(webhooks),
     )

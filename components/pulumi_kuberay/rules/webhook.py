@@ -24,13 +24,21 @@ def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterato
             if name is None or group.index is None:
                 continue
             if name in first_seen:
-                yield Violation(
-                    f"worker group name {name!r} is used by workerGroupSpecs[{first_seen[name]}] and "
-                    f"workerGroupSpecs[{group.index}]; names must be unique (the webhook rejects the "
-                    "object, and "
-                    "without it pods of both groups share the ray.io/group label and are scaled as one)",
-                    f"{group.path}.groupName",
-                )
+                where = f"workerGroupSpecs[{first_seen[name]}] and workerGroupSpecs[{group.index}]"
+                if ctx.webhooks:
+                    yield Violation(
+                        f"worker group name {name!r} is used by {where}; the RayCluster webhook rejects the object",
+                        f"{group.path}.groupName",
+                    )
+                else:
+                    # Only the (default-off) webhook refuses it; the operator accepts the object.
+                    yield Violation(
+                        f"worker group name {name!r} is used by {where}; the operator accepts this (only its "
+                        "webhook, off here, refuses it) but Pods of both groups share the ray.io/group label "
+                        "and are scaled as one group",
+                        f"{group.path}.groupName",
+                        severity="high",
+                    )
             else:
                 first_seen[name] = group.index
 
@@ -54,12 +62,13 @@ declare(
     kinds=KINDS,
     rows=("WH-02",),
     rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place "
-    "this is "
-    "checked); without the webhook the operator keys Pods by group name, so two groups with one name are "
-    "reconciled as one. Embedded specs matter too: the child RayCluster is validated when the operator "
-    "creates it.",
+    "this is checked; critical when the target says the webhooks run, ``webhooks=True`` / "
+    "``kuberay-lint --webhooks``). Without the webhook the operator accepts the object but keys Pods by group "
+    "name, so two groups with one name are reconciled as one (high). Embedded specs matter too: the child "
+    "RayCluster is validated when the operator creates it.",
     fix="Give every worker group a distinct groupName.",
     check=_check_unique_group_names,
     compliant=_cluster_with_groups("cpu", "gpu"),
     violating=_cluster_with_groups("cpu", "cpu"),
+    context={"webhooks": True},
 )

@@ -7,27 +7,34 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import base_cluster, example, spec_of
-from .._kuberay import MAX_RAYCLUSTER_NAME, ORIGINATED_FROM_CRD_LABEL, is_dns1035, reported_as
-from .._paths import as_str, cluster_specs, get, is_unknown, metadata
+from .._kuberay import (
+    MAX_RAYCLUSTER_NAME,
+    ORIGINATED_FROM_CRD_LABEL,
+    effective_name,
+    is_dns1035,
+    reported_as,
+)
+from .._paths import as_str, cluster_specs, get, is_unknown
 
 # --------------------------------------------------------------------------------------------------
 # RC-01, RC-02: RayCluster metadata.name
 
 
 def _check_cluster_name(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    name = as_str(metadata(doc).get("name"))
-    if name is None:
+    found = effective_name(doc)
+    if found is None:
         return
+    name, path = found
     if len(name) > MAX_RAYCLUSTER_NAME and ctx.at_least(1, 4):
         yield Violation(
             f"RayCluster name {name!r} has {len(name)} characters; KubeRay allows at most {MAX_RAYCLUSTER_NAME}",
-            "metadata.name",
+            path,
         )
     elif not is_dns1035(name):
         yield Violation(
             f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', "
             "starting with a letter and ending with a letter or digit)",
-            "metadata.name",
+            path,
         )
 
 

@@ -13,32 +13,22 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
-from .._kuberay import GENERATED_SUFFIX_LENGTH, MAX_RAYJOB_NAME_LENGTH
-from .._paths import as_dict, as_str
+from .._kuberay import (
+    MAX_RAYJOB_NAME_LENGTH,
+    effective_name,
+)
 
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-01, RJ-02 (and WH-03): metadata
 
 
-def _effective_name(manifest: dict[str, Any]) -> tuple[str, str] | None:
-    """A RayJob's (name the object will have, path to blame); generateName gets a 5-character random suffix."""
-    if manifest.get("kind") != "RayJob":
-        return None
-    metadata = as_dict(manifest.get("metadata"))
-    name = as_str(metadata.get("name"))
-    if name:
-        return name, "metadata.name"
-    prefix = as_str(metadata.get("generateName"))
-    if prefix:
-        return prefix + "x" * GENERATED_SUFFIX_LENGTH, "metadata.generateName"
-    return None
-
-
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = _effective_name(manifest)
+    if manifest.get("kind") != "RayJob":
+        return
+    found = effective_name(manifest)
     if found is None:
         return
     name, path = found
@@ -52,7 +42,9 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
 
 
 def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = _effective_name(manifest)
+    if manifest.get("kind") != "RayJob":
+        return
+    found = effective_name(manifest)
     if found is None:
         return
     name, path = found

@@ -11,10 +11,11 @@ from typing import Any
 from .._engine import Context, Violation, declare
 from .._examples import example_service
 from .._kuberay import (
-    GO_ATOI,
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
     UPGRADE_TYPES,
+    effective_name,
+    go_atoi,
     parse_go_duration,
     service_cluster,
     service_spec,
@@ -22,7 +23,7 @@ from .._kuberay import (
 )
 from .._paths import as_int, as_str, get
 
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -30,24 +31,28 @@ _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
 
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    name = as_str(get(manifest, "metadata", "name"))
-    if manifest.get("kind") != "RayService" or not name:
+    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
+    if found is None:
         return
+    name, path = found
     if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
         yield Violation(
             f"RayService name is {len(name)} characters; the operator allows at most "
             f"{MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
-            "metadata.name",
+            path,
         )
 
 
 def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    name = as_str(get(manifest, "metadata", "name"))
-    if manifest.get("kind") == "RayService" and name and (not _DNS1035_LABEL.match(name) or len(name) > 63):
+    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
+    if found is None:
+        return
+    name, path = found
+    if not _DNS1035_LABEL.match(name) or len(name) > 63:
         yield Violation(
             f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', "
             "starting with a letter and ending with a letter or digit)",
-            "metadata.name",
+            path,
         )
 
 
@@ -94,8 +99,9 @@ def _check_initializing_timeout(manifest: dict[str, Any], ctx: Context) -> Itera
         if seconds <= 0:
             yield Violation(f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}; it must be a positive duration", path)
         return
-    if GO_ATOI.match(value):
-        if int(value) <= 0:
+    number = go_atoi(value)  # strconv.Atoi: sign, digits, int64 range
+    if number is not None:
+        if number <= 0:
             yield Violation(
                 f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}; it must be a positive number of seconds",
                 path,

@@ -7,7 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import GOOD_UPGRADE_OPTIONS, incremental_service
+from .._examples import (
+    GOOD_UPGRADE_OPTIONS,
+    example_service,
+    incremental_service,
+)
 from .._kuberay import INCREMENTAL, service_cluster, service_spec, upgrade_type
 from .._paths import as_int, get
 
@@ -177,4 +181,46 @@ declare(
     check=_check_gateway_class,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(_without_gateway),
+)
+
+
+# ----------------------------------------------------------------------------------------------------
+# upgradeStrategy without a type (found by tests/oracle against v1.6.1)
+
+
+def _check_upgrade_type_missing(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    spec = service_spec(manifest)
+    strategy = spec.get("upgradeStrategy") if spec is not None else None
+    if isinstance(strategy, dict) and strategy.get("type") is None:
+        yield Violation(
+            "upgradeStrategy is set without a type: with the RayServiceIncrementalUpgrade gate on, "
+            "ValidateRayServiceSpec dereferences the missing type (IsIncrementalUpgradeEnabled) and the "
+            "reconcile panics on every attempt",
+            "spec.upgradeStrategy",
+            fix="Set upgradeStrategy.type (NewCluster, NewClusterWithIncrementalUpgrade or None) or remove "
+            "upgradeStrategy.",
+        )
+
+
+def _service_with_strategy(strategy: dict[str, Any]) -> dict[str, Any]:
+    service = example_service()
+    service["spec"]["upgradeStrategy"] = strategy
+    return service
+
+
+declare(
+    id="rayservice-upgrade-type-missing",
+    title="RayService upgradeStrategy without a type",
+    severity="critical",
+    category="correctness",
+    kinds=("RayService",),
+    rows=("RS-09",),
+    gate="RayServiceIncrementalUpgrade",
+    rationale="IsIncrementalUpgradeEnabled reads *spec.upgradeStrategy.type without a nil check once the "
+    "RayServiceIncrementalUpgrade gate is on, so an upgradeStrategy with no type makes ValidateRayServiceSpec "
+    "panic (seen in the v1.6.1 code by tests/oracle); the RayService never gets a cluster.",
+    fix="Set upgradeStrategy.type or remove upgradeStrategy.",
+    check=_check_upgrade_type_missing,
+    compliant=_service_with_strategy({"type": "NewCluster"}),
+    violating=_service_with_strategy({}),
 )

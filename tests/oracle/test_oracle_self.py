@@ -1,0 +1,189 @@
+"""The oracle itself, held against what KubeRay's own Go unit tests expect (so a broken oracle that accepts or
+rejects everything cannot make the differential tests pass). Each case cites the upstream test function of
+the operator module (``controllers/ray/utils/validation_test.go`` unless said otherwise).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from ._generate import base
+from ._oracle import Oracle
+
+JsonDict = dict[str, Any]
+
+
+def _named(kind: str, name: str) -> JsonDict:
+    doc = base(kind)
+    doc["metadata"]["name"] = name
+    return doc
+
+
+def _one(oracle: Oracle, doc: Any, gates: str = "default") -> JsonDict:
+    (verdict,) = oracle.judge([doc], oracle.gates(gates))
+    return verdict
+
+
+def _operator_errors(verdict: JsonDict) -> str:
+    assert verdict["apiServer"]["accepted"], verdict["apiServer"]["errors"]
+    return " | ".join(verdict["operator"]["errors"])
+
+
+def test_reports_its_operator_version_and_gate_defaults(oracle: Oracle) -> None:
+    verdict = _one(oracle, base("RayCluster"))
+    assert verdict["operatorVersion"] == oracle.operator_version
+    assert oracle.operator_version.startswith("v1.")
+    # pkg/features: RayCronJob is alpha (off), RayJobDeletionPolicy beta (on) in v1.6.x and v1.7.x.
+    assert verdict["featureGates"]["RayCronJob"] is False
+    assert verdict["featureGates"]["RayJobDeletionPolicy"] is True
+
+
+@pytest.mark.parametrize("kind", ["RayCluster", "RayJob", "RayService"])
+def test_the_base_manifests_are_accepted(oracle: Oracle, kind: str) -> None:
+    verdict = _one(oracle, base(kind))
+    assert verdict["apiServer"]["accepted"] and verdict["operator"]["accepted"], verdict
+    assert not verdict["rejected"]
+    functions = [c["function"] for c in verdict["operator"]["checks"]]
+    assert (
+        functions[:2]
+        == {
+            "RayCluster": ["decode", "ValidateRayClusterMetadata"],
+            "RayJob": ["decode", "ValidateRayJobMetadata"],
+            "RayService": ["decode", "ValidateRayServiceMetadata"],
+        }[kind]
+    )
+    if kind != "RayCluster":  # the RayCluster the RayJob/RayService creates is judged too
+        assert any(
+            c["object"].startswith("RayCluster/demo-") and c["function"] == "ValidateRayClusterSpec"
+            for c in verdict["operator"]["checks"]
+        )
+
+
+def test_ray_job_name_length_as_in_TestValidateRayJobMetadata(oracle: Oracle) -> None:
+    long, ok, digits = oracle.judge(
+        [_named("RayJob", "j" * 48), _named("RayJob", "j" * 47), _named("RayJob", "1" * 47)], oracle.gates("default")
+    )
+    assert "RayJob name should be no more than 47 characters" in _operator_errors(long)
+    assert ok["operator"]["accepted"], ok["operator"]["errors"]
+    # A name of digits is not a DNS-1035 label; the API server (DNS-1123 subdomain) still takes it.
+    assert "RayJob name should be a valid DNS1035 label" in _operator_errors(digits)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "message"),
+    [
+        ("5m", None),
+        ("300", None),
+        ("0", "must be a positive"),
+        ("-100", "must be a positive"),
+        ("-5m", "must be a positive duration"),
+        ("invalid", "invalid format"),
+    ],
+)
+def test_initializing_timeout_as_in_TestValidateRayServiceMetadata(
+    oracle: Oracle, timeout: str, message: str | None
+) -> None:
+    doc = base("RayService")
+    doc["metadata"]["annotations"] = {"ray.io/initializing-timeout": timeout}
+    errors = _operator_errors(_one(oracle, doc))
+    if message is None:
+        assert errors == ""
+    else:
+        assert message in errors
+
+
+def test_cron_schedule_as_in_TestValidateRayCronJobSpec(oracle: Oracle) -> None:
+    bad = base("RayCronJob")
+    bad["spec"]["schedule"] = "invalid cron"
+    good, invalid = oracle.judge([base("RayCronJob"), bad], oracle.gates("all"))
+    assert good["operator"]["accepted"], good["operator"]["errors"]
+    assert "invalid cron schedule" in _operator_errors(invalid)
+
+
+def test_cron_job_without_its_gate_is_ignored_not_rejected(oracle: Oracle) -> None:
+    verdict = _one(oracle, base("RayCronJob"), "default")
+    assert verdict["operator"]["ignored"] and "RayCronJob feature gate" in verdict["operator"]["ignoredReason"]
+    assert not verdict["rejected"]
+
+
+def test_redis_username_as_in_TestValidateRayClusterSpecRedisUsername(oracle: Oracle) -> None:
+    doc = base("RayCluster")
+    doc["spec"]["headGroupSpec"]["rayStartParams"]["redis-username"] = "user"
+    assert "cannot set redis username" in _operator_errors(_one(oracle, doc))
+
+
+def test_min_over_max_as_in_TestValidateRayClusterSpec_WorkerGroupReplicaValidation(oracle: Oracle) -> None:
+    doc = base("RayCluster")
+    doc["spec"]["workerGroupSpecs"][0].update(minReplicas=3, maxReplicas=2, replicas=2)
+    assert "has minReplicas 3 greater than maxReplicas 2" in _operator_errors(_one(oracle, doc))
+
+
+def test_replicas_over_max_are_corrected_not_rejected(oracle: Oracle) -> None:
+    # GetWorkerGroupDesiredReplicas clamps replicas into [minReplicas, maxReplicas] (TestGetWorkerGroupDesiredReplicas).
+    doc = base("RayCluster")
+    doc["spec"]["workerGroupSpecs"][0].update(replicas=9, minReplicas=1, maxReplicas=3)
+    verdict = _one(oracle, doc)
+    assert not verdict["rejected"]
+    assert verdict["corrected"] == [
+        {
+            "object": "RayCluster/demo",
+            "field": "spec.workerGroupSpecs[0].replicas",
+            "from": 9,
+            "to": 3,
+            "by": "GetWorkerGroupDesiredReplicas",
+        }
+    ]
+
+
+def test_duplicate_group_names_only_the_webhook_rejects(oracle: Oracle) -> None:
+    # pkg/webhooks/v1/raycluster_webhook_test.go: "when groupNames are not unique" / "should return error".
+    doc = base("RayCluster")
+    doc["spec"]["workerGroupSpecs"].append(copy.deepcopy(doc["spec"]["workerGroupSpecs"][0]))
+    verdict = _one(oracle, doc)
+    assert not verdict["rejected"]
+    assert not verdict["webhooks"]["accepted"]
+    assert "worker group names must be unique" in verdict["webhooks"]["errors"][0]
+
+
+def test_the_webhook_also_judges_the_cluster_a_rayservice_creates(oracle: Oracle) -> None:
+    # The RayService webhook does not look at groups, the RayCluster webhook does when the operator creates the
+    # cluster (raycluster_webhook_test.go "when groupNames are not unique").
+    doc = base("RayService")
+    groups = doc["spec"]["rayClusterConfig"]["workerGroupSpecs"]
+    groups.append(copy.deepcopy(groups[0]))
+    verdict = _one(oracle, doc)
+    assert not verdict["rejected"]
+    assert verdict["webhooks"]["errors"] and "RayCluster/demo-" in verdict["webhooks"]["errors"][0]
+    assert "worker group names must be unique" in verdict["webhooks"]["errors"][0]
+
+
+def test_api_server_rejects_a_wrong_type_with_its_field_path(oracle: Oracle) -> None:
+    doc = base("RayCluster")
+    doc["spec"]["workerGroupSpecs"][0]["replicas"] = "two"
+    verdict = _one(oracle, doc)
+    assert verdict["rejected"] and not verdict["apiServer"]["accepted"]
+    # The CEL rules are then skipped; the API server says so in a second error without a field path.
+    assert verdict["apiServer"]["errors"][0]["field"] == "spec.workerGroupSpecs[0].replicas"
+
+
+def test_api_server_prunes_unknown_fields_and_applies_defaults(oracle: Oracle) -> None:
+    doc = base("RayJob")
+    doc["spec"]["fooBar"] = 1
+    verdict = _one(oracle, doc)
+    assert verdict["apiServer"]["pruned"] == ["spec.fooBar"]
+    stored = verdict["apiServer"]["object"]
+    assert "fooBar" not in stored["spec"]
+    assert stored["spec"]["submissionMode"] == "K8sJobMode"  # the CRD's default
+
+
+def test_yaml_that_is_not_json_is_refused(oracle: Oracle) -> None:
+    verdict = _one(oracle, "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: a}\nspec: {x: .nan}\n")
+    assert verdict["rejected"] and "JSON" in verdict["apiServer"]["errors"][0]["detail"]
+
+
+def test_many_documents_per_call_keep_their_order(oracle: Oracle) -> None:
+    docs = [_named("RayCluster", f"c{i}") for i in range(25)]
+    assert [v["name"] for v in oracle.judge(docs, oracle.gates("default"))] == [f"c{i}" for i in range(25)]

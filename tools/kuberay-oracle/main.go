@@ -1,0 +1,197 @@
+// Command kuberay-oracle judges KubeRay manifests with KubeRay's and Kubernetes' own Go code.
+//
+// It is a test instrument of pulumi-kuberay (never called by the product at run time). For every YAML/JSON
+// document it reads (files named on the command line, or stdin; many documents per call) it prints one JSON
+// verdict line:
+//
+//   - apiServer: what `kubectl create` would get from an API server serving the CRDs of the operator module's
+//     config/crd/bases: defaulting, pruning (the list of unknown fields), metadata coercion and the custom
+//     resource strategy's Validate (ObjectMeta, structural schema, list-type invariants, CEL rules), all
+//     through k8s.io/apiextensions-apiserver's own packages.
+//   - operator: on the defaulted object decoded into the operator's rayv1 types, the validation functions the
+//     reconcilers of that operator version call, in their order, and again on the children they create (the
+//     RayCluster of a RayJob/RayService, the RayJob of a RayCronJob; each child also goes through apiServer).
+//   - webhooks: the operator's validating webhooks (off by default in the operator's deployment).
+//   - corrected: what the operator silently changes (e.g. worker replicas clamped into [min, max]).
+//
+// usage: kuberay-oracle --crd-dir DIR [--feature-gates=RayCronJob=true,...|all] [FILE...]
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"sigs.k8s.io/yaml"
+
+	_ "github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the operator's feature gates
+)
+
+const operatorModule = "github.com/ray-project/kuberay/ray-operator"
+
+// operatorGateNames are the operator feature gates of the versions this program is built for; names the
+// built version does not register are skipped, so one list serves v1.5.x to v1.7.x.
+var operatorGateNames = []string{
+	"RayClusterStatusConditions", "RayJobDeletionPolicy", "RayMultiHostIndexing",
+	"RayServiceIncrementalUpgrade", "RayCronJob", "AsyncJobInfoQuery", "RayJobAsyncJobInfoQuery",
+	"RayClusterUpgradeStrategy", "RayServiceUpgradeStrategy",
+}
+
+// Verdict is the JSON line printed for one input document.
+type Verdict struct {
+	Index           int               `json:"index"`
+	Source          string            `json:"source"`
+	Kind            string            `json:"kind,omitempty"`
+	Name            string            `json:"name,omitempty"`
+	OperatorVersion string            `json:"operatorVersion"`
+	FeatureGates    map[string]bool   `json:"featureGates"`
+	APIServer       *APIServerVerdict `json:"apiServer"`
+	Operator        *OperatorVerdict  `json:"operator,omitempty"`
+	Webhooks        *WebhookVerdict   `json:"webhooks,omitempty"`
+	Corrected       []Correction      `json:"corrected"`
+	// Rejected is true when the API server or the operator rejects the object (webhooks not counted).
+	Rejected bool `json:"rejected"`
+}
+
+func operatorVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == operatorModule {
+				if dep.Replace != nil {
+					return dep.Replace.Version
+				}
+				return dep.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+func gateValues() map[string]bool {
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	out := map[string]bool{}
+	for _, name := range operatorGateNames {
+		if _, ok := known[featureName(name)]; ok {
+			out[name] = utilfeature.DefaultFeatureGate.Enabled(featureName(name))
+		}
+	}
+	return out
+}
+
+func setGates(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	if spec == "all" {
+		parts := []string{}
+		for name := range gateValues() {
+			parts = append(parts, name+"=true")
+		}
+		sort.Strings(parts)
+		spec = strings.Join(parts, ",")
+	}
+	return utilfeature.DefaultMutableFeatureGate.Set(spec)
+}
+
+// readDocuments splits every input into YAML documents; each becomes JSON or an error of its own.
+func readDocuments(source string, r io.Reader, emit func(source string, doc []byte, err error)) error {
+	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 1<<20))
+	for {
+		raw, err := reader.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+		if strings.TrimSpace(stripComments(string(raw))) == "" {
+			continue
+		}
+		doc, convErr := yaml.YAMLToJSON(raw)
+		if convErr == nil && strings.TrimSpace(string(doc)) == "null" {
+			continue
+		}
+		emit(source, doc, convErr)
+	}
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") || t == "---" {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func main() {
+	crdDir := flag.String("crd-dir", os.Getenv("KUBERAY_ORACLE_CRD_DIR"),
+		"directory with the ray.io CRDs of the operator version (its module's config/crd/bases)")
+	gates := flag.String("feature-gates", "", "operator feature gates, e.g. RayCronJob=true,RayJobDeletionPolicy=false, or 'all'")
+	showVersion := flag.Bool("version", false, "print the operator module version and the gate defaults, then exit")
+	flag.Parse()
+
+	if err := setGates(*gates); err != nil {
+		fmt.Fprintf(os.Stderr, "kuberay-oracle: --feature-gates: %v\n", err)
+		os.Exit(2)
+	}
+	if *showVersion {
+		out, _ := json.Marshal(map[string]any{"operatorVersion": operatorVersion(), "featureGates": gateValues()})
+		fmt.Println(string(out))
+		return
+	}
+	if *crdDir == "" {
+		fmt.Fprintln(os.Stderr, "kuberay-oracle: --crd-dir (or KUBERAY_ORACLE_CRD_DIR) is required")
+		os.Exit(2)
+	}
+	server, err := newAPIServer(*crdDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kuberay-oracle: loading CRDs: %v\n", err)
+		os.Exit(2)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	index := 0
+	judgeOne := func(source string, doc []byte, convErr error) {
+		v := judge(server, doc, convErr)
+		v.Index, v.Source = index, source
+		index++
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(os.Stderr, "kuberay-oracle: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	inputs := flag.Args()
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	for _, name := range inputs {
+		var r io.Reader = os.Stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "kuberay-oracle: %v\n", err)
+				os.Exit(2)
+			}
+			defer f.Close()
+			r = f
+		}
+		if err := readDocuments(name, r, judgeOne); err != nil {
+			fmt.Fprintf(os.Stderr, "kuberay-oracle: %v\n", err)
+			os.Exit(2)
+		}
+	}
+}
