@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
+from pulumi_kuberay.model._base import ManifestError
 from pulumi_kuberay.model._k8s import PodTemplateSpec
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
@@ -184,6 +185,19 @@ def test_autoscaler_and_submitter_are_hardened_unless_given() -> None:
     for mode in ("HTTPMode", "InteractiveMode", "SidecarMode"):
         assert "submitterPodTemplate" not in RayJobSpec(entrypoint="x", ray_cluster_spec=spec,
                                                         submission_mode=mode).to_dict()
+
+
+def test_the_python_only_opt_outs_keep_kuberays_own_autoscaler_and_submitter() -> None:
+    head = HeadGroupSpec(cpu=1, memory="1Gi")
+    spec = RayClusterSpec(image=IMAGE, enable_in_tree_autoscaling=True, head_group_spec=head, harden_autoscaler=False)
+    assert "autoscalerOptions" not in spec.to_dict() and "hardenAutoscaler" not in spec.to_dict()
+    job = RayJobSpec(entrypoint="x", ray_cluster_spec=spec, harden_submitter=False)
+    assert "submitterPodTemplate" not in job.to_dict() and "hardenSubmitter" not in job.to_dict()
+    assert job.with_default_submitter(IMAGE) is job
+    with pytest.raises(ManifestError, match="hardenSubmitter"):
+        load_manifest({"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"},
+                       "spec": {"entrypoint": "x", "clusterSelector": {"ray.io/cluster": "c"},
+                                "hardenSubmitter": False}})
 
 
 def test_a_manifest_is_taken_as_written() -> None:

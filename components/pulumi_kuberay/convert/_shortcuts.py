@@ -23,7 +23,7 @@ from pulumi_kuberay.model.serve import ServeConfig
 from pulumi_kuberay.model.service import RayServiceSpec
 
 from ._tree import Call, DictOf, ListOf, Lit, Node, evaluate
-from ._typed import ConversionError, Typer
+from ._typed import ConversionError, Typer, as_written
 
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 
@@ -63,10 +63,12 @@ def renders(node: Node, expected: Any) -> bool:
 def expected_rendering(model: type[BaseModel], data: Mapping[str, Any]) -> Any:
     """What the typed model renders when the manifest's ``data`` is given from Python (nulls left out).
 
-    This is what a generated expression must reproduce. It equals the manifest unless the model adds a
-    default from Python (:func:`model_differences` lists where; the converter notes them).
+    The Python-only opt-outs of the model's secure defaults are given where the manifest has none of them
+    (:func:`~._typed.as_written`), as the generated code does. This is what a generated expression must
+    reproduce. It equals the manifest unless the model adds a default from Python (:func:`model_differences`
+    lists where; the converter notes them).
     """
-    return model.model_validate(strip_nulls(data)).model_dump(by_alias=True, exclude_unset=True)
+    return model.model_validate(as_written(model, strip_nulls(data))).model_dump(by_alias=True, exclude_unset=True)
 
 
 def model_differences(wire: Any, typed: Any, path: str = "spec") -> list[str]:

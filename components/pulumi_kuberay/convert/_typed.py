@@ -115,8 +115,10 @@ class Typer:
         return self.generic(model, data, path)
 
     def generic(self, model: type[BaseModel], data: Mapping[str, Any], path: str) -> Call:
-        """``model(field=...)`` for every key of ``data``, in the manifest's order."""
-        return Call(model, tuple(self.kwargs(model, data, path)))
+        """``model(field=...)`` for every key of ``data``, in the manifest's order (then any opt-out of a
+        default the model would add from Python, see :func:`as_written_opt_outs`)."""
+        opt_outs = [(name, Lit(value)) for name, value in as_written_opt_outs(model, data).items()]
+        return Call(model, tuple(self.kwargs(model, data, path) + opt_outs))
 
     def kwargs(self, model: type[BaseModel], data: Mapping[str, Any], path: str) -> list[tuple[str, Node]]:
         out: list[tuple[str, Node]] = []
@@ -131,6 +133,43 @@ class Typer:
                 continue
             out.append((name, _spelled(model.__name__, name, self.node(annotation, value, where))))
         return out
+
+
+def as_written_opt_outs(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, bool]:
+    """The Python-only opt-outs that keep ``data`` as written where the model would add a secure default
+    from Python: the hardened autoscaler security context (``harden_autoscaler``) and the hardened default
+    submitter Pod (``harden_submitter``; a component with ``cluster=`` adds it too). A manifest without them
+    runs with KubeRay's own defaults, so the converted program must not change that behind the user's back."""
+    fields = model.model_fields
+    out: dict[str, bool] = {}
+    options = data.get("autoscalerOptions")
+    if (
+        "harden_autoscaler" in fields
+        and data.get("enableInTreeAutoscaling") is True
+        and (options.get("securityContext") if isinstance(options, Mapping) else None) is None
+    ):
+        out["harden_autoscaler"] = False
+    if (
+        "harden_submitter" in fields
+        and data.get("submitterPodTemplate") is None
+        and data.get("submissionMode") in (None, "K8sJobMode")
+    ):
+        out["harden_submitter"] = False
+    return out
+
+
+def as_written(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with :func:`as_written_opt_outs` added to it and every nested model's mapping (Python input)."""
+    out = dict(data)
+    for key, value in data.items():
+        found = field_for(model, str(key))
+        if found is None or not isinstance(value, Mapping):
+            continue
+        models = [m for m in _members(found[1]) if _is_model(m)]
+        if len(models) == 1:
+            out[key] = as_written(models[0], value)
+    out.update(as_written_opt_outs(model, data))
+    return out
 
 
 #: (model, field) -> the Kubernetes name of the field's type where the generated models collapsed

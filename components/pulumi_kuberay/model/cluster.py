@@ -454,6 +454,9 @@ class RayClusterSpec(KubeModel):
     """Inject the autoscaler sidecar, e.g. ``True``."""
     autoscaler_options: AutoscalerOptions | None = None
     """Autoscaler options, e.g. ``AutoscalerOptions(version="v2")``."""
+    harden_autoscaler: bool = Field(default=True, exclude=True)
+    """Python-only: give the autoscaler sidecar the hardened security context when
+    ``autoscalerOptions.securityContext`` is not set; ``False`` keeps KubeRay's own (none), as a manifest does."""
     suspend: bool | None = None
     """Delete all Pods (and keep the CR), e.g. ``True``."""
     managed_by: Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"] | None = None
@@ -474,7 +477,7 @@ class RayClusterSpec(KubeModel):
     history_server_options: HistoryServerOptions | None = None
     """History server collector (v1.7)."""
 
-    @field_validator("image", mode="before")
+    @field_validator("image", "harden_autoscaler", mode="before")
     @classmethod
     def _image_is_python_only(cls, value: Any, info: ValidationInfo) -> Any:
         return reject_on_wire(value, info)
@@ -483,7 +486,7 @@ class RayClusterSpec(KubeModel):
     def _harden_autoscaler(self, info: ValidationInfo) -> Self:
         # From Python the autoscaler sidecar gets the hardened security context of the Ray containers unless
         # autoscalerOptions.securityContext is given (a manifest is taken as written).
-        if self.enable_in_tree_autoscaling is not True or is_wire(info):
+        if self.enable_in_tree_autoscaling is not True or not self.harden_autoscaler or is_wire(info):
             return self
         options = self.autoscaler_options or AutoscalerOptions()
         if options.security_context is None:

@@ -31,7 +31,7 @@ from ._base import In, KubeModel, Self, SpecError, known
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
-from .pod import hardened_security_context, is_wire
+from .pod import hardened_security_context, is_wire, reject_on_wire
 
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
 """How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
@@ -205,6 +205,9 @@ class RayJobSpec(KubeModel):
     submitter_pod_template: PodTemplateSpec | None = None
     """K8sJobMode submitter Pod (container 0 is the submitter); not with SidecarMode."""
     submitter_config: SubmitterConfig | None = None
+    harden_submitter: bool = Field(default=True, exclude=True)
+    """Python-only: write KubeRay's default submitter Pod out hardened when none is given (K8sJobMode);
+    ``False`` leaves ``submitterPodTemplate`` out, so KubeRay uses its own default, as a manifest does."""
     shutdown_after_job_finishes: bool | None = None
     """Delete the RayCluster when the job finishes (after ``ttl_seconds_after_finished``)."""
     ttl_seconds_after_finished: int | None = None
@@ -220,6 +223,11 @@ class RayJobSpec(KubeModel):
     """Kueue-style suspension; requires ``shutdown_after_job_finishes``."""
     managed_by: ManagedBy | None = None
     """Controller owning the RayJob (immutable)."""
+
+    @field_validator("harden_submitter", mode="before")
+    @classmethod
+    def _harden_submitter_is_python_only(cls, value: Any, info: ValidationInfo) -> Any:
+        return reject_on_wire(value, info)
 
     @field_validator("runtime_env_yaml")
     @classmethod
@@ -291,6 +299,8 @@ class RayJobSpec(KubeModel):
         """This spec with the default submitter Pod (K8sJobMode, none given, head image known) written out
         hardened; ``self`` when there is nothing to add."""
         if self.submission_mode not in (None, "K8sJobMode") or self.submitter_pod_template is not None:
+            return self
+        if not self.harden_submitter:
             return self
         if not head_image:
             return self

@@ -104,7 +104,8 @@ class RayJob(RayComponent[RayJobSpec]):
     Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster` (a Kueue-managed
     RayJob needs its own cluster: Kueue rejects ``clusterSelector``). Secure by default: a K8sJobMode job
     gets KubeRay's default submitter Pod written out with the hardened security context (the head image, or
-    with ``cluster=`` that cluster's head image), unless ``submitter_pod_template`` is given.
+    with ``cluster=`` that cluster's head image), unless ``submitter_pod_template`` is given (or
+    ``harden_submitter=False``, which keeps KubeRay's own default, as a manifest does).
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
@@ -161,6 +162,8 @@ class RayJob(RayComponent[RayJobSpec]):
             )
         raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
         spec = coerce_spec(RayJobSpec, with_cluster_selector(raw, str(cluster_meta["name"]), subject), subject=subject)
+        if isinstance(args, RayJobSpec) and not args.harden_submitter:
+            return spec  # the Python-only opt-out does not survive rendering
         image = head_container(cluster_manifest.get("spec")).get("image")
         return spec.with_default_submitter(image if isinstance(image, str) else None)
 
