@@ -117,8 +117,9 @@ class Typer:
     def generic(self, model: type[BaseModel], data: Mapping[str, Any], path: str) -> Call:
         """``model(field=...)`` for every key of ``data``, in the manifest's order (then any opt-out of a
         default the model would add from Python, see :func:`as_written_opt_outs`)."""
-        opt_outs = [(name, Lit(value)) for name, value in as_written_opt_outs(model, data).items()]
-        return Call(model, tuple(self.kwargs(model, data, path) + opt_outs))
+        kwargs = self.kwargs(model, data, path)
+        kwargs += [(name, Lit(value)) for name, value in as_written_opt_outs(model, data).items()]
+        return Call(model, tuple(kwargs))
 
     def kwargs(self, model: type[BaseModel], data: Mapping[str, Any], path: str) -> list[tuple[str, Node]]:
         out: list[tuple[str, Node]] = []
