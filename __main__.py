@@ -17,6 +17,7 @@ from pulumi_kubernetes import Provider
 # The program directory is on sys.path when Pulumi runs it; make that explicit for runpy-based test runs too.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from pulumi_kuberay.resources._await import watch_with
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob
@@ -29,7 +30,9 @@ def build_provider(settings: StackSettings) -> Provider:
     """One explicit provider per stack: render to a directory (no cluster) or a kubeconfig/context."""
     if settings.render_dir:
         return Provider("k8s", render_yaml_to_directory=settings.render_dir)
-    return Provider("k8s", kubeconfig=settings.kubeconfig, context=settings.kube_context)
+    provider = Provider("k8s", kubeconfig=settings.kubeconfig, context=settings.kube_context)
+    # The components wait for their objects themselves, on the same cluster (see docs/troubleshooting.md).
+    return watch_with(provider, kubeconfig=settings.kubeconfig, context=settings.kube_context)
 
 
 def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:

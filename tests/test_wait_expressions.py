@@ -1,9 +1,13 @@
-"""The ``pulumi.com/waitFor`` expressions against the status snapshots, with an RFC 9535 JSONPath library.
+"""The provider fallback: ``pulumi.com/waitFor`` expressions against the status snapshots, through a model of
+the provider's await rule.
 
 pulumi-kubernetes (>= 4.24) evaluates ``jsonpath=`` terms with an RFC 9535 engine: no value means "satisfied
 when the query selects something"; ``condition=Type[=Status]`` checks ``status.conditions``; a JSON array
-ANDs its terms. :func:`satisfied` reproduces that, so a wait that could never be satisfied (or that ends too
-early) shows up here, without a cluster.
+ANDs its terms. Before any of that it applies its generation rule, modelled by :func:`provider_satisfied`:
+``JSONPath.Satisfied`` (``provider/pkg/await/condition/jsonpath.go``) is unmet while
+``status.observedGeneration < metadata.generation`` and ``checkCondition`` (``condition/kubectl.go``) compares the
+condition's own ``observedGeneration`` (else the status's). ``test_model_matches_the_provider_source`` reads those
+Go files from the module cache and checks that the model still says what they do.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +32,11 @@ from pulumi_kuberay.resources._wait import (
     jsonpath_query,
     timeout_hint,
     wait_annotations,
+    wait_for,
     waitfor_terms,
 )
 
+PROVIDER_MODULE = "github.com/pulumi/pulumi-kubernetes/provider/v4@v4.0.0-20260115033456-f47bc2d6f199"
 FIXTURES = Path(__file__).parent / "fixtures" / "status"
 
 
@@ -44,14 +52,31 @@ def _snapshots(prefix: str) -> dict[str, dict[str, Any]]:
     return {path.stem: copy.deepcopy(_load(path)) for path in sorted(FIXTURES.glob(f"{prefix}-*.yaml"))}
 
 
+def _int(value: Any) -> int | None:
+    """``unstructured.NestedInt64``: only an integer counts (found=false otherwise)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _behind(obj: dict[str, Any], observed: Any) -> bool:
+    generation = _int((obj.get("metadata") or {}).get("generation"))
+    seen = _int(observed)
+    return generation is not None and seen is not None and seen < generation
+
+
 def _term_satisfied(term: str, obj: dict[str, Any]) -> bool:
-    if term.startswith("condition="):
+    if term.startswith("condition="):  # checkCondition (condition/kubectl.go)
         ctype, _, wanted = term.removeprefix("condition=").partition("=")
-        conditions = (obj.get("status") or {}).get("conditions") or []
-        return any(
-            c.get("type") == ctype and c.get("status", "").lower() == (wanted or "True").lower()
-            for c in conditions
-        )
+        for c in (obj.get("status") or {}).get("conditions") or []:
+            if str(c.get("type", "")).lower() != ctype.lower() or not isinstance(c.get("status"), str):
+                continue
+            observed = c.get("observedGeneration", (obj.get("status") or {}).get("observedGeneration"))
+            if _behind(obj, observed):
+                return False
+            return bool(c["status"].lower() == (wanted or "True").lower())
+        return False
+    # JSONPath.Satisfied (condition/jsonpath.go): the generation rule first, then the RFC 9535 match.
+    if _behind(obj, (obj.get("status") or {}).get("observedGeneration")):
+        return False
     query, value = jsonpath_query(term)
     nodes = jsonpath_rfc9535.find(query, obj)
     if not nodes:
@@ -63,11 +88,22 @@ def _term_satisfied(term: str, obj: dict[str, Any]) -> bool:
     return str(first) == value
 
 
-def satisfied(annotation_value: str, obj: dict[str, Any]) -> bool:
+def provider_satisfied(annotation_value: str, obj: dict[str, Any]) -> bool:
+    """Would the provider's await end at ``obj``? (All terms ANDed: ``condition.NewAll``.)"""
     return all(_term_satisfied(term, obj) for term in waitfor_terms(annotation_value))
 
 
-# Snapshots at which each kind's wait must end; every other snapshot of the kind must keep it waiting.
+satisfied = provider_satisfied
+
+
+def annotation_for(obj: dict[str, Any]) -> str:
+    value = wait_for(obj["kind"], obj.get("spec"), (obj.get("metadata") or {}).get("labels"))
+    assert value is not None
+    return value
+
+
+# Snapshots at which the provider's wait (with the fallback annotation for the snapshot's spec) ends; every
+# other snapshot of the kind keeps it waiting.
 RAYJOB_TERMINAL_SNAPSHOTS = {
     "rayjob-complete",
     "rayjob-complete-stopped",
@@ -78,27 +114,34 @@ RAYJOB_TERMINAL_SNAPSHOTS = {
     "rayjob-failed-deadline-running",
     "rayjob-failed-prerunning-deadline",
     "rayjob-failed-grace-period",
+    "rayjob-failed-submitter-finished",
     "rayjob-failed-status-check-timeout",
     "rayjob-failed-retries-exhausted",
     "rayjob-validation-failed",
+    "rayjob-validation-failed-waiting",
+    "rayjob-suspended",  # spec.suspend true by the user (no Kueue queue label): nothing will run
+    "rayjob-waiting-interactive",  # InteractiveMode: the user submits the job
+    "rayjob-real-failed-deadline-no-dashboard",
+    "rayjob-real-validation-failed",
 }
 RAYCLUSTER_HEAD_READY_SNAPSHOTS = {
     "raycluster-ready",
+    "raycluster-real-autoscaling-ready",
+    "raycluster-updated-replicas",
     "raycluster-workers-provisioning",
     "raycluster-replica-failure",  # workers cannot be created, but the head is up
-    "raycluster-suspending",  # head still up while the pods are being deleted
-    "raycluster-stale-generation",
     "raycluster-legacy-ready",
+    # spec.suspend true: the wait is for Suspended
+    "raycluster-suspended",
+    "raycluster-legacy-suspended",
+    "raycluster-rc86-both-suspend-conditions",
+    # NOT raycluster-stale-generation: the provider's generation rule never lets it end (see below)
 }
 RAYSERVICE_READY_SNAPSHOTS = {
     "rayservice-ready",
     "rayservice-ready-app-unhealthy",
-    "rayservice-upgrading",
-    "rayservice-upgrade-pending-failing",
-    "rayservice-incremental-upgrade",
-    "rayservice-rollback",
-    "rayservice-suspend-requested",
     "rayservice-legacy-running",
+    "rayservice-suspended",  # spec.suspend true: the wait is for Suspended
 }
 EXPECTED = {
     "RayJob": ("rayjob", RAYJOB_TERMINAL_SNAPSHOTS),
@@ -126,7 +169,7 @@ def test_wait_ends_exactly_at_the_expected_snapshots(kind: str, name: str) -> No
     prefix, expected = EXPECTED[kind]
     obj = _snapshots(prefix)[name]
     assert obj["kind"] == kind
-    assert satisfied(WAIT_FOR[kind], obj) is (name in expected)
+    assert provider_satisfied(annotation_for(obj), obj) is (name in expected)
 
 
 def test_rayjob_terminal_means_finished_in_the_diagnosis() -> None:
@@ -134,8 +177,10 @@ def test_rayjob_terminal_means_finished_in_the_diagnosis() -> None:
     from pulumi_kuberay.status import diagnose
 
     for name, obj in _snapshots("rayjob").items():
-        if satisfied(RAYJOB_TERMINAL, obj):
-            assert diagnose(obj).phase in ("succeeded", "failed"), name
+        if provider_satisfied(annotation_for(obj), obj):
+            assert diagnose(obj).phase in ("succeeded", "failed", "suspended", "progressing"), name
+            if obj["status"]["jobDeploymentStatus"] in _wait.RAYJOB_TERMINAL_DEPLOYMENT_STATUSES:
+                assert diagnose(obj).phase in ("succeeded", "failed"), name
 
 
 def test_rayjob_terminal_ignores_lookalike_values() -> None:
@@ -154,10 +199,19 @@ def test_waits_hold_before_any_status() -> None:
         assert not satisfied(WAIT_FOR[kind], obj), kind
 
 
-@pytest.mark.parametrize("kind", sorted(WAIT_FOR))
+ALL_EXPRESSIONS = {
+    **WAIT_FOR,
+    "RayCluster suspended": _wait.RAYCLUSTER_SUSPENDED,
+    "RayService suspended": _wait.RAYSERVICE_SUSPENDED,
+    "RayJob interactive+suspended": wait_for("RayJob", {"submissionMode": "InteractiveMode", "suspend": True}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ALL_EXPRESSIONS))
 def test_expressions_survive_the_provider_parser(kind: str) -> None:
     """The provider keeps the text up to the first '}' and splits on '=' after protecting '=='."""
-    expression = WAIT_FOR[kind]
+    expression = ALL_EXPRESSIONS[kind]
+    assert expression is not None
     query, value = jsonpath_query(expression)
     assert value is None
     assert "}" not in query and "{" not in query
@@ -208,3 +262,80 @@ def test_timeout_hint_points_to_kuberay_explain() -> None:
 def test_wait_module_is_pure() -> None:
     source = Path(_wait.__file__).read_text()
     assert "import pulumi" not in source and "from pulumi" not in source
+
+
+# --------------------------------------------------------------------------------------------------
+# The provider's generation rule, and what it means for each operation (the fallback's known limits).
+
+
+def _with(obj: dict[str, Any], generation: int, observed: int | None) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    out["metadata"]["generation"] = generation
+    if observed is None:
+        out["status"].pop("observedGeneration", None)
+    else:
+        out["status"]["observedGeneration"] = observed
+    return out
+
+
+def test_generation_rule_blocks_a_stale_status() -> None:
+    ready = _snapshots("raycluster")["raycluster-ready"]
+    assert provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 1, 1))
+    assert not provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 2, 1))
+    assert provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 2, None)), "no observedGeneration: no rule"
+    assert not provider_satisfied("condition=HeadPodReady", _with(ready, 2, 1))
+    assert provider_satisfied("condition=HeadPodReady", _with(ready, 2, 2))
+
+
+def test_fallback_limit_raycluster_image_only_update_never_ends() -> None:
+    """An image-only edit: calculateStatus computes observedGeneration, InconsistentRayClusterStatus ignores it,
+    so the operator writes nothing and the status the provider sees stays at the old generation for good."""
+    stale = _snapshots("raycluster")["raycluster-stale-generation"]
+    assert not provider_satisfied(annotation_for(stale), stale)
+    replicas = _snapshots("raycluster")["raycluster-updated-replicas"]  # maxReplicas edit: status rewritten
+    assert provider_satisfied(annotation_for(replicas), replicas)
+
+
+def test_rayservice_update_waits_for_the_new_cluster_and_config() -> None:
+    """The first status of a new generation already has UpgradeInProgress True (calculateConditions) or the
+    app DEPLOYING (reconcileServe): the fallback keeps waiting; the old RAYSERVICE_READY would have ended."""
+    old_expression = (
+        "jsonpath={$[?@.conditions[?@.type=='Ready' && @.status=='True']"
+        " || (!@.conditions && @.serviceStatus=='Running')]}"
+    )
+    for name in ("rayservice-upgrading", "rayservice-serve-config-updating", "rayservice-rollback"):
+        obj = _snapshots("rayservice")[name]
+        assert provider_satisfied(old_expression, obj), name
+        assert not provider_satisfied(annotation_for(obj), obj), name
+
+
+def _go_source(relative: str) -> str:
+    try:
+        modcache = subprocess.run(
+            ["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        modcache = os.environ.get("GOMODCACHE", "")
+    path = Path(modcache) / PROVIDER_MODULE / "pkg" / relative
+    if not modcache or not path.is_file():
+        pytest.skip(f"pulumi-kubernetes provider source not in the Go module cache (GOMODCACHE): {PROVIDER_MODULE}")
+    return path.read_text()
+
+
+def test_model_matches_the_provider_source() -> None:
+    """The model above restates JSONPath.Satisfied, checkCondition and ObjectObserver.Observe; fail if the
+    provider's code no longer says so."""
+    jsonpath_go = " ".join(_go_source("await/condition/jsonpath.go").split())
+    assert 'unstructured.NestedInt64(jp.Object().Object, "metadata", "generation")' in jsonpath_go
+    assert 'unstructured.NestedInt64(jp.Object().Object, "status", "observedGeneration")' in jsonpath_go
+    assert "if ok && observedGeneration < generation { return false, nil }" in jsonpath_go
+    kubectl_go = " ".join(_go_source("await/condition/kubectl.go").split())
+    assert "if found && observedGeneration < generation {" in kubectl_go
+    assert 'unstructured.NestedInt64(condition, "observedGeneration")' in kubectl_go
+    observer_go = " ".join(_go_source("await/condition/observer.go").split())
+    assert "if obj.GetGeneration() < oo.obj.GetGeneration() { return nil }" in observer_go
+    overrides_go = " ".join(_go_source("metadata/overrides.go").split())
+    assert "if SkipAwaitLogic(inputs) { return condition.NewImmediate(logger, obj), true, nil }" in overrides_go
+    # skipAwait does not skip the deletion wait of a custom resource: only these legacy kinds are allowed to.
+    allows = overrides_go[overrides_go.index("func allowsSkipAwaitWithDelete") :]
+    assert "ray.io" not in allows[: allows.index("return false")]

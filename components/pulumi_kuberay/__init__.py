@@ -106,6 +106,7 @@ _LAZY: dict[str, str] = {
     "RayCluster": "pulumi_kuberay.resources.cluster",
     "RayJob": "pulumi_kuberay.resources.job",
     "RayJobFailedError": "pulumi_kuberay.resources.job",
+    "watch_with": "pulumi_kuberay.resources._await",
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
     "CriticalFindingsError": "pulumi_kuberay.resources._shared",
@@ -200,6 +201,7 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps the
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
     from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
+    from pulumi_kuberay.resources._await import watch_with as watch_with
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob

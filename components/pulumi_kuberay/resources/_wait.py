@@ -13,25 +13,46 @@ up to the *first* ``}`` (so no ``}`` inside), and the annotation is split on ``=
 The filters are applied to the root object (``$[?...]`` visits ``apiVersion``, ``kind``, ``metadata``,
 ``spec`` and ``status``) and test fields that only ``status`` has directly, so they name the status field
 they mean instead of matching any status value that happens to equal a word.
+
+These annotations are the **fallback**: by default the components wait themselves (``_await``, rules in
+``_verdict``), because the provider's rule cannot express what KubeRay writes. The provider's
+``JSONPath.Satisfied`` (``provider/pkg/await/condition/jsonpath.go``) returns unmet while
+``status.observedGeneration < metadata.generation``; its ``checkCondition`` (``condition/kubectl.go``) does the
+same with the condition's own ``observedGeneration``; its ``ObjectObserver.Observe`` drops events of an older
+generation. Known limits of this fallback, each a consequence of that rule:
+
+* a RayCluster update that changes no status field (image, resources, rayStartParams, pod template) never
+  satisfies the wait: ``InconsistentRayClusterStatus`` ignores observedGeneration, so the operator does not write
+  it, and ``pulumi up`` times out although the object was updated;
+* nothing fails early (a rejected spec, a head that cannot pull its image): the wait runs to its time-out.
+
+What the expressions do get right: a RayService update waits for ``UpgradeInProgress`` and
+``RollbackInProgress`` to be over and every active Serve app RUNNING (the first status of a new generation
+already has UpgradeInProgress True, ``calculateConditions``); ``spec.suspend: true`` waits for Suspended; a
+RayJob also ends at ``Waiting`` in InteractiveMode and at Suspended when the user (not Kueue) suspended it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "RAYCLUSTER_READY",
+    "RAYCLUSTER_SUSPENDED",
     "RAYJOB_TERMINAL",
     "RAYJOB_TERMINAL_DEPLOYMENT_STATUSES",
     "RAYSERVICE_READY",
+    "RAYSERVICE_SUSPENDED",
     "TIMEOUT_ANNOTATION",
     "WAIT_FOR",
     "WAIT_FOR_ANNOTATION",
     "jsonpath_query",
+    "rayjob_done_statuses",
     "timeout_hint",
     "wait_annotations",
+    "wait_for",
     "waitfor_terms",
 ]
 
@@ -43,8 +64,7 @@ TIMEOUT_ANNOTATION: Final = "pulumi.com/timeoutSeconds"
 #: status.state == "ready" (set once all pods were ready, never reset, so it is only trusted when there are
 #: no conditions).
 RAYCLUSTER_READY: Final = (
-    "jsonpath={$[?@.conditions[?@.type=='HeadPodReady' && @.status=='True']"
-    " || (!@.conditions && @.state=='ready')]}"
+    "jsonpath={$[?@.conditions[?@.type=='HeadPodReady' && @.status=='True'] || (!@.conditions && @.state=='ready')]}"
 )
 
 #: RayJob jobDeploymentStatus values after which nothing more happens: Complete and Failed
@@ -60,12 +80,24 @@ RAYJOB_TERMINAL: Final = (
     + "]}"
 )
 
-#: RayService: Ready condition True (numServeEndpoints > 0). Objects without conditions (older operators):
-#: the deprecated serviceStatus "Running".
+#: RayService: serving this generation. Ready True (numServeEndpoints > 0), no upgrade or rollback in progress
+#: (the new cluster took the traffic), no active Serve app still deploying (a serveConfigV2 change is live).
+#: Objects without conditions (older operators): the deprecated serviceStatus "Running".
 RAYSERVICE_READY: Final = (
-    "jsonpath={$[?@.conditions[?@.type=='Ready' && @.status=='True']"
+    "jsonpath={$[?(@.conditions[?@.type=='Ready' && @.status=='True']"
+    " && !@.conditions[?(@.type=='UpgradeInProgress' || @.type=='RollbackInProgress') && @.status=='True']"
+    " && !@.activeServiceStatus.applicationStatuses[?@.status=='DEPLOYING' || @.status=='NOT_STARTED'"
+    " || @.status=='DELETING'])"
     " || (!@.conditions && @.serviceStatus=='Running')]}"
 )
+
+#: RayCluster with spec.suspend true: all Pods deleted.
+RAYCLUSTER_SUSPENDED: Final = (
+    "jsonpath={$[?@.conditions[?@.type=='RayClusterSuspended' && @.status=='True']"
+    " || (!@.conditions && @.state=='suspended')]}"
+)
+#: RayService with spec.suspend true (v1.7): Suspended True.
+RAYSERVICE_SUSPENDED: Final = "jsonpath={$[?@.conditions[?@.type=='Suspended' && @.status=='True']]}"
 
 #: kind -> waitFor value. RayCronJob has nothing to wait for (its only status field is lastScheduleTime).
 WAIT_FOR: Final[Mapping[str, str]] = {
@@ -74,10 +106,45 @@ WAIT_FOR: Final[Mapping[str, str]] = {
     "RayService": RAYSERVICE_READY,
 }
 
+KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
-def wait_annotations(kind: str, *, timeout_seconds: int | None = None) -> dict[str, str]:
-    """The await annotations for a CR of ``kind`` ({} for kinds with nothing to wait for)."""
-    expression = WAIT_FOR.get(kind)
+
+def rayjob_done_statuses(spec: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """jobDeploymentStatus values that end a RayJob wait for this spec: the terminal ones, Waiting in
+    InteractiveMode (the user submits the job), Suspended when the user suspended it (Kueue resumes its own)."""
+    done = list(RAYJOB_TERMINAL_DEPLOYMENT_STATUSES)
+    if spec.get("submissionMode") == "InteractiveMode":
+        done.append("Waiting")
+    if spec.get("suspend") is True and KUEUE_QUEUE_LABEL not in (labels or {}):
+        done.append("Suspended")
+    return tuple(done)
+
+
+def wait_for(kind: str, spec: Mapping[str, Any] | None = None, labels: Mapping[str, str] | None = None) -> str | None:
+    """The waitFor value for an object of ``kind`` with this rendered ``spec`` (None: nothing to wait for)."""
+    spec = spec or {}
+    if kind == "RayJob":
+        return (
+            "jsonpath={$[?"
+            + " || ".join(f"@.jobDeploymentStatus=='{value}'" for value in rayjob_done_statuses(spec, labels))
+            + "]}"
+        )
+    if spec.get("suspend") is True and kind == "RayCluster":
+        return RAYCLUSTER_SUSPENDED
+    if spec.get("suspend") is True and kind == "RayService":
+        return RAYSERVICE_SUSPENDED
+    return WAIT_FOR.get(kind)
+
+
+def wait_annotations(
+    kind: str,
+    *,
+    timeout_seconds: int | None = None,
+    spec: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The provider await annotations for a CR of ``kind`` ({} for kinds with nothing to wait for)."""
+    expression = wait_for(kind, spec, labels)
     if expression is None:
         return {}
     out = {WAIT_FOR_ANNOTATION: expression}
