@@ -200,8 +200,8 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps the
     from pulumi_kuberay.model.service import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
-    from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
     from pulumi_kuberay.resources._await import watch_with as watch_with
+    from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal, TypeVar
 import pulumi
 
 from pulumi_kuberay.resources import _kube, _wait
-from pulumi_kuberay.resources._verdict import Verdict, verdict
+from pulumi_kuberay.resources._verdict import Verdict, deletes_itself, verdict
 from pulumi_kuberay.status import diagnose
 
 __all__ = [
@@ -70,6 +70,8 @@ class AwaitPlan:
     timeout_seconds: int
     kubeconfig: tuple[str, Any] | None = None  # (text, base dir) for mode "component"
     context: str | None = None
+    subject: str = ""  # "RayCluster 'x'" in messages
+    deleted_ok: bool = False  # a RayJob whose deletion rules delete it (DeleteSelf) may vanish once it has run
 
 
 #: Explicit providers whose cluster the program told us (:func:`watch_with`): provider -> (kubeconfig, context).
@@ -136,6 +138,7 @@ def plan_await(
     if timeout_seconds is not None and timeout_seconds <= 0:
         raise ValueError(f"timeout_seconds must be positive, got {timeout_seconds}")
     timeout = timeout_seconds or DEFAULT_TIMEOUT_SECONDS
+    deleted_ok = kind == "RayJob" and deletes_itself(spec)
     if not enabled:
         return AwaitPlan("none", {}, timeout)
     if annotations and (_wait.WAIT_FOR_ANNOTATION in annotations or SKIP_AWAIT_ANNOTATION in annotations):
@@ -152,7 +155,14 @@ def plan_await(
     found = _kube.find_kubeconfig(kubeconfig)
     use_component = choice == "component" or (choice == "auto" and known and not _mocked())
     if use_component and found is not None:
-        return AwaitPlan("component", {SKIP_AWAIT_ANNOTATION: "true"}, timeout, kubeconfig=found, context=context)
+        return AwaitPlan(
+            "component",
+            {SKIP_AWAIT_ANNOTATION: "true"},
+            timeout,
+            kubeconfig=found,
+            context=context,
+            deleted_ok=deleted_ok,
+        )
     return AwaitPlan(
         "provider", _wait.wait_annotations(kind, timeout_seconds=timeout_seconds, spec=spec, labels=labels), timeout
     )
@@ -215,8 +225,8 @@ def awaited_status(
     kind: str,
     plan: AwaitPlan | pulumi.Output[AwaitPlan],
     *,
-    subject: str,
-    deleted_ok: bool = False,
+    subject: str = "",
+    deleted_ok: bool | None = None,
     fail_on_failure: bool = True,
 ) -> pulumi.Output[dict[str, Any] | None]:
     """The custom resource's ``status`` once the wait is over (mode "component"), else as the provider returned
@@ -229,6 +239,8 @@ def awaited_status(
             )
         )
     status: pulumi.Output[dict[str, Any] | None] = getattr(cr, "status")  # noqa: B009 - typed on the class
+    subject = subject or plan.subject or kind
+    deleted_ok = plan.deleted_ok if deleted_ok is None else deleted_ok
     if plan.mode != "component":
         return status
     metadata: pulumi.Output[dict[str, Any]] = getattr(cr, "metadata")  # noqa: B009

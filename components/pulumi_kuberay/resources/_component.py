@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from pulumi_kuberay.model._base import ManifestError, Problem
 from pulumi_kuberay.resources import _inputs
+from pulumi_kuberay.resources._await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
 from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
@@ -47,7 +48,6 @@ from pulumi_kuberay.resources._shared import (
     token,
     with_annotations,
 )
-from pulumi_kuberay.resources._wait import wait_annotations
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.job.kueue import QUEUE_LABEL
@@ -125,6 +125,8 @@ class Built(Generic[SpecT]):
     """Warnings of the component itself (e.g. replicas left to the autoscaler)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """What a kind keeps for its outputs (e.g. the selected cluster's outputs)."""
+    wait_plan: AwaitPlan | None = None
+    """How ``pulumi up`` waits for the object (``_await.plan_await``)."""
 
 
 def _expect(subject: str, name: str, value: Any, types: tuple[type, ...], word: str) -> None:
@@ -193,6 +195,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
         extra: Any = None,
     ) -> None:
+        self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _await)
         keywords = {f.name: getattr(common, f.name) for f in dataclasses.fields(common)}  # no deep copy
         raw = {"args": args, "common": keywords, "extra": extra}
         self.spec = None
@@ -335,8 +338,18 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         metadata = object_metadata(
             k8s_name, namespace=common.namespace, labels=labels, annotations=common.annotations
         )
-        if common.wait:
-            metadata = with_annotations(metadata, self._wait_annotations(common.timeout_seconds))
+        # --- wait (owned by _await): the plan decides the annotations (skipAwait, or the provider's waitFor)
+        plan = plan_await(
+            self.KIND,
+            spec_dict,
+            labels=labels,
+            annotations=common.annotations,
+            opts=getattr(self, "_await_opts", None),
+            timeout_seconds=common.timeout_seconds,
+            enabled=bool(common.wait),
+        )
+        built.wait_plan = dataclasses.replace(plan, subject=subject)
+        metadata = with_annotations(metadata, plan.annotations)
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
@@ -347,9 +360,13 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         ``Output.all``, which would otherwise walk the whole manifest)."""
         return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
-    def _wait_annotations(self, timeout_seconds: int | None) -> dict[str, str]:
-        """The await annotations of this kind (the one place the components ask ``_wait`` for them)."""
-        return wait_annotations(self.KIND, timeout_seconds=timeout_seconds)
+    def _awaited_status(
+        self, built: pulumi.Output[Built[SpecT]], *, fail_on_failure: bool = True
+    ) -> pulumi.Output[JsonDict | None]:
+        """The live status once ``pulumi up``'s wait for the object is over (``_await.awaited_status``)."""
+        none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
+        plan = built.apply(lambda b: b.wait_plan or none)
+        return awaited_status(self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure)
 
     def _warn(self, built: Built[SpecT], secrets: list[Any]) -> None:
         for finding in built.findings:

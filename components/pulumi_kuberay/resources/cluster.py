@@ -144,8 +144,8 @@ class RayCluster(RayComponent[RayClusterSpec]):
         self.client_address = pulumi.Output.all(head, self.namespace).apply(
             lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
         )
-        self.status = cr.status
-        self.diagnosis = self._diagnosis(built, cr.status)
+        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.diagnosis = self._diagnosis(built, self.status)
         return {
             "cluster_name": self.cluster_name,
             "namespace": self.namespace,

@@ -17,6 +17,7 @@ from pulumi_kuberay.resources._shared import (
     namespace_of,
     render_spec,
 )
+from pulumi_kuberay.resources._verdict import job_failed
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
@@ -168,7 +169,10 @@ class RayJob(RayComponent[RayJobSpec]):
         return spec.with_default_submitter(image if isinstance(image, str) else None)
 
     def _resource_options(self, extra: Any) -> dict[str, Any]:
-        depends_on: list[pulumi.Resource] = [self._cluster] if self._cluster is not None else []
+        depends_on: list[pulumi.Input[pulumi.Resource]] = [self._cluster] if self._cluster is not None else []
+        if self._cluster is not None:  # --- wait: after the cluster component's own wait (its awaited status)
+            cluster = self._cluster
+            depends_on.append(cluster.status.apply(lambda _status: cluster.resource))
         return {"replace_on_changes": ["spec"], "delete_before_replace": True, "depends_on": depends_on}
 
     def _declare_outputs(self, built: pulumi.Output[Built[RayJobSpec]], k8s_name: pulumi.Output[str]) -> JsonDict:
@@ -178,11 +182,12 @@ class RayJob(RayComponent[RayJobSpec]):
 
         def checked(values: list[Any]) -> JsonDict | None:
             b, status, who = values
-            if fail_on_job_failure and status and status.get("jobDeploymentStatus") in FAILED_DEPLOYMENT_STATUSES:
+            if fail_on_job_failure and status and job_failed({**(b.manifest or {}), "status": status}):  # --- wait
                 raise RayJobFailedError(failure_message(who, b.manifest or {}, status))
             return status  # type: ignore[no-any-return]
 
-        self.status = pulumi.Output.all(built, cr.status, subject).apply(checked)
+        awaited = self._awaited_status(built, fail_on_failure=False)  # --- wait: checked() raises the failure
+        self.status = pulumi.Output.all(built, awaited, subject).apply(checked)
         spec_job_id = built.apply(lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
         self.job_id = pulumi.Output.all(self.status, spec_job_id).apply(
             lambda pair: (pair[0] or {}).get("jobId") or pair[1]

@@ -134,11 +134,11 @@ class RayService(RayComponent[RayServiceSpec]):
         self.dashboard_url = pulumi.Output.all(found, self.namespace).apply(
             lambda v: f"http://{service_host(v[0][1], v[1])}:{v[0][3]}"
         )
-        self.status = cr.status
-        self.diagnosis = self._diagnosis(built, cr.status)
-        self.active_service_status = cr.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
-        self.pending_service_status = cr.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
-        self.conditions = cr.status.apply(lambda s: list((s or {}).get("conditions") or []))
+        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.diagnosis = self._diagnosis(built, self.status)
+        self.active_service_status = self.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
+        self.pending_service_status = self.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
+        self.conditions = self.status.apply(lambda s: list((s or {}).get("conditions") or []))
         return {
             "service_name": self.service_name,
             "namespace": self.namespace,
