@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, NamedTuple
 
+from pulumi_kuberay.rules._paths import as_int
+
 Phase = Literal["healthy", "succeeded", "progressing", "degraded", "failed", "suspended", "unknown"]
 
 #: Every phase, from best to worst-known; ``healthy``/``succeeded`` are the two "nothing to do" phases.
@@ -149,13 +151,7 @@ def _get(obj: Any, *keys: str) -> Any:
 def _int(value: Any) -> int | None:
     """An integer field's value; integral floats count: the Pulumi SDK hands every number over as a float
     (a live ``status`` output has ``readyWorkerReplicas: 1.0``), JSON from kubectl has ints."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
+    return as_int(value)
 
 
 def _scalar(value: Any) -> Any:
