@@ -62,11 +62,11 @@ def test_rayservice_wait_times_out_clearly_and_the_stack_still_destroys(
     )
     print("---- the error a user sees ----\n" + up.output[-3000:])
 
-    # The error names the object and says its wait timed out. It carries no diagnosis and no hint: it is the
-    # provider's await error ("failed to fully initialize or become live: timed out waiting for the
-    # condition"), which the component cannot extend (a gap reported for the waits).
-    assert "RayService::serve" in up.output, up.describe()
-    assert "timed out waiting for the condition" in up.output, up.describe()
+    # The component's own wait (skipAwait + polling) ends with an error that names the object, says the wait timed
+    # out, carries diagnose()'s line for the live object and the kuberay-explain hint.
+    assert "RayService 'serve': timed out after" in up.output, up.describe()
+    assert "progressing" in up.output and "Initializing" in up.output, up.describe()
+    assert f"kubectl get rayservice -n {namespace} serve -o json | kuberay-explain -" in up.output, up.describe()
     assert "Traceback" not in up.output, up.describe()
 
     # What diagnose / kuberay-explain say about the live object: not ready, and why.

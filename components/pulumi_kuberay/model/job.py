@@ -308,8 +308,10 @@ class RayJobSpec(KubeModel):
         return self.model_copy(update={"submitter_pod_template": template})
 
     def missing_cluster_source(self) -> bool:
-        """True when neither ``ray_cluster_spec`` nor ``cluster_selector`` is set (Python only)."""
-        return self.ray_cluster_spec is None and self.cluster_selector is None
+        """True when neither ``ray_cluster_spec`` nor ``cluster_selector`` is set (Python only).
+
+        An empty selector counts as unset, as in ``ValidateRayJobSpec`` (``len(ClusterSelector) != 0``)."""
+        return self.ray_cluster_spec is None and not self.cluster_selector
 
     @property
     def runtime_env(self) -> dict[str, Any] | None:
