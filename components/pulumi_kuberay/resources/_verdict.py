@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from pulumi_kuberay.status import diagnose
-from pulumi_kuberay.status._common import _get, _int, _parse_time
+from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _get, _int, _parse_time
 
 __all__ = [
     "DEFAULT_SETTLE_SECONDS",
@@ -54,19 +54,8 @@ DEFAULT_SETTLE_SECONDS: Final = 10.0
 #: How long a head Pod may sit in a reason that does not fix itself before the wait fails.
 DEFAULT_STUCK_SECONDS: Final = 45.0
 
-#: Container reasons of a head Pod (copied into HeadPodReady by FindHeadPodReadyCondition) that need a fix.
-HEAD_STUCK_REASONS: Final = frozenset(
-    {
-        "CrashLoopBackOff",
-        "ImagePullBackOff",
-        "ErrImagePull",
-        "ErrImageNeverPull",
-        "InvalidImageName",
-        "CreateContainerConfigError",
-        "CreateContainerError",
-        "RunContainerError",
-    }
-)
+#: Container reasons of a head Pod that need a fix (the diagnosis's table, waiting reasons only).
+HEAD_STUCK_REASONS: Final = HEAD_WAITING_STUCK_REASONS
 #: Events the operator emits instead of a status when it rejects an object (rayClusterReconcile and friends).
 REJECTION_EVENTS: Final = frozenset(
     {

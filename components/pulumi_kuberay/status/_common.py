@@ -93,8 +93,9 @@ _EVENTS = "kubectl get events -n {ns} --field-selector involvedObject.name={name
 _HEAD_POD = "kubectl describe pod -n {ns} -l ray.io/cluster={cluster},ray.io/node-type=head"
 
 
-#: HeadPodReady reasons (container waiting/terminated reasons surface here) that will not fix themselves.
-_HEAD_STUCK_REASONS: Final[frozenset[str]] = frozenset(
+#: Container waiting reasons of a head Pod (copied into HeadPodReady by FindHeadPodReadyCondition) that will not
+#: fix themselves: the component's wait fails on these once they persist.
+HEAD_WAITING_STUCK_REASONS: Final[frozenset[str]] = frozenset(
     {
         "CrashLoopBackOff",
         "ImagePullBackOff",
@@ -104,15 +105,20 @@ _HEAD_STUCK_REASONS: Final[frozenset[str]] = frozenset(
         "CreateContainerConfigError",
         "CreateContainerError",
         "RunContainerError",
-        "PreStartHookError",
-        "PostStartHookError",
-        "OOMKilled",
-        "Error",
-        "ContainerCannotRun",
-        "DeadlineExceeded",
-        "Evicted",
     }
 )
+
+#: Every HeadPodReady reason the diagnosis calls stuck: the waiting ones plus terminated reasons, which on a
+#: restarting head are transient on their own (the wait leaves them to turn into CrashLoopBackOff).
+_HEAD_STUCK_REASONS: Final[frozenset[str]] = HEAD_WAITING_STUCK_REASONS | {
+    "PreStartHookError",
+    "PostStartHookError",
+    "OOMKilled",
+    "Error",
+    "ContainerCannotRun",
+    "DeadlineExceeded",
+    "Evicted",
+}
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
