@@ -25,10 +25,13 @@ _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 # RJ-01, RJ-02 (and WH-03): metadata
 
 
+def _rayjob_name(manifest: dict[str, Any]) -> tuple[str, str] | None:
+    """The name ValidateRayJobMetadata checks (generateName counts, with its suffix) and its path; RayJobs only."""
+    return effective_name(manifest) if manifest.get("kind") == "RayJob" else None
+
+
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if manifest.get("kind") != "RayJob":
-        return
-    found = effective_name(manifest)
+    found = _rayjob_name(manifest)
     if found is None:
         return
     name, path = found
@@ -42,9 +45,7 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
 
 
 def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if manifest.get("kind") != "RayJob":
-        return
-    found = effective_name(manifest)
+    found = _rayjob_name(manifest)
     if found is None:
         return
     name, path = found
