@@ -109,6 +109,7 @@ _LAZY: dict[str, str] = {
     "watch_with": "pulumi_kuberay.resources._await",
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
+    "KubeRayOperator": "pulumi_kuberay.resources.operator",
     "CriticalFindingsError": "pulumi_kuberay.resources._shared",
     "KUEUE_QUEUE_LABEL": "pulumi_kuberay.resources._component",
 }
@@ -207,6 +208,7 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps the
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
     from pulumi_kuberay.resources.job import RayJob as RayJob
     from pulumi_kuberay.resources.job import RayJobFailedError as RayJobFailedError
+    from pulumi_kuberay.resources.operator import KubeRayOperator as KubeRayOperator
     from pulumi_kuberay.resources.service import RayService as RayService
     from pulumi_kuberay.status import Diagnosis as Diagnosis
     from pulumi_kuberay.status import diagnose as diagnose

@@ -44,10 +44,10 @@ from pulumi_kuberay.resources._shared import (
     object_metadata,
     render_manifest,
     render_spec,
-    rule_settings,
     token,
     with_annotations,
 )
+from pulumi_kuberay.resources.operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.job.kueue import QUEUE_LABEL
@@ -75,6 +75,9 @@ class ObjectKeywords(TypedDict, total=False):
     """Operator feature gates (default: stack config ``kuberay:featureGates`` over the version's defaults)."""
     environment: pulumi.Input[str] | None
     """``dev`` / ``staging`` / ``prod`` (default: stack config ``kuberay:environment``)."""
+    operator: KubeRayOperator | None
+    """The :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` that runs the object: the rule target
+    (version, feature gates, watched namespaces) comes from it, and the object depends on it."""
 
 
 class WorkloadKeywords(ObjectKeywords, total=False):
@@ -100,6 +103,7 @@ class CommonArgs:
     kuberay_version: Any = None
     feature_gates: Any = None
     environment: Any = None
+    operator: KubeRayOperator | None = None
 
     @classmethod
     def of(cls, kind: str, keywords: Mapping[str, Any], allowed: type, *, wait: Any = False) -> CommonArgs:
@@ -196,7 +200,10 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         extra: Any = None,
     ) -> None:
         self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _await)
-        keywords = {f.name: getattr(common, f.name) for f in dataclasses.fields(common)}  # no deep copy
+        # The operator is a resource, not an input: kept aside from the inputs resolved below.
+        self._operator = common.operator
+        opts = operator_options(opts, common.operator)
+        keywords = {f.name: getattr(common, f.name) for f in dataclasses.fields(common) if f.name != "operator"}
         raw = {"args": args, "common": keywords, "extra": extra}
         self.spec = None
         self.manifest = None
@@ -323,7 +330,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         _expect_str_map(subject, "labels", common.labels)
         _expect_str_map(subject, "annotations", common.annotations)
         spec = self._prepare_spec(args, common, extra, subject)
-        settings = rule_settings(common.kuberay_version, common.feature_gates, common.environment)
+        settings = operator_target(
+            getattr(self, "_operator", None), common.kuberay_version, common.feature_gates, common.environment
+        )
         built: Built[SpecT] = Built(spec=spec, manifest=None)
         spec_dict = self._finish_spec(render_spec(spec), built, subject)
         labels = dict(common.labels or {})
@@ -383,7 +392,11 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
     ) -> None:
         manifest = {"apiVersion": "ray.io/v1", "kind": self.KIND, **props}
-        self.resource = RayCustomResource(name, manifest, child_options(self, **self._resource_options(extra)))
+        self.resource = RayCustomResource(
+            name,
+            manifest,
+            operator_options(child_options(self, **self._resource_options(extra)), getattr(self, "_operator", None)),
+        )
         self.manifest_output = built.apply(lambda b: b.manifest or {})
         k8s_name = built.apply(lambda b: str(((b.manifest or {}).get("metadata") or {}).get("name") or name))
         self.register_outputs(self._declare_outputs(built, k8s_name))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import cronjob, practice, runtime, security, selection, structure, versions, webhook
+from . import cronjob, operator, practice, runtime, security, selection, structure, versions, webhook
 from .cluster import auth_tls, autoscaler, gcs_ft, groups, history, network_policy
 from .cluster import names as cluster_names
 from .job import deletion, kueue, runtime_env, shutdown, submission
@@ -36,6 +36,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     spec,
     upgrade,
     cronjob,
+    operator,
     webhook,
     runtime,
     serve_apps,

@@ -68,4 +68,28 @@ def render() -> str:
             f"- Example: {example}",
             "",
         ]
+    lines += _operator_setup_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _operator_setup_section() -> list[str]:
+    """The rules about the operator itself (``rules.operator``): on the KubeRayOperator component, on the operator
+    Deployment in the pack's stack policy, and on ``kuberay-lint --operator-values``."""
+    from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
+
+    lines = ["", "## Operator setup rules (the operator itself)", ""]
+    for setup_rule in SETUP_RULES:
+        ctx = Target(environment=setup_rule.environment).context()
+        found = [f for f in check_setup(setup_rule.violating, ctx) if f.rule_id == setup_rule.id]
+        example = f"`{found[0].path}`: {found[0].message}" if found else "(no finding on its example)"
+        lines += [
+            f"### {setup_rule.id}",
+            "",
+            f"**{setup_rule.title}** ({setup_rule.severity}, {setup_rule.category})",
+            "",
+            f"- Why: {setup_rule.rationale}",
+            f"- Fix: {setup_rule.fix}",
+            f"- Example: {example}",
+            "",
+        ]
+    return lines

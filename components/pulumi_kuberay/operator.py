@@ -1,0 +1,764 @@
+"""The KubeRay operator as the rules see it: version, effective feature gates, watched namespaces, setup.
+
+Plain Python (no pulumi): the :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` component, the
+Ray components (``operator=``), the policy pack (from the operator Deployment in the stack) and
+``kuberay-lint --operator-values`` all derive one :class:`OperatorSetup` here, so "what does the installed
+operator do" is computed in one place:
+
+* :func:`resolve_operator` - typed args (version, chart, CRD handling, conveniences, chart values) ->
+  the values sent to Helm and the :class:`OperatorSetup`;
+* :func:`setup_from_values` - a chart values document (``--operator-values FILE``) -> setup;
+* :func:`setup_from_deployment` - the rendered operator Deployment (container args) -> setup;
+* :func:`merge_target` - the rule target from an operator, refusing a stack config that disagrees.
+
+Example::
+
+    from pulumi_kuberay.operator import KubeRayOperatorArgs, resolve_operator
+
+    resolved = resolve_operator(KubeRayOperatorArgs(
+        feature_gates={"RayCronJob": True}, watch_namespaces=["ray"], namespace="kuberay-system"))
+    resolved.setup.feature_gates["RayCronJob"]   # True
+    resolved.setup.watches("team-a")             # False
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from pulumi_kuberay.model._base import KubeModel, ManifestError, Problem, SpecError, problems_from_validation_error
+from pulumi_kuberay.model._k8s import ResourceRequirements
+from pulumi_kuberay.model._yaml import _LOADER
+from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, default_feature_gates, parse_kuberay_version
+from pulumi_kuberay.rules.target import Target
+
+Version = tuple[int, int, int]
+
+#: The official chart repository (``helm repo add kuberay https://ray-project.github.io/kuberay-helm/``).
+OFFICIAL_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
+CHART_NAME = "kuberay-operator"
+DEFAULT_NAMESPACE = "kuberay-system"
+#: Field manager of our server-side applies of the CRDs (``pulumi.com/patchFieldManager``).
+FIELD_MANAGER = "pulumi-kuberay"
+#: Label on every CRD we apply: the KubeRay version its schema comes from (read back for downgrade checks).
+CRD_VERSION_LABEL = "pulumi-kuberay.io/kuberay-version"
+CrdMode = Literal["manage", "only", "leave"]
+
+#: Operator feature gates by the version that added them (and removed them): ``features.go`` of each tag.
+#: Defaults per version come from :func:`pulumi_kuberay.rules.default_feature_gates`.
+_GATE_SPANS: dict[str, tuple[Version, Version | None]] = {
+    "RayClusterStatusConditions": ((1, 2, 0), None),
+    "RayJobDeletionPolicy": ((1, 3, 0), None),
+    "RayMultiHostIndexing": ((1, 5, 0), None),
+    "RayServiceIncrementalUpgrade": ((1, 5, 0), None),
+    "RayCronJob": ((1, 6, 0), None),
+    "AsyncJobInfoQuery": ((1, 6, 0), (1, 7, 0)),  # alpha in 1.6.x, gone from the 1.7.0 features.go
+    **{
+        gate: ((1, 7, 0), None)
+        for gate in (
+            "SidecarSubmitterRestart",
+            "RayClusterNetworkPolicy",
+            "GCSFaultToleranceEmbeddedStorage",
+            "RayClusterMTLS",
+            "RayClusterHistoryServer",
+            "KubernetesWAS",
+        )
+    },
+}
+
+
+def operator_gate_defaults(version: Version) -> dict[str, bool]:
+    """The gates the operator at ``version`` knows, with its built-in defaults (what an unlisted gate gets)."""
+    defaults = {**default_feature_gates(version), "AsyncJobInfoQuery": False}
+    return {
+        gate: defaults[gate]
+        for gate, (added, removed) in _GATE_SPANS.items()
+        if version >= added and (removed is None or version < removed)
+    }
+
+
+class FeatureGates(KubeModel):
+    """The operator feature gates, by their exact names (``RayCronJob``) or snake_case (``ray_cron_job``).
+
+    Unset gates keep the operator's default for the chosen version; a gate the version does not know is an
+    error (the operator refuses to start on an unknown gate).
+    """
+
+    ray_cluster_status_conditions: bool | None = Field(default=None, alias="RayClusterStatusConditions")
+    ray_job_deletion_policy: bool | None = Field(default=None, alias="RayJobDeletionPolicy")
+    ray_multi_host_indexing: bool | None = Field(default=None, alias="RayMultiHostIndexing")
+    ray_service_incremental_upgrade: bool | None = Field(default=None, alias="RayServiceIncrementalUpgrade")
+    ray_cron_job: bool | None = Field(default=None, alias="RayCronJob")
+    async_job_info_query: bool | None = Field(default=None, alias="AsyncJobInfoQuery")
+    sidecar_submitter_restart: bool | None = Field(default=None, alias="SidecarSubmitterRestart")
+    ray_cluster_network_policy: bool | None = Field(default=None, alias="RayClusterNetworkPolicy")
+    gcs_fault_tolerance_embedded_storage: bool | None = Field(default=None, alias="GCSFaultToleranceEmbeddedStorage")
+    ray_cluster_mtls: bool | None = Field(default=None, alias="RayClusterMTLS")
+    ray_cluster_history_server: bool | None = Field(default=None, alias="RayClusterHistoryServer")
+    kubernetes_was: bool | None = Field(default=None, alias="KubernetesWAS")
+
+    def as_map(self) -> dict[str, bool]:
+        """The gates that were set, by their operator names."""
+        return {k: v for k, v in self.to_dict().items() if isinstance(v, bool)}
+
+
+class KubeRayOperatorArgs(KubeModel):
+    """What to install: chart, version, CRD handling, and the chart values (typed), with conveniences.
+
+    The conveniences (``feature_gates``, ``watch_namespaces``, ``batch_scheduler``, ``resources``,
+    ``leader_election``, ``metrics``, ``replicas``) are written into ``values``; setting one both ways with
+    different values is an error naming both.
+    """
+
+    version: str = CHART_VERSION
+    """Chart (and operator) version; the CRDs follow it."""
+    chart: str | None = None
+    """A local chart directory; unset: ``kuberay-operator`` from ``repository`` at ``version``."""
+    repository: str = OFFICIAL_REPOSITORY
+    namespace: str = DEFAULT_NAMESPACE
+    """Namespace of the operator (the Helm release namespace)."""
+    release_name: str = CHART_NAME
+    crds: CrdMode = "manage"
+    """``manage``: apply the CRDs (server-side, before the chart and every Ray object) and the chart;
+    ``only``: only the CRDs; ``leave``: only the chart, the CRDs are someone else's (set ``installed_crds``)."""
+    crds_dir: str | None = None
+    """Directory of the CRD YAML for ``version`` (default: the local chart's ``crds/``)."""
+    installed_crds: str | None = None
+    """With ``crds: leave``: the KubeRay version of the CRDs already installed (for the CRD-age rule)."""
+    allow_crd_downgrade: bool = False
+    retain_crds: bool = True
+    """Keep the CRDs on ``pulumi destroy`` (deleting a CRD deletes every object of its kind, as Helm knows)."""
+    values: KubeRayOperatorValues = Field(default_factory=KubeRayOperatorValues)
+    feature_gates: FeatureGates | None = None
+    watch_namespaces: list[str] | None = None
+    batch_scheduler: Literal["volcano", "yunikorn", "kai-scheduler", "scheduler-plugins"] | None = None
+    resources: ResourceRequirements | None = None
+    leader_election: bool | None = None
+    metrics: bool | None = None
+    replicas: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> KubeRayOperatorArgs:
+        try:
+            parse_kuberay_version(self.version)
+        except ValueError as exc:
+            raise SpecError(str(exc), field="version", fix="write MAJOR.MINOR.PATCH, e.g. 1.7.0") from None
+        if self.crds == "leave" and self.crds_dir is not None:
+            raise SpecError("crds_dir is set but crds is 'leave'", field="crdsDir", fix="remove one of them")
+        if self.crds != "leave" and self.installed_crds is not None:
+            raise SpecError(
+                "installedCrds describes CRDs someone else installs; with crds "
+                f"{self.crds!r} the component applies them at {self.version}",
+                field="installedCrds",
+                fix="remove installedCrds or set crds: leave",
+            )
+        return self
+
+
+@dataclass(frozen=True)
+class OperatorSetup:
+    """What an installed operator does, as far as the rules care. ``watch_namespaces`` None = all."""
+
+    version: str = CHART_VERSION
+    namespace: str = DEFAULT_NAMESPACE
+    feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
+    watch_namespaces: tuple[str, ...] | None = None
+    batch_scheduler: str = ""
+    replicas: int = 1
+    leader_election: bool = True
+    resource_limits: Mapping[str, Any] = field(default_factory=dict)
+    image: str = "quay.io/kuberay/operator:v1.7.0"
+    crd_version: str | None = CHART_VERSION
+    """KubeRay version of the installed CRDs (None: unknown)."""
+    source: str = "operator"
+    """Where this came from, for messages (``KubeRayOperator 'kuberay'``, ``values file ops.yaml``...)."""
+
+    def watches(self, namespace: str) -> bool:
+        return self.watch_namespaces is None or namespace in self.watch_namespaces
+
+    @property
+    def image_tag(self) -> str:
+        _, sep, tag = self.image.rpartition(":")
+        return tag if sep and "/" not in tag else ""
+
+    def rule_gates(self) -> dict[str, bool]:
+        """The gates the rule catalogue knows (others do not change any check)."""
+        return {k: v for k, v in self.feature_gates.items() if k in DEFAULT_FEATURE_GATES}
+
+    def to_options(self) -> dict[str, Any]:
+        """JSON-able form, carried to the rules in ``Context.options['operator']``."""
+        return {
+            "version": self.version,
+            "namespace": self.namespace,
+            "featureGates": dict(self.feature_gates),
+            "watchNamespaces": list(self.watch_namespaces) if self.watch_namespaces is not None else None,
+            "batchScheduler": self.batch_scheduler,
+            "replicas": self.replicas,
+            "leaderElection": self.leader_election,
+            "resourceLimits": dict(self.resource_limits),
+            "image": self.image,
+            "crdVersion": self.crd_version,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_options(cls, data: Mapping[str, Any]) -> OperatorSetup:
+        watch = data.get("watchNamespaces")
+        return cls(
+            version=str(data.get("version", CHART_VERSION)),
+            namespace=str(data.get("namespace", DEFAULT_NAMESPACE)),
+            feature_gates=dict(data.get("featureGates") or DEFAULT_FEATURE_GATES),
+            watch_namespaces=tuple(watch) if isinstance(watch, list) else None,
+            batch_scheduler=str(data.get("batchScheduler") or ""),
+            replicas=int(data.get("replicas", 1)),
+            leader_election=bool(data.get("leaderElection", True)),
+            resource_limits=dict(data.get("resourceLimits") or {}),
+            image=str(data.get("image", "")),
+            crd_version=data.get("crdVersion"),
+            source=str(data.get("source", "operator")),
+        )
+
+
+# --------------------------------------------------------------------------------------------------
+# Values -> setup.
+
+
+def coalesce(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Helm's merge of user values over chart defaults: maps merge, everything else replaces, null deletes."""
+    out = dict(defaults)
+    for key, value in overrides.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = coalesce(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def chart_defaults() -> dict[str, Any]:
+    """The v1.7.0 chart's values.yaml, as the model's defaults (a test proves they are equal)."""
+    return KubeRayOperatorValues().model_dump(by_alias=True, exclude_none=True)
+
+
+def effective_values(values: KubeRayOperatorValues) -> dict[str, Any]:
+    """What the chart templates see: the user's values coalesced over the chart's defaults."""
+    return coalesce(chart_defaults(), values.chart_values())
+
+
+def effective_gates(values_doc: Mapping[str, Any], version: Version, *, where: str = "featureGates") -> dict[str, bool]:
+    """The operator's gates: its defaults at ``version`` with the chart's ``featureGates`` list over them.
+
+    Raises :class:`ManifestError` for a gate that version does not know (the operator would not start).
+    """
+    gates = operator_gate_defaults(version)
+    problems: list[Problem] = []
+    for index, item in enumerate(values_doc.get("featureGates") or []):
+        name = str(item.get("name")) if isinstance(item, Mapping) else ""
+        if name not in gates:
+            close = difflib.get_close_matches(name, list(gates), n=1, cutoff=0.6)
+            known = ", ".join(gates)
+            problems.append(
+                Problem(
+                    path=f"{where}[{index}].name",
+                    message=f"KubeRay {_fmt(version)} has no feature gate {name!r}; the operator would refuse to start",
+                    kind="invalid_value",
+                    fix=f"did you mean {close[0]!r}?" if close else f"use one of {known}",
+                )
+            )
+            continue
+        gates[name] = bool(item.get("enabled"))
+    if problems:
+        raise ManifestError(problems, subject="operator feature gates")
+    return gates
+
+
+def watched_namespaces(values_doc: Mapping[str, Any], release_namespace: str) -> tuple[str, ...] | None:
+    """The chart's rule: ``watchNamespace`` if set, else the release namespace with ``singleNamespaceInstall``,
+    else every namespace (None)."""
+    listed = [str(n) for n in values_doc.get("watchNamespace") or []]
+    if listed:
+        return tuple(listed)
+    if values_doc.get("singleNamespaceInstall"):
+        return (release_namespace,)
+    return None
+
+
+def _image(values_doc: Mapping[str, Any]) -> str:
+    image = values_doc.get("image") or {}
+    return f"{image.get('repository', '')}:{image.get('tag', '')}"
+
+
+def setup_from_values(
+    values: KubeRayOperatorValues | Mapping[str, Any],
+    *,
+    version: str = CHART_VERSION,
+    namespace: str = DEFAULT_NAMESPACE,
+    crd_version: str | None = None,
+    source: str = "operator values",
+) -> OperatorSetup:
+    """The setup of an operator installed from the chart with these values (a mapping is validated first)."""
+    if not isinstance(values, KubeRayOperatorValues):
+        values = validate_values(values, subject=source)
+    doc = effective_values(values)
+    parsed = parse_kuberay_version(version)
+    if "feature_gates" not in values.model_fields_set and _fmt(parsed, patch=True) != CHART_VERSION:
+        doc["featureGates"] = []  # another chart version's default list: its operator's own defaults
+    scheduler = doc.get("batchScheduler") or {}
+    return OperatorSetup(
+        version=_fmt(parsed, patch=True),
+        namespace=namespace,
+        feature_gates=effective_gates(doc, parsed),
+        watch_namespaces=watched_namespaces(doc, namespace),
+        batch_scheduler="volcano" if scheduler.get("enabled") else str(scheduler.get("name") or ""),
+        replicas=int(doc.get("replicas", 1)),
+        leader_election=bool(doc.get("leaderElectionEnabled", True)),
+        resource_limits=dict((doc.get("resources") or {}).get("limits") or {}),
+        image=_image(doc),
+        crd_version=crd_version if crd_version is not None else _fmt(parsed, patch=True),
+        source=source,
+    )
+
+
+def validate_values(data: Mapping[str, Any], *, subject: str = "kuberay-operator values") -> KubeRayOperatorValues:
+    try:
+        # Wire context: a null is Helm's "drop this default" and must survive validation.
+        return KubeRayOperatorValues.model_validate(dict(data), context={"pulumi_kuberay.wire": True})
+    except ValidationError as exc:
+        problems = problems_from_validation_error(exc, KubeRayOperatorValues)
+        raise ManifestError([_as_chart_problem(p) for p in problems], subject=subject) from None
+
+
+def _as_chart_problem(problem: Problem) -> Problem:
+    if problem.kind != "unknown_field":
+        return problem
+    key = problem.path.rpartition(".")[2]
+    message = f"unknown chart value {key!r} (Helm would silently ignore it)"
+    return Problem(problem.path, message, problem.kind, problem.fix)
+
+
+def load_values_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A chart values file (YAML mapping; empty file = no overrides)."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise ManifestError(
+            [Problem("", f"expected a mapping of chart values, got {type(data).__name__}", "wrong_type")],
+            subject=f"operator values file {os.fspath(path)}",
+        )
+    return data
+
+
+# --------------------------------------------------------------------------------------------------
+# Typed args -> values for Helm + setup.
+
+
+@dataclass(frozen=True)
+class ResolvedOperator:
+    args: KubeRayOperatorArgs
+    values: KubeRayOperatorValues
+    """Chart values with the conveniences written in (``values.chart_values()`` goes to Helm)."""
+    setup: OperatorSetup
+
+
+def _convenience_updates(args: KubeRayOperatorArgs, version: Version) -> tuple[dict[str, Any], list[Problem]]:
+    """The values the conveniences set, and a problem for each one the values also set differently."""
+    values = args.values
+    given = {KubeRayOperatorValues.model_fields[n].alias or n for n in values.model_fields_set}
+    updates: dict[str, Any] = {}
+    problems: list[Problem] = []
+
+    def put(convenience: str, key: str, new: Any, current: Any) -> None:
+        if key in given and current != new:
+            problems.append(
+                Problem(
+                    path=convenience,
+                    message=f"{convenience} and values.{key} are both set and disagree ({new!r} vs {current!r})",
+                    kind="invalid_value",
+                    fix=f"set it in one place: {convenience} or values.{key}",
+                )
+            )
+        updates[key] = new
+
+    if args.feature_gates is not None:
+        wanted = args.feature_gates.as_map()
+        unknown = [g for g in wanted if g not in operator_gate_defaults(version)]
+        for gate in unknown:
+            problems.append(
+                Problem(
+                    f"featureGates.{gate}",
+                    f"KubeRay {_fmt(version)} has no feature gate {gate!r}; the operator would refuse to start",
+                    "invalid_value",
+                    f"remove it or choose a version that has it (known: {', '.join(operator_gate_defaults(version))})",
+                )
+            )
+        base = {g.name: g.enabled for g in values.feature_gates}
+        clash = {g: base[g] for g, v in wanted.items() if "featureGates" in given and g in base and base[g] != v}
+        if clash:
+            put("featureGates", "featureGates", {g: wanted[g] for g in clash}, clash)
+        merged = {**operator_gate_defaults(version), **base, **wanted}
+        updates["featureGates"] = [{"name": gate, "enabled": merged[gate]} for gate in operator_gate_defaults(version)]
+    if args.watch_namespaces is not None:
+        put("watchNamespaces", "watchNamespace", list(args.watch_namespaces), values.watch_namespace)
+    if args.batch_scheduler is not None:
+        current = values.batch_scheduler.name
+        if "batchScheduler" in given and current and current != args.batch_scheduler:
+            put("batchScheduler", "batchScheduler", args.batch_scheduler, current)
+        updates["batchScheduler"] = {**values.batch_scheduler.to_dict(), "name": args.batch_scheduler}
+    if args.resources is not None:
+        new = args.resources.to_dict()
+        old = values.resources.to_dict() if values.resources is not None else None
+        put("resources", "resources", new, old)
+        # Replace, not merge: the chart's default limits must not survive a resources convenience.
+        updates["resources"] = {"limits": None, "requests": None, **new}
+    if args.leader_election is not None:
+        put("leaderElection", "leaderElectionEnabled", args.leader_election, values.leader_election_enabled)
+    if args.metrics is not None:
+        if "metrics" in given and values.metrics.enabled != args.metrics:
+            put("metrics", "metrics", args.metrics, values.metrics.enabled)
+        updates["metrics"] = {**values.metrics.to_dict(), "enabled": args.metrics}
+    if args.replicas is not None:
+        put("replicas", "replicas", args.replicas, values.replicas)
+    return updates, problems
+
+
+def resolve_operator(
+    args: KubeRayOperatorArgs | Mapping[str, Any], *, subject: str = "KubeRayOperator"
+) -> ResolvedOperator:
+    """Validate ``args``, write the conveniences into the values, and derive the setup.
+
+    Raises :class:`ManifestError` (paths relative to the args, e.g. ``values.image.tagg``) on any problem.
+    """
+    if not isinstance(args, KubeRayOperatorArgs):
+        try:
+            args = KubeRayOperatorArgs.model_validate(dict(args), context={"pulumi_kuberay.wire": True})
+        except ValidationError as exc:
+            problems = [
+                _as_chart_problem(p) if p.path.startswith("values.") else p
+                for p in problems_from_validation_error(exc, KubeRayOperatorArgs)
+            ]
+            raise ManifestError(problems, subject=subject) from None
+    version = parse_kuberay_version(args.version)
+    updates, problems = _convenience_updates(args, version)
+    if problems:
+        raise ManifestError(problems, subject=subject)
+    values_doc = {**args.values.chart_values(), **updates}
+    values = validate_values(values_doc, subject=subject)
+    crd_version = args.installed_crds if args.crds == "leave" else _fmt(version, patch=True)
+    try:
+        setup = setup_from_values(
+            values, version=args.version, namespace=args.namespace, crd_version=crd_version, source=subject
+        )
+    except ManifestError as exc:
+        raise ManifestError(
+            [Problem(f"values.{p.path}", p.message, p.kind, p.fix) for p in exc.problems], subject=subject
+        ) from None
+    # setup_from_values assumes CRDs at the chart's version; with crds: leave they are whatever is installed.
+    return ResolvedOperator(args=args, values=values, setup=dataclasses.replace(setup, crd_version=crd_version))
+
+
+# --------------------------------------------------------------------------------------------------
+# The rendered operator Deployment -> setup (the policy pack and kuberay-lint see manifests, not values).
+
+
+def is_operator_deployment(manifest: Any) -> bool:
+    """A Deployment whose first container runs the KubeRay operator image."""
+    if not isinstance(manifest, Mapping) or manifest.get("kind") != "Deployment":
+        return False
+    containers = (((manifest.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []
+    return any(isinstance(c, Mapping) and "kuberay/operator" in str(c.get("image", "")) for c in containers)
+
+
+def _flags(args: Sequence[Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    items = [str(a) for a in args]
+    index = 0
+    while index < len(items):
+        item = items[index].lstrip("-")
+        if "=" in item:
+            key, _, value = item.partition("=")
+        elif index + 1 < len(items) and not items[index + 1].startswith("-"):
+            key, value = item, items[index + 1]
+            index += 1
+        else:
+            key, value = item, "true"
+        out[key] = value
+        index += 1
+    return out
+
+
+def setup_from_deployment(manifest: Mapping[str, Any], *, crd_version: str | None = None) -> OperatorSetup:
+    """The setup of the operator this Deployment runs (flags as rendered by the chart without
+    ``configuration.enabled``; the version from the image tag, else the ``app.kubernetes.io/version`` label)."""
+    meta = manifest.get("metadata") or {}
+    spec = manifest.get("spec") or {}
+    pod = (spec.get("template") or {}).get("spec") or {}
+    container = next(c for c in pod.get("containers") or [] if "kuberay/operator" in str(c.get("image", "")))
+    flags = _flags(container.get("args") or [])
+    image = str(container.get("image", ""))
+    labels = meta.get("labels") or {}
+    # The chart's own version is in helm.sh/chart (kuberay-operator-1.7.0; the v1.7.0 chart sets no appVersion).
+    chart_label = str(labels.get("helm.sh/chart", ""))
+    label_version = (
+        chart_label.removeprefix(f"{CHART_NAME}-")
+        if chart_label.startswith(f"{CHART_NAME}-")
+        else str(labels.get("app.kubernetes.io/version", "")).lstrip("v")
+    )
+    tag = image.rpartition(":")[2].lstrip("v")
+    try:
+        version = parse_kuberay_version(label_version or tag)
+    except ValueError:
+        version = parse_kuberay_version(CHART_VERSION)
+    gates = operator_gate_defaults(version)
+    for part in filter(None, flags.get("feature-gates", "").split(",")):
+        name, _, value = part.partition("=")
+        gates[name.strip()] = value.strip().lower() == "true"
+    watch = flags.get("watch-namespace")
+    scheduler = flags.get("batch-scheduler", "")
+    if flags.get("enable-batch-scheduler", "false").lower() == "true":
+        scheduler = "volcano"
+    replicas = spec.get("replicas")
+    return OperatorSetup(
+        version=_fmt(version, patch=True),
+        namespace=str(meta.get("namespace") or "default"),
+        feature_gates=gates,
+        watch_namespaces=tuple(n for n in watch.split(",") if n) if watch else None,
+        batch_scheduler=scheduler,
+        replicas=int(replicas) if isinstance(replicas, (int, float)) else 1,
+        leader_election=flags.get("enable-leader-election", "true").lower() == "true",
+        resource_limits=dict((container.get("resources") or {}).get("limits") or {}),
+        image=image,
+        crd_version=crd_version,
+        source=f"operator Deployment {meta.get('namespace', 'default')}/{meta.get('name', '?')}",
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# CRDs for a version.
+
+
+def crds_directory(args: KubeRayOperatorArgs) -> Path | None:
+    """Where the CRD YAML for ``args.version`` is read from: ``crds_dir``, else the local chart's ``crds/``;
+    None for a remote chart without ``crds_dir`` (the component then asks Helm to render them)."""
+    if args.crds_dir is not None:
+        return Path(args.crds_dir)
+    if args.chart is not None and Path(args.chart).is_dir():
+        return Path(args.chart) / "crds"
+    return None
+
+
+def load_crds(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every ``CustomResourceDefinition`` in the ``*.yaml`` files of ``directory`` (sorted by file name).
+
+    The four KubeRay CRDs are about 4 MB of YAML: parsed once per file version (path, size, mtime) and shared,
+    so callers must not mutate the result (:func:`crd_documents` copies what it changes).
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise FileNotFoundError(f"CRD directory {os.fspath(root)!r} does not exist")
+    out: list[dict[str, Any]] = []
+    for path in sorted(root.glob("*.yaml")):
+        stat = path.stat()
+        out.extend(_crds_in_file(str(path), stat.st_size, stat.st_mtime_ns))
+    if not out:
+        raise FileNotFoundError(f"no CustomResourceDefinition in {os.fspath(root)!r}")
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _crds_in_file(path: str, _size: int, _mtime_ns: int) -> tuple[dict[str, Any], ...]:
+    docs = yaml.load_all(Path(path).read_text(), Loader=_LOADER)
+    return tuple(d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
+
+
+def crd_documents(docs: Sequence[Mapping[str, Any]], version: str) -> list[dict[str, Any]]:
+    """The ``ray.io`` CRDs labelled with the KubeRay version they belong to (other documents dropped)."""
+    out: list[dict[str, Any]] = []
+    for doc in docs:
+        if doc.get("kind") != "CustomResourceDefinition":
+            continue
+        if (doc.get("spec") or {}).get("group") != "ray.io":
+            continue
+        meta = dict(doc.get("metadata") or {})
+        meta["labels"] = {**(meta.get("labels") or {}), CRD_VERSION_LABEL: version}
+        out.append({**doc, "metadata": meta})
+    return out
+
+
+def chart_version(chart_dir: str | os.PathLike[str]) -> str:
+    """``version`` of a local chart's ``Chart.yaml``."""
+    data = yaml.safe_load((Path(chart_dir) / "Chart.yaml").read_text()) or {}
+    return str(data.get("version", ""))
+
+
+def crd_downgrade(previous: str | None, new: str) -> bool:
+    """True when ``new`` is older than the CRD version applied before (``previous``; None = none known)."""
+    if not previous:
+        return False
+    try:
+        return parse_kuberay_version(new) < parse_kuberay_version(previous)
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------------------------------------
+# The rule target from an operator.
+
+
+class TargetConflictError(ValueError):
+    """The stack config's ``kuberay:version`` / ``kuberay:featureGates`` disagree with the operator."""
+
+
+def merge_target(
+    setup: OperatorSetup,
+    *,
+    config_version: str | None,
+    config_gates: Mapping[str, bool] | None,
+) -> tuple[str, dict[str, bool]]:
+    """The target (version, gates) a Ray object is checked against when it runs on ``setup``.
+
+    ``config_*`` are what the stack config says (None: not set). Agreeing values are fine; a disagreement is
+    an error naming both, because one of the two is wrong and the rules would judge against a guess.
+    """
+    problems: list[str] = []
+    if config_version is not None:
+        try:
+            same = parse_kuberay_version(config_version) == parse_kuberay_version(setup.version)
+        except ValueError:
+            same = False
+        if not same:
+            problems.append(
+                f"kuberay:version is {config_version!r} but {setup.source} installs KubeRay {setup.version}"
+            )
+    for gate, value in (config_gates or {}).items():
+        actual = setup.feature_gates.get(gate)
+        if actual is not None and actual != value:
+            problems.append(
+                f"kuberay:featureGates.{gate} is {str(value).lower()} but {setup.source} runs with "
+                f"{gate}={str(actual).lower()}"
+            )
+    if problems:
+        raise TargetConflictError(
+            "; ".join(problems)
+            + " (fix: remove kuberay:version / kuberay:featureGates from the stack config, the operator is the "
+            "one source, or make them agree)"
+        )
+    return setup.version, setup.rule_gates()
+
+
+#: Per-object rules whose verdict depends on the operator (its setup, or the gates it runs with).
+OPERATOR_OBJECT_RULES = (
+    "operator-namespace-unwatched",
+    "operator-batch-scheduler-disabled",
+    "operator-crds-older-than-fields",
+    "feature-gate-disabled",
+)
+#: Stack config key of the operator a stack of this project declares (read by the pack too).
+STACK_CONFIG_KEY = "pulumi-kuberay:operator"
+
+
+def target_for_operator(base: Target, setup: OperatorSetup) -> Target:
+    """``base`` (environment, org options, audience) judged against ``setup``: its version, its gates, and the
+    setup itself in ``options['operator']`` for the operator rules."""
+    return Target(
+        kuberay_version=setup.version,
+        feature_gates=setup.rule_gates(),
+        environment=base.environment,
+        options={**base.options, "operator": setup.to_options()},
+        audience=base.audience,
+    )
+
+
+def setup_from_stack_config(config: Mapping[str, Any]) -> OperatorSetup | None:
+    """The operator a stack of this project declares (``pulumi-kuberay:operator``, JSON text or a mapping);
+    None when it declares none or the entry does not resolve (``settings.py`` reports that at preview)."""
+    raw = config.get(STACK_CONFIG_KEY)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+    if not isinstance(raw, Mapping) or not raw:
+        return None
+    args = {k: v for k, v in raw.items() if k not in ("createNamespace", "create_namespace")}
+    try:
+        return resolve_operator(args, subject=f"{STACK_CONFIG_KEY} (KubeRayOperator 'kuberay')").setup
+    except (ManifestError, ValueError):
+        return None
+
+
+def looks_like_operator_values(doc: Any) -> bool:
+    """A kuberay-operator chart values document (not a Kubernetes object): the operator image, or a
+    ``featureGates`` list of ``{name, enabled}`` items (the chart's spelling)."""
+    if not isinstance(doc, Mapping) or "kind" in doc or "apiVersion" in doc:
+        return False
+    image = doc.get("image")
+    if isinstance(image, Mapping) and "kuberay/operator" in str(image.get("repository", "")):
+        return True
+    gates = doc.get("featureGates")
+    return isinstance(gates, list) and bool(gates) and all(isinstance(g, Mapping) and "name" in g for g in gates)
+
+
+def setup_for_lint(values: Mapping[str, Any], *, source: str, version: str | None = None) -> OperatorSetup:
+    """``kuberay-lint --operator-values``: the operator those chart values install. The version is ``version``
+    (``--kuberay-version``), else the image tag the values set, else the chart's (1.7.0)."""
+    tag = str((values.get("image") or {}).get("tag") or "") if isinstance(values.get("image"), Mapping) else ""
+    chosen = version or (tag.lstrip("v") if tag else CHART_VERSION)
+    try:
+        parse_kuberay_version(chosen)
+    except ValueError:
+        chosen = CHART_VERSION
+    return setup_from_values(values, version=chosen, source=source)
+
+
+def _fmt(version: Version, *, patch: bool = False) -> str:
+    return f"{version[0]}.{version[1]}.{version[2]}" if patch else f"{version[0]}.{version[1]}"
+
+
+__all__ = [
+    "CHART_NAME",
+    "CRD_VERSION_LABEL",
+    "DEFAULT_NAMESPACE",
+    "FIELD_MANAGER",
+    "OFFICIAL_REPOSITORY",
+    "OPERATOR_OBJECT_RULES",
+    "STACK_CONFIG_KEY",
+    "FeatureGateValue",
+    "FeatureGates",
+    "KubeRayOperatorArgs",
+    "OperatorSetup",
+    "ResolvedOperator",
+    "TargetConflictError",
+    "chart_defaults",
+    "chart_version",
+    "coalesce",
+    "crd_documents",
+    "crd_downgrade",
+    "crds_directory",
+    "effective_gates",
+    "effective_values",
+    "is_operator_deployment",
+    "load_crds",
+    "load_values_file",
+    "looks_like_operator_values",
+    "merge_target",
+    "operator_gate_defaults",
+    "resolve_operator",
+    "setup_for_lint",
+    "setup_from_deployment",
+    "setup_from_stack_config",
+    "setup_from_values",
+    "target_for_operator",
+    "validate_values",
+    "watched_namespaces",
+]
