@@ -107,14 +107,14 @@ class Workspace:
         env.pop("PULUMI_CONFIG_PASSPHRASE_FILE", None)
         return env
 
-    def pulumi(self, *args: str, check: bool = False) -> Run:
+    def pulumi(self, *args: str, check: bool = False, timeout: float = COMMAND_TIMEOUT) -> Run:
         proc = subprocess.run(
             [self.cli, *args, "--non-interactive", "--color", "never"],
             cwd=self.cwd,
             env=self.env(),
             capture_output=True,
             text=True,
-            timeout=COMMAND_TIMEOUT,
+            timeout=timeout,
         )
         run = Run(args, proc.returncode, proc.stdout, proc.stderr)
         if check and run.returncode != 0:

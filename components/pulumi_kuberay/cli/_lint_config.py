@@ -36,6 +36,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
+from pulumi_kuberay.rules.operator import SETUP_RULES
 from pulumi_kuberay.rules.stack import STACK_RULES
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
@@ -86,15 +87,15 @@ class LintConfig:
 
 
 def all_rule_ids() -> list[str]:
-    return [*rules.RULES, *(r.id for r in STACK_RULES)]
+    return [*rules.RULES, *(r.id for r in STACK_RULES), *(r.id for r in SETUP_RULES)]
 
 
 def _category_of(rule_id: str) -> str | None:
     rule = rules.RULES.get(rule_id)
     if rule is not None:
         return rule.category
-    stack = next((r for r in STACK_RULES if r.id == rule_id), None)
-    return stack.category if stack is not None else None
+    categories = {r.id: r.category for r in STACK_RULES} | {r.id: r.category for r in SETUP_RULES}
+    return categories.get(rule_id)
 
 
 def expand_selectors(selectors: Sequence[str], where: str) -> set[str]:

@@ -50,8 +50,17 @@ from pulumi_kuberay.cli._lint_findings import (
     ray_documents,
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
+from pulumi_kuberay.operator import (
+    TargetConflictError,
+    load_values_file,
+    looks_like_operator_values,
+    merge_target,
+    setup_for_lint,
+    target_for_operator,
+)
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.target import Target, TargetError
+from pulumi_kuberay.rules.operator import check_setup
+from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
 
@@ -107,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
     cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
     cfg.add_argument(
+        "--operator-values",
+        default=None,
+        metavar="FILE",
+        help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched "
+        "namespaces) and check its setup; also found among the inputs",
+    )
+    cfg.add_argument(
         "--webhooks",
         action="store_true",
         help="the operator runs its validating webhooks (ENABLE_WEBHOOKS=true): what only they refuse is critical",
@@ -132,6 +148,8 @@ class _Inputs:
     docs: list[RayDoc] = field(default_factory=list)
     files: int = 0
     problems: list[str] = field(default_factory=list)
+    values_docs: list[tuple[str, Any]] = field(default_factory=list)
+    """kuberay-operator chart values among the inputs (file name, values)."""
 
 
 def _target(args: argparse.Namespace, config: LintConfig) -> Target:
@@ -205,6 +223,9 @@ def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path])
             return
         inputs.files += 1
         inputs.docs.extend(ray_documents(source))
+        inputs.values_docs.extend(
+            (source.name, d.data) for d in source.documents if looks_like_operator_values(d.data)
+        )
 
     for raw in args.paths:
         path = Path(raw)
@@ -230,6 +251,32 @@ def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path])
     if helm_values and not charts_seen:
         inputs.problems.append("--helm-values given, but no Helm chart folder (with Chart.yaml) among the paths")
     return inputs
+
+
+def _operator_target(
+    target: Target, args: argparse.Namespace, values_docs: Sequence[tuple[str, Any]]
+) -> tuple[Target, list[LocatedFinding]]:
+    """With operator values (``--operator-values FILE`` or a values file among the inputs): the target from that
+    operator (flags that disagree are an error naming both) and its setup findings, located on the file."""
+    if args.operator_values:
+        values_docs = [(args.operator_values, load_values_file(args.operator_values))]
+    if not values_docs:
+        return target, []
+    if len(values_docs) > 1:
+        raise ValueError(f"several operator values files ({', '.join(n for n, _ in values_docs)}): give one")
+    name, values = values_docs[0]
+    setup = setup_for_lint(values, source=f"the operator of {name}", version=args.kuberay_version)
+    gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
+    try:
+        merge_target(setup, config_version=args.kuberay_version, config_gates=gates)
+    except TargetConflictError as exc:
+        message = str(exc).replace("kuberay:version", "--kuberay-version")
+        raise ValueError(message.replace("kuberay:featureGates", "--feature-gates")) from None
+    located = [
+        LocatedFinding(name, 1, "KubeRayOperator", "values", "", finding, finding.path)
+        for finding in check_setup(setup.to_options(), target.context())
+    ]
+    return target_for_operator(target, setup), located
 
 
 def _selected(args: argparse.Namespace, config: LintConfig) -> set[str]:
@@ -297,8 +344,15 @@ def run(args: argparse.Namespace) -> int:
     inputs = _read(args, config, helm_values)
     for problem in inputs.problems:
         print(f"{TOOL_NAME}: {problem}", file=sys.stderr)
+    try:
+        target, setup_findings = _operator_target(target, args, inputs.values_docs)
+    except (ValueError, OSError) as exc:
+        print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
+        return 2
     findings = _apply_settings(
-        lint_documents(inputs.docs, target, stack_rules=not args.no_stack_rules), selected, overrides
+        [*setup_findings, *lint_documents(inputs.docs, target, stack_rules=not args.no_stack_rules)],
+        selected,
+        overrides,
     )
     baseline_path = Path(args.baseline) if args.baseline else config.baseline
     if args.write_baseline:

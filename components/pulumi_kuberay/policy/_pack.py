@@ -31,8 +31,18 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.operator import (
+    CRD_VERSION_LABEL,
+    OPERATOR_OBJECT_RULES,
+    OperatorSetup,
+    is_operator_deployment,
+    setup_from_deployment,
+    setup_from_stack_config,
+    target_for_operator,
+)
 from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules._engine import Finding, Rule
+from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
 from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
 from pulumi_kuberay.target import Target, target_from_stack_config
 
@@ -85,7 +95,11 @@ def _stack_target(raw: str) -> Target:
         config = json.loads(raw) if raw else {}
     except ValueError:
         config = {}
-    return target_from_stack_config(config if isinstance(config, dict) else {})
+    config = config if isinstance(config, dict) else {}
+    target = target_from_stack_config(config)
+    # A stack that declares its operator (pulumi-kuberay:operator) is judged against it, as its components are.
+    setup = setup_from_stack_config(config)
+    return target_for_operator(target, setup) if setup is not None else target
 
 
 def target_for(config: Mapping[str, Any] | None) -> Target:
@@ -239,6 +253,86 @@ def _stack_validator(rule: StackRule) -> Callable[..., None]:
     return validate
 
 
+# --------------------------------------------------------------------------------------------------
+# The operator in the stack (any stack: the Deployment the kuberay-operator chart renders).
+
+#: Stack policy judging the stack's Ray objects against the operator Deployment of the same stack.
+OPERATOR_OBJECTS_POLICY = "operator-objects"
+
+
+def operator_setups(resources: Any) -> list[tuple[str, OperatorSetup]]:
+    """(urn, setup) of every KubeRay operator Deployment in the stack; CRD version from our CRD label."""
+    crd_versions = {
+        str(labels[CRD_VERSION_LABEL])
+        for r in resources
+        if r.resource_type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+        and CRD_VERSION_LABEL in (labels := ((plain(r.props).get("metadata") or {}).get("labels") or {}))
+    }
+    crd_version = crd_versions.pop() if len(crd_versions) == 1 else None
+    out: list[tuple[str, OperatorSetup]] = []
+    for resource in resources:
+        if resource.resource_type.startswith("kubernetes:apps/v1:Deployment"):
+            props = plain(resource.props)
+            if is_operator_deployment(props):
+                out.append((resource.urn, setup_from_deployment(props, crd_version=crd_version)))
+    return out
+
+
+def _setup_validator(rule_id: str) -> Callable[..., None]:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        ctx = target_for(args.get_config()).context()
+        for urn, setup in operator_setups(args.resources):
+            for finding in check_setup(setup.to_options(), ctx):
+                if finding.rule_id == rule_id:
+                    report_violation(_message(finding), urn)
+
+    return validate
+
+
+def _operator_objects_validator(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Ray objects against the operator Deployment of the stack (unless the stack config declares the operator:
+    then the resource policies already judge against it)."""
+    target = target_for(args.get_config())
+    if "operator" in target.options:
+        return
+    setups = operator_setups(args.resources)
+    if len(setups) != 1:
+        return  # none (nothing to compare with) or several (which one runs which object is not known)
+    operator_target = target_for_operator(target.override(audience="pack"), setups[0][1])
+    for resource in args.resources:
+        if not is_ray_resource(resource.resource_type):
+            continue
+        for finding in rules.check(plain(resource.props), operator_target):
+            if finding.rule_id in OPERATOR_OBJECT_RULES:
+                report_violation(_message(finding), resource.urn)
+
+
+def operator_policies() -> list[StackValidationPolicy]:
+    policies = [
+        StackValidationPolicy(
+            name=rule.id,
+            description=f"{rule.title}. {rule.rationale}",
+            validate=_setup_validator(rule.id),
+            config_schema=CONFIG_SCHEMA,
+            severity=_SEVERITY[rule.severity],
+            remediation_steps=rule.fix,
+            tags=[rule.category],
+        )
+        for rule in SETUP_RULES
+    ]
+    policies.append(
+        StackValidationPolicy(
+            name=OPERATOR_OBJECTS_POLICY,
+            description="Ray objects judged against the KubeRay operator Deployment of the same stack (watched "
+            "namespaces, batch scheduler, feature gates, CRD version).",
+            validate=_operator_objects_validator,
+            config_schema=CONFIG_SCHEMA,
+            severity=Severity.CRITICAL,
+        )
+    )
+    return policies
+
+
 def build_policies() -> list[Policy]:
     """One resource policy per catalogue rule, a fallback policy, and the stack policies."""
     catalogue = list(rules.RULES.values())
@@ -279,6 +373,7 @@ def build_policies() -> list[Policy]:
                 tags=[stack_rule.category],
             )
         )
+    policies.extend(operator_policies())
     return policies
 
 
@@ -299,6 +394,9 @@ def policy_config(environment: str) -> dict[str, Any]:
     levels[FALLBACK_POLICY] = enforcement_for("high", environment).value
     for stack_rule in STACK_RULES:
         levels[stack_rule.id] = enforcement_for(stack_rule.severity, environment).value
+    for setup_rule in SETUP_RULES:
+        levels[setup_rule.id] = enforcement_for(setup_rule.severity, environment).value
+    levels[OPERATOR_OBJECTS_POLICY] = enforcement_for("critical", environment).value
     return dict(sorted(levels.items()))
 
 

@@ -1,0 +1,93 @@
+"""``kuberay-lint --operator-values FILE`` (or a chart values file among the inputs): the objects are judged
+against that operator, and its setup is checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pulumi_kuberay.cli.lint import main
+from pulumi_kuberay.rules._examples import example_cronjob, example_job
+
+
+def write(path: Path, *docs: object) -> Path:
+    path.write_text(yaml.safe_dump_all(docs))
+    return path
+
+
+@pytest.fixture
+def manifests(tmp_path: Path) -> Path:
+    job = example_job("elsewhere")
+    job["metadata"]["namespace"] = "team-a"
+    cron = example_cronjob("hourly")
+    cron["metadata"]["namespace"] = "ray"
+    return write(tmp_path / "ray.yaml", job, cron)
+
+
+VALUES = {
+    "watchNamespace": ["ray"],
+    "featureGates": [{"name": "RayCronJob", "enabled": True}],
+    "replicas": 2,
+}
+
+
+def json_findings(out: str) -> list[dict[str, Any]]:
+    findings: list[dict[str, Any]] = json.loads(out)["findings"]
+    return findings
+
+
+def rule_ids(out: str) -> list[str]:
+    return sorted(f["rule_id"] for f in json_findings(out))
+
+
+def test_operator_values_flag(manifests: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    values = write(tmp_path / "operator-values.yaml", VALUES)
+    code = main([str(manifests), "--operator-values", str(values), "--fail-on", "critical", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert rule_ids(out).count("operator-namespace-unwatched") == 1
+    assert "feature-gate-disabled" not in out  # the operator runs the RayCronJob gate
+    assert "watches only 'ray'" in out
+
+
+def test_without_operator_values_the_defaults_rule(manifests: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(manifests), "--fail-on", "critical"]) == 1
+    out = capsys.readouterr().out
+    assert "feature-gate-disabled" in out and "operator-namespace-unwatched" not in out
+
+
+def test_values_file_among_the_inputs_is_used(
+    manifests: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    manifests.rename(folder / "ray.yaml")
+    write(folder / "values.yaml", {**VALUES, "replicas": 1})
+    main([str(folder), "--environment", "prod", "--fail-on", "critical", "--format", "json"])
+    out = capsys.readouterr().out
+    assert "operator-namespace-unwatched" in rule_ids(out) and "feature-gate-disabled" not in rule_ids(out)
+    (ha,) = [f for f in json_findings(out) if f["rule_id"] == "operator-not-highly-available"]
+    assert (Path(ha["file"]).name, ha["line"], ha["severity"], ha["kind"], ha["name"]) == (
+        "values.yaml", 1, "high", "KubeRayOperator", "values"
+    )
+    assert ha["path"] == "replicas"
+
+
+def test_flags_disagreeing_with_the_values_name_both(
+    manifests: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = write(tmp_path / "operator-values.yaml", VALUES)
+    assert main([str(manifests), "--operator-values", str(values), "--feature-gates", "RayCronJob=false"]) == 2
+    err = capsys.readouterr().err
+    assert "--feature-gates.RayCronJob is false" in err and "RayCronJob=true" in err
+
+
+def test_misspelled_operator_value_is_exit_2(
+    manifests: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = write(tmp_path / "operator-values.yaml", {"watchNamespaces": ["ray"]})
+    assert main([str(manifests), "--operator-values", str(values)]) == 2
+    assert "did you mean 'watchNamespace'?" in capsys.readouterr().err
