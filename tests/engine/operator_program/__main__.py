@@ -1,5 +1,6 @@
 """KubeRayOperator from a local chart + a RayCronJob on it. Config (namespace ``op``): ``chart`` (required),
-``version``, ``imageTag``, ``allowCrdDowngrade``, ``renderDir`` (else ``kubeconfig``), ``cronjob`` (bool)."""
+``version``, ``imageTag``, ``allowCrdDowngrade``, ``renderDir`` (else ``kubeconfig``), ``cronjob`` (bool),
+``crds`` (manage / only / leave), ``crdsDir``."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ operator = kr.KubeRayOperator(
     watch_namespaces=["ray"],
     values={"image": {"tag": config.get("imageTag") or f"v{version}"}},
     allow_crd_downgrade=config.get_bool("allowCrdDowngrade") or False,
+    crds=config.get("crds") or "manage",  # type: ignore[arg-type]  # checked by the component
+    crds_dir=config.get("crdsDir"),
     opts=opts,
 )
 if config.get_bool("cronjob") is not False:
