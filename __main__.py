@@ -21,6 +21,7 @@ from pulumi_kuberay.resources._await import watch_with
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob
+from pulumi_kuberay.resources.operator import KubeRayOperator
 from pulumi_kuberay.resources.service import RayService
 
 from settings import StackConfigError, StackSettings, load_settings, read_config
@@ -39,6 +40,18 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
     """Declare every resource of the stack; returns the components by kind and name."""
     # The components read the rule target (kuberay:*) from the same stack config that settings validated.
     opts = pulumi.ResourceOptions(provider=provider)
+    # With pulumi-kuberay:operator the stack installs the operator and its CRDs first; every Ray object takes
+    # its rule target from it and depends on it (kuberay:version is then not needed).
+    operator = (
+        KubeRayOperator(
+            "kuberay",
+            settings.operator.args,
+            opts,
+            create_namespace=settings.operator.create_namespace,
+        )
+        if settings.operator is not None
+        else None
+    )
     clusters: dict[str, RayCluster] = {}
     for name, cluster in settings.clusters.items():
         clusters[name] = RayCluster(
@@ -49,6 +62,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
             labels=cluster.labels,
             annotations=cluster.annotations,
             wait_for_ready=cluster.wait_for_ready,
+            operator=operator,
         )
     services: dict[str, RayService] = {}
     for name, service in settings.services.items():
@@ -61,6 +75,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
             annotations=service.annotations,
             wait_for_ready=service.wait_for_ready,
             timeout_seconds=service.timeout_seconds,
+            operator=operator,
         )
     jobs: dict[str, RayJob] = {}
     for name, job in settings.jobs.items():
@@ -75,6 +90,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
             annotations=job.annotations,
             wait_for_completion=job.wait_for_completion,
             timeout_seconds=job.timeout_seconds,
+            operator=operator,
         )
     cronjobs: dict[str, RayCronJob] = {}
     for name, cronjob in settings.cronjobs.items():
@@ -85,6 +101,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
             namespace=cronjob.namespace or settings.namespace,
             labels=cronjob.labels,
             annotations=cronjob.annotations,
+            operator=operator,
         )
 
     pulumi.export(
@@ -120,7 +137,17 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
     )
     if cronjobs:
         pulumi.export("cronjobs", {name: c.cronjob_name for name, c in cronjobs.items()})
-    return {"clusters": clusters, "services": services, "jobs": jobs, "cronjobs": cronjobs}
+    if operator is not None:
+        pulumi.export(
+            "operator",
+            {
+                "version": operator.version,
+                "namespace": operator.namespace,
+                "feature_gates": operator.feature_gates,
+                "watch_namespaces": operator.watch_namespaces,
+            },
+        )
+    return {"clusters": clusters, "services": services, "jobs": jobs, "cronjobs": cronjobs, "operator": operator}
 
 
 def main() -> dict[str, Any]:

@@ -21,6 +21,14 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
     typed spec (CRD camelCase names or the model's snake_case names; convenience fields such as ``image``,
     ``cpu``, ``memory``, ``gpu`` are accepted). A job entry may set ``cluster: <name of a clusters entry>``
     instead of an inline ``rayClusterSpec``.
+``pulumi-kuberay:operator`` (object)
+    the KubeRay operator this stack installs: one ``KubeRayOperator`` component named ``kuberay``, with the
+    keys of ``pulumi_kuberay.operator.KubeRayOperatorArgs`` (``version``, ``chart``, ``namespace``, ``crds``,
+    ``featureGates``, ``watchNamespaces``, ``batchScheduler``, ``values``...) plus ``createNamespace``
+    (default true). Every Ray object of the stack then takes its rule target (version, feature gates) from
+    it and is created after it, so ``kuberay:version`` / ``kuberay:featureGates`` are not needed (set, they
+    must agree with it). ``chart`` and ``crdsDir`` may use environment variables (``${KUBERAY_REFERENCE_DIR}``);
+    a relative path is relative to the project directory.
 ``kuberay:version`` (string, default ``1.7.0``), ``kuberay:environment`` (``dev`` | ``staging`` | ``prod``),
 ``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``
     what the rule catalogue checks against, read by ``pulumi_kuberay.target`` (the components and the policy
@@ -31,7 +39,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pulumi_kuberay.model._base import ManifestError, problems_from_validation_error
@@ -39,6 +49,7 @@ from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
+from pulumi_kuberay.operator import KubeRayOperatorArgs, TargetConflictError, merge_target, resolve_operator
 from pulumi_kuberay.resources._shared import CONFIG_KEYS
 from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -107,6 +118,16 @@ class CronJobEntry(_Entry):
     spec: RayCronJobSpec
 
 
+class OperatorEntry(BaseModel):
+    """``pulumi-kuberay:operator``: the operator's args (validated by ``resolve_operator``) and whether the
+    stack creates the operator's namespace."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+
+    args: KubeRayOperatorArgs
+    create_namespace: bool = True
+
+
 class StackSettings(BaseModel):
     """``pulumi-kuberay:*`` plus the ``kuberay:*`` rule target."""
 
@@ -120,13 +141,16 @@ class StackSettings(BaseModel):
     jobs: dict[str, JobEntry] = Field(default_factory=dict)
     services: dict[str, ServiceEntry] = Field(default_factory=dict)
     cronjobs: dict[str, CronJobEntry] = Field(default_factory=dict)
+    operator: OperatorEntry | None = None
     target: Target = Field(default_factory=Target)
     """``kuberay:*``: what the rule catalogue checks against (read by ``pulumi_kuberay.target``, as the
     components and the policy pack read it)."""
 
 
 _PROJECT_KEYS = [name for name in StackSettings.model_fields if name != "target"]
-_OBJECT_KEYS = {"clusters", "jobs", "services", "cronjobs"}
+_OBJECT_KEYS = {"clusters", "jobs", "services", "cronjobs", "operator"}
+#: The operator's path-valued args: environment variables expanded, relative to the project directory.
+_OPERATOR_PATHS = ("chart", "crdsDir", "crds_dir")
 
 
 def known_keys() -> list[str]:
@@ -165,12 +189,15 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:
         except StackConfigError as exc:
             problems.extend((full_key, message) for _, message in exc.problems)
             continue
-        if value in ("", None):
-            continue  # an empty string means "unset" (Pulumi.yaml declares optional keys with default "")
+        if value in ("", None) or (key == "operator" and value == {}):
+            continue  # "" / {} mean "unset" (Pulumi.yaml declares optional keys with such defaults)
         if namespace == KUBERAY:
             kuberay[full_key] = value
         else:
             project[key] = value
+    operator: OperatorEntry | None = None
+    if "operator" in project:
+        operator = _operator_entry(project.pop("operator"), kuberay, problems)
     target = Target()
     try:
         target = target_from_stack_config(kuberay)
@@ -184,7 +211,7 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:
                 culprits.append((key, str(one)))
         problems.extend(culprits or [(f"{KUBERAY}:*", str(exc))])
     try:
-        settings = StackSettings.model_validate({**project, "target": target})
+        settings = StackSettings.model_validate({**project, "operator": operator, "target": target})
     except ValidationError as exc:
         problems.extend(_config_problems(exc))
     else:
@@ -200,6 +227,68 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:
     if problems:
         raise StackConfigError(problems)
     return settings
+
+
+def _operator_entry(
+    raw: Any, kuberay: Mapping[str, Any], problems: list[tuple[str, str]]
+) -> OperatorEntry | None:
+    """``pulumi-kuberay:operator`` resolved as the component will resolve it (same errors, at the config key),
+    and checked against ``kuberay:version`` / ``kuberay:featureGates`` when those are set too."""
+    key = f"{PROJECT}:operator"
+    if not isinstance(raw, Mapping):
+        problems.append((key, f"expected an object (the operator's args), got {type(raw).__name__}"))
+        return None
+    args = dict(raw)
+    create_namespace = args.pop("createNamespace", args.pop("create_namespace", True))
+    if not isinstance(create_namespace, bool):
+        problems.append((key, f"createNamespace: expected true or false, got {create_namespace!r}"))
+        return None
+    for name in _OPERATOR_PATHS:
+        if isinstance(args.get(name), str):
+            args[name] = _project_path(args[name])
+    chart = args.get("chart")
+    if isinstance(chart, str) and "/" in chart and not Path(chart).is_dir():
+        unset = " (an environment variable in it is not set)" if "$" in chart else ""
+        problems.append(
+            (
+                key,
+                f"chart: no chart directory at {chart}{unset} (point chart at a kuberay-operator chart directory, e.g. "
+                "${KUBERAY_REFERENCE_DIR}/kuberay/v1.7.0/helm/kuberay-operator with KUBERAY_REFERENCE_DIR set, "
+                "or remove chart to install the official chart from its repository)",
+            )
+        )
+        return None
+    try:
+        resolved = resolve_operator(args, subject=key)
+    except ManifestError as exc:
+        problems.extend((key, str(problem)) for problem in exc.problems)
+        return None
+    gates = kuberay.get(f"{KUBERAY}:featureGates")
+    if isinstance(gates, str):
+        try:
+            gates = json.loads(gates)
+        except json.JSONDecodeError:
+            gates = None  # reported by the target
+    version = kuberay.get(f"{KUBERAY}:version")
+    config_gates = {k: v for k, v in gates.items() if isinstance(v, bool)} if isinstance(gates, Mapping) else None
+    try:
+        merge_target(
+            resolved.setup,
+            config_version=str(version) if version is not None else None,
+            config_gates=config_gates,
+        )
+    except TargetConflictError as exc:
+        problems.append((key, f"{exc} (fix: remove kuberay:version / kuberay:featureGates, or make them agree)"))
+        return None
+    return OperatorEntry(args=resolved.args, create_namespace=create_namespace)
+
+
+def _project_path(value: str) -> str:
+    """``value`` with environment variables expanded; a relative path is taken from the project directory."""
+    expanded = os.path.expandvars(value)
+    if "$" in expanded or "/" not in expanded or os.path.isabs(expanded):
+        return expanded
+    return str((Path(__file__).resolve().parent / expanded).resolve())
 
 
 def _config_problems(exc: ValidationError) -> list[tuple[str, str]]:
@@ -227,6 +316,7 @@ __all__ = [
     "CronJobEntry",
     "JobEntry",
     "ManifestError",
+    "OperatorEntry",
     "ServiceEntry",
     "StackConfigError",
     "StackSettings",

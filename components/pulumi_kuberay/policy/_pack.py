@@ -40,6 +40,7 @@ from pulumi_kuberay.operator import (
     setup_from_stack_config,
     target_for_operator,
 )
+from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules._engine import Finding, Rule
 from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
@@ -121,64 +122,6 @@ def _target_for(config_json: str, stack_config: str) -> Target:
         environment=config.get("environment"),
         options=options or None,
     )
-
-
-class _LastCall:
-    """Single-entry memo of a pure function of one protobuf message or dict (plus extra arguments)."""
-
-    def __init__(self, fn: Callable[..., Any], *, by_bytes: bool) -> None:
-        self._fn = fn
-        self._by_bytes = by_bytes
-        self._key: Any = None
-        self._arg: Any = None
-        self._value: Any = None
-
-    def __call__(self, arg: Any, *rest: Any, **kwargs: Any) -> Any:
-        if arg is self._arg and self._key is not None and self._key[-2:] == (rest, tuple(sorted(kwargs.items()))):
-            return self._value  # the very same object again (protobuf keeps one wrapper per field)
-        if self._by_bytes and hasattr(arg, "SerializeToString"):
-            key: Any = (arg.SerializeToString(deterministic=True), rest, tuple(sorted(kwargs.items())))
-            hit = self._key is not None and self._key == key
-        else:
-            key = (rest, tuple(sorted(kwargs.items())))
-            hit = self._arg is arg and self._key == key
-        if not hit:
-            self._value = self._fn(arg, *rest, **kwargs)
-            self._key, self._arg = key, arg
-        return self._value
-
-
-def install_request_memo() -> bool:
-    """Make pulumi-policy decode a request once, not once per policy.
-
-    pulumi-policy 1.21 turns the resource's protobuf properties into a dict and wraps it in its unknown-checking
-    proxy *for every policy*; with one policy per catalogue rule that decoding dominated the latency (about 80 ms
-    per resource, bench/README.md). The three steps are pure, so they are memoized on their last input; every
-    policy then sees the same read-only proxy, and our findings cache recognises it by identity. Returns False
-    (and changes nothing) if the pinned library's internals are not what this expects.
-    """
-    import pulumi_policy.policy
-
-    policy_module: Any = pulumi_policy.policy  # its private helpers are replaced below, checked by name first
-
-    names = ("json_format", "deserialize_properties", "unknown_checking_proxy")
-    if not all(hasattr(policy_module, n) for n in names) or getattr(policy_module, "_kuberay_memo", False):
-        return bool(getattr(policy_module, "_kuberay_memo", False))
-
-    class _JsonFormat:
-        MessageToDict = staticmethod(_LastCall(policy_module.json_format.MessageToDict, by_bytes=True))
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(policy_module.json_format, name)
-
-    original = policy_module.json_format
-    shim = _JsonFormat()
-    shim.__dict__["_original"] = original
-    policy_module.json_format = shim
-    policy_module.deserialize_properties = _LastCall(policy_module.deserialize_properties, by_bytes=False)
-    policy_module.unknown_checking_proxy = _LastCall(policy_module.unknown_checking_proxy, by_bytes=False)
-    policy_module._kuberay_memo = True
-    return True
 
 
 class _FindingsCache:
@@ -263,10 +206,10 @@ OPERATOR_OBJECTS_POLICY = "operator-objects"
 def operator_setups(resources: Any) -> list[tuple[str, OperatorSetup]]:
     """(urn, setup) of every KubeRay operator Deployment in the stack; CRD version from our CRD label."""
     crd_versions = {
-        str(labels[CRD_VERSION_LABEL])
+        str(label)
         for r in resources
         if r.resource_type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
-        and CRD_VERSION_LABEL in (labels := ((plain(r.props).get("metadata") or {}).get("labels") or {}))
+        and (label := _crd_version_label(r.props)) is not None
     }
     crd_version = crd_versions.pop() if len(crd_versions) == 1 else None
     out: list[tuple[str, OperatorSetup]] = []
@@ -276,6 +219,13 @@ def operator_setups(resources: Any) -> list[tuple[str, OperatorSetup]]:
             if is_operator_deployment(props):
                 out.append((resource.urn, setup_from_deployment(props, crd_version=crd_version)))
     return out
+
+
+def _crd_version_label(props: Any) -> Any:
+    """Our version label of a CRD, read through the proxy (a CRD is 1 MB of schema: never copied whole)."""
+    metadata = props.get("metadata") if isinstance(props, Mapping) else None
+    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    return labels.get(CRD_VERSION_LABEL) if isinstance(labels, Mapping) else None
 
 
 def _setup_validator(rule_id: str) -> Callable[..., None]:
