@@ -37,7 +37,8 @@ def build_provider(settings: StackSettings) -> Provider:
 
 
 def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
-    """Declare every resource of the stack; returns the components by kind and name."""
+    """Declare every resource of the stack; returns the Ray components by kind and name (the operator, when the
+    stack declares one, is exported as the ``operator`` output)."""
     # The components read the rule target (kuberay:*) from the same stack config that settings validated.
     opts = pulumi.ResourceOptions(provider=provider)
     # With pulumi-kuberay:operator the stack installs the operator and its CRDs first; every Ray object takes
@@ -147,7 +148,7 @@ def declare(settings: StackSettings, provider: Provider) -> dict[str, Any]:
                 "watch_namespaces": operator.watch_namespaces,
             },
         )
-    return {"clusters": clusters, "services": services, "jobs": jobs, "cronjobs": cronjobs, "operator": operator}
+    return {"clusters": clusters, "services": services, "jobs": jobs, "cronjobs": cronjobs}
 
 
 def main() -> dict[str, Any]:

@@ -28,6 +28,17 @@ PROGRAM = REPO / "__main__.py"
 PROJECT = "pulumi-kuberay"
 STACKS = ("dev", "staging", "prod")
 RAY = "kubernetes:ray.io/v1:"
+CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+#: What pulumi-kuberay:operator declares: the component, its namespace and the chart (a provider-side component,
+#: so its children are not registered from the program).
+OPERATOR = {
+    ("kuberay:index:KubeRayOperator", "kuberay"),
+    ("kubernetes:core/v1:Namespace", "kuberay-namespace"),
+    ("kubernetes:helm.sh/v4:Chart", "kuberay-chart"),
+}
+#: dev takes the chart from the reference copy, so the component applies that chart's four CRDs; prod's chart
+#: comes from the official repository, whose CRDs mocks cannot fetch (the engine tier renders them).
+CRDS = {(CRD, f"kuberay-{plural}.ray.io") for plural in ("rayclusters", "rayjobs", "rayservices", "raycronjobs")}
 
 EXPECTED: dict[str, set[tuple[str, str]]] = {
     "dev": {
@@ -36,7 +47,9 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         (RAY + "RayCluster", "dev"),
         ("kuberay:index:RayJob", "hello"),
         (RAY + "RayJob", "hello"),
-    },
+    }
+    | OPERATOR
+    | CRDS,
     "staging": {
         ("pulumi:providers:kubernetes", "k8s"),
         ("kuberay:index:RayCluster", "shared"),
@@ -50,7 +63,8 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         (RAY + "RayService", "serve"),
         ("kuberay:index:RayJob", "nightly-batch"),
         (RAY + "RayJob", "nightly-batch"),
-    },
+    }
+    | OPERATOR,
 }
 
 
