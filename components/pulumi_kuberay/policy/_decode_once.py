@@ -9,8 +9,9 @@ the pack against 22 s without it).
 
 The three steps are pure functions of their input, so each gRPC call gets a memo: a message is recognised by
 its wrapper object, else its serialized bytes (pulumi-policy hands a new wrapper object for each walk over
-``request.resources``), the later steps by the identity of the earlier step's result. The memo lives for one call and one thread and
-is emptied when the call returns, so memory is bounded by one request (about 14 MB per CRD-sized resource).
+``request.resources``), the later steps by the identity of the earlier step's result. The memo lives for one
+call and one thread and is emptied when the call returns, so memory is bounded by one request (about 14 MB
+per CRD-sized resource).
 Every policy of a call then sees the same read-only proxy; our findings cache recognises it by identity.
 """
 
