@@ -133,6 +133,13 @@ def _drop_salt(stack_file: Path) -> None:
     stack_file.write_text(_SALT.sub("", stack_file.read_text()))
 
 
+def reference_operator_chart() -> Path:
+    """The upstream kuberay-operator chart (v1.7.0) in the reference material (skips without it)."""
+    from _reference import require_reference
+
+    return require_reference() / "kuberay" / "v1.7.0" / "helm" / "kuberay-operator"
+
+
 def copy_project(root: Path) -> Path:
     """A copy of the project in ``root`` (``.venv`` symlinked to the repository's); returns ``root``."""
     root.mkdir(parents=True, exist_ok=True)
@@ -158,7 +165,9 @@ def project(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Iterat
 
     staging and prod have no ``render_dir`` (they target a real cluster through ``kube_context``); settings.py
     and ``build_provider`` in __main__.py pick a rendering provider whenever ``pulumi-kuberay:render_dir`` is
-    set, so the copy sets it (``rendered/<stack>``) and their previews need no cluster.
+    set, so the copy sets it (``rendered/<stack>``) and their previews need no cluster. prod installs the
+    operator chart from the official repository, out of reach here: the copy points it at the same chart in
+    the reference material.
     """
     workspace = make_workspace(copy_project(tmp_path_factory.mktemp("project")), pulumi_cli)
     for stack in STACKS:
@@ -167,6 +176,12 @@ def project(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Iterat
         workspace.pulumi(
             "config", "set", "--stack", stack, "pulumi-kuberay:render_dir", f"rendered/{stack}", check=True
         )
+    # prod installs the operator chart from the official repository; there is no network here, so the copy
+    # takes the same chart from the reference copy (prod's other operator settings are unchanged).
+    workspace.pulumi(
+        "config", "set", "--stack", "prod", "--path", "pulumi-kuberay:operator.chart", str(reference_operator_chart()),
+        check=True,
+    )
     yield workspace
 
 

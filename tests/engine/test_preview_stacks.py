@@ -17,6 +17,7 @@ from engine.conftest import Workspace, policy_args
 #: (type token, resource name) expected in each stack's plan.
 EXPECTED: dict[str, set[tuple[str, str]]] = {
     "dev": {
+        ("kuberay:index:KubeRayOperator", "kuberay"),
         ("kuberay:index:RayCluster", "dev"),
         ("kubernetes:ray.io/v1:RayCluster", "dev"),
         ("kuberay:index:RayJob", "hello"),
@@ -27,6 +28,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         ("kubernetes:ray.io/v1:RayCluster", "shared"),
     },
     "prod": {
+        ("kuberay:index:KubeRayOperator", "kuberay"),
         ("kuberay:index:RayCluster", "shared"),
         ("kubernetes:ray.io/v1:RayCluster", "shared"),
         ("kuberay:index:RayService", "serve"),

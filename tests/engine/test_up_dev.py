@@ -23,6 +23,15 @@ EXPECTED_FILES = {
 }
 
 
+#: What dev's pulumi-kuberay:operator renders besides: the four CRDs (emitted by the component, labelled with
+#: the version) and the chart's operator Deployment (with the namespaces we set it to watch).
+CRD_FILES = {
+    f"0-crd/apiextensions.k8s.io_v1-customresourcedefinition-default-{plural}.ray.io.yaml"
+    for plural in ("rayclusters", "rayjobs", "rayservices", "raycronjobs")
+}
+OPERATOR_DEPLOYMENT = "1-manifest/apps_v1-deployment-kuberay-system-kuberay-operator.yaml"
+
+
 def _rendered(render_dir: Path) -> dict[str, Path]:
     return {str(p.relative_to(render_dir)): p for p in sorted(render_dir.rglob("*.yaml"))}
 
@@ -42,7 +51,15 @@ def test_up_renders_conformant_manifests_is_idempotent_and_destroys(tmp_path: Pa
 
     # 1. What was rendered: exactly the declared custom resources, each valid against its CRD.
     files = _rendered(render_dir)
-    assert set(files) == set(EXPECTED_FILES), sorted(files)
+    ray_files = {rel for rel in files if "/ray.io_v1-" in rel}
+    assert ray_files == set(EXPECTED_FILES), sorted(files)
+    assert CRD_FILES | {OPERATOR_DEPLOYMENT} <= set(files), sorted(files)
+    for rel in CRD_FILES:
+        crd = yaml.safe_load(files[rel].read_text())
+        assert crd["metadata"]["labels"]["pulumi-kuberay.io/kuberay-version"] == "1.7.0", rel
+    deployment = yaml.safe_load(files[OPERATOR_DEPLOYMENT].read_text())
+    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--watch-namespace") + 1] == "ray-dev"
     for rel, (kind, name) in EXPECTED_FILES.items():
         docs = [d for d in yaml.safe_load_all(files[rel].read_text()) if d]
         assert len(docs) == 1, rel
@@ -70,9 +87,11 @@ def test_up_renders_conformant_manifests_is_idempotent_and_destroys(tmp_path: Pa
     assert set(summary) == {"same"}, summary
     assert {rel: path.read_text() for rel, path in _rendered(render_dir).items()} == before
 
-    # 4. destroy removes every rendered manifest.
+    # 4. destroy removes every rendered manifest...
     destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
     assert destroy.returncode == 0, destroy.describe()
-    assert _rendered(render_dir) == {}, sorted(_rendered(render_dir))
+    # ... except the CRDs: the operator keeps them on destroy (retain_crds, the default), since deleting a CRD
+    # deletes every object of its kind.
+    assert set(_rendered(render_dir)) == CRD_FILES, sorted(_rendered(render_dir))
     stack = workspace.pulumi("stack", "export", "--stack", "dev", check=True)
     assert json.loads(stack.stdout)["deployment"].get("resources") in (None, [])
