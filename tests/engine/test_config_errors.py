@@ -37,6 +37,16 @@ def _quoted_integer(config: dict[str, Any]) -> None:
 
 def _namespace_a_number(config: dict[str, Any]) -> None:
     config["pulumi-kuberay:namespace"] = 5
+    # dev's operator watches ray-dev only: objects in "5" would fail preview for that reason, not this one.
+    config.pop("pulumi-kuberay:operator", None)
+
+
+def _unwatched_namespace(config: dict[str, Any]) -> None:
+    config["pulumi-kuberay:namespace"] = "elsewhere"
+
+
+def _operator_key_typo(config: dict[str, Any]) -> None:
+    config["pulumi-kuberay:operator"] = {**config["pulumi-kuberay:operator"], "watchNamespace": ["ray-dev"]}
 
 
 CASES: dict[str, tuple[Mutation, list[str]]] = {
@@ -48,6 +58,13 @@ CASES: dict[str, tuple[Mutation, list[str]]] = {
             "- pulumi-kuberay:clustres: unknown config key (did you mean 'pulumi-kuberay:clusters'?)",
         ],
     ),
+    # ours: the operator entry, resolved as the component will
+    "operator-typo": (
+        _operator_key_typo,
+        ["stack config is invalid:", "- pulumi-kuberay:operator:", "watchNamespace", "watchNamespaces"],
+    ),
+    # the catalogue, against dev's own operator (it watches ray-dev only): never reconciled, so critical
+    "unwatched": (_unwatched_namespace, ["operator-namespace-unwatched", "elsewhere"]),
     # the CLI's: a type declared in Pulumi.yaml
     "clusters-text": (
         _clusters_not_an_object,
