@@ -16,6 +16,7 @@ v1.7.0 CRDs; the v1.6.1 schema has no such property, so a strict request with it
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import time
@@ -148,19 +149,29 @@ def assert_crds_at(
     return found
 
 
-def raycluster_with_new_field() -> dict[str, Any]:
+def raycluster(name: str, **spec: Any) -> dict[str, Any]:
     return {
         "apiVersion": "ray.io/v1",
         "kind": "RayCluster",
-        "metadata": {"name": "tls", "namespace": RAY_NAMESPACE},
+        "metadata": {"name": name, "namespace": RAY_NAMESPACE},
         "spec": {
             "rayVersion": "2.52.0",
-            NEW_FIELD: {"enabled": True},
             "headGroupSpec": {
                 "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}
             },
+            **spec,
         },
     }
+
+
+def raycluster_with_new_field() -> dict[str, Any]:
+    return raycluster("tls", **{NEW_FIELD: {"enabled": True}})
+
+
+def assert_new_field_unknown(server: ExtraApiServer) -> None:
+    """The served RayCluster schema has no NEW_FIELD: a strict request using it is refused, naming it."""
+    code, answer = server.dry_run_create(raycluster_with_new_field())
+    assert code == 400 and f'unknown field "spec.{NEW_FIELD}"' in answer.get("message", ""), (code, answer)
 
 
 def test_fresh_install_then_a_version_bump_then_destroy_keeps_the_crds(
@@ -176,8 +187,7 @@ def test_fresh_install_then_a_version_bump_then_destroy_keeps_the_crds(
     assert up.returncode == 0, up.describe()
     assert_crds_at(crd_apiserver, "1.6.1", new_field=False, operation="Apply")
     # The schema the API server serves is v1.6.1's: the 1.7.0 field is an unknown field.
-    code, answer = crd_apiserver.dry_run_create(raycluster_with_new_field())
-    assert code == 400 and NEW_FIELD in answer.get("message", ""), (code, answer)
+    assert_new_field_unknown(crd_apiserver)
 
     again = timed(
         "pulumi preview --expect-no-changes, same CRDs",
@@ -225,6 +235,10 @@ def test_takeover_and_upgrade_of_older_crds_then_a_downgrade_is_refused(
     assert [owned_by_us(c, op) for c in before.values() for op in ("Apply", "Update")] == [{}] * 8
     assert all(CRD_VERSION_LABEL not in c["metadata"].get("labels", {}) for c in before.values())
     assert NEW_FIELD not in spec_properties(before["rayclusters.ray.io"])
+    # ... and a Ray object is stored under them (nothing reconciles it here; it must survive the upgrade).
+    stored = raycluster("stored", enableInTreeAutoscaling=True)
+    crd_apiserver.kubectl("create", "-f", "-", input=json.dumps(stored))
+    stored_uid = crd_apiserver.get_json("raycluster", "stored", "-n", RAY_NAMESPACE)["metadata"]["uid"]
 
     old_chart = chart_161(tmp_path)
     stack = make_stack(
@@ -240,11 +254,15 @@ def test_takeover_and_upgrade_of_older_crds_then_a_downgrade_is_refused(
         # The previous manager lost the schema to the forced apply (it may keep fields with equal values).
         assert all("f:versions" not in m.get("fieldsV1", {}).get("f:spec", {}) for m in others), (name, others)
 
+    kept = crd_apiserver.get_json("raycluster", "stored", "-n", RAY_NAMESPACE)
+    assert kept["metadata"]["uid"] == stored_uid and not_returned(stored, kept) == []
+
     # A Ray object using the new field is accepted by the upgraded schema, nothing pruned.
     sent = raycluster_with_new_field()
     code, got = crd_apiserver.dry_run_create(sent)
     assert code == 201, (code, got.get("message", got))
     assert not_returned(sent, got) == []
+    crd_apiserver.kubectl("create", "-f", "-", input=json.dumps(sent))
 
     # Going back to 1.6.1: refused at preview and at up, before anything is sent.
     versions = {n: c["metadata"]["resourceVersion"] for n, c in upgraded.items()}
@@ -258,10 +276,13 @@ def test_takeover_and_upgrade_of_older_crds_then_a_downgrade_is_refused(
     assert {n: c["metadata"]["resourceVersion"] for n, c in unchanged.items()} == versions
     assert_crds_at(crd_apiserver, "1.7.0", new_field=True, operation="Apply")
 
-    # Asked for explicitly, the downgrade goes through, and the new field is gone from the served schema.
+    # Asked for explicitly, the downgrade goes through; the new field is gone from the served schema, and from
+    # the stored object that used it (pruned as it is read: what the refusal's message warns about).
     stack.set_config(crds_only_config(crd_apiserver, old_chart, "1.6.1", allowCrdDowngrade="true"))
     allowed = timed("pulumi up, downgrade to 1.6.1 with allowCrdDowngrade", lambda: stack.up(timeout=LONG_TIMEOUT))
     assert allowed.returncode == 0, allowed.describe()
     assert_crds_at(crd_apiserver, "1.6.1", new_field=False, operation="Update")
-    code, answer = crd_apiserver.dry_run_create(raycluster_with_new_field())
-    assert code == 400 and NEW_FIELD in answer.get("message", ""), (code, answer)
+    assert_new_field_unknown(crd_apiserver)
+    pruned = crd_apiserver.get_json("raycluster", sent["metadata"]["name"], "-n", RAY_NAMESPACE)
+    without_new_field = {k: v for k, v in sent["spec"].items() if k != NEW_FIELD}
+    assert NEW_FIELD not in pruned["spec"] and not_returned(without_new_field, pruned["spec"]) == [], pruned["spec"]
