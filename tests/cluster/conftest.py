@@ -21,6 +21,9 @@ Fixtures for other test modules (e.g. the waits' tests):
   ``.set_config(config)``; ``program`` is a directory with its own Pulumi.yaml (default: this project). The
   provider is pointed at the cluster and ``kuberay:version`` at the running operator; stacks left with
   resources are destroyed at teardown.
+* ``extra_apiserver(local_cluster, work_dir, etcd_prefix)`` (context manager) -> :class:`ExtraApiServer`: a
+  further kube-apiserver on the same etcd under its own prefix (own objects and CRDs, no controllers), with
+  ``.dry_run_create(manifest)``; ``not_returned(sent, got)`` lists what a server pruned or rewrote.
 * ``transitions`` (session) -> :class:`TransitionRecorder`: every status change of every Ray object, with the
   time since the object appeared (watches on the API server); printed at the end of the session and written
   to ``$PULUMI_KUBERAY_TRANSITIONS_OUT`` when set (each state's full object into ``<that path>.d/``).

@@ -10,6 +10,12 @@ under the running v1.6.1 operator and under the other tests.
 Everything asserted is read back from the API server (``kubectl get crd -o json --show-managed-fields``, a
 server-side dry-run), not from Pulumi's state. The wall time of each pulumi command is printed, never asserted.
 
+What the real API server showed: the first apply of a CRD (a fresh install, or taking over CRDs someone else
+created) is a server-side apply by our field manager (``Apply`` in managedFields, forced); a later change of a
+CRD already in the stack (version bump, allowed downgrade) is not: the Kubernetes provider replaces a CRD with a
+PUT (pulumi-kubernetes ``updateResource``, its CRD case), recorded as an ``Update`` by our field manager, and
+whatever another tool added to the CRD object is gone afterwards.
+
 The field that tells the versions apart: RayCluster ``spec.tlsOptions`` (TLS between Ray nodes, new in the
 v1.7.0 CRDs; the v1.6.1 schema has no such property, so a strict request with it fails there).
 """
