@@ -21,6 +21,9 @@ Fixtures for other test modules (e.g. the waits' tests):
   ``.set_config(config)``; ``program`` is a directory with its own Pulumi.yaml (default: this project). The
   provider is pointed at the cluster and ``kuberay:version`` at the running operator; stacks left with
   resources are destroyed at teardown.
+* ``extra_apiserver(local_cluster, work_dir, etcd_prefix)`` (context manager) -> :class:`ExtraApiServer`: a
+  further kube-apiserver on the same etcd under its own prefix (own objects and CRDs, no controllers), with
+  ``.dry_run_create(manifest)``; ``not_returned(sent, got)`` lists what a server pruned or rewrote.
 * ``transitions`` (session) -> :class:`TransitionRecorder`: every status change of every Ray object, with the
   time since the object appeared (watches on the API server); printed at the end of the session and written
   to ``$PULUMI_KUBERAY_TRANSITIONS_OUT`` when set (each state's full object into ``<that path>.d/``).
@@ -41,8 +44,10 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -246,6 +251,108 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
             down = _run_script(["down"], env, timeout=120)
             if down.returncode != 0:
                 sys.stderr.write(f"scripts/local-cluster down failed:\n{down.stderr}\n")
+
+
+@dataclass
+class ExtraApiServer(LocalCluster):
+    """A further kube-apiserver on the control plane's etcd under its own ``--etcd-prefix``: its own objects and
+    CRDs, isolated from the main API server (and from the operator running against it); no controllers, so
+    nothing is reconciled there. ``kubectl``/``get_json``/``wait_for`` as on :class:`LocalCluster`."""
+
+    port: int = 0
+    work: Path = field(default_factory=Path)
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.work / "kubeconfig"
+
+    @property
+    def api_url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    def dry_run_create(self, manifest: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """POST a Ray object (into its ``metadata.namespace``) with dryRun=All and strict field validation (an
+        unknown field is an error, not silently pruned); (HTTP status, returned object)."""
+        path = f"/apis/ray.io/v1/namespaces/{manifest['metadata']['namespace']}/{manifest['kind'].lower()}s"
+        request = urllib.request.Request(
+            f"{self.api_url}{path}?dryRun=All&fieldValidation=Strict",
+            data=json.dumps(manifest).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, context=self.ssl_context(), timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"{}")
+
+
+@contextmanager
+def extra_apiserver(cluster: LocalCluster, work: Path, etcd_prefix: str) -> Iterator[ExtraApiServer]:
+    """Start an :class:`ExtraApiServer` (state and log in ``work``), ready when this yields; stopped after."""
+    pki = cluster.state_dir / "pki"
+    api_port = int((cluster.state_dir / "api-port").read_text())
+    port = _free_port_base()
+    server = ExtraApiServer(cluster.state_dir, cluster.kube_dir, cluster.operator_version, cluster.env, port, work)
+    server.kubeconfig.write_text(cluster.kubeconfig.read_text().replace(f"127.0.0.1:{api_port}", f"127.0.0.1:{port}"))
+    with (work / "kube-apiserver.log").open("w") as log:
+        proc = subprocess.Popen(
+            [
+                str(cluster.kube_dir / "bin" / "kube-apiserver"),
+                f"--etcd-servers=http://127.0.0.1:{api_port + 1}",
+                f"--etcd-prefix={etcd_prefix}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={port}",
+                f"--tls-cert-file={pki / 'apiserver.crt'}",
+                f"--tls-private-key-file={pki / 'apiserver.key'}",
+                f"--client-ca-file={pki / 'ca.crt'}",
+                "--authorization-mode=RBAC",
+                "--endpoint-reconciler-type=none",
+                f"--service-account-issuer=https://127.0.0.1:{port}",
+                f"--service-account-key-file={pki / 'sa.pub'}",
+                f"--service-account-signing-key-file={pki / 'sa.key'}",
+                "--service-cluster-ip-range=203.0.113.0/24",
+                "--profiling=false",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            server.wait_for(
+                lambda: proc.poll() is None and server.kubectl("get", "--raw=/readyz", check=False).returncode == 0,
+                180,
+                f"the kube-apiserver with --etcd-prefix={etcd_prefix} (log {work / 'kube-apiserver.log'})",
+            )
+            yield server
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def not_returned(sent: Any, got: Any, path: str = "") -> list[str]:
+    """Paths of ``sent`` that do not come back unchanged in ``got`` (pruned or rewritten)."""
+    if isinstance(sent, dict):
+        if not isinstance(got, dict):
+            return [f"{path or '.'}: sent an object, got {type(got).__name__}"]
+        out: list[str] = []
+        for key, value in sent.items():
+            if value is None and key not in got:
+                continue  # a null carries nothing: the API server drops it (``metadata:`` with no value)
+            if key not in got:
+                out.append(f"{path}.{key}: pruned")
+            else:
+                out += not_returned(value, got[key], f"{path}.{key}")
+        return out
+    if isinstance(sent, list):
+        if not isinstance(got, list) or len(got) != len(sent):
+            return [f"{path}: sent {len(sent)} items, got {got!r:.80}"]
+        return [p for i, (s, g) in enumerate(zip(sent, got, strict=True)) for p in not_returned(s, g, f"{path}[{i}]")]
+    return [] if sent == got else [f"{path}: sent {sent!r}, got {got!r}"]
 
 
 @pytest.fixture(scope="session")

@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-import ssl
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +27,7 @@ import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import SCHEMA_RULE_PREFIX
 
-from .conftest import REPO_VENV, TESTS_DIR, LocalCluster, _free_port_base
+from .conftest import REPO_VENV, TESTS_DIR, ExtraApiServer, LocalCluster, extra_apiserver, not_returned
 
 REFERENCE_VERSION = "1.7.0"
 NAMESPACE = "dry-run"
@@ -39,113 +35,21 @@ STACKS = ("dev", "staging", "prod", "local")
 PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
 
 
-@dataclass
-class ApiServer:
-    url: str
-    ssl: ssl.SSLContext
-
-    def dry_run_create(self, manifest: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """POST ``manifest`` with dryRun=All and strict field validation; (HTTP status, returned object)."""
-        path = f"/apis/ray.io/v1/namespaces/{NAMESPACE}/{PLURALS[manifest['kind']]}"
-        request = urllib.request.Request(
-            f"{self.url}{path}?dryRun=All&fieldValidation=Strict",
-            data=json.dumps(manifest).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
-        try:
-            with urllib.request.urlopen(request, context=self.ssl, timeout=60) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read() or b"{}")
-
-
 @pytest.fixture(scope="module")
-def reference_apiserver(local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+def reference_apiserver(
+    local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ExtraApiServer]:
     from _reference import require_reference
 
     crds = require_reference() / "kuberay" / f"v{REFERENCE_VERSION}" / "crds"
-    pki = local_cluster.state_dir / "pki"
-    api_port = int((local_cluster.state_dir / "api-port").read_text())
-    port = _free_port_base()
     work = tmp_path_factory.mktemp("reference-apiserver")
-    kubeconfig = work / "kubeconfig"
-    kubeconfig.write_text(local_cluster.kubeconfig.read_text().replace(f"127.0.0.1:{api_port}", f"127.0.0.1:{port}"))
-    log = (work / "kube-apiserver.log").open("w")
-    proc = subprocess.Popen(
-        [
-            str(local_cluster.kube_dir / "bin" / "kube-apiserver"),
-            f"--etcd-servers=http://127.0.0.1:{api_port + 1}",
-            f"--etcd-prefix=/kuberay-v{REFERENCE_VERSION}-reference",
-            "--bind-address=127.0.0.1",
-            "--advertise-address=127.0.0.1",
-            f"--secure-port={port}",
-            f"--tls-cert-file={pki / 'apiserver.crt'}",
-            f"--tls-private-key-file={pki / 'apiserver.key'}",
-            f"--client-ca-file={pki / 'ca.crt'}",
-            "--authorization-mode=RBAC",
-            "--endpoint-reconciler-type=none",
-            f"--service-account-issuer=https://127.0.0.1:{port}",
-            f"--service-account-key-file={pki / 'sa.pub'}",
-            f"--service-account-signing-key-file={pki / 'sa.key'}",
-            "--service-cluster-ip-range=203.0.113.0/24",
-            "--profiling=false",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-    def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(local_cluster.kubectl_path), f"--kubeconfig={kubeconfig}", *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
-    try:
-        local_cluster.wait_for(
-            lambda: proc.poll() is None and kubectl("get", "--raw=/readyz").returncode == 0,
-            180,
-            f"the reference kube-apiserver (log {work / 'kube-apiserver.log'})",
-        )
-        applied = kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crds))
-        assert applied.returncode == 0, applied.stderr
-        established = kubectl("wait", "--for=condition=Established", "--timeout=120s", "-f", str(crds))
-        assert established.returncode == 0, established.stderr
-        kubectl("create", "namespace", NAMESPACE)
+    with extra_apiserver(local_cluster, work, f"/kuberay-v{REFERENCE_VERSION}-reference") as server:
+        server.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crds))
+        server.kubectl("wait", "--for=condition=Established", "--timeout=120s", "-f", str(crds))
+        server.kubectl("create", "namespace", NAMESPACE, check=False)
         # A CRD is served a moment after Established; the first dry-run would 404 otherwise.
         time.sleep(2)
-        yield ApiServer(f"https://127.0.0.1:{port}", local_cluster.ssl_context())
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def not_returned(sent: Any, got: Any, path: str = "") -> list[str]:
-    """Paths of ``sent`` that do not come back unchanged in ``got`` (pruned or rewritten)."""
-    if isinstance(sent, dict):
-        if not isinstance(got, dict):
-            return [f"{path or '.'}: sent an object, got {type(got).__name__}"]
-        out: list[str] = []
-        for key, value in sent.items():
-            if value is None and key not in got:
-                continue  # a null carries nothing: the API server drops it (``metadata:`` with no value)
-            if key not in got:
-                out.append(f"{path}.{key}: pruned")
-            else:
-                out += not_returned(value, got[key], f"{path}.{key}")
-        return out
-    if isinstance(sent, list):
-        if not isinstance(got, list) or len(got) != len(sent):
-            return [f"{path}: sent {len(sent)} items, got {got!r:.80}"]
-        return [p for i, (s, g) in enumerate(zip(sent, got, strict=True)) for p in not_returned(s, g, f"{path}[{i}]")]
-    return [] if sent == got else [f"{path}: sent {sent!r}, got {got!r}"]
+        yield server
 
 
 def prepared(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -179,7 +83,7 @@ def critical(manifest: dict[str, Any]) -> list[rules.Finding]:
     return [f for f in rules.check(manifest, kuberay_version=REFERENCE_VERSION) if f.severity == "critical"]
 
 
-def test_every_rendered_stack_manifest_is_accepted_and_nothing_is_pruned(reference_apiserver: ApiServer) -> None:
+def test_every_rendered_stack_manifest_is_accepted_and_nothing_is_pruned(reference_apiserver: ExtraApiServer) -> None:
     manifests = rendered_stack_manifests()
     assert {label.split(":")[0] for label, _ in manifests} == set(STACKS)
     problems: list[str] = []
@@ -195,7 +99,7 @@ def test_every_rendered_stack_manifest_is_accepted_and_nothing_is_pruned(referen
 
 
 def test_samples_the_catalogue_passes_are_accepted_and_those_it_rejects_for_schema_are_rejected(
-    reference_apiserver: ApiServer,
+    reference_apiserver: ExtraApiServer,
 ) -> None:
     from _reference import sample_documents
 
@@ -227,7 +131,7 @@ def test_samples_the_catalogue_passes_are_accepted_and_those_it_rejects_for_sche
     assert problems == [], "\n".join(problems)
 
 
-def test_objects_the_catalogue_rejects_for_a_schema_reason_are_rejected(reference_apiserver: ApiServer) -> None:
+def test_objects_the_catalogue_rejects_for_a_schema_reason_are_rejected(reference_apiserver: ExtraApiServer) -> None:
     cases = [rule for rule in rules.RULES.values() if rule.id.startswith(SCHEMA_RULE_PREFIX)]
     assert len(cases) >= 4
     problems: list[str] = []
