@@ -1,8 +1,9 @@
 """The ``KubeRayOperator`` component: the official chart with typed values, and the CRDs managed by us.
 
-Order inside one ``pulumi up``: Namespace -> the four ``ray.io`` CRDs (server-side apply, field manager
-``pulumi-kuberay``, taking over fields another manager such as Helm or kubectl owned) -> the chart (Helm's
-``crds/`` skipped) -> every Ray component given ``operator=`` (it depends on the operator component).
+Order inside one ``pulumi up``: Namespace -> the four ``ray.io`` CRDs -> the chart (Helm's ``crds/`` skipped) ->
+every Ray component given ``operator=`` (it depends on the operator component). The provider creates the CRDs
+with a forced server-side apply (field manager ``pulumi-kuberay``, taking over CRDs Helm or kubectl made) and
+replaces them whole (PUT) when they change later: see docs/operator.md, "What happens to the CRDs".
 
 The Ray components call :func:`operator_target` and :func:`operator_options`: the first gives the rule target
 (version and gates from the operator; a stack config that disagrees is an error naming both), the second adds
@@ -50,8 +51,9 @@ from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
 
 KIND = "KubeRayOperator"
 CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
-#: Pulumi's Kubernetes provider reads these annotations: our field manager, and force (take over fields
-#: another manager, e.g. Helm's install-once crds/ or a `kubectl apply`, owns: an upgrade must win).
+#: Pulumi's Kubernetes provider reads these annotations on create: our field manager, and force (take over
+#: fields another manager, e.g. Helm's install-once crds/ or a `kubectl create`, owns: the takeover must win).
+#: Later updates of a CRD are a PUT in the provider, which ignores them.
 SSA_ANNOTATIONS = {"pulumi.com/patchFieldManager": FIELD_MANAGER, "pulumi.com/patchForce": "true"}
 
 
@@ -76,7 +78,7 @@ class KubeRayOperator(pulumi.ComponentResource):
                                 opts=pulumi.ResourceOptions(provider=k8s_provider))
         kr.RayCronJob("nightly", spec, namespace="ray", operator=op)   # checked against op's gates
 
-    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` with server-side apply before the
+    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` (forced server-side apply on create) before the
     chart, with the chart's own ``crds/`` skipped, so a version bump upgrades them (Helm never does);
     ``"only"`` applies just the CRDs; ``"leave"`` installs the chart without CRDs (tell the rules which
     CRDs are installed with ``installed_crds``). The CRD YAML comes from ``crds_dir``, else a local chart's
