@@ -78,8 +78,9 @@ class KubeRayOperator(pulumi.ComponentResource):
                                 opts=pulumi.ResourceOptions(provider=k8s_provider))
         kr.RayCronJob("nightly", spec, namespace="ray", operator=op)   # checked against op's gates
 
-    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` (forced server-side apply on create) before the
-    chart, with the chart's own ``crds/`` skipped, so a version bump upgrades them (Helm never does);
+    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` (forced server-side apply on
+    create) before the chart, with the chart's own ``crds/`` skipped, so a version bump upgrades them (Helm
+    never does);
     ``"only"`` applies just the CRDs; ``"leave"`` installs the chart without CRDs (tell the rules which
     CRDs are installed with ``installed_crds``). The CRD YAML comes from ``crds_dir``, else a local chart's
     ``crds/``, else the official chart at ``version`` rendered by the provider (``helm template``).
