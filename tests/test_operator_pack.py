@@ -6,17 +6,14 @@ protobuf messages, and the pack process over gRPC; the real ``pulumi preview`` i
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
+from _pack_process import configure, pack_process
 from google.protobuf import struct_pb2
-from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+from pulumi.runtime.proto import analyzer_pb2
 from pulumi_kuberay.policy import _pack as kp
 from pulumi_kuberay.rules._examples import example_cronjob, example_job
 from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
@@ -149,28 +146,8 @@ def test_servicer_a_good_operator_raises_nothing(stack_config: Any) -> None:
 
 
 def test_pack_process_over_grpc_reports_operator_stack_policies() -> None:
-    env = {**os.environ, "PULUMI_CONFIG": json.dumps({"kuberay:environment": "prod"})}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "components"), env.get("PYTHONPATH", "")])
-    proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(REPO / "policies")],
-        cwd=REPO / "policies",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        port = proc.stdout.readline().strip()
-        assert port.isdigit(), port
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        grpc.channel_ready_future(channel).result(timeout=60)
-        stub = analyzer_pb2_grpc.AnalyzerStub(channel)
-        configure = analyzer_pb2.ConfigureAnalyzerRequest()
-        for name, level in json.loads((REPO / "stacks" / "policy.prod.json").read_text()).items():
-            enum = analyzer_pb2.EnforcementLevel.Value(level.upper())
-            configure.policyConfig[name].CopyFrom(analyzer_pb2.PolicyConfig(enforcementLevel=enum))
-        stub.Configure(configure)
+    with pack_process({"PULUMI_CONFIG": json.dumps({"kuberay:environment": "prod"})}) as stub:
+        configure(stub, REPO / "stacks" / "policy.prod.json")
         response = stub.AnalyzeStack(
             stack_request(deployment("--watch-namespace", "ray", replicas=2), in_namespace(example_job(), "team-a"))
         )
@@ -178,7 +155,3 @@ def test_pack_process_over_grpc_reports_operator_stack_policies() -> None:
             (d.policyName, d.urn): analyzer_pb2.EnforcementLevel.Name(d.enforcementLevel) for d in response.diagnostics
         }
         assert levels == {("operator-objects", "urn:1"): "MANDATORY"}
-        channel.close()
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
