@@ -53,6 +53,7 @@ DEFAULT_NAMESPACE = "kuberay-system"
 FIELD_MANAGER = "pulumi-kuberay"
 #: Label on every CRD we apply: the KubeRay version its schema comes from (read back for downgrade checks).
 CRD_VERSION_LABEL = "pulumi-kuberay.io/kuberay-version"
+CRD_KIND = "CustomResourceDefinition"
 CrdMode = Literal["manage", "only", "leave"]
 
 #: Operator feature gates by the version that added them (and removed them): ``features.go`` of each tag.
@@ -471,6 +472,17 @@ def resolve_operator(
 # The rendered operator Deployment -> setup (the policy pack and kuberay-lint see manifests, not values).
 
 
+def crd_version_label(manifest: Any) -> str | None:
+    """The KubeRay version our label gives a CRD (``pulumi-kuberay.io/kuberay-version``), read without copying
+    the 1 MB schema (``manifest`` may be the policy pack's proxy); None for any other object or without it."""
+    if not isinstance(manifest, Mapping) or manifest.get("kind", CRD_KIND) != CRD_KIND:
+        return None
+    metadata = manifest.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    label = labels.get(CRD_VERSION_LABEL) if isinstance(labels, Mapping) else None
+    return str(label) if label is not None else None
+
+
 def is_operator_deployment(manifest: Any) -> bool:
     """A Deployment whose first container runs the KubeRay operator image."""
     if not isinstance(manifest, Mapping) or manifest.get("kind") != "Deployment":
@@ -744,6 +756,7 @@ __all__ = [
     "coalesce",
     "crd_documents",
     "crd_downgrade",
+    "crd_version_label",
     "crds_directory",
     "effective_gates",
     "effective_values",

@@ -52,10 +52,13 @@ from pulumi_kuberay.cli._lint_findings import (
 from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
 from pulumi_kuberay.operator import (
     TargetConflictError,
+    crd_version_label,
+    is_operator_deployment,
     load_values_file,
     looks_like_operator_values,
     merge_target,
     setup_for_lint,
+    setup_from_deployment,
     target_for_operator,
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
@@ -120,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="FILE",
         help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched "
-        "namespaces) and check its setup; also found among the inputs",
+        "namespaces) and check its setup; also found among the inputs, as is a rendered operator Deployment",
     )
     cfg.add_argument(
         "--webhooks",
@@ -150,6 +153,10 @@ class _Inputs:
     problems: list[str] = field(default_factory=list)
     values_docs: list[tuple[str, Any]] = field(default_factory=list)
     """kuberay-operator chart values among the inputs (file name, values)."""
+    deployments: list[tuple[str, int, Any]] = field(default_factory=list)
+    """KubeRay operator Deployments among the inputs (file name, line, manifest), e.g. a rendered chart."""
+    crd_versions: set[str] = field(default_factory=set)
+    """The KubeRay versions our CRDs among the inputs are labelled with (``pulumi-kuberay.io/kuberay-version``)."""
 
 
 def _target(args: argparse.Namespace, config: LintConfig) -> Target:
@@ -226,6 +233,10 @@ def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path])
         inputs.values_docs.extend(
             (source.name, d.data) for d in source.documents if looks_like_operator_values(d.data)
         )
+        inputs.deployments.extend(
+            (source.name, d.line, d.data) for d in source.documents if is_operator_deployment(d.data)
+        )
+        inputs.crd_versions.update(filter(None, (crd_version_label(d.data) for d in source.documents)))
 
     for raw in args.paths:
         path = Path(raw)
@@ -253,19 +264,28 @@ def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path])
     return inputs
 
 
-def _operator_target(
-    target: Target, args: argparse.Namespace, values_docs: Sequence[tuple[str, Any]]
-) -> tuple[Target, list[LocatedFinding]]:
-    """With operator values (``--operator-values FILE`` or a values file among the inputs): the target from that
-    operator (flags that disagree are an error naming both) and its setup findings, located on the file."""
-    if args.operator_values:
-        values_docs = [(args.operator_values, load_values_file(args.operator_values))]
-    if not values_docs:
-        return target, []
+def _operator_target(target: Target, args: argparse.Namespace, inputs: _Inputs) -> tuple[Target, list[LocatedFinding]]:
+    """The operator the objects run on, from ``--operator-values FILE``, else a chart values file among the
+    inputs, else the one KubeRay operator Deployment among them (a rendered chart, as the policy pack reads it):
+    the target from that operator (flags that disagree are an error naming both) and its setup findings,
+    located on that file. No operator (or several Deployments: which one runs which object is not known): the
+    target from the flags."""
+    values_docs = (
+        [(args.operator_values, load_values_file(args.operator_values))] if args.operator_values else inputs.values_docs
+    )
     if len(values_docs) > 1:
         raise ValueError(f"several operator values files ({', '.join(n for n, _ in values_docs)}): give one")
-    name, values = values_docs[0]
-    setup = setup_for_lint(values, source=f"the operator of {name}", version=args.kuberay_version)
+    if values_docs:
+        name, values = values_docs[0]
+        line, kind, object_name = 1, "KubeRayOperator", "values"
+        setup = setup_for_lint(values, source=f"the operator of {name}", version=args.kuberay_version)
+    elif len(inputs.deployments) == 1:
+        name, line, manifest = inputs.deployments[0]
+        kind, object_name = "Deployment", str((manifest.get("metadata") or {}).get("name", ""))
+        crd_version = next(iter(inputs.crd_versions)) if len(inputs.crd_versions) == 1 else None
+        setup = setup_from_deployment(manifest, crd_version=crd_version)
+    else:
+        return target, []
     gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
     try:
         merge_target(setup, config_version=args.kuberay_version, config_gates=gates)
@@ -273,7 +293,7 @@ def _operator_target(
         message = str(exc).replace("kuberay:version", "--kuberay-version")
         raise ValueError(message.replace("kuberay:featureGates", "--feature-gates")) from None
     located = [
-        LocatedFinding(name, 1, "KubeRayOperator", "values", "", finding, finding.path)
+        LocatedFinding(name, line, kind, object_name, "", finding, finding.path, object_line=line)
         for finding in check_setup(setup.to_options(), target.context())
     ]
     return target_for_operator(target, setup), located
@@ -345,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in inputs.problems:
         print(f"{TOOL_NAME}: {problem}", file=sys.stderr)
     try:
-        target, setup_findings = _operator_target(target, args, inputs.values_docs)
+        target, setup_findings = _operator_target(target, args, inputs)
     except (ValueError, OSError) as exc:
         print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
         return 2

@@ -32,9 +32,9 @@ from pulumi_policy import (
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.operator import (
-    CRD_VERSION_LABEL,
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
+    crd_version_label,
     is_operator_deployment,
     setup_from_deployment,
     setup_from_stack_config,
@@ -209,7 +209,7 @@ def operator_setups(resources: Any) -> list[tuple[str, OperatorSetup]]:
         str(label)
         for r in resources
         if r.resource_type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
-        and (label := _crd_version_label(r.props)) is not None
+        and (label := crd_version_label(r.props)) is not None
     }
     crd_version = crd_versions.pop() if len(crd_versions) == 1 else None
     out: list[tuple[str, OperatorSetup]] = []
@@ -219,13 +219,6 @@ def operator_setups(resources: Any) -> list[tuple[str, OperatorSetup]]:
             if is_operator_deployment(props):
                 out.append((resource.urn, setup_from_deployment(props, crd_version=crd_version)))
     return out
-
-
-def _crd_version_label(props: Any) -> Any:
-    """Our version label of a CRD, read through the proxy (a CRD is 1 MB of schema: never copied whole)."""
-    metadata = props.get("metadata") if isinstance(props, Mapping) else None
-    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
-    return labels.get(CRD_VERSION_LABEL) if isinstance(labels, Mapping) else None
 
 
 def _setup_validator(rule_id: str) -> Callable[..., None]:
