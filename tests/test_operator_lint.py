@@ -54,9 +54,11 @@ def test_operator_values_flag(manifests: Path, tmp_path: Path, capsys: pytest.Ca
 
 
 def test_without_operator_values_the_defaults_rule(manifests: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(manifests), "--fail-on", "critical"]) == 1
+    # the default gates: RayCronJob off, so the RayCronJob is accepted and ignored (high, not critical)
+    assert main([str(manifests), "--fail-on", "high"]) == 1
     out = capsys.readouterr().out
     assert "feature-gate-disabled" in out and "operator-namespace-unwatched" not in out
+    assert main([str(manifests), "--fail-on", "critical"]) == 0
 
 
 def test_values_file_among_the_inputs_is_used(

@@ -7,9 +7,9 @@ duration parser of the code base (the model and the rule catalogue both use thes
   ``TZ=``/``CRON_TZ=`` prefix, the ``@`` descriptors (``@every <duration>``), else exactly five
   whitespace-separated fields of comma-separated ranges ``*|?|N[-M][/S]`` with month/day names.
 * :func:`go_atoi` is ``strconv.Atoi`` (optional sign, decimal digits, int64 range).
-* :func:`semver_at_least` is Masterminds semver v3 ``NewVersion`` (coercing: ``v`` prefix, ``2.52`` and leading
-  zeros allowed) checked against a ``>= X`` constraint (a pre-release never satisfies it): what the operator's
-  ``getMetadataJSONForSubmitCommand`` (``GetMetadataJson`` before v1.7) does with ``rayVersion``.
+* :func:`semver_parse` is Masterminds semver v3 ``NewVersion`` (coercing: ``v`` prefix, ``2.52`` and leading
+  zeros allowed), what the operator's ``getMetadataJSONForSubmitCommand`` (``GetMetadataJson`` before v1.7)
+  parses ``rayVersion`` with; its ``>= 2.6.0`` constraint never admits a pre-release.
 
 Differential tests in ``tests/oracle`` hold these against the real Go code.
 """
@@ -298,12 +298,3 @@ def semver_parse(text: str) -> tuple[tuple[int, int, int], str] | None:
         if part.isdigit() and len(part) > 1 and part[0] == "0":
             return None
     return (nums[0], nums[1], nums[2]), pre
-
-
-def semver_at_least(text: str, minimum: tuple[int, int, int]) -> bool | None:
-    """``semver.NewConstraint(">= minimum").Check(semver.NewVersion(text))``; None when ``text`` does not parse."""
-    parsed = semver_parse(text)
-    if parsed is None:
-        return None
-    version, pre = parsed
-    return not pre and version >= minimum

@@ -2,13 +2,14 @@
 
     we block (a critical finding, or the typed model refuses the manifest)
         if and only if
-    the object will not work as declared: the API server or the operator rejects it (the webhooks too when the
-    target says they are on), the API server prunes a field it does not know (``kubectl create`` refuses it
-    with its default strict field validation; through other clients the setting silently has no effect), or
-    the operator never acts on it: its controller is off behind a feature gate, or its own code ignores a
-    setting under these gates (``operator.inert``). An object ``managedBy`` another controller is skipped by
-    KubeRay on purpose: we must not block it. What the operator silently corrects (``corrected``) is never a
-    reason to block.
+    the real system rejects the object: the API server or the operator rejects it (the webhooks too when the
+    target says they are on), or the API server prunes a field it does not know (``kubectl create`` refuses it
+    with its default strict field validation; through other clients the setting silently has no effect).
+
+    What the operator accepts and ignores (its controller is off behind a feature gate, or its own code never
+    acts on a setting under these gates: ``operator.inert``) must not block: we report it at high, with a
+    message that says it is ignored. An object ``managedBy`` another controller is skipped by KubeRay on
+    purpose: nothing is required. What the operator silently corrects (``corrected``) is never a reason to block.
 
 Every disagreement is either fixed or listed in ``known_differences.yaml``; :func:`known` matches one.
 """
@@ -28,6 +29,8 @@ from pulumi_kuberay import rules
 from ._oracle import Verdict
 
 KNOWN_DIFFERENCES = Path(__file__).resolve().parent / "known_differences.yaml"
+#: How a high finding says the operator accepts and ignores something.
+IGNORED_WORDING = re.compile(r"\bignor(e|es|ed)\b|never (acts|reconciles|rolls|submits|creates|runs)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -49,51 +52,71 @@ class Outcome:
     reason: str
     known_as: str | None = None
     findings: list[rules.Finding] = field(default_factory=list)
+    #: the operator accepts the object and ignores it (or a setting of it): a high finding must say so
+    expected_ignored: bool = False
 
     @property
     def we_block(self) -> bool:
         return bool(self.critical)
 
     @property
+    def we_say_ignored(self) -> bool:
+        """A high finding whose message says the object or a setting is ignored."""
+        return any(f.severity == "high" and IGNORED_WORDING.search(f.message) for f in self.findings)
+
+    @property
     def agrees(self) -> bool:
-        return self.we_block == self.expected_block
+        if self.we_block != self.expected_block:
+            return False
+        return self.we_say_ignored or not self.expected_ignored
 
     @property
     def direction(self) -> str:
-        """``strict``: we block what KubeRay accepts; ``lax``: we let through what it rejects."""
+        """``strict``: we block what KubeRay accepts; ``lax``: we let through what it rejects (or say nothing
+        of what it ignores)."""
         return "strict" if self.we_block else "lax"
 
     def signature(self) -> str:
         """What a known-differences entry's ``match`` regex is matched against."""
         ids = ",".join(sorted({f.rule_id for f in self.critical}))
         kind = self.verdict.get("kind", "")
-        return f"{self.direction} | kind={kind} | rules={ids} | oracle={self.reason} | case={self.case.origin}"
+        version = self.verdict.get("operatorVersion", "")
+        return (
+            f"{self.direction} | kind={kind} | rules={ids} | oracle={self.reason} | case={self.case.origin}"
+            f" | version={version}"
+        )
 
     def describe(self) -> str:
         crit = "; ".join(f"{f.rule_id} at {f.path}: {f.message}" for f in self.critical) or "none"
-        return f"[{self.direction}] {self.case.origin}\n    oracle: {self.reason or 'accepts'}\n    critical: {crit}"
+        text = f"[{self.direction}] {self.case.origin}\n    oracle: {self.reason or 'accepts'}\n    critical: {crit}"
+        if self.expected_ignored and not self.we_block:
+            high = "; ".join(f"{f.rule_id}: {f.message}" for f in self.findings if f.severity == "high") or "none"
+            text += f"\n    high (one must say it is ignored): {high}"
+        return text
 
 
-def expected(verdict: Verdict, *, webhooks: bool) -> tuple[bool, str]:
-    """Whether the object will not work as declared, and why (empty when it works)."""
+def expected(verdict: Verdict, *, webhooks: bool) -> tuple[bool, bool, str]:
+    """Whether the real system rejects the object, whether the operator accepts and ignores it (or a setting
+    of it), and why (empty when it works)."""
     api = verdict["apiServer"]
     if not api["accepted"]:
-        return True, "apiServer: " + "; ".join(f"{e['field']}: {e['detail']}" for e in api["errors"])
+        return True, False, "apiServer: " + "; ".join(f"{e['field']}: {e['detail']}" for e in api["errors"])
     if api.get("pruned"):
-        return True, "apiServer prunes unknown fields (kubectl: strict decoding error): " + ", ".join(api["pruned"])
+        pruned = ", ".join(api["pruned"])
+        return True, False, "apiServer prunes unknown fields (kubectl: strict decoding error): " + pruned
     op = verdict.get("operator") or {}
+    hooks = verdict.get("webhooks") or {}
+    if webhooks and not hooks.get("accepted", True):
+        return True, False, "webhooks: " + "; ".join(hooks.get("errors", []))
     if op.get("ignored"):
         reason = op.get("ignoredReason", "")
         # managedBy hands the object to another controller: KubeRay skipping it is the declared behaviour.
-        return ("managedBy" not in reason), "operator ignores it: " + reason
+        return False, "managedBy" not in reason, "operator ignores it: " + reason
     if not op.get("accepted", True):
-        return True, "operator: " + "; ".join(op.get("errors", []))
+        return True, False, "operator: " + "; ".join(op.get("errors", []))
     if op.get("inert"):
-        return True, "operator ignores: " + "; ".join(f"{i['field']}: {i['why']}" for i in op["inert"])
-    hooks = verdict.get("webhooks") or {}
-    if webhooks and not hooks.get("accepted", True):
-        return True, "webhooks: " + "; ".join(hooks.get("errors", []))
-    return False, ""
+        return False, True, "operator ignores: " + "; ".join(f"{i['field']}: {i['why']}" for i in op["inert"])
+    return False, False, ""
 
 
 def _as_manifest(doc: Any) -> Any:
@@ -122,9 +145,9 @@ def judge_cases(cases: Sequence[Case], verdicts: Sequence[Verdict], *, kuberay_v
         findings = our_findings(
             case.doc, kuberay_version=kuberay_version, gates=verdict["featureGates"], webhooks=case.webhooks
         )
-        block, reason = expected(verdict, webhooks=case.webhooks)
+        block, ignored, reason = expected(verdict, webhooks=case.webhooks)
         critical = [f for f in findings if f.severity == "critical"]
-        outcome = Outcome(case, verdict, critical, block, reason, findings=findings)
+        outcome = Outcome(case, verdict, critical, block, reason, findings=findings, expected_ignored=ignored)
         if not outcome.agrees:
             outcome.known_as = known(outcome)
         out.append(outcome)

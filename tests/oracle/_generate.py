@@ -10,104 +10,24 @@ quantities, metadata syntax).
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 
-JsonDict = dict[str, Any]
-Mutation = Callable[[st.DrawFn, JsonDict], str]
-
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
-IMAGE = "rayproject/ray:2.52.0"
-
-
-def _container(name: str) -> JsonDict:
-    return {
-        "name": name,
-        "image": IMAGE,
-        "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}},
-    }
-
-
-def cluster_spec() -> JsonDict:
-    return {
-        "rayVersion": "2.52.0",
-        "headGroupSpec": {"rayStartParams": {}, "template": {"spec": {"containers": [_container("ray-head")]}}},
-        "workerGroupSpecs": [
-            {
-                "groupName": "cpu",
-                "replicas": 1,
-                "minReplicas": 1,
-                "maxReplicas": 3,
-                "rayStartParams": {},
-                "template": {"spec": {"containers": [_container("ray-worker")]}},
-            }
-        ],
-    }
-
-
-def job_spec() -> JsonDict:
-    return {
-        "entrypoint": "python -c 'print(1)'",
-        "shutdownAfterJobFinishes": True,
-        "ttlSecondsAfterFinished": 60,
-        "rayClusterSpec": cluster_spec(),
-    }
-
-
-def base(kind: str, name: str = "demo") -> JsonDict:
-    spec: JsonDict
-    if kind == "RayCluster":
-        spec = cluster_spec()
-    elif kind == "RayJob":
-        spec = job_spec()
-    elif kind == "RayService":
-        spec = {
-            "serveConfigV2": "applications:\n- name: app\n  import_path: app:deployment\n",
-            "rayClusterConfig": cluster_spec(),
-        }
-    else:
-        spec = {"schedule": "*/5 * * * *", "jobTemplate": job_spec()}
-    return {"apiVersion": "ray.io/v1", "kind": kind, "metadata": {"name": name, "namespace": "ray"}, "spec": spec}
-
-
-# --------------------------------------------------------------------------------------------------
-# Where things are.
-
-
-def cluster_of(doc: JsonDict) -> JsonDict | None:
-    spec = doc.get("spec") or {}
-    found = {
-        "RayCluster": lambda: spec,
-        "RayJob": lambda: spec.get("rayClusterSpec"),
-        "RayService": lambda: spec.get("rayClusterConfig"),
-        "RayCronJob": lambda: (spec.get("jobTemplate") or {}).get("rayClusterSpec"),
-    }[doc["kind"]]()
-    return found if isinstance(found, dict) else None
-
-
-def job_of(doc: JsonDict) -> JsonDict | None:
-    if doc["kind"] == "RayJob":
-        return doc["spec"]  # type: ignore[no-any-return]
-    if doc["kind"] == "RayCronJob":
-        return doc["spec"].get("jobTemplate")  # type: ignore[no-any-return]
-    return None
-
-
-def _head(cluster: JsonDict) -> JsonDict:
-    return cluster["headGroupSpec"]["template"]["spec"]["containers"][0]  # type: ignore[no-any-return]
-
-
-def _worker(cluster: JsonDict) -> JsonDict | None:
-    groups = cluster.get("workerGroupSpecs") or []
-    return groups[0] if groups else None
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value)
-
+from ._generate_base import (
+    IMAGE,
+    KINDS,
+    JsonDict,
+    Mutation,
+    base,
+    cluster_of,
+    job_of,
+)
+from ._generate_base import head as _head
+from ._generate_base import show as _show
+from ._generate_base import worker as _worker
+from ._mutate_v17 import CLUSTER_V17_MUTATIONS, COMMON_V17_MUTATIONS, CRON_V17_MUTATIONS, JOB_V17_MUTATIONS
+from ._mutate_workloads import m_cron, m_service
 
 # --------------------------------------------------------------------------------------------------
 # Mutations: each changes the doc in place and returns its tag.
@@ -607,127 +527,14 @@ JOB_MUTATIONS: list[Mutation] = [
     m_job_no_cluster,
 ]
 
-# --------------------------------------------------------------------------------------------------
-# RayService.
-
-DURATIONS = [
-    "5m",
-    "0s",
-    "-1m",
-    "30",
-    "0",
-    "-5",
-    " 5m",
-    "5 m",
-    "1h30m",
-    "1.5h",
-    "abc",
-    "5M",
-    "+5m",
-    "9999999999999999999s",
-    "1e3s",
-    "300s ",
-    "",
-    "1us",
-    "1µs",
-    "0x10",
-    "+30",
-]
-
-
-def m_service(draw: st.DrawFn, doc: JsonDict) -> str:
-    if doc["kind"] != "RayService":
-        return "noop"
-    spec = doc["spec"]
-    what = draw(st.sampled_from(["upgrade", "upgrade", "delay", "timeout", "headService"]))
-    if what == "upgrade":
-        strategy: JsonDict = {}
-        kind = draw(st.sampled_from(["NewCluster", "None", "NewClusterWithIncrementalUpgrade", "Bad", None]))
-        if kind:
-            strategy["type"] = kind
-        if draw(st.booleans()):
-            opts: JsonDict = {}
-            for key, values in (
-                ("maxSurgePercent", [None, -1, 0, 50, 100, 101]),
-                ("stepSizePercent", [None, -1, 0, 50, 100, 101]),
-                ("intervalSeconds", [None, 0, 1, 30]),
-                ("gatewayClassName", [None, "", "istio"]),
-            ):
-                v = draw(st.sampled_from(values))
-                if v is not None:
-                    opts[key] = v
-            strategy["clusterUpgradeOptions"] = opts
-        spec["upgradeStrategy"] = strategy
-        if draw(st.booleans()):
-            spec["rayClusterConfig"]["enableInTreeAutoscaling"] = True
-        return f"upgradeStrategy={_show(strategy)}"
-    if what == "delay":
-        v = draw(st.sampled_from([-1, 0, 60]))
-        spec["rayClusterDeletionDelaySeconds"] = v
-        return f"rayClusterDeletionDelaySeconds={v}"
-    if what == "timeout":
-        v = draw(st.sampled_from(DURATIONS))
-        doc["metadata"].setdefault("annotations", {})["ray.io/initializing-timeout"] = v
-        return f"initializing-timeout={_show(v)}"
-    spec["rayClusterConfig"]["headGroupSpec"]["headService"] = {"metadata": {"name": draw(st.sampled_from(["", "h"]))}}
-    return "headService.metadata.name"
-
-
-# --------------------------------------------------------------------------------------------------
-# RayCronJob.
-
-SCHEDULES = [
-    "*/5 * * * *",
-    "@hourly",
-    "@every 1h",
-    "@every 0s",
-    "@every -1h",
-    "0 0 * * *",
-    "60 * * * *",
-    "* * * *",
-    "* * * * * *",
-    "CRON_TZ=UTC 0 * * * *",
-    "TZ=Local 0 * * * *",
-    "TZ=Mars/Base 0 * * * *",
-    "  0 * * * * ",
-    "0 0 31 2 *",
-    "*/0 * * * *",
-    "0-5/2 * * * *",
-    "0 0 * * MON",
-    "0 0 * JAN *",
-    "0 0 * * 7",
-    "@daily ",
-    "",
-    "0 0 ? * *",
-    "0 0 L * *",
-    "5-1 * * * *",
-    "0\t0 * * *",
-    "@reboot",
-    "@yearly",
-    "0 0 1,15 * *",
-]
-
-
-def m_cron(draw: st.DrawFn, doc: JsonDict) -> str:
-    if doc["kind"] != "RayCronJob":
-        return "noop"
-    if draw(st.booleans()):
-        schedule = draw(st.sampled_from(SCHEDULES))
-        doc["spec"]["schedule"] = schedule
-        return f"schedule={_show(schedule)}"
-    v = draw(st.booleans())
-    doc["spec"]["suspend"] = v
-    return f"cron-suspend={v}"
-
-
 def mutations_for(kind: str) -> list[Mutation]:
-    out = COMMON_MUTATIONS + CLUSTER_MUTATIONS
+    out = COMMON_MUTATIONS + COMMON_V17_MUTATIONS + CLUSTER_MUTATIONS + CLUSTER_V17_MUTATIONS
     if kind in ("RayJob", "RayCronJob"):
-        out = out + JOB_MUTATIONS
+        out = out + JOB_MUTATIONS + JOB_V17_MUTATIONS
     if kind == "RayService":
         out = out + [m_service] * 4
     if kind == "RayCronJob":
-        out = out + [m_cron] * 5
+        out = out + [m_cron] * 5 + CRON_V17_MUTATIONS
     return out
 
 

@@ -27,8 +27,17 @@ class Oracle:
     binary: str
     crd_dir: str
     samples_dir: str
-    operator_version: str  # "v1.6.1"
+    operator_version: str  # "v1.7.0"
     default_gates: Mapping[str, bool]
+    #: where the operator's source came from: "proxy:<module>@<version>" or "reference:<dir>@<checksum>"
+    source: str = ""
+    #: the first oracle of KUBERAY_ORACLE_ENTRIES: the version the catalogue targets by default
+    default_judge: bool = True
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        major, minor, *_ = self.kuberay_version.split(".")
+        return int(major), int(minor)
 
     @property
     def kuberay_version(self) -> str:
@@ -36,11 +45,11 @@ class Oracle:
         return self.operator_version.lstrip("v")
 
     def gates(self, which: str) -> dict[str, bool]:
-        """``default``: the version's defaults; ``all``: every gate the operator version knows turned on."""
+        """``default``: the version's defaults; ``all``: every gate the version knows on; ``none``: all off."""
         if which == "default":
             return dict(self.default_gates)
-        if which == "all":
-            return dict.fromkeys(self.default_gates, True)
+        if which in ("all", "none"):
+            return dict.fromkeys(self.default_gates, which == "all")
         raise ValueError(which)
 
     def judge(self, docs: Sequence[Any], gates: Mapping[str, bool]) -> list[Verdict]:
@@ -65,7 +74,7 @@ class Oracle:
 
 
 def _env_from_ensure() -> dict[str, str]:
-    """Ask ``scripts/ensure-oracle --no-build --print-env`` for a cached build (never builds from a test)."""
+    """Ask ``scripts/ensure-oracle --no-build --print-env`` for cached builds (never builds from a test)."""
     proc = subprocess.run(
         [str(REPO / "scripts" / "ensure-oracle"), "--no-build", "--print-env"],
         capture_output=True,
@@ -81,21 +90,47 @@ def _env_from_ensure() -> dict[str, str]:
     return env
 
 
-@cache
-def find_oracle() -> Oracle | None:
-    """The oracle named by the KUBERAY_ORACLE* variables, else a cached build; None when there is none."""
-    env = {name: os.environ.get(name, "") for name in ENV_VARS}
-    if not env["KUBERAY_ORACLE"]:
-        env = {**env, **_env_from_ensure()}
-    binary = env.get("KUBERAY_ORACLE", "")
-    if not binary or not os.access(binary, os.X_OK):
-        return None
+def _entry_settings(entry: Path) -> dict[str, str]:
+    lines = (entry / "oracle.env").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+def _load(binary: str, crd_dir: str, samples_dir: str, source: str, default_judge: bool) -> Oracle:
     proc = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True)
     info = json.loads(proc.stdout)
     return Oracle(
         binary=binary,
-        crd_dir=env["KUBERAY_ORACLE_CRD_DIR"],
-        samples_dir=env.get("KUBERAY_ORACLE_SAMPLES_DIR", ""),
+        crd_dir=crd_dir,
+        samples_dir=samples_dir,
         operator_version=info["operatorVersion"],
         default_gates=info["featureGates"],
+        source=source or info.get("operatorSource", ""),
+        default_judge=default_judge,
     )
+
+
+@cache
+def find_oracles() -> tuple[Oracle, ...]:
+    """Every oracle of ``KUBERAY_ORACLE_ENTRIES`` (scripts/ensure-oracle's cache entries, the default judge
+    first), else the one named by the other KUBERAY_ORACLE* variables, else the cached builds; () when none."""
+    env = {name: os.environ.get(name, "") for name in (*ENV_VARS, "KUBERAY_ORACLE_ENTRIES")}
+    if not env["KUBERAY_ORACLE"] and not env["KUBERAY_ORACLE_ENTRIES"]:
+        env = {**env, **_env_from_ensure()}
+    oracles: list[Oracle] = []
+    if env.get("KUBERAY_ORACLE_ENTRIES"):
+        for i, entry in enumerate(Path(e) for e in env["KUBERAY_ORACLE_ENTRIES"].split(":") if e):
+            settings = _entry_settings(entry)
+            binary = str(entry / "bin" / "kuberay-oracle")
+            oracles.append(
+                _load(binary, settings["crd_dir"], settings.get("samples_dir", ""), settings["source_desc"], i == 0)
+            )
+    elif env.get("KUBERAY_ORACLE") and os.access(env["KUBERAY_ORACLE"], os.X_OK):
+        samples = env.get("KUBERAY_ORACLE_SAMPLES_DIR", "")
+        oracles.append(_load(env["KUBERAY_ORACLE"], env["KUBERAY_ORACLE_CRD_DIR"], samples, "", True))
+    return tuple(oracles)
+
+
+def find_oracle() -> Oracle | None:
+    """The default judge (the first of :func:`find_oracles`), or None."""
+    found = find_oracles()
+    return found[0] if found else None

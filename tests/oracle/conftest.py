@@ -1,8 +1,10 @@
-"""The oracle tier: every test under tests/oracle is marked ``oracle`` and needs the oracle binary.
+"""The oracle tier: every test under tests/oracle is marked ``oracle`` and runs once per oracle (operator version).
 
-Without one (no ``KUBERAY_ORACLE`` and no cached ``scripts/ensure-oracle`` build) the tier is skipped with a
-message; in CI (``PULUMI_KUBERAY_REQUIRE_ORACLE=1``) that is a failure instead, unless ``scripts/test`` found no
-Go to build it (``PULUMI_KUBERAY_ORACLE=skipped``, it then printed a SKIPPED line).
+The oracles are scripts/ensure-oracle's builds (``KUBERAY_ORACLE_ENTRIES``, the default judge first: v1.7.0, then
+the newest v1.6 patch; the deep run adds v1.5), each with its own CRDs and gate defaults; a test's id names the
+version (``test_every_upstream_sample[v1.7.0]``). Without any (no ``KUBERAY_ORACLE*`` and no cached build) the tier
+is skipped with a message; in CI (``PULUMI_KUBERAY_REQUIRE_ORACLE=1``) that is a failure instead, unless
+``scripts/test`` found no Go to build it (``PULUMI_KUBERAY_ORACLE=skipped``, it then printed a SKIPPED line).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ._oracle import Oracle, find_oracle
+from ._oracle import Oracle, find_oracles
 
 ORACLE_DIR = Path(__file__).resolve().parent
 
@@ -23,9 +25,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.oracle)
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "oracle" in metafunc.fixturenames:
+        oracles = find_oracles()
+        params: list[Oracle | None] = list(oracles) or [None]
+        ids = [o.operator_version for o in oracles] or ["no-oracle"]
+        metafunc.parametrize("oracle", params, ids=ids, indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def oracle() -> Oracle:
-    found = find_oracle()
+def oracle(request: pytest.FixtureRequest) -> Oracle:
+    found: Oracle | None = request.param
     if found is None:
         message = "oracle tier skipped: no kuberay-oracle (run scripts/ensure-oracle, or set KUBERAY_ORACLE*)"
         required = os.environ.get("PULUMI_KUBERAY_REQUIRE_ORACLE") == "1"

@@ -9,9 +9,11 @@ import copy
 from typing import Any
 
 import pytest
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules._engine import LATEST_VERSION, format_version
 
 from ._generate import base
-from ._oracle import Oracle
+from ._oracle import Oracle, find_oracles
 
 JsonDict = dict[str, Any]
 
@@ -32,13 +34,38 @@ def _operator_errors(verdict: JsonDict) -> str:
     return " | ".join(verdict["operator"]["errors"])
 
 
+def no_cron_before_1_6(oracle: Oracle) -> bool:
+    """Before v1.6 there is no RayCronJob CRD: the API server refuses the kind (held here instead)."""
+    if oracle.minor >= (1, 6):
+        return False
+    verdict = _one(oracle, base("RayCronJob"), "all")
+    assert verdict["rejected"] and "no CRD serves ray.io/v1 RayCronJob" in verdict["apiServer"]["errors"][0]["detail"]
+    return True
+
+
+def test_every_minor_a_user_runs_is_judged() -> None:
+    """The version we target (v1.7.0) is the default judge, and the newest v1.6 patch is judged too."""
+    oracles = find_oracles()
+    if not oracles:
+        pytest.skip("no oracle built (scripts/ensure-oracle)")
+    versions = [o.operator_version for o in oracles]
+    assert versions[0] == "v" + format_version(LATEST_VERSION), versions
+    assert oracles[0].default_judge and not any(o.default_judge for o in oracles[1:])
+    assert any(v.startswith("v1.6.") for v in versions), versions
+    assert len(set(versions)) == len(versions), versions
+
+
 def test_reports_its_operator_version_and_gate_defaults(oracle: Oracle) -> None:
     verdict = _one(oracle, base("RayCluster"))
     assert verdict["operatorVersion"] == oracle.operator_version
     assert oracle.operator_version.startswith("v1.")
-    # pkg/features: RayCronJob is alpha (off), RayJobDeletionPolicy beta (on) in v1.6.x and v1.7.x.
-    assert verdict["featureGates"]["RayCronJob"] is False
-    assert verdict["featureGates"]["RayJobDeletionPolicy"] is True
+    # Every gate the version registers (pkg/features defaultFeatureGates), with the defaults the catalogue
+    # assumes at that version; a gate the catalogue knows that the version lacks cannot be on there.
+    ours = rules.default_feature_gates(rules.parse_kuberay_version(oracle.kuberay_version))
+    theirs = verdict["featureGates"]
+    assert {g: v for g, v in theirs.items() if g in ours} == {g: ours[g] for g in theirs if g in ours}
+    assert not [g for g in ours if g not in theirs and ours[g]], (ours, theirs)
+    assert set(theirs) - set(ours) <= {"AsyncJobInfoQuery"}, set(theirs) - set(ours)  # the 1.6-only one
 
 
 @pytest.mark.parametrize("kind", ["RayCluster", "RayJob", "RayService"])
@@ -96,6 +123,8 @@ def test_initializing_timeout_as_in_TestValidateRayServiceMetadata(
 
 
 def test_cron_schedule_as_in_TestValidateRayCronJobSpec(oracle: Oracle) -> None:
+    if no_cron_before_1_6(oracle):
+        return
     bad = base("RayCronJob")
     bad["spec"]["schedule"] = "invalid cron"
     good, invalid = oracle.judge([base("RayCronJob"), bad], oracle.gates("all"))
@@ -104,6 +133,8 @@ def test_cron_schedule_as_in_TestValidateRayCronJobSpec(oracle: Oracle) -> None:
 
 
 def test_cron_job_without_its_gate_is_ignored_not_rejected(oracle: Oracle) -> None:
+    if no_cron_before_1_6(oracle):
+        return
     verdict = _one(oracle, base("RayCronJob"), "default")
     assert verdict["operator"]["ignored"] and "RayCronJob feature gate" in verdict["operator"]["ignoredReason"]
     assert not verdict["rejected"]
@@ -118,7 +149,10 @@ def test_redis_username_as_in_TestValidateRayClusterSpecRedisUsername(oracle: Or
 def test_min_over_max_as_in_TestValidateRayClusterSpec_WorkerGroupReplicaValidation(oracle: Oracle) -> None:
     doc = base("RayCluster")
     doc["spec"]["workerGroupSpecs"][0].update(minReplicas=3, maxReplicas=2, replicas=2)
-    assert "has minReplicas 3 greater than maxReplicas 2" in _operator_errors(_one(oracle, doc))
+    if oracle.minor < (1, 6):  # the replica checks came with v1.6 (ValidateRayClusterSpec)
+        assert _operator_errors(_one(oracle, doc)) == ""
+    else:
+        assert "has minReplicas 3 greater than maxReplicas 2" in _operator_errors(_one(oracle, doc))
 
 
 def test_replicas_over_max_are_corrected_not_rejected(oracle: Oracle) -> None:

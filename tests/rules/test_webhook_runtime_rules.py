@@ -137,13 +137,29 @@ def test_dashboard_port_in_service_and_cronjob() -> None:
     ]
 
 
-def test_metadata_ray_version_needs_a_parsable_version() -> None:
+@pytest.mark.parametrize(
+    ("ray_version", "mode", "kuberay", "rejected"),
+    [
+        # getMetadataJSONForSubmitCommand: Masterminds semver NewVersion, then ">= 2.6.0" (the oracle agrees)
+        ("nightly", "K8sJobMode", "1.7.0", True),  # "invalid semantic version"
+        ("latest", "SidecarMode", "1.7.0", True),
+        ("2.6.0-rc1", "K8sJobMode", "1.7.0", True),  # a pre-release never satisfies >= 2.6.0
+        ("2.5", "K8sJobMode", "1.7.0", True),
+        ("2.52", "K8sJobMode", "1.7.0", False),  # coerced to 2.52.0
+        ("v2.52.0", "K8sJobMode", "1.7.0", False),
+        ("nightly", "HTTPMode", "1.7.0", False),  # HTTPMode sends the metadata without the submit command
+        ("", "K8sJobMode", "1.7.0", False),  # v1.7: an unset rayVersion is assumed recent enough
+        ("", "K8sJobMode", "1.6.0", True),  # before: NewVersion("") fails
+    ],
+)
+def test_metadata_ray_version_as_the_submit_command_parses_it(
+    ray_version: str, mode: str, kuberay: str, rejected: bool
+) -> None:
     rule_id = "rayjob-metadata-requires-ray-2-6"
-    job = example_job(metadata={"team": "ml"})
-    job["spec"]["rayClusterSpec"]["rayVersion"] = "nightly"
-    assert _via_check(rule_id, job) == []
-    job["spec"]["rayClusterSpec"]["rayVersion"] = "2.5"
-    assert _via_check(rule_id, job) == [("spec.metadata", "critical")]
+    job = example_job(metadata={"team": "ml"}, submissionMode=mode)
+    job["spec"]["rayClusterSpec"]["rayVersion"] = ray_version
+    found = [(f.path, f.severity) for f in rules.check(job, kuberay_version=kuberay) if f.rule_id == rule_id]
+    assert found == ([("spec.metadata", "critical")] if rejected else [])
 
 
 def test_odd_shapes_and_unknowns() -> None:

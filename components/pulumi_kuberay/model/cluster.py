@@ -45,7 +45,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, KubeModel, Quantity, SpecError, known
+from ._base import In, KubeModel, ResourceQuantity, SpecError, known
 from ._k8s import (
     EnvFromSource,
     EnvVar,
@@ -293,7 +293,7 @@ class GcsStorage(KubeModel):
 
     claim_name: str | None = None
     """Existing PVC to use (excludes size/storageClassName/accessModes), e.g. ``"gcs-data"``."""
-    size: Quantity | None = None
+    size: ResourceQuantity | None = None  # the CRD's quantity pattern (the API server rejects "bad")
     """Size of the operator-managed PVC ``<cluster>-gcs-pvc``, e.g. ``"1Gi"`` (operator default ``1Gi``)."""
     storage_class_name: str | None = None
     """Storage class of the managed PVC, e.g. ``"standard-rwo"``."""

@@ -9,17 +9,16 @@ day-of-month month day-of-week`` with ``*``, ``?``, lists ``a,b``, ranges ``a-b`
 descriptor ``@yearly``/``@annually``/``@monthly``/``@weekly``/``@daily``/``@midnight``/``@hourly`` or
 ``@every <duration>`` (:mod:`pulumi_kuberay._gosyntax`). A ``TZ=``/``CRON_TZ=`` prefix is left to the
 version-aware rule ``raycronjob-schedule-has-timezone`` (KubeRay >= 1.7 wants ``timeZone`` instead).
-``timeZone`` must be an IANA zone name (checked with :mod:`zoneinfo`).
+``timeZone`` must be an IANA zone name or ``Local`` (as Go's ``time.LoadLocation`` loads it).
 """
 
 from __future__ import annotations
 
-import zoneinfo
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .._gosyntax import cron_error
+from .._gosyntax import cron_error, go_location_exists
 from ._base import KubeModel, Self, SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
@@ -42,15 +41,14 @@ def check_schedule(schedule: str) -> str:
 
 
 def check_time_zone(name: str) -> str:
-    """``name`` must be an IANA time zone (``Europe/Berlin``, ``UTC``, ...)."""
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+    """``name`` must be what Go's ``time.LoadLocation`` loads (``ValidateRayCronJobSpec``): an IANA time zone
+    (``Europe/Berlin``, ``UTC``, ...) or ``Local`` (the operator's own zone)."""
+    if not go_location_exists(name):
         raise SpecError(
             f"timeZone {name!r} is not a known IANA time zone",
             fix="use a name like 'Europe/Berlin', 'America/New_York' or 'UTC' "
             "(or omit it for the operator's zone)",
-        ) from exc
+        )
     return name
 
 

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
+from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
 from ._base import In, KubeModel, Self, SpecError, known
 from ._k8s import PodTemplateSpec
@@ -229,9 +229,28 @@ class RayJobSpec(KubeModel):
     def _harden_submitter_is_python_only(cls, value: Any, info: ValidationInfo) -> Any:
         return reject_on_wire(value, info)
 
+    @field_validator("submission_mode", mode="wrap")
+    @classmethod
+    def _any_mode_on_the_wire(cls, value: Any, handler: Any, info: ValidationInfo) -> Any:
+        # The CRD has no enum and the operator accepts any string (then ignores the job: rule
+        # rayjob-submission-mode-unknown, high). A manifest keeps it; from Python only the four modes.
+        try:
+            return handler(value)
+        except ValueError:
+            if is_wire(info) and isinstance(value, str):
+                return value
+            raise
+
     @field_validator("runtime_env_yaml")
     @classmethod
     def _runtime_env(cls, value: str | dict[str, Any] | None, info: ValidationInfo) -> str | None:
+        if isinstance(value, str):  # as the operator reads it (UnmarshalRuntimeEnvYAML): the first document
+            error = runtime_env_error(value)
+            if error is not None:
+                raise SpecError(
+                    f"runtimeEnvYAML {error}", fix="write the runtime environment as 'key: value' lines, or pass a dict"
+                )
+            return value
         return None if value is None else _render_yaml_mapping(value, what="runtimeEnvYAML", info=info)
 
     @field_validator("entrypoint_resources")
@@ -260,7 +279,9 @@ class RayJobSpec(KubeModel):
     def _one_cluster_source(self, info: ValidationInfo) -> Self:
         # ValidateRayJobSpec: clusterSelector mode is len(ClusterSelector) != 0, so {} counts as unset.
         selector = self.cluster_selector or None
-        if self.ray_cluster_spec is not None and selector is not None:
+        # A manifest may hold both: ValidateRayJobSpec accepts it and selector mode wins (the rayClusterSpec is
+        # ignored, rule rayjob-cluster-spec-ignored says so). From Python both at once is a usage error.
+        if self.ray_cluster_spec is not None and selector is not None and not is_wire(info):
             raise SpecError(
                 "rayClusterSpec and clusterSelector are mutually exclusive",
                 field="clusterSelector",
@@ -320,7 +341,10 @@ class RayJobSpec(KubeModel):
             return None
         if isinstance(self.runtime_env_yaml, dict):
             return self.runtime_env_yaml
-        parsed = parse_yaml_copy(self.runtime_env_yaml)
+        try:
+            parsed = first_document(self.runtime_env_yaml)  # what the operator reads
+        except YAMLError:
+            return {}
         return parsed if isinstance(parsed, dict) else {}
 
     @property

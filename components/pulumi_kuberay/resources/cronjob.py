@@ -21,8 +21,8 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
     operator flag ``--feature-gates=RayCronJob=true``, Helm value ``featureGates``). With the gate off the CRD
     still exists and the object is accepted, but it is never reconciled and no job ever runs. Tell the rule
     catalogue how the operator runs (``feature_gates={"RayCronJob": True}``, or stack config
-    ``kuberay:featureGates``): with the gate off it reports a critical finding and the component raises
-    before registering anything.
+    ``kuberay:featureGates``): with the gate off it says so at high (the operator accepts and ignores the
+    object: nothing rejects it), and reports what would fail once the gate is on at high too.
 
     ``args`` is a :class:`~pulumi_kuberay.RayCronJobSpec` or a dict in its shape (``schedule``, optional
     ``timeZone``, ``jobTemplate`` holding a RayJob spec, ``suspend``). It is checked like the other components

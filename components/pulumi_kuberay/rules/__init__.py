@@ -11,6 +11,7 @@ declare their rules when imported; :mod:`._catalogue` imports them all, on first
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -207,18 +208,28 @@ def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
 
     The typed model also enforces some operator invariants (e.g. minReplicas <= maxReplicas); the specific
     rule says more (its id is the policy name, its fix is precise), so the generic schema finding is noise.
-    A less severe finding on the same path never hides a schema error: ``resources: true`` on a Ray container
-    is rejected by the API server even though ``resources-missing`` (high) reports the same path.
+    A rule mirroring an operator validation row wins at any severity: it knows the operator version (e.g.
+    ``worker-min-exceeds-max`` is high before v1.6, where the operator did not check it). Any other less severe
+    finding on the same path never hides a schema error: ``resources: true`` on a Ray container is rejected by
+    the API server even though ``resources-missing`` (high) reports the same path.
     """
     worst: dict[str, int] = {}
+    operator_paths: set[str] = set()
+    operator_rules = {r.id for r in registered() if r.operator_rules}
     for f in findings:
         if not f.rule_id.startswith(SCHEMA_RULE_PREFIX):
             worst[f.path] = max(worst.get(f.path, -1), SEVERITY_ORDER[f.severity])
+            if f.rule_id in operator_rules:
+                operator_paths.add(f.path)
     return [
         f
         for f in findings
-        if not (f.rule_id.startswith(SCHEMA_RULE_PREFIX) and worst.get(f.path, -1) >= SEVERITY_ORDER[f.severity])
+        if not (
+            f.rule_id.startswith(SCHEMA_RULE_PREFIX)
+            and (worst.get(f.path, -1) >= SEVERITY_ORDER[f.severity] or f.path in operator_paths)
+        )
     ]
+
 
 
 _DEFAULT_VERSION = "1.7.0"
@@ -235,6 +246,28 @@ def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
         return False
     manager = spec.get("managedBy")
     return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
+
+
+def _webhook_rule(rule: Rule) -> bool:
+    """The operator's validating webhooks enforce it too (rows WH-*): on create, whoever manages the object."""
+    return any(row.startswith("WH-") for row in rule.operator_rules)
+
+
+def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:
+    """A RayCronJob while the RayCronJob gate is off: the operator never starts its controller, so it accepts
+    the object and ignores it (``feature-gate-disabled`` says so, at high)."""
+    return doc.get("kind") == "RayCronJob" and ctx.at_least(1, 6) and not ctx.gate("RayCronJob")
+
+
+def _not_enforced_while_ignored(finding: Finding) -> Finding:
+    """A critical operator-rule finding on an object the operator ignores: nothing rejects it today (the
+    promise: critical = rejected), but it will once the controller runs; said at high."""
+    return dataclasses.replace(
+        finding,
+        severity="high",
+        message=f"{finding.message} (not enforced while the RayCronJob gate is off: the operator accepts and "
+        "ignores this RayCronJob; it fails once the gate is on)",
+    )
 
 
 def check(
@@ -281,12 +314,25 @@ def check(
     try:
         for rule in registered():
             # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
-            if handed_over and rule.operator_rules:
+            if handed_over and rule.operator_rules and not (ctx.webhooks and _webhook_rule(rule)):
                 continue  # KubeRay's reconciler returns before validating it (ManagedByExternalController)
             if kind in rule.kinds and rule.applies(ctx):
                 findings.extend(_run_rule(rule, doc, ctx))
     finally:
         _paths.end_document()
     findings = _drop_schema_duplicates(findings)
+    if _cron_controller_off(doc, ctx):
+        # Only the operator's own checks go unenforced: what the API server rejects stays critical (the typed
+        # model's schema findings, and rules that mirror a CEL or schema rule). A schema finding that only
+        # repeated an operator rule went with the duplicates above.
+        unenforced = {
+            r.id
+            for r in registered()
+            if r.operator_rules and not any(row.startswith(("CEL-", "SCH-")) for row in r.operator_rules)
+        }
+        findings = [
+            _not_enforced_while_ignored(f) if f.severity == "critical" and f.rule_id in unenforced else f
+            for f in findings
+        ]
     findings = [f for f in findings if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
     return sorted(findings, key=_sort_key)

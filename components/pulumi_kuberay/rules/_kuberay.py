@@ -173,9 +173,10 @@ def ray_version_of(ref: ClusterSpecRef) -> tuple[str, tuple[int, ...] | None] | 
 
 
 def env_by_name(entries: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Env entries by name, the *last* one winning as in validateCollectorOptions (``envMap[env.Name] = env``)."""
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     for path, entry in entries:
-        out.setdefault(entry["name"], (path, entry))
+        out[entry["name"]] = (path, entry)
     return out
 
 
@@ -292,13 +293,15 @@ def submission_mode(spec: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------------
 # Go parsers the operator relies on
 
-# The code base's one Go duration parser (time.ParseDuration), cron parser (robfig/cron ParseStandard) and
-# time zone lookup (time.LoadLocation) live in pulumi_kuberay._gosyntax; rule modules import them from here.
+# The code base's one Go duration parser (time.ParseDuration), cron parser (robfig/cron ParseStandard), time zone
+# lookup (time.LoadLocation) and Masterminds semver parser live in pulumi_kuberay._gosyntax; rule modules import
+# them from here.
 parse_go_duration = _gosyntax.parse_go_duration
 go_atoi = _gosyntax.go_atoi
 cron_error = _gosyntax.cron_error
 go_location_exists = _gosyntax.go_location_exists
 known_zones = _gosyntax.known_zones
+semver_parse = _gosyntax.semver_parse
 
 
 # --------------------------------------------------------------------------------------------------

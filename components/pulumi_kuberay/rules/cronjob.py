@@ -39,14 +39,16 @@ _GATE_ON = {"feature_gates": {"RayCronJob": True}}
 
 
 def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    name = as_str(get(manifest, "metadata", "name"))
-    if _spec(manifest) is None or not name:
+    # The name the object gets: with generateName, the API server's prefix plus 5 random characters.
+    found = effective_name(manifest) if _spec(manifest) is not None else None
+    if found is None:
         return
+    name, path = found
     if len(name) > MAX_RAYCRONJOB_NAME_LENGTH:
         yield Violation(
             f"RayCronJob name is {len(name)} characters; the operator allows at most "
             f"{MAX_RAYCRONJOB_NAME_LENGTH} (child RayJobs are named <name>-<minutes timestamp>)",
-            "metadata.name",
+            path,
         )
 
 
@@ -183,7 +185,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayCronJob",),
-    rows=("RCJ-04",),
+    rows=("RCJ-04", "SCH-minLength"),
     since="1.7",
     rationale="The CRD (minLength 1) and the operator reject an empty timeZone.",
     fix="Omit timeZone to use the operator's local zone, or set an IANA zone such as 'Europe/Paris'.",

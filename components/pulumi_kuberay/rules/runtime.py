@@ -21,7 +21,7 @@ from ._engine import (
     declare,
 )
 from ._examples import example_cluster_spec, example_job, example_service
-from ._kuberay import job_specs
+from ._kuberay import job_specs, semver_parse
 from ._paths import (
     as_dict,
     as_int,
@@ -32,7 +32,6 @@ from ._paths import (
     group_template,
     head_ray_container,
     join,
-    parse_generic_version,
     worker_groups,
 )
 
@@ -105,11 +104,15 @@ declare(
 def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if manifest.get("kind") not in ("RayJob", "RayService", "RayCronJob"):
         return
+    # A suspended RayCronJob creates no RayJob: nothing fails until it is resumed (the operator accepts it).
+    paused = manifest.get("kind") == "RayCronJob" and get(manifest, "spec", "suspend") is True
     for path in _heads_missing_port(manifest, lambda name: name == "dashboard"):
         yield Violation(
             "the head container declares ports but none named 'dashboard': the operator cannot find the "
-            "dashboard URL, so the job is never submitted / the Serve config never applied",
+            "dashboard URL, so the job is never submitted / the Serve config never applied"
+            + (" (the RayCronJob is suspended: its RayJobs fail so once it is resumed)" if paused else ""),
             path,
+            severity="high" if paused else None,
         )
 
 
@@ -183,18 +186,37 @@ declare(
 
 
 def _check_metadata_ray_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    # getMetadataJSONForSubmitCommand (GetMetadataJson before v1.7), called by BuildJobSubmitCommand: the
+    # submit command of K8sJobMode (default) and SidecarMode; HTTPMode sends the metadata as it is. rayVersion
+    # is parsed by Masterminds semver and must satisfy ">= 2.6.0" (a pre-release never does); from v1.7 an
+    # empty rayVersion is taken to be recent enough, before it fails to parse.
     for spec, path in job_specs(manifest):
         metadata = spec.get("metadata")
         if not isinstance(metadata, dict) or not metadata:
             continue
-        ray_version = as_str(get(spec, "rayClusterSpec", "rayVersion"))
-        parsed = parse_generic_version(ray_version) if ray_version else None
-        if parsed is not None and parsed < (2, 6, 0):
-            yield Violation(
-                f"spec metadata (--metadata-json) needs Ray >= 2.6.0 but rayClusterSpec.rayVersion is "
-                f"{ray_version!r}: the operator cannot build the submit command",
-                f"{path}.metadata",
-            )
+        if (as_str(spec.get("submissionMode")) or "K8sJobMode") not in ("K8sJobMode", "SidecarMode"):
+            continue
+        cluster = spec.get("rayClusterSpec")
+        if not isinstance(cluster, dict):
+            continue  # clusterSelector: the operator assumes the selected cluster is recent enough
+        raw = cluster.get("rayVersion")
+        ray_version = as_str(raw) if raw is not None else ""
+        if ray_version is None or (not ray_version and ctx.at_least(1, 7)):
+            continue
+        parsed = semver_parse(ray_version)
+        if parsed is None:
+            why = "is not a semantic version the operator can parse"
+        elif parsed[1]:
+            why = "is a pre-release, which never satisfies >= 2.6.0"
+        elif parsed[0] < (2, 6, 0):
+            why = "is older than 2.6.0"
+        else:
+            continue
+        yield Violation(
+            f"spec metadata (--metadata-json) needs Ray >= 2.6.0 but rayClusterSpec.rayVersion {ray_version!r} "
+            f"{why}: the operator cannot build the submit command, so the job is never submitted",
+            f"{path}.metadata",
+        )
 
 
 def _job_with_metadata(ray_version: str) -> dict[str, Any]:
@@ -212,9 +234,9 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("OP-06",),
-    rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the "
-    "operator "
-    "refuses to build the submission.",
+    rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support: in K8sJobMode and "
+    "SidecarMode the operator parses rayVersion as a semantic version (Masterminds semver) and refuses to build "
+    "the submit command unless it is >= 2.6.0 (not a pre-release; from v1.7 an empty rayVersion passes).",
     fix="Upgrade rayVersion (and the image) to >= 2.6.0, or remove spec.metadata.",
     check=_check_metadata_ray_version,
     compliant=_job_with_metadata("2.52.0"),

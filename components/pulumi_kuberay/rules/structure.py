@@ -65,7 +65,8 @@ def _current_memo() -> _Memo:
 def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
     """The problem sits on, under or next to a value Pulumi has not computed yet (sentinel or null).
 
-    A cross-field problem is reported on the parent object, so a null/unknown direct child also counts.
+    A cross-field problem is reported on the parent object, so a null/unknown direct child also counts. A null
+    *list item* is judged, though: the API server rejects it whatever else is known ("must be of type object").
     """
     if path_touches_unknown(doc, path):
         return True
@@ -76,11 +77,12 @@ def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
         )
         if not present:
             return False  # absent: a real missing-field problem
+        in_list = isinstance(cur, list)
         cur = get(cur, key)
         if cur is None:
-            return True
+            return not in_list
     children = cur.values() if isinstance(cur, dict) else cur if isinstance(cur, list) else ()
-    return any(is_unknown(child) for child in children)
+    return any(is_unknown(child) for child in children if not isinstance(cur, list) or child is not None)
 
 
 def _top_level_shape(doc: dict[str, Any], path: str) -> bool:

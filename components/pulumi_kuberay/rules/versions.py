@@ -32,7 +32,9 @@ CLUSTER_FIELDS: tuple[tuple[str, Version], ...] = (
     ("headGroupSpec.labels", (1, 5, 0)),
     ("workerGroupSpecs[].resources", (1, 5, 0)),
     ("workerGroupSpecs[].labels", (1, 5, 0)),
-    ("authOptions", (1, 6, 0)),
+    ("authOptions", (1, 5, 1)),  # in the v1.5.1 CRD already (not in v1.5.0's)
+    ("authOptions.secretName", (1, 6, 0)),
+    ("authOptions.enableK8sTokenAuth", (1, 6, 0)),
     ("upgradeStrategy", (1, 6, 0)),
     ("autoscalerOptions.command", (1, 7, 0)),
     ("autoscalerOptions.args", (1, 7, 0)),
@@ -206,7 +208,11 @@ declare(
 # Feature gates
 
 
-def _gate_violation(ctx: Context, gate: str, path: str, what: str, effect: str) -> Violation | None:
+def _gate_violation(
+    ctx: Context, gate: str, path: str, what: str, effect: str, *, ignored: bool = False
+) -> Violation | None:
+    """``ignored``: the operator accepts the object and ignores it (or the setting) while the gate is off, which
+    is high, not critical (critical = rejected)."""
     if ctx.gate(gate):
         return None
     return Violation(
@@ -214,6 +220,7 @@ def _gate_violation(ctx: Context, gate: str, path: str, what: str, effect: str) 
         path,
         fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these "
         f"checks ({{gate:{gate}}}), or remove {what}.",
+        severity="high" if ignored else None,
     )
 
 
@@ -221,7 +228,17 @@ def _check_gates(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = doc.get("kind")
     found: list[Violation | None] = []
     if kind == "RayCronJob" and ctx.at_least(1, 6):
-        found.append(_gate_violation(ctx, "RayCronJob", "kind", "a RayCronJob", "the operator never reconciles it"))
+        found.append(
+            _gate_violation(
+                ctx,
+                "RayCronJob",
+                "kind",
+                "a RayCronJob",
+                "the operator accepts it and ignores it (its RayCronJob controller is not started): no RayJob is "
+                "ever created",
+                ignored=True,
+            )
+        )
     if kind == "RayService" and ctx.at_least(1, 5):
         upgrade_type = get(doc, "spec", "upgradeStrategy", "type")
         if upgrade_type == "NewClusterWithIncrementalUpgrade":
@@ -231,7 +248,9 @@ def _check_gates(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                     "RayServiceIncrementalUpgrade",
                     "spec.upgradeStrategy.type",
                     "upgradeStrategy.type NewClusterWithIncrementalUpgrade",
-                    "zero-downtime upgrade is treated as disabled and spec changes are never rolled out",
+                    "the operator accepts it and ignores the upgrade strategy (isZeroDowntimeUpgradeEnabled is "
+                    "false): a change of rayClusterConfig is never rolled out",
+                    ignored=True,
                 )
             )
     rejected = "the operator rejects the spec"
@@ -277,10 +296,10 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-27", "RC-38", "RC-46", "RC-67", "RC-76"),
-    rationale="KubeRay rejects (or ignores) alpha/beta features whose feature gate is off: "
-    "networkPolicy, "
-    "tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend, RayCronJob, "
-    "incremental RayService upgrades.",
+    rationale="KubeRay rejects alpha/beta features whose feature gate is off: networkPolicy, tlsOptions, "
+    "historyServerOptions, the rocksdb GCS backend, worker group suspend (critical). It accepts and ignores a "
+    "RayCronJob (its controller is not started) and a NewClusterWithIncrementalUpgrade RayService (upgrades "
+    "are never rolled out) while their gates are off (high).",
     fix="Enable the gate on the operator and in the checks' feature_gates, or remove the feature.",
     check=_check_gates,
     compliant=example(),

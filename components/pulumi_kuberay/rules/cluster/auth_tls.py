@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -70,7 +71,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-61", "RC-62", "RC-63", "RC-64"),
-    since="1.6",
+    since="1.5.1",  # authOptions and this check came with v1.5.1 (v1.5.0 has neither)
     rationale="Token authentication needs rayVersion >= 2.52.0 (Kubernetes token auth >= 2.55.0); the operator rejects "
     "a missing, invalid or older rayVersion.",
     fix="Set rayVersion (matching the image) to a version that supports the chosen auth.",
@@ -197,11 +198,22 @@ def _check_tls_mounts(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                         mpath,
                         fix="Rename the mount or remove it.",
                     )
-                elif as_str(mount.get("mountPath")) in (TLS_MOUNT_PATH, TLS_MOUNT_PATH + "/"):
+                elif (mount_path := as_str(mount.get("mountPath"))) == TLS_MOUNT_PATH:
                     yield Violation(
                         f"{who} mountPath {TLS_MOUNT_PATH} is reserved when TLS is enabled{reported_as(ref)}",
                         mpath,
                         fix="Mount at another path; KubeRay mounts the certificates at /etc/ray/tls.",
+                    )
+                elif mount_path and posixpath.normpath(mount_path) == TLS_MOUNT_PATH:
+                    # validateNoConflictingTLSVolumeMount compares the string exactly: accepted, but it is the
+                    # directory KubeRay mounts the certificates on, so one mount hides the other in the Pod.
+                    yield Violation(
+                        f"{who} mountPath {mount_path!r} is KubeRay's TLS certificate directory {TLS_MOUNT_PATH} "
+                        f"written differently: the operator accepts it (it compares the path exactly), but one of "
+                        f"the two mounts hides the other in the Pod{reported_as(ref)}",
+                        mpath,
+                        fix="Mount at another path; KubeRay mounts the certificates at /etc/ray/tls.",
+                        severity="high",
                     )
 
 

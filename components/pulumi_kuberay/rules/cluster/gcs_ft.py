@@ -190,13 +190,25 @@ def _rocksdb(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+#: Fields validateGcsFaultToleranceBackend tests with ``!= nil`` (Go pointers): any value is "set", an empty object
+#: (``redisUsername: {}``) or an empty string (``storageClassName: ""``) too. The others test ``!= ""`` or
+#: ``len() > 0``.
+_POINTER_FIELDS = ("redisUsername", "redisPassword", "size", "storageClassName")
+
+
+def _go_set(field: str, value: Any) -> bool:
+    if field in _POINTER_FIELDS:
+        return value is not None and not is_unknown(value)
+    return is_set(value)
+
+
 def _check_rocksdb_conflicts(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(doc):
         options = ft_options(ref)
         if options is None or options.get("backend") != "rocksdb":
             continue
         for field in ("redisAddress", "redisUsername", "redisPassword", "externalStorageNamespace"):
-            if is_set(options.get(field)):
+            if _go_set(field, options.get(field)):
                 yield Violation(
                     f"gcsFaultToleranceOptions.{field} cannot be set with the rocksdb backend{reported_as(ref)}",
                     ref.path("gcsFaultToleranceOptions", field),
@@ -204,7 +216,7 @@ def _check_rocksdb_conflicts(doc: dict[str, Any], ctx: Context) -> Iterator[Viol
                 )
         storage = as_dict(options.get("storage"))
         if is_set(storage.get("claimName")):
-            extra = [k for k in ("size", "storageClassName", "accessModes") if is_set(storage.get(k))]
+            extra = [k for k in ("size", "storageClassName", "accessModes") if _go_set(k, storage.get(k))]
             if extra:
                 yield Violation(
                     "gcsFaultToleranceOptions.storage.claimName is mutually exclusive with "

@@ -131,10 +131,11 @@ declare(
 
 
 def _containers_missing(group: GroupRef) -> bool:
-    """True when the group's pod template certainly has no container (absent or empty list)."""
+    """True when the group's pod template certainly has no container (absent, null or an empty list: the API
+    server drops a null template, spec or containers, so the operator sees none)."""
     cur: Any = group.spec
     for key in ("template", "spec", "containers"):
-        if key not in cur:
+        if key not in cur or cur[key] is None:
             return True
         cur = cur[key]
         if key == "containers":

@@ -194,7 +194,8 @@ def _check_collector_storage_env(doc: dict[str, Any], ctx: Context) -> Iterator[
             missing = [name for name in _BACKEND_REQUIRED[kind] if not _env_present(env.get(name))]
         elif kind == "AZUREBLOB":
             mode_entry = env.get("AZURE_STORAGE_AUTH_MODE")
-            mode = as_str(mode_entry[1].get("value")) if mode_entry else ""
+            # strings.ToLower(strings.TrimSpace(...)); the backend itself is only upper-cased (no trim)
+            mode = (as_str(mode_entry[1].get("value")) or "").strip().lower() if mode_entry else ""
             has_conn = _env_present(env.get("AZURE_STORAGE_CONNECTION_STRING"))
             has_url = _env_present(env.get("AZURE_STORAGE_ACCOUNT_URL"))
             if mode_entry is not None and is_unknown_present(mode_entry[1], "value"):

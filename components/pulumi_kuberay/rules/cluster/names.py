@@ -44,7 +44,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayCluster",),
-    rows=("RC-01", "RC-02"),
+    rows=("RC-01", "RC-02", "WH-01"),
     rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a "
     "DNS-1035 "
     "label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",

@@ -156,27 +156,51 @@ def _check_legacy_incomplete(spec: dict[str, Any], path: str, ctx: Context) -> I
                 f"legacy deletionStrategy sets only one of onSuccess/onFailure; {key} is missing",
                 f"{path}.deletionStrategy.{key}",
             )
-        elif as_dict(strategy.get(key)).get("policy") is None:
+
+
+_LEGACY_EXAMPLE_FIELDS: dict[str, Any] = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
+
+declare(
+    id="rayjob-legacy-deletion-incomplete",
+    title="Legacy deletionStrategy with only one of onSuccess and onFailure",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    # the CRD's CEL rule (CEL-05) rejects it too, before the operator sees it
+    rows=("RJ-10", "RJ-11", "CEL-05", "RCJ-06"),
+    rationale="The legacy style needs both onSuccess and onFailure; the API server (CEL) and the operator reject "
+    "a partial one.",
+    fix="Migrate to deletionRules, or set both onSuccess.policy and onFailure.policy.",
+    check=per_job_spec(_check_legacy_incomplete),
+    compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
+    violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
+)
+
+
+def _check_legacy_policy_missing(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    strategy = deletion_strategy(spec)
+    if strategy is None or deletion_rules(spec) or not legacy_deletion_configured(strategy):
+        return
+    for key in ("onSuccess", "onFailure"):
+        if strategy.get(key) is not None and as_dict(strategy.get(key)).get("policy") is None:
             yield Violation(f"deletionStrategy.{key}.policy is unset", f"{path}.deletionStrategy.{key}.policy")
 
 
 declare(
-    id="rayjob-legacy-deletion-incomplete",
-    title="Legacy deletionStrategy without both onSuccess.policy and onFailure.policy",
+    id="rayjob-legacy-deletion-policy-missing",
+    title="Legacy deletionStrategy onSuccess/onFailure without a policy",
     severity="critical",
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-10", "RJ-11", "RJ-12", "RCJ-06"),
-    rationale="The legacy style needs both policies; the operator rejects a partial one.",
-    fix="Migrate to deletionRules, or set both onSuccess.policy and onFailure.policy.",
-    check=per_job_spec(_check_legacy_incomplete),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK
-    ),
+    rows=("RJ-12", "RCJ-06"),
+    rationale="The CRD accepts onSuccess: {} (policy is optional there), but the operator needs a policy in both "
+    "and rejects the spec (validateLegacyDeletionPolicies).",
+    fix="Set onSuccess.policy and onFailure.policy, or migrate to deletionRules.",
+    check=per_job_spec(_check_legacy_policy_missing),
+    compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
     violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}},
+        **_LEGACY_EXAMPLE_FIELDS,
+        deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}},
     ),
 )
 
@@ -384,7 +408,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-19", "RCJ-06"),
+    rows=("RJ-19", "SCH-minimum", "RCJ-06"),
     rationale="A negative TTL is rejected (CRD minimum 0 and validateDeletionCondition).",
     fix="Use 0 or a positive number of seconds.",
     check=per_job_spec(_check_rule_ttl_negative),

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-
-from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model._yaml import runtime_env_error
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
@@ -27,21 +25,9 @@ def _check_runtime_env(spec: dict[str, Any], path: str, ctx: Context) -> Iterato
     text = as_str(spec.get("runtimeEnvYAML"))
     if text is None or not text.strip():
         return
-    try:
-        parsed = parse_yaml(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        yield Violation(
-            f"runtimeEnvYAML is not valid YAML{where}: {getattr(err, 'problem', err)}",
-            f"{path}.runtimeEnvYAML",
-        )
-        return
-    if parsed is not None and not isinstance(parsed, dict):
-        yield Violation(
-            f"runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a {type(parsed).__name__}",
-            f"{path}.runtimeEnvYAML",
-        )
+    error = runtime_env_error(text)
+    if error is not None:
+        yield Violation(f"runtimeEnvYAML {error}", f"{path}.runtimeEnvYAML")
 
 
 declare(
@@ -51,7 +37,8 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-36", "RCJ-06"),
-    rationale="The operator unmarshals runtimeEnvYAML into a map before submitting; anything else fails validation.",
+    rationale="ValidateRayJobSpec unmarshals runtimeEnvYAML (UnmarshalRuntimeEnvYAML: its first YAML document, "
+    "through JSON) into a map; a list, a scalar, malformed YAML or a NaN/infinity (not JSON) fails validation.",
     fix="Write runtimeEnvYAML as a mapping, e.g. 'pip: [requests]' and 'env_vars: {...}'.",
     check=per_job_spec(_check_runtime_env),
     compliant=example_job(runtimeEnvYAML="pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"),
@@ -92,7 +79,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-38", "RCJ-06"),
+    rows=("RJ-38", "SCH-minimum", "RCJ-06"),
     since="1.6",
     rationale="The CRD (minimum 1) and the operator reject a non-positive pre-running deadline.",
     fix="Use a positive number of seconds, or remove preRunningDeadlineSeconds.",

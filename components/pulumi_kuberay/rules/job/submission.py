@@ -63,6 +63,31 @@ declare(
 )
 
 
+def _check_cluster_spec_ignored(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    if has_cluster_selector(spec) and isinstance(spec.get("rayClusterSpec"), dict):
+        yield Violation(
+            "rayClusterSpec is set together with clusterSelector: the operator accepts the job, runs it on the "
+            "selected RayCluster and ignores rayClusterSpec (no cluster is created from it)",
+            f"{path}.rayClusterSpec",
+        )
+
+
+declare(
+    id="rayjob-cluster-spec-ignored",
+    title="rayClusterSpec ignored because of clusterSelector",
+    severity="high",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="ValidateRayJobSpec accepts both; getOrCreateRayClusterInstance then uses the RayCluster named by "
+    "clusterSelector and never creates the one described by rayClusterSpec. Nothing rejects it (so not "
+    "critical), but the cluster the manifest describes never exists.",
+    fix="Remove rayClusterSpec to run on the selected cluster, or remove clusterSelector to create this cluster.",
+    check=per_job_spec(_check_cluster_spec_ignored),
+    compliant=selector_job(),
+    violating=selector_job(rayClusterSpec=example_cluster_spec()),
+)
+
+
 def _check_selector_name(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     selector = spec.get("clusterSelector")
     if has_cluster_selector(spec) and not as_dict(selector).get("ray.io/cluster"):
@@ -229,7 +254,8 @@ declare(
 
 
 # ----------------------------------------------------------------------------------------------------
-# Not a validation.go branch, but the operator silently never submits: unknown submissionMode
+# Not a validation.go branch: an unknown submissionMode is accepted and ignored (high, not critical: nothing
+# rejects it; RayJobReconciler has no branch that submits it).
 
 
 def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
@@ -241,7 +267,7 @@ def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Ite
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         yield Violation(
             f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD "
-            "accepts any string and the operator never submits the job",
+            "accepts any string and the operator accepts the job and ignores the mode: the job is never submitted",
             f"{path}.submissionMode",
         )
 
@@ -249,13 +275,13 @@ def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Ite
 declare(
     id="rayjob-submission-mode-unknown",
     title="Unknown submissionMode",
-    severity="critical",
+    severity="high",
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=(),
-    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no "
-    "controller "
-    "branch submits the job, so it never runs.",
+    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server and by the operator, "
+    "which ignores it: no controller branch submits the job, so it never runs. Nothing rejects it, so this is "
+    "high, not critical.",
     fix="Use K8sJobMode (default), HTTPMode, InteractiveMode or SidecarMode, spelt exactly.",
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),

@@ -191,7 +191,8 @@ declare(
 def _check_upgrade_type_missing(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     spec = service_spec(manifest)
     strategy = spec.get("upgradeStrategy") if spec is not None else None
-    if isinstance(strategy, dict) and strategy.get("type") is None:
+    # v1.7.0's IsIncrementalUpgradeEnabled checks the type for nil first (its oracle accepts it).
+    if isinstance(strategy, dict) and strategy.get("type") is None and not ctx.at_least(1, 7):
         yield Violation(
             "upgradeStrategy is set without a type: with the RayServiceIncrementalUpgrade gate on, "
             "ValidateRayServiceSpec dereferences the missing type (IsIncrementalUpgradeEnabled) and the "
@@ -216,11 +217,12 @@ declare(
     kinds=("RayService",),
     rows=("RS-09",),
     gate="RayServiceIncrementalUpgrade",
-    rationale="IsIncrementalUpgradeEnabled reads *spec.upgradeStrategy.type without a nil check once the "
-    "RayServiceIncrementalUpgrade gate is on, so an upgradeStrategy with no type makes ValidateRayServiceSpec "
-    "panic (seen in the v1.6.1 code by tests/oracle); the RayService never gets a cluster.",
+    rationale="Before v1.7 IsIncrementalUpgradeEnabled reads *spec.upgradeStrategy.type without a nil check once "
+    "the RayServiceIncrementalUpgrade gate is on, so an upgradeStrategy with no type makes ValidateRayServiceSpec "
+    "panic (seen in the v1.6.1 code by tests/oracle); the RayService never gets a cluster. v1.7.0 checks for nil.",
     fix="Set upgradeStrategy.type or remove upgradeStrategy.",
     check=_check_upgrade_type_missing,
     compliant=_service_with_strategy({"type": "NewCluster"}),
     violating=_service_with_strategy({}),
+    context={"kuberay_version": "1.6.0"},
 )
