@@ -33,7 +33,7 @@ def seeds() -> tuple[dict[str, Any], ...]:
     docs: list[dict[str, Any]] = []
     if require_reference():
         docs += [doc for _, _, doc in sample_documents() if doc.get("kind") in KINDS]
-    for rule in rules.RULES.values():
+    for rule in rules.rules_of("document"):
         docs += [rule.compliant, rule.violating]
     return tuple(d for d in docs if isinstance(d, dict) and d.get("kind") in KINDS)
 

@@ -43,13 +43,13 @@ def test_every_rule_has_an_expectation() -> None:
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
 def test_compliant_example(rule: Rule) -> None:
-    assert list(rule.check(copy.deepcopy(rule.compliant), rules.make_context(**rule.context))) == []
+    assert list(rule.run(copy.deepcopy(rule.compliant), rules.make_context(**rule.context))) == []
     assert _findings(rule.compliant, rule.id, **rule.context) == []
 
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
 def test_violating_example(rule: Rule) -> None:
-    direct = list(rule.check(copy.deepcopy(rule.violating), rules.make_context(**rule.context)))
+    direct = list(rule.run(copy.deepcopy(rule.violating), rules.make_context(**rule.context)))
     assert EXPECTED[rule.id][0] in [v.path for v in direct]
     assert EXPECTED[rule.id] in _found(rule.violating, rule.id, **rule.context)
     assert all(f.message and f.fix for f in _findings(rule.violating, rule.id, **rule.context))
@@ -142,7 +142,7 @@ def test_odd_shapes_never_raise() -> None:
         ]
         for doc in docs:
             for rule in OWN_RULES:
-                list(rule.check(copy.deepcopy(doc), ctx))
+                list(rule.run(copy.deepcopy(doc), ctx))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ CORRECTIONS = {"worker-replicas-clamped"}
 
 def _direct(rule: Rule, manifest: dict[str, Any], **context: Any) -> list[str]:
     ctx = rules.make_context(**(context or dict(rule.context)))
-    return [v.path for v in rule.check(copy.deepcopy(manifest), ctx)]
+    return [v.path for v in rule.run(copy.deepcopy(manifest), ctx)]
 
 
 def _via_check(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[tuple[str, str]]:
@@ -43,7 +43,7 @@ def _via_check(rule_id: str, manifest: dict[str, Any], **kwargs: Any) -> list[tu
         return [(f.path, f.severity) for f in rules.check(manifest, **kwargs) if f.rule_id == rule_id]
     rule = next(r for r in OWN_RULES if r.id == rule_id)
     ctx = rules.make_context(**kwargs)
-    return [(v.path, v.severity or rule.severity) for v in rule.check(rules.normalise(manifest), ctx)]
+    return [(v.path, v.severity or rule.severity) for v in rule.run(rules.normalise(manifest), ctx)]
 
 
 def test_every_rule_has_an_expectation() -> None:
@@ -160,7 +160,7 @@ def test_odd_shapes_and_unknowns() -> None:
         ]
         for doc in docs:
             for rule in OWN_RULES:
-                list(rule.check(copy.deepcopy(doc), ctx))
+                list(rule.run(copy.deepcopy(doc), ctx))
     unknown = example_job(metadata={"a": "b"})
     unknown["spec"]["rayClusterSpec"]["rayVersion"] = UNKNOWN_SENTINEL
     assert _via_check("rayjob-metadata-requires-ray-2-6", unknown) == []

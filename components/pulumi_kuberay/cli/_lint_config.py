@@ -36,8 +36,6 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
-from pulumi_kuberay.rules.operator import SETUP_RULES
-from pulumi_kuberay.rules.stack import STACK_RULES
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
 PYPROJECT_TABLE = "kuberay-lint"
@@ -87,15 +85,13 @@ class LintConfig:
 
 
 def all_rule_ids() -> list[str]:
-    return [*rules.RULES, *(r.id for r in STACK_RULES), *(r.id for r in SETUP_RULES)]
+    """Every rule id of every scope (each object, the stack, the operator's setup)."""
+    return list(rules.RULES)
 
 
 def _category_of(rule_id: str) -> str | None:
     rule = rules.RULES.get(rule_id)
-    if rule is not None:
-        return rule.category
-    categories = {r.id: r.category for r in STACK_RULES} | {r.id: r.category for r in SETUP_RULES}
-    return categories.get(rule_id)
+    return rule.category if rule is not None else None
 
 
 def expand_selectors(selectors: Sequence[str], where: str) -> set[str]:

@@ -62,7 +62,6 @@ from pulumi_kuberay.operator import (
     target_for_operator,
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.rules.operator import check_setup
 from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
@@ -294,7 +293,7 @@ def _operator_target(target: Target, args: argparse.Namespace, inputs: _Inputs) 
         raise ValueError(message.replace("kuberay:featureGates", "--feature-gates")) from None
     located = [
         LocatedFinding(name, line, kind, object_name, "", finding, finding.path, object_line=line)
-        for finding in check_setup(setup.to_options(), target.context())
+        for finding in rules.check_setup(setup.to_options(), target.context())
     ]
     return target_for_operator(target, setup), located
 
@@ -303,14 +302,8 @@ def _selected(args: argparse.Namespace, config: LintConfig) -> set[str]:
     select = split_list(args.select) if args.select else config.select
     chosen = expand_selectors(select, "--select" if args.select else "select") if select else None
     ignored = expand_selectors([*config.ignore, *(split_list(args.ignore) if args.ignore else [])], "--ignore")
-    universe = chosen if chosen is not None else {*rules.RULES, *(r for r in _all_ids())}
+    universe = chosen if chosen is not None else set(rules.RULES)
     return (universe | {rules.INTERNAL_ERROR_RULE_ID}) - ignored
-
-
-def _all_ids() -> list[str]:
-    from pulumi_kuberay.cli._lint_config import all_rule_ids
-
-    return all_rule_ids()
 
 
 def _apply_settings(

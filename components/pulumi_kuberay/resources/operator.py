@@ -21,6 +21,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi.runtime.mocks import MockMonitor
 
+from pulumi_kuberay import rules
 from pulumi_kuberay.model._base import ManifestError, Problem
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.operator import (
@@ -338,9 +339,7 @@ def previous_crd_version(name: str) -> str | None:
 
 def check_setup(setup: OperatorSetup, target: Target, *, subject: str) -> list[Finding]:
     """The catalogue's operator-setup rules on ``setup``: raise on a critical finding, return the others."""
-    from pulumi_kuberay.rules.operator import check_setup as setup_rules  # loads the catalogue on first use
-
-    findings = setup_rules(setup.to_options(), target.context())
+    findings = rules.check_setup(setup.to_options(), target.context())
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)

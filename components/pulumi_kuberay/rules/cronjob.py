@@ -65,6 +65,7 @@ declare(
     check=_check_name_length,
     compliant=example_cronjob("nightly-train"),
     violating=example_cronjob("nightly-train-" + "x" * 23),
+    violating_path="metadata.name",
     context=_GATE_ON,
 )
 
@@ -110,6 +111,7 @@ declare(
     check=_check_child_job_name,
     compliant=example_cronjob("nightly-train"),
     violating=example_cronjob("1-nightly-train"),
+    violating_path="metadata.name",
     context=_GATE_ON,
 )
 
@@ -137,6 +139,7 @@ declare(
     check=_check_schedule_tz,
     compliant=example_cronjob(schedule="45 21 * * *", timeZone="Asia/Taipei"),
     violating=example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None),
+    violating_path="spec.schedule",
     context=_GATE_ON,
 )
 
@@ -167,6 +170,7 @@ declare(
     check=_check_schedule,
     compliant=example_cronjob(schedule="*/15 9-17 * * MON-FRI"),
     violating=example_cronjob(schedule="0 0 2 * * *"),
+    violating_path="spec.schedule",
     context=_GATE_ON,
 )
 
@@ -190,6 +194,7 @@ declare(
     check=_check_timezone_empty,
     compliant=example_cronjob(timeZone=None),
     violating=example_cronjob(timeZone=""),
+    violating_path="spec.timeZone",
     context=_GATE_ON,
 )
 
@@ -219,5 +224,6 @@ declare(
     check=_check_timezone,
     compliant=example_cronjob(timeZone="America/Los_Angeles"),
     violating=example_cronjob(timeZone="America/San_Francisco"),
+    violating_path="spec.timeZone",
     context=_GATE_ON,
 )

@@ -10,8 +10,8 @@ Per Ray object (declared in the catalogue):
 * ``operator-namespace-unwatched`` (critical): the object's namespace is not watched by the operator.
 * ``operator-batch-scheduler-disabled`` (high): the object names a batch scheduler the operator does not run.
 
-About the operator itself (:data:`SETUP_RULES`, checked by :func:`check_setup`; the component, the pack and
-lint report them on the operator):
+About the operator itself (``scope="setup"``, run by :func:`pulumi_kuberay.rules.check_setup`; the component,
+the pack and lint report them on the operator):
 
 * ``operator-not-highly-available``: in prod, one replica or leader election off; anywhere, more than one
   replica without leader election (two reconcilers race).
@@ -29,11 +29,10 @@ The operator's feature gates need no rule of their own: the target's gates come 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ._engine import KINDS, Category, Context, Finding, Severity, Violation, declare, parse_kuberay_version, registered
+from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
 from ._paths import as_dict, as_str, is_unknown, pod_templates
 
@@ -162,6 +161,7 @@ declare(
     check=_check_unwatched,
     compliant=_in_namespace(example_job(), "ray"),
     violating=_in_namespace(example_job(), "team-a"),
+    violating_path="metadata.namespace",
     context={"options": {"operator": _setup(watchNamespaces=["ray"])}},
 )
 
@@ -179,6 +179,7 @@ declare(
     check=_check_scheduler,
     compliant=_labelled(example_job(), "volcano.sh/queue-name", "batch"),
     violating=_labelled(example_job(), "yunikorn.apache.org/queue", "root.batch"),
+    violating_path="metadata.labels['yunikorn.apache.org/queue']",
     context={"options": {"operator": _setup(batchScheduler="volcano")}},
 )
 
@@ -187,129 +188,103 @@ declare(
 # The operator itself.
 
 
-SetupCheck = Callable[[Mapping[str, Any], Context], Iterable[tuple[str, str, Severity | None]]]
-
-
-@dataclass(frozen=True)
-class SetupRule:
-    """A rule over the operator setup (``OperatorSetup.to_options()``); yields (path, message, severity?)."""
-
-    id: str
-    title: str
-    severity: Severity
-    category: Category
-    rationale: str
-    fix: str
-    check: SetupCheck
-    compliant: JsonDict
-    violating: JsonDict
-    environment: str | None = None  # the environment its examples are judged in
-
-
-def _ha(setup: Mapping[str, Any], ctx: Context) -> Iterator[tuple[str, str, Severity | None]]:
+def _ha(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
     replicas = setup.get("replicas")
     leader = setup.get("leaderElection", True)
     if isinstance(replicas, int) and replicas > 1 and leader is False:
-        yield (
+        yield Violation(
+            f"{replicas} replicas with leader election off: every replica reconciles the same objects and their "
+            "updates race",
             "leaderElectionEnabled",
-            f"{replicas} replicas with leader election off: every replica "
-            "reconciles the same objects and their updates race",
-            "critical",
+            severity="critical",
         )
         return
     if ctx.environment != "prod":
         return
     if isinstance(replicas, int) and replicas < 2:
-        yield (
+        yield Violation(
+            f"{replicas} operator replica in prod: while it restarts or is rescheduled no Ray object is reconciled "
+            "(no scaling, no recovery of failed pods)",
             "replicas",
-            f"{replicas} operator replica in prod: while it restarts or is rescheduled no Ray "
-            "object is reconciled (no scaling, no recovery of failed pods)",
-            None,
         )
     if leader is False:
-        yield (
+        yield Violation(
+            "leader election is off in prod: a second replica (or an overlapping rollout) would reconcile alongside "
+            "the first",
             "leaderElectionEnabled",
-            "leader election is off in prod: a second replica (or an overlapping "
-            "rollout) would reconcile alongside the first",
-            None,
         )
 
 
-def _limits(setup: Mapping[str, Any], ctx: Context) -> Iterator[tuple[str, str, Severity | None]]:
+def _limits(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
     limits = as_dict(setup.get("resourceLimits"))
     missing = [r for r in ("cpu", "memory") if is_unknown(limits.get(r))]
     if missing:
-        yield (
+        yield Violation(
+            f"the operator container has no {' or '.join(missing)} limit: a reconcile storm over many Ray pods can "
+            "take the node's memory (the chart's default is 512Mi)",
             "resources.limits",
-            f"the operator container has no {' or '.join(missing)} limit: a reconcile "
-            "storm over many Ray pods can take the node's memory (the chart's default is 512Mi)",
-            None,
         )
 
 
-def _image_tag(setup: Mapping[str, Any], ctx: Context) -> Iterator[tuple[str, str, Severity | None]]:
+def _image_tag(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
     image = str(setup.get("image") or "")
     _, sep, tag = image.rpartition(":")
     version = str(setup.get("version") or "")
     if not sep or "/" in tag or not version:
         return
     if tag.lstrip("v") != version.lstrip("v"):
-        yield (
+        yield Violation(
+            f"operator image {image} but chart {version}: the chart renders RBAC, flags and CRDs for {version}, the "
+            f"binary is {tag}",
             "image.tag",
-            f"operator image {image} but chart {version}: the chart renders RBAC, flags and "
-            f"CRDs for {version}, the binary is {tag}",
-            None,
         )
 
 
-SETUP_RULES: tuple[SetupRule, ...] = (
-    SetupRule(
-        id="operator-not-highly-available",
-        title="Operator without a standby in prod, or replicas without leader election",
-        severity="high",
-        category="reliability",
-        rationale="One operator replica means no reconciliation while it restarts; several replicas need leader "
-        "election, otherwise they all reconcile and overwrite each other.",
-        fix="In prod run replicas: 2 with leaderElectionEnabled: true (the chart's default for leader election).",
-        check=_ha,
-        compliant=_setup(),
-        violating=_setup(replicas=1, leaderElection=False),
-        environment="prod",
-    ),
-    SetupRule(
-        id="operator-resource-limits-missing",
-        title="Operator container without cpu/memory limits",
-        severity="medium",
-        category="reliability",
-        rationale="The operator's memory grows with the number of Ray pods it manages; without limits it "
-        "competes with everything else on its node.",
-        fix="Set resources.limits.cpu and .memory (about 500 MB per 500 Ray pods).",
-        check=_limits,
-        compliant=_setup(),
-        violating=_setup(resourceLimits={}),
-    ),
-    SetupRule(
-        id="operator-image-tag-mismatch",
-        title="Operator image tag differs from the chart version",
-        severity="high",
-        category="correctness",
-        rationale="The chart's RBAC rules, flags and the CRDs applied with it belong to its version; another "
-        "operator binary may need permissions or fields they do not give.",
-        fix="Leave image.tag at the chart's default (v<version>) and change version instead.",
-        check=_image_tag,
-        compliant=_setup(),
-        violating=_setup(image="quay.io/kuberay/operator:v1.6.1"),
-    ),
+declare(
+    id="operator-not-highly-available",
+    scope="setup",
+    title="Operator without a standby in prod, or replicas without leader election",
+    severity="high",
+    category="reliability",
+    rationale="One operator replica means no reconciliation while it restarts; several replicas need leader "
+    "election, otherwise they all reconcile and overwrite each other.",
+    fix="In prod run replicas: 2 with leaderElectionEnabled: true (the chart's default for leader election).",
+    check=_ha,
+    compliant=_setup(),
+    violating=_setup(replicas=1, leaderElection=False),
+    violating_path="replicas",
+    context={"environment": "prod"},
 )
 
+declare(
+    id="operator-resource-limits-missing",
+    scope="setup",
+    title="Operator container without cpu/memory limits",
+    severity="medium",
+    category="reliability",
+    rationale="The operator's memory grows with the number of Ray pods it manages; without limits it "
+    "competes with everything else on its node.",
+    fix="Set resources.limits.cpu and .memory (about 500 MB per 500 Ray pods).",
+    check=_limits,
+    compliant=_setup(),
+    violating=_setup(resourceLimits={}),
+    violating_path="resources.limits",
+)
 
-def check_setup(setup: Mapping[str, Any], ctx: Context) -> list[Finding]:
-    """The operator-setup rules over ``setup`` (``OperatorSetup.to_options()``), worst first."""
-    out: list[Finding] = []
-    for rule in SETUP_RULES:
-        for path, message, severity in rule.check(setup, ctx):
-            out.append(Finding(rule.id, severity or rule.severity, message, path, rule.fix))
-    return out
+declare(
+    id="operator-image-tag-mismatch",
+    scope="setup",
+    title="Operator image tag differs from the chart version",
+    severity="high",
+    category="correctness",
+    rationale="The chart's RBAC rules, flags and the CRDs applied with it belong to its version; another "
+    "operator binary may need permissions or fields they do not give.",
+    fix="Leave image.tag at the chart's default (v<version>) and change version instead.",
+    check=_image_tag,
+    compliant=_setup(),
+    violating=_setup(image="quay.io/kuberay/operator:v1.6.1"),
+    violating_path="image.tag",
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -334,7 +309,7 @@ def _check_crd_age(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
     field_rule = next((r for r in registered() if r.id == FIELD_RULE_ID), None)
     if field_rule is None:  # pragma: no cover - versions is part of the catalogue
         return
-    for violation in field_rule.body(doc, dataclasses.replace(ctx, kuberay_version=crd_version)):
+    for violation in field_rule.check(doc, dataclasses.replace(ctx, kuberay_version=crd_version)):
         yield Violation(
             f"the installed CRDs are KubeRay {crd} (the operator is {setup.get('version')}): {violation.message}",
             violation.path,
@@ -355,8 +330,9 @@ declare(
     check=_check_crd_age,
     compliant=example_job(),
     violating=example_job(preRunningDeadlineSeconds=600),
+    violating_path="spec.preRunningDeadlineSeconds",
     context={"options": {"operator": _setup(crdVersion="1.5.0")}},
 )
 
 
-__all__ = ["CRD_AGE_RULE_ID", "SETUP_RULES", "SetupRule", "check_setup", "operator_of"]
+__all__ = ["CRD_AGE_RULE_ID", "operator_of"]

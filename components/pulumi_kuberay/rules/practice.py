@@ -290,6 +290,7 @@ declare(
     check=_image_version,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
 )
 declare(
     id="requests-not-equal-limits",
@@ -302,6 +303,7 @@ declare(
     check=_requests_equal_limits,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
 )
 declare(
     id="head-memory-too-small",
@@ -319,6 +321,7 @@ declare(
         [*_HEAD_C, "resources", "requests", "memory"],
         "1Gi",
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].resources.limits.memory",
 )
 declare(
     id="head-runs-workloads-in-prod",
@@ -331,6 +334,7 @@ declare(
     check=_head_num_cpus,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
+    violating_path="spec.headGroupSpec.rayStartParams.num-cpus",
     context={"environment": "prod"},
 )
 declare(
@@ -344,6 +348,7 @@ declare(
     check=_gcs_ft,
     compliant=ex.ray_service(),
     violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
+    violating_path="spec.rayClusterConfig.gcsFaultToleranceOptions",
     context={"environment": "prod"},
 )
 declare(
@@ -357,6 +362,7 @@ declare(
     check=_exposure,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
+    violating_path="spec.headGroupSpec.serviceType",
 )
 declare(
     id="port-misnamed",
@@ -369,6 +375,7 @@ declare(
     check=_port_names,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].ports[1].name",
 )
 declare(
     id="image-registry-not-allowed",
@@ -381,6 +388,7 @@ declare(
     check=_registries,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
 )
 

@@ -99,6 +99,7 @@ declare(
     check=_check_serve_port,
     compliant=example_service(),
     violating=_service_without_serve_port(),
+    violating_path="spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
 )
 
 
@@ -136,6 +137,7 @@ declare(
     check=_check_dashboard_port,
     compliant=example_job(),
     violating=_job_without_dashboard_port(),
+    violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports",
 )
 
 
@@ -179,6 +181,7 @@ declare(
     check=_check_v1_restart_policy,
     compliant=_v1_cluster("Never"),
     violating=_v1_cluster("Always"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
 )
 
 
@@ -219,6 +222,7 @@ declare(
     check=_check_metadata_ray_version,
     compliant=_job_with_metadata("2.52.0"),
     violating=_job_with_metadata("2.5.1"),
+    violating_path="spec.metadata",
 )
 
 
@@ -263,4 +267,5 @@ declare(
     check=_check_replicas_clamped,
     compliant=_cluster_with_replicas(2),
     violating=_cluster_with_replicas(9),
+    violating_path="spec.workerGroupSpecs[0].replicas",
 )

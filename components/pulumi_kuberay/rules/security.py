@@ -213,6 +213,7 @@ declare(
     check=_privileged,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.privileged",
 )
 declare(
     id="privilege-escalation-allowed",
@@ -225,6 +226,7 @@ declare(
     check=_escalation,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.allowPrivilegeEscalation",
 )
 declare(
     id="run-as-root",
@@ -238,6 +240,7 @@ declare(
     check=_non_root,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.runAsNonRoot",
 )
 declare(
     id="capabilities-not-dropped",
@@ -251,6 +254,7 @@ declare(
     check=_capabilities,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.capabilities.add",
 )
 declare(
     id="host-access",
@@ -263,6 +267,7 @@ declare(
     check=_host_access,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
+    violating_path="spec.workerGroupSpecs[0].template.spec.hostNetwork",
 )
 declare(
     id="image-tag-not-pinned",
@@ -276,6 +281,7 @@ declare(
     check=_image_pinned,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
 )
 declare(
     id="resources-missing",
@@ -289,6 +295,7 @@ declare(
     check=_resources,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
 )
 declare(
     id="secret-in-plain-env",
@@ -301,4 +308,5 @@ declare(
     check=_secret_literals,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
 )

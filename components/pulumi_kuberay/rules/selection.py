@@ -85,6 +85,7 @@ declare(
     check=_check_autoscaling_bounds,
     compliant=_autoscaled_job(minReplicas=0, maxReplicas=10),
     violating=_autoscaled_job(minReplicas=0, maxReplicas=None),
+    violating_path="spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas",
     context={"environment": "prod"},
 )
 
@@ -119,6 +120,7 @@ declare(
     check=_check_upgrade_none,
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "None"}),
+    violating_path="spec.upgradeStrategy.type",
     context={"environment": "prod"},
 )
 
@@ -178,6 +180,7 @@ declare(
     check=_check_cluster_not_freed,
     compliant=example_job(),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 
 
@@ -217,6 +220,7 @@ declare(
     check=_check_deadline,
     compliant=example_job(activeDeadlineSeconds=6 * 3600),
     violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
+    violating_path="spec.activeDeadlineSeconds",
 )
 
 
@@ -265,6 +269,7 @@ declare(
     check=_check_delete_self,
     compliant=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteCluster", "FAILED", 600)),
     violating=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteSelf", "SUCCEEDED", 300)),
+    violating_path="spec.deletionStrategy.deletionRules[1].policy",
     pulumi_only=True,
 )
 
@@ -303,4 +308,5 @@ declare(
         ttlSecondsAfterFinished=None,
         clusterSelector={"ray.io/cluster": "shared-cluster"},
     ),
+    violating_path="spec.shutdownAfterJobFinishes",
 )

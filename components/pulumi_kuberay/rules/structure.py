@@ -7,7 +7,6 @@ command nor the policy pack needs CRD files at run time. Also: malformed Ray doc
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from ._paths import (
     cluster_specs,
     get,
     is_unknown,
+    memo,
     parse_path,
     path_touches_unknown,
     pod_templates,
@@ -43,23 +43,12 @@ class _Problem:
 
 
 @dataclass
-class _Memo:
-    doc: dict[str, Any] | None = None
+class _Loaded:
+    """The model load of one manifest, shared by the four schema rules (``memo``: once per ``check``)."""
+
     problems: tuple[_Problem, ...] = ()
-    error: Exception | None = None
+    error: Exception | None = None  # not a manifest problem: a model bug, reported once as internal-error
     error_reported: bool = False
-
-
-# The four schema rules share one model load per manifest (check() hands every rule the same normalised dict).
-_local = threading.local()  # the policy pack may evaluate resources on several threads
-
-
-def _current_memo() -> _Memo:
-    memo: _Memo | None = getattr(_local, "memo", None)
-    if memo is None:
-        memo = _Memo()
-        _local.memo = memo
-    return memo
 
 
 def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
@@ -88,26 +77,28 @@ def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
     return path in ("spec", "metadata") and (path not in doc or not isinstance(doc[path], dict))
 
 
-def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
-    _memo = _current_memo()
-    if _memo.doc is doc:
-        if _memo.error is not None and not _memo.error_reported:
-            _memo.error_reported = True
-            raise _memo.error
-        return _memo.problems
-    _memo.doc, _memo.problems, _memo.error, _memo.error_reported = doc, (), None, False
+def _load(doc: dict[str, Any]) -> _Loaded:
     try:
         load_manifest(doc)
     except ManifestError as exc:
-        _memo.problems = tuple(
-            _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
-            for p in exc.problems
-            if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+        return _Loaded(
+            tuple(
+                _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
+                for p in exc.problems
+                if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+            )
         )
-    except Exception as exc:  # not a manifest problem: a model bug; reported once as internal-error
-        _memo.error, _memo.error_reported = exc, True
-        raise
-    return _memo.problems
+    except Exception as exc:
+        return _Loaded(error=exc)
+    return _Loaded()
+
+
+def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
+    loaded: _Loaded = memo(doc, "structure.model_load", _load)
+    if loaded.error is not None and not loaded.error_reported:
+        loaded.error_reported = True
+        raise loaded.error
+    return loaded.problems
 
 
 def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
@@ -176,6 +167,7 @@ _SCHEMA_RULES = (
         "newer KubeRay version).",
         "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
         _example(enableInTreeAutoscaler=True),
+        "spec.enableInTreeAutoscaler",
     ),
     (
         "schema-wrong-type",
@@ -184,6 +176,7 @@ _SCHEMA_RULES = (
         "The API server rejects an object whose field types do not match the CRD schema.",
         "Use the type the CRD declares (e.g. an integer for minReplicas, strings for rayStartParams values).",
         _with_worker(minReplicas="one"),
+        "spec.workerGroupSpecs[0].minReplicas",
     ),
     (
         "schema-missing-field",
@@ -192,6 +185,7 @@ _SCHEMA_RULES = (
         "The API server rejects an object that lacks a field the CRD schema requires.",
         "Add the required field.",
         _without_group_name(),
+        "spec.workerGroupSpecs[0].groupName",
     ),
     (
         "schema-invalid-value",
@@ -200,10 +194,11 @@ _SCHEMA_RULES = (
         "The API server rejects values outside the CRD's enums and bounds.",
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
+        "spec.autoscalerOptions.upscalingMode",
     ),
 )
 
-for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
+for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULES:
     declare(
         id=_rule_id,
         title=_title,
@@ -215,6 +210,7 @@ for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
         check=_schema_check(_kind),
         compliant=_COMPLIANT,
         violating=_violating,
+    violating_path=_path,
         remediate=stringify_ray_start_params if _rule_id == "schema-wrong-type" else None,
     )
 
@@ -250,6 +246,7 @@ declare(
         "metadata": {"name": "broken"},
         "spec": "oops",
     },
+    violating_path="spec",
 )
 
 
@@ -306,6 +303,7 @@ declare(
     check=_check_suppression_reason,
     compliant=_suppressed("min > max is intended for this capacity test"),
     violating=_suppressed(""),
+    violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exceeds-max\"]",
 )
 
 declare(
@@ -325,6 +323,7 @@ declare(
             "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
         },
     },
+    violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exeeds-max\"]",
 )
 
 
@@ -391,6 +390,7 @@ declare(
     check=_check_metadata_syntax,
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
     violating=_with_metadata(labels={"team": "-ml"}),
+    violating_path="metadata.labels[\"team\"]",
 )
 
 #: (list field of a pod spec or container, its list-map keys, defaults of keys) from the CRDs' schema.
@@ -467,4 +467,5 @@ declare(
     check=_check_list_map_keys,
     compliant=_with_head_env("A", "B"),
     violating=_with_head_env("A", "A"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[1]",
 )

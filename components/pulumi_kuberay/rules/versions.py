@@ -142,6 +142,7 @@ declare(
     check=_check_newer,
     compliant=example(),
     violating=example(lambda d: d["spec"].update(authOptions={"mode": "token"})),
+    violating_path="spec.authOptions",
     context={"kuberay_version": "1.5.0"},
 )
 
@@ -198,6 +199,7 @@ declare(
     check=_check_required,
     compliant=example(),
     violating=example(_no_start_params),
+    violating_path="spec.headGroupSpec.rayStartParams",
     context={"kuberay_version": "1.3.0"},
 )
 
@@ -285,4 +287,5 @@ declare(
     check=_check_gates,
     compliant=example(),
     violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
+    violating_path="spec.tlsOptions",
 )

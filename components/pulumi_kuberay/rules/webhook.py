@@ -70,5 +70,6 @@ declare(
     check=_check_unique_group_names,
     compliant=_cluster_with_groups("cpu", "gpu"),
     violating=_cluster_with_groups("cpu", "cpu"),
+    violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
 )

@@ -77,6 +77,7 @@ declare(
     check=_check_auth_version,
     compliant=example(lambda d: spec_of(d).update(authOptions={"mode": "token"})),
     violating=example(lambda d: spec_of(d).update(authOptions={"mode": "token"}, rayVersion="2.46.0")),
+    violating_path="spec.rayVersion",
 )
 
 
@@ -120,6 +121,7 @@ declare(
         lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"mode": "token", "enableK8sTokenAuth": True})
     ),
     violating=example(lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"enableK8sTokenAuth": True})),
+    violating_path="spec.authOptions.mode",
 )
 
 
@@ -181,6 +183,7 @@ declare(
     check=_check_tls_env,
     compliant=example(_tls),
     violating=example(lambda d: (_tls(d), add_env(worker_container_of(d), "RAY_USE_TLS", "1"))),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0]",
     context=_TLS_CONTEXT,
 )
 
@@ -226,5 +229,6 @@ declare(
             head_container_of(d).update(volumeMounts=[{"name": "certs", "mountPath": TLS_MOUNT_PATH}]),
         )
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].volumeMounts[0]",
     context=_TLS_CONTEXT,
 )

@@ -39,6 +39,7 @@ declare(
     check=_check_v2_env_without_autoscaling,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true")),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -69,6 +70,7 @@ declare(
     check=_check_suspend_with_autoscaling,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(suspend=True))),
+    violating_path="spec.workerGroupSpecs[0].suspend",
 )
 
 
@@ -99,6 +101,7 @@ declare(
     check=_check_version_and_env,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -136,6 +139,7 @@ declare(
     violating=example(
         lambda d: (with_autoscaling_v2(d), worker_of(d)["template"]["spec"].update(restartPolicy="Always"))
     ),
+    violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
 )
 
 
@@ -166,6 +170,7 @@ declare(
     violating=example(
         lambda d: (with_autoscaling_v2(d), spec_of(d)["autoscalerOptions"].update(idleTimeoutSeconds=-1))
     ),
+    violating_path="spec.autoscalerOptions.idleTimeoutSeconds",
 )
 
 
@@ -211,6 +216,7 @@ declare(
             ),
         )
     ),
+    violating_path="spec.autoscalerOptions.env[0]",
 )
 
 

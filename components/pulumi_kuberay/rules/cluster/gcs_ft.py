@@ -67,6 +67,7 @@ declare(
     check=_check_ft_annotation_conflict,
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
+    violating_path="metadata.annotations[\"ray.io/ft-enabled\"]",
 )
 
 
@@ -97,6 +98,7 @@ declare(
     check=_check_implicit_redis,
     compliant=example(_redis_ft),
     violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -144,6 +146,7 @@ declare(
     violating=example(
         lambda d: (_redis_ft(d), head_of(d)["rayStartParams"].update({"redis-password": "5241590000000000"}))
     ),
+    violating_path="spec.headGroupSpec.rayStartParams.redis-password",
 )
 
 
@@ -176,6 +179,7 @@ declare(
         lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisUsername={"value": "ray"}))
     ),
     violating=example(lambda d: (_redis_ft(d), add_env(head_container_of(d), "REDIS_USERNAME", "ray"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -234,6 +238,7 @@ declare(
     violating=example(
         lambda d: (_rocksdb(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisAddress="redis:6379"))
     ),
+    violating_path="spec.gcsFaultToleranceOptions.redisAddress",
     context=_ROCKSDB_CONTEXT,
 )
 
@@ -287,6 +292,7 @@ declare(
     check=_check_rocksdb_managed,
     compliant=example(_rocksdb),
     violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
 )
 
@@ -322,6 +328,7 @@ declare(
     check=_check_storage_needs_rocksdb,
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
+    violating_path="spec.gcsFaultToleranceOptions.storage",
 )
 
 

@@ -54,6 +54,7 @@ declare(
     check=_check_group_resources,
     compliant=example(lambda d: worker_of(d).update(resources={"CPU": "1", "TPU": "4"})),
     violating=example(lambda d: worker_of(d).update(rayStartParams={"num-cpus": "1"}, resources={"TPU": "4"})),
+    violating_path="spec.workerGroupSpecs[0].resources",
 )
 
 
@@ -81,6 +82,7 @@ declare(
     check=_check_start_params_labels,
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/market-type": "spot"})),
     violating=example(lambda d: worker_of(d)["rayStartParams"].update(labels="ray.io/market-type=spot")),
+    violating_path="spec.workerGroupSpecs[0].rayStartParams.labels",
 )
 
 
@@ -123,6 +125,7 @@ declare(
     check=_check_group_labels,
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/accelerator-type": "A100"})),
     violating=example(lambda d: worker_of(d).update(labels={"accelerator type": "A100/80GB"})),
+    violating_path="spec.workerGroupSpecs[0].labels[\"accelerator type\"]",
 )
 
 
@@ -168,6 +171,7 @@ declare(
     check=_check_no_containers,
     compliant=example(),
     violating=example(lambda d: worker_of(d)["template"]["spec"].update(containers=[])),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers",
 )
 
 
@@ -210,6 +214,7 @@ declare(
     check=_check_replicas_negative,
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
+    violating_path="spec.workerGroupSpecs[0].minReplicas",
 )
 
 
@@ -240,6 +245,7 @@ declare(
     check=_check_min_exceeds_max,
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=4, maxReplicas=2, replicas=2)),
+    violating_path="spec.workerGroupSpecs[0].minReplicas",
 )
 
 
@@ -271,6 +277,7 @@ declare(
     check=_check_idle_timeout_negative,
     compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
+    violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
 )
 
 
@@ -303,6 +310,7 @@ declare(
     violating=example(
         lambda d: (spec_of(d).update(enableInTreeAutoscaling=True), worker_of(d).update(idleTimeoutSeconds=120))
     ),
+    violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
 )
 
 
@@ -376,6 +384,7 @@ declare(
     check=_check_priority,
     compliant=example(_priority_ok),
     violating=example(lambda d: worker_of(d).update(priority=10)),
+    violating_path="spec.workerGroupSpecs[0].priority",
 )
 
 

@@ -95,6 +95,7 @@ declare(
     check=_check_collector_missing,
     compliant=example(_history),
     violating=example(lambda d: spec_of(d).update(historyServerOptions={"collectorOptions": {"env": []}})),
+    violating_path="spec.historyServerOptions.collectorOptions.image",
     context=_HISTORY_CONTEXT,
 )
 
@@ -143,6 +144,7 @@ declare(
             ],
         )
     ),
+    violating_path="spec.historyServerOptions.collectorOptions.env[2]",
     context=_HISTORY_CONTEXT,
 )
 
@@ -229,6 +231,7 @@ declare(
     check=_check_collector_storage_env,
     compliant=example(_history),
     violating=example(lambda d: _history(d, [{"name": "STORAGE_BACKEND", "value": "S3"}])),
+    violating_path="spec.historyServerOptions.collectorOptions.env",
     context=_HISTORY_CONTEXT,
 )
 
@@ -277,6 +280,7 @@ declare(
             ),
         )
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[1]",
     context=_HISTORY_CONTEXT,
 )
 

@@ -52,6 +52,7 @@ declare(
     check=_check_cluster_name,
     compliant=example(),
     violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
+    violating_path="metadata.name",
 )
 
 
@@ -82,6 +83,7 @@ declare(
     check=_check_upgrade_type,
     compliant=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "Recreate"})),
     violating=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "RollingUpdate"})),
+    violating_path="spec.upgradeStrategy.type",
 )
 
 
@@ -133,4 +135,5 @@ declare(
     check=_check_upgrade_in_child,
     compliant=_rayjob(base_cluster()["spec"]),
     violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
+    violating_path="spec.rayClusterSpec.upgradeStrategy",
 )

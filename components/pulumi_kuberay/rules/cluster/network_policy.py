@@ -70,6 +70,7 @@ declare(
     check=_check_netpol_rules,
     compliant=example(lambda d: _netpol(d, head={"ingressRules": [{"from": [{"podSelector": {}}]}]})),
     violating=example(lambda d: _netpol(d, head={"egressRules": [{"to": [{"podSelector": {}}]}]})),
+    violating_path="spec.networkPolicy.head.egressRules",
     context=_NETPOL_CONTEXT,
 )
 
@@ -103,6 +104,7 @@ declare(
     check=_check_netpol_group_names,
     compliant=example(lambda d: _netpol(d)),
     violating=example(lambda d: (_netpol(d), worker_of(d).update(groupName="GPU_Workers"))),
+    violating_path="spec.workerGroupSpecs[0].groupName",
     context=_NETPOL_CONTEXT,
 )
 
@@ -142,6 +144,7 @@ declare(
     check=_check_netpol_unknown_group,
     compliant=example(lambda d: _netpol(d, workerGroups=[{"groupName": "workergroup"}])),
     violating=example(lambda d: _netpol(d, workerGroups=[{"groupName": "gpu-group"}])),
+    violating_path="spec.networkPolicy.workerGroups[0].groupName",
     context=_NETPOL_CONTEXT,
 )
 

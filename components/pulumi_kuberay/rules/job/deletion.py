@@ -55,6 +55,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
     ),
+    violating_path="spec.deletionStrategy",
     context={"feature_gates": {"RayJobDeletionPolicy": False}},
 )
 
@@ -85,6 +86,7 @@ declare(
     violating=example_job(
         ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
     ),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 
 
@@ -115,6 +117,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
     ),
+    violating_path="spec.deletionStrategy",
 )
 
 
@@ -143,6 +146,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
     ),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
+    violating_path="spec.deletionStrategy",
 )
 
 
@@ -178,6 +182,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}},
     ),
+    violating_path="spec.deletionStrategy.onFailure",
 )
 
 
@@ -220,6 +225,7 @@ declare(
     check=per_job_spec(_check_policy_with_selector),
     compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
+    violating_path="spec.deletionStrategy.deletionRules[0].policy",
 )
 
 
@@ -265,6 +271,7 @@ declare(
         rayClusterSpec=example_cluster_spec(autoscaling=True),
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[0].policy",
 )
 
 
@@ -295,6 +302,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}},
     ),
+    violating_path="spec.deletionStrategy.onFailure.policy",
 )
 
 
@@ -365,6 +373,7 @@ declare(
             ]
         },
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1].condition",
 )
 
 
@@ -398,6 +407,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
 )
 
 
@@ -451,6 +461,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1]",
 )
 
 
@@ -496,4 +507,5 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
 )

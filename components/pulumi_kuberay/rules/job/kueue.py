@@ -72,4 +72,5 @@ declare(
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
+    violating_path="spec.shutdownAfterJobFinishes",
 )

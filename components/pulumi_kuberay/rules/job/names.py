@@ -73,6 +73,7 @@ declare(
     check=_check_name_length,
     compliant=example_job("rayjob-sample"),
     violating=example_job("rayjob-" + "x" * 41),
+    violating_path="metadata.name",
 )
 
 declare(
@@ -89,4 +90,5 @@ declare(
     check=_check_name_dns1035,
     compliant=example_job("train-resnet"),
     violating=example_job("train.resnet"),
+    violating_path="metadata.name",
 )

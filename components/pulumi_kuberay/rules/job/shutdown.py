@@ -39,6 +39,7 @@ declare(
     check=per_job_spec(_check_suspend_requires_shutdown),
     compliant=example_job(suspend=True),
     violating=example_job(suspend=True, shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None),
+    violating_path="spec.suspend",
 )
 
 
@@ -60,6 +61,7 @@ declare(
     check=per_job_spec(_check_ttl_negative),
     compliant=example_job(ttlSecondsAfterFinished=0),
     violating=example_job(ttlSecondsAfterFinished=-1),
+    violating_path="spec.ttlSecondsAfterFinished",
 )
 
 
@@ -88,4 +90,5 @@ declare(
     check=per_job_spec(_check_ttl_requires_shutdown),
     compliant=example_job(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=30),
     violating=example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=30),
+    violating_path="spec.ttlSecondsAfterFinished",
 )

@@ -37,6 +37,7 @@ declare(
     check=per_job_spec(_check_suspend_selector),
     compliant=selector_job(),
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
+    violating_path="spec.suspend",
 )
 
 
@@ -60,6 +61,7 @@ declare(
     check=per_job_spec(_check_cluster_source),
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
+    violating_path="spec",
 )
 
 
@@ -84,6 +86,7 @@ declare(
     check=per_job_spec(_check_selector_name),
     compliant=selector_job(),
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
+    violating_path="spec.clusterSelector",
 )
 
 
@@ -104,6 +107,7 @@ declare(
     check=per_job_spec(_check_sidecar_selector),
     compliant=selector_job(submissionMode="HTTPMode"),
     violating=selector_job(submissionMode="SidecarMode"),
+    violating_path="spec.submissionMode",
 )
 
 
@@ -133,6 +137,7 @@ declare(
     check=per_job_spec(_check_backoff_incompatible),
     compliant=selector_job(backoffLimit=0),
     violating=selector_job(backoffLimit=2),
+    violating_path="spec.backoffLimit",
 )
 
 
@@ -156,6 +161,7 @@ declare(
     check=per_job_spec(_check_sidecar_submitter),
     compliant=example_job(submissionMode="SidecarMode"),
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
+    violating_path="spec.submitterConfig",
 )
 
 
@@ -193,6 +199,7 @@ declare(
     check=per_job_spec(_check_sidecar_restart),
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
+    violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
 )
 
 
@@ -225,6 +232,7 @@ declare(
     check=per_job_spec(_check_k8s_token_auth),
     compliant=example_job(rayClusterSpec=_with_auth({"mode": "token"})),
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
+    violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
 )
 
 
@@ -260,4 +268,5 @@ declare(
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
+    violating_path="spec.submissionMode",
 )

@@ -51,6 +51,7 @@ declare(
     check=_check_missing,
     compliant=SERVE_COMPLIANT,
     violating=example_service(serveConfigV2=None),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -78,6 +79,7 @@ declare(
     check=_check_yaml,
     compliant=SERVE_COMPLIANT,
     violating=serve_service("applications:\n  - name: app\n   import_path: app:main\n"),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -113,6 +115,7 @@ declare(
     check=_check_applications,
     compliant=SERVE_COMPLIANT,
     violating=serve_service("http_options:\n  port: 8000\n"),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -149,6 +152,7 @@ declare(
     check=_check_app_names,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("name: math_app", "name: fruit_app"),
+    violating_path="spec.serveConfigV2.applications[1].name",
 )
 
 
@@ -189,6 +193,7 @@ declare(
     check=_check_prefix_unique,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: /fruit"),
+    violating_path="spec.serveConfigV2.applications[1].route_prefix",
 )
 
 
@@ -226,6 +231,7 @@ declare(
     check=_check_prefix_format,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: calc/"),
+    violating_path="spec.serveConfigV2.applications[1].route_prefix",
 )
 
 
@@ -256,6 +262,7 @@ declare(
     check=_check_prefix_explicit,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", ""),
+    violating_path="spec.serveConfigV2.applications[1]",
 )
 
 
@@ -288,6 +295,7 @@ declare(
     check=_check_import_path,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("import_path: conditional_dag.serve_dag", "import_path: serve_dag"),
+    violating_path="spec.serveConfigV2.applications[1].import_path",
 )
 
 
@@ -314,6 +322,7 @@ declare(
     check=_check_host_port,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", "    route_prefix: /calc\n    port: 8001\n"),
+    violating_path="spec.serveConfigV2.applications[1].port",
 )
 
 
@@ -359,6 +368,7 @@ declare(
         "      - name: Adder",
         "      working_dir: ./math_app\n    deployments:\n      - name: Adder",
     ),
+    violating_path="spec.serveConfigV2.applications[1].runtime_env.working_dir",
 )
 
 

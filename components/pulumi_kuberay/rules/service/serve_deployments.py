@@ -67,6 +67,7 @@ declare(
     check=_check_deployment_names,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("      - name: Adder\n", "      - num_cpus: 1\n"),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0]",
 )
 
 
@@ -122,6 +123,7 @@ declare(
         "      - name: Adder\n        num_replicas: 1\n",
         "      - name: Adder\n        autoscaling_config:\n          min_replicas: 4\n          max_replicas: 2\n",
     ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].autoscaling_config.max_replicas",
 )
 
 
@@ -191,6 +193,7 @@ declare(
     check=_check_deployment_options,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("        num_replicas: 2\n", "        num_replicas: 0\n"),
+    violating_path="spec.serveConfigV2.applications[0].deployments[0].num_replicas",
 )
 
 
@@ -226,6 +229,7 @@ declare(
         "      - name: Adder\n        max_ongoing_requests: 1\n        autoscaling_config:\n"
         "          min_replicas: 1\n          max_replicas: 4\n          target_ongoing_requests: 4\n",
     ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_ongoing_requests",
 )
 
 
@@ -269,6 +273,7 @@ declare(
     check=_check_proxy_location,
     compliant=serve_service(TWO_APPS + "proxy_location: EveryNode\n"),
     violating=serve_service(TWO_APPS + "proxy_location: Disabled\n"),
+    violating_path="spec.serveConfigV2.proxy_location",
 )
 
 
@@ -351,6 +356,7 @@ declare(
     check=_check_http_port,
     compliant=_different_port(port_everywhere=True),
     violating=_different_port(port_everywhere=False),
+    violating_path="spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports",
 )
 
 
@@ -420,4 +426,5 @@ declare(
     check=_check_unknown_keys,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "routePrefix: /calc"),
+    violating_path="spec.serveConfigV2.applications[1].routePrefix",
 )

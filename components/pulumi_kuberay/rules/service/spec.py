@@ -70,6 +70,7 @@ declare(
     check=_check_name_length,
     compliant=example_service("text-summarizer"),
     violating=example_service("text-summarizer-" + "x" * 32),
+    violating_path="metadata.name",
 )
 
 declare(
@@ -84,6 +85,7 @@ declare(
     check=_check_name_dns1035,
     compliant=example_service("text-summarizer"),
     violating=example_service("Text_Summarizer"),
+    violating_path="metadata.name",
 )
 
 
@@ -134,6 +136,7 @@ declare(
     check=_check_initializing_timeout,
     compliant=_with_timeout("30m"),
     violating=_with_timeout("30 minutes"),
+    violating_path="metadata.annotations[\"ray.io/initializing-timeout\"]",
 )
 
 
@@ -174,6 +177,7 @@ declare(
     check=_check_k8s_token_auth,
     compliant=_with_auth({"mode": "token"}),
     violating=_with_auth({"mode": "token", "enableK8sTokenAuth": True}),
+    violating_path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth",
 )
 
 
@@ -211,6 +215,7 @@ declare(
     check=_check_head_service_name,
     compliant=_with_head_service({"labels": {"team": "ml"}}),
     violating=_with_head_service({"name": "my-head-svc"}),
+    violating_path="spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
 )
 
 
@@ -243,6 +248,7 @@ declare(
     check=_check_upgrade_type,
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "Recreate"}),
+    violating_path="spec.upgradeStrategy.type",
 )
 
 
@@ -268,4 +274,5 @@ declare(
     check=_check_deletion_delay,
     compliant=example_service(rayClusterDeletionDelaySeconds=60),
     violating=example_service(rayClusterDeletionDelaySeconds=-1),
+    violating_path="spec.rayClusterDeletionDelaySeconds",
 )

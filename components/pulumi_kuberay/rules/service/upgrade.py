@@ -49,6 +49,7 @@ declare(
     check=_check_incremental_autoscaling,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(GOOD_UPGRADE_OPTIONS, autoscaling=False),
+    violating_path="spec.rayClusterConfig.enableInTreeAutoscaling",
 )
 
 
@@ -80,6 +81,7 @@ declare(
     check=_check_incremental_options,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(None),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions",
 )
 
 
@@ -119,6 +121,7 @@ declare(
     check=_check_percentages,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "stepSizePercent": 50, "maxSurgePercent": 20}),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent",
 )
 
 
@@ -149,6 +152,7 @@ declare(
     check=_check_interval,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "intervalSeconds": 0}),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.intervalSeconds",
 )
 
 
@@ -181,6 +185,7 @@ declare(
     check=_check_gateway_class,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(_without_gateway),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
 )
 
 
@@ -223,4 +228,5 @@ declare(
     check=_check_upgrade_type_missing,
     compliant=_service_with_strategy({"type": "NewCluster"}),
     violating=_service_with_strategy({}),
+    violating_path="spec.upgradeStrategy",
 )
