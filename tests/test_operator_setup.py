@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from _reference import require_reference
 from pulumi_kuberay.model._base import ManifestError
-from pulumi_kuberay.operator import (
+from pulumi_kuberay.operator_setup import (
     CRD_VERSION_LABEL,
     KubeRayOperatorArgs,
     OperatorSetup,

@@ -1,6 +1,6 @@
 """The KubeRay operator as the rules see it: version, effective feature gates, watched namespaces, setup.
 
-Plain Python (no pulumi): the :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` component, the
+Plain Python (no pulumi): the :class:`~pulumi_kuberay.resources.kuberay_operator.KubeRayOperator` component, the
 Ray components (``operator=``), the policy pack (from the operator Deployment in the stack) and
 ``kuberay-lint --operator-values`` all derive one :class:`OperatorSetup` here, so "what does the installed
 operator do" is computed in one place:
@@ -13,7 +13,7 @@ operator do" is computed in one place:
 
 Example::
 
-    from pulumi_kuberay.operator import KubeRayOperatorArgs, resolve_operator
+    from pulumi_kuberay.operator_setup import KubeRayOperatorArgs, resolve_operator
 
     resolved = resolve_operator(KubeRayOperatorArgs(
         feature_gates={"RayCronJob": True}, watch_namespaces=["ray"], namespace="kuberay-system"))

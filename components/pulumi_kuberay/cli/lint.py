@@ -50,7 +50,7 @@ from pulumi_kuberay.cli._lint_findings import (
     ray_documents,
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
-from pulumi_kuberay.operator import (
+from pulumi_kuberay.operator_setup import (
     TargetConflictError,
     crd_version_label,
     is_operator_deployment,

@@ -31,7 +31,7 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator import (
+from pulumi_kuberay.operator_setup import (
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
     crd_version_label,

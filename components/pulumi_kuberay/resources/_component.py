@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from pulumi_kuberay.model._base import ManifestError, Problem
 from pulumi_kuberay.resources import _inputs
-from pulumi_kuberay.resources._await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
+from pulumi_kuberay.resources._component_await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
 from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
@@ -47,7 +47,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     with_annotations,
 )
-from pulumi_kuberay.resources.operator import KubeRayOperator, operator_options, operator_target
+from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.job.kueue import QUEUE_LABEL
@@ -76,7 +76,7 @@ class ObjectKeywords(TypedDict, total=False):
     environment: pulumi.Input[str] | None
     """``dev`` / ``staging`` / ``prod`` (default: stack config ``kuberay:environment``)."""
     operator: KubeRayOperator | None
-    """The :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` that runs the object: the rule target
+    """The :class:`~pulumi_kuberay.resources.kuberay_operator.KubeRayOperator` that runs the object: the rule target
     (version, feature gates, watched namespaces) comes from it, and the object depends on it."""
 
 
@@ -130,7 +130,7 @@ class Built(Generic[SpecT]):
     extra: dict[str, Any] = field(default_factory=dict)
     """What a kind keeps for its outputs (e.g. the selected cluster's outputs)."""
     wait_plan: AwaitPlan | None = None
-    """How ``pulumi up`` waits for the object (``_await.plan_await``)."""
+    """How ``pulumi up`` waits for the object (``_component_await.plan_await``)."""
 
 
 def _expect(subject: str, name: str, value: Any, types: tuple[type, ...], word: str) -> None:
@@ -199,7 +199,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
         extra: Any = None,
     ) -> None:
-        self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _await)
+        self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _component_await)
         # The operator is a resource, not an input: kept aside from the inputs resolved below.
         self._operator = common.operator
         opts = operator_options(opts, common.operator)
@@ -347,7 +347,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         metadata = object_metadata(
             k8s_name, namespace=common.namespace, labels=labels, annotations=common.annotations
         )
-        # --- wait (owned by _await): the plan decides the annotations (skipAwait, or the provider's waitFor)
+        # --- wait (owned by _component_await): the plan decides the annotations (skipAwait, or the provider's waitFor)
         plan = plan_await(
             self.KIND,
             spec_dict,
@@ -372,7 +372,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     def _awaited_status(
         self, built: pulumi.Output[Built[SpecT]], *, fail_on_failure: bool = True
     ) -> pulumi.Output[JsonDict | None]:
-        """The live status once ``pulumi up``'s wait for the object is over (``_await.awaited_status``)."""
+        """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``)."""
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
         plan = built.apply(lambda b: b.wait_plan or none)
         return awaited_status(self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure)

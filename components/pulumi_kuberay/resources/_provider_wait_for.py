@@ -14,7 +14,7 @@ The filters are applied to the root object (``$[?...]`` visits ``apiVersion``, `
 ``spec`` and ``status``) and test fields that only ``status`` has directly, so they name the status field
 they mean instead of matching any status value that happens to equal a word.
 
-These annotations are the **fallback**: by default the components wait themselves (``_await``, rules in
+These annotations are the **fallback**: by default the components wait themselves (``_component_await``, rules in
 ``_verdict``), because the provider's rule cannot express what KubeRay writes. The provider's
 ``JSONPath.Satisfied`` (``provider/pkg/await/condition/jsonpath.go``) returns unmet while
 ``status.observedGeneration < metadata.generation``; its ``checkCondition`` (``condition/kubectl.go``) does the

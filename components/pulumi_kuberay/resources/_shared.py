@@ -20,7 +20,7 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.model._base import validate_as
-from pulumi_kuberay.resources import _wait
+from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
 
@@ -31,9 +31,10 @@ TOKEN_PACKAGE = "kuberay"
 #: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.target``.
 CONFIG_NAMESPACE = "kuberay"
 
-# The await annotations, and their values per kind, live in ``_wait`` (pure; tested against status snapshots).
-WAIT_FOR_ANNOTATION = _wait.WAIT_FOR_ANNOTATION
-TIMEOUT_ANNOTATION = _wait.TIMEOUT_ANNOTATION
+# The await annotations, and their values per kind, live in ``_provider_wait_for`` (pure; tested against status
+# snapshots).
+WAIT_FOR_ANNOTATION = _provider_wait_for.WAIT_FOR_ANNOTATION
+TIMEOUT_ANNOTATION = _provider_wait_for.TIMEOUT_ANNOTATION
 
 CLUSTER_DOMAIN = "cluster.local"
 #: KubeRay's default ports, used when the head container declares no port of that name (reference 9.3).

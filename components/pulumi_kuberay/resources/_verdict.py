@@ -1,7 +1,7 @@
 """When a ``pulumi up`` wait on a KubeRay object is over: done, failed (with our diagnosis), or still waiting.
 
 Pure (no I/O, no pulumi, no clock: every time comes in as an argument and is the API server's clock). The
-component-side await (``_await``) polls the object and its events and asks :func:`verdict` after every poll.
+component-side await (``_component_await``) polls the object and its events and asks :func:`verdict` after every poll.
 
 Why the component waits itself instead of the provider's ``pulumi.com/waitFor``: the provider treats a
 ``jsonpath=`` or ``condition=`` wait as unmet while ``status.observedGeneration < metadata.generation``

@@ -144,7 +144,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         self.client_address = pulumi.Output.all(head, self.namespace).apply(
             lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
         )
-        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
         return {
             "cluster_name": self.cluster_name,

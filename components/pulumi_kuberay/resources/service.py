@@ -134,7 +134,7 @@ class RayService(RayComponent[RayServiceSpec]):
         self.dashboard_url = pulumi.Output.all(found, self.namespace).apply(
             lambda v: f"http://{service_host(v[0][1], v[1])}:{v[0][3]}"
         )
-        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
         self.active_service_status = self.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = self.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))

@@ -1,7 +1,7 @@
 """Rules about the operator that runs the Ray objects (reference 0.1 and the kuberay-operator chart).
 
 The operator setup (version, gates, watched namespaces, batch scheduler, replicas, limits, image, CRD version)
-reaches a check in ``ctx.options["operator"]`` (``pulumi_kuberay.operator.OperatorSetup.to_options()``): set
+reaches a check in ``ctx.options["operator"]`` (``pulumi_kuberay.operator_setup.OperatorSetup.to_options()``): set
 by ``RayCluster(..., operator=op)`` and friends, by the pack's ``kuberay-operator`` stack policy (from the
 operator Deployment of the stack) and by ``kuberay-lint --operator-values``. Without it these rules are silent.
 
