@@ -5,15 +5,16 @@ Ray components (``operator=``), the policy pack (from the operator Deployment in
 ``kuberay-lint --operator-values`` all derive one :class:`OperatorSetup` here, so "what does the installed
 operator do" is computed in one place:
 
-* :func:`resolve_operator` - typed args (version, chart, CRD handling, conveniences, chart values) ->
-  the values sent to Helm and the :class:`OperatorSetup`;
+* :func:`resolve_operator` - typed args (:class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs`: version,
+  chart, CRD handling, conveniences, chart values) -> the values sent to Helm and the :class:`OperatorSetup`;
 * :func:`setup_from_values` - a chart values document (``--operator-values FILE``) -> setup;
 * :func:`setup_from_deployment` - the rendered operator Deployment (container args) -> setup;
 * :func:`merge_target` - the rule target from an operator, refusing a stack config that disagrees.
 
 Example::
 
-    from pulumi_kuberay.operator_setup import KubeRayOperatorArgs, resolve_operator
+    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
+    from pulumi_kuberay.operator_setup import resolve_operator
 
     resolved = resolve_operator(KubeRayOperatorArgs(
         feature_gates={"RayCronJob": True}, watch_namespaces=["ray"], namespace="kuberay-system"))
@@ -25,146 +26,23 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ValidationError
 
-from pulumi_kuberay.model._base import KubeModel, ManifestError, Problem, SpecError, problems_from_validation_error
-from pulumi_kuberay.model._k8s import ResourceRequirements
-from pulumi_kuberay.model._yaml import _LOADER
+from pulumi_kuberay.model._base import ManifestError, Problem, problems_from_validation_error
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
-from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, default_feature_gates, parse_kuberay_version
+from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, parse_kuberay_version
 from pulumi_kuberay.rules.target import Target
 
 Version = tuple[int, int, int]
-
-#: The official chart repository (``helm repo add kuberay https://ray-project.github.io/kuberay-helm/``).
-OFFICIAL_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
-CHART_NAME = "kuberay-operator"
-DEFAULT_NAMESPACE = "kuberay-system"
-#: Field manager of our server-side applies of the CRDs (``pulumi.com/patchFieldManager``).
-FIELD_MANAGER = "pulumi-kuberay"
-#: Label on every CRD we apply: the KubeRay version its schema comes from (read back for downgrade checks).
-CRD_VERSION_LABEL = "pulumi-kuberay.io/kuberay-version"
-CRD_KIND = "CustomResourceDefinition"
-CrdMode = Literal["manage", "only", "leave"]
-
-#: Operator feature gates by the version that added them (and removed them): ``features.go`` of each tag.
-#: Defaults per version come from :func:`pulumi_kuberay.rules.default_feature_gates`.
-_GATE_SPANS: dict[str, tuple[Version, Version | None]] = {
-    "RayClusterStatusConditions": ((1, 2, 0), None),
-    "RayJobDeletionPolicy": ((1, 3, 0), None),
-    "RayMultiHostIndexing": ((1, 5, 0), None),
-    "RayServiceIncrementalUpgrade": ((1, 5, 0), None),
-    "RayCronJob": ((1, 6, 0), None),
-    "AsyncJobInfoQuery": ((1, 6, 0), (1, 7, 0)),  # alpha in 1.6.x, gone from the 1.7.0 features.go
-    **{
-        gate: ((1, 7, 0), None)
-        for gate in (
-            "SidecarSubmitterRestart",
-            "RayClusterNetworkPolicy",
-            "GCSFaultToleranceEmbeddedStorage",
-            "RayClusterMTLS",
-            "RayClusterHistoryServer",
-            "KubernetesWAS",
-        )
-    },
-}
-
-
-def operator_gate_defaults(version: Version) -> dict[str, bool]:
-    """The gates the operator at ``version`` knows, with its built-in defaults (what an unlisted gate gets)."""
-    defaults = {**default_feature_gates(version), "AsyncJobInfoQuery": False}
-    return {
-        gate: defaults[gate]
-        for gate, (added, removed) in _GATE_SPANS.items()
-        if version >= added and (removed is None or version < removed)
-    }
-
-
-class FeatureGates(KubeModel):
-    """The operator feature gates, by their exact names (``RayCronJob``) or snake_case (``ray_cron_job``).
-
-    Unset gates keep the operator's default for the chosen version; a gate the version does not know is an
-    error (the operator refuses to start on an unknown gate).
-    """
-
-    ray_cluster_status_conditions: bool | None = Field(default=None, alias="RayClusterStatusConditions")
-    ray_job_deletion_policy: bool | None = Field(default=None, alias="RayJobDeletionPolicy")
-    ray_multi_host_indexing: bool | None = Field(default=None, alias="RayMultiHostIndexing")
-    ray_service_incremental_upgrade: bool | None = Field(default=None, alias="RayServiceIncrementalUpgrade")
-    ray_cron_job: bool | None = Field(default=None, alias="RayCronJob")
-    async_job_info_query: bool | None = Field(default=None, alias="AsyncJobInfoQuery")
-    sidecar_submitter_restart: bool | None = Field(default=None, alias="SidecarSubmitterRestart")
-    ray_cluster_network_policy: bool | None = Field(default=None, alias="RayClusterNetworkPolicy")
-    gcs_fault_tolerance_embedded_storage: bool | None = Field(default=None, alias="GCSFaultToleranceEmbeddedStorage")
-    ray_cluster_mtls: bool | None = Field(default=None, alias="RayClusterMTLS")
-    ray_cluster_history_server: bool | None = Field(default=None, alias="RayClusterHistoryServer")
-    kubernetes_was: bool | None = Field(default=None, alias="KubernetesWAS")
-
-    def as_map(self) -> dict[str, bool]:
-        """The gates that were set, by their operator names."""
-        return {k: v for k, v in self.to_dict().items() if isinstance(v, bool)}
-
-
-class KubeRayOperatorArgs(KubeModel):
-    """What to install: chart, version, CRD handling, and the chart values (typed), with conveniences.
-
-    The conveniences (``feature_gates``, ``watch_namespaces``, ``batch_scheduler``, ``resources``,
-    ``leader_election``, ``metrics``, ``replicas``) are written into ``values``; setting one both ways with
-    different values is an error naming both.
-    """
-
-    version: str = CHART_VERSION
-    """Chart (and operator) version; the CRDs follow it."""
-    chart: str | None = None
-    """A local chart directory; unset: ``kuberay-operator`` from ``repository`` at ``version``."""
-    repository: str = OFFICIAL_REPOSITORY
-    namespace: str = DEFAULT_NAMESPACE
-    """Namespace of the operator (the Helm release namespace)."""
-    release_name: str = CHART_NAME
-    crds: CrdMode = "manage"
-    """``manage``: apply the CRDs (server-side, before the chart and every Ray object) and the chart;
-    ``only``: only the CRDs; ``leave``: only the chart, the CRDs are someone else's (set ``installed_crds``)."""
-    crds_dir: str | None = None
-    """Directory of the CRD YAML for ``version`` (default: the local chart's ``crds/``)."""
-    installed_crds: str | None = None
-    """With ``crds: leave``: the KubeRay version of the CRDs already installed (for the CRD-age rule)."""
-    allow_crd_downgrade: bool = False
-    retain_crds: bool = True
-    """Keep the CRDs on ``pulumi destroy`` (deleting a CRD deletes every object of its kind, as Helm knows)."""
-    values: KubeRayOperatorValues = Field(default_factory=KubeRayOperatorValues)
-    feature_gates: FeatureGates | None = None
-    watch_namespaces: list[str] | None = None
-    batch_scheduler: Literal["volcano", "yunikorn", "kai-scheduler", "scheduler-plugins"] | None = None
-    resources: ResourceRequirements | None = None
-    leader_election: bool | None = None
-    metrics: bool | None = None
-    replicas: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> KubeRayOperatorArgs:
-        try:
-            parse_kuberay_version(self.version)
-        except ValueError as exc:
-            raise SpecError(str(exc), field="version", fix="write MAJOR.MINOR.PATCH, e.g. 1.7.0") from None
-        if self.crds == "leave" and self.crds_dir is not None:
-            raise SpecError("crds_dir is set but crds is 'leave'", field="crdsDir", fix="remove one of them")
-        if self.crds != "leave" and self.installed_crds is not None:
-            raise SpecError(
-                "installedCrds describes CRDs someone else installs; with crds "
-                f"{self.crds!r} the component applies them at {self.version}",
-                field="installedCrds",
-                fix="remove installedCrds or set crds: leave",
-            )
-        return self
 
 
 @dataclass(frozen=True)
@@ -472,17 +350,6 @@ def resolve_operator(
 # The rendered operator Deployment -> setup (the policy pack and kuberay-lint see manifests, not values).
 
 
-def crd_version_label(manifest: Any) -> str | None:
-    """The KubeRay version our label gives a CRD (``pulumi-kuberay.io/kuberay-version``), read without copying
-    the 1 MB schema (``manifest`` may be the policy pack's proxy); None for any other object or without it."""
-    if not isinstance(manifest, Mapping) or manifest.get("kind", CRD_KIND) != CRD_KIND:
-        return None
-    metadata = manifest.get("metadata")
-    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
-    label = labels.get(CRD_VERSION_LABEL) if isinstance(labels, Mapping) else None
-    return str(label) if label is not None else None
-
-
 def is_operator_deployment(manifest: Any) -> bool:
     """A Deployment whose first container runs the KubeRay operator image."""
     if not isinstance(manifest, Mapping) or manifest.get("kind") != "Deployment":
@@ -553,74 +420,6 @@ def setup_from_deployment(manifest: Mapping[str, Any], *, crd_version: str | Non
         crd_version=crd_version,
         source=f"operator Deployment {meta.get('namespace', 'default')}/{meta.get('name', '?')}",
     )
-
-
-# --------------------------------------------------------------------------------------------------
-# CRDs for a version.
-
-
-def crds_directory(args: KubeRayOperatorArgs) -> Path | None:
-    """Where the CRD YAML for ``args.version`` is read from: ``crds_dir``, else the local chart's ``crds/``;
-    None for a remote chart without ``crds_dir`` (the component then asks Helm to render them)."""
-    if args.crds_dir is not None:
-        return Path(args.crds_dir)
-    if args.chart is not None and Path(args.chart).is_dir():
-        return Path(args.chart) / "crds"
-    return None
-
-
-def load_crds(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every ``CustomResourceDefinition`` in the ``*.yaml`` files of ``directory`` (sorted by file name).
-
-    The four KubeRay CRDs are about 4 MB of YAML: parsed once per file version (path, size, mtime) and shared,
-    so callers must not mutate the result (:func:`crd_documents` copies what it changes).
-    """
-    root = Path(directory)
-    if not root.is_dir():
-        raise FileNotFoundError(f"CRD directory {os.fspath(root)!r} does not exist")
-    out: list[dict[str, Any]] = []
-    for path in sorted(root.glob("*.yaml")):
-        stat = path.stat()
-        out.extend(_crds_in_file(str(path), stat.st_size, stat.st_mtime_ns))
-    if not out:
-        raise FileNotFoundError(f"no CustomResourceDefinition in {os.fspath(root)!r}")
-    return out
-
-
-@functools.lru_cache(maxsize=32)
-def _crds_in_file(path: str, _size: int, _mtime_ns: int) -> tuple[dict[str, Any], ...]:
-    docs = yaml.load_all(Path(path).read_text(), Loader=_LOADER)
-    return tuple(d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
-
-
-def crd_documents(docs: Sequence[Mapping[str, Any]], version: str) -> list[dict[str, Any]]:
-    """The ``ray.io`` CRDs labelled with the KubeRay version they belong to (other documents dropped)."""
-    out: list[dict[str, Any]] = []
-    for doc in docs:
-        if doc.get("kind") != "CustomResourceDefinition":
-            continue
-        if (doc.get("spec") or {}).get("group") != "ray.io":
-            continue
-        meta = dict(doc.get("metadata") or {})
-        meta["labels"] = {**(meta.get("labels") or {}), CRD_VERSION_LABEL: version}
-        out.append({**doc, "metadata": meta})
-    return out
-
-
-def chart_version(chart_dir: str | os.PathLike[str]) -> str:
-    """``version`` of a local chart's ``Chart.yaml``."""
-    data = yaml.safe_load((Path(chart_dir) / "Chart.yaml").read_text()) or {}
-    return str(data.get("version", ""))
-
-
-def crd_downgrade(previous: str | None, new: str) -> bool:
-    """True when ``new`` is older than the CRD version applied before (``previous``; None = none known)."""
-    if not previous:
-        return False
-    try:
-        return parse_kuberay_version(new) < parse_kuberay_version(previous)
-    except ValueError:
-        return False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -738,34 +537,20 @@ def _fmt(version: Version, *, patch: bool = False) -> str:
 
 
 __all__ = [
-    "CHART_NAME",
-    "CRD_VERSION_LABEL",
-    "DEFAULT_NAMESPACE",
-    "FIELD_MANAGER",
-    "OFFICIAL_REPOSITORY",
     "OPERATOR_OBJECT_RULES",
     "STACK_CONFIG_KEY",
     "FeatureGateValue",
-    "FeatureGates",
-    "KubeRayOperatorArgs",
     "OperatorSetup",
     "ResolvedOperator",
     "TargetConflictError",
     "chart_defaults",
-    "chart_version",
     "coalesce",
-    "crd_documents",
-    "crd_downgrade",
-    "crd_version_label",
-    "crds_directory",
     "effective_gates",
     "effective_values",
     "is_operator_deployment",
-    "load_crds",
     "load_values_file",
     "looks_like_operator_values",
     "merge_target",
-    "operator_gate_defaults",
     "resolve_operator",
     "setup_for_lint",
     "setup_from_deployment",

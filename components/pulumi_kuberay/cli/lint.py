@@ -50,9 +50,9 @@ from pulumi_kuberay.cli._lint_findings import (
     ray_documents,
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
+from pulumi_kuberay.operator_crds import crd_version_label
 from pulumi_kuberay.operator_setup import (
     TargetConflictError,
-    crd_version_label,
     is_operator_deployment,
     load_values_file,
     looks_like_operator_values,

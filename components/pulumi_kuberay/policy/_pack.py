@@ -31,10 +31,10 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.operator_crds import crd_version_label
 from pulumi_kuberay.operator_setup import (
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
-    crd_version_label,
     is_operator_deployment,
     setup_from_deployment,
     setup_from_stack_config,

@@ -24,18 +24,19 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._base import ManifestError, Problem
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
-from pulumi_kuberay.operator_setup import (
-    CHART_NAME,
+from pulumi_kuberay.operator_args import CHART_NAME, KubeRayOperatorArgs
+from pulumi_kuberay.operator_crds import (
     CRD_VERSION_LABEL,
     FIELD_MANAGER,
-    KubeRayOperatorArgs,
-    OperatorSetup,
-    TargetConflictError,
     chart_version,
     crd_documents,
     crd_downgrade,
     crds_directory,
     load_crds,
+)
+from pulumi_kuberay.operator_setup import (
+    OperatorSetup,
+    TargetConflictError,
     merge_target,
     resolve_operator,
     target_for_operator,
@@ -65,7 +66,7 @@ class CrdDowngradeError(pulumi.RunError):
 class KubeRayOperator(pulumi.ComponentResource):
     """The KubeRay operator (official ``kuberay-operator`` chart) and its CRDs, as one component.
 
-    ``args`` is a :class:`~pulumi_kuberay.operator_setup.KubeRayOperatorArgs` or a dict in its shape; the keyword
+    ``args`` is a :class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs` or a dict in its shape; the keyword
     arguments set the same fields (``version``, ``chart``, ``namespace``, ``crds``, ``feature_gates``,
     ``watch_namespaces``, ``batch_scheduler``, ``resources``, ``leader_election``, ``metrics``, ``replicas``,
     ``values``...). ``values`` are the chart's values, typed
