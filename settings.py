@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pulumi_kuberay.model._base import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec

@@ -11,7 +11,8 @@ from _reference import crd_schema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pulumi_kuberay.model import cluster as cluster_module
-from pulumi_kuberay.model._base import KubeModel, ManifestError, problems_from_validation_error
+from pulumi_kuberay.model._base import KubeModel
+from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model._k8s import PodTemplateSpec, Toleration
 from pulumi_kuberay.model._names import is_dns1035_label, name_problems
 from pulumi_kuberay.model.cluster import (

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi_kuberay.model._base import ManifestError, validate_as
+from pulumi_kuberay.model._errors import ManifestError, validate_as
 from pulumi_kuberay.model._k8s import Container, PodSpec, PodTemplateSpec
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec
 from pulumi_kuberay.model.job import (

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 from _reference import sample_documents
-from pulumi_kuberay.model._base import ManifestError, SpecError
+from pulumi_kuberay.model._errors import ManifestError, SpecError
 from pulumi_kuberay.model.serve import (
     AutoscalingConfig,
     ContainerPortRef,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _reference import require_reference
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
 from pulumi_kuberay.operator_setup import (

@@ -29,11 +29,11 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     # pure model (no pulumi): errors and manifests
-    "ManifestError": "pulumi_kuberay.model._base",
-    "Problem": "pulumi_kuberay.model._base",
-    "SpecError": "pulumi_kuberay.model._base",
-    "Deferred": "pulumi_kuberay.model._base",
-    "In": "pulumi_kuberay.model._base",
+    "ManifestError": "pulumi_kuberay.model._errors",
+    "Problem": "pulumi_kuberay.model._errors",
+    "SpecError": "pulumi_kuberay.model._errors",
+    "Deferred": "pulumi_kuberay.model._deferred",
+    "In": "pulumi_kuberay.model._deferred",
     "load_manifest": "pulumi_kuberay.model.manifest",
     "KubeManifest": "pulumi_kuberay.model._object",
     "ObjectMeta": "pulumi_kuberay.model._object",
@@ -134,11 +134,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps them in sync)
     from pulumi_kuberay import rules as rules
-    from pulumi_kuberay.model._base import Deferred as Deferred
-    from pulumi_kuberay.model._base import In as In
-    from pulumi_kuberay.model._base import ManifestError as ManifestError
-    from pulumi_kuberay.model._base import Problem as Problem
-    from pulumi_kuberay.model._base import SpecError as SpecError
+    from pulumi_kuberay.model._deferred import Deferred as Deferred
+    from pulumi_kuberay.model._deferred import In as In
+    from pulumi_kuberay.model._errors import ManifestError as ManifestError
+    from pulumi_kuberay.model._errors import Problem as Problem
+    from pulumi_kuberay.model._errors import SpecError as SpecError
     from pulumi_kuberay.model._k8s import Affinity as Affinity
     from pulumi_kuberay.model._k8s import Capabilities as Capabilities
     from pulumi_kuberay.model._k8s import Container as Container

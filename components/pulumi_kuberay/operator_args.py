@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from pulumi_kuberay.model._base import KubeModel, SpecError
+from pulumi_kuberay.model._base import KubeModel
+from pulumi_kuberay.model._errors import SpecError
 from pulumi_kuberay.model._k8s import ResourceRequirements
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.rules import default_feature_gates, parse_kuberay_version

@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from pulumi_kuberay.model._base import ManifestError, Problem, problems_from_validation_error
+from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
 from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, parse_kuberay_version

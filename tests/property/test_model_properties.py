@@ -19,7 +19,7 @@ from conformance.openapi import validate
 from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobManifest, RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobManifest, RayJobSpec

@@ -17,7 +17,7 @@ from _reference import require_reference, sample_documents
 from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 
 from .conftest import budget

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 

@@ -45,7 +45,9 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, KubeModel, Quantity, SpecError, known
+from ._base import KubeModel
+from ._deferred import In, known
+from ._errors import SpecError
 from ._k8s import (
     EnvFromSource,
     EnvVar,
@@ -60,6 +62,7 @@ from ._k8s import (
     Toleration,
     VolumeMount,
 )
+from ._quantity import Quantity
 from .pod import (
     PodShortcuts,
     ScalarStringMap,

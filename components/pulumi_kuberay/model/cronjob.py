@@ -20,7 +20,8 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from .._gosyntax import cron_error
-from ._base import KubeModel, Self, SpecError
+from ._base import KubeModel, Self
+from ._errors import SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
 

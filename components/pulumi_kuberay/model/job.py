@@ -27,7 +27,9 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
 
-from ._base import In, KubeModel, Self, SpecError, known
+from ._base import KubeModel, Self
+from ._deferred import In, known
+from ._errors import SpecError
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec

@@ -31,7 +31,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from ._base import KubeModel, SpecError
+from ._base import KubeModel
+from ._errors import SpecError
 from ._k8s import (
     Affinity,
     Capabilities,

@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, JsonDict, KubeModel, Obj, SpecError, known, render_scalar
+from ._base import JsonDict, KubeModel, render_scalar
+from ._deferred import In, Obj, known
+from ._errors import SpecError
 from ._k8s import (
     Affinity,
     Container,

@@ -37,7 +37,8 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml
 
-from ._base import KubeModel, ManifestError, Problem, Self, SpecError, iter_unique_duplicates, validate_as
+from ._base import KubeModel, Self, iter_unique_duplicates
+from ._errors import ManifestError, Problem, SpecError, validate_as
 
 #: Ray Serve's default HTTP port (``http_options.port``), also what KubeRay assumes for the ``serve`` port.
 DEFAULT_SERVE_PORT = 8000

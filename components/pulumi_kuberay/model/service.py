@@ -21,7 +21,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
-from ._base import KubeModel, ManifestError, Self, SpecError
+from ._base import KubeModel, Self
+from ._errors import ManifestError, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
 from .cluster import RayClusterSpec

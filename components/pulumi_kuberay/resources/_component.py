@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._base import ManifestError, Problem
+from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.resources import _inputs
 from pulumi_kuberay.resources._component_await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
 from pulumi_kuberay.resources._shared import (

@@ -21,7 +21,8 @@ from typing import Any
 import pulumi
 from pulumi.output import Unknown
 
-from pulumi_kuberay.model._base import KubeModel, holds_deferred, is_deferred
+from pulumi_kuberay.model._base import KubeModel, holds_deferred
+from pulumi_kuberay.model._deferred import is_deferred
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 #: What a message shows instead of a secret value.

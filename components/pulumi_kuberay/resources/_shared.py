@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._base import validate_as
+from pulumi_kuberay.model._errors import validate_as
 from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.target import Target, TargetError, target_from_stack_config

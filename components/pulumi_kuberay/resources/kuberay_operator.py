@@ -22,7 +22,7 @@ import pulumi_kubernetes as k8s
 from pulumi.runtime.mocks import MockMonitor
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError, Problem
+from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.operator_args import CHART_NAME, KubeRayOperatorArgs
 from pulumi_kuberay.operator_crds import (

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_kuberay.model._base import ManifestError, render_scalar
+from pulumi_kuberay.model._base import render_scalar
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
