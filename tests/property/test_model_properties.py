@@ -29,7 +29,8 @@ from pulumi_kuberay.model.service import RayServiceManifest, RayServiceSpec
 from pydantic import BaseModel, ValidationError
 
 from .conftest import budget
-from .strategies import RESOURCE_NAMES, VALID, Mutation, mutated, valid_serve_config, wire
+from .mutations import Mutation, mutated
+from .strategies import RESOURCE_NAMES, VALID, valid_serve_config, wire
 
 SPECS: dict[str, type[BaseModel]] = {
     "RayCluster": RayClusterSpec,
