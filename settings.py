@@ -31,7 +31,7 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
     a relative path is relative to the project directory.
 ``kuberay:version`` (string, default ``1.7.0``), ``kuberay:environment`` (``dev`` | ``staging`` | ``prod``),
 ``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``
-    what the rule catalogue checks against, read by ``pulumi_kuberay.target`` (the components and the policy
+    what the rule catalogue checks against, read by ``pulumi_kuberay.rules.target`` (the components and the policy
     pack read the same keys).
 """
 
@@ -52,7 +52,7 @@ from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs
 from pulumi_kuberay.operator_setup import TargetConflictError, merge_target, resolve_operator
 from pulumi_kuberay.resources._shared import CONFIG_KEYS
-from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
+from pulumi_kuberay.rules.target import Target, TargetError, target_from_stack_config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 PROJECT = "pulumi-kuberay"
@@ -144,7 +144,7 @@ class StackSettings(BaseModel):
     cronjobs: dict[str, CronJobEntry] = Field(default_factory=dict)
     operator: OperatorEntry | None = None
     target: Target = Field(default_factory=Target)
-    """``kuberay:*``: what the rule catalogue checks against (read by ``pulumi_kuberay.target``, as the
+    """``kuberay:*``: what the rule catalogue checks against (read by ``pulumi_kuberay.rules.target``, as the
     components and the policy pack read it)."""
 
 

@@ -76,7 +76,7 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
         ("ignore: [run-as-rooot]\n", "did you mean run-as-root"),
         ("feature-gates: [RayCronJob]\n", "feature-gates: expected {GateName: true|false}"),
         ("feature-gates: {NoSuchGate: true}\n", "unknown KubeRay feature gate 'NoSuchGate'"),
-        ("gpu-budget: -1\n", "gpu-budget: expected a non-negative integer"),
+        ("gpu-budget: -1\n", "gpu-budget must be a non-negative integer (GPUs), got -1"),
         ("severity: {run-as-root: urgent}\n", "severity.run-as-root: expected one of"),
         ("- a list\n", "expected a mapping of settings"),
         ("a: [1\n", "not valid YAML"),

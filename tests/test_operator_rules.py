@@ -20,7 +20,7 @@ def target_for(setup: dict[str, Any], **target: Any) -> Target:
     return Target(
         kuberay_version=resolved.version,
         feature_gates=resolved.rule_gates(),
-        options={"operator": resolved.to_options()},
+        operator=resolved,
         **target,
     )
 
@@ -132,7 +132,7 @@ def test_setup_rule_examples(rule: rules.Rule) -> None:
 
 
 def setup_findings(args: dict[str, Any], environment: str | None = None) -> dict[str, list[str]]:
-    setup = resolve_operator(args).setup.to_options()
+    setup = resolve_operator(args).setup
     out: dict[str, list[str]] = {}
     for finding in rules.check_setup(setup, Target(environment=environment).context()):
         out.setdefault(finding.rule_id, []).append(f"{finding.severity} {finding.path}")

@@ -11,15 +11,16 @@ from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
 from pulumi_kuberay.operator_setup import (
-    OperatorSetup,
     TargetConflictError,
     coalesce,
     merge_target,
     resolve_operator,
     setup_from_deployment,
     setup_from_values,
+    target_for_operator,
 )
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
+from pulumi_kuberay.rules.target import Target
 
 
 def chart_dir() -> Path:
@@ -178,9 +179,9 @@ def test_setup_from_rendered_deployment() -> None:
     assert setup.resource_limits == {"memory": "1Gi"}
 
 
-def test_setup_options_round_trip() -> None:
+def test_the_setup_reaches_the_rules_typed() -> None:
     setup = resolve_operator({"watchNamespaces": ["ray"], "featureGates": {"RayCronJob": True}}).setup
-    assert OperatorSetup.from_options(setup.to_options()) == setup
+    assert target_for_operator(Target(environment="prod"), setup).context().operator is setup
 
 
 def test_merge_target_takes_the_operator_and_refuses_disagreement() -> None:

@@ -35,8 +35,10 @@ Groups = dict[tuple[str, str], list[tuple[str, dict[str, Any]]]]
 
 
 def _settings(rule: rules.Rule) -> dict[str, Any]:
-    """The rule's example settings, without the version (the test sets it)."""
-    return {key: value for key, value in rule.context.items() if key != "kuberay_version" and value is not None}
+    """The rule's example settings, without the version (the test sets it) and the operator (the shells take it
+    from the operator component, Deployment or values: tests/test_operator_*.py)."""
+    skip = ("kuberay_version", "operator")
+    return {key: value for key, value in rule.context.items() if key not in skip and value is not None}
 
 
 def _examples() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:

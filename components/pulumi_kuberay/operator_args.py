@@ -16,13 +16,13 @@ from pulumi_kuberay.model._errors import SpecError
 from pulumi_kuberay.model._k8s import ResourceRequirements
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.rules import default_feature_gates, parse_kuberay_version
+from pulumi_kuberay.rules._operator import DEFAULT_NAMESPACE
 
 Version = tuple[int, int, int]
 
 #: The official chart repository (``helm repo add kuberay https://ray-project.github.io/kuberay-helm/``).
 OFFICIAL_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 CHART_NAME = "kuberay-operator"
-DEFAULT_NAMESPACE = "kuberay-system"
 CrdMode = Literal["manage", "only", "leave"]
 
 

@@ -29,7 +29,7 @@ import difflib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,74 +39,11 @@ from pydantic import ValidationError
 from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
 from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
-from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, parse_kuberay_version
+from pulumi_kuberay.rules import parse_kuberay_version
+from pulumi_kuberay.rules._operator import OperatorSetup
 from pulumi_kuberay.rules.target import Target
 
 Version = tuple[int, int, int]
-
-
-@dataclass(frozen=True)
-class OperatorSetup:
-    """What an installed operator does, as far as the rules care. ``watch_namespaces`` None = all."""
-
-    version: str = CHART_VERSION
-    namespace: str = DEFAULT_NAMESPACE
-    feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
-    watch_namespaces: tuple[str, ...] | None = None
-    batch_scheduler: str = ""
-    replicas: int = 1
-    leader_election: bool = True
-    resource_limits: Mapping[str, Any] = field(default_factory=dict)
-    image: str = "quay.io/kuberay/operator:v1.7.0"
-    crd_version: str | None = CHART_VERSION
-    """KubeRay version of the installed CRDs (None: unknown)."""
-    source: str = "operator"
-    """Where this came from, for messages (``KubeRayOperator 'kuberay'``, ``values file ops.yaml``...)."""
-
-    def watches(self, namespace: str) -> bool:
-        return self.watch_namespaces is None or namespace in self.watch_namespaces
-
-    @property
-    def image_tag(self) -> str:
-        _, sep, tag = self.image.rpartition(":")
-        return tag if sep and "/" not in tag else ""
-
-    def rule_gates(self) -> dict[str, bool]:
-        """The gates the rule catalogue knows (others do not change any check)."""
-        return {k: v for k, v in self.feature_gates.items() if k in DEFAULT_FEATURE_GATES}
-
-    def to_options(self) -> dict[str, Any]:
-        """JSON-able form, carried to the rules in ``Context.options['operator']``."""
-        return {
-            "version": self.version,
-            "namespace": self.namespace,
-            "featureGates": dict(self.feature_gates),
-            "watchNamespaces": list(self.watch_namespaces) if self.watch_namespaces is not None else None,
-            "batchScheduler": self.batch_scheduler,
-            "replicas": self.replicas,
-            "leaderElection": self.leader_election,
-            "resourceLimits": dict(self.resource_limits),
-            "image": self.image,
-            "crdVersion": self.crd_version,
-            "source": self.source,
-        }
-
-    @classmethod
-    def from_options(cls, data: Mapping[str, Any]) -> OperatorSetup:
-        watch = data.get("watchNamespaces")
-        return cls(
-            version=str(data.get("version", CHART_VERSION)),
-            namespace=str(data.get("namespace", DEFAULT_NAMESPACE)),
-            feature_gates=dict(data.get("featureGates") or DEFAULT_FEATURE_GATES),
-            watch_namespaces=tuple(watch) if isinstance(watch, list) else None,
-            batch_scheduler=str(data.get("batchScheduler") or ""),
-            replicas=int(data.get("replicas", 1)),
-            leader_election=bool(data.get("leaderElection", True)),
-            resource_limits=dict(data.get("resourceLimits") or {}),
-            image=str(data.get("image", "")),
-            crd_version=data.get("crdVersion"),
-            source=str(data.get("source", "operator")),
-        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -480,13 +417,15 @@ STACK_CONFIG_KEY = "pulumi-kuberay:operator"
 
 def target_for_operator(base: Target, setup: OperatorSetup) -> Target:
     """``base`` (environment, org options, audience) judged against ``setup``: its version, its gates, and the
-    setup itself in ``options['operator']`` for the operator rules."""
+    setup itself (``Target.operator``) for the operator rules."""
     return Target(
         kuberay_version=setup.version,
         feature_gates=setup.rule_gates(),
         environment=base.environment,
-        options={**base.options, "operator": setup.to_options()},
+        options=base.options,
         audience=base.audience,
+        webhooks=base.webhooks,
+        operator=setup,
     )
 
 

@@ -36,6 +36,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
+from pulumi_kuberay.rules._options import OrgOptions, TargetError, kebab
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
 PYPROJECT_TABLE = "kuberay-lint"
@@ -43,8 +44,7 @@ _KEYS = (
     "kuberay-version",
     "feature-gates",
     "environment",
-    "allowed-registries",
-    "gpu-budget",
+    *OrgOptions.keys(kebab),
     "fail-on",
     "select",
     "ignore",
@@ -68,8 +68,7 @@ class LintConfig:
     kuberay_version: str | None = None
     feature_gates: Mapping[str, bool] | None = None
     environment: str | None = None
-    allowed_registries: tuple[str, ...] | None = None
-    gpu_budget: int | None = None
+    options: OrgOptions = field(default_factory=OrgOptions)
     fail_on: str | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
@@ -210,13 +209,10 @@ def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:
         values["feature_gates"] = {str(k): v for k, v in gates.items()}
     if "environment" in settings:
         values["environment"] = str(settings["environment"])
-    if "allowed-registries" in settings:
-        values["allowed_registries"] = _strings(settings["allowed-registries"], f"{where}: allowed-registries")
-    if "gpu-budget" in settings:
-        budget = settings["gpu-budget"]
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            raise ConfigError(f"{where}: gpu-budget: expected a non-negative integer, got {budget!r}")
-        values["gpu_budget"] = budget
+    try:
+        values["options"] = OrgOptions.parse(settings, spell=kebab, where=f"{where}: ", text_lists=True)
+    except TargetError as exc:
+        raise ConfigError(str(exc)) from None
     if "fail-on" in settings:
         values["fail_on"] = _severity(settings["fail-on"], f"{where}: fail-on")
     if "select" in settings:

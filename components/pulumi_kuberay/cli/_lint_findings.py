@@ -14,7 +14,7 @@ from pulumi_kuberay.cli import _io
 from pulumi_kuberay.cli._yamlpos import line_for
 from pulumi_kuberay.rules._engine import KINDS, Finding
 from pulumi_kuberay.rules._paths import parse_path
-from pulumi_kuberay.target import Target
+from pulumi_kuberay.rules.target import Target
 
 
 @dataclass(frozen=True)

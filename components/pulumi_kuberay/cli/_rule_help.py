@@ -3,10 +3,13 @@ reference's URL per rule (SARIF ``helpUri``) and the docs shipped as package dat
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import importlib.resources
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -82,6 +85,17 @@ def list_rules() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _as_data(example: Any) -> Any:
+    """An example as plain YAML-able data (a setup rule's example is an OperatorSetup)."""
+    if dataclasses.is_dataclass(example) and not isinstance(example, type):
+        example = dataclasses.asdict(example)
+    if isinstance(example, Mapping):
+        return {str(k): _as_data(v) for k, v in example.items()}
+    if isinstance(example, (list, tuple)):
+        return [_as_data(v) for v in example]
+    return example
+
+
 def explain_rule(rule_id: str) -> str:
     rule = rules.get_rule(rule_id)  # KeyError: no such rule
     mirrors = f"; mirrors operator rule(s) {', '.join(rule.operator_rules)}" if rule.operator_rules else ""
@@ -103,7 +117,7 @@ def explain_rule(rule_id: str) -> str:
     ]
     examples = (("Violating example", rule.examples("violating")), ("Compliant example", rule.examples("compliant")))
     for title, docs in examples:
-        body = yaml.safe_dump_all([dict(d) for d in docs], sort_keys=False, default_flow_style=False).rstrip()
+        body = yaml.safe_dump_all([_as_data(d) for d in docs], sort_keys=False, default_flow_style=False).rstrip()
         parts += ["", f"{title}:", *("  " + line for line in body.splitlines())]
     if rule.violating_path:
         parts += ["", f"On the violating example it reports {rule.violating_path}."]

@@ -62,7 +62,8 @@ from pulumi_kuberay.operator_setup import (
     target_for_operator,
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
+from pulumi_kuberay.rules._options import OrgOptions, kebab
+from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
 
@@ -159,13 +160,9 @@ class _Inputs:
 
 
 def _target(args: argparse.Namespace, config: LintConfig) -> Target:
-    options: dict[str, Any] = {}
-    registries = split_list(args.allowed_registries) if args.allowed_registries else config.allowed_registries
-    if registries:
-        options["allowed_registries"] = list(registries)
-    budget = args.gpu_budget if args.gpu_budget is not None else config.gpu_budget
-    if budget is not None:
-        options["gpu_budget"] = budget
+    given = {kebab(dest): value for dest, value in vars(args).items()}  # --gpu-budget ... as the user wrote them
+    flags = OrgOptions.parse(given, spell=kebab, where="--", text_lists=True)
+    options = flags.over(config.options)
     return (
         Target()
         .override(
@@ -177,7 +174,7 @@ def _target(args: argparse.Namespace, config: LintConfig) -> Target:
             kuberay_version=args.kuberay_version,
             feature_gates=args.feature_gates,
             environment=args.environment,
-            options=options or None,
+            options=options,
             webhooks=True if args.webhooks else None,
         )
     )
@@ -293,7 +290,7 @@ def _operator_target(target: Target, args: argparse.Namespace, inputs: _Inputs) 
         raise ValueError(message.replace("kuberay:featureGates", "--feature-gates")) from None
     located = [
         LocatedFinding(name, line, kind, object_name, "", finding, finding.path, object_line=line)
-        for finding in rules.check_setup(setup.to_options(), target.context())
+        for finding in rules.check_setup(setup, target.context())
     ]
     return target_for_operator(target, setup), located
 

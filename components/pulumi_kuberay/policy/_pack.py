@@ -42,8 +42,9 @@ from pulumi_kuberay.operator_setup import (
 )
 from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import Finding, Rule
-from pulumi_kuberay.target import Target, target_from_stack_config
+from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
+from pulumi_kuberay.rules._options import OrgOptions, camel
+from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
 PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
@@ -65,9 +66,8 @@ CONFIG_SCHEMA = PolicyConfigSchema(
             "additionalProperties": {"type": "boolean"},
             "description": "Operator feature gates over the version's defaults",
         },
-        "environment": {"type": "string", "enum": ["dev", "staging", "prod"]},
-        "allowedRegistries": {"type": "array", "items": {"type": "string"}},
-        "gpuBudget": {"type": "integer", "minimum": 0},
+        "environment": {"type": "string", "enum": list(ENVIRONMENTS)},
+        **OrgOptions.json_schema(camel),
     }
 )
 
@@ -109,16 +109,11 @@ def target_for(config: Mapping[str, Any] | None) -> Target:
 @lru_cache(maxsize=64)
 def _target_for(config_json: str, stack_config: str) -> Target:
     config = json.loads(config_json)
-    options: dict[str, Any] = {}
-    if config.get("allowedRegistries") is not None:
-        options["allowed_registries"] = list(config["allowedRegistries"])
-    if config.get("gpuBudget") is not None:
-        options["gpu_budget"] = int(config["gpuBudget"])
     return _stack_target(stack_config).override(
         kuberay_version=config.get("kuberayVersion"),
         feature_gates=config.get("featureGates"),
         environment=config.get("environment"),
-        options=options or None,
+        options=OrgOptions.parse(config, spell=camel, where="policy config "),
     )
 
 
@@ -223,7 +218,7 @@ def _setup_validator(rule_id: str) -> Callable[..., None]:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         ctx = target_for(args.get_config()).context()
         for urn, setup in operator_setups(args.resources):
-            for finding in rules.check_setup(setup.to_options(), ctx):
+            for finding in rules.check_setup(setup, ctx):
                 if finding.rule_id == rule_id:
                     report_violation(_message(finding), urn)
 
@@ -234,7 +229,7 @@ def _operator_objects_validator(args: StackValidationArgs, report_violation: Rep
     """Ray objects against the operator Deployment of the stack (unless the stack config declares the operator:
     then the resource policies already judge against it)."""
     target = target_for(args.get_config())
-    if "operator" in target.options:
+    if target.operator is not None:
         return
     setups = operator_setups(args.resources)
     if len(setups) != 1:

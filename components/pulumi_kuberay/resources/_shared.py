@@ -22,13 +22,13 @@ from pydantic import BaseModel
 from pulumi_kuberay.model._errors import validate_as
 from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
-from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
+from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
 
 API_VERSION = "ray.io/v1"
 #: Package part of the components' type tokens (``kuberay:index:RayCluster``); part of every child URN.
 TOKEN_PACKAGE = "kuberay"
 #: Stack config namespace of the rule settings (``kuberay:version``, ``kuberay:environment``,
-#: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.target``.
+#: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.rules.target``.
 CONFIG_NAMESPACE = "kuberay"
 
 # The await annotations, and their values per kind, live in ``_provider_wait_for`` (pure; tested against status
@@ -158,8 +158,8 @@ def with_annotations(metadata: JsonDict, extra: Mapping[str, str]) -> JsonDict:
 # Rule settings (target KubeRay version, operator feature gates, environment) and running the catalogue.
 
 
-#: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.target``).
-CONFIG_KEYS = ("version", "environment", "featureGates", "allowedRegistries", "gpuBudget")
+#: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.rules.target``).
+CONFIG_KEYS = STACK_CONFIG_KEYS
 
 
 def rule_settings(

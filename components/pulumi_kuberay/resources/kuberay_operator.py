@@ -49,7 +49,7 @@ from pulumi_kuberay.resources._shared import (
     token,
 )
 from pulumi_kuberay.rules._engine import Finding
-from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
+from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 KIND = "KubeRayOperator"
 CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
@@ -340,7 +340,7 @@ def previous_crd_version(name: str) -> str | None:
 
 def check_setup(setup: OperatorSetup, target: Target, *, subject: str) -> list[Finding]:
     """The catalogue's operator-setup rules on ``setup``: raise on a critical finding, return the others."""
-    findings = rules.check_setup(setup.to_options(), target.context())
+    findings = rules.check_setup(setup, target.context())
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)
@@ -361,7 +361,7 @@ def operator_target(
 
     With an operator, ``kuberay:version`` / ``kuberay:featureGates`` (and the ``kuberay_version`` /
     ``feature_gates`` arguments) may be omitted; if present they must agree with it (ValueError naming both).
-    The operator's setup travels in ``options['operator']`` for the operator-aware rules.
+    The operator's setup travels, typed, in ``Target.operator`` for the operator-aware rules.
     """
     if operator is None:
         return rule_settings(kuberay_version, feature_gates, environment)

@@ -42,6 +42,8 @@ from ._engine import (
     registered,
     render_text,
 )
+from ._operator import OperatorSetup
+from ._options import OrgOptions
 from ._paths import UNKNOWN_SENTINEL, is_unknown
 from .target import Target, TargetError
 
@@ -57,6 +59,8 @@ __all__ = [
     "Context",
     "Environment",
     "Finding",
+    "OperatorSetup",
+    "OrgOptions",
     "Rule",
     "Scope",
     "Severity",
@@ -134,9 +138,10 @@ def make_context(
     kuberay_version: str | tuple[int, ...] = "1.7.0",
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | OrgOptions | None = None,
     audience: Audience = "python",
     webhooks: bool = False,
+    operator: OperatorSetup | None = None,
 ) -> Context:
     """Keyword form of ``Target(...).context()`` (for tests and one-off checks of a single rule)."""
     return Target.of(
@@ -146,6 +151,7 @@ def make_context(
         options=options,
         audience=audience,
         webhooks=webhooks,
+        operator=operator,
     ).context()
 
 
@@ -253,8 +259,9 @@ def check(
     kuberay_version: str | tuple[int, ...] = _DEFAULT_VERSION,
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | OrgOptions | None = None,
     webhooks: bool | None = None,
+    operator: OperatorSetup | None = None,
 ) -> list[Finding]:
     """Run the catalogue over one manifest dict; findings sorted by severity (critical first), then path.
 
@@ -272,9 +279,10 @@ def check(
             environment=environment,
             options=options,
             webhooks=bool(webhooks),
+            operator=operator,
         )
     elif kuberay_version is not _DEFAULT_VERSION or any(
-        v is not None for v in (feature_gates, environment, options, webhooks)
+        v is not None for v in (feature_gates, environment, options, webhooks, operator)
     ):
         raise TypeError("check(): give a Target or its settings as keywords, not both")
     ctx = target.context()
@@ -318,8 +326,8 @@ def check_stack(manifests: Sequence[Any], ctx: Context | None = None) -> list[St
     return out
 
 
-def check_setup(setup: Mapping[str, Any], ctx: Context | None = None) -> list[Finding]:
-    """Run every ``setup`` rule over the operator's setup (``OperatorSetup.to_options()``), worst first."""
+def check_setup(setup: OperatorSetup, ctx: Context | None = None) -> list[Finding]:
+    """Run every ``setup`` rule over the operator's setup, worst first."""
     ctx = ctx or Context()
     _load()
     out: list[Finding] = []

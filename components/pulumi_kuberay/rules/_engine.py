@@ -28,7 +28,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from ._options import OrgOptions
+
+if TYPE_CHECKING:
+    from ._operator import OperatorSetup
 
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
@@ -172,8 +177,10 @@ class Context:
     kuberay_version: Version = LATEST_VERSION
     feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
     environment: Environment | None = None
-    #: Organisation settings some rules read (e.g. ``allowed_registries``, ``gpu_budget``); absent = rule off.
-    options: Mapping[str, Any] = field(default_factory=dict)
+    #: Organisation settings some rules read (``allowed_registries``, ``gpu_budget``); None = that rule off.
+    options: OrgOptions = field(default_factory=OrgOptions)
+    #: The operator the object runs on (its version, gates, watched namespaces...); None = not known.
+    operator: OperatorSetup | None = None
     audience: Audience = "python"
     #: The operator runs its validating webhooks (``ENABLE_WEBHOOKS=true``; off by default): rules only the
     #: webhooks enforce then block.
@@ -187,13 +194,13 @@ class Context:
 
 
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
-#: given to kuberay-lint), or the KubeRay operator's setup (``OperatorSetup.to_options()``).
+#: given to kuberay-lint), or the KubeRay operator's setup (:class:`~._operator.OperatorSetup`).
 Scope = Literal["document", "stack", "setup"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 
 #: A rule's check: (subject, context) -> violations. The subject is one manifest dict (``document``), the
 #: sequence of manifest dicts (``stack``; each violation names its document with ``index``) or the operator setup
-#: mapping (``setup``).
+#: (``setup``).
 CheckFn = Callable[[Any, Context], Iterable[Violation]]
 Remediation = Callable[[Any], "dict[str, Any] | None"]
 
@@ -214,7 +221,7 @@ class Rule:
     fix: str
     kinds: tuple[str, ...]
     check: CheckFn
-    #: The examples: manifests (``document``), tuples of manifests (``stack``) or setup mappings (``setup``).
+    #: The examples: manifests (``document``), tuples of manifests (``stack``) or OperatorSetups (``setup``).
     compliant: Any
     violating: Any
     #: Where the rule reports its violating example (tests hold the rule to it).
@@ -277,7 +284,7 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 _CATALOGUE_PACKAGE = __name__.rsplit(".", 1)[0] + "."
 #: The keywords of ``check()`` / ``Target.of()`` a rule's ``context`` may hold.
-_CONTEXT_KEYS = frozenset({"kuberay_version", "feature_gates", "environment", "options", "webhooks"})
+_CONTEXT_KEYS = frozenset({"kuberay_version", "feature_gates", "environment", "options", "operator", "webhooks"})
 
 
 def _declaring_module() -> str:
@@ -287,13 +294,18 @@ def _declaring_module() -> str:
 
 
 def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> None:
+    from ._operator import OperatorSetup  # it reads the engine's gates: imported once both exist
+
     for which, example in (("compliant", compliant), ("violating", violating)):
         if scope == "stack":
             ok = isinstance(example, tuple) and all(isinstance(doc, dict) for doc in example)
             shape = "a tuple of manifest dicts"
+        elif scope == "setup":
+            ok = isinstance(example, OperatorSetup)
+            shape = "an OperatorSetup"
         else:
             ok = isinstance(example, Mapping)
-            shape = "a manifest dict" if scope == "document" else "an operator setup mapping"
+            shape = "a manifest dict"
         if not ok:
             raise ValueError(f"rule {id!r}: {which} must be {shape} for a {scope} rule, got {type(example).__name__}")
 
@@ -323,8 +335,8 @@ def declare(
 
     ``scope`` is what the check looks at: ``"document"`` (default; ``check(manifest, ctx)``), ``"stack"``
     (``check(manifests, ctx)``, examples are tuples of manifests) or ``"setup"`` (``check(setup, ctx)``, the
-    operator setup mapping). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup rule
-    has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
+    operator's ``OperatorSetup``). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
+    rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds
     the ``check()`` keywords its examples need (``environment``, ``options``...). ``fix`` and messages may say
     ``{gate:Name}``: each audience reads how it turns that gate on. ``scripts/new-rule`` writes one.

@@ -1,9 +1,9 @@
-"""Rules about the operator that runs the Ray objects (reference 0.1 and the kuberay-operator chart).
+"""Rules about the operator that runs the Ray objects (as the kuberay-operator chart installs it).
 
 The operator setup (version, gates, watched namespaces, batch scheduler, replicas, limits, image, CRD version)
-reaches a check in ``ctx.options["operator"]`` (``pulumi_kuberay.operator_setup.OperatorSetup.to_options()``): set
-by ``RayCluster(..., operator=op)`` and friends, by the pack's ``kuberay-operator`` stack policy (from the
-operator Deployment of the stack) and by ``kuberay-lint --operator-values``. Without it these rules are silent.
+reaches a check typed, as ``ctx.operator`` (:class:`~._operator.OperatorSetup`): set by
+``RayCluster(..., operator=op)`` and friends, by the pack's ``operator-objects`` stack policy (from the operator
+Deployment of the stack) and by ``kuberay-lint --operator-values``. Without it these rules are silent.
 
 Per Ray object (declared in the catalogue):
 
@@ -29,11 +29,12 @@ The operator's feature gates need no rule of their own: the target's gates come 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
+from ._operator import OperatorSetup
 from ._paths import as_dict, as_str, is_unknown, pod_templates
 
 JsonDict = dict[str, Any]
@@ -56,14 +57,8 @@ SCHEDULER_NAMES: dict[str, str] = {
 GANG_LABEL = "ray.io/gang-scheduling-enabled"
 
 
-def operator_of(ctx: Context) -> Mapping[str, Any] | None:
-    """The operator setup carried by the target (None: the object's operator is not known)."""
-    setup = ctx.options.get("operator")
-    return setup if isinstance(setup, Mapping) else None
-
-
-def _source(setup: Mapping[str, Any]) -> str:
-    return str(setup.get("source") or "the operator")
+def _source(setup: OperatorSetup) -> str:
+    return setup.source or "the operator"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -71,10 +66,10 @@ def _source(setup: Mapping[str, Any]) -> str:
 
 
 def _check_unwatched(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
-    setup = operator_of(ctx)
-    watched = setup.get("watchNamespaces") if setup is not None else None
+    setup = ctx.operator
+    watched = setup.watch_namespaces if setup is not None else None
     namespace = as_str(as_dict(doc.get("metadata")).get("namespace"))
-    if setup is None or not isinstance(watched, list) or namespace is None:
+    if setup is None or watched is None or namespace is None:
         return  # every namespace watched, or the namespace is the provider's default (not known here)
     if namespace not in watched:
         yield Violation(
@@ -99,10 +94,10 @@ def _named_schedulers(doc: JsonDict) -> Iterator[tuple[str, str | None]]:
 
 
 def _check_scheduler(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
-    setup = operator_of(ctx)
+    setup = ctx.operator
     if setup is None:
         return
-    running = str(setup.get("batchScheduler") or "")
+    running = setup.batch_scheduler
     for path, scheduler in _named_schedulers(doc):
         if scheduler is None and not running:
             yield Violation(
@@ -119,22 +114,15 @@ def _check_scheduler(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
             )
 
 
-def _setup(**changes: Any) -> JsonDict:
-    setup: JsonDict = {
-        "version": "1.7.0",
-        "namespace": "kuberay-system",
-        "featureGates": {},
-        "watchNamespaces": None,
-        "batchScheduler": "",
-        "replicas": 2,
-        "leaderElection": True,
-        "resourceLimits": {"cpu": "1", "memory": "1Gi"},
-        "image": "quay.io/kuberay/operator:v1.7.0",
-        "crdVersion": "1.7.0",
-        "source": "KubeRayOperator 'kuberay'",
-    }
-    setup.update(changes)
-    return setup
+def _setup(**changes: Any) -> OperatorSetup:
+    """The examples' operator: highly available, with limits, at 1.7.0 (``changes`` as OperatorSetup fields)."""
+    base = OperatorSetup(
+        replicas=2,
+        leader_election=True,
+        resource_limits={"cpu": "1", "memory": "1Gi"},
+        source="KubeRayOperator 'kuberay'",
+    )
+    return dataclasses.replace(base, **changes)
 
 
 def _in_namespace(doc: JsonDict, namespace: str) -> JsonDict:
@@ -162,7 +150,7 @@ declare(
     compliant=_in_namespace(example_job(), "ray"),
     violating=_in_namespace(example_job(), "team-a"),
     violating_path="metadata.namespace",
-    context={"options": {"operator": _setup(watchNamespaces=["ray"])}},
+    context={"operator": _setup(watch_namespaces=("ray",))},
 )
 
 declare(
@@ -180,7 +168,7 @@ declare(
     compliant=_labelled(example_job(), "volcano.sh/queue-name", "batch"),
     violating=_labelled(example_job(), "yunikorn.apache.org/queue", "root.batch"),
     violating_path="metadata.labels['yunikorn.apache.org/queue']",
-    context={"options": {"operator": _setup(batchScheduler="volcano")}},
+    context={"operator": _setup(batch_scheduler="volcano")},
 )
 
 
@@ -188,10 +176,9 @@ declare(
 # The operator itself.
 
 
-def _ha(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
-    replicas = setup.get("replicas")
-    leader = setup.get("leaderElection", True)
-    if isinstance(replicas, int) and replicas > 1 and leader is False:
+def _ha(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
+    replicas, leader = setup.replicas, setup.leader_election
+    if replicas > 1 and not leader:
         yield Violation(
             f"{replicas} replicas with leader election off: every replica reconciles the same objects and their "
             "updates race",
@@ -201,13 +188,13 @@ def _ha(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
         return
     if ctx.environment != "prod":
         return
-    if isinstance(replicas, int) and replicas < 2:
+    if replicas < 2:
         yield Violation(
             f"{replicas} operator replica in prod: while it restarts or is rescheduled no Ray object is reconciled "
             "(no scaling, no recovery of failed pods)",
             "replicas",
         )
-    if leader is False:
+    if not leader:
         yield Violation(
             "leader election is off in prod: a second replica (or an overlapping rollout) would reconcile alongside "
             "the first",
@@ -215,8 +202,8 @@ def _ha(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
         )
 
 
-def _limits(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
-    limits = as_dict(setup.get("resourceLimits"))
+def _limits(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
+    limits = setup.resource_limits
     missing = [r for r in ("cpu", "memory") if is_unknown(limits.get(r))]
     if missing:
         yield Violation(
@@ -226,10 +213,10 @@ def _limits(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
         )
 
 
-def _image_tag(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
-    image = str(setup.get("image") or "")
+def _image_tag(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
+    image = setup.image
     _, sep, tag = image.rpartition(":")
-    version = str(setup.get("version") or "")
+    version = setup.version
     if not sep or "/" in tag or not version:
         return
     if tag.lstrip("v") != version.lstrip("v"):
@@ -251,7 +238,7 @@ declare(
     fix="In prod run replicas: 2 with leaderElectionEnabled: true (the chart's default for leader election).",
     check=_ha,
     compliant=_setup(),
-    violating=_setup(replicas=1, leaderElection=False),
+    violating=_setup(replicas=1, leader_election=False),
     violating_path="replicas",
     context={"environment": "prod"},
 )
@@ -267,7 +254,7 @@ declare(
     fix="Set resources.limits.cpu and .memory (about 500 MB per 500 Ray pods).",
     check=_limits,
     compliant=_setup(),
-    violating=_setup(resourceLimits={}),
+    violating=_setup(resource_limits={}),
     violating_path="resources.limits",
 )
 
@@ -296,9 +283,9 @@ FIELD_RULE_ID = "field-newer-than-target"
 
 
 def _check_crd_age(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
-    setup = operator_of(ctx)
-    crd = setup.get("crdVersion") if setup is not None else None
-    if setup is None or not isinstance(crd, str):
+    setup = ctx.operator
+    crd = setup.crd_version if setup is not None else None
+    if setup is None or crd is None:
         return
     try:
         crd_version = parse_kuberay_version(crd)
@@ -311,7 +298,7 @@ def _check_crd_age(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
         return
     for violation in field_rule.check(doc, dataclasses.replace(ctx, kuberay_version=crd_version)):
         yield Violation(
-            f"the installed CRDs are KubeRay {crd} (the operator is {setup.get('version')}): {violation.message}",
+            f"the installed CRDs are KubeRay {crd} (the operator is {setup.version}): {violation.message}",
             violation.path,
         )
 
@@ -331,8 +318,8 @@ declare(
     compliant=example_job(),
     violating=example_job(preRunningDeadlineSeconds=600),
     violating_path="spec.preRunningDeadlineSeconds",
-    context={"options": {"operator": _setup(crdVersion="1.5.0")}},
+    context={"operator": _setup(crd_version="1.5.0")},
 )
 
 
-__all__ = ["CRD_AGE_RULE_ID", "operator_of"]
+__all__ = ["CRD_AGE_RULE_ID"]

@@ -246,8 +246,8 @@ def _registry_of(image: str) -> str:
 
 
 def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    allowed = ctx.options.get("allowed_registries")
-    if not isinstance(allowed, (list, tuple)) or not allowed:
+    allowed = ctx.options.allowed_registries
+    if not allowed:
         return
     prefixes = [str(a).rstrip("/") + "/" for a in allowed]
     images: list[tuple[str, str]] = []

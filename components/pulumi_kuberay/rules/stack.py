@@ -110,8 +110,8 @@ def _embedded_specs(doc: JsonDict) -> Iterable[tuple[str, Any, int]]:
 
 
 def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Violation]:
-    budget = ctx.options.get("gpu_budget")
-    if not isinstance(budget, int) or isinstance(budget, bool):
+    budget = ctx.options.gpu_budget
+    if budget is None:
         return
     claims: list[tuple[int, str, int]] = []
     for index, doc in enumerate(docs):
