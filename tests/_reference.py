@@ -18,7 +18,6 @@ import yaml
 
 ENV_VAR = "KUBERAY_REFERENCE_DIR"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the CRDs are megabytes of YAML
 CRD_FILES = {
     "RayCluster": "ray.io_rayclusters.yaml",

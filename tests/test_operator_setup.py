@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from _reference import require_reference
 from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model._helm_values import coalesce
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
 from pulumi_kuberay.operator_setup import (
     TargetConflictError,
-    coalesce,
     merge_target,
     resolve_operator,
     setup_from_deployment,
@@ -139,8 +139,10 @@ def test_watched_namespaces_follow_the_chart() -> None:
 
 def test_coalesce_is_helms_merge() -> None:
     defaults = {"resources": {"limits": {"cpu": "1"}}, "featureGates": [1, 2], "image": {"tag": "a", "repo": "r"}}
-    merged = coalesce(defaults, {"resources": {"limits": None}, "featureGates": [3], "image": {"tag": "b"}})
+    values = {"resources": {"limits": None}, "featureGates": [3], "image": {"tag": "b"}}
+    merged = coalesce(defaults=defaults, values=values)
     assert merged == {"resources": {}, "featureGates": [3], "image": {"tag": "b", "repo": "r"}}
+    assert defaults["image"] == {"tag": "a", "repo": "r"} and values["resources"] == {"limits": None}  # unchanged
 
 
 def test_setup_from_rendered_deployment() -> None:

@@ -37,6 +37,7 @@ import yaml
 from pydantic import ValidationError
 
 from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
+from pulumi_kuberay.model._helm_values import coalesce
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
 from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.rules import parse_kuberay_version
@@ -50,19 +51,6 @@ Version = tuple[int, int, int]
 # Values -> setup.
 
 
-def coalesce(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """Helm's merge of user values over chart defaults: maps merge, everything else replaces, null deletes."""
-    out = dict(defaults)
-    for key, value in overrides.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = coalesce(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
 def chart_defaults() -> dict[str, Any]:
     """The v1.7.0 chart's values.yaml, as the model's defaults (a test proves they are equal)."""
     return KubeRayOperatorValues().model_dump(by_alias=True, exclude_none=True)
@@ -70,7 +58,7 @@ def chart_defaults() -> dict[str, Any]:
 
 def effective_values(values: KubeRayOperatorValues) -> dict[str, Any]:
     """What the chart templates see: the user's values coalesced over the chart's defaults."""
-    return coalesce(chart_defaults(), values.chart_values())
+    return coalesce(defaults=chart_defaults(), values=values.chart_values())
 
 
 def effective_gates(values_doc: Mapping[str, Any], version: Version, *, where: str = "featureGates") -> dict[str, bool]:
@@ -483,7 +471,6 @@ __all__ = [
     "ResolvedOperator",
     "TargetConflictError",
     "chart_defaults",
-    "coalesce",
     "effective_gates",
     "effective_values",
     "is_operator_deployment",

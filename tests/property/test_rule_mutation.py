@@ -26,10 +26,10 @@ import pytest
 from _reference import reference_dir, sample_documents
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import make_context, normalise
+from pulumi_kuberay.rules._engine import KINDS
 
 MISSING: Any = object()
 Path = tuple[str | int, ...]
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 
 #: rule id -> why some of its mutants survive (reviewed by hand; tests/property/NOTES.md).
 KNOWN_SURVIVORS: dict[str, str] = {}

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.rules._engine import KINDS
 
 from .conftest import budget
 from .strategies import UNKNOWN, format_path, get_at, json_like, leaf_paths, unknownified, wrong_values
 
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 ALL_GATES = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
 
 

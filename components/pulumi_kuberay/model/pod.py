@@ -47,6 +47,7 @@ from ._k8s import (
     Volume,
     VolumeMount,
 )
+from ._quantity import QUANTITY_PATTERN
 
 # --------------------------------------------------------------------------------------------------
 # Python input vs. wire documents.
@@ -144,15 +145,13 @@ CpuQuantity = int | float | str
 
 
 #: The Kubernetes quantity syntax (the CRD's ``pattern`` of ``resources.limits``/``requests``).
-QUANTITY_PATTERN = re.compile(
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
+_QUANTITY = re.compile(QUANTITY_PATTERN)
 
 
 def check_quantity(value: Any, field: str) -> Any:
     """A resource amount: a finite number >= 0 or a string in the Kubernetes quantity syntax (``"16Gi"``)."""
     fix = 'write e.g. "500m", "2" or "16Gi"'
-    if isinstance(value, str) and (not QUANTITY_PATTERN.match(value) or value.startswith("-")):
+    if isinstance(value, str) and (not _QUANTITY.match(value) or value.startswith("-")):
         raise SpecError(f"{field} {value!r} is not a Kubernetes quantity", field=field, fix=fix)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
         raise SpecError(f"{field} ({value!r}) must be a finite amount >= 0", field=field, fix=fix)

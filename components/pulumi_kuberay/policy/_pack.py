@@ -41,12 +41,12 @@ from pulumi_kuberay.operator_setup import (
     target_for_operator,
 )
 from pulumi_kuberay.policy._decode_once import install_request_memo
+from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
 from pulumi_kuberay.rules._options import OrgOptions, camel
 from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
-PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
 #: Findings whose rule is not in the catalogue (e.g. an internal error) are reported by this policy.
 FALLBACK_POLICY = "kuberay-other"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
@@ -19,7 +20,6 @@ from pulumi_kuberay.resources._shared import (
 
 KIND = "RayService"
 #: Ray Serve's name for an application declared without one.
-DEFAULT_APP_NAME = "default"
 
 
 def serve_service_name(service_name: str, spec: Mapping[str, Any]) -> str:

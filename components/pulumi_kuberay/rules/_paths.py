@@ -65,7 +65,8 @@ def is_true(value: Any) -> bool:
 
 
 def get(obj: Any, *keys: str | int) -> Any:
-    """``obj[k1][k2]...`` where every step tolerates a wrong shape (returns None)."""
+    """``obj[k1][k2]...`` where every step tolerates a wrong shape (returns None). Read by the rules and by
+    ``diagnose`` (a live object's status: any mapping)."""
     cur = obj
     for key in keys:
         if isinstance(key, int):
@@ -73,7 +74,7 @@ def get(obj: Any, *keys: str | int) -> Any:
                 return None
             cur = cur[key]
         else:
-            if not isinstance(cur, dict):
+            if not isinstance(cur, Mapping):
                 return None
             cur = cur.get(key)
     return cur

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Violation, declare
+from ._engine import KINDS, Context, Violation, declare
 from ._kuberay import image_tag
 from ._paths import (
     ClusterSpecRef,
@@ -283,7 +283,7 @@ declare(
     title="Ray images match spec.rayVersion and each other",
     severity="high",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
     "connect nodes of different Ray or Python versions.",
     fix="Use one Ray image version for head and workers and set rayVersion to it.",
@@ -297,7 +297,7 @@ declare(
     title="Memory and GPU requests equal limits on Ray containers",
     severity="medium",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns.",
     fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
     check=_requests_equal_limits,
@@ -310,7 +310,7 @@ declare(
     title="The head has enough memory (2Gi, 8Gi in production)",
     severity="high",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
     "cluster down.",
     fix="Raise the head container's memory limit.",
@@ -328,7 +328,7 @@ declare(
     title='In production the head does not run tasks (num-cpus "0")',
     severity="medium",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",
     fix='Set headGroupSpec.rayStartParams.num-cpus: "0".',
     check=_head_num_cpus,
@@ -356,7 +356,7 @@ declare(
     title="No public dashboard or client endpoint without Ray token auth",
     severity="high",
     category="security",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="The Ray dashboard and job API run arbitrary code; exposing them without auth hands out the cluster.",
     fix="Keep serviceType ClusterIP and enableIngress off, or set authOptions.mode: token (Ray >= 2.52).",
     check=_exposure,
@@ -369,7 +369,7 @@ declare(
     title="Well-known Ray ports carry the names KubeRay looks up",
     severity="medium",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="KubeRay finds the dashboard and serve ports by name (dashboard, serve); a renamed port is ignored.",
     fix="Name port 8265 'dashboard', 8000 'serve' and 10001 'client'.",
     check=_port_names,
@@ -382,7 +382,7 @@ declare(
     title="Images come from the allowed registries",
     severity="medium",
     category="security",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="Organisations pin where code may come from; the option allowed_registries lists the prefixes.",
     fix="Mirror the image into an allowed registry, or extend the allowed_registries option.",
     check=_registries,

@@ -173,7 +173,7 @@ declare(
     title="Autoscaler v1 with a worker restartPolicy other than Never",
     severity="low",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rows=("OP-04",),
     rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; "
     "Ray nodes are meant to be replaced, not restarted.",

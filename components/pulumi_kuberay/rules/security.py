@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Severity, Violation, declare
+from ._engine import KINDS, Context, Severity, Violation, declare
 from ._kuberay import image_tag
 from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
 
-_ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {
     "AUDIT_WRITE",
@@ -207,7 +206,7 @@ declare(
     title="No privileged Ray containers",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="A privileged container is root on the node: one compromised Ray task owns the machine.",
     fix="Remove securityContext.privileged (use specific capabilities or device plugins for GPUs).",
     check=_privileged,
@@ -220,7 +219,7 @@ declare(
     title="allowPrivilegeEscalation is false",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Blocks setuid binaries from raising privileges inside the container (PSS restricted).",
     fix="Set securityContext.allowPrivilegeEscalation: false on every container (and autoscalerOptions).",
     check=_escalation,
@@ -233,7 +232,7 @@ declare(
     title="Containers run as a non-root user",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise "
     "(PSS restricted).",
     fix="Set securityContext.runAsNonRoot: true (pod or container).",
@@ -247,7 +246,7 @@ declare(
     title="Containers drop ALL capabilities and add none beyond baseline",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
     "(PSS baseline/restricted).",
     fix="Set securityContext.capabilities.drop: [ALL] and add only what is required.",
@@ -261,7 +260,7 @@ declare(
     title="No host namespaces, hostPath volumes or host ports",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Host namespaces and paths break the isolation between the Ray Pod and the node (PSS baseline).",
     fix="Remove hostNetwork/hostPID/hostIPC, hostPath volumes and hostPort; use Services and PVCs instead.",
     check=_host_access,
@@ -274,7 +273,7 @@ declare(
     title="Images are pinned to a version tag or digest",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="latest / nightly / untagged images change under a running cluster; "
     "head and workers can end up on different Ray versions.",
     fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
@@ -288,7 +287,7 @@ declare(
     title="Ray containers set CPU and memory",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
     "evicted or OOM-killed.",
     fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
@@ -302,7 +301,7 @@ declare(
     title="Secrets are referenced, not written into the CR",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
     fix="Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
     check=_secret_literals,

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from ._engine import Context, Severity, Violation, declare
+from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._kuberay import job_specs
 from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, worker_groups
@@ -77,7 +77,7 @@ declare(
     title="Autoscaling with explicit, bounded minReplicas and maxReplicas",
     severity="medium",
     category="cost",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="With enableInTreeAutoscaling the autoscaler scales each worker group between minReplicas "
     "and "
     "maxReplicas; the CRD default maxReplicas is 2147483647, i.e. no cost ceiling at all.",

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -15,8 +16,6 @@ from pulumi_kuberay.status._common import (
     _brief_message,
     _duration,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _parse_time,
     _Reader,
@@ -75,8 +74,8 @@ _CLUSTER_LEGACY_STATE: Final[dict[str, _Rule]] = {
 
 
 def _workers(reader: _Reader, base: str) -> str:
-    ready = _int(reader.get(f"{base}.readyWorkerReplicas"))
-    desired = _int(reader.get(f"{base}.desiredWorkerReplicas"))
+    ready = as_int(reader.get(f"{base}.readyWorkerReplicas"))
+    desired = as_int(reader.get(f"{base}.desiredWorkerReplicas"))
     if desired is None:
         return ""
     return f"; workers ready {ready if ready is not None else '?'}/{desired}"
@@ -91,12 +90,12 @@ def _for_how_long(condition: Mapping[str, Any], now: datetime | None) -> str:
 
 
 def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime | None) -> tuple[Phase, str, str]:
-    status = _get(reader.obj, *base.split("."))
+    status = get(reader.obj, *base.split("."))
     facts["cluster"] = facts["name"]
     if not status:
         return _render(_CLUSTER_NO_STATUS, facts)
     conds = reader.conditions(base)
-    suspend_requested = _get(reader.obj, "spec", "suspend") is True
+    suspend_requested = get(reader.obj, "spec", "suspend") is True
     if not conds:
         state = reader.text(f"{base}.state")
         reason = reader.text(f"{base}.reason")

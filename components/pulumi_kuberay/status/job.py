@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -16,8 +17,6 @@ from pulumi_kuberay.status._common import (
     _brief_message,
     _duration,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _parse_time,
     _Reader,
@@ -211,12 +210,12 @@ def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple
     mode = reader.text("spec.submissionMode", record=False) or "K8sJobMode"
     start = _parse_time(reader.get("status.startTime"))
     end = _parse_time(reader.get("status.endTime")) if jds in ("Complete", "Failed") else None
-    failed = _int(reader.get("status.failed", record=False)) or 0
-    backoff = _int(_get(reader.obj, "spec", "backoffLimit")) or 0
+    failed = as_int(reader.get("status.failed", record=False)) or 0
+    backoff = as_int(get(reader.obj, "spec", "backoffLimit")) or 0
 
     facts.update(
         cluster=cluster or "(not created yet)",
-        job_id=reader.text("status.jobId", record=False) or _text(_get(reader.obj, "spec", "jobId")) or "<job id>",
+        job_id=reader.text("status.jobId", record=False) or _text(get(reader.obj, "spec", "jobId")) or "<job id>",
         dashboard=reader.text("status.dashboardURL", record=False) or "<dashboard>",
         mode=mode,
         message=_brief_message(message) or "(no message)",
@@ -226,8 +225,8 @@ def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple
         attempt=str(max(failed, 1)),
         job_status_or_done=job_status or "finished (jobStatus not reported)",
         job_status_or_unknown=job_status or "in an unknown state",
-        active_deadline=str(_int(_get(reader.obj, "spec", "activeDeadlineSeconds")) or "?"),
-        pre_running_deadline=str(_int(_get(reader.obj, "spec", "preRunningDeadlineSeconds")) or "?"),
+        active_deadline=str(as_int(get(reader.obj, "spec", "activeDeadlineSeconds")) or "?"),
+        pre_running_deadline=str(as_int(get(reader.obj, "spec", "preRunningDeadlineSeconds")) or "?"),
         grace_note="",
         since="",
         duration="",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -13,8 +14,6 @@ from pulumi_kuberay.status._common import (
     Phase,
     _brief_message,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _Reader,
     _render,
@@ -94,7 +93,7 @@ class _AppProblem(NamedTuple):
 
 def _app_problems(reader: _Reader, base: str, label: str) -> tuple[list[_AppProblem], list[str]]:
     """Problems of the Serve apps under ``base`` (an active/pending service status) and the healthy apps."""
-    apps = _get(reader.obj, *base.split("."), "applicationStatuses")
+    apps = get(reader.obj, *base.split("."), "applicationStatuses")
     problems: list[_AppProblem] = []
     running: list[str] = []
     if not isinstance(apps, Mapping):
@@ -142,8 +141,8 @@ def _app_problems(reader: _Reader, base: str, label: str) -> tuple[list[_AppProb
 
 
 def _traffic(reader: _Reader, active: str, pending: str) -> str:
-    a_pct = _int(reader.get("status.activeServiceStatus.trafficRoutedPercent"))
-    p_pct = _int(reader.get("status.pendingServiceStatus.trafficRoutedPercent"))
+    a_pct = as_int(reader.get("status.activeServiceStatus.trafficRoutedPercent"))
+    p_pct = as_int(reader.get("status.pendingServiceStatus.trafficRoutedPercent"))
     if pending and (a_pct is not None or p_pct is not None):
         return f"traffic: {a_pct if a_pct is not None else '?'}% on active {active or '?'}, " + (
             f"{p_pct if p_pct is not None else '?'}% on pending {pending}"
@@ -163,7 +162,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
     pending = reader.text("status.pendingServiceStatus.rayClusterName")
     facts["cluster"] = active or pending or "?"
     explain_cluster = (_EXPLAIN_CLUSTER if active or pending else _DESCRIBE).format_map(facts)
-    endpoints = _int(reader.get("status.numServeEndpoints"))
+    endpoints = as_int(reader.get("status.numServeEndpoints"))
     active_problems, active_running = _app_problems(reader, "status.activeServiceStatus", "active")
     pending_problems, _ = _app_problems(reader, "status.pendingServiceStatus", "pending")
     traffic = _traffic(reader, active, pending)
@@ -240,7 +239,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
             ).format_map(facts)
         else:
             head = f"upgrading ({up_reason or 'UpgradeInProgress'}): "
-            pending_share = _int(_get(reader.obj, "status", "pendingServiceStatus", "trafficRoutedPercent"))
+            pending_share = as_int(get(reader.obj, "status", "pendingServiceStatus", "trafficRoutedPercent"))
             if pending_share:
                 head += f"shifting traffic to pending cluster {pending or '?'}"
             else:

@@ -7,7 +7,6 @@ skipped (the structural rules report wrong types).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,10 +15,8 @@ from .._examples import example_job
 from .._kuberay import (
     MAX_RAYJOB_NAME_LENGTH,
     effective_name,
+    is_dns1035,
 )
-
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-01, RJ-02 (and WH-03): metadata
@@ -49,7 +46,7 @@ def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
     if found is None:
         return
     name, path = found
-    if not _DNS1035_LABEL.match(name) or len(name) > 63:
+    if not is_dns1035(name):
         yield Violation(
             f"RayJob name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting "
             "with a "

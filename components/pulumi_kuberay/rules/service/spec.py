@@ -4,7 +4,6 @@ webhook repeats the metadata checks). The embedded RayClusterSpec is checked by 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,15 +15,13 @@ from .._kuberay import (
     UPGRADE_TYPES,
     effective_name,
     go_atoi,
+    is_dns1035,
     parse_go_duration,
     service_cluster,
     service_spec,
     upgrade_type,
 )
 from .._paths import as_int, as_str, get
-
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-
 
 # ----------------------------------------------------------------------------------------------------
 # RS-01 .. RS-05 (and WH-04): metadata
@@ -48,7 +45,7 @@ def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
     if found is None:
         return
     name, path = found
-    if not _DNS1035_LABEL.match(name) or len(name) > 63:
+    if not is_dns1035(name):
         yield Violation(
             f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', "
             "starting with a letter and ending with a letter or digit)",
