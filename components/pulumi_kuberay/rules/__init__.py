@@ -133,26 +133,10 @@ def get_rule(rule_id: str) -> Rule:
         raise KeyError(f"no rule with id {rule_id!r}") from None
 
 
-def make_context(
-    *,
-    kuberay_version: str | tuple[int, ...] = "1.7.0",
-    feature_gates: Mapping[str, bool] | None = None,
-    environment: str | None = None,
-    options: Mapping[str, Any] | OrgOptions | None = None,
-    audience: Audience = "python",
-    webhooks: bool = False,
-    operator: OperatorSetup | None = None,
-) -> Context:
-    """Keyword form of ``Target(...).context()`` (for tests and one-off checks of a single rule)."""
-    return Target.of(
-        kuberay_version=kuberay_version,
-        feature_gates=feature_gates,
-        environment=environment,
-        options=options,
-        audience=audience,
-        webhooks=webhooks,
-        operator=operator,
-    ).context()
+def make_context(**settings: Any) -> Context:
+    """``Target.of(**settings).context()``: the Context of a one-off check of a single rule (tests, examples);
+    ``settings`` are :meth:`Target.of`'s keywords (a rule's ``context`` fits)."""
+    return Target.of(**settings).context()
 
 
 def normalise(value: Any) -> Any:
