@@ -137,6 +137,7 @@ def api_server() -> Iterator[int]:
         yield server.server_address[1]
     finally:
         server.shutdown()
+        server.server_close()
 
 
 def test_client_reads_object_events_and_server_time(api_server: int) -> None:

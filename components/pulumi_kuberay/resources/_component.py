@@ -244,7 +244,10 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         async def deps() -> set[pulumi.Resource]:
             return (await task)[1].resources
 
-        built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(deps(), built_value(), built_known(), built_secret())
+        later = _inputs.OnAwait
+        built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(
+            later(deps), later(built_value), later(built_known), later(built_secret)
+        )
 
         async def for_dependents() -> JsonDict:
             # Always "known": values not known yet are the unknown sentinel inside it (a RayJob's cluster=).
@@ -252,7 +255,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             unknown = {"name": UNKNOWN_SENTINEL, "namespace": UNKNOWN_SENTINEL}
             return manifest if manifest is not None else {"metadata": unknown, "spec": {}}
 
-        self._manifest_for_dependents = pulumi.Output(deps(), for_dependents(), _inputs.ready(True), built_secret())
+        self._manifest_for_dependents = pulumi.Output(
+            later(deps), later(for_dependents), _inputs.ready(True), later(built_secret)
+        )
 
         def prop(key: str) -> pulumi.Output[Any]:
             async def value() -> Any:
@@ -271,7 +276,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
                     return False
                 return len(_inputs.secrets_found(built.manifest, resolved.secrets)) < len(resolved.secrets)
 
-            return pulumi.Output(deps(), value(), known(), secret())
+            return pulumi.Output(later(deps), later(value), later(known), later(secret))
 
         self._register(name, {"metadata": prop("metadata"), "spec": prop("spec")}, built_output, extra, common)
 
