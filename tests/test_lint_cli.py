@@ -183,7 +183,7 @@ def test_webhooks_flag_makes_webhook_only_rules_critical(capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize(
-    "content,expected",
+    ("content", "expected"),
     [
         (b"\xff\xfe\x00garbage", "UTF-8"),
         (b"a: [1, 2\n", "not valid YAML"),

@@ -15,7 +15,7 @@ SAMPLE = "ray-cluster.sample.yaml"
 GCS_SAMPLE = "ray-cluster.embedded-gcs-ft.yaml"
 
 
-@pytest.fixture()
+@pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()  # discovery stops at the repository root
     (tmp_path / "manifests").mkdir()
@@ -69,7 +69,7 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize(
-    "text,expected",
+    ("text", "expected"),
     [
         ("fail-on: severe\n", "fail-on: expected one of low, medium, high, critical"),
         ("selct: [security]\n", "unknown setting(s) selct"),

@@ -35,7 +35,7 @@ needs_helm = pytest.mark.skipif(
 )
 
 
-@pytest.fixture()
+@pytest.fixture
 def chart() -> Path:
     path = require_reference() / "kuberay" / "v1.7.0" / "helm" / "ray-cluster"
     if not path.is_dir():

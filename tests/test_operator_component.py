@@ -157,7 +157,7 @@ def test_stack_config_disagreeing_with_the_operator_names_both() -> None:
     install({"kuberay:version": "1.6.0", "kuberay:featureGates": json.dumps({"RayCronJob": False})})
     try:
         op = KubeRayOperator("kuberay", chart=chart_dir(), feature_gates={"RayCronJob": True})
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(ValueError, match=r"kuberay:version is '1\.6\.0'") as info:
             RayCronJob("hourly", cron_spec(), namespace="ray", operator=op)
         text = str(info.value)
         assert "kuberay:version is '1.6.0'" in text and "KubeRayOperator 'kuberay' installs KubeRay 1.7.0" in text

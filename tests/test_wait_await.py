@@ -94,7 +94,7 @@ def test_plan_respects_the_users_annotations_and_off(kubeconfig: Path) -> None:
     assert plan.mode == "provider" and plan.annotations == {}
     off = component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None, enabled=False)
     assert off.mode == "none" and off.annotations == {}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timeout_seconds must be positive, got 0"):
         component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=0)
 
 

@@ -224,11 +224,11 @@ def test_expressions_survive_the_provider_parser(kind: str) -> None:
 def test_jsonpath_query_mirrors_the_provider() -> None:
     assert jsonpath_query("jsonpath={.status.state}=ready") == ("$.status.state", "ready")
     assert jsonpath_query("jsonpath={.status[?@=='a']}") == ("$.status[?@=='a']", None)
-    with pytest.raises(ValueError):
-        jsonpath_query("jsonpath={.a[?@!='b']}")  # "!=" would be split on "="
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="should be wrapped in brackets"):
+        jsonpath_query("jsonpath={.a[?@!='b']}")  # "!=" is split on "=": what is left is not a {...} path
+    with pytest.raises(ValueError, match="should be wrapped in brackets"):
         jsonpath_query("jsonpath=.status.state")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a jsonpath= term"):
         jsonpath_query("condition=Ready")
 
 
@@ -238,7 +238,7 @@ def test_annotations() -> None:
         WAIT_FOR_ANNOTATION: provider_wait_for.RAYSERVICE_READY,
         TIMEOUT_ANNOTATION: "1200",
     }
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timeout_seconds must be positive, got 0"):
         wait_annotations("RayCluster", timeout_seconds=0)
     assert waitfor_terms(json.dumps(["condition=Ready", "jsonpath={.a}"])) == [
         "condition=Ready",

@@ -92,7 +92,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FreshVenv]:
     )
     workdir = base / "work"
     workdir.mkdir()
-    yield FreshVenv(wheel, venv, workdir)
+    return FreshVenv(wheel, venv, workdir)
 
 
 def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:

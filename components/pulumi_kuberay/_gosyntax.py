@@ -38,7 +38,7 @@ def go_atoi(text: str) -> int | None:
     return value if -(1 << 63) <= value <= _INT64_MAX else None
 
 
-def parse_go_duration_ns(text: str) -> int | None:
+def parse_go_duration_ns(text: str) -> int | None:  # noqa: C901, PLR0912 - Go's time.ParseDuration, one branch per case of its loop
     """Nanoseconds of a Go ``time.ParseDuration`` string (``"1h30m"``, ``"-5s"``, ``"0"``), else None."""
     s = text
     neg = False

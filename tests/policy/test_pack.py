@@ -188,7 +188,7 @@ def _analyze(stub_or_servicer: Any, manifest: dict[str, Any], grpc_call: bool = 
     return stub_or_servicer.Analyze(request) if grpc_call else stub_or_servicer.Analyze(request, None)
 
 
-@pytest.mark.parametrize("environment,expected", [("prod", "MANDATORY"), ("dev", "ADVISORY")])
+@pytest.mark.parametrize(("environment", "expected"), [("prod", "MANDATORY"), ("dev", "ADVISORY")])
 def test_servicer_levels_per_environment(environment: str, expected: str) -> None:
     servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     _configure(servicer, environment)

@@ -198,7 +198,7 @@ def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tupl
                 yield "file", path
 
 
-def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:
+def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901 - one branch per kind of input: stdin, chart, folder, file
     inputs = _Inputs()
     excludes = [*config.exclude, *args.exclude]
     root = config.root

@@ -351,7 +351,7 @@ class PodShortcuts(KubeModel):
             )
         return {**(params or {}), "object-store-memory": amount}
 
-    def render_template(
+    def render_template(  # noqa: C901, PLR0912, PLR0915 - one step per convenience field, in KubeRay's order
         self, template: PodTemplateSpec | None, *, image_default: str | None = None
     ) -> PodTemplateSpec | None:
         """Merge the shortcuts into ``template`` (or build one); ``None`` when there is nothing to render.
@@ -508,7 +508,7 @@ def _dump(model: Any) -> JsonDict:
     return rendered
 
 
-def _merge_named(
+def _merge_named(  # noqa: PLR0917 - one merge step: where, what, the items, their identity, and two names for errors
     target: JsonDict, key: str, items: list[JsonDict], identity: str, field: str, target_path: str
 ) -> None:
     """Append ``items`` to ``target[key]``; an item whose ``identity`` is already there must be identical."""

@@ -11,7 +11,11 @@ options and its outputs):
 2. validate the spec into the typed model and render the manifest (:meth:`RayComponent._build`);
 3. run the rule catalogue: a critical finding raises (:class:`CriticalFindingsError`) *before the custom
    resource is registered*; lower severities become warnings on the component;
-4. register one :class:`RayCustomResource` parented to the component, then the outputs.
+4. register one :class:`RayCustomResource` parented to the component, then the outputs;
+5. at ``pulumi up`` (never at preview), wait for the object in the component (``_component_await``: poll the
+   object and its events until :func:`~pulumi_kuberay.resources._verdict.verdict` says done or failed, then
+   fail with :func:`pulumi_kuberay.diagnose`'s line or hand the final status to the outputs). The provider's
+   ``pulumi.com/waitFor`` is only the fallback where the component cannot reach the cluster.
 
 Secret Outputs stay secret: every value of the manifest that holds one is sent as a secret, and messages
 (errors, warnings) show ``[secret]`` instead.
@@ -86,7 +90,8 @@ class WorkloadKeywords(ObjectKeywords, total=False):
     local_queue: pulumi.Input[str] | None
     """Kueue LocalQueue to admit the workload into (label ``kueue.x-k8s.io/queue-name``)."""
     timeout_seconds: pulumi.Input[int] | None
-    """How long the provider waits for the object (``pulumi.com/timeoutSeconds``; provider default 600)."""
+    """How long ``pulumi up`` waits for the object (default 600): the component's own wait, or the provider's
+    ``pulumi.com/timeoutSeconds`` where the provider waits instead."""
 
 
 @dataclass

@@ -37,7 +37,8 @@ WAIT_FOR_ANNOTATION = _provider_wait_for.WAIT_FOR_ANNOTATION
 TIMEOUT_ANNOTATION = _provider_wait_for.TIMEOUT_ANNOTATION
 
 CLUSTER_DOMAIN = "cluster.local"
-#: KubeRay's default ports, used when the head container declares no port of that name (reference 9.3).
+#: KubeRay's default ports (``DefaultDashboardPort``, ``DefaultClientPort``, ... in its ``utils`` constants), used when
+#: the head container declares no port of that name.
 DEFAULT_PORTS: dict[str, int] = {"dashboard": 8265, "client": 10001, "serve": 8000, "gcs-server": 6379}
 
 JsonDict = dict[str, Any]

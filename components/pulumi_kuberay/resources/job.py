@@ -77,12 +77,12 @@ class RayJob(RayComponent[RayJobSpec]):
     deleting the old one first since the name is fixed). A replaced RayJob runs its job again.
 
     Waiting: by default nothing waits for the job (``pulumi up`` moves on once the object exists). With
-    ``wait_for_completion=True`` the provider waits (``pulumi.com/waitFor``: one JSONPath filter matching any
-    terminal ``jobDeploymentStatus``, i.e. Complete, Failed, or ValidationFailed which never recovers) for at
-    most ``timeout_seconds`` (``pulumi.com/timeoutSeconds``; provider default 600). A provider timeout cannot
-    carry a diagnosis: run ``kubectl get rayjob <name> -o json | kuberay-explain -`` to see why. When the
-    component sees a final failed status (Failed or ValidationFailed) and ``fail_on_job_failure`` is on (the
-    default), ``pulumi up`` fails with the status reason and message and the diagnosis summary. The failed
+    ``wait_for_completion=True`` the component waits until a terminal ``jobDeploymentStatus`` (Complete,
+    Failed, or ValidationFailed which never recovers; ``Waiting`` in InteractiveMode) for at most
+    ``timeout_seconds`` (default 600); a time-out fails ``pulumi up`` with :func:`pulumi_kuberay.diagnose`'s
+    line. When the component sees a final failed status (Failed or ValidationFailed) and
+    ``fail_on_job_failure`` is on (the default), ``pulumi up`` fails with the status reason and message and the
+    diagnosis summary. The failed
     status stays recorded, so later ``up`` runs fail the same way until the spec changes (which replaces the
     RayJob and runs it again) or ``fail_on_job_failure=False`` acknowledges it.
 

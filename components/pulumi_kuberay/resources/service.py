@@ -61,10 +61,12 @@ class RayService(RayComponent[RayServiceSpec]):
     (``upgradeStrategy.type: NewCluster``; use it, or ``NewClusterWithIncrementalUpgrade``, in production).
     The object name is fixed, so a replacement (e.g. a namespace change) deletes the old one first.
 
-    Readiness: by default the provider waits for the ``Ready`` condition (serve endpoints available) for at
-    most ``timeout_seconds`` (provider default 600; a first deployment pulling large images may need more).
-    ``wait_for_ready=False`` turns it off. On a timeout run
-    ``kubectl get rayservice <name> -o json | kuberay-explain -`` to see why.
+    Readiness: by default ``pulumi up`` waits, in the component, until ``Ready`` is True on this generation with
+    no upgrade or rollback in progress and every active Serve application RUNNING (an update waits until the
+    new cluster or config serves), for at most ``timeout_seconds`` (default 600; a first deployment pulling
+    large images may need more). It fails early, with :func:`pulumi_kuberay.diagnose`'s line, on
+    ``ValidationFailed``, ``InitializingTimeout``, a Serve application DEPLOY_FAILED or a stuck head Pod.
+    ``wait_for_ready=False`` turns it off.
 
     Outputs: ``service_name``, ``namespace``, ``serve_service_name`` (``<name>-serve-svc`` or
     ``serveService.metadata.name``), ``serve_urls`` (``{application: in-cluster URL}``, e.g.

@@ -89,7 +89,7 @@ def _for_how_long(condition: Mapping[str, Any], now: datetime | None) -> str:
     return f" (for {_duration((now - since).total_seconds())})"
 
 
-def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime | None) -> tuple[Phase, str, str]:
+def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime | None) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912 - the RayCluster state machine, one branch per state
     status = get(reader.obj, *base.split("."))
     facts["cluster"] = facts["name"]
     if not status:

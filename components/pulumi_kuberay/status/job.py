@@ -194,7 +194,7 @@ def _job_logs(reader: _Reader, facts: _Facts) -> str:
     return "kubectl exec -n {ns} svc/{cluster}-head-svc -- ray job logs {job_id}".format_map(facts)
 
 
-def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple[Phase, str, str]:
+def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912 - the RayJob state machine, one branch per jobDeploymentStatus
     status = reader.obj.get("status")
     if not status:
         return _render(_JOB_NO_STATUS, facts)

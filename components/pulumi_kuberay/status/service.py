@@ -154,7 +154,7 @@ def _traffic(reader: _Reader, active: str, pending: str) -> str:
     return "no cluster yet"
 
 
-def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
+def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912, PLR0915 - the RayService state machine, one branch per state
     status = reader.obj.get("status")
     if not status:
         return _render(_SERVICE_NO_STATUS, facts)
