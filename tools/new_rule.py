@@ -111,14 +111,14 @@ _STACK = Template(
 
 _SETUP = Template(
     kinds="()",
-    imports={},
-    check='''def {fn}(setup: Mapping[str, Any], ctx: Context) -> Iterator[Violation]:
-    """TODO: what the rule checks on the operator's setup (``OperatorSetup.to_options()``)."""
-    if setup.get("{field}") is True:  # TODO: the real condition on the setup
+    imports={"_operator": ["OperatorSetup"]},
+    check='''def {fn}(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
+    """TODO: what the rule checks on the operator's setup (an OperatorSetup: version, gates, replicas...)."""
+    if setup.source == "TODO":  # TODO: the real condition on the setup
         yield Violation("TODO: what is wrong with the operator, on one line", "{field}")
 ''',
-    compliant='{{"version": "1.7.0"}}',
-    violating='{{"version": "1.7.0", "{field}": True}}',
+    compliant="OperatorSetup()",
+    violating='OperatorSetup(source="TODO")',
     path="{field}",
 )
 
@@ -164,7 +164,7 @@ declare(
 
 def _import_lines(imports: dict[str, list[str]], depth: int) -> list[str]:
     dots = "." * depth
-    typing = ["from collections.abc import Iterator, Mapping, Sequence", "from typing import Any"]
+    typing = ["from collections.abc import Iterator, Sequence", "from typing import Any"]
     return typing + [f"from {dots}{module} import {', '.join(sorted(set(names)))}" for module, names in imports.items()]
 
 
