@@ -170,7 +170,8 @@ def _parse_value(key: str, value: Any) -> Any:
     return value
 
 
-def load_settings(config: Mapping[str, Any]) -> StackSettings:  # noqa: C901, PLR0912 - one branch per config key family
+# C901, PLR0912: one branch per config key family
+def load_settings(config: Mapping[str, Any]) -> StackSettings:  # noqa: C901, PLR0912
     """Validate the stack config (full keys, e.g. ``pulumi-kuberay:clusters``) into :class:`StackSettings`."""
     problems: list[tuple[str, str]] = []
     project: dict[str, Any] = {}
@@ -253,9 +254,7 @@ def _operator_entry(
         problems.append(
             (
                 key,
-                f"chart: no chart directory at {chart}{unset} (point chart at a kuberay-operator chart directory, e.g. "
-                "${KUBERAY_REFERENCE_DIR}/kuberay/v1.7.0/helm/kuberay-operator with KUBERAY_REFERENCE_DIR set, "
-                "or remove chart to install the official chart from its repository)",
+                f"chart: no chart directory at {chart}{unset} (point chart at a kuberay-operator chart directory, e.g. ${{KUBERAY_REFERENCE_DIR}}/kuberay/v1.7.0/helm/kuberay-operator with KUBERAY_REFERENCE_DIR set, or remove chart to install the official chart from its repository)",
             )
         )
         return None

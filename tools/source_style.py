@@ -5,8 +5,8 @@
 * no line over :data:`LINE_LENGTH` characters, except one that is long because of such a string.
 
 ``python tools/source_style.py [--fix] PATH...`` lists (or joins) the fragments; exit 1 when any is left.
-Data written as text (a YAML document built line by line) may keep its lines: mark the statement with a
-``# text-block`` comment on its first line.
+Data written as text (a YAML document built line by line, a JSONPath expression) may keep its lines: end the
+first line of the statement, or of the text itself, with a ``# text-block`` comment.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _string_runs(source: str) -> list[list[tokenize.TokenInfo]]:
 def _text_blocks(source: str) -> set[int]:
     """Lines of statements marked ``# text-block`` (their strings are data, one line of text per line)."""
     marked = {number for number, line in enumerate(source.splitlines(), 1) if line.rstrip().endswith(TEXT_BLOCK)}
-    lines: set[int] = set()
+    lines: set[int] = set(marked)
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.stmt) and node.lineno in marked:
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))

@@ -129,8 +129,7 @@ class KubeRayOperatorArgs(KubeModel):
             raise SpecError("crds_dir is set but crds is 'leave'", field="crdsDir", fix="remove one of them")
         if self.crds != "leave" and self.installed_crds is not None:
             raise SpecError(
-                "installedCrds describes CRDs someone else installs; with crds "
-                f"{self.crds!r} the component applies them at {self.version}",
+                f"installedCrds describes CRDs someone else installs; with crds {self.crds!r} the component applies them at {self.version}",
                 field="installedCrds",
                 fix="remove installedCrds or set crds: leave",
             )

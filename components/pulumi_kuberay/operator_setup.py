@@ -380,14 +380,12 @@ def merge_target(
         actual = setup.feature_gates.get(gate)
         if actual is not None and actual != value:
             problems.append(
-                f"kuberay:featureGates.{gate} is {str(value).lower()} but {setup.source} runs with "
-                f"{gate}={str(actual).lower()}"
+                f"kuberay:featureGates.{gate} is {str(value).lower()} but {setup.source} runs with {gate}={str(actual).lower()}"
             )
     if problems:
         raise TargetConflictError(
             "; ".join(problems)
-            + " (fix: remove kuberay:version / kuberay:featureGates from the stack config, the operator is the "
-            "one source, or make them agree)"
+            + " (fix: remove kuberay:version / kuberay:featureGates from the stack config, the operator is the one source, or make them agree)"
         )
     return setup.version, setup.rule_gates()
 

@@ -175,7 +175,8 @@ def _template(draw: st.DrawFn, container: str, *, head: bool) -> JsonDict:
 
 
 @st.composite
-def valid_cluster(draw: st.DrawFn, *, autoscaling: bool | None = None) -> JsonDict:  # noqa: C901, PLR0912, PLR0915 - one draw per optional field of a RayClusterSpec
+# C901, PLR0912, PLR0915: one draw per optional field of a RayClusterSpec
+def valid_cluster(draw: st.DrawFn, *, autoscaling: bool | None = None) -> JsonDict:  # noqa: C901, PLR0912, PLR0915
     """RayClusterSpec keyword arguments (CRD names) the operator accepts."""
     cluster_image = draw(st.booleans())
     spec: JsonDict = {}

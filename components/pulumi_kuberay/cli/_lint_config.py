@@ -191,7 +191,8 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> LintC
     return parse_config(found[1], found[0]) if found else LintConfig()
 
 
-def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:  # noqa: C901, PLR0912 - one branch per config key
+# C901, PLR0912: one branch per config key
+def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:  # noqa: C901, PLR0912
     settings = {str(k).replace("_", "-"): v for k, v in raw.items()}
     table = f"[tool.{PYPROJECT_TABLE}]" if source.name == "pyproject.toml" else ""
     where = f"{source}{' ' + table if table else ''}"

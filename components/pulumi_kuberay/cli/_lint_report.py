@@ -96,8 +96,7 @@ def format_text(
             containers = f" [{', '.join(item.containers)}]" if item.containers else ""
             message = x.message if show_fixes else _short(x.message)
             out.write(
-                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  "
-                f"{where}{containers}: {message}\n"
+                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  {where}{containers}: {message}\n"
             )
             if show_fixes:
                 out.write(f"{'':9}{paint('fix:', _BOLD)} {x.fix}\n")
@@ -110,9 +109,7 @@ def format_text(
         extra.append(f"{summary.baselined} in the baseline not shown")
     hint = "" if show_fixes or not findings else "; --show-fixes for the fixes, --explain-rule ID for a rule"
     out.write(
-        f"{_plural(len(findings), 'finding')}{f' ({detail})' if detail else ''} in "
-        f"{_plural(summary.documents, 'Ray document')} from {_plural(summary.files, 'file')}"
-        f"{'; ' + '; '.join(extra) if extra else ''}{hint}\n"
+        f"{_plural(len(findings), 'finding')}{f' ({detail})' if detail else ''} in {_plural(summary.documents, 'Ray document')} from {_plural(summary.files, 'file')}{'; ' + '; '.join(extra) if extra else ''}{hint}\n"
     )
 
 

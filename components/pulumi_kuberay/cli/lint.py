@@ -79,11 +79,9 @@ class UsageError(ValueError):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=TOOL_NAME,
-        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially "
-        "tested against KubeRay's own Go validation code and the API server's CRD validation).",
+        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially tested against KubeRay's own Go validation code and the API server's CRD validation).",
         epilog=(
-            "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory "
-            "upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
+            "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
         ),
     )
     p.add_argument(
@@ -122,8 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         "--operator-values",
         default=None,
         metavar="FILE",
-        help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched "
-        "namespaces) and check its setup; also found among the inputs, as is a rendered operator Deployment",
+        help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched namespaces) and check its setup; also found among the inputs, as is a rendered operator Deployment",
     )
     cfg.add_argument(
         "--webhooks",
@@ -198,7 +195,8 @@ def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tupl
                 yield "file", path
 
 
-def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901 - one branch per kind of input: stdin, chart, folder, file
+# C901: one branch per kind of input: stdin, chart, folder, file
+def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901
     inputs = _Inputs()
     excludes = [*config.exclude, *args.exclude]
     root = config.root

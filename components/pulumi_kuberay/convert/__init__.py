@@ -31,8 +31,7 @@ from ._typed import ConversionError
 
 Target = Literal["python", "stack-config"]
 NOT_CONVERTED_HINT = (
-    "declare it with pulumi_kubernetes (kubernetes.yaml.v2.ConfigGroup(files=[...]) keeps the YAML as is) or "
-    "convert it with `pulumi convert --from kubernetes`"
+    "declare it with pulumi_kubernetes (kubernetes.yaml.v2.ConfigGroup(files=[...]) keeps the YAML as is) or convert it with `pulumi convert --from kubernetes`"
 )
 
 

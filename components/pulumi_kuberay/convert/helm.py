@@ -307,7 +307,8 @@ def _list(value: Any, key: str) -> list[Any]:
     return value
 
 
-def _pod(  # noqa: C901, PLR0912 - the ray-cluster chart's pod template, one branch per value it reads
+# C901, PLR0912: the ray-cluster chart's pod template, one branch per value it reads
+def _pod(  # noqa: C901, PLR0912
     values: Mapping[str, Any], group: Mapping[str, Any], key: str, container: str, labels: dict[str, Any],
     *, extra_env: Any, default_resources: dict[str, Any] | None,
 ) -> dict[str, Any]:  # fmt: skip
@@ -388,7 +389,8 @@ def _worker(
     return out
 
 
-def render_values(  # noqa: C901 - the chart's raycluster template, in its order
+# C901: the chart's raycluster template, in its order
+def render_values(  # noqa: C901
     values: Mapping[str, Any], *, release_name: str = "raycluster", namespace: str = "default"
 ) -> dict[str, Any]:
     """The RayCluster manifest ``helm template <release_name> ray-cluster -n <namespace> -f values`` renders."""

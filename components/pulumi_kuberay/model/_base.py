@@ -82,8 +82,7 @@ class KubeModel(BaseModel):
     def _require_known(self) -> None:
         if self.pending_input() is not None:
             raise ValueError(
-                f"{type(self).__name__} holds values that are not known yet (pulumi Outputs): pass it to a "
-                "pulumi_kuberay component, which resolves them before validating and rendering"
+                f"{type(self).__name__} holds values that are not known yet (pulumi Outputs): pass it to a pulumi_kuberay component, which resolves them before validating and rendering"
             )
 
     @model_validator(mode="after")

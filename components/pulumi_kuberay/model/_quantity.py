@@ -10,7 +10,7 @@ from pydantic import StringConstraints
 Quantity = int | str
 
 #: The Kubernetes resource-quantity syntax the CRDs require for resources, limits and sizes.
-QUANTITY_PATTERN = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"  # noqa: E501
+QUANTITY_PATTERN = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 
 #: A resource quantity: an integer, or a string in Kubernetes quantity syntax (``"500m"``, ``"16Gi"``).
 ResourceQuantity = int | Annotated[str, StringConstraints(pattern=QUANTITY_PATTERN)]

@@ -519,8 +519,7 @@ class RayClusterSpec(KubeModel):
         if template is None:
             if self.image is None:
                 raise SpecError(
-                    f"{path}.template: set template or image/cpu/memory "
-                    "(on the group, or image on RayClusterSpec)",
+                    f"{path}.template: set template or image/cpu/memory (on the group, or image on RayClusterSpec)",
                     field=f"{path}.template",
                     fix=f'e.g. {type(group).__name__}(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")',
                 )

@@ -49,8 +49,7 @@ def check_time_zone(name: str) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
         raise SpecError(
             f"timeZone {name!r} is not a known IANA time zone",
-            fix="use a name like 'Europe/Berlin', 'America/New_York' or 'UTC' "
-            "(or omit it for the operator's zone)",
+            fix="use a name like 'Europe/Berlin', 'America/New_York' or 'UTC' (or omit it for the operator's zone)",
         ) from exc
     return name
 
@@ -89,8 +88,7 @@ class RayCronJobSpec(KubeModel):
             raise SpecError(
                 "jobTemplate sets neither rayClusterSpec nor clusterSelector",
                 field="jobTemplate",
-                fix="set jobTemplate.rayClusterSpec (a cluster per run) or "
-                "jobTemplate.clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
+                fix="set jobTemplate.rayClusterSpec (a cluster per run) or jobTemplate.clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
             )
         return self
 

@@ -95,8 +95,7 @@ class BatchSchedulerValues(_Values):
     def _not_both(self) -> BatchSchedulerValues:
         if self.enabled and self.name:
             raise SpecError(
-                f"batchScheduler.enabled (deprecated, means volcano) and batchScheduler.name ({self.name!r}) are "
-                "both set; the chart refuses that",
+                f"batchScheduler.enabled (deprecated, means volcano) and batchScheduler.name ({self.name!r}) are both set; the chart refuses that",
                 field="enabled",
                 fix="remove enabled and keep name",
             )

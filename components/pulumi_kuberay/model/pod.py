@@ -344,14 +344,14 @@ class PodShortcuts(KubeModel):
         current = (params or {}).get("object-store-memory")
         if current is not None and current != amount:
             raise SpecError(
-                f"object_store_memory ({amount} bytes) conflicts with ray_start_params['object-store-memory'] "
-                f"({current})",
+                f"object_store_memory ({amount} bytes) conflicts with ray_start_params['object-store-memory'] ({current})",
                 field="object_store_memory",
                 fix="set the object store size in one place only",
             )
         return {**(params or {}), "object-store-memory": amount}
 
-    def render_template(  # noqa: C901, PLR0912, PLR0915 - one step per convenience field, in KubeRay's order
+    # C901, PLR0912, PLR0915: one step per convenience field, in KubeRay's order
+    def render_template(  # noqa: C901, PLR0912, PLR0915
         self, template: PodTemplateSpec | None, *, image_default: str | None = None
     ) -> PodTemplateSpec | None:
         """Merge the shortcuts into ``template`` (or build one); ``None`` when there is nothing to render.
@@ -438,8 +438,7 @@ class PodShortcuts(KubeModel):
                     ports.append({"containerPort": number, "name": name})
                 elif same[0].get("containerPort") != number:
                     raise SpecError(
-                        f"ports[{name!r}] ({number}) conflicts with {here}.ports[{ports.index(same[0])}] "
-                        f"({same[0].get('containerPort')})",
+                        f"ports[{name!r}] ({number}) conflicts with {here}.ports[{ports.index(same[0])}] ({same[0].get('containerPort')})",
                         field="ports",
                         fix=f"declare port {name!r} in one place only",
                     )
@@ -508,7 +507,8 @@ def _dump(model: Any) -> JsonDict:
     return rendered
 
 
-def _merge_named(  # noqa: PLR0917 - one merge step: where, what, the items, their identity, and two names for errors
+# PLR0917: one merge step: where, what, the items, their identity, and two names for errors
+def _merge_named(  # noqa: PLR0917
     target: JsonDict, key: str, items: list[JsonDict], identity: str, field: str, target_path: str
 ) -> None:
     """Append ``items`` to ``target[key]``; an item whose ``identity`` is already there must be identical."""

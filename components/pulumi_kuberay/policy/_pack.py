@@ -289,8 +289,7 @@ def build_policies() -> list[Policy]:
     policies.append(
         StackValidationPolicy(
             name=OPERATOR_OBJECTS_POLICY,
-            description="Ray objects judged against the KubeRay operator Deployment of the same stack (watched "
-            "namespaces, batch scheduler, feature gates, CRD version).",
+            description="Ray objects judged against the KubeRay operator Deployment of the same stack (watched namespaces, batch scheduler, feature gates, CRD version).",
             validate=_operator_objects_validator,
             config_schema=CONFIG_SCHEMA,
             severity=Severity.CRITICAL,
@@ -326,7 +325,6 @@ def run() -> None:
         policies=build_policies(),
         enforcement_level=EnforcementLevel.ADVISORY,
         description=(
-            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; "
-            "per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
         ),
     )

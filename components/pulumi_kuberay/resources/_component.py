@@ -153,8 +153,7 @@ def _expect_str_map(subject: str, name: str, value: Any) -> None:
     for key, item in value.items():
         if not isinstance(key, str) or not isinstance(item, str):
             raise TypeError(
-                f"{subject}: {name}[{key!r}]: expected a string, got {type(item).__name__} {item!r}"
-                " (quote numbers and booleans: label and annotation values are strings)"
+                f"{subject}: {name}[{key!r}]: expected a string, got {type(item).__name__} {item!r} (quote numbers and booleans: label and annotation values are strings)"
             )
 
 
@@ -299,8 +298,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             built = Built(spec=None, manifest=None)
             paths = ", ".join(sorted({p.path for p in unknown}))
             built.notes.append(
-                f"{self._subject(name, common)}: not validated at preview, values not known yet at {paths} "
-                "(validated and checked before the update creates anything)"
+                f"{self._subject(name, common)}: not validated at preview, values not known yet at {paths} (validated and checked before the update creates anything)"
             )
         self._warn(built, resolved.secrets)
         return built, resolved
@@ -350,8 +348,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             current = labels.get(KUEUE_QUEUE_LABEL)
             if current not in (None, common.local_queue):
                 raise ValueError(
-                    f"{subject}: labels[{KUEUE_QUEUE_LABEL!r}] is {current!r} but local_queue is "
-                    f"{common.local_queue!r}; drop the label, local_queue sets it"
+                    f"{subject}: labels[{KUEUE_QUEUE_LABEL!r}] is {current!r} but local_queue is {common.local_queue!r}; drop the label, local_queue sets it"
                 )
             labels[KUEUE_QUEUE_LABEL] = common.local_queue
         metadata = object_metadata(

@@ -275,8 +275,7 @@ def awaited_status(
             )
         except _kube.KubeError as exc:
             raise WaitFailedError(
-                f"{subject}: cannot read it from the API server ({exc}); check the kubeconfig's permissions or set"
-                f" {AWAIT_ENV}=provider"
+                f"{subject}: cannot read it from the API server ({exc}); check the kubeconfig's permissions or set {AWAIT_ENV}=provider"
             ) from None
         took = time.monotonic() - started
         explain = f"kubectl get {kind.lower()} -n {namespace} {name} -o json | kuberay-explain -"
@@ -284,8 +283,7 @@ def awaited_status(
             raise WaitFailedError(f"{subject} failed after {took:.0f}s: {result.reason}\n  details: {explain}")
         if result.state == "waiting":
             raise AwaitTimeoutError(
-                f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for it to be ready:"
-                f" {result.reason}\n  details: {explain}"
+                f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for it to be ready: {result.reason}\n  details: {explain}"
             )
         pulumi.log.info(f"{result.reason} (waited {took:.1f}s)", resource=component)
         if obj is not None and not diagnose(obj).ok and result.state == "done":

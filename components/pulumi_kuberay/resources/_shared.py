@@ -209,8 +209,7 @@ class CriticalFindingsError(pulumi.RunError):
         lines = [f"{subject}: {count} critical finding{'s' if count != 1 else ''}:"]
         lines += [f"  - {format_finding(f)}" for f in self.findings]
         lines.append(
-            f"  (to silence a rule on this resource, give a reason in the annotation "
-            f"'{SUPPRESS_PREFIX}<rule-id>')"
+            f"  (to silence a rule on this resource, give a reason in the annotation '{SUPPRESS_PREFIX}<rule-id>')"
         )
         super().__init__("\n".join(lines))
 

@@ -117,9 +117,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         spec_dict, dropped = drop_autoscaled_replicas(spec_dict)
         if dropped:
             built.notes.append(
-                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) "
-                f"{', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at "
-                "minReplicas"
+                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) {', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at minReplicas"
             )
         return spec_dict
 

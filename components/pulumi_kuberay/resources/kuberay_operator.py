@@ -239,9 +239,7 @@ class KubeRayOperator(pulumi.ComponentResource):
         previous = previous_crd_version(name)
         if crd_downgrade(previous, self.setup.version) and not self.args.allow_crd_downgrade:
             raise CrdDowngradeError(
-                f"{subject}: this stack applied the KubeRay {previous} CRDs; {self.setup.version} would downgrade "
-                "them, and the API server then prunes the newer fields from every stored Ray object (fix: keep "
-                f"version >= {previous}, or pass allow_crd_downgrade=True once you know no object uses them)"
+                f"{subject}: this stack applied the KubeRay {previous} CRDs; {self.setup.version} would downgrade them, and the API server then prunes the newer fields from every stored Ray object (fix: keep version >= {previous}, or pass allow_crd_downgrade=True once you know no object uses them)"
             )
 
 

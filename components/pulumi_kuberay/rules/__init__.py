@@ -195,8 +195,7 @@ def _run_rule(rule: Rule, subject: Any, ctx: Context) -> list[tuple[Violation, F
             severity="high",
             message=f"rule {rule.id!r} failed on this {rule.scope}: {type(exc).__name__}: {exc}",
             path="",
-            fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation "
-            f"'{SUPPRESS_PREFIX}{rule.id}'",
+            fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation '{SUPPRESS_PREFIX}{rule.id}'",
         )
         return [(Violation(finding.message, "", index=0), finding)]
 

@@ -45,24 +45,21 @@ def render() -> str:
         '`suppress.pulumi-kuberay.io/<rule-id>: "<reason>"`. The operator rule each one mirrors is in',
         "[operator-rules.md](operator-rules.md). 'Example' is what the rule reports on its own violating example.",
         "",
-        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a "
-        f"stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup.",
+        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup.",
         "",
         "| rule id | severity | category | looks at | operator rules | applies to | title |",
         "|---|---|---|---|---|---|---|",
     ]
     for rule in ordered:
         lines.append(
-            f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {looks_at(rule)} "
-            f"| {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
+            f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {looks_at(rule)} | {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
         )
     for rule in ordered:
         lines += [
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.title}** ({rule.severity}, {rule.category}; {looks_at(rule)}"
-            f"{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''})",
+            f"**{rule.title}** ({rule.severity}, {rule.category}; {looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''})",
             "",
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",

@@ -163,7 +163,7 @@ def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, An
 
 def _fruit_app(*, replicas: int) -> str:
     """The ``fruit_app`` Serve application (upstream's sample), as an item of ``applications``."""
-    return (
+    return (  # text-block
         "  - name: fruit_app\n"
         "    import_path: fruit.deployment_graph\n"
         "    route_prefix: /fruit\n"
@@ -241,7 +241,7 @@ def serve_service(serve_config: str) -> dict[str, Any]:
     return example_service(serveConfigV2=serve_config)
 
 
-TWO_APPS = (
+TWO_APPS = (  # text-block
     "applications:\n"
     + _fruit_app(replicas=2)
     + "        user_config:\n"
@@ -323,7 +323,7 @@ def ray_cluster(name: str = "shared") -> JsonDict:
 
 
 def ray_service(name: str = "serve") -> JsonDict:
-    serve = (
+    serve = (  # text-block
         "applications:\n"
         "  - name: fruit\n    import_path: fruit.app\n    route_prefix: /fruit\n"
         "  - name: math\n    import_path: math_app:app\n    route_prefix: /math\n"

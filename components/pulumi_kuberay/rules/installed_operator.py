@@ -73,8 +73,7 @@ def _check_unwatched(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
         return  # every namespace watched, or the namespace is the provider's default (not known here)
     if namespace not in watched:
         yield Violation(
-            f"{doc.get('kind')} in namespace {namespace!r}, but {_source(setup)} watches only "
-            f"{', '.join(map(repr, watched))}: the object is accepted and never reconciled",
+            f"{doc.get('kind')} in namespace {namespace!r}, but {_source(setup)} watches only {', '.join(map(repr, watched))}: the object is accepted and never reconciled",
             "metadata.namespace",
         )
 
@@ -101,15 +100,13 @@ def _check_scheduler(doc: JsonDict, ctx: Context) -> Iterator[Violation]:
     for path, scheduler in _named_schedulers(doc):
         if scheduler is None and not running:
             yield Violation(
-                f"gang scheduling is requested but {_source(setup)} runs no batch scheduler integration: no "
-                "PodGroup is created and the pods are scheduled one by one",
+                f"gang scheduling is requested but {_source(setup)} runs no batch scheduler integration: no PodGroup is created and the pods are scheduled one by one",
                 path,
             )
         elif scheduler is not None and scheduler != running:
             now = f"runs {running!r}" if running else "runs none"
             yield Violation(
-                f"the object is meant for the {scheduler} batch scheduler but {_source(setup)} {now}: no "
-                f"{scheduler} PodGroup/queue is set up for it",
+                f"the object is meant for the {scheduler} batch scheduler but {_source(setup)} {now}: no {scheduler} PodGroup/queue is set up for it",
                 path,
             )
 
@@ -141,11 +138,8 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="An operator installed with watchNamespace (or singleNamespaceInstall) only sees those "
-    "namespaces: an object elsewhere is accepted by the API server and then ignored forever, with no event and "
-    "no status.",
-    fix="Create the object in a watched namespace, or add its namespace to the operator's watch_namespaces "
-    "(chart value watchNamespace).",
+    rationale="An operator installed with watchNamespace (or singleNamespaceInstall) only sees those namespaces: an object elsewhere is accepted by the API server and then ignored forever, with no event and no status.",
+    fix="Create the object in a watched namespace, or add its namespace to the operator's watch_namespaces (chart value watchNamespace).",
     check=_check_unwatched,
     compliant=_in_namespace(example_job(), "ray"),
     violating=_in_namespace(example_job(), "team-a"),
@@ -159,11 +153,8 @@ declare(
     severity="high",
     category="correctness",
     kinds=KINDS,
-    rationale="KubeRay creates the PodGroup / queue objects of volcano, yunikorn, kai-scheduler or "
-    "scheduler-plugins only when the operator runs with that --batch-scheduler; otherwise the queue label or "
-    "schedulerName is ignored (no gang scheduling) or the pods wait for a PodGroup that never comes.",
-    fix="Enable the scheduler on the operator (batch_scheduler=..., chart value batchScheduler.name) or drop "
-    "the scheduler labels / schedulerName from the object.",
+    rationale="KubeRay creates the PodGroup / queue objects of volcano, yunikorn, kai-scheduler or scheduler-plugins only when the operator runs with that --batch-scheduler; otherwise the queue label or schedulerName is ignored (no gang scheduling) or the pods wait for a PodGroup that never comes.",
+    fix="Enable the scheduler on the operator (batch_scheduler=..., chart value batchScheduler.name) or drop the scheduler labels / schedulerName from the object.",
     check=_check_scheduler,
     compliant=_labelled(example_job(), "volcano.sh/queue-name", "batch"),
     violating=_labelled(example_job(), "yunikorn.apache.org/queue", "root.batch"),
@@ -180,8 +171,7 @@ def _ha(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
     replicas, leader = setup.replicas, setup.leader_election
     if replicas > 1 and not leader:
         yield Violation(
-            f"{replicas} replicas with leader election off: every replica reconciles the same objects and their "
-            "updates race",
+            f"{replicas} replicas with leader election off: every replica reconciles the same objects and their updates race",
             "leaderElectionEnabled",
             severity="critical",
         )
@@ -190,14 +180,12 @@ def _ha(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
         return
     if replicas < 2:
         yield Violation(
-            f"{replicas} operator replica in prod: while it restarts or is rescheduled no Ray object is reconciled "
-            "(no scaling, no recovery of failed pods)",
+            f"{replicas} operator replica in prod: while it restarts or is rescheduled no Ray object is reconciled (no scaling, no recovery of failed pods)",
             "replicas",
         )
     if not leader:
         yield Violation(
-            "leader election is off in prod: a second replica (or an overlapping rollout) would reconcile alongside "
-            "the first",
+            "leader election is off in prod: a second replica (or an overlapping rollout) would reconcile alongside the first",
             "leaderElectionEnabled",
         )
 
@@ -207,8 +195,7 @@ def _limits(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
     missing = [r for r in ("cpu", "memory") if is_unknown(limits.get(r))]
     if missing:
         yield Violation(
-            f"the operator container has no {' or '.join(missing)} limit: a reconcile storm over many Ray pods can "
-            "take the node's memory (the chart's default is 512Mi)",
+            f"the operator container has no {' or '.join(missing)} limit: a reconcile storm over many Ray pods can take the node's memory (the chart's default is 512Mi)",
             "resources.limits",
         )
 
@@ -221,8 +208,7 @@ def _image_tag(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
         return
     if tag.lstrip("v") != version.lstrip("v"):
         yield Violation(
-            f"operator image {image} but chart {version}: the chart renders RBAC, flags and CRDs for {version}, the "
-            f"binary is {tag}",
+            f"operator image {image} but chart {version}: the chart renders RBAC, flags and CRDs for {version}, the binary is {tag}",
             "image.tag",
         )
 
@@ -233,8 +219,7 @@ declare(
     title="Operator without a standby in prod, or replicas without leader election",
     severity="high",
     category="reliability",
-    rationale="One operator replica means no reconciliation while it restarts; several replicas need leader "
-    "election, otherwise they all reconcile and overwrite each other.",
+    rationale="One operator replica means no reconciliation while it restarts; several replicas need leader election, otherwise they all reconcile and overwrite each other.",
     fix="In prod run replicas: 2 with leaderElectionEnabled: true (the chart's default for leader election).",
     check=_ha,
     compliant=_setup(),
@@ -249,8 +234,7 @@ declare(
     title="Operator container without cpu/memory limits",
     severity="medium",
     category="reliability",
-    rationale="The operator's memory grows with the number of Ray pods it manages; without limits it "
-    "competes with everything else on its node.",
+    rationale="The operator's memory grows with the number of Ray pods it manages; without limits it competes with everything else on its node.",
     fix="Set resources.limits.cpu and .memory (about 500 MB per 500 Ray pods).",
     check=_limits,
     compliant=_setup(),
@@ -264,8 +248,7 @@ declare(
     title="Operator image tag differs from the chart version",
     severity="high",
     category="correctness",
-    rationale="The chart's RBAC rules, flags and the CRDs applied with it belong to its version; another "
-    "operator binary may need permissions or fields they do not give.",
+    rationale="The chart's RBAC rules, flags and the CRDs applied with it belong to its version; another operator binary may need permissions or fields they do not give.",
     fix="Leave image.tag at the chart's default (v<version>) and change version instead.",
     check=_image_tag,
     compliant=_setup(),
@@ -309,11 +292,8 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="With crds: leave the CRDs are whatever is installed (installed_crds), possibly older than the "
-    "operator: the API server prunes the fields those CRDs do not know, silently, before the operator sees "
-    "the object.",
-    fix="Upgrade the CRDs (crds: manage on the operator, or apply the CRDs of the operator's version) or remove "
-    "the field.",
+    rationale="With crds: leave the CRDs are whatever is installed (installed_crds), possibly older than the operator: the API server prunes the fields those CRDs do not know, silently, before the operator sees the object.",
+    fix="Upgrade the CRDs (crds: manage on the operator, or apply the CRDs of the operator's version) or remove the field.",
     check=_check_crd_age,
     compliant=example_job(),
     violating=example_job(preRunningDeadlineSeconds=600),

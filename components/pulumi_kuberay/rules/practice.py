@@ -85,8 +85,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                 continue
             if ray_version and not ray_version.startswith(version) and not version.startswith(ray_version):
                 yield Violation(
-                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; "
-                    "KubeRay picks features (auth, probes, autoscaler) by rayVersion",
+                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; KubeRay picks features (auth, probes, autoscaler) by rayVersion",
                     path,
                     fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
                 )
@@ -95,8 +94,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
             shown = ", ".join(f"{v} at {p}" for v, p in seen.items())
             last_path = list(seen.values())[-1]
             yield Violation(
-                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version "
-                "(and one Python version) across head and workers",
+                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version (and one Python version) across head and workers",
                 last_path,
             )
 
@@ -116,15 +114,13 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
                 continue
             if name in limits and name in requests and limits[name] != requests[name]:
                 yield Violation(
-                    f"Ray container requests {name} {requests[name]!r} but its limit is {limits[name]!r}; KubeRay "
-                    "tells Ray the limit, so the scheduler may place more work than the node holds",
+                    f"Ray container requests {name} {requests[name]!r} but its limit is {limits[name]!r}; KubeRay tells Ray the limit, so the scheduler may place more work than the node holds",
                     join(path, "resources", "requests", name),
                     fix=f"set resources.requests.{name} equal to resources.limits.{name}",
                 )
             elif name in requests and name not in limits:
                 yield Violation(
-                    f"Ray container requests {name} but sets no {name} limit; KubeRay derives Ray's "
-                    f"{'memory' if name == 'memory' else 'num-gpus'} from limits only",
+                    f"Ray container requests {name} but sets no {name} limit; KubeRay derives Ray's {'memory' if name == 'memory' else 'num-gpus'} from limits only",
                     join(path, "resources", "limits"),
                     fix=f"set resources.limits.{name} equal to the request",
                 )
@@ -143,8 +139,7 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         floor = 8 * 2**30 if ctx.environment == "prod" else 2 * 2**30
         if size < floor:
             yield Violation(
-                f"head memory limit {limit!r} is below {'8Gi (production)' if floor > 2**31 else '2Gi'}; the GCS, "
-                "dashboard and driver share it and the head is OOM-killed under load",
+                f"head memory limit {limit!r} is below {'8Gi (production)' if floor > 2**31 else '2Gi'}; the GCS, dashboard and driver share it and the head is OOM-killed under load",
                 join(path, "resources", "limits", "memory"),
                 fix="give the head at least 2Gi (8Gi in production)",
                 severity="high" if size < 2 * 2**30 else "medium",
@@ -161,8 +156,7 @@ def _head_num_cpus(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
         value = get(head.spec, "rayStartParams", "num-cpus")
         if value != "0":
             yield Violation(
-                'the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not "0"); '
-                "work on the head competes with the GCS and can take the whole cluster down",
+                "the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not \"0\"); work on the head competes with the GCS and can take the whole cluster down",
                 join(head.path, "rayStartParams", "num-cpus"),
             )
 
@@ -177,8 +171,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(manifest):
         if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
             yield Violation(
-                f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and "
-                "Serve application",
+                f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and Serve application",
                 ref.path("gcsFaultToleranceOptions"),
                 severity="high" if kind == "RayService" else "medium",
             )
@@ -206,8 +199,7 @@ def _exposure(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         else:
             continue
         yield Violation(
-            f"the head's dashboard, client and job API are exposed outside the cluster ({what}) without Ray token "
-            "authentication: anyone who reaches it can run code on the cluster",
+            f"the head's dashboard, client and job API are exposed outside the cluster ({what}) without Ray token authentication: anyone who reaches it can run code on the cluster",
             where,
         )
 
@@ -231,8 +223,7 @@ def _port_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 continue
             if name != expected:
                 yield Violation(
-                    f"port {number} is named {name!r}; KubeRay finds the {expected} port by the name {expected!r} "
-                    "(dashboard URL, serve Service, probes) and falls back to defaults otherwise",
+                    f"port {number} is named {name!r}; KubeRay finds the {expected} port by the name {expected!r} (dashboard URL, serve Service, probes) and falls back to defaults otherwise",
                     join(path, "ports", i, "name"),
                     fix=f"name it {expected!r}",
                 )
@@ -284,8 +275,7 @@ declare(
     severity="high",
     category="correctness",
     kinds=KINDS,
-    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
-    "connect nodes of different Ray or Python versions.",
+    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to connect nodes of different Ray or Python versions.",
     fix="Use one Ray image version for head and workers and set rayVersion to it.",
     check=_image_version,
     compliant=_CLUSTER,
@@ -311,8 +301,7 @@ declare(
     severity="high",
     category="reliability",
     kinds=KINDS,
-    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
-    "cluster down.",
+    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down.",
     fix="Raise the head container's memory limit.",
     check=_head_memory,
     compliant=_CLUSTER,

@@ -88,8 +88,7 @@ def _non_root(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         if non_root is True or (isinstance(user, int) and not isinstance(user, bool) and user > 0):
             continue
         yield Violation(
-            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); "
-            "Ray images run as uid 1000",
+            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); Ray images run as uid 1000",
             join(path, "securityContext", "runAsNonRoot"),
             severity=_hardening(ctx),
         )
@@ -141,8 +140,7 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
             tag = image_tag(image)
             if tag is None or tag in ("latest", "nightly") or tag.startswith("nightly"):
                 yield Violation(
-                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): "
-                    "every Pod restart may run different code",
+                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): every Pod restart may run different code",
                     join(path, "image"),
                 )
 
@@ -164,8 +162,7 @@ def _resources(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             missing.append("cpu (request or limit)")
         if missing:
             yield Violation(
-                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and "
-                "Pods are evicted or starve their neighbours",
+                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and Pods are evicted or starve their neighbours",
                 join(path, "resources"),
             )
 
@@ -181,8 +178,7 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
                     if value.startswith("$") or value.lower() in _FLAG_VALUES or _NOT_A_SECRET.search(name):
                         continue  # a variable reference, a switch or a location: not a secret value
                     yield Violation(
-                        f"env {name} holds a literal value: "
-                        "secrets in the CR are readable by anyone who can read the CR",
+                        f"env {name} holds a literal value: secrets in the CR are readable by anyone who can read the CR",
                         join(path, "env", i, "value"),
                     )
     for ref in cluster_specs(manifest):
@@ -233,8 +229,7 @@ declare(
     severity="medium",
     category="security",
     kinds=KINDS,
-    rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise "
-    "(PSS restricted).",
+    rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise (PSS restricted).",
     fix="Set securityContext.runAsNonRoot: true (pod or container).",
     check=_non_root,
     compliant=_CLUSTER,
@@ -247,8 +242,7 @@ declare(
     severity="medium",
     category="security",
     kinds=KINDS,
-    rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
-    "(PSS baseline/restricted).",
+    rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do (PSS baseline/restricted).",
     fix="Set securityContext.capabilities.drop: [ALL] and add only what is required.",
     check=_capabilities,
     compliant=_CLUSTER,
@@ -274,8 +268,7 @@ declare(
     severity="high",
     category="reliability",
     kinds=KINDS,
-    rationale="latest / nightly / untagged images change under a running cluster; "
-    "head and workers can end up on different Ray versions.",
+    rationale="latest / nightly / untagged images change under a running cluster; head and workers can end up on different Ray versions.",
     fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
     check=_image_pinned,
     compliant=_CLUSTER,
@@ -288,8 +281,7 @@ declare(
     severity="high",
     category="reliability",
     kinds=KINDS,
-    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
-    "evicted or OOM-killed.",
+    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is evicted or OOM-killed.",
     fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
     check=_resources,
     compliant=_CLUSTER,

@@ -50,8 +50,7 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Viol
         else:
             shown = ", ".join(f"{k}={v}" for k, v in wanted.items())
             yield Violation(
-                f"RayJob {namespace}/{_name(doc)} selects a RayCluster by {shown}, but no RayCluster in namespace "
-                f"{namespace!r} in {{set}} matches it; the job waits forever for a cluster",
+                f"RayJob {namespace}/{_name(doc)} selects a RayCluster by {shown}, but no RayCluster in namespace {namespace!r} in {{set}} matches it; the job waits forever for a cluster",
                 "spec.clusterSelector",
                 index=index,
             )
@@ -172,12 +171,10 @@ declare(
     category="correctness",
     kinds=("RayCluster", "RayJob"),
     rationale=(
-        "A RayJob in clusterSelector mode never creates a cluster; if no RayCluster carries the selected labels "
-        "the job stays in Initializing forever."
+        "A RayJob in clusterSelector mode never creates a cluster; if no RayCluster carries the selected labels the job stays in Initializing forever."
     ),
     fix=(
-        "Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) "
-        "or embed rayClusterSpec."
+        "Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) or embed rayClusterSpec."
     ),
     check=_selector_unmatched,
     compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
@@ -193,8 +190,7 @@ declare(
     category="cost",
     kinds=KINDS,
     rationale=(
-        "Autoscaling clusters can grow to maxReplicas; the sum over the stack (a RayService counts twice while a "
-        "NewCluster upgrade runs both clusters) is what the GPU quota must cover."
+        "Autoscaling clusters can grow to maxReplicas; the sum over the stack (a RayService counts twice while a NewCluster upgrade runs both clusters) is what the GPU quota must cover."
     ),
     fix="Lower maxReplicas or GPUs per worker, or raise the gpu_budget option of the policy pack / lint command.",
     check=_gpu_budget,

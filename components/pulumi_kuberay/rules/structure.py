@@ -163,9 +163,7 @@ _SCHEMA_RULES = (
         "schema-unknown-field",
         "unknown_field",
         "Field not in the KubeRay CRD schema",
-        "The API server prunes unknown fields silently: the setting has no effect (often a typo or a field "
-        "of a "
-        "newer KubeRay version).",
+        "The API server prunes unknown fields silently: the setting has no effect (often a typo or a field of a newer KubeRay version).",
         "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
         _example(enableInTreeAutoscaler=True),
         "spec.enableInTreeAutoscaler",
@@ -342,8 +340,7 @@ def _check_metadata_syntax(manifest: dict[str, Any], ctx: Context) -> Iterator[V
     found = effective_name(manifest)
     if found is not None and not is_dns1123_subdomain(found[0]):
         yield Violation(
-            f"name {found[0]!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'); "
-            "the API server rejects the object",
+            f"name {found[0]!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'); the API server rejects the object",
             found[1],
         )
     labels = meta.get("labels")
@@ -384,9 +381,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 "
-    "alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; "
-    "the create fails.",
+    rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; the create fails.",
     fix="Use keys like 'app' or 'example.com/app' and label values like 'v1.2_a' (63 characters at most).",
     check=_check_metadata_syntax,
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
@@ -428,8 +423,7 @@ def _duplicate_keys(items: Any, keys: tuple[str, ...], path: str) -> Iterator[Vi
         if key in seen:
             shown = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key, strict=True))
             yield Violation(
-                f"{path}[{i}] repeats {shown} of {path}[{seen[key]}]; the CRD keys this list by "
-                f"{'+'.join(keys)}, so the API server rejects the object",
+                f"{path}[{i}] repeats {shown} of {path}[{seen[key]}]; the CRD keys this list by {'+'.join(keys)}, so the API server rejects the object",
                 f"{path}[{i}]",
             )
         else:
@@ -461,9 +455,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and "
-    "containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same "
-    "key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
+    rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
     fix="Keep one entry per key (for env, the value the container should see).",
     check=_check_list_map_keys,
     compliant=_with_head_env("A", "B"),

@@ -136,10 +136,7 @@ def _overlay(reader: _Reader, facts: _Facts, phase: Phase, summary: str, next_st
             # field (image, resources, rayStartParams, pod template) it stays behind for good. The status is
             # still the current one, so the phase stands.
             note = (
-                f" (status last written at generation {observed}, the object is at {generation}: KubeRay"
-                " rewrites a RayCluster status only when a field in it changes, so an image or resources edit"
-                " leaves observedGeneration behind; with upgradeStrategy None the running pods keep the old"
-                " spec)"
+                f" (status last written at generation {observed}, the object is at {generation}: KubeRay rewrites a RayCluster status only when a field in it changes, so an image or resources edit leaves observedGeneration behind; with upgradeStrategy None the running pods keep the old spec)"
             )
             return phase, summary + note, next_step
         note = f" (status is from generation {observed}, the object is at {generation}: not reconciled yet)"

@@ -20,10 +20,7 @@ _CRON_RULES: Final[dict[str, _Rule]] = {
     ),
     "never": _Rule(
         "progressing",
-        "nothing scheduled yet on '{schedule}'{tz} (no status.lastScheduleTime); if a tick has passed, the"
-        " RayCronJob controller is off (operator feature gate RayCronJob is alpha, default off) or the spec"
-        " was"
-        " rejected (InvalidRayCronJobSpec event)",
+        "nothing scheduled yet on '{schedule}'{tz} (no status.lastScheduleTime); if a tick has passed, the RayCronJob controller is off (operator feature gate RayCronJob is alpha, default off) or the spec was rejected (InvalidRayCronJobSpec event)",
         _EVENTS,
     ),
 }

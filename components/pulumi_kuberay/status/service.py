@@ -30,9 +30,7 @@ _SERVICE_READY_FALSE: Final[dict[str, _Rule]] = {
     ),
     "InitializingTimeout": _Rule(
         "failed",
-        "did not become ready within the ray.io/initializing-timeout annotation (Ready False,"
-        " InitializingTimeout);"
-        " its clusters were deleted and it stays failed{ready_message_part}",
+        "did not become ready within the ray.io/initializing-timeout annotation (Ready False, InitializingTimeout); its clusters were deleted and it stays failed{ready_message_part}",
         "delete and recreate the RayService after fixing the cause (earlier events: " + _EVENTS + ")",
     ),
     "SuspendInProgress": _Rule(
@@ -79,9 +77,7 @@ _SERVICE_LEGACY_STATUS: Final[dict[str, _Rule]] = {
 
 _SERVICE_NO_STATUS: Final = _Rule(
     "progressing",
-    "no status yet: the operator has not reconciled it (is the KubeRay operator running and watching"
-    " namespace"
-    " {ns_or_default}?)",
+    "no status yet: the operator has not reconciled it (is the KubeRay operator running and watching namespace {ns_or_default}?)",
     _EVENTS,
 )
 
@@ -154,7 +150,8 @@ def _traffic(reader: _Reader, active: str, pending: str) -> str:
     return "no cluster yet"
 
 
-def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912, PLR0915 - the RayService state machine, one branch per state
+# C901, PLR0912, PLR0915: the RayService state machine, one branch per state
+def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912, PLR0915
     status = reader.obj.get("status")
     if not status:
         return _render(_SERVICE_NO_STATUS, facts)
@@ -218,8 +215,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
         rb_problems = "; ".join(bad_pending + bad_active)
         phase = "progressing" if ready == "True" else "degraded"
         summary = (
-            f"rolling back (RollbackInProgress True, {rb_reason or 'no reason'}): the spec changed during an"
-            f" incremental upgrade; {traffic}" + (f"; {rb_problems}" if rb_problems else "")
+            f"rolling back (RollbackInProgress True, {rb_reason or 'no reason'}): the spec changed during an incremental upgrade; {traffic}" + (f"; {rb_problems}" if rb_problems else "")
         )
         return phase, _one_line(summary, 600), "kubectl describe rayservice -n {ns} {name}".format_map(facts)
 
@@ -234,8 +230,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
         if upgrade_problems:
             head = f"upgrade stuck ({up_reason or 'UpgradeInProgress'}): " + "; ".join(upgrade_problems)
             next_step = (
-                "kubectl describe rayservice -n {ns} {name}; the failing Serve app's logs are on the pending"
-                " cluster: " + explain_pending
+                "kubectl describe rayservice -n {ns} {name}; the failing Serve app's logs are on the pending cluster: " + explain_pending
             ).format_map(facts)
         else:
             head = f"upgrading ({up_reason or 'UpgradeInProgress'}): "

@@ -69,9 +69,7 @@ def _check_ttl_requires_shutdown(spec: dict[str, Any], path: str, ctx: Context) 
     ttl = as_int(spec.get("ttlSecondsAfterFinished"))
     if ttl is not None and ttl > 0 and spec.get("shutdownAfterJobFinishes") is not True:
         yield Violation(
-            f"ttlSecondsAfterFinished is {ttl} but shutdownAfterJobFinishes is not true; the operator "
-            "rejects a TTL "
-            "without shutdown",
+            f"ttlSecondsAfterFinished is {ttl} but shutdownAfterJobFinishes is not true; the operator rejects a TTL without shutdown",
             f"{path}.ttlSecondsAfterFinished",
         )
 
@@ -83,9 +81,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-05", "RCJ-06"),
-    rationale="The TTL only delays the cluster deletion that shutdownAfterJobFinishes triggers; alone it is "
-    "an "
-    "error (validateDeletionConfiguration).",
+    rationale="The TTL only delays the cluster deletion that shutdownAfterJobFinishes triggers; alone it is an error (validateDeletionConfiguration).",
     fix="Set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished (use deletionRules TTLs instead).",
     check=per_job_spec(_check_ttl_requires_shutdown),
     compliant=example_job(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=30),

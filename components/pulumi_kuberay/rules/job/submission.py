@@ -131,8 +131,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-29", "RJ-30", "RCJ-06"),
-    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected "
-    "cluster nor InteractiveMode supports.",
+    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected cluster nor InteractiveMode supports.",
     fix="Set backoffLimit: 0 (or remove it).",
     check=per_job_spec(_check_backoff_incompatible),
     compliant=selector_job(backoffLimit=0),
@@ -192,9 +191,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-33", "RCJ-06"),
-    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and "
-    "rejects "
-    "other values.",
+    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and rejects other values.",
     fix="Remove headGroupSpec.template.spec.restartPolicy or set it to Never.",
     check=per_job_spec(_check_sidecar_restart),
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
@@ -248,8 +245,7 @@ def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Ite
         close = [m for m in SUBMISSION_MODES_SINCE if m.lower() == mode.lower()]
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         yield Violation(
-            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD "
-            "accepts any string and the operator never submits the job",
+            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD accepts any string and the operator never submits the job",
             f"{path}.submissionMode",
         )
 
@@ -261,9 +257,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=(),
-    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no "
-    "controller "
-    "branch submits the job, so it never runs.",
+    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no controller branch submits the job, so it never runs.",
     fix="Use K8sJobMode (default), HTTPMode, InteractiveMode or SidecarMode, spelt exactly.",
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),

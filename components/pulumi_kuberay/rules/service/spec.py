@@ -34,8 +34,7 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
     name, path = found
     if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
         yield Violation(
-            f"RayService name is {len(name)} characters; the operator allows at most "
-            f"{MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
+            f"RayService name is {len(name)} characters; the operator allows at most {MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
             path,
         )
 
@@ -47,8 +46,7 @@ def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
     name, path = found
     if not is_dns1035(name):
         yield Violation(
-            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', "
-            "starting with a letter and ending with a letter or digit)",
+            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
             path,
         )
 
@@ -61,8 +59,7 @@ declare(
     kinds=("RayService",),
     rows=("RS-01", "WH-04"),
     since="1.4",
-    rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService "
-    "reports Ready=False/ValidationFailed and never creates a cluster.",
+    rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService reports Ready=False/ValidationFailed and never creates a cluster.",
     fix="Shorten metadata.name to at most 47 characters.",
     check=_check_name_length,
     compliant=example_service("text-summarizer"),
@@ -107,9 +104,7 @@ def _check_initializing_timeout(manifest: dict[str, Any], ctx: Context) -> Itera
             )
         return
     yield Violation(
-        f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}: neither a Go duration (e.g. '30m', '1h') nor an "
-        "integer "
-        "number of seconds",
+        f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}: neither a Go duration (e.g. '30m', '1h') nor an integer number of seconds",
         path,
     )
 
@@ -127,8 +122,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-03", "RS-04", "RS-05", "WH-04"),
-    rationale="The annotation must be a positive Go duration or a positive integer of seconds; anything else "
-    "fails RayService validation.",
+    rationale="The annotation must be a positive Go duration or a positive integer of seconds; anything else fails RayService validation.",
     fix="Use a Go duration like '30m' or '1h', or a positive number of seconds like '1800'.",
     check=_check_initializing_timeout,
     compliant=_with_timeout("30m"),
@@ -167,9 +161,7 @@ declare(
     kinds=("RayService",),
     rows=("RS-06",),
     since="1.6",
-    rationale="The operator's Serve health checks and config PUTs cannot present a Kubernetes token; it "
-    "rejects "
-    "enableK8sTokenAuth in RayServices.",
+    rationale="The operator's Serve health checks and config PUTs cannot present a Kubernetes token; it rejects enableK8sTokenAuth in RayServices.",
     fix="Use authOptions.mode: token without enableK8sTokenAuth.",
     check=_check_k8s_token_auth,
     compliant=_with_auth({"mode": "token"}),
@@ -185,9 +177,7 @@ def _check_head_service_name(manifest: dict[str, Any], ctx: Context) -> Iterator
     name = get(service_cluster(spec), "headGroupSpec", "headService", "metadata", "name")
     if isinstance(name, str) and name:
         yield Violation(
-            f"headGroupSpec.headService.metadata.name is {name!r}; a RayService names its head Services "
-            "itself "
-            "(one per cluster during upgrades)",
+            f"headGroupSpec.headService.metadata.name is {name!r}; a RayService names its head Services itself (one per cluster during upgrades)",
             "spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
         )
 
@@ -205,9 +195,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-08",),
-    rationale="Old and new clusters coexist during a zero-downtime upgrade, so a fixed head Service name "
-    "would "
-    "collide; the operator rejects it.",
+    rationale="Old and new clusters coexist during a zero-downtime upgrade, so a fixed head Service name would collide; the operator rejects it.",
     fix="Remove headService.metadata.name (labels and annotations are fine).",
     check=_check_head_service_name,
     compliant=_with_head_service({"labels": {"team": "ml"}}),
@@ -239,8 +227,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-09",),
-    rationale="The CRD has no enum for this field, but the operator only accepts NewCluster, "
-    "NewClusterWithIncrementalUpgrade and None.",
+    rationale="The CRD has no enum for this field, but the operator only accepts NewCluster, NewClusterWithIncrementalUpgrade and None.",
     fix="Use NewCluster (zero-downtime, default) or NewClusterWithIncrementalUpgrade.",
     check=_check_upgrade_type,
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
