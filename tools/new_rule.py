@@ -47,7 +47,7 @@ _DOCUMENT = {
         check='''@per_job_spec
 def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayJobSpec``)."""
-    if spec.get("{field}") is True:  # TODO: the real condition; read with the as_* readers, skip unknown values
+    if spec.get("{field}") is True:  # TODO: the real condition (as_* readers; skip unknown values)
         yield Violation("TODO: what is wrong and what happens then, on one line", f"{{path}}.{field}")
 ''',
         compliant="example_job()",
@@ -60,7 +60,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
         check='''def {fn}(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayServiceSpec``)."""
     spec = as_dict(doc.get("spec"))
-    if spec.get("{field}") is True:  # TODO: the real condition; read with the as_* readers, skip unknown values
+    if spec.get("{field}") is True:  # TODO: the real condition (as_* readers; skip unknown values)
         yield Violation("TODO: what is wrong and what happens then, on one line", "spec.{field}")
 ''',
         compliant="example_service()",
@@ -73,7 +73,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
         check='''def {fn}(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayCronJobSpec``)."""
     spec = as_dict(doc.get("spec"))
-    if spec.get("{field}") is True:  # TODO: the real condition; read with the as_* readers, skip unknown values
+    if spec.get("{field}") is True:  # TODO: the real condition (as_* readers; skip unknown values)
         yield Violation("TODO: what is wrong and what happens then, on one line", "spec.{field}")
 ''',
         compliant="example_cronjob()",
