@@ -14,7 +14,7 @@ from typing import Any
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
-from .._paths import as_dict, as_int, as_str
+from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode
@@ -263,4 +263,36 @@ declare(
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
     violating_path="spec.submissionMode",
+)
+
+
+@per_job_spec
+def _check_rayjob_entrypoint_missing(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    """``BuildJobSubmitCommand`` ends the submitter's command with ``-- <entrypoint>``, and ``ray job submit``
+    requires one. The operator runs that command in SidecarMode, and in K8sJobMode unless the submitter
+    template's container sets its own command (``configureSubmitterContainer``)."""
+    entrypoint = spec.get("entrypoint")
+    if "entrypoint" in spec and is_unknown(entrypoint):
+        return  # not known yet (preview)
+    if isinstance(entrypoint, str) and entrypoint.strip():
+        return
+    mode = submission_mode(spec)
+    containers = as_list(as_dict(as_dict(spec.get("submitterPodTemplate")).get("spec")).get("containers"))
+    own_command = bool(containers) and bool(as_dict(containers[0]).get("command"))
+    if mode == "SidecarMode" or (mode == "K8sJobMode" and not own_command):
+        yield Violation(f"the RayJob has no entrypoint, but in {mode} the operator submits one with `ray job submit -- <entrypoint>`: every submission fails, after the cluster has started", f"{path}.entrypoint")
+
+
+declare(
+    id="rayjob-entrypoint-missing",
+    title="RayJob without an entrypoint that the operator must submit",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="In K8sJobMode and SidecarMode the operator submits spec.entrypoint with `ray job submit -- <entrypoint>`, which requires one: without it the RayJob is accepted, its cluster starts, and every submission attempt fails.",
+    fix="Set entrypoint (the command Ray runs, e.g. python train.py); or submit yourself: submissionMode InteractiveMode, or a submitterPodTemplate whose container sets its own command.",
+    check=_check_rayjob_entrypoint_missing,
+    compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),
+    violating=example_job(entrypoint=None),
+    violating_path="spec.entrypoint",
 )
