@@ -306,6 +306,8 @@ def test_service_waits_for_ready_and_exposes_urls_per_application(mocks: MockEnv
         assert request.deleteBeforeReplace is True
         inputs = mocks.ray("RayService")[0].inputs
         assert inputs["metadata"]["annotations"][WAIT_FOR_ANNOTATION] == RAYSERVICE_READY
+        # The operator (v1.6.2+) owns spec fields after adding its finalizer with an Update: force the apply.
+        assert inputs["metadata"]["annotations"]["pulumi.com/patchForce"] == "true"
         config = yaml.safe_load(inputs["spec"]["serveConfigV2"])
         assert [a["route_prefix"] for a in config["applications"]] == ["/text", "/images"]
         assert inputs["spec"]["upgradeStrategy"] == {"type": "NewCluster"}

@@ -157,11 +157,18 @@ def _expect_str_map(subject: str, name: str, value: Any) -> None:
             )
 
 
+#: Read by Pulumi's Kubernetes provider on create and update: force the server-side apply.
+FORCE_APPLY_ANNOTATION = "pulumi.com/patchForce"
+
+
 class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     """Base of the KubeRay components (see the module docstring for the order of work)."""
 
     KIND: ClassVar[str]
     SPEC_MODEL: ClassVar[type[BaseModel]]
+    #: Pulumi's server-side apply takes its fields back from another field manager on update (the provider's
+    #: ``pulumi.com/patchForce`` annotation); for kinds whose spec the operator itself writes incidentally.
+    FORCE_APPLY: ClassVar[bool] = False
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         resource: RayCustomResource
@@ -366,6 +373,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         )
         built.wait_plan = dataclasses.replace(plan, subject=subject)
         metadata = with_annotations(metadata, plan.annotations)
+        if self.FORCE_APPLY:
+            metadata = with_annotations(metadata, {FORCE_APPLY_ANNOTATION: "true"})
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built

@@ -89,6 +89,12 @@ class RayService(RayComponent[RayServiceSpec]):
         diagnosis: pulumi.Output[str | None]
 
     KIND = KIND
+    # From v1.6.2 the RayService controller adds its finalizer with an Update of the whole object
+    # (RayServiceReconciler.Reconcile, controllerutil.AddFinalizer + r.Update): the Go round trip rewrites
+    # quantities ("1" for 1), adds empty structs and so makes the operator the owner of those fields and of the
+    # atomic workerGroupSpecs list, and the next `pulumi up` that changes them fails with a server-side apply
+    # conflict. The operator never writes the spec again, so taking the fields back is safe.
+    FORCE_APPLY = True
     SPEC_MODEL = RayServiceSpec
 
     def __init__(
