@@ -130,7 +130,7 @@ def test_every_spec_field_present_with_the_model_type_and_docstring(entry: Any) 
     seen: set[type] = set()
     if entry.spec_input is not None:
         spec = resource["inputProperties"][entry.spec_input]
-        assert entry.spec_input in resource["requiredInputs"]
+        assert resource["requiredInputs"] == [entry.spec_input]
         _check(entry.spec_model, spec, entry.kind, seen)
     else:  # the operator: the args model's fields are the inputs themselves
         _check_model(entry.spec_model, {"properties": {

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,14 +99,21 @@ def examples(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str, yaml_hos
     yield runs
 
 
-def test_get_schema_prints_the_generated_schema(tmp_path: Path, pulumi_cli: str, yaml_host: None) -> None:
+def test_get_schema_prints_the_generated_schema(tmp_path: Path, pulumi_cli: str) -> None:
+    """Through the provider's executable (the wheel's ``pulumi-resource-kuberay``): the same code PulumiPlugin.yaml
+    runs, without Pulumi's dependency installation for a Python plugin directory (which would run ``python -m
+    venv`` and ``pip install --upgrade pip setuptools wheel`` on the repository's venv)."""
     from pulumi_kuberay.provider._schema import package_schema
 
-    root = package_root(tmp_path / "package")
-    workspace = make_workspace(root, pulumi_cli)
-    run = workspace.pulumi("package", "get-schema", str(root / "provider"))
+    executable = REPO_ROOT / ".venv" / "bin" / "pulumi-resource-kuberay"
+    assert executable.exists(), f"{executable} is missing: run scripts/setup-venv"
+    workspace = make_workspace(tmp_path, pulumi_cli)
+    run = workspace.pulumi("package", "get-schema", str(executable))
     assert run.returncode == 0, run.describe()
-    assert json.loads(run.stdout) == json.loads(json.dumps(package_schema()))
+    printed = json.loads(run.stdout)
+    assert printed.pop("config", {}) == {}  # the CLI's normal form adds an empty `config`
+    assert printed["name"] == "kuberay" and printed["version"] == package_schema()["version"]
+    assert printed == json.loads(json.dumps(package_schema()))
 
 
 def test_yaml_example_previews_and_renders_what_python_renders(examples: dict[str, Any]) -> None:
@@ -156,7 +164,30 @@ def test_yaml_program_with_a_mistake_fails_preview_with_our_message_and_path(
     assert "minReplicas (3) > maxReplicas (2) in worker group 'cpu'" in out, preview.describe()
     assert "spec.workerGroupSpecs[0].minReplicas" in out, preview.describe()
     assert "lower minReplicas to at most 2 or raise maxReplicas to at least 3" in out, preview.describe()
-    assert "Traceback" not in out, preview.describe()
+    assert "kuberay:index:RayCluster resource 'shared' has a problem: RayCluster 'shared' is invalid" in out
+    assert "Traceback" not in out and 'File "' not in out, preview.describe()  # our message, not a stack
+
+
+def test_critical_finding_fails_preview_and_lower_severities_are_warnings(
+    examples: dict[str, Any], pulumi_cli: str
+) -> None:
+    root = examples["root"]
+
+    def critical_and_warning(doc: dict[str, Any]) -> None:
+        doc["resources"]["batch"]["properties"]["spec"]["activeDeadlineSeconds"] = 0  # critical (catalogue)
+        doc["resources"]["shared"]["properties"]["spec"]["enableInTreeAutoscaling"] = True  # a component warning
+
+    program = _variant(root, "yaml-critical", critical_and_warning)
+    workspace = make_workspace(root, pulumi_cli, program=program)
+    preview, _ = run_example(workspace, "ci", policy=False)
+    assert preview.returncode != 0, preview.describe()
+    out = preview.output
+    assert "RayJob 'batch': 1 critical finding:" in out, preview.describe()
+    assert "[rayjob-active-deadline-not-positive] critical at spec.activeDeadlineSeconds" in out, preview.describe()
+    assert "property spec.activeDeadlineSeconds" in out, preview.describe()
+    assert 'File "' not in out, preview.describe()
+    warning = "enableInTreeAutoscaling is on, so the replicas of worker group(s) cpu are not sent"
+    assert re.search(r"warning: .*" + re.escape(warning), out), preview.describe()
 
 
 def test_secret_inputs_stay_secret_in_state(examples: dict[str, Any], pulumi_cli: str) -> None:

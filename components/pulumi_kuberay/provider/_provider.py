@@ -18,6 +18,7 @@ import contextlib
 import contextvars
 import json
 import sys
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import pulumi
-from pulumi.errors import InputPropertiesError
+from pulumi.errors import InputPropertiesError, InputPropertyErrorDetails
 from pulumi.provider.provider import ConstructResult, Provider
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
@@ -82,16 +83,8 @@ class KubeRayProvider(Provider):
             raise ValueError(f"unknown resource type {resource_type!r}; this package has {', '.join(self.entries)}")
         try:
             component = build_component(entry, name, dict(inputs), options)
-        except ManifestError as exc:
-            raise InputPropertiesError(
-                str(exc).splitlines()[0],
-                [{"property_path": _input_path(entry, p.path), "reason": _problem_text(p)} for p in exc.problems],
-            ) from None
-        except CriticalFindingsError as exc:
-            raise InputPropertiesError(
-                str(exc).splitlines()[0],
-                [{"property_path": _input_path(entry, f.path), "reason": _finding_text(f)} for f in exc.findings],
-            ) from None
+        except Exception as exc:
+            raise input_error(entry, exc) or exc from None
         call = _CALL.get(None)
         if call is not None:
             call.component = component
@@ -111,6 +104,39 @@ def build_component(
     spec = inputs.pop(entry.spec_input, None)
     keywords = {names[k]: v for k, v in inputs.items() if v is not None}
     return entry.component(name, spec, opts, **keywords)
+
+
+def input_error(entry: ComponentEntry, exc: BaseException) -> InputPropertiesError | None:
+    """Our error behind ``exc`` (a component's, raised at once or, with inputs that were outputs, while the engine
+    serialized the outputs), as the input error the engine reports without a Python traceback: the message as a
+    Python program shows it, each problem or finding on the field path in the program's names. ``None``: not
+    ours (an internal error keeps its traceback)."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ManifestError):
+            return InputPropertiesError(str(error), [_detail(entry, p.path, _problem_text(p)) for p in error.problems])
+        if isinstance(error, CriticalFindingsError):
+            return InputPropertiesError(str(error), [_detail(entry, f.path, _finding_text(f)) for f in error.findings])
+        if isinstance(error, (ValueError, TypeError, pulumi.RunError)) and _raised_by_components(error):
+            return InputPropertiesError(str(error), [])
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _detail(entry: ComponentEntry, path: str, reason: str) -> InputPropertyErrorDetails:
+    return {"property_path": _input_path(entry, path), "reason": reason}
+
+
+def _raised_by_components(error: BaseException) -> bool:
+    """The innermost frame of ``error`` is in pulumi_kuberay's own code (a component's message, not a bug of the
+    provider's decoding or of the SDK)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return False
+    last = frames[-1].filename.replace("\\", "/")
+    return "/pulumi_kuberay/" in last and "/pulumi_kuberay/provider/" not in last
 
 
 def _model_aliases(entry: ComponentEntry) -> set[str]:
@@ -148,6 +174,12 @@ class _Servicer(ProviderServicer):
         token = _CALL.set(call)
         try:
             response = await super()._construct(request, context)
+        except Exception as exc:
+            entry = self.kuberay.entries.get(request.type)
+            found = input_error(entry, exc) if entry is not None else None
+            if found is None:
+                raise
+            raise found from None
         finally:
             _CALL.reset(token)
         if call.component is not None:

@@ -414,14 +414,13 @@ def package_schema() -> JsonDict:
             if not optional:
                 required_outputs.append(camel(key))
         doc = inspect.cleandoc(entry.component.__doc__ or "")
-        resources[type_token(entry.kind)] = {
-            "isComponent": True,
-            "description": doc,
-            "inputProperties": inputs,
-            "requiredInputs": required,
-            "properties": outputs,
-            "required": sorted(required_outputs),
-        }
+        resource: JsonDict = {"isComponent": True, "description": doc, "inputProperties": inputs}
+        if required:
+            resource["requiredInputs"] = required
+        resource["properties"] = outputs
+        if required_outputs:
+            resource["required"] = sorted(required_outputs)
+        resources[type_token(entry.kind)] = resource
     return {
         "name": PACKAGE,
         "displayName": "KubeRay",
