@@ -48,7 +48,8 @@ def yaml_host() -> None:
         "the Pulumi YAML language host is not installed in PULUMI_HOME: run "
         '`eval "$(scripts/ensure-langhosts --print-env)"` (scripts/test does)'
     )
-    if os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1" and os.environ.get("PULUMI_KUBERAY_LANGHOSTS") != "skipped":
+    required = os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1"
+    if required and os.environ.get("PULUMI_KUBERAY_LANGHOSTS") != "skipped":
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
 
@@ -58,7 +59,8 @@ def package_root(root: Path) -> Path:
     provider's PulumiPlugin.yaml to ../.venv, a symlink to the repository's venv)."""
     copy_project(root)
     for name in ("examples", "provider"):
-        shutil.copytree(REPO_ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "rendered", "node_modules"))
+        ignore = shutil.ignore_patterns("__pycache__", "rendered", "node_modules", "sdks", "Pulumi.*.yaml")
+        shutil.copytree(REPO_ROOT / name, root / name, ignore=ignore)
     return root
 
 
@@ -82,12 +84,16 @@ def run_example(workspace: Workspace, stack: str, *, policy: bool = True) -> tup
     workspace.pulumi("config", "set", "--stack", stack, "renderDir", "rendered", check=True)
     extra = policy_args(workspace.state.parent, "dev") if policy else []
     preview = workspace.pulumi("preview", "--stack", stack, *extra)
-    up = workspace.pulumi("up", "--stack", stack, "--yes", "--skip-preview", *extra) if preview.returncode == 0 else None
+    if preview.returncode != 0:
+        return preview, None
+    up = workspace.pulumi("up", "--stack", stack, "--yes", "--skip-preview", *extra)
     return preview, up
 
 
 @pytest.fixture(scope="module")
-def examples(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str, yaml_host: None) -> Iterator[dict[str, Any]]:
+def examples(
+    tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str, yaml_host: None
+) -> Iterator[dict[str, Any]]:
     """examples/yaml and examples/python, each previewed (with the policy pack) and deployed to a directory."""
     root = package_root(tmp_path_factory.mktemp("package"))
     runs: dict[str, Any] = {"root": root}
@@ -128,7 +134,7 @@ def test_yaml_example_previews_and_renders_what_python_renders(examples: dict[st
     assert sorted(from_yaml) == sorted(from_python)
     assert len(from_yaml) == 2, sorted(from_yaml)
     for name, body in from_python.items():
-        assert from_yaml[name] == body, f"{name} differs:\n--- python\n{body.decode()}\n--- yaml\n{from_yaml[name].decode()}"
+        assert from_yaml[name] == body, f"{name}:\n--- python\n{body.decode()}\n--- yaml\n{from_yaml[name].decode()}"
     # Wired through outputs: the RayJob runs on the RayCluster, in the Namespace's namespace.
     job = next(yaml.safe_load(b) for b in from_yaml.values() if b"kind: RayJob" in b)
     assert job["metadata"]["namespace"] == "ray"
