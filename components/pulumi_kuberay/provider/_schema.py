@@ -347,7 +347,7 @@ class _Translator:
             return {"oneOf": [self.type_spec(o, owner, prop) for o in options]}
         if "enum" in node or "const" in node:
             values = node["enum"] if "enum" in node else [node["const"]]
-            name = owner + prop[:1].upper() + prop[1:]
+            name = owner + "".join(part[:1].upper() + part[1:] for part in prop.split("_"))
             if type_token(name) not in self.types:
                 self.types[type_token(name)] = self._enum(values, f"Values of `{owner}.{prop}`.")
             return {"$ref": type_ref(name)}
