@@ -83,6 +83,8 @@ class KubeRayProvider(Provider):
             raise ValueError(f"unknown resource type {resource_type!r}; this package has {', '.join(self.entries)}")
         try:
             component = build_component(entry, name, dict(inputs), options)
+        except InputPropertiesError:
+            raise
         except Exception as exc:
             raise input_error(entry, exc) or exc from None
         call = _CALL.get(None)
@@ -102,6 +104,13 @@ def build_component(
         args = {k: v for k, v in inputs.items() if k in _model_aliases(entry)}
         return entry.component(name, args, opts, **keywords)
     spec = inputs.pop(entry.spec_input, None)
+    unknown = sorted(set(inputs) - set(names))
+    if unknown:
+        known = ", ".join(sorted(names))
+        raise InputPropertiesError(
+            f"{entry.kind} {name!r}: unknown input(s) {', '.join(unknown)}",
+            [{"property_path": key, "reason": f"not an input of {entry.kind} (known: spec, {known})"} for key in unknown],
+        )
     keywords = {names[k]: v for k, v in inputs.items() if v is not None}
     return entry.component(name, spec, opts, **keywords)
 

@@ -212,6 +212,7 @@ class _InputNames(dict[str, Any]):
 _INPUT_NAMES = _InputNames()
 
 
+@functools.cache
 def keyword_inputs(component: type) -> dict[str, tuple[Any, str]]:
     """The keyword parameters of ``component.__init__`` (a ``**keywords: Unpack[TypedDict]`` expanded):
     ``{python name: (annotation, description)}``."""
@@ -234,6 +235,7 @@ def keyword_inputs(component: type) -> dict[str, tuple[Any, str]]:
     return out
 
 
+@functools.cache
 def declared_outputs(component: type) -> dict[str, str]:
     """``{python name: annotation source}`` of the ``pulumi.Output[...]`` attributes the class and its bases
     declare (in the class body, including ``if TYPE_CHECKING:`` blocks), public names only."""
