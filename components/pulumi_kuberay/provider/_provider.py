@@ -109,7 +109,7 @@ def build_component(
         known = ", ".join(sorted(names))
         raise InputPropertiesError(
             f"{entry.kind} {name!r}: unknown input(s) {', '.join(unknown)}",
-            [{"property_path": key, "reason": f"not an input of {entry.kind} (known: spec, {known})"} for key in unknown],
+            [{"property_path": k, "reason": f"not an input of {entry.kind} (known: spec, {known})"} for k in unknown],
         )
     keywords = {names[k]: v for k, v in inputs.items() if v is not None}
     return entry.component(name, spec, opts, **keywords)
