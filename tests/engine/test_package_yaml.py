@@ -224,3 +224,47 @@ def test_secret_inputs_stay_secret_in_state(examples: dict[str, Any], pulumi_cli
     for file in workspace.state.rglob("*.json"):
         text = file.read_text(errors="replace")
         assert SECRET not in text and PLAIN_MARKED_SECRET not in text, file
+
+
+def test_operator_reference_gives_the_ray_objects_their_rule_target(examples: dict[str, Any], pulumi_cli: str) -> None:
+    """``operator: ${op}`` (a resource reference) reaches the RayCronJob as the KubeRayOperator component the same
+    provider built: its feature gates decide the catalogue's verdict, as ``operator=op`` does in Python."""
+    from engine.conftest import reference_operator_chart
+
+    root = examples["root"]
+    chart = str(reference_operator_chart())
+
+    def with_operator(doc: dict[str, Any], *, reference: bool) -> None:
+        resources = doc["resources"]
+        resources["op"] = {
+            "type": "kuberay:KubeRayOperator",
+            "properties": {"chart": chart, "crds": "leave", "installedCrds": "1.7.0",
+                           "featureGates": {"RayCronJob": True}, "watchNamespaces": ["ray"]},
+            "options": {"providers": ["${k8s}"]},
+        }
+        resources["nightly"] = {
+            "type": "kuberay:RayCronJob",
+            "properties": {
+                "namespace": "ray",
+                "spec": {"schedule": "0 3 * * *",
+                         "jobTemplate": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}},
+                **({"operator": "${op}"} if reference else {}),
+            },
+            "options": {"providers": ["${k8s}"]},
+        }
+        doc["outputs"] = {"gates": "${op.featureGates}", "cron": "${nightly.cronjobName}"}
+
+    with_ref = _variant(root, "yaml-operator", lambda doc: with_operator(doc, reference=True))
+    workspace = make_workspace(root, pulumi_cli, program=with_ref)
+    preview, up = run_example(workspace, "ci", policy=False)
+    assert preview.returncode == 0, preview.describe()
+    assert up is not None and up.returncode == 0, up.describe()
+    outputs = json.loads(workspace.pulumi("stack", "output", "--stack", "ci", "--json", check=True).stdout)
+    assert outputs["cron"] == "nightly" and outputs["gates"]["RayCronJob"] is True
+
+    without = _variant(root, "yaml-no-operator", lambda doc: with_operator(doc, reference=False))
+    preview, _ = run_example(make_workspace(root, pulumi_cli, program=without), "ci", policy=False)
+    assert preview.returncode != 0, preview.describe()
+    assert "[feature-gate-disabled] critical at kind: a RayCronJob needs the operator feature gate RayCronJob" in (
+        preview.output
+    ), preview.describe()
