@@ -471,10 +471,17 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 		if err := json.Unmarshal(data, &pj); err != nil {
 			return nil, fmt.Errorf("linking %s: %w", path, err)
 		}
-		cmd := exec.CommandContext(ctx, "npm", "pkg", "set", "dependencies."+pj.Name+"=file:"+filepath.ToSlash(rel))
-		cmd.Dir = p.programDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("npm pkg set in %s: %w: %s", p.programDir, err, out)
+		// The SDK compiles itself in its postinstall script (tsc); npm 11 runs install scripts only for the
+		// packages package.json's allowScripts names.
+		for _, args := range [][]string{
+			{"pkg", "set", "dependencies." + pj.Name + "=file:" + filepath.ToSlash(rel)},
+			{"pkg", "set", "allowScripts." + pj.Name + "=true", "--json"},
+		} {
+			cmd := exec.CommandContext(ctx, "npm", args...)
+			cmd.Dir = p.programDir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("npm %s in %s: %w: %s", strings.Join(args, " "), p.programDir, err, out)
+			}
 		}
 		names = append(names, pj.Name)
 	}
