@@ -278,8 +278,8 @@ class RedisCredential(KubeModel):
     in :class:`GcsFaultToleranceOptions` a :class:`~pulumi_kuberay.model.pod.SecretRef` is accepted directly.
     """
 
-    value: str | None = None
-    """Literal value (ends up in the CR: avoid for passwords)."""
+    value: str | None = Field(default=None, json_schema_extra={"secret": True})
+    """Literal value (ends up in the CR: avoid for passwords; the component package marks it secret)."""
     value_from: EnvVarSource | None = None
     """Source of the value, e.g. a ``secretKeyRef``."""
 
