@@ -152,7 +152,7 @@ def test_the_provider_calls_the_python_components_with_their_keywords(mocks: Moc
 
 
 def test_our_errors_become_input_errors_on_the_program_path(mocks: MockEnv) -> None:
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(Exception, match="is invalid") as raised:
         build_component(ENTRIES["RayCluster"], "shared", {"spec": _spec(minReplicas=3, maxReplicas=2)}, None)
     error = input_error(ENTRIES["RayCluster"], raised.value)
     assert error is not None
@@ -160,7 +160,7 @@ def test_our_errors_become_input_errors_on_the_program_path(mocks: MockEnv) -> N
     assert [e["property_path"] for e in error.errors] == ["spec.workerGroupSpecs[0].minReplicas"]
     assert "minReplicas (3) > maxReplicas (2)" in error.errors[0]["reason"]
 
-    with pytest.raises(Exception) as critical:
+    with pytest.raises(Exception, match="critical") as critical:
         build_component(
             ENTRIES["RayJob"], "batch",
             {"spec": {"entrypoint": "x", "clusterSelector": {"ray.io/cluster": "c"}, "activeDeadlineSeconds": 0}}, None,

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +58,7 @@ def nodejs_host() -> None:
 @pytest.fixture(scope="module")
 def typescript(
     tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str, nodejs_host: None
-) -> Iterator[dict[str, Any]]:
+) -> dict[str, Any]:
     """examples/typescript with its generated SDK and npm dependencies, previewed and deployed to a directory,
     and examples/python beside it."""
     root = package_root(tmp_path_factory.mktemp("package-ts"))
@@ -78,7 +77,7 @@ def typescript(
     preview, up = run_example(workspace, "ci")
     python = make_workspace(root, pulumi_cli, program=root / "examples" / "python")
     _, python_up = run_example(python, "ci", policy=False)
-    yield {"root": root, "program": program, "workspace": workspace, "preview": preview, "up": up,
+    return {"root": root, "program": program, "workspace": workspace, "preview": preview, "up": up,
            "python_up": python_up}
 
 

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +92,7 @@ def run_example(workspace: Workspace, stack: str, *, policy: bool = True) -> tup
 @pytest.fixture(scope="module")
 def examples(
     tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str, yaml_host: None
-) -> Iterator[dict[str, Any]]:
+) -> dict[str, Any]:
     """examples/yaml and examples/python, each previewed (with the policy pack) and deployed to a directory."""
     root = package_root(tmp_path_factory.mktemp("package"))
     runs: dict[str, Any] = {"root": root}
@@ -102,7 +101,7 @@ def examples(
         workspace = make_workspace(root, pulumi_cli, program=program)
         preview, up = run_example(workspace, "ci")
         runs[language] = {"workspace": workspace, "preview": preview, "up": up, "dir": program}
-    yield runs
+    return runs
 
 
 def test_get_schema_prints_the_generated_schema(tmp_path: Path, pulumi_cli: str) -> None:

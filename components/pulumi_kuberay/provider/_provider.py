@@ -32,7 +32,7 @@ from pulumi.provider.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.provider._inputs import Decoder
 from pulumi_kuberay.provider._schema import (
     ComponentEntry,

@@ -81,11 +81,11 @@ def components() -> list[ComponentEntry]:
     from pulumi_kuberay.model.cronjob import RayCronJobSpec
     from pulumi_kuberay.model.job import RayJobSpec
     from pulumi_kuberay.model.service import RayServiceSpec
-    from pulumi_kuberay.operator import KubeRayOperatorArgs
+    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
     from pulumi_kuberay.resources.cluster import RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob
     from pulumi_kuberay.resources.job import RayJob
-    from pulumi_kuberay.resources.operator import KubeRayOperator
+    from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
     from pulumi_kuberay.resources.service import RayService
 
     return [
