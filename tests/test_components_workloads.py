@@ -14,13 +14,13 @@ import pytest
 import yaml
 from _pulumi_mocks import MockEnv, after_settling, mock_env
 from pulumi_kuberay.model.job import RayJobSpec
-from pulumi_kuberay.resources._shared import CriticalFindingsError
-from pulumi_kuberay.resources._wait import (
+from pulumi_kuberay.resources._provider_wait_for import (
     RAYJOB_TERMINAL,
     RAYSERVICE_READY,
     TIMEOUT_ANNOTATION,
     WAIT_FOR_ANNOTATION,
 )
+from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob, RayJobFailedError

@@ -15,7 +15,7 @@ SAMPLE = "ray-cluster.sample.yaml"
 GCS_SAMPLE = "ray-cluster.embedded-gcs-ft.yaml"
 
 
-@pytest.fixture()
+@pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()  # discovery stops at the repository root
     (tmp_path / "manifests").mkdir()
@@ -69,14 +69,14 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize(
-    "text,expected",
+    ("text", "expected"),
     [
         ("fail-on: severe\n", "fail-on: expected one of low, medium, high, critical"),
         ("selct: [security]\n", "unknown setting(s) selct"),
         ("ignore: [run-as-rooot]\n", "did you mean run-as-root"),
         ("feature-gates: [RayCronJob]\n", "feature-gates: expected {GateName: true|false}"),
         ("feature-gates: {NoSuchGate: true}\n", "unknown KubeRay feature gate 'NoSuchGate'"),
-        ("gpu-budget: -1\n", "gpu-budget: expected a non-negative integer"),
+        ("gpu-budget: -1\n", "gpu-budget must be a non-negative integer (GPUs), got -1"),
         ("severity: {run-as-root: urgent}\n", "severity.run-as-root: expected one of"),
         ("- a list\n", "expected a mapping of settings"),
         ("a: [1\n", "not valid YAML"),

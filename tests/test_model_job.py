@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi_kuberay.model._base import ManifestError, validate_as
+from pulumi_kuberay.model._errors import ManifestError, validate_as
 from pulumi_kuberay.model._k8s import Container, PodSpec, PodTemplateSpec
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec
 from pulumi_kuberay.model.job import (
@@ -150,7 +150,8 @@ def test_entrypoint_resources() -> None:
 
 @pytest.mark.parametrize("mode", ["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"])
 def test_submission_modes(mode: str) -> None:
-    assert RayJobSpec(ray_cluster_spec=_cluster(), submission_mode=mode).submission_mode == mode  # type: ignore[arg-type]
+    spec = RayJobSpec(ray_cluster_spec=_cluster(), submission_mode=mode)  # type: ignore[arg-type]
+    assert spec.submission_mode == mode
 
 
 def test_unknown_submission_mode_loads_from_a_manifest_but_not_from_python() -> None:

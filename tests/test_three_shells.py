@@ -25,7 +25,8 @@ from pulumi_kuberay.policy import _pack as pack
 from pulumi_kuberay.resources._shared import CriticalFindingsError, check_manifest, rule_settings
 
 VERSIONS = ("1.3.0", "1.5.0", "1.6.0", "1.7.0")
-ALL_RULES = sorted(rules.RULES.values(), key=lambda r: r.id)
+#: The rules on one object (their examples are manifests); the stack and setup rules: test_every_rule_in_every_shell.
+ALL_RULES = sorted(rules.rules_of("document"), key=lambda r: r.id)
 PULUMI_ONLY = frozenset(rule.id for rule in ALL_RULES if rule.pulumi_only)
 
 Verdict = tuple[str, str, str]
@@ -34,8 +35,10 @@ Groups = dict[tuple[str, str], list[tuple[str, dict[str, Any]]]]
 
 
 def _settings(rule: rules.Rule) -> dict[str, Any]:
-    """The rule's example settings, without the version (the test sets it)."""
-    return {key: value for key, value in rule.context.items() if key != "kuberay_version" and value is not None}
+    """The rule's example settings, without the version (the test sets it) and the operator (the shells take it
+    from the operator component, Deployment or values: tests/test_operator_*.py)."""
+    skip = ("kuberay_version", "operator")
+    return {key: value for key, value in rule.context.items() if key not in skip and value is not None}
 
 
 def _examples() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
@@ -163,3 +166,45 @@ def test_pulumi_only_rules_are_skipped_by_lint_and_gate_hints_follow_the_audienc
     assert rules.render_text(text, "python") == "turn on feature_gates={'RayClusterMTLS': True}"
     assert rules.render_text(text, "cli") == "turn on --feature-gates=RayClusterMTLS=true"
     assert rules.render_text(text, "pack") == "turn on kuberay:featureGates {RayClusterMTLS: true}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Every rule of every scope (each object, the stack, the operator's setup) is known to every shell.
+
+
+def test_every_rule_in_every_shell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pulumi_kuberay.cli._lint_report import sarif_rules
+    from pulumi_kuberay.rules._docs import render
+
+    every = set(rules.RULES)
+    assert {rule.scope for rule in rules.RULES.values()} == {"document", "stack", "setup"}
+    assert lint.main(["--list-rules"]) == 0
+    listed = {line.split()[0] for line in capsys.readouterr().out.splitlines()[1:] if line.strip()}
+    assert every <= listed
+    for rule_id in sorted(every):
+        assert lint.main(["--explain-rule", rule_id]) == 0, rule_id
+        text = capsys.readouterr().out
+        assert text.startswith(f"{rule_id}: ") and "Violating example:" in text, rule_id
+    reference = render()
+    assert all(f"\n## {rule_id}\n" in reference for rule_id in every)
+    assert every <= {descriptor["id"] for descriptor in sarif_rules()}
+    policies = {policy.name for policy in pack.build_policies()}
+    assert every <= policies
+    for environment in ("dev", "staging", "prod"):
+        assert every <= set(pack.policy_config(environment))
+
+
+def test_a_setup_finding_has_its_rule_in_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A finding on the operator itself (``--operator-values``) carries a rule entry in SARIF, as any other."""
+    values = tmp_path / "operator-values.yaml"
+    values.write_text(yaml.safe_dump({"replicas": 1, "leaderElectionEnabled": False}))
+    job = tmp_path / "job.yaml"
+    job.write_text(yaml.safe_dump(rules.get_rule("rayjob-ttl-negative").compliant))
+    lint.main([str(job), "--operator-values", str(values), "--environment", "prod", "--format", "sarif", "--no-config"])
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    descriptors = run["tool"]["driver"]["rules"]
+    reported = {result["ruleId"]: result["ruleIndex"] for result in run["results"]}
+    assert "operator-not-highly-available" in reported
+    for rule_id, index in reported.items():
+        assert descriptors[index]["id"] == rule_id
+        assert descriptors[index]["shortDescription"]["text"] == rules.get_rule(rule_id).title

@@ -42,7 +42,8 @@ def go_atoi(text: str) -> int | None:
     return value if -(1 << 63) <= value <= _INT64_MAX else None
 
 
-def parse_go_duration_ns(text: str) -> int | None:
+# C901, PLR0912: Go's time.ParseDuration, one branch per case of its loop
+def parse_go_duration_ns(text: str) -> int | None:  # noqa: C901, PLR0912
     """Nanoseconds of a Go ``time.ParseDuration`` string (``"1h30m"``, ``"-5s"``, ``"0"``), else None."""
     s = text
     neg = False
@@ -135,7 +136,7 @@ CRON_FIELDS: tuple[tuple[str, int, int, dict[str, int] | None], ...] = (
 )
 CRON_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 # Go's strings.Fields / strings.TrimSpace split on unicode.IsSpace.
-_GO_SPACES = frozenset(
+_GO_SPACES = frozenset(  # text-block
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )

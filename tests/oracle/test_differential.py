@@ -25,6 +25,7 @@ from _reference import reference_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
+from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
 
 from ._contract import Case
 from ._generate import mutated_manifests
@@ -32,7 +33,6 @@ from ._oracle import Oracle
 from ._run import assert_agree, record, run
 
 REPO = Path(__file__).resolve().parents[2]
-RAY_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 DEEP = os.environ.get("PULUMI_KUBERAY_DEEP") == "1"
 #: Generated cases per oracle: the default judge (the version we target) gets the deep run's 20,000.
 GENERATED = 2_000

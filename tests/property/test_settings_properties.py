@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .conftest import budget
-from .strategies import RESOURCE_NAMES, Mutation, mutated, valid_cluster, valid_job, wire, wrong_values
+from .mutations import Mutation, mutated
+from .strategies import RESOURCE_NAMES, valid_cluster, valid_job, wire, wrong_values
 
 settings_module = pytest.importorskip("settings", reason="settings.py at the repo root")
 load_settings = settings_module.load_settings

@@ -23,7 +23,7 @@ from typing import Any
 from pulumi_kuberay.cli import _io
 from pulumi_kuberay.convert import Conversion, convert_documents
 from pulumi_kuberay.convert.helm import HelmValuesError, render_values, values_key
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 
 TOOL_NAME = "kuberay-convert"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 
@@ -75,8 +75,7 @@ def _metadata(meta: Mapping[str, Any], notes: list[str]) -> tuple[str, dict[str,
         prefix = str(meta.get("generateName") or "ray")
         name = prefix.rstrip("-") or "ray"
         notes.append(
-            f"metadata.generateName {prefix!r} became the fixed name {name!r} (a Pulumi resource has a stable "
-            "name; set object_name= to choose another)"
+            f"metadata.generateName {prefix!r} became the fixed name {name!r} (a Pulumi resource has a stable name; set object_name= to choose another)"
         )
     dropped = [key for key in meta if key in SERVER_SET]
     if dropped:
@@ -196,8 +195,7 @@ def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[lis
         if same is not obj:
             where = f"namespace {obj.namespace!r}" if obj.namespace else "the same (default) namespace"
             errors.append(
-                f"{obj.where}: {obj.subject} is also declared at {same.where} in {where}: Kubernetes keeps one "
-                "object per name, so convert one of them (or rename it)"
+                f"{obj.where}: {obj.subject} is also declared at {same.where} in {where}: Kubernetes keeps one object per name, so convert one of them (or rename it)"
             )
     if errors:
         return objects, errors

@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from pulumi_kuberay.model._helm_values import coalesce
+
 CHART_NAME = "ray-cluster"
 CHART_VERSION = "1.7.0"
 INT32_MAX = 2147483647
@@ -167,19 +169,6 @@ def _check_group(path: str, group: Mapping[str, Any], allowed: set[str] | frozen
                     raise _unknown(f"{path}.image.{image_key}", _IMAGE_KEYS)
 
 
-def coalesce(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """Helm's coalescing: maps merged recursively, anything else replaced, ``null`` removes the default."""
-    out = copy.deepcopy(dict(defaults))
-    for key, value in values.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = coalesce(value, out[key])
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
 # --------------------------------------------------------------------------------------------------
 # Go template semantics.
 
@@ -318,7 +307,8 @@ def _list(value: Any, key: str) -> list[Any]:
     return value
 
 
-def _pod(
+# C901, PLR0912: the ray-cluster chart's pod template, one branch per value it reads
+def _pod(  # noqa: C901, PLR0912
     values: Mapping[str, Any], group: Mapping[str, Any], key: str, container: str, labels: dict[str, Any],
     *, extra_env: Any, default_resources: dict[str, Any] | None,
 ) -> dict[str, Any]:  # fmt: skip
@@ -399,14 +389,15 @@ def _worker(
     return out
 
 
-def render_values(
+# C901: the chart's raycluster template, in its order
+def render_values(  # noqa: C901
     values: Mapping[str, Any], *, release_name: str = "raycluster", namespace: str = "default"
 ) -> dict[str, Any]:
     """The RayCluster manifest ``helm template <release_name> ray-cluster -n <namespace> -f values`` renders."""
     if not isinstance(values, Mapping):
         raise HelmValuesError("", f"values must be a mapping, got {type(values).__name__}")
     check_keys(values)
-    merged = coalesce(values, chart_defaults())
+    merged = coalesce(defaults=chart_defaults(), values=values)
     labels = chart_labels(release_name)
     metadata: dict[str, Any] = {
         "name": scalar(fullname(merged, release_name), "fullnameOverride"),
@@ -470,7 +461,7 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
     """The values key behind the rendered field at ``path`` (``spec.workerGroupSpecs[0].replicas`` ->
     ``worker.replicas``), so a problem found in the RayCluster is reported where the user wrote it."""
     parts = path.replace("[", ".[").split(".")
-    merged = coalesce(values, chart_defaults())
+    merged = coalesce(defaults=chart_defaults(), values=values)
     if parts[:2] == ["spec", "headGroupSpec"]:
         group, rest = "head", parts[2:]
     elif parts[:2] == ["spec", "workerGroupSpecs"] and len(parts) > 2:
@@ -502,4 +493,4 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
     return f"{group}.{rest[0]}" if rest else group
 
 
-__all__ = ["HelmValuesError", "chart_defaults", "coalesce", "go_float", "render_values", "values_key"]
+__all__ = ["HelmValuesError", "chart_defaults", "go_float", "render_values", "values_key"]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _gosyntax
+from ..model._names import is_dns1035_label
 from ._engine import Context, Violation
 from ._paths import (
     ClusterSpecRef,
@@ -39,7 +40,6 @@ TLS_ENV_VARS = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY
 TLS_VOLUME = "ray-tls"
 TLS_MOUNT_PATH = "/etc/ray/tls"
 
-_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
@@ -55,7 +55,8 @@ def annotation_path(key: str) -> str:
 
 
 def is_dns1035(name: str) -> bool:
-    return len(name) <= 63 and bool(_DNS1035.match(name))
+    """Like k8s ``IsDNS1035Label`` (what the operator requires of RayCluster, RayJob and RayService names)."""
+    return is_dns1035_label(name)
 
 
 def is_dns1123_subdomain(name: str) -> bool:

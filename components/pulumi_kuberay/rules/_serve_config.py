@@ -11,13 +11,13 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model.serve import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
 
 from ._paths import as_list, is_unknown
 
 BASE = "spec.serveConfigV2"
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_ROUTE_PREFIX = "/"
-DEFAULT_APP_NAME = "default"
 
 TOP_KEYS = frozenset(
     {

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Severity, Violation, declare
+from ._engine import KINDS, Context, Severity, Violation, declare
 from ._kuberay import image_tag
 from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
 
-_ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {
     "AUDIT_WRITE",
@@ -89,8 +88,7 @@ def _non_root(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         if non_root is True or (isinstance(user, int) and not isinstance(user, bool) and user > 0):
             continue
         yield Violation(
-            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); "
-            "Ray images run as uid 1000",
+            "container may run as root (neither runAsNonRoot: true nor a non-zero runAsUser); Ray images run as uid 1000",
             join(path, "securityContext", "runAsNonRoot"),
             severity=_hardening(ctx),
         )
@@ -142,8 +140,7 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
             tag = image_tag(image)
             if tag is None or tag in ("latest", "nightly") or tag.startswith("nightly"):
                 yield Violation(
-                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): "
-                    "every Pod restart may run different code",
+                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): every Pod restart may run different code",
                     join(path, "image"),
                 )
 
@@ -165,8 +162,7 @@ def _resources(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             missing.append("cpu (request or limit)")
         if missing:
             yield Violation(
-                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and "
-                "Pods are evicted or starve their neighbours",
+                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and Pods are evicted or starve their neighbours",
                 join(path, "resources"),
             )
 
@@ -182,8 +178,7 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
                     if value.startswith("$") or value.lower() in _FLAG_VALUES or _NOT_A_SECRET.search(name):
                         continue  # a variable reference, a switch or a location: not a secret value
                     yield Violation(
-                        f"env {name} holds a literal value: "
-                        "secrets in the CR are readable by anyone who can read the CR",
+                        f"env {name} holds a literal value: secrets in the CR are readable by anyone who can read the CR",
                         join(path, "env", i, "value"),
                     )
     for ref in cluster_specs(manifest):
@@ -207,98 +202,102 @@ declare(
     title="No privileged Ray containers",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="A privileged container is root on the node: one compromised Ray task owns the machine.",
     fix="Remove securityContext.privileged (use specific capabilities or device plugins for GPUs).",
     check=_privileged,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.privileged",
 )
 declare(
     id="privilege-escalation-allowed",
     title="allowPrivilegeEscalation is false",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Blocks setuid binaries from raising privileges inside the container (PSS restricted).",
     fix="Set securityContext.allowPrivilegeEscalation: false on every container (and autoscalerOptions).",
     check=_escalation,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "allowPrivilegeEscalation"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.allowPrivilegeEscalation",
 )
 declare(
     id="run-as-root",
     title="Containers run as a non-root user",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
-    rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise "
-    "(PSS restricted).",
+    kinds=KINDS,
+    rationale="Ray images run as uid 1000; running as root turns a container escape into node compromise (PSS restricted).",
     fix="Set securityContext.runAsNonRoot: true (pod or container).",
     check=_non_root,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.runAsNonRoot",
 )
 declare(
     id="capabilities-not-dropped",
     title="Containers drop ALL capabilities and add none beyond baseline",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
-    rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do "
-    "(PSS baseline/restricted).",
+    kinds=KINDS,
+    rationale="Linux capabilities such as SYS_ADMIN or SYS_PTRACE widen what a compromised task can do (PSS baseline/restricted).",
     fix="Set securityContext.capabilities.drop: [ALL] and add only what is required.",
     check=_capabilities,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "capabilities"], {"add": ["SYS_ADMIN"]}),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.capabilities.add",
 )
 declare(
     id="host-access",
     title="No host namespaces, hostPath volumes or host ports",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Host namespaces and paths break the isolation between the Ray Pod and the node (PSS baseline).",
     fix="Remove hostNetwork/hostPID/hostIPC, hostPath volumes and hostPort; use Services and PVCs instead.",
     check=_host_access,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_POD, "hostNetwork"], True),
+    violating_path="spec.workerGroupSpecs[0].template.spec.hostNetwork",
 )
 declare(
     id="image-tag-not-pinned",
     title="Images are pinned to a version tag or digest",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
-    rationale="latest / nightly / untagged images change under a running cluster; "
-    "head and workers can end up on different Ray versions.",
+    kinds=KINDS,
+    rationale="latest / nightly / untagged images change under a running cluster; head and workers can end up on different Ray versions.",
     fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
     check=_image_pinned,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
 )
 declare(
     id="resources-missing",
     title="Ray containers set CPU and memory",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
-    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
-    "evicted or OOM-killed.",
+    kinds=KINDS,
+    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is evicted or OOM-killed.",
     fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
     check=_resources,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
 )
 declare(
     id="secret-in-plain-env",
     title="Secrets are referenced, not written into the CR",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
     fix="Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
     check=_secret_literals,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
 )

@@ -40,8 +40,7 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
     cluster = as_dict(spec.get("rayClusterSpec"))
     if cluster.get("enableInTreeAutoscaling") is True:
         yield Violation(
-            "Kueue reserves the cluster's resources once; the in-tree autoscaler would resize it behind Kueue's back "
-            "(Kueue rejects it unless its elastic workloads are on)",
+            "Kueue reserves the cluster's resources once; the in-tree autoscaler would resize it behind Kueue's back (Kueue rejects it unless its elastic workloads are on)",
             "spec.rayClusterSpec.enableInTreeAutoscaling",
             severity="medium",
             fix="turn enableInTreeAutoscaling off, or turn on Kueue's ElasticJobsViaWorkloadSlices and keep it",
@@ -66,10 +65,10 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob",),
-    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that selects "
-    "an existing cluster, keeps its cluster after finishing, or has more PodSets than a workload holds.",
+    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that selects an existing cluster, keeps its cluster after finishing, or has more PodSets than a workload holds.",
     fix="Set shutdownAfterJobFinishes: true on a RayJob with its own rayClusterSpec (no clusterSelector).",
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
+    violating_path="spec.shutdownAfterJobFinishes",
 )

@@ -37,12 +37,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-36", "RCJ-06"),
-    rationale="ValidateRayJobSpec unmarshals runtimeEnvYAML (UnmarshalRuntimeEnvYAML: its first YAML document, "
-    "through JSON) into a map; a list, a scalar, malformed YAML or a NaN/infinity (not JSON) fails validation.",
+    rationale="ValidateRayJobSpec unmarshals runtimeEnvYAML (UnmarshalRuntimeEnvYAML: its first YAML document, through JSON) into a map; a list, a scalar, malformed YAML or a NaN/infinity (not JSON) fails validation.",
     fix="Write runtimeEnvYAML as a mapping, e.g. 'pip: [requests]' and 'env_vars: {...}'.",
     check=per_job_spec(_check_runtime_env),
     compliant=example_job(runtimeEnvYAML="pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"),
     violating=example_job(runtimeEnvYAML="- requests==2.26.0\n- pendulum==2.1.2\n"),
+    violating_path="spec.runtimeEnvYAML",
 )
 
 
@@ -64,6 +64,7 @@ declare(
     check=per_job_spec(_check_active_deadline),
     compliant=example_job(activeDeadlineSeconds=3600),
     violating=example_job(activeDeadlineSeconds=0),
+    violating_path="spec.activeDeadlineSeconds",
 )
 
 
@@ -86,6 +87,7 @@ declare(
     check=per_job_spec(_check_pre_running_deadline),
     compliant=example_job(preRunningDeadlineSeconds=600),
     violating=example_job(preRunningDeadlineSeconds=0),
+    violating_path="spec.preRunningDeadlineSeconds",
 )
 
 
@@ -107,4 +109,5 @@ declare(
     check=per_job_spec(_check_backoff_negative),
     compliant=example_job(backoffLimit=1),
     violating=example_job(backoffLimit=-1),
+    violating_path="spec.backoffLimit",
 )

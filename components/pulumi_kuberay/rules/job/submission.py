@@ -14,7 +14,7 @@ from typing import Any
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
-from .._paths import as_dict, as_int, as_str
+from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode
@@ -37,6 +37,7 @@ declare(
     check=per_job_spec(_check_suspend_selector),
     compliant=selector_job(),
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
+    violating_path="spec.suspend",
 )
 
 
@@ -60,14 +61,14 @@ declare(
     check=per_job_spec(_check_cluster_source),
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
+    violating_path="spec",
 )
 
 
 def _check_cluster_spec_ignored(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     if has_cluster_selector(spec) and isinstance(spec.get("rayClusterSpec"), dict):
         yield Violation(
-            "rayClusterSpec is set together with clusterSelector: the operator accepts the job, runs it on the "
-            "selected RayCluster and ignores rayClusterSpec (no cluster is created from it)",
+            "rayClusterSpec is set together with clusterSelector: the operator accepts the job, runs it on the selected RayCluster and ignores rayClusterSpec (no cluster is created from it)",
             f"{path}.rayClusterSpec",
         )
 
@@ -78,13 +79,12 @@ declare(
     severity="high",
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
-    rationale="ValidateRayJobSpec accepts both; getOrCreateRayClusterInstance then uses the RayCluster named by "
-    "clusterSelector and never creates the one described by rayClusterSpec. Nothing rejects it (so not "
-    "critical), but the cluster the manifest describes never exists.",
+    rationale="ValidateRayJobSpec accepts both; getOrCreateRayClusterInstance then uses the RayCluster named by clusterSelector and never creates the one described by rayClusterSpec. Nothing rejects it (so not critical), but the cluster the manifest describes never exists.",
     fix="Remove rayClusterSpec to run on the selected cluster, or remove clusterSelector to create this cluster.",
     check=per_job_spec(_check_cluster_spec_ignored),
     compliant=selector_job(),
     violating=selector_job(rayClusterSpec=example_cluster_spec()),
+    violating_path="spec.rayClusterSpec",
 )
 
 
@@ -109,6 +109,7 @@ declare(
     check=per_job_spec(_check_selector_name),
     compliant=selector_job(),
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
+    violating_path="spec.clusterSelector",
 )
 
 
@@ -129,6 +130,7 @@ declare(
     check=per_job_spec(_check_sidecar_selector),
     compliant=selector_job(submissionMode="HTTPMode"),
     violating=selector_job(submissionMode="SidecarMode"),
+    violating_path="spec.submissionMode",
 )
 
 
@@ -152,12 +154,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-29", "RJ-30", "RCJ-06"),
-    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected "
-    "cluster nor InteractiveMode supports.",
+    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected cluster nor InteractiveMode supports.",
     fix="Set backoffLimit: 0 (or remove it).",
     check=per_job_spec(_check_backoff_incompatible),
     compliant=selector_job(backoffLimit=0),
     violating=selector_job(backoffLimit=2),
+    violating_path="spec.backoffLimit",
 )
 
 
@@ -181,6 +183,7 @@ declare(
     check=per_job_spec(_check_sidecar_submitter),
     compliant=example_job(submissionMode="SidecarMode"),
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
+    violating_path="spec.submitterConfig",
 )
 
 
@@ -211,13 +214,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-33", "RCJ-06"),
-    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and "
-    "rejects "
-    "other values.",
+    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and rejects other values.",
     fix="Remove headGroupSpec.template.spec.restartPolicy or set it to Never.",
     check=per_job_spec(_check_sidecar_restart),
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
+    violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
 )
 
 
@@ -250,6 +252,7 @@ declare(
     check=per_job_spec(_check_k8s_token_auth),
     compliant=example_job(rayClusterSpec=_with_auth({"mode": "token"})),
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
+    violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
 )
 
 
@@ -266,8 +269,7 @@ def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Ite
         close = [m for m in SUBMISSION_MODES_SINCE if m.lower() == mode.lower()]
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         yield Violation(
-            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD "
-            "accepts any string and the operator accepts the job and ignores the mode: the job is never submitted",
+            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD accepts any string and the operator accepts the job and ignores the mode: the job is never submitted",
             f"{path}.submissionMode",
         )
 
@@ -279,11 +281,42 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=(),
-    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server and by the operator, "
-    "which ignores it: no controller branch submits the job, so it never runs. Nothing rejects it, so this is "
-    "high, not critical.",
+    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server and by the operator, which ignores it: no controller branch submits the job, so it never runs. Nothing rejects it, so this is high, not critical.",
     fix="Use K8sJobMode (default), HTTPMode, InteractiveMode or SidecarMode, spelt exactly.",
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
+    violating_path="spec.submissionMode",
+)
+
+
+@per_job_spec
+def _check_rayjob_entrypoint_missing(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    """``BuildJobSubmitCommand`` ends the submitter's command with ``-- <entrypoint>``, and ``ray job submit``
+    requires one. The operator runs that command in SidecarMode, and in K8sJobMode unless the submitter
+    template's container sets its own command (``configureSubmitterContainer``)."""
+    entrypoint = spec.get("entrypoint")
+    if "entrypoint" in spec and is_unknown(entrypoint):
+        return  # not known yet (preview)
+    if isinstance(entrypoint, str) and entrypoint.strip():
+        return
+    mode = submission_mode(spec)
+    containers = as_list(as_dict(as_dict(spec.get("submitterPodTemplate")).get("spec")).get("containers"))
+    own_command = bool(containers) and bool(as_dict(containers[0]).get("command"))
+    if mode == "SidecarMode" or (mode == "K8sJobMode" and not own_command):
+        yield Violation(f"the RayJob has no entrypoint, but in {mode} the operator submits one with `ray job submit -- <entrypoint>`: every submission fails, after the cluster has started", f"{path}.entrypoint")
+
+
+declare(
+    id="rayjob-entrypoint-missing",
+    title="RayJob without an entrypoint that the operator must submit",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="In K8sJobMode and SidecarMode the operator submits spec.entrypoint with `ray job submit -- <entrypoint>`, which requires one: without it the RayJob is accepted, its cluster starts, and every submission attempt fails.",
+    fix="Set entrypoint (the command Ray runs, e.g. python train.py); or submit yourself: submissionMode InteractiveMode, or a submitterPodTemplate whose container sets its own command.",
+    check=_check_rayjob_entrypoint_missing,
+    compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),
+    violating=example_job(entrypoint=None),
+    violating_path="spec.entrypoint",
 )
