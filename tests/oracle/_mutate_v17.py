@@ -223,6 +223,30 @@ def m_priority(draw: st.DrawFn, doc: JsonDict) -> str:
     return f"priority={priority},rayVersion={show(version)},v2={v2}"
 
 
+def m_v2_restart_policy(draw: st.DrawFn, doc: JsonDict) -> str:
+    """Autoscaler v2 chosen by version or by the head env var only (IsAutoscalingV2Enabled reads the version),
+    with a restartPolicy other than Never, and an idle timeout (validateWorkerGroupIdleTimeout reads both)."""
+    cluster = cluster_of(doc)
+    group = worker(cluster) if cluster is not None else None
+    if cluster is None or group is None:
+        return "noop"
+    cluster["enableInTreeAutoscaling"] = True
+    how = draw(st.sampled_from(["version", "env", "version-v1+env"]))
+    if how in ("version", "version-v1+env"):
+        cluster["autoscalerOptions"] = {"version": "v2" if how == "version" else "v1"}
+    if how in ("env", "version-v1+env"):
+        head(cluster).setdefault("env", []).append({"name": "RAY_enable_autoscaler_v2", "value": "true"})
+    policy = draw(st.sampled_from(["OnFailure", "Always", "Never"]))
+    where = draw(st.sampled_from(["head", "worker"]))
+    target = cluster["headGroupSpec"] if where == "head" else group
+    target["template"]["spec"]["restartPolicy"] = policy
+    tag = f"v2-by-{how},restartPolicy-{where}={policy}"
+    if draw(st.booleans()):
+        group["idleTimeoutSeconds"] = 60
+        tag += ",idleTimeoutSeconds=60"
+    return tag
+
+
 # --------------------------------------------------------------------------------------------------
 # The v1.7 schema's edges.
 
@@ -375,6 +399,7 @@ CLUSTER_V17_MUTATIONS: list[Mutation] = [
     m_tls,
     m_autoscaler_env,
     m_priority,
+    m_v2_restart_policy,
     m_head_ports,
 ]
 COMMON_V17_MUTATIONS: list[Mutation] = [m_schema_edges, m_schema_edges]

@@ -74,13 +74,18 @@ def test_an_incremental_upgrade_with_its_gate_off_is_ignored() -> None:
     assert critical(service, RayServiceIncrementalUpgrade=False) == []
 
 
-def test_a_suspended_raycronjob_does_not_fail_on_its_dashboard_port_yet() -> None:
-    cron = example_cronjob(suspend=True)
+def test_a_suspended_raycronjob_does_not_fail_at_run_time_yet() -> None:
+    # no RayJob is created while suspended: the run-time failures (OP- rows) come once it is resumed, while
+    # ValidateRayCronJobSpec keeps checking the template
+    cron = example_cronjob(suspend=True, jobTemplate={**example_cronjob()["spec"]["jobTemplate"], "metadata": {"a": "b"}})
+    cron["spec"]["jobTemplate"]["rayClusterSpec"]["rayVersion"] = "nightly"  # the submit command cannot be built
     head = cron["spec"]["jobTemplate"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"] = [{"name": "serve", "containerPort": 8000}]
-    assert ("head-dashboard-port-missing", "high") in [(r, s) for r, s, _ in found(cron, RayCronJob=True)]
+    suspended = [(r, s) for r, s, _ in found(cron, RayCronJob=True)]
+    assert ("head-dashboard-port-missing", "high") in suspended
+    assert ("rayjob-metadata-requires-ray-2-6", "high") in suspended
     cron["spec"]["suspend"] = False
-    assert "head-dashboard-port-missing" in critical(cron, RayCronJob=True)
+    assert {"head-dashboard-port-missing", "rayjob-metadata-requires-ray-2-6"} <= set(critical(cron, RayCronJob=True))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -102,6 +107,20 @@ def test_the_tls_mount_path_is_compared_exactly(path: str, severity: str) -> Non
         {"name": "certs", "mountPath": path}
     ]
     assert [s for r, s, _ in found(doc, RayClusterMTLS=True) if r == "tls-reserved-mounts"] == [severity]
+
+
+@pytest.mark.parametrize(("how", "rejected"), [("version", True), ("env", False)])
+def test_the_v2_restart_policy_check_reads_the_version_only(how: str, rejected: bool) -> None:
+    # ValidateRayClusterSpec: IsAutoscalingV2Enabled checks autoscalerOptions.version == v2, not the env var
+    doc = cluster(enableInTreeAutoscaling=True)
+    if how == "version":
+        doc["spec"]["autoscalerOptions"] = {"version": "v2"}
+    else:
+        doc["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["env"] = [
+            {"name": "RAY_enable_autoscaler_v2", "value": "true"}
+        ]
+    doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["restartPolicy"] = "OnFailure"
+    assert ("autoscaler-v2-restart-policy" in critical(doc)) is rejected
 
 
 @pytest.mark.parametrize(("zone", "ok"), [("Local", True), ("UTC", True), ("EST", True), (" UTC", False)])
@@ -204,6 +223,33 @@ def test_with_the_webhooks_on_a_managed_by_object_still_needs_a_valid_name() -> 
         f.rule_id for f in rules.check(job, webhooks=True) if f.severity == "critical"
     ]
     assert "rayjob-name-not-dns1035" not in [f.rule_id for f in rules.check(job) if f.severity == "critical"]
+
+
+def test_only_the_objects_own_webhook_judges_a_managed_by_object() -> None:
+    # the RayJob webhook checks its metadata; the worker group names (WH-02) only the RayCluster webhook, on the
+    # RayCluster the operator would create, which it does not for a job managed elsewhere
+    job = example_job(managedBy="kueue.x-k8s.io/multikueue")
+    groups = job["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    groups.append(copy.deepcopy(groups[0]))
+    assert "worker-group-names-unique" not in [
+        f.rule_id for f in rules.check(job, webhooks=True) if f.severity == "critical"
+    ]
+
+
+def test_a_raycronjob_whose_jobs_are_managed_elsewhere_has_no_dashboard_to_find() -> None:
+    cron = example_cronjob()
+    cron["spec"]["jobTemplate"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+    head = cron["spec"]["jobTemplate"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "http", "containerPort": 8000}]
+    assert "head-dashboard-port-missing" not in [r for r, _, _ in found(cron, RayCronJob=True)]
+
+
+def test_the_ports_of_an_ignored_cluster_spec_do_not_matter() -> None:
+    # clusterSelector set: getOrCreateRayClusterInstance uses the selected cluster, this head never exists
+    job = example_job(clusterSelector={"ray.io/cluster": "shared"})
+    head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "http", "containerPort": 8000}]
+    assert "head-dashboard-port-missing" not in critical(job)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -246,9 +246,14 @@ def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
     return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
 
 
-def _webhook_rule(rule: Rule) -> bool:
-    """The operator's validating webhooks enforce it too (rows WH-*): on create, whoever manages the object."""
-    return any(row.startswith("WH-") for row in rule.operator_rules)
+#: The webhook rows each kind's own validating webhook checks on create (pkg/webhooks/v1): the RayCluster webhook
+#: its metadata and worker group names, the RayJob and RayService webhooks their metadata.
+_OWN_WEBHOOK_ROWS = {"RayCluster": ("WH-01", "WH-02"), "RayJob": ("WH-03",), "RayService": ("WH-04",)}
+
+
+def _webhook_rule(rule: Rule, kind: Any) -> bool:
+    """The object's own webhook enforces it too: on create, whoever manages the object."""
+    return any(row in _OWN_WEBHOOK_ROWS.get(kind, ()) for row in rule.operator_rules)
 
 
 def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:
@@ -257,14 +262,21 @@ def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:
     return doc.get("kind") == "RayCronJob" and ctx.at_least(1, 6) and not ctx.gate("RayCronJob")
 
 
-def _not_enforced_while_ignored(finding: Finding) -> Finding:
-    """A critical operator-rule finding on an object the operator ignores: nothing rejects it today (the
-    promise: critical = rejected), but it will once the controller runs; said at high."""
-    return dataclasses.replace(
-        finding,
-        severity="high",
-        message=f"{finding.message} (not enforced while the RayCronJob gate is off: the operator accepts and ignores this RayCronJob; it fails once the gate is on)",
-    )
+def _not_enforced_while_ignored(finding: Finding, why: str) -> Finding:
+    """A critical operator-rule finding that nothing enforces today (the promise: critical = rejected), but will
+    once the controller acts; said at high, with ``why``."""
+    return dataclasses.replace(finding, severity="high", message=f"{finding.message} ({why})")
+
+
+_GATE_OFF = "not enforced while the RayCronJob gate is off: the operator accepts and ignores this RayCronJob; it fails once the gate is on"
+_SUSPENDED = "the RayCronJob is suspended, so no RayJob is created yet: this fails once it is resumed"
+
+
+def _suspended_cron(doc: Mapping[str, Any]) -> bool:
+    """A suspended RayCronJob: ValidateRayCronJobSpec still checks its template, but no RayJob is created, so
+    what fails only when a RayJob runs (the OP- rows: submit command, dashboard port) does not fail yet."""
+    spec = doc.get("spec")
+    return doc.get("kind") == "RayCronJob" and isinstance(spec, Mapping) and spec.get("suspend") is True
 
 
 def check(
@@ -312,7 +324,7 @@ def check(
     with _paths.document_views(doc):
         for rule in registered("document"):
             # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
-            if handed_over and rule.operator_rules and not (ctx.webhooks and _webhook_rule(rule)):
+            if handed_over and rule.operator_rules and not (ctx.webhooks and _webhook_rule(rule, kind)):
                 continue  # KubeRay's reconciler returns before validating it (ManagedByExternalController)
             if kind in rule.kinds and rule.applies(ctx):
                 findings.extend(finding for _, finding in _run_rule(rule, doc, ctx))
@@ -327,7 +339,15 @@ def check(
             if r.operator_rules and not any(row.startswith(("CEL-", "SCH-")) for row in r.operator_rules)
         }
         findings = [
-            _not_enforced_while_ignored(f) if f.severity == "critical" and f.rule_id in unenforced else f
+            _not_enforced_while_ignored(f, _GATE_OFF) if f.severity == "critical" and f.rule_id in unenforced else f
+            for f in findings
+        ]
+    elif _suspended_cron(doc):
+        run_time = {
+            r.id for r in registered() if r.operator_rules and all(row.startswith("OP-") for row in r.operator_rules)
+        }
+        findings = [
+            _not_enforced_while_ignored(f, _SUSPENDED) if f.severity == "critical" and f.rule_id in run_time else f
             for f in findings
         ]
     findings = [f for f in findings if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]

@@ -125,15 +125,25 @@ def head_env(ref: ClusterSpecRef, name: str) -> tuple[str, dict[str, Any]] | Non
     return env_var(container, name, path)
 
 
-def autoscaler_v2_enabled(ref: ClusterSpecRef) -> bool | None:
-    """KubeRay ``IsAutoscalingV2Enabled``: explicit ``version: v2``, else the head env var."""
+def autoscaler_v2_by_version(ref: ClusterSpecRef) -> bool | None:
+    """KubeRay ``IsAutoscalingV2Enabled``: ``autoscalerOptions.version`` is ``v2`` (the env var does not count)."""
     options = ref.spec.get("autoscalerOptions")
-    if isinstance(options, dict) and "version" in options:
-        version = options["version"]
-        if version is not None:
-            return version == "v2" if isinstance(version, str) and not is_unknown(version) else None
-    elif options is not None and not isinstance(options, dict):
+    if options is None:
+        return False
+    if not isinstance(options, dict):
         return None
+    version = options.get("version")
+    if version is not None and is_unknown(version):
+        return None
+    return version == "v2"
+
+
+def autoscaler_v2_enabled(ref: ClusterSpecRef) -> bool | None:
+    """v2 as ``validateWorkerGroupIdleTimeout`` and ``validateWorkerGroupPriority`` see it: ``version: v2``
+    (``IsAutoscalingV2Enabled``), else the head env var ``RAY_enable_autoscaler_v2`` set to ``1`` or ``true``."""
+    by_version = autoscaler_v2_by_version(ref)
+    if by_version is not False:
+        return by_version
     env = head_env(ref, AUTOSCALER_V2_ENV)
     if env is None:
         return False

@@ -21,7 +21,7 @@ from ._engine import (
     declare,
 )
 from ._examples import example_cluster_spec, example_job, example_service
-from ._kuberay import job_specs, semver_parse
+from ._kuberay import has_cluster_selector, job_specs, semver_parse
 from ._paths import (
     as_dict,
     as_int,
@@ -101,14 +101,16 @@ declare(
 def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if manifest.get("kind") not in ("RayJob", "RayService", "RayCronJob"):
         return
-    # A suspended RayCronJob creates no RayJob: nothing fails until it is resumed (the operator accepts it).
-    paused = manifest.get("kind") == "RayCronJob" and get(manifest, "spec", "suspend") is True
+    manager = as_str(get(manifest, "spec", "jobTemplate", "managedBy"))
+    if manifest.get("kind") == "RayCronJob" and manager and manager != "ray.io/kuberay-operator":
+        return  # its RayJobs go to another controller (ManagedByExternalController): KubeRay never runs them
+    job = get(manifest, "spec", "jobTemplate") if manifest.get("kind") == "RayCronJob" else manifest.get("spec")
+    if manifest.get("kind") != "RayService" and isinstance(job, dict) and has_cluster_selector(job):
+        return  # the job runs on the selected RayCluster; the rayClusterSpec's head is never created
     for path in _heads_missing_port(manifest, lambda name: name == "dashboard"):
         yield Violation(
-            "the head container declares ports but none named 'dashboard': the operator cannot find the dashboard URL, so the job is never submitted / the Serve config never applied"
-            + (" (the RayCronJob is suspended: its RayJobs fail so once it is resumed)" if paused else ""),
+            "the head container declares ports but none named 'dashboard': the operator cannot find the dashboard URL, so the job is never submitted / the Serve config never applied",
             path,
-            severity="high" if paused else None,
         )
 
 

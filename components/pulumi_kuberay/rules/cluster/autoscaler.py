@@ -7,7 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
-from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_enabled, autoscaling_enabled, head_env, reported_as
+from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
 from .._paths import as_int, as_str, cluster_specs, env_list, get, group_template, groups, join, worker_groups
 
 # RC-39..RC-45: autoscaler
@@ -104,7 +104,8 @@ declare(
 
 def _check_v2_restart_policy(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(doc):
-        if autoscaling_enabled(ref) is not True or autoscaler_v2_enabled(ref) is not True:
+        # IsAutoscalingV2Enabled: autoscalerOptions.version only (the env var does not trigger this check)
+        if autoscaling_enabled(ref) is not True or autoscaler_v2_by_version(ref) is not True:
             continue
         for group in groups(ref):
             tpl = group_template(group)
