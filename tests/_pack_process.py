@@ -1,4 +1,5 @@
-"""The policy pack as the engine runs it: its own process (``python -m pulumi.policy``), reached over gRPC."""
+"""The policy pack in tests: its own process as the engine runs it (``python -m pulumi.policy``, reached over
+gRPC), and the arguments a policy is called with directly."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import grpc
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+from pulumi_policy import ReportViolation, ResourceValidationArgs
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -54,3 +56,19 @@ def configure(stub: analyzer_pb2_grpc.AnalyzerStub, policy_config: Path) -> None
         enum = analyzer_pb2.EnforcementLevel.Value(level.upper())
         request.policyConfig[name].CopyFrom(analyzer_pb2.PolicyConfig(enforcementLevel=enum))
     stub.Configure(request)
+
+
+def validation_args(
+    resource_type: str, props: Mapping[str, object], urn: str, name: str, config: Mapping[str, object]
+) -> ResourceValidationArgs:
+    """What the pack hands a resource policy, without resource options or provider (none in these tests)."""
+    return ResourceValidationArgs(resource_type, props, urn, name, None, None, config)  # type: ignore[arg-type]
+
+
+def reporter(reported: list[str]) -> ReportViolation:
+    """A ``report_violation`` that collects the messages."""
+
+    def report(message: str, urn: str | None = None) -> None:
+        reported.append(message)
+
+    return report

@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """Mock tests of the RayJob, RayService and RayCronJob components.
 
 Every test is ``@pulumi.runtime.test`` and RETURNS an Output: assertions run inside it

@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """``pulumi.Input`` values in the components, under mocks: known values, unknown values at preview, secrets,
 dependencies, critical findings and bad argument types, for every kind.
 
@@ -290,7 +291,8 @@ def test_outputs_derived_from_a_secret_are_secret() -> pulumi.Output[Any]:
     async def secret_flag() -> bool:
         return await cluster.manifest_output.is_secret()
 
-    return pulumi.Output.from_input(secret_flag()).apply(lambda flag: _assert(flag is True))
+    flag: pulumi.Output[bool] = pulumi.Output.from_input(secret_flag())
+    return flag.apply(lambda value: _assert(value is True))
 
 
 def test_a_secret_in_an_error_message_is_redacted() -> None:

@@ -174,7 +174,7 @@ def test_autoscaler_and_submitter_are_hardened_unless_given() -> None:
     spec = RayClusterSpec(image=IMAGE, enable_in_tree_autoscaling=True, head_group_spec=head)
     assert spec.to_dict()["autoscalerOptions"]["securityContext"] == HARDENED_SECURITY_CONTEXT
     own = RayClusterSpec(image=IMAGE, enable_in_tree_autoscaling=True, head_group_spec=head,
-                         autoscaler_options={"securityContext": {"runAsUser": 5}})
+                         autoscaler_options={"securityContext": {"runAsUser": 5}})  # type: ignore[arg-type]
     assert own.to_dict()["autoscalerOptions"]["securityContext"] == {"runAsUser": 5}
     job = RayJobSpec(entrypoint="x", ray_cluster_spec=spec)
     submitter = job.to_dict()["submitterPodTemplate"]
@@ -235,7 +235,7 @@ def test_a_typo_in_a_typed_keyword_says_did_you_mean(model: Any, keywords: dict[
 
 def test_a_wrong_type_names_the_field_and_the_expected_type() -> None:
     with pytest.raises(ValidationError) as raised:
-        WorkerGroupSpec(group_name="w", image=IMAGE, min_replicas="1")
+        WorkerGroupSpec(group_name="w", image=IMAGE, min_replicas="1")  # type: ignore[arg-type]  # the point
     text = str(raised.value)
     assert "min_replicas" in text and "valid integer" in text
 

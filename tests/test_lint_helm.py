@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _reference import require_reference
@@ -43,7 +44,7 @@ def chart() -> Path:
     return path
 
 
-def _lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object], str]:
+def _lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
     code = main(["--no-config", "--format", "json", "--helm-binary", str(HELM), *args])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else {}), err

@@ -269,7 +269,7 @@ def test_non_string_ray_start_param_in_a_manifest_is_a_wrong_type() -> None:
 
 def test_non_scalar_ray_start_param_is_a_wrong_type_from_python() -> None:
     with pytest.raises(ValidationError) as info:
-        HeadGroupSpec(image="i", ray_start_params={"resources": {"TPU": 4}})
+        HeadGroupSpec(image="i", ray_start_params={"resources": {"TPU": 4}})  # type: ignore[dict-item]  # the point
     (problem,) = problems_from_validation_error(info.value, HeadGroupSpec)
     assert (problem.path, problem.kind) == ("rayStartParams.resources", "wrong_type")
 

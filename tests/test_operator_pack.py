@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-calls=False
 """The operator in the policy pack: a stack that declares it (``pulumi-kuberay:operator``) is judged against it by
 the resource policies; any stack with a kuberay-operator Deployment gets the operator stack policies
 (the setup rules on the Deployment, its Ray objects against it). Direct calls, the analyzer servicer with
@@ -11,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pack_process import configure, pack_process
+from _pack_process import configure, pack_process, reporter, validation_args
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_kuberay.policy import _pack as kp
+from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.rules._examples import example_cronjob, example_job
-from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,10 +76,8 @@ def direct(policy_name: str, manifest: dict[str, Any]) -> list[str]:
     assert isinstance(policy, ResourceValidationPolicy) and policy.validate is not None
     validate = policy.validate[0] if isinstance(policy.validate, list) else policy.validate
     reported: list[str] = []
-    args = ResourceValidationArgs(
-        _type(manifest), manifest, f"urn:x::{manifest['metadata']['name']}", "x", None, None, {}
-    )
-    validate(args, lambda message, urn=None: reported.append(message))
+    args = validation_args(_type(manifest), manifest, f"urn:x::{manifest['metadata']['name']}", "x", {})
+    validate(args, reporter(reported))
     return reported
 
 
@@ -121,7 +121,7 @@ def diagnostics(response: Any) -> set[tuple[str, str]]:
 
 def test_servicer_stack_policies_use_the_operator_deployment(stack_config: Any) -> None:
     stack_config({"kuberay:environment": "prod"})
-    servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     operator = deployment("--watch-namespace", "ray", "--enable-leader-election=false", tag="v1.6.1", limits={})
     request = stack_request(
         operator,
@@ -141,7 +141,7 @@ def test_servicer_stack_policies_use_the_operator_deployment(stack_config: Any) 
 
 def test_servicer_a_good_operator_raises_nothing(stack_config: Any) -> None:
     stack_config({"kuberay:environment": "prod"})
-    servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     request = stack_request(deployment("--watch-namespace", "ray", replicas=2), in_namespace(example_job(), "ray"))
     assert diagnostics(servicer.AnalyzeStack(request, None)) == set()
 

@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """``pulumi-kuberay:operator``: a stack declares its KubeRay operator, and its Ray objects take their target from it.
 
 * settings.py resolves the entry as the component will (same errors, at the config key), checks it against

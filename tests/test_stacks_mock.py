@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """The program (``__main__.py``) run under mocks for every stack file: resources, manifests, rule findings.
 
 The config is what the Pulumi CLI would hand the program: ``Pulumi.yaml`` defaults overlaid with

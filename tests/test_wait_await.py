@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """The component-side await's shell: which mechanism a component gets (``plan_await``, ``watch_with``), the
 read-only REST client against a local HTTP server, and the components under pulumi mocks with a simulated
 cluster (status from the wait, fail fast, ordering with a RayJob on the cluster, a plan that is an Output)."""

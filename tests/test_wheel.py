@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +50,7 @@ class FreshVenv:
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FreshVenv]:
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
     base = tmp_path_factory.mktemp("wheel")
     dist, build = base / "dist", base / "build-src"
     # build from a clean copy of the tracked files (no stale build/ or egg-info in the work tree)

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine.conftest import REPO_VENV
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import SCHEMA_RULE_PREFIX
 
-from .conftest import REPO_VENV, TESTS_DIR, ExtraApiServer, LocalCluster, extra_apiserver, not_returned
+from .conftest import TESTS_DIR, ExtraApiServer, LocalCluster, extra_apiserver, not_returned
 
 REFERENCE_VERSION = "1.7.0"
 NAMESPACE = "dry-run"

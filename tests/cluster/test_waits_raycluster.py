@@ -92,7 +92,7 @@ def test_invalid_object_fails_fast(make_stack: Any, namespace: str) -> None:
     assert took < TIMEOUT / 4, up.describe()
 
 
-KUBELET_CANNOT_PULL = {
+KUBELET_CANNOT_PULL: dict[str, Any] = {
     "status": {
         "conditions": [
             {"type": "PodScheduled", "status": "True"},

@@ -153,7 +153,7 @@ def every_option_block() -> RayClusterSpec:
             command=["/bin/bash", "-c"],
             args=["$KUBERAY_GEN_AUTOSCALER_START_CMD --verbose"],
             env=[EnvVar(name="A", value="1")],
-            resources={
+            resources={  # type: ignore[arg-type]  # a dict in the model's shape is accepted
                 "requests": {"cpu": "500m", "memory": "512Mi"},
                 "limits": {"cpu": "500m", "memory": "512Mi"},
             },
@@ -165,9 +165,12 @@ def every_option_block() -> RayClusterSpec:
         upgrade_strategy=RayClusterUpgradeStrategy(type="Recreate"),
         network_policy=NetworkPolicyOptions(
             mode="DenyAll",
-            head=NetworkPolicyRules(egress_rules=[dns], ingress_rules=[{"ports": [{"port": 8265}]}]),
-            worker=NetworkPolicyRules(egress_rules=[dns]),
-            worker_groups=[WorkerGroupNetworkPolicyRules(group_name="gpu", egress_rules=[dns])],
+            # dicts in the models' shapes are accepted (pydantic validates them)
+            head=NetworkPolicyRules(
+                egress_rules=[dns], ingress_rules=[{"ports": [{"port": 8265}]}]  # type: ignore[list-item]
+            ),
+            worker=NetworkPolicyRules(egress_rules=[dns]),  # type: ignore[list-item]
+            worker_groups=[WorkerGroupNetworkPolicyRules(group_name="gpu", egress_rules=[dns])],  # type: ignore[list-item]
         ),
         tls_options=TlsOptions(enabled=True),
         history_server_options=HistoryServerOptions(
@@ -187,7 +190,7 @@ def every_option_block() -> RayClusterSpec:
                 host="ray.example.com",
                 path="/",
                 path_type="Prefix",
-                tls=[{"hosts": ["ray.example.com"], "secretName": "ray-tls"}],
+                tls=[{"hosts": ["ray.example.com"], "secretName": "ray-tls"}],  # type: ignore[list-item]  # a dict is accepted
             ),
             resources={"CPU": 0},
             labels={"ray.io/market-type": "on-demand"},

@@ -20,7 +20,7 @@ from test_convert_samples import _documents, _sample_files
 #: A hardened container (as the catalogue wants it) keeps the concise form exact whatever secure defaults the
 #: model adds to containers that have no securityContext.
 HARDENED = {"runAsNonRoot": True, "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
-CLUSTER = {
+CLUSTER: dict[str, Any] = {
     "apiVersion": "ray.io/v1",
     "kind": "RayCluster",
     "metadata": {"name": "shared", "namespace": "ml"},

@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """``--from helm-values``: the RayCluster we derive from ray-cluster chart values equals what the real chart
 renders (``helm template``, real Helm v3), and the generated Python registers exactly that RayCluster."""
 

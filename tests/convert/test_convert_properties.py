@@ -14,12 +14,13 @@ from hypothesis import strategies as st
 from property.strategies import valid_cluster, valid_cronjob, valid_job, valid_service
 from pulumi_kuberay.convert import _python, convert_documents
 from pulumi_kuberay.convert._shortcuts import semantic, strip_nulls
+from pulumi_kuberay.model._base import KubeModel
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
 
-MODELS = {"RayCluster": RayClusterSpec, "RayJob": RayJobSpec, "RayService": RayServiceSpec,
+MODELS: dict[str, type[KubeModel]] = {"RayCluster": RayClusterSpec, "RayJob": RayJobSpec, "RayService": RayServiceSpec,
           "RayCronJob": RayCronJobSpec}  # fmt: skip
 
 
@@ -61,11 +62,11 @@ BUDGET = settings(
 
 def _round_trip_unformatted(manifest: dict[str, Any]) -> None:
     original = _python.ruff_format
-    _python.ruff_format = lambda text: text  # type: ignore[assignment]
+    _python.ruff_format = lambda text: text
     try:
         _round_trip(manifest)
     finally:
-        _python.ruff_format = original  # type: ignore[assignment]
+        _python.ruff_format = original
 
 
 names = st.from_regex(r"[a-z]([a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True)

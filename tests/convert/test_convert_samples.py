@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """Every Ray document of the upstream samples: convert, run the generated program under Pulumi mocks, and the
 manifest registered for each object equals the original (deliberate differences: ``_convert_roundtrip``)."""
 

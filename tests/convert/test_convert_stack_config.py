@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """``--to stack-config``: the samples' Ray objects as ``pulumi-kuberay:*`` stack config, run through the stack
 program (``settings.py`` + ``__main__.py``) under mocks, register the same manifests as the originals."""
 

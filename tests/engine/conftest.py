@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,7 +160,7 @@ def make_workspace(root: Path, cli: str, program: Path | None = None) -> Workspa
 
 
 @pytest.fixture(scope="session")
-def project(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Iterator[Workspace]:
+def project(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Workspace:
     """A project copy with dev, staging and prod initialised; staging and prod render to a directory.
 
     staging and prod have no ``render_dir`` (they target a real cluster through ``kube_context``); settings.py

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,7 @@ def _violations(run: Run) -> dict[tuple[str, str], set[str]]:
 
 
 @pytest.fixture(scope="module")
-def noncompliant(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Iterator[Workspace]:
+def noncompliant(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Workspace:
     # Same depth as in the repository, so the program's `virtualenv: ../../../.venv` reaches the .venv symlink.
     root = copy_project(tmp_path_factory.mktemp("noncompliant"))
     program = root / "tests" / "engine" / "noncompliant"

@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """The catalogue against KubeRay's own code (the oracle), on the contract of ``_contract``.
 
 Inputs: every upstream sample (the v1.7.0 samples of ``KUBERAY_REFERENCE_DIR`` and the operator module's own

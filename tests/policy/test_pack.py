@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-calls=False
 """The policy pack at three levels: policies called directly, the analyzer servicer with real protobuf messages
 and per-environment config, and the pack process over gRPC as the engine starts it."""
 
@@ -8,13 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pack_process import configure, pack_process
+from _pack_process import configure, pack_process, reporter, validation_args
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, plugin_pb2
 from pulumi_kuberay import rules
 from pulumi_kuberay.policy import _pack as kp
+from pulumi_kuberay.policy._decode_once import install_request_memo
+from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.rules._engine import Rule
-from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,18 +56,10 @@ def _direct(policy_name: str, manifest: dict[str, Any], config: dict[str, Any] |
     policy = BY_NAME[policy_name]
     assert isinstance(policy, ResourceValidationPolicy)
     reported: list[str] = []
-    args = ResourceValidationArgs(
-        _type(manifest),
-        _floats(manifest),
-        f"urn:pulumi:dev::p::{_type(manifest)}::x",
-        "x",
-        None,
-        None,
-        config or {},
-    )
+    args = validation_args(_type(manifest), _floats(manifest), f"urn:pulumi:dev::p::{_type(manifest)}::x", "x", config or {})
     assert policy.validate is not None
     validate = policy.validate[0] if isinstance(policy.validate, list) else policy.validate
-    validate(args, lambda message, urn=None: reported.append(message))
+    validate(args, reporter(reported))
     return reported
 
 
@@ -89,32 +84,30 @@ def test_direct_violation_and_compliance(kind: str) -> None:
 def test_direct_non_ray_resources_are_ignored() -> None:
     rule = _first_rule("RayCluster", "critical")
     policy = BY_NAME[rule.id]
+    assert isinstance(policy, ResourceValidationPolicy)
     reported: list[str] = []
-    args = ResourceValidationArgs("kubernetes:apps/v1:Deployment", {"spec": {}}, "urn", "x", None, None, {})
+    args = validation_args("kubernetes:apps/v1:Deployment", {"spec": {}}, "urn", "x", {})
     validate = policy.validate[0] if isinstance(policy.validate, list) else policy.validate
     assert validate is not None
-    validate(args, lambda m, u=None: reported.append(m))
+    validate(args, reporter(reported))
     assert reported == []
 
 
-def test_catalogue_runs_once_per_resource() -> None:
+def test_catalogue_runs_once_per_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     rule = _first_rule("RayCluster", "critical")
     calls = 0
-    original = kp.rules.check
+    original = rules.check
 
     def counting(*a: Any, **k: Any) -> Any:
         nonlocal calls
         calls += 1
         return original(*a, **k)
 
-    kp.rules.check = counting  # type: ignore[assignment]
-    try:
-        kp.CACHE._entries.clear()
-        for policy in POLICIES[:25]:
-            if isinstance(policy, ResourceValidationPolicy):
-                _direct(policy.name, rule.violating)
-    finally:
-        kp.rules.check = original  # type: ignore[assignment]
+    monkeypatch.setattr(rules, "check", counting)  # the pack calls rules.check through the module
+    kp.CACHE._entries.clear()
+    for policy in POLICIES[:25]:
+        if isinstance(policy, ResourceValidationPolicy):
+            _direct(policy.name, rule.violating)
     assert calls == 1
 
 
@@ -139,9 +132,9 @@ def test_remediation_stringifies_ray_start_params() -> None:
     }
     policy = BY_NAME["schema-wrong-type"]
     assert isinstance(policy, ResourceValidationPolicy) and policy.remediate is not None
-    args = ResourceValidationArgs(_type(manifest), manifest, "urn", "c", None, None, {})
+    args = validation_args(_type(manifest), manifest, "urn", "c", {})
     fixed = policy.remediate(args)
-    assert fixed is not None
+    assert isinstance(fixed, dict)  # our remediations return the manifest itself, never an awaitable
     assert fixed["spec"]["headGroupSpec"]["rayStartParams"] == {"num-cpus": "0", "block": "true"}
 
 
@@ -190,7 +183,7 @@ def _analyze(stub_or_servicer: Any, manifest: dict[str, Any], grpc_call: bool = 
 
 @pytest.mark.parametrize(("environment", "expected"), [("prod", "MANDATORY"), ("dev", "ADVISORY")])
 def test_servicer_levels_per_environment(environment: str, expected: str) -> None:
-    servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     _configure(servicer, environment)
     rule = _first_rule("RayCluster", "critical")
     response = _analyze(servicer, rule.violating)
@@ -201,7 +194,7 @@ def test_servicer_levels_per_environment(environment: str, expected: str) -> Non
 
 
 def test_servicer_unknown_values_do_not_crash() -> None:
-    servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     rule = _first_rule("RayCluster", "critical")
     manifest = json.loads(json.dumps(rule.compliant))
     manifest["metadata"]["name"] = rules.UNKNOWN_SENTINEL
@@ -210,7 +203,7 @@ def test_servicer_unknown_values_do_not_crash() -> None:
 
 
 def test_servicer_stack_policy_selector() -> None:
-    servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.MANDATORY)
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.MANDATORY)
     stack_rule = rules.get_rule("rayjob-cluster-selector-unmatched")
     resources = [
         analyzer_pb2.AnalyzerResource(type=_type(m), properties=_struct(m), urn=f"urn:{i}", name=f"r{i}")
@@ -231,7 +224,7 @@ def test_pack_process_over_grpc() -> None:
             if hasattr(plugin_pb2, "Empty")
             else __import__("google.protobuf.empty_pb2", fromlist=["Empty"]).Empty()
         )
-        assert info.name == kp.PACK_NAME
+        assert info.name == PACK_NAME
         assert {p.name for p in info.policies} >= set(rules.RULES)
         configure(stub, STACKS / "policy.prod.json")
         for kind in ("RayCluster", "RayJob", "RayService"):
@@ -248,13 +241,13 @@ def test_pack_process_over_grpc() -> None:
 def test_request_memo_changes_nothing_but_speed() -> None:
     """With the per-request decoding memo, consecutive different resources still get their own verdicts."""
     rule = _first_rule("RayCluster", "critical")
-    before = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    before = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     plain_runs = [
         sorted(d.policyName for d in _analyze(before, m).diagnostics) for m in (rule.violating, rule.compliant)
     ]
-    assert kp.install_request_memo() is True
-    assert kp.install_request_memo() is True  # idempotent
-    after = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
+    assert install_request_memo() is True
+    assert install_request_memo() is True  # idempotent
+    after = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     memo_runs = [sorted(d.policyName for d in _analyze(after, m).diagnostics) for m in (rule.violating, rule.compliant)]
     assert memo_runs == plain_runs
     assert rule.id in memo_runs[0] and rule.id not in memo_runs[1]

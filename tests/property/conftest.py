@@ -8,13 +8,14 @@ Every test states its budget as a multiple of :data:`SCALE` through :func:`budge
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
 DEEP = os.environ.get("PULUMI_KUBERAY_DEEP", "") not in ("", "0")
 SCALE = 10 if DEEP else 1
 
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "deadline": None,
     "print_blob": True,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],

@@ -239,7 +239,7 @@ def valid_cluster(draw: st.DrawFn, *, autoscaling: bool | None = None) -> JsonDi
         if not auto and draw(st.integers(0, 5)) == 0:
             group["suspend"] = draw(st.booleans())
         groups.append(group)
-    if groups or draw(st.booleans()):
+    if groups or draw(st.booleans()):  # type: ignore[arg-type]  # `or` makes mypy read the draw as a list
         spec["workerGroupSpecs"] = groups
 
     if draw(st.integers(0, 3)) == 0:
@@ -543,13 +543,14 @@ def unknownified(draw: st.DrawFn, doc: JsonDict) -> JsonDict:
             continue
         replacement = draw(st.sampled_from(["unknown", "none", "float", "junk"]))
         if replacement == "unknown":
-            parent[path[-1]] = UNKNOWN
+            value: Any = UNKNOWN
         elif replacement == "none":
-            parent[path[-1]] = None
+            value = None
         elif replacement == "float" and isinstance(current, int) and not isinstance(current, bool):
-            parent[path[-1]] = float(current)
+            value = float(current)
         else:
-            parent[path[-1]] = draw(json_like)
+            value = draw(json_like)
+        parent[path[-1]] = value  # type: ignore[index]  # a list's place is an int, a dict's a str (leaf_paths)
     return out
 
 

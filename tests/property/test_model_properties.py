@@ -134,7 +134,7 @@ def _mutated_case(kind: str, data: st.DataObject) -> None:
     except ValidationError as exc:
         assert_names_field(exc, SPECS[kind], mutation)
         return
-    if kind == "RayJob" and spec.missing_cluster_source():
+    if isinstance(spec, RayJobSpec) and spec.missing_cluster_source():
         # From Python a RayJobSpec may leave its cluster to the RayJob component's cluster=, which sets this.
         spec = spec.model_copy(update={"cluster_selector": {"ray.io/cluster": "shared"}})
     check_accepted(kind, spec, data.draw(RESOURCE_NAMES, label="name"))

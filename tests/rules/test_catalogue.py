@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from _reference import sample_documents
-from conftest import direct_paths
+from _rule_checks import direct_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _catalogue
 from pulumi_kuberay.rules._engine import Rule

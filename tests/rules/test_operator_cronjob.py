@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from _reference import require_reference, sample_documents
-from conftest import ALL_GATES, public_paths
+from _rule_checks import ALL_GATES, public_paths
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import cronjob
+from pulumi_kuberay._gosyntax import cron_error
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cronjob
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
@@ -87,12 +87,12 @@ INVALID = [
 
 @pytest.mark.parametrize("schedule", VALID)
 def test_valid_schedules(schedule: str) -> None:
-    assert cronjob.cron_error(schedule) is None
+    assert cron_error(schedule) is None
 
 
 @pytest.mark.parametrize("schedule", INVALID)
 def test_invalid_schedules(schedule: str) -> None:
-    assert cronjob.cron_error(schedule) is not None
+    assert cron_error(schedule) is not None
 
 
 def test_tz_prefix_is_an_error_since_1_7_only() -> None:
@@ -137,6 +137,7 @@ def test_jobtemplate_is_checked_by_rayjob_rules() -> None:
 
 def test_odd_shapes_never_raise() -> None:
     ctx = rules.make_context(feature_gates=ALL_GATES)
+    value: Any
     for value in [
         None,
         "",

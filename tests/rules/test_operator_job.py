@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from _reference import upstream_sample
-from conftest import ALL_GATES, public_findings, public_paths
+from _rule_checks import ALL_GATES, public_findings, public_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _examples
 from pulumi_kuberay.rules._engine import Rule
@@ -69,6 +69,7 @@ def test_spec_rules_check_cronjob_template(rule: Rule) -> None:
     # a RayJob validation row holds in a RayCronJob's template too (ValidateRayCronJobSpec validates it as one)
     assert "RCJ-06" in rule.operator_rules or not any(row.startswith("RJ-") for row in rule.operator_rules)
     context = {**rule.context, "feature_gates": {**rule.context.get("feature_gates", {}), "RayCronJob": True}}
+    assert rule.violating_path is not None  # every rule names it (test_catalogue)
     expected = "spec.jobTemplate" + rule.violating_path[len("spec") :]
     assert public_findings(rule.id, _as_cronjob(rule.compliant), **context) == []
     assert expected in [f.path for f in public_findings(rule.id, _as_cronjob(rule.violating), **context)]

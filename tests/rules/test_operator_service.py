@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from _reference import upstream_sample
-from conftest import ALL_GATES, public_paths
+from _rule_checks import ALL_GATES, public_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _examples, _kuberay
 from pulumi_kuberay.rules._engine import Rule
@@ -74,7 +74,7 @@ def test_go_duration_parser() -> None:
 
 def _incremental(**options: Any) -> dict[str, Any]:
     rule = rules.get_rule("rayservice-incremental-percent-invalid")
-    service = copy.deepcopy(rule.compliant)
+    service: dict[str, Any] = copy.deepcopy(rule.compliant)
     service["spec"]["upgradeStrategy"]["clusterUpgradeOptions"].update(options)
     for key, value in list(options.items()):
         if value is None:

@@ -395,7 +395,7 @@ def test_a_declaration_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="compliant must be a tuple of manifest dicts for a stack rule"):
         _engine.declare(id="test-d", scope="stack", **base)
     with pytest.raises(ValueError, match="scope must be one of document, stack, setup"):
-        _engine.declare(id="test-e", scope="cluster", **base)
+        _engine.declare(id="test-e", scope="cluster", **base)  # type: ignore[arg-type]  # the point
     with pytest.raises(ValueError, match=r"context takes .*, not environmnet"):
         _engine.declare(id="test-f", context={"environmnet": "prod"}, **base)
     with pytest.raises(ValueError, match="duplicate rule id 'worker-min-exceeds-max'"):

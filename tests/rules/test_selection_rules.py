@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _reference import upstream_sample
-from conftest import ALL_GATES, public_findings
+from _rule_checks import ALL_GATES, public_findings
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cluster_spec, example_job, example_service
@@ -62,7 +62,7 @@ def test_autoscaling_bounds_branches() -> None:
 
 
 def test_cluster_freed_by_deletion_rules_or_legacy_policies() -> None:
-    no_shutdown = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
+    no_shutdown: dict[str, Any] = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
     both = {
         "deletionRules": [
             {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
@@ -89,7 +89,7 @@ def test_deadline_missing_is_low() -> None:
 
 def test_cronjob_templates_are_checked_but_delete_self_is_not() -> None:
     job = rules.get_rule("rayjob-delete-self-under-pulumi").violating
-    cron = {
+    cron: dict[str, Any] = {
         "apiVersion": "ray.io/v1",
         "kind": "RayCronJob",
         "metadata": {"name": "nightly"},

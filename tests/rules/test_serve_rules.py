@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 from _reference import require_reference, sample_documents, upstream_sample
-from conftest import ALL_GATES, public_findings, public_paths
+from _rule_checks import ALL_GATES, public_findings, public_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _serve_config
 from pulumi_kuberay.rules._engine import Rule

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _reference import upstream_sample
-from conftest import ALL_GATES
+from _rule_checks import ALL_GATES
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_job, example_service

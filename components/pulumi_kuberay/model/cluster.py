@@ -40,7 +40,7 @@ Design notes:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
@@ -284,7 +284,10 @@ class RedisCredential(KubeModel):
     """Source of the value, e.g. a ``secretKeyRef``."""
 
 
-RedisCredentialInput = Annotated[RedisCredential, BeforeValidator(secret_ref_to_value_from)]
+if TYPE_CHECKING:  # from Python a SecretRef is accepted too (the validator turns it into valueFrom)
+    RedisCredentialInput = RedisCredential | SecretRef
+else:
+    RedisCredentialInput = Annotated[RedisCredential, BeforeValidator(secret_ref_to_value_from)]
 """A :class:`RedisCredential`, or from Python a :class:`SecretRef` (rendered ``valueFrom.secretKeyRef``)."""
 
 

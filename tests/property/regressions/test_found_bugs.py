@@ -67,7 +67,7 @@ def test_template_quantity_pattern_is_checked() -> None:
     template = {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0",
                                          "resources": {"limits": {"cpu": "two"}}}]}}
     with pytest.raises(ValidationError):
-        HeadGroupSpec(template=template)
+        HeadGroupSpec(template=template)  # type: ignore[arg-type]  # a dict in the model's shape is accepted
 
 
 # --------------------------------------------------------------------------------------------------
