@@ -14,7 +14,7 @@ from .cluster import auth_tls, autoscaler, gcs_ft, groups, history, network_poli
 from .cluster import names as cluster_names
 from .job import deletion, kueue, runtime_env, shutdown, submission
 from .job import names as job_names
-from .service import serve_apps, serve_deployments, spec, upgrade
+from .service import serve_apps, serve_deployments, serve_versions, spec, upgrade
 
 #: The rule modules by room (the order of rules does not matter: findings are sorted, docs by severity and id).
 RULE_MODULES: tuple[ModuleType, ...] = (
@@ -41,6 +41,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     runtime,
     serve_apps,
     serve_deployments,
+    serve_versions,
     selection,
     practice,
     security,

@@ -1,0 +1,92 @@
+"""Serve config keys judged by the Ray release the RayService runs (its head image tag, else ``rayVersion``, else
+the newest): a key that release deprecates, drops or rejects, from the table generated out of Ray's own
+``ray.serve.schema`` (``model/_serve_versions.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
+
+from .._engine import Context, Violation, declare
+from .._examples import TWO_APPS, serve_service
+from .._serve_config import BASE, serve_config
+
+_SECTION_NAMES = {"config": "top-level", "application": "application"}
+
+
+def _what(verdict: KeyVerdict) -> str:
+    return f"{_SECTION_NAMES.get(verdict.section, verdict.section)} key {verdict.key!r}"
+
+
+def _instead(verdict: KeyVerdict) -> str:
+    return f"use {verdict.replacement}" if verdict.replacement else "remove it"
+
+
+def _message(verdict: KeyVerdict) -> tuple[str, str, str]:
+    """(message, fix, severity) for a verdict that is not plain acceptance."""
+    release = verdict.release
+    if verdict.status == "deprecated":
+        removal = (
+            f"; Ray {verdict.removed_in} and later drop it, so the setting stops working on upgrade"
+            if verdict.removed_in
+            else ""
+        )
+        return (
+            f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): "
+            f"still accepted{removal}",
+            f"Replace it: {_instead(verdict)}.",
+            "medium" if verdict.removed_in else "low",
+        )
+    if verdict.removed_in and release.index > 0 and verdict.first is not None and verdict.last is not None:
+        known = f"Ray {verdict.first} to {verdict.last} had it (gone since Ray {verdict.removed_in})"
+    else:
+        known = f"it needs Ray >= {verdict.first}"
+    if verdict.status == "rejected":
+        effect = "its Serve schema refuses the whole config, so no application is deployed"
+    else:
+        effect = "its Serve schema drops the key without a word, so the setting has no effect"
+    return (
+        f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
+        f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
+        "critical",
+    )
+
+
+def _check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    config = serve_config(manifest)
+    if config is None:
+        return
+    release = release_of_service(manifest)
+    for section, key, path in iter_serve_keys(config, BASE):
+        verdict = judge_key(section, key, release)
+        if verdict.status in ("accepted", "unknown"):
+            continue  # a key no release knows is a misspelling: serve-config-unknown-key
+        message, fix, severity = _message(verdict)
+        yield Violation(message, path, fix=fix, severity=severity)
+
+
+declare(
+    id="serve-config-key-version",
+    title="Serve config key that the RayService's Ray release deprecates, drops or refuses",
+    severity="critical",
+    category="correctness",
+    kinds=("RayService",),
+    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and "
+    "target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config "
+    "came in 2.48. Serve's schemas drop a key they do not know without a word (logging_config refuses it), so "
+    "a key the running release does not know has no effect. The release is the head image's tag, else "
+    "rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of "
+    "every release from 2.9 where it changed.",
+    fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config "
+    "was written for (rayVersion and image tag).",
+    check=_check,
+    compliant=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
+    ),
+    violating=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
+    ),
+)
