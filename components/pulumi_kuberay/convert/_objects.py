@@ -1,7 +1,7 @@
 """One Ray document prepared for conversion: validated, named, checked by the catalogue, spec as a tree.
 
-:func:`prepare` validates a manifest with ``load_manifest`` (the same model the components use), keeps what a
-component can declare (name, namespace, labels, annotations, spec), notes what it cannot (server-set
+:func:`prepare` loads a manifest as the API server stores it (``load_stored``: the same model the components
+use; fields the API server prunes are dropped and noted beside the object), keeps what a component can declare (name, namespace, labels, annotations, spec), notes what it cannot (server-set
 metadata, ``generateName``, ``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
 comments. :func:`link_jobs` turns a RayJob's ``clusterSelector`` that names a converted RayCluster into a
 reference to that cluster's component.
@@ -15,7 +15,7 @@ from typing import Any
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._base import ManifestError
-from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 
 from ._shortcuts import expected_rendering, model_differences, renders, strip_nulls, typer
@@ -131,9 +131,14 @@ def spec_tree(kind_model: Any, spec: Mapping[str, Any], subject: str) -> tuple[N
 
 def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     """Validate one Ray document and prepare it; raises ManifestError / ConversionError naming the document."""
-    manifest = load_manifest(doc)
+    stored = load_stored(doc)
+    manifest = stored.manifest
     normalised = manifest.to_manifest()
-    notes: list[str] = []
+    notes: list[str] = [
+        f"dropped {p.path}: not a field of the v1.7.0 CRD, so the API server prunes it (it never reached KubeRay)"
+        for p in stored.dropped
+    ]
+    notes += [f"kept, but deprecated: {line}" for line in stored.deprecations]
     if normalised["apiVersion"] != "ray.io/v1":
         notes.append(f"apiVersion {normalised['apiVersion']} became ray.io/v1 (the components declare ray.io/v1)")
     if "status" in normalised:

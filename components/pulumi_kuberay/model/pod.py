@@ -50,6 +50,9 @@ from ._k8s import (
 # Python input vs. wire documents.
 
 WIRE_CONTEXT: dict[str, Any] = {"pulumi_kuberay.wire": True}
+#: A manifest as the API server stores it (``load_stored``): what only Ray Serve reads (serveConfigV2) is kept
+#: even where Ray would refuse it, and the problems are recorded instead of raised.
+LENIENT_CONTEXT: dict[str, Any] = {**WIRE_CONTEXT, "pulumi_kuberay.lenient": True}
 """Pydantic validation context marking the input as a wire document (a manifest as the API server sees it).
 
 Under this context the Python conveniences are off: maps of strings (``rayStartParams``, group ``resources``)
@@ -62,6 +65,12 @@ def is_wire(info: ValidationInfo) -> bool:
     """True when the current validation runs under :data:`WIRE_CONTEXT` (i.e. on a manifest)."""
     context = info.context
     return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.wire"))
+
+
+def is_lenient(info: ValidationInfo) -> bool:
+    """True under :data:`LENIENT_CONTEXT` (``load_stored``: lint and convert)."""
+    context = info.context
+    return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient"))
 
 
 def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:

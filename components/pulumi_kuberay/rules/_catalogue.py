@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import cronjob, operator, practice, runtime, security, selection, structure, versions, webhook
+from . import cronjob, operator, practice, references, runtime, security, selection, structure, versions, webhook
 from .cluster import auth_tls, autoscaler, gcs_ft, groups, history, network_policy
 from .cluster import names as cluster_names
 from .job import deletion, kueue, runtime_env, shutdown, submission
@@ -19,6 +19,7 @@ from .service import serve_apps, serve_deployments, serve_versions, spec, upgrad
 #: The rule modules by room (the order of rules does not matter: findings are sorted, docs by severity and id).
 RULE_MODULES: tuple[ModuleType, ...] = (
     structure,
+    references,
     versions,
     cluster_names,
     groups,

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import copy
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi_kuberay.model._base import ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.service import KubeRayDeprecationWarning
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
@@ -97,7 +99,9 @@ def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
         return _memo.problems
     _memo.doc, _memo.problems, _memo.error, _memo.error_reported = doc, (), None, False
     try:
-        load_manifest(doc)
+        with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
+            warnings.simplefilter("ignore", KubeRayDeprecationWarning)
+            load_manifest(doc)
     except ManifestError as exc:
         _memo.problems = tuple(
             _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
