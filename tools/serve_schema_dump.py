@@ -54,7 +54,7 @@ def _extra(model: Any) -> str:
 
 def main() -> int:
     warnings.simplefilter("ignore")
-    import ray
+    import ray  # type: ignore[import-not-found]  # only in the Ray venvs
 
     dump: dict[str, Any] = {"ray_version": ray.__version__, "sections": {}}
     for section, (module_name, class_name) in SECTIONS.items():

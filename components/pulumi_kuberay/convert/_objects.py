@@ -1,8 +1,9 @@
 """One Ray document prepared for conversion: validated, named, checked by the catalogue, spec as a tree.
 
 :func:`prepare` loads a manifest as the API server stores it (``load_stored``: the same model the components
-use; fields the API server prunes are dropped and noted beside the object), keeps what a component can declare (name, namespace, labels, annotations, spec), notes what it cannot (server-set
-metadata, ``generateName``, ``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
+use; fields the API server prunes are dropped and noted beside the object), keeps what a component can declare
+(name, namespace, labels, annotations, spec), notes what it cannot (server-set metadata, ``generateName``,
+``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
 comments. :func:`link_jobs` turns a RayJob's ``clusterSelector`` that names a converted RayCluster into a
 reference to that cluster's component.
 """

@@ -202,7 +202,8 @@ def load_stored(doc: Any) -> StoredManifest:
         deprecations = tuple(str(w.message) for w in caught if issubclass(w.category, KubeRayDeprecationWarning))
         serve = getattr(manifest.spec, "serve_problems", ())
         return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve))
-    raise ManifestError([Problem("", "too many unknown fields", "unknown_field")], subject=_subject(str(doc.get("kind")), doc))
+    subject = _subject(str(doc.get("kind")), doc)
+    raise ManifestError([Problem("", "too many unknown fields", "unknown_field")], subject=subject)
 
 
 _PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]")
@@ -217,9 +218,9 @@ def _drop(data: dict[str, Any], path: str) -> bool:
         return False
     parent: Any = data
     for key in keys[:-1]:
-        if isinstance(parent, dict) and isinstance(key, str) and key in parent:
-            parent = parent[key]
-        elif isinstance(parent, list) and isinstance(key, int) and 0 <= key < len(parent):
+        in_dict = isinstance(parent, dict) and isinstance(key, str) and key in parent
+        in_list = isinstance(parent, list) and isinstance(key, int) and 0 <= key < len(parent)
+        if in_dict or in_list:
             parent = parent[key]
         else:
             return False

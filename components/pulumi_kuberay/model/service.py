@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import sys
 import warnings
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator

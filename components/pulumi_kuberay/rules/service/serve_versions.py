@@ -10,7 +10,7 @@ from typing import Any
 
 from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
 
-from .._engine import Context, Violation, declare
+from .._engine import Context, Severity, Violation, declare
 from .._examples import TWO_APPS, serve_service
 from .._serve_config import BASE, serve_config
 
@@ -25,7 +25,7 @@ def _instead(verdict: KeyVerdict) -> str:
     return f"use {verdict.replacement}" if verdict.replacement else "remove it"
 
 
-def _message(verdict: KeyVerdict) -> tuple[str, str, str]:
+def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
     """(message, fix, severity) for a verdict that is not plain acceptance."""
     release = verdict.release
     if verdict.status == "deprecated":
