@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
@@ -67,10 +69,24 @@ def is_wire(info: ValidationInfo) -> bool:
     return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.wire"))
 
 
+_LENIENT: ContextVar[bool] = ContextVar("pulumi_kuberay_lenient", default=False)
+
+
+@contextmanager
+def lenient_validation() -> Iterator[None]:
+    """Validate as :data:`LENIENT_CONTEXT` does, also where models are built from Python (``kuberay-convert``
+    checks that its generated expression rebuilds a stored object that Ray Serve would refuse)."""
+    token = _LENIENT.set(True)
+    try:
+        yield
+    finally:
+        _LENIENT.reset(token)
+
+
 def is_lenient(info: ValidationInfo) -> bool:
-    """True under :data:`LENIENT_CONTEXT` (``load_stored``: lint and convert)."""
+    """True under :data:`LENIENT_CONTEXT` (``load_stored``: lint and convert) or :func:`lenient_validation`."""
     context = info.context
-    return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient"))
+    return _LENIENT.get() or (isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient")))
 
 
 def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:
