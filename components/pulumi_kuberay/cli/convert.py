@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--release-name", default="raycluster", help="Helm release name (helm-values; default raycluster)")
     p.add_argument("--set", dest="set_values", action="append", default=[], metavar="K=V",
                    help="helm-values: like helm --set (numbers are integers, true/false booleans, null deletes)")
-    p.add_argument("--set-string", action="append", default=[], metavar="K=V", help="helm-values: like helm --set-string")
-    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON", help="helm-values: like helm --set-json")
+    p.add_argument("--set-string", action="append", default=[], metavar="K=V", help="helm-values: as helm --set-string")
+    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON", help="helm-values: as helm --set-json")
     p.add_argument("--namespace", default="default", help="Helm release namespace (helm-values; default default)")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
     return p

@@ -200,7 +200,8 @@ def check_keys(values: Mapping[str, Any]) -> None:
     """Raise :class:`HelmValuesError` for the first key the chart does not read (strict callers)."""
     ignored = ignored_keys(values)
     if ignored:
-        raise HelmValuesError(ignored[0].key, f"not a value of the ray-cluster chart {CHART_VERSION} ({ignored[0].note})")
+        first = ignored[0]
+        raise HelmValuesError(first.key, f"not a value of the ray-cluster chart {CHART_VERSION} ({first.note})")
 
 
 def _group_ignored(path: str, group: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> list[IgnoredKey]:
