@@ -105,11 +105,11 @@ def test_same_rule_on_every_container_is_one_finding_listing_them(
 ) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(BAD_CLUSTER)
-    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", str(path))
+    _, out, _ = _run(capsys, "--format", "json", "--select", "resources-missing", str(path))
     findings = json.loads(out)["findings"]
     assert len(findings) == 1
     assert findings[0]["containers"] == ["head/ray-head", "cpu/ray-worker"]
-    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", "--no-collapse", str(path))
+    _, out, _ = _run(capsys, "--format", "json", "--select", "resources-missing", "--no-collapse", str(path))
     assert len(json.loads(out)["findings"]) == 2
 
 
@@ -232,10 +232,11 @@ def test_version_list_rules_and_explain_rule(capsys: pytest.CaptureFixture[str])
     code, out, _ = _run(capsys, "--list-rules")
     listed = {line.split()[0] for line in out.splitlines()[1:] if line and not line[0].isdigit()}
     assert code == 0 and set(rules.RULES) <= listed and "rayjob-cluster-selector-unmatched" in listed
-    code, out, _ = _run(capsys, "--explain-rule", "run-as-root")
+    code, out, _ = _run(capsys, "--explain-rule", "pod-security-restricted")
     assert code == 0
-    assert out.startswith("run-as-root: ") and "Why: " in out and "Fix: " in out
-    assert "Violating example:" in out and "Compliant example:" in out and "docs/rules.md#run-as-root" in out
+    assert out.startswith("pod-security-restricted: ") and "Why: " in out and "Fix: " in out
+    assert "Violating example:" in out and "Compliant example:" in out
+    assert "docs/rules.md#pod-security-restricted" in out
     code, _, err = _run(capsys, "--explain-rule", "no-such-rule")
     assert code == 2 and "--list-rules" in err
 
@@ -260,8 +261,8 @@ def test_select_ignore_and_their_errors(capsys: pytest.CaptureFixture[str], tmp_
     assert left and not any(
         rules.RULES[r].category == "security" or r.startswith("worker-") for r in left if r in rules.RULES
     )
-    code, _, err = _run(capsys, "--select", "run-as-rooot", str(path))
-    assert code == 2 and "unknown rule or category 'run-as-rooot'" in err and "run-as-root" in err
+    code, _, err = _run(capsys, "--select", "pod-security-restrictd", str(path))
+    assert code == 2 and "unknown rule or category 'pod-security-restrictd'" in err and "pod-security-restricted" in err
 
 
 def test_no_paths_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,6 +38,7 @@ from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
 from pulumi_kuberay.rules.operator import SETUP_RULES
 from pulumi_kuberay.rules.stack import STACK_RULES
+from pulumi_kuberay.rules.target import TargetError, parse_org_options
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
 PYPROJECT_TABLE = "kuberay-lint"
@@ -47,6 +48,8 @@ _KEYS = (
     "environment",
     "allowed-registries",
     "gpu-budget",
+    "pod-security-profile",
+    "kueue-version",
     "fail-on",
     "select",
     "ignore",
@@ -72,6 +75,8 @@ class LintConfig:
     environment: str | None = None
     allowed_registries: tuple[str, ...] | None = None
     gpu_budget: int | None = None
+    pod_security_profile: str | None = None
+    kueue_version: str | None = None
     fail_on: str | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
@@ -221,6 +226,16 @@ def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
             raise ConfigError(f"{where}: gpu-budget: expected a non-negative integer, got {budget!r}")
         values["gpu_budget"] = budget
+    for key, name in (("pod-security-profile", "pod_security_profile"), ("kueue-version", "kueue_version")):
+        if key in settings:
+            try:
+                parsed = parse_org_options(
+                    settings[key] if name == "pod_security_profile" else None,
+                    settings[key] if name == "kueue_version" else None,
+                )
+            except TargetError as exc:
+                raise ConfigError(f"{where}: {key}: {exc}") from None
+            values[name] = parsed[name]
     if "fail-on" in settings:
         values["fail_on"] = _severity(settings["fail-on"], f"{where}: fail-on")
     if "select" in settings:
@@ -258,7 +273,7 @@ def _severity(value: Any, where: str) -> str:
 def severity_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
     """``{rule id: severity}`` with selectors (globs, categories) expanded; a more specific entry wins."""
     out: dict[str, str] = {}
-    # categories and globs first, exact ids last, so `security: low` + `run-as-root: high` does what it says
+    # categories and globs first, exact ids last, so `security: low` + `pod-security-restricted: high` does what it says
     ordered = sorted(overrides.items(), key=lambda item: item[0] in all_rule_ids())
     for selector, level in ordered:
         for rule_id in expand_selectors([selector], "severity"):

@@ -10,7 +10,7 @@ Usage::
     kuberay-lint . --baseline .kuberay-lint-baseline.json   # ... then fail only on new findings
     kuberay-lint job.yaml --format sarif > kuberay.sarif     # GitHub code scanning
     kubectl get rayjobs -o yaml | kuberay-lint -
-    kuberay-lint --list-rules; kuberay-lint --explain-rule run-as-root
+    kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
 
 Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
 working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
@@ -63,7 +63,7 @@ from pulumi_kuberay.operator import (
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
 from pulumi_kuberay.rules.operator import check_setup
-from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
+from pulumi_kuberay.target import Target, TargetError, parse_feature_gates, parse_org_options
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
 
@@ -119,6 +119,13 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
     cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
     cfg.add_argument(
+        "--pod-security-profile",
+        choices=("privileged", "baseline", "restricted"),
+        default=None,
+        help="the Pod Security profile your namespaces enforce: its gaps become critical (default: none enforced)",
+    )
+    cfg.add_argument("--kueue-version", default=None, help="the Kueue release of the cluster (default: the newest)")
+    cfg.add_argument(
         "--operator-values",
         default=None,
         metavar="FILE",
@@ -167,6 +174,13 @@ def _target(args: argparse.Namespace, config: LintConfig) -> Target:
     budget = args.gpu_budget if args.gpu_budget is not None else config.gpu_budget
     if budget is not None:
         options["gpu_budget"] = budget
+    options.update(
+        parse_org_options(
+            args.pod_security_profile or config.pod_security_profile,
+            args.kueue_version or config.kueue_version,
+            prefix="--",
+        )
+    )
     return (
         Target()
         .override(

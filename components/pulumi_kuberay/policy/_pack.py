@@ -45,7 +45,7 @@ from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules._engine import Finding, Rule
 from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
 from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
-from pulumi_kuberay.target import Target, target_from_stack_config
+from pulumi_kuberay.target import Target, parse_org_options, target_from_stack_config
 
 PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
@@ -70,6 +70,8 @@ CONFIG_SCHEMA = PolicyConfigSchema(
         "environment": {"type": "string", "enum": ["dev", "staging", "prod"]},
         "allowedRegistries": {"type": "array", "items": {"type": "string"}},
         "gpuBudget": {"type": "integer", "minimum": 0},
+        "podSecurityProfile": {"type": "string", "enum": ["privileged", "baseline", "restricted"]},
+        "kueueVersion": {"type": "string", "description": "Kueue release of the cluster, e.g. 0.15 (default newest)"},
     }
 )
 
@@ -116,6 +118,7 @@ def _target_for(config_json: str, stack_config: str) -> Target:
         options["allowed_registries"] = list(config["allowedRegistries"])
     if config.get("gpuBudget") is not None:
         options["gpu_budget"] = int(config["gpuBudget"])
+    options.update(parse_org_options(config.get("podSecurityProfile"), config.get("kueueVersion")))
     return _stack_target(stack_config).override(
         kuberay_version=config.get("kuberayVersion"),
         feature_gates=config.get("featureGates"),

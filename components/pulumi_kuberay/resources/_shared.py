@@ -158,7 +158,9 @@ def with_annotations(metadata: JsonDict, extra: Mapping[str, str]) -> JsonDict:
 
 
 #: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.target``).
-CONFIG_KEYS = ("version", "environment", "featureGates", "allowedRegistries", "gpuBudget")
+CONFIG_KEYS = (
+    "version", "environment", "featureGates", "allowedRegistries", "gpuBudget", "podSecurityProfile", "kueueVersion"
+)
 
 
 def rule_settings(

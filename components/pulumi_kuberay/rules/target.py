@@ -11,6 +11,8 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
     kuberay:featureGates: {RayCronJob: true} # over the version's defaults
     kuberay:allowedRegistries: [docker.io/rayproject]
     kuberay:gpuBudget: 16
+    kuberay:podSecurityProfile: restricted   # the Pod Security profile the namespaces enforce (default: none)
+    kuberay:kueueVersion: "0.14"             # the Kueue release the cluster runs (default: the newest)
     kuberay:webhooks: true                   # the operator runs its validating webhooks (default false)
 """
 
@@ -36,9 +38,11 @@ from pulumi_kuberay.rules._engine import (
 __all__ = [
     "CONFIG_NAMESPACE",
     "ENVIRONMENTS",
+    "POD_SECURITY_PROFILES",
     "Target",
     "TargetError",
     "parse_feature_gates",
+    "parse_org_options",
     "parse_version",
     "target_from_stack_config",
 ]
@@ -188,6 +192,26 @@ class Target:
         )
 
 
+POD_SECURITY_PROFILES = ("privileged", "baseline", "restricted")
+
+
+def parse_org_options(pod_security_profile: Any, kueue_version: Any, *, prefix: str = "") -> dict[str, Any]:
+    """``pod_security_profile`` / ``kueue_version`` options from their settings (None: not given); a TargetError
+    names the setting (``prefix`` + podSecurityProfile / kueueVersion) when a value cannot be used."""
+    options: dict[str, Any] = {}
+    if pod_security_profile is not None:
+        if pod_security_profile not in POD_SECURITY_PROFILES:
+            raise TargetError(f"{prefix}podSecurityProfile must be one of {', '.join(POD_SECURITY_PROFILES)}")
+        options["pod_security_profile"] = pod_security_profile
+    if kueue_version is not None:
+        text = str(kueue_version).strip().removeprefix("v")
+        parts = text.split(".")
+        if not (2 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
+            raise TargetError(f"{prefix}kueueVersion must be a Kueue release such as 0.15 or v0.15.2")
+        options["kueue_version"] = text
+    return options
+
+
 def _decode(value: Any) -> Any:
     if isinstance(value, str):
         try:
@@ -220,6 +244,7 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
             raise TargetError("kuberay:gpuBudget must be a non-negative integer")
         options["gpu_budget"] = budget
+    options.update(parse_org_options(get("podSecurityProfile"), get("kueueVersion"), prefix="kuberay:"))
     if gates is not None and not isinstance(gates, (dict, str)):
         raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
     webhooks = get("webhooks")

@@ -3,7 +3,10 @@
 Kueue's RayJob integration (its documented limitations, enforced by its RayJob webhook): it admits the job's
 own cluster as one workload, so the RayJob cannot select an existing cluster, must delete its cluster when it
 finishes, cannot let the in-tree autoscaler resize it (unless Kueue's elastic workloads are on) and holds at
-most 8 PodSets (head + 7 worker groups). Checks read raw manifest dicts and never raise.
+most 8 PodSets (head + 7 worker groups). What it refuses depends on the Kueue release (the ``kueue_version``
+option, default the newest, :data:`NEWEST_KUEUE`): from v0.15 a RayJob that only selects an existing cluster is
+accepted and left unmanaged (its queue label has no effect), before it was refused. Checks read raw manifest
+dicts and never raise.
 """
 
 from __future__ import annotations
@@ -19,17 +22,57 @@ from .._paths import as_dict, as_list, metadata
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: A Kueue workload has at most 8 PodSets: the head and 7 worker groups.
 MAX_WORKER_GROUPS = 7
+#: The newest Kueue release (the default of the ``kueue_version`` option).
+NEWEST_KUEUE = (0, 19, 2)
+#: From this release Kueue's RayJob webhook accepts a clusterSelector-only RayJob and leaves it unmanaged
+#: (``validateCreate`` in pkg/controller/jobs/rayjob/rayjob_webhook.go; v0.14 refused it).
+SELECTOR_UNMANAGED_SINCE = (0, 15, 0)
+
+
+def kueue_version(ctx: Context) -> tuple[int, int, int]:
+    """The Kueue release the team runs: the ``kueue_version`` option (``"0.14"``, ``"v0.15.2"``), else the newest."""
+    text = ctx.options.get("kueue_version")
+    if isinstance(text, str):
+        parts = text.strip().removeprefix("v").split(".")
+        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
+            numbers = [int(p) for p in parts] + [0] * (3 - len(parts))
+            return numbers[0], numbers[1], numbers[2]
+    return NEWEST_KUEUE
+
+
+def _kueue_label(version: tuple[int, int, int]) -> str:
+    return "v" + ".".join(map(str, version))
 
 
 def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if as_dict(metadata(doc).get("labels")).get(QUEUE_LABEL) is None:
         return
     spec = as_dict(doc.get("spec"))
-    if spec.get("clusterSelector"):
+    version = kueue_version(ctx)
+    kueue = f"Kueue {_kueue_label(version)}"
+    has_selector, has_spec = bool(spec.get("clusterSelector")), spec.get("rayClusterSpec") is not None
+    if has_selector and (has_spec or version < SELECTOR_UNMANAGED_SINCE):
         yield Violation(
-            "a Kueue-managed RayJob cannot run on an existing RayCluster (Kueue's webhook rejects clusterSelector)",
+            f"a Kueue-managed RayJob cannot run on an existing RayCluster ({kueue}'s webhook rejects clusterSelector"
+            f"{' together with rayClusterSpec' if has_spec else ''})",
             "spec.clusterSelector",
             fix="give the job its own rayClusterSpec, or drop the queue label (local_queue=)",
+        )
+        return
+    if has_selector:
+        yield Violation(
+            f"{kueue} accepts a RayJob that only selects an existing RayCluster and leaves it unmanaged: the queue "
+            "label has no effect (no quota is reserved, the job is never suspended by Kueue)",
+            f"metadata.labels['{QUEUE_LABEL}']",
+            severity="low",
+            fix="drop the queue label, or give the job its own rayClusterSpec so Kueue admits it",
+        )
+        return
+    if not has_spec and version >= SELECTOR_UNMANAGED_SINCE:
+        yield Violation(
+            f"{kueue}'s webhook requires rayClusterSpec on a Kueue-managed RayJob that selects no cluster",
+            "spec.rayClusterSpec",
+            fix="give the job its own rayClusterSpec",
         )
         return
     if spec.get("shutdownAfterJobFinishes") is not True:
@@ -66,8 +109,10 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob",),
-    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that selects "
-    "an existing cluster, keeps its cluster after finishing, or has more PodSets than a workload holds.",
+    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that keeps its "
+    "cluster after finishing, has more PodSets than a workload holds, or selects an existing cluster (before "
+    "v0.15; from v0.15 a selector-only RayJob is accepted and left unmanaged). Judged by the kueue_version option "
+    "(default: the newest Kueue release).",
     fix="Set shutdownAfterJobFinishes: true on a RayJob with its own rayClusterSpec (no clusterSelector).",
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),
