@@ -12,32 +12,8 @@ from typing import Any
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._paths import as_dict, as_list, as_str, cluster_specs, is_unknown, join, pod_templates
-
-# --------------------------------------------------------------------------------------------------
-# Template placeholders: what envsubst, Helm, Jinja, Terraform's templatefile and docs leave in a file
-
-_PLACEHOLDER = re.compile(
-    r"\$\{[^}]*\}"  # ${VAR} (envsubst, Terraform, shell)
-    r"|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR
-    r"|\{\{.*?\}\}"  # {{ .Values.x }} (Helm, Jinja)
-    r"|\{%.*?%\}"  # {% if %} (Jinja)
-    r"|<[^<>]+>"  # <your-image> (docs)
-    r"|\bPLACEHOLDER[A-Za-z0-9_]*"  # PLACEHOLDER_IMAGE (sed-style)
-)
-
-
-def placeholders(text: str) -> list[str]:
-    """The template placeholders in ``text`` (``$REGISTRY``, ``${image}``, ``{{ .Values.tag }}``, ``<ns>``)."""
-    return _PLACEHOLDER.findall(text)
-
-
-def _placeholder_note(text: str) -> str:
-    found = placeholders(text)
-    if not found:
-        return ""
-    listed = ", ".join(repr(p) for p in dict.fromkeys(found))
-    return f" ({listed} is an unrendered template placeholder: render the file first, e.g. with envsubst)"
-
+from ._placeholders import placeholder_note as _placeholder_note
+from ._placeholders import placeholders
 
 # --------------------------------------------------------------------------------------------------
 # metadata.namespace (the API server's ValidateObjectMetaAccessor: ValidateNamespaceName, a DNS-1123 label)
@@ -100,6 +76,8 @@ def image_reference_error(image: str) -> str | None:
     """Why ``image`` is not a valid image reference (None if it is)."""
     if not image.strip():
         return "is empty"
+    if _REFERENCE.fullmatch(image) is None and placeholders(image):
+        return "is not a valid image reference: it holds a template placeholder"
     if any(c.isspace() for c in image):
         return "contains white space"
     if _REFERENCE.fullmatch(image):

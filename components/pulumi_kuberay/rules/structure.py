@@ -34,6 +34,7 @@ from ._paths import (
     path_touches_unknown,
     pod_templates,
 )
+from ._placeholders import placeholder_note
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,9 @@ def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iter
     def run(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         for p in _problems(doc):
             if p.kind == problem_kind:
-                yield Violation(message=p.message, path=p.path or "spec", fix=p.fix)
+                # a value such as '${RAY_HEAD_CPU}' is a template placeholder: say so, it is the fix
+                note = placeholder_note(p.message) if p.kind in ("wrong_type", "invalid_value") else ""
+                yield Violation(message=p.message + note, path=p.path or "spec", fix=p.fix)
 
     return run
 

@@ -40,8 +40,10 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
             f"Replace it: {_instead(verdict)}.",
             "medium" if verdict.removed_in else "low",
         )
-    if verdict.removed_in and release.index > 0 and verdict.first is not None and verdict.last is not None:
-        known = f"Ray {verdict.first} to {verdict.last} had it (gone since Ray {verdict.removed_in})"
+    if verdict.removed_in and release.index > 0:
+        known = f"Ray {verdict.removed_in} dropped it"
+        if verdict.replacement:
+            known += f" (renamed: {verdict.replacement})"
     else:
         known = f"it needs Ray >= {verdict.first}"
     if verdict.status == "rejected":
