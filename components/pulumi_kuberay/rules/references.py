@@ -11,9 +11,8 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
-from ._paths import as_dict, as_list, as_str, cluster_specs, is_unknown, join, pod_templates
-from ._placeholders import placeholder_note as _placeholder_note
-from ._placeholders import placeholders
+from ._paths import as_dict, as_list, as_str, cluster_specs, is_unknown, join, placeholders, pod_templates
+from ._paths import placeholder_note as _placeholder_note
 
 # --------------------------------------------------------------------------------------------------
 # metadata.namespace (the API server's ValidateObjectMetaAccessor: ValidateNamespaceName, a DNS-1123 label)
@@ -209,24 +208,33 @@ _DEPRECATED_SERVICE_FIELDS = ("serviceUnhealthySecondThreshold", "deploymentUnhe
 
 
 def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    if manifest.get("apiVersion") == "ray.io/v1alpha1":
+        yield Violation(
+            "apiVersion ray.io/v1alpha1 is deprecated: the v1.7.0 CRD still serves it (with a warning) but it "
+            "receives no new fields and KubeRay 1.9 removes it",
+            "apiVersion",
+            fix="use apiVersion ray.io/v1",
+            severity="medium",
+        )
     spec = manifest.get("spec")
     if manifest.get("kind") != "RayService" or not isinstance(spec, dict):
         return
     for name in _DEPRECATED_SERVICE_FIELDS:
         if name in spec:
             yield Violation(
-                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}"
+                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low"
             )
 
 
 declare(
     id="kuberay-field-deprecated",
-    title="Deprecated field that KubeRay ignores",
-    severity="low",
+    title="Deprecated apiVersion or field",
+    severity="medium",
     category="hygiene",
-    kinds=("RayService",),
+    kinds=KINDS,
     rationale="RayService's serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold are still in "
-    "the CRD but unused since KubeRay v1.1: setting them changes nothing, and a later release may remove them.",
+    "the CRD but unused since KubeRay v1.1: setting them changes nothing (low). ray.io/v1alpha1 is still served "
+    "by the v1.7.0 CRDs with a deprecation warning and goes away in KubeRay 1.9 (medium).",
     fix="Remove the field.",
     check=_check_deprecated,
     compliant=ex.example_service(),

@@ -32,9 +32,9 @@ from ._paths import (
     is_unknown,
     parse_path,
     path_touches_unknown,
+    placeholder_note,
     pod_templates,
 )
-from ._placeholders import placeholder_note
 
 
 @dataclass(frozen=True)
