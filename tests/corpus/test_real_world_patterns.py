@@ -388,3 +388,21 @@ def test_pattern_rayjob_fragment_without_a_cluster_source_converts_and_the_compo
     doc = _queued(suspend=True)
     assert any(c.startswith("rayjob-cluster-source-missing") for c in _criticals(doc))
     assert "kr.RayJob(" in _converts(copy.deepcopy(doc))
+
+
+def test_pattern_kuberay_lint_prints_no_raw_python_warning(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """kuberay-lint on a blueprint with deprecated fields and old Serve keys: findings, never a
+    ``KubeRayDeprecationWarning`` line on stderr."""
+    import yaml
+    from pulumi_kuberay.cli.lint import main
+
+    doc = _service(OLD_SERVE, ray_version="2.11.0", image="rayproject/ray:2.11.0")
+    doc["spec"]["serviceUnhealthySecondThreshold"] = 900
+    path = tmp_path / "blueprint.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        code = main(["--no-config", "--format", "json", str(path)])
+    out, err = capsys.readouterr()
+    assert "Warning" not in err and err == ""
+    assert code == 0 and "kuberay-field-deprecated" in out and "serve-config-key-version" in out
