@@ -106,8 +106,8 @@ def test_pattern_blueprint_serve_keys_renamed_in_ray_2_10_pinned_to_a_release_th
     with rayVersion 2.9-2.32. Ray 2.9 accepts them; 2.10-2.32 accept them as deprecated; 2.33 drops them. No
     critical; on 2.10+ a medium finding naming the new key and the release that drops it; loads and converts."""
     doc = _service(OLD_SERVE, ray_version=ray_version, image=f"rayproject/ray:{ray_version}")
-    found = _by_rule(doc).get("serve-config-key-version", [])
-    assert _criticals(doc) == []
+    found = _by_rule(doc).get("serve-config-key-deprecated", [])
+    assert _criticals(doc) == [] and "serve-config-key-version" not in _by_rule(doc)
     if ray_version == "2.9.0":
         assert found == []
     else:
@@ -292,8 +292,10 @@ def test_pattern_kueue_queue_label_on_a_job_that_selects_an_existing_cluster() -
     """Pattern (Kueue docs): a queued RayJob with only ``clusterSelector``. Kueue >= v0.15 accepts it and leaves
     it unmanaged (low); v0.14 refused it (critical when the team says it runs v0.14)."""
     doc = _queued(clusterSelector={"ray.io/cluster": "shared"})
-    newest = _by_rule(doc)["kueue-rayjob-limits"]
-    assert [f.severity for f in newest] == ["low"] and "unmanaged" in newest[0].message
+    newest = _by_rule(doc)
+    assert "kueue-rayjob-limits" not in newest
+    assert [f.severity for f in newest["kueue-rayjob-unmanaged"]] == ["low"]
+    assert "unmanaged" in newest["kueue-rayjob-unmanaged"][0].message
     old = _by_rule(doc, options={"kueue_version": "0.14"})["kueue-rayjob-limits"]
     assert [f.severity for f in old] == ["critical"] and "Kueue v0.14.0" in old[0].message
 
@@ -405,4 +407,4 @@ def test_pattern_kuberay_lint_prints_no_raw_python_warning(tmp_path: Any, capsys
         code = main(["--no-config", "--format", "json", str(path)])
     out, err = capsys.readouterr()
     assert "Warning" not in err and err == ""
-    assert code == 0 and "kuberay-field-deprecated" in out and "serve-config-key-version" in out
+    assert code == 0 and "kuberay-field-deprecated" in out and "serve-config-key-deprecated" in out

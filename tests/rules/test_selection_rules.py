@@ -26,6 +26,7 @@ EXPECTED: dict[str, tuple[str, str]] = {  # rule id -> (path, severity with the 
     "rayjob-deadline-unbounded": ("spec.activeDeadlineSeconds", "medium"),
     "rayjob-delete-self-under-pulumi": ("spec.deletionStrategy.deletionRules[1].policy", "medium"),
     "rayjob-shutdown-with-cluster-selector": ("spec.shutdownAfterJobFinishes", "low"),
+    "kueue-rayjob-unmanaged": ("metadata.labels['kueue.x-k8s.io/queue-name']", "low"),
 }
 
 

@@ -334,3 +334,30 @@ def upgrade_type(spec: dict[str, Any]) -> Any:
 
 def service_cluster(spec: dict[str, Any]) -> dict[str, Any]:
     return as_dict(spec.get("rayClusterConfig"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Kueue (the kueue_version option)
+
+#: The label Kueue reads to queue a workload (``local_queue=`` on the components).
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+#: The newest Kueue release (the default of the ``kueue_version`` option).
+NEWEST_KUEUE = (0, 19, 2)
+#: From this release Kueue's RayJob webhook accepts a clusterSelector-only RayJob and leaves it unmanaged
+#: (``validateCreate`` in pkg/controller/jobs/rayjob/rayjob_webhook.go; v0.14 refused it).
+SELECTOR_UNMANAGED_SINCE = (0, 15, 0)
+
+
+def kueue_version(ctx: Context) -> tuple[int, int, int]:
+    """The Kueue release the team runs: the ``kueue_version`` option (``"0.14"``, ``"v0.15.2"``), else the newest."""
+    text = ctx.options.get("kueue_version")
+    if isinstance(text, str):
+        parts = text.strip().removeprefix("v").split(".")
+        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
+            numbers = [int(p) for p in parts] + [0] * (3 - len(parts))
+            return numbers[0], numbers[1], numbers[2]
+    return NEWEST_KUEUE
+
+
+def kueue_label(version: tuple[int, int, int]) -> str:
+    return "v" + ".".join(map(str, version))

@@ -290,7 +290,7 @@ _WORKER_POD: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec
 declare(
     id="pod-security-baseline",
     title="Pod templates meet the Pod Security Standard 'baseline'",
-    severity="critical",
+    severity="high",
     category="security",
     kinds=_ALL_KINDS,
     rationale="Baseline blocks the known privilege escalations: privileged containers, host namespaces, "
@@ -298,7 +298,8 @@ declare(
     "SELinux types, unsafe sysctls. One finding per pod template lists every gap of every container (KubeRay's "
     "autoscaler sidecar included). Critical where the namespace enforces baseline or restricted (option "
     "pod_security_profile: Pod Security admission then rejects the Pods), else high in prod and medium elsewhere. "
-    "The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace).",
+    "The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace). The policy "
+    "pack enforces this rule at its declared severity (high): a team that enforces the profile sets it mandatory.",
     fix="Remove privileged, host namespaces, hostPath and hostPort; add no capability beyond the default set "
     "(use device plugins for GPUs, PVCs for data).",
     check=_pss("baseline"),
@@ -308,13 +309,14 @@ declare(
 declare(
     id="pod-security-restricted",
     title="Pod templates meet the Pod Security Standard 'restricted'",
-    severity="critical",
+    severity="medium",
     category="security",
     kinds=_ALL_KINDS,
     rationale="Restricted is the hardened profile: allowPrivilegeEscalation: false, runAsNonRoot, seccomp "
     "RuntimeDefault, capabilities drop ALL, only ephemeral/config volume types. Ray images run as uid 1000 and "
     "need none of the rest. One finding per pod template lists every gap; critical where the namespace enforces "
-    "restricted (option pod_security_profile), else medium in prod and low elsewhere.",
+    "restricted (option pod_security_profile), else medium in prod and low elsewhere. The policy pack enforces "
+    "this rule at its declared severity (medium, advisory): a team that enforces restricted sets it mandatory.",
     fix="Set on every container (and autoscalerOptions.securityContext): allowPrivilegeEscalation: false, "
     "runAsNonRoot: true, capabilities.drop: [ALL], seccompProfile.type: RuntimeDefault.",
     check=_pss("restricted"),

@@ -16,32 +16,11 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, kueue_label, kueue_version
 from .._paths import as_dict, as_list, metadata
 
-#: The label Kueue reads to queue a workload (``local_queue=`` on the components).
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: A Kueue workload has at most 8 PodSets: the head and 7 worker groups.
 MAX_WORKER_GROUPS = 7
-#: The newest Kueue release (the default of the ``kueue_version`` option).
-NEWEST_KUEUE = (0, 19, 2)
-#: From this release Kueue's RayJob webhook accepts a clusterSelector-only RayJob and leaves it unmanaged
-#: (``validateCreate`` in pkg/controller/jobs/rayjob/rayjob_webhook.go; v0.14 refused it).
-SELECTOR_UNMANAGED_SINCE = (0, 15, 0)
-
-
-def kueue_version(ctx: Context) -> tuple[int, int, int]:
-    """The Kueue release the team runs: the ``kueue_version`` option (``"0.14"``, ``"v0.15.2"``), else the newest."""
-    text = ctx.options.get("kueue_version")
-    if isinstance(text, str):
-        parts = text.strip().removeprefix("v").split(".")
-        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
-            numbers = [int(p) for p in parts] + [0] * (3 - len(parts))
-            return numbers[0], numbers[1], numbers[2]
-    return NEWEST_KUEUE
-
-
-def _kueue_label(version: tuple[int, int, int]) -> str:
-    return "v" + ".".join(map(str, version))
 
 
 def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -49,7 +28,7 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
         return
     spec = as_dict(doc.get("spec"))
     version = kueue_version(ctx)
-    kueue = f"Kueue {_kueue_label(version)}"
+    kueue = f"Kueue {kueue_label(version)}"
     has_selector, has_spec = bool(spec.get("clusterSelector")), spec.get("rayClusterSpec") is not None
     if has_selector and (has_spec or version < SELECTOR_UNMANAGED_SINCE):
         yield Violation(
@@ -60,14 +39,7 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
         )
         return
     if has_selector:
-        yield Violation(
-            f"{kueue} accepts a RayJob that only selects an existing RayCluster and leaves it unmanaged: the queue "
-            "label has no effect (no quota is reserved, the job is never suspended by Kueue)",
-            f"metadata.labels['{QUEUE_LABEL}']",
-            severity="low",
-            fix="drop the queue label, or give the job its own rayClusterSpec so Kueue admits it",
-        )
-        return
+        return  # accepted and left unmanaged: kueue-rayjob-unmanaged
     if not has_spec and version >= SELECTOR_UNMANAGED_SINCE:
         yield Violation(
             f"{kueue}'s webhook requires rayClusterSpec on a Kueue-managed RayJob that selects no cluster",
@@ -118,3 +90,4 @@ declare(
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
 )
+

@@ -5,7 +5,7 @@ the newest): a key that release deprecates, drops or rejects, from the table gen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
@@ -57,22 +57,44 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
     )
 
 
-def _check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    config = serve_config(manifest)
-    if config is None:
-        return
-    release = release_of_service(manifest)
-    for section, key, path in iter_serve_keys(config, BASE):
-        verdict = judge_key(section, key, release)
-        if verdict.status in ("accepted", "unknown"):
-            continue  # a key no release knows is a misspelling: serve-config-unknown-key
-        message, fix, severity = _message(verdict)
-        yield Violation(message, path, fix=fix, severity=severity)
+def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
+    """The keys the release does not take (``deprecated`` False), or the ones it takes as deprecated (True).
+
+    Two rules, so that the policy pack enforces them apart (a policy has one enforcement level)."""
+
+    def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        config = serve_config(manifest)
+        if config is None:
+            return
+        release = release_of_service(manifest)
+        for section, key, path in iter_serve_keys(config, BASE):
+            verdict = judge_key(section, key, release)
+            if verdict.status in ("accepted", "unknown"):
+                continue  # a key no release knows is a misspelling: serve-config-unknown-key
+            if (verdict.status == "deprecated") != deprecated:
+                continue
+            message, fix, severity = _message(verdict)
+            yield Violation(message, path, fix=fix, severity=severity)
+
+    return check
+
+
+_OLD_KEY = "        num_replicas: 1\n        max_concurrent_queries: 8\n"
+
+
+def _pinned(doc: dict[str, Any], version: str) -> dict[str, Any]:
+    """The example RayService running Ray ``version`` (rayVersion and every image)."""
+    cluster = doc["spec"]["rayClusterConfig"]
+    cluster["rayVersion"] = version
+    for group in [cluster["headGroupSpec"], *cluster.get("workerGroupSpecs", [])]:
+        for container in group["template"]["spec"]["containers"]:
+            container["image"] = f"rayproject/ray:{version}"
+    return doc
 
 
 declare(
     id="serve-config-key-version",
-    title="Serve config key that the RayService's Ray release deprecates, drops or refuses",
+    title="Serve config key that the RayService's Ray release drops or refuses",
     severity="critical",
     category="correctness",
     kinds=("RayService",),
@@ -84,11 +106,27 @@ declare(
     "every release from 2.9 where it changed.",
     fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config "
     "was written for (rayVersion and image tag).",
-    check=_check,
+    check=_checker(deprecated=False),
     compliant=serve_service(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
     ),
     violating=serve_service(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
     ),
+)
+declare(
+    id="serve-config-key-deprecated",
+    title="Serve config key that the RayService's Ray release still takes but deprecates",
+    severity="medium",
+    category="hygiene",
+    kinds=("RayService",),
+    rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), "
+    "but a later release drops it without a word: medium when a later release already dropped it (the setting "
+    "stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
+    fix="Use the new key the message names.",
+    check=_checker(deprecated=True),
+    compliant=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
+    ),
+    violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
 )
