@@ -13,7 +13,7 @@ import yaml
 from _reference import sample_documents, samples_dir
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import main
-from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, _examples
 
 ALL_GATES = ",".join(f"{name}=true" for name in DEFAULT_FEATURE_GATES)
 REPO = Path(__file__).resolve().parent.parent
@@ -278,9 +278,10 @@ def test_wording_is_for_the_linter_user(capsys: pytest.CaptureFixture[str], tmp_
     assert fixes and all("--feature-gates=RayClusterMTLS=true" in fix for fix in fixes)
     assert not any("feature_gates=" in fix or "kuberay:featureGates" in fix for fix in fixes)
     job = tmp_path / "job.yaml"
-    job.write_text(
+    job.write_text(  # a RayJob naming a RayCluster that is not among the files' clusters of its namespace
         "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j}\nspec:\n  entrypoint: python x.py\n"
-        "  clusterSelector: {ray.io/cluster: nowhere}\n"
+        "  clusterSelector: {ray.io/cluster: nowhere}\n---\n"
+        + yaml.safe_dump({**_examples.base_cluster(), "metadata": {"name": "somewhere"}})
     )
     _, out, _ = _run(capsys, "--format", "json", "--select", "rayjob-cluster-selector-unmatched", str(job))
     messages = [f["message"] for f in json.loads(out)["findings"]]

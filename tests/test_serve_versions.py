@@ -41,6 +41,7 @@ def test_ray_versions_and_image_tags_are_read(text: object, parsed: tuple[int, i
 def test_the_release_is_the_image_tag_else_ray_version_else_the_newest() -> None:
     assert serve_release(ray_version="2.9.0", image="rayproject/ray:2.46.0-py311").version == "2.46.0"
     assert serve_release(ray_version="2.9.0", image="registry:5000/ray:latest").source == "rayVersion"
+    assert serve_release(ray_version="2.9.0", image="ecr.example/dogbooth:0.0.1-gpu").version == "2.9.0"  # not Ray's
     assert serve_release(image="registry:5000/ray").version == RAY_VERSIONS[-1]
     assert serve_release(ray_version="2.31.0").index == RAY_VERSIONS.index("2.30.0")  # the schema of 2.30
     assert serve_release(ray_version="2.5.0").index == 0  # older than the table: the oldest

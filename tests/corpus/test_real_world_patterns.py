@@ -408,3 +408,30 @@ def test_pattern_kuberay_lint_prints_no_raw_python_warning(tmp_path: Any, capsys
     out, err = capsys.readouterr()
     assert "Warning" not in err and err == ""
     assert code == 0 and "kuberay-field-deprecated" in out and "serve-config-key-deprecated" in out
+
+
+def test_pattern_job_selecting_a_cluster_defined_in_another_file_is_not_judged() -> None:
+    """Pattern (Trainium training blueprints): the RayJob's file holds no RayCluster; the cluster it names lives in
+    another file or stack. Nothing to judge, so no finding (a RayCluster of that namespace in the set, of another
+    name, is still a finding: see above)."""
+    assert check_stack([_job(clusterSelector={"ray.io/cluster": "kuberay-trn1"})]) == []
+
+
+def test_pattern_own_image_tag_is_not_a_ray_version() -> None:
+    """Pattern (a team's own image ``dogbooth:0.0.1-gpu`` with rayVersion 2.6.0): the tag says nothing about Ray."""
+    doc = _cluster(rayVersion="2.6.0")
+    for group in [doc["spec"]["headGroupSpec"], *doc["spec"]["workerGroupSpecs"]]:
+        group["template"]["spec"]["containers"][0]["image"] = "public.ecr.aws/acme/dogbooth:0.0.1-gpu"
+    assert "image-ray-version-mismatch" not in _by_rule(doc)
+
+
+def test_pattern_latest_tag_and_missing_limits_are_advice_outside_prod() -> None:
+    """Pattern (vendor demo images ``:latest``, tutorials without memory limits): medium, high in prod."""
+    doc = _cluster()
+    container = doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    container["image"] = "public.ecr.aws/acme/ray-demo:latest"
+    del container["resources"]
+    found = _by_rule(doc)
+    assert found["image-tag-not-pinned"][0].severity == "medium" and found["resources-missing"][0].severity == "medium"
+    prod = _by_rule(doc, environment="prod")
+    assert prod["image-tag-not-pinned"][0].severity == "high" and prod["resources-missing"][0].severity == "high"

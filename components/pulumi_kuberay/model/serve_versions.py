@@ -1,11 +1,11 @@
 """Which ``serveConfigV2`` keys a given Ray release accepts, deprecates or drops: the generated table
 (:mod:`._serve_versions`, read from Ray's own ``ray.serve.schema``) asked for one release.
 
-A RayService is judged by the Ray that runs its head: the tag of the head container's image when it names a
-version (``rayproject/ray:2.9.3-py310`` -> 2.9.3), else ``rayClusterConfig.rayVersion``; with neither (or a
-value that is no version), by the newest release in the table. A release between two releases of the table has
-the schema of the older one (the table lists every release where the schema changed); one older than the
-oldest is judged as the oldest, one newer than the newest as the newest.
+A RayService is judged by the Ray that runs its head: the tag of the head container's image when it is a Ray
+image whose tag names a version (``rayproject/ray:2.9.3-py310`` -> 2.9.3), else ``rayClusterConfig.rayVersion``;
+with neither (or a value that is no version), by the newest release in the table. A release between two releases
+of the table has the schema of the older one (the table lists every release where the schema changed); one older
+than the oldest is judged as the oldest, one newer than the newest as the newest.
 
 Example::
 
@@ -81,8 +81,10 @@ def _index(version: Version) -> int:
 
 def serve_release(*, ray_version: object = None, image: object = None) -> ServeRelease:
     """The release to judge by: the image tag's version, else ``ray_version``, else the newest."""
-    if isinstance(image, str) and ":" in image.rsplit("/", 1)[-1]:
-        tag = image.rsplit(":", 1)[1].split("@", 1)[0]
+    repository = image.split("@", 1)[0].rsplit("/", 1)[-1] if isinstance(image, str) else ""
+    if isinstance(image, str) and ":" in repository and "ray" in repository.split(":", 1)[0].lower():
+        # only a Ray image's tag names a Ray release; a team's own image tagged 0.0.1 says nothing about Ray
+        tag = repository.split(":", 1)[1]
         parsed = parse_ray_version(tag)
         if parsed is not None:
             return ServeRelease(_index(parsed), ".".join(map(str, parsed)), "the head image tag")

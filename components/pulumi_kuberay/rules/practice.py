@@ -58,6 +58,11 @@ def memory_bytes(value: Any) -> float | None:
 
 
 def _ray_version_of_image(image: str) -> str | None:
+    # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu
+    # says nothing about the Ray inside it.
+    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    if "ray" not in repository.lower():
+        return None
     tag = image_tag(image)
     match = _VERSION_IN_TAG.match(tag) if tag else None
     return match.group(1) if match else None

@@ -230,6 +230,7 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
                     f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): "
                     "every Pod restart may run different code",
                     join(path, "image"),
+                    severity="high" if ctx.environment == "prod" else "medium",
                 )
 
 
@@ -253,6 +254,7 @@ def _resources(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and "
                 "Pods are evicted or starve their neighbours",
                 join(path, "resources"),
+                severity="high" if ctx.environment == "prod" else "medium",
             )
 
 
@@ -330,7 +332,8 @@ declare(
     category="reliability",
     kinds=_ALL_KINDS,
     rationale="latest / nightly / untagged images change under a running cluster; "
-    "head and workers can end up on different Ray versions.",
+    "head and workers can end up on different Ray versions. High in prod, medium elsewhere (vendor blueprints "
+    "and tutorials use :latest for demos).",
     fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
     check=_image_pinned,
     compliant=_CLUSTER,
@@ -343,7 +346,7 @@ declare(
     category="reliability",
     kinds=_ALL_KINDS,
     rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
-    "evicted or OOM-killed.",
+    "evicted or OOM-killed. High in prod, medium elsewhere.",
     fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
     check=_resources,
     compliant=_CLUSTER,

@@ -65,8 +65,9 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
         if not isinstance(cluster_name, str) or not cluster_name:
             continue  # no name: ValidateRayJobSpec rejects the RayJob (rayjob-cluster-selector-* rules)
         namespace = _namespace(doc)
-        if any(_namespace(c) == namespace and _name(c) == cluster_name for c in clusters):
-            continue
+        here = [c for c in clusters if _namespace(c) == namespace]
+        if not here or any(_name(c) == cluster_name for c in here):
+            continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
         others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
         ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
         yield (
@@ -196,7 +197,8 @@ STACK_RULES: tuple[StackRule, ...] = (
         rationale=(
             "A RayJob in clusterSelector mode never creates a cluster: KubeRay v1.7.0 reads only "
             "clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other "
-            "keys are ignored, labels never matched); if there is none, the job stays in Initializing forever."
+            "keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. "
+            "Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen)."
         ),
         fix=(
             "Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} "
