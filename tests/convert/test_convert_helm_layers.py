@@ -62,6 +62,20 @@ def test_every_numeric_default_of_the_template_renders_as_the_go_int_helm_prints
         assert ours == _helm([values])
 
 
+def test_every_default_of_the_chart_templates_is_one_we_render() -> None:
+    """Every ``default`` in the chart's templates: the numeric ones above, ``default list`` (an extra group's
+    containerEnv), ``default .Chart.Name`` (the name helpers) and the service-account helper no template uses."""
+    found: set[str] = set()
+    for template in sorted((chart_dir() / "templates").iterdir()):
+        for line in template.read_text().splitlines():
+            if " default " in line and "{{" in line:
+                found.add(line.split(" default ", 1)[1].split("}}")[0].split("|")[0].strip(" -)"))
+    numeric = {"0", "1", "2147483647"}
+    helpers = {"list", ".Chart.Name .Values.nameOverride", '"default" .Values.serviceAccount.name',
+               '(include "ray-cluster.fullname" .) .Values.serviceAccount.name'}  # fmt: skip
+    assert found == numeric | helpers, found
+
+
 def test_values_file_numbers_are_float64_and_set_numbers_are_int64() -> None:
     """Pattern: ``maxReplicas: 1000000`` in a values file prints as ``1e+06`` (float64) while
     ``--set worker.maxReplicas=1000000`` prints digits (strvals parses an int64)."""
