@@ -128,8 +128,8 @@ def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.Cap
     text = convert_documents([(cluster, "c.yaml:1")]).text
     assert 'secret_key_ref=SecretKeySelector(key="password", name="redis")' in text
     assert "ConfigMapKeySelector" not in text and '"password"' in text and "value=" not in text
-    assert "# - high [resources-missing]" in text  # the head container sets no cpu/memory
-    assert text.index("# - high [resources-missing]") < text.index("shared = kr.RayCluster(")
+    assert "# - medium [resources-missing]" in text  # the head container sets no cpu/memory (high in prod)
+    assert text.index("# - medium [resources-missing]") < text.index("shared = kr.RayCluster(")
 
 
 def test_the_generated_code_passes_ruff_and_mypy_strict(tmp_path: Path) -> None:
