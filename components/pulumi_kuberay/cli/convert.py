@@ -34,6 +34,7 @@ from pulumi_kuberay.convert.helm import (
 )
 from pulumi_kuberay.model._base import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
+from pulumi_kuberay.rules._paths import placeholder_note
 
 TOOL_NAME = "kuberay-convert"
 
@@ -130,7 +131,7 @@ def _from_helm(
     except ManifestError as exc:  # name the values key behind the first field the chart renders wrongly
         first = exc.problems[0]
         key = values_key(first.path, values) or ""
-        raise HelmValuesError(key, f"the chart renders {first}") from None
+        raise HelmValuesError(key, f"the chart renders {first}{placeholder_note(first.message)}") from None
     notes = [f"values key ignored by the ray-cluster chart {CHART_VERSION}: {k}" for k in ignored]
     notes += replace_helm_labels(manifest)
     flags = [f"--set-json {v}" for v in args.set_json] + [f"--set {v}" for v in args.set_values]

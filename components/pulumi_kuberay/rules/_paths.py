@@ -422,10 +422,10 @@ def placeholders(text: str) -> list[str]:
 
 
 def placeholder_note(text: str) -> str:
-    """`` ('$X' is an unrendered template placeholder: render the file first, e.g. with envsubst)`` or ``""``."""
+    """`` ('$X' is an unrendered template placeholder: render the template first)`` or ``""``."""
     found = placeholders(text)
     if not found:
         return ""
     listed = ", ".join(repr(p) for p in dict.fromkeys(found))
     verb = "is an unrendered template placeholder" if len(set(found)) == 1 else "are unrendered template placeholders"
-    return f" ({listed} {verb}: render the file first, e.g. with envsubst)"
+    return f" ({listed} {verb}: render the template first)"
