@@ -23,15 +23,16 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
     instead of an inline ``rayClusterSpec``.
 ``pulumi-kuberay:operator`` (object)
     the KubeRay operator this stack installs: one ``KubeRayOperator`` component named ``kuberay``, with the
-    keys of ``pulumi_kuberay.operator.KubeRayOperatorArgs`` (``version``, ``chart``, ``namespace``, ``crds``,
+    keys of ``pulumi_kuberay.operator_args.KubeRayOperatorArgs`` (``version``, ``chart``, ``namespace``, ``crds``,
     ``featureGates``, ``watchNamespaces``, ``batchScheduler``, ``values``...) plus ``createNamespace``
     (default true). Every Ray object of the stack then takes its rule target (version, feature gates) from
     it and is created after it, so ``kuberay:version`` / ``kuberay:featureGates`` are not needed (set, they
     must agree with it). ``chart`` and ``crdsDir`` may use environment variables (``${KUBERAY_REFERENCE_DIR}``);
     a relative path is relative to the project directory.
 ``kuberay:version`` (string, default ``1.7.0``), ``kuberay:environment`` (``dev`` | ``staging`` | ``prod``),
-``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``
-    what the rule catalogue checks against, read by ``pulumi_kuberay.target`` (the components and the policy
+``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``,
+``kuberay:podSecurityProfile`` (``privileged`` | ``baseline`` | ``restricted``), ``kuberay:kueueVersion`` (``"0.15"``)
+    what the rule catalogue checks against, read by ``pulumi_kuberay.rules.target`` (the components and the policy
     pack read the same keys).
 """
 
@@ -44,14 +45,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pulumi_kuberay.model._base import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
-from pulumi_kuberay.operator import KubeRayOperatorArgs, TargetConflictError, merge_target, resolve_operator
+from pulumi_kuberay.operator_args import KubeRayOperatorArgs
+from pulumi_kuberay.operator_setup import TargetConflictError, merge_target, resolve_operator
 from pulumi_kuberay.resources._shared import CONFIG_KEYS
-from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
+from pulumi_kuberay.rules.target import Target, TargetError, target_from_stack_config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 PROJECT = "pulumi-kuberay"
@@ -143,7 +145,7 @@ class StackSettings(BaseModel):
     cronjobs: dict[str, CronJobEntry] = Field(default_factory=dict)
     operator: OperatorEntry | None = None
     target: Target = Field(default_factory=Target)
-    """``kuberay:*``: what the rule catalogue checks against (read by ``pulumi_kuberay.target``, as the
+    """``kuberay:*``: what the rule catalogue checks against (read by ``pulumi_kuberay.rules.target``, as the
     components and the policy pack read it)."""
 
 
@@ -169,7 +171,8 @@ def _parse_value(key: str, value: Any) -> Any:
     return value
 
 
-def load_settings(config: Mapping[str, Any]) -> StackSettings:
+# C901, PLR0912: one branch per config key family
+def load_settings(config: Mapping[str, Any]) -> StackSettings:  # noqa: C901, PLR0912
     """Validate the stack config (full keys, e.g. ``pulumi-kuberay:clusters``) into :class:`StackSettings`."""
     problems: list[tuple[str, str]] = []
     project: dict[str, Any] = {}
@@ -252,9 +255,7 @@ def _operator_entry(
         problems.append(
             (
                 key,
-                f"chart: no chart directory at {chart}{unset} (point chart at a kuberay-operator chart directory, e.g. "
-                "${KUBERAY_REFERENCE_DIR}/kuberay/v1.7.0/helm/kuberay-operator with KUBERAY_REFERENCE_DIR set, "
-                "or remove chart to install the official chart from its repository)",
+                f"chart: no chart directory at {chart}{unset} (point chart at a kuberay-operator chart directory, e.g. ${{KUBERAY_REFERENCE_DIR}}/kuberay/v1.7.0/helm/kuberay-operator with KUBERAY_REFERENCE_DIR set, or remove chart to install the official chart from its repository)",
             )
         )
         return None

@@ -42,6 +42,9 @@ def pack_process(extra_env: Mapping[str, str] | None = None) -> Iterator[analyze
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def configure(stub: analyzer_pb2_grpc.AnalyzerStub, policy_config: Path) -> None:

@@ -7,6 +7,7 @@ The material lives outside the repository (never copied in). ``KUBERAY_REFERENCE
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator
 from functools import cache
@@ -18,7 +19,6 @@ import yaml
 
 ENV_VAR = "KUBERAY_REFERENCE_DIR"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the CRDs are megabytes of YAML
 CRD_FILES = {
     "RayCluster": "ray.io_rayclusters.yaml",
@@ -75,3 +75,12 @@ def sample_documents(kind: str | None = None) -> Iterator[tuple[str, int, dict[s
     for name, index, doc in _all_sample_docs():
         if kind is None or (doc.get("kind") == kind and str(doc.get("apiVersion", "")).startswith("ray.io/")):
             yield name, index, doc
+
+
+def upstream_sample(file_name: str, kind: str) -> dict[str, Any]:
+    """A fresh copy of the first ``kind`` document of the upstream sample ``file_name`` (skips without the
+    reference material)."""
+    for name, _index, doc in sample_documents(kind):
+        if name == file_name:
+            return copy.deepcopy(doc)
+    raise LookupError(f"no {kind} in {file_name}")

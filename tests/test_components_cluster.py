@@ -13,10 +13,10 @@ from typing import Any
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, after_settling, install, mock_env
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
+from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.resources._shared import CriticalFindingsError, RayCustomResource, rule_settings
-from pulumi_kuberay.resources._wait import RAYCLUSTER_READY, TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kubernetes import Provider
 

@@ -14,13 +14,13 @@ import pytest
 import yaml
 from _pulumi_mocks import MockEnv, after_settling, mock_env
 from pulumi_kuberay.model.job import RayJobSpec
-from pulumi_kuberay.resources._shared import CriticalFindingsError
-from pulumi_kuberay.resources._wait import (
+from pulumi_kuberay.resources._provider_wait_for import (
     RAYJOB_TERMINAL,
     RAYSERVICE_READY,
     TIMEOUT_ANNOTATION,
     WAIT_FOR_ANNOTATION,
 )
+from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob, RayJobFailedError
@@ -306,6 +306,8 @@ def test_service_waits_for_ready_and_exposes_urls_per_application(mocks: MockEnv
         assert request.deleteBeforeReplace is True
         inputs = mocks.ray("RayService")[0].inputs
         assert inputs["metadata"]["annotations"][WAIT_FOR_ANNOTATION] == RAYSERVICE_READY
+        # The operator (v1.6.2+) owns spec fields after adding its finalizer with an Update: force the apply.
+        assert inputs["metadata"]["annotations"]["pulumi.com/patchForce"] == "true"
         config = yaml.safe_load(inputs["spec"]["serveConfigV2"])
         assert [a["route_prefix"] for a in config["applications"]] == ["/text", "/images"]
         assert inputs["spec"]["upgradeStrategy"] == {"type": "NewCluster"}

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model._k8s import PodTemplateSpec
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec

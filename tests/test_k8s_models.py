@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from _reference import REPO_ROOT, require_reference, sample_documents
 from pulumi_kuberay.model import _k8s
-from pulumi_kuberay.model._base import ManifestError, validate_as
+from pulumi_kuberay.model._errors import ManifestError, validate_as
 from pulumi_kuberay.model._k8s import Container, PodSpec, PodTemplateSpec, Service
 from pulumi_kuberay.model.pod import WIRE_CONTEXT
 from pydantic import ValidationError

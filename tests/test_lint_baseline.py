@@ -19,7 +19,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-@pytest.fixture()
+@pytest.fixture
 def samples(tmp_path: Path) -> Path:
     copy = tmp_path / "samples"
     shutil.copytree(samples_dir(), copy)
@@ -89,7 +89,7 @@ def test_baseline_counts_duplicates(capsys: pytest.CaptureFixture[str], tmp_path
 
 
 @pytest.mark.parametrize(
-    "content,expected",
+    ("content", "expected"),
     [(None, "baseline file not found"), ("{}", "not a kuberay-lint baseline"), ("[", "cannot read the baseline")],
 )
 def test_bad_baseline_exits_2(

@@ -133,8 +133,9 @@ def test_sarif_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     sarif = json.loads(out)
     assert code == 1 and sarif["version"] == "2.1.0"
     run = sarif["runs"][0]
-    rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
-    assert {r["ruleId"] for r in run["results"]} == rule_ids
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert set(rule_ids) == set(rules.RULES)  # every rule of every scope, whether it fired or not
+    assert all(rule_ids[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
     critical = [r for r in run["results"] if r["level"] == "error" and r["properties"]["severity"] == "critical"]
     assert critical and critical[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 18
 
@@ -182,7 +183,7 @@ def test_webhooks_flag_makes_webhook_only_rules_critical(capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize(
-    "content,expected",
+    ("content", "expected"),
     [
         (b"\xff\xfe\x00garbage", "UTF-8"),
         (b"a: [1, 2\n", "not valid YAML"),

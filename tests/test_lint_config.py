@@ -15,7 +15,7 @@ SAMPLE = "ray-cluster.sample.yaml"
 GCS_SAMPLE = "ray-cluster.embedded-gcs-ft.yaml"
 
 
-@pytest.fixture()
+@pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()  # discovery stops at the repository root
     (tmp_path / "manifests").mkdir()
@@ -71,15 +71,18 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize(
-    "text,expected",
+    ("text", "expected"),
     [
         ("fail-on: severe\n", "fail-on: expected one of low, medium, high, critical"),
         ("selct: [security]\n", "unknown setting(s) selct"),
         ("ignore: [pod-security-restrictd]\n", "did you mean pod-security-restricted"),
         ("feature-gates: [RayCronJob]\n", "feature-gates: expected {GateName: true|false}"),
         ("feature-gates: {NoSuchGate: true}\n", "unknown KubeRay feature gate 'NoSuchGate'"),
-        ("gpu-budget: -1\n", "gpu-budget: expected a non-negative integer"),
+        ("gpu-budget: -1\n", "gpu-budget must be a non-negative integer (GPUs), got -1"),
         ("severity: {pod-security-restricted: urgent}\n", "severity.pod-security-restricted: expected one of"),
+        ("pod-security-profile: strict\n", "pod-security-profile must be one of privileged, baseline, restricted"),
+        ("kueue-version: 0.10\n", "kueue-version must be a Kueue release written as text"),
+        ("kueue-version: latest\n", "kueue-version must be a Kueue release such as 0.15 or v0.15.2"),
         ("- a list\n", "expected a mapping of settings"),
         ("a: [1\n", "not valid YAML"),
     ],

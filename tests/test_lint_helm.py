@@ -35,7 +35,7 @@ needs_helm = pytest.mark.skipif(
 )
 
 
-@pytest.fixture()
+@pytest.fixture
 def chart() -> Path:
     path = require_reference() / "kuberay" / "v1.7.0" / "helm" / "ray-cluster"
     if not path.is_dir():
@@ -136,8 +136,34 @@ def test_split_rendered_attributes_documents_to_templates(tmp_path: Path) -> Non
 
 
 def test_ensure_helm_without_a_build_exits_3(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PULUMI_KURAY_HELM_CACHE": str(tmp_path / "cache")}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PULUMI_KUBERAY_HELM_CACHE": str(tmp_path / "cache")}
     proc = subprocess.run(
         [str(REPO / "scripts" / "ensure-helm"), "--no-build"], env=env, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 3 and proc.stdout == "" and "--no-build" in proc.stderr
+
+
+@pytest.mark.parametrize("script", ["ensure-helm", "ensure-pulumi", "ensure-kube", "ensure-oracle"])
+def test_one_no_build_switch_for_every_ensure_script(tmp_path: Path, script: str) -> None:
+    """PULUMI_KUBERAY_NO_BUILD=1: nothing cached, so every ensure script exits 3 (a loud SKIPPED) instead of
+    building; the caches point into an empty directory."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PULUMI_KUBERAY_NO_BUILD": "1",
+        **{f"PULUMI_KUBERAY_{name}": str(tmp_path / name.lower()) for name in ("HELM_CACHE", "ENGINE_CACHE")},
+        "PULUMI_KUBERAY_ORACLE_CACHE": str(tmp_path / "oracle"),
+        "PULUMI_KUBERAY_KUBE_DIR": str(tmp_path / "kube"),
+    }
+    proc = subprocess.run([str(REPO / "scripts" / script)], env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 3, proc.stderr[-2000:]
+
+
+def test_the_old_misspelt_variables_still_work_for_one_release(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PULUMI_KURAY_HELM_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [str(REPO / "scripts" / "ensure-helm"), "--no-build"], env=env, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 3
+    assert "PULUMI_KURAY_HELM_CACHE is deprecated" in proc.stderr and "use PULUMI_KUBERAY_HELM_CACHE" in proc.stderr
+    assert str(tmp_path / "cache") in proc.stderr  # the old spelling's value is the one used

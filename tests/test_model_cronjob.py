@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pulumi_kuberay.model._base import ManifestError, SpecError
+from pulumi_kuberay.model._errors import ManifestError, SpecError
 from pulumi_kuberay.model.cronjob import RayCronJobManifest, RayCronJobSpec, check_schedule, check_time_zone
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest

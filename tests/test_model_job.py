@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi_kuberay.model._base import ManifestError, validate_as
+from pulumi_kuberay.model._errors import ManifestError, validate_as
 from pulumi_kuberay.model._k8s import Container, PodSpec, PodTemplateSpec
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec
 from pulumi_kuberay.model.job import (
@@ -140,7 +140,8 @@ def test_entrypoint_resources() -> None:
 
 @pytest.mark.parametrize("mode", ["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"])
 def test_submission_modes(mode: str) -> None:
-    assert RayJobSpec(ray_cluster_spec=_cluster(), submission_mode=mode).submission_mode == mode  # type: ignore[arg-type]
+    spec = RayJobSpec(ray_cluster_spec=_cluster(), submission_mode=mode)  # type: ignore[arg-type]
+    assert spec.submission_mode == mode
 
 
 def test_unknown_submission_mode_is_rejected_even_though_the_crd_has_no_enum() -> None:

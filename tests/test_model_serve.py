@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 from _reference import sample_documents
-from pulumi_kuberay.model._base import ManifestError, SpecError
+from pulumi_kuberay.model._errors import ManifestError, SpecError
 from pulumi_kuberay.model.serve import (
     AutoscalingConfig,
     ContainerPortRef,
@@ -59,11 +59,9 @@ def _fruit_and_math() -> ServeConfig:
 
 
 def _problems(text_or_data: str | dict[str, Any]) -> list[tuple[str, str]]:
+    load = ServeConfig.from_yaml if isinstance(text_or_data, str) else ServeConfig.from_dict
     with pytest.raises(ManifestError) as info:
-        if isinstance(text_or_data, str):
-            ServeConfig.from_yaml(text_or_data)
-        else:
-            ServeConfig.from_dict(text_or_data)
+        load(text_or_data)  # type: ignore[arg-type]  # the loader fits the value's type
     return [(p.path, p.message) for p in info.value.problems]
 
 

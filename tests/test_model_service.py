@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from _reference import sample_documents
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest
 from pulumi_kuberay.model.serve import HTTPOptions, ServeApplication, ServeConfig

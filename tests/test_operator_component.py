@@ -14,13 +14,13 @@ import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, after_settling, install, mock_env
 from _reference import require_reference
-from pulumi_kuberay.model._base import ManifestError
-from pulumi_kuberay.operator import CRD_VERSION_LABEL, FIELD_MANAGER
+from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, FIELD_MANAGER
 from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob
-from pulumi_kuberay.resources.operator import KubeRayOperator
+from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
 from test_components_workloads import cluster_spec
 
 CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
@@ -157,7 +157,7 @@ def test_stack_config_disagreeing_with_the_operator_names_both() -> None:
     install({"kuberay:version": "1.6.0", "kuberay:featureGates": json.dumps({"RayCronJob": False})})
     try:
         op = KubeRayOperator("kuberay", chart=chart_dir(), feature_gates={"RayCronJob": True})
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(ValueError, match=r"kuberay:version is '1\.6\.0'") as info:
             RayCronJob("hourly", cron_spec(), namespace="ray", operator=op)
         text = str(info.value)
         assert "kuberay:version is '1.6.0'" in text and "KubeRayOperator 'kuberay' installs KubeRay 1.7.0" in text

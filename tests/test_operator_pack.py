@@ -87,7 +87,8 @@ OPERATOR_CONFIG = json.dumps({"featureGates": {"RayCronJob": True}, "watchNamesp
 def test_stack_config_operator_is_the_packs_target(stack_config: Any) -> None:
     stack_config({"kuberay:environment": "prod", "pulumi-kuberay:operator": OPERATOR_CONFIG})
     target = kp.target_for({})
-    assert target.feature_gates["RayCronJob"] is True and target.options["operator"]["watchNamespaces"] == ["ray"]
+    assert target.feature_gates["RayCronJob"] is True
+    assert target.operator is not None and target.operator.watch_namespaces == ("ray",)
     cron = in_namespace(example_cronjob(), "ray")
     assert direct("feature-gate-disabled", cron) == []  # the operator has the gate on
     (message,) = direct("operator-namespace-unwatched", in_namespace(example_job(), "team-a"))

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator import resolve_operator
+from pulumi_kuberay.operator_setup import resolve_operator
 from pulumi_kuberay.rules._examples import example_cronjob, example_job
-from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
 from pulumi_kuberay.rules.target import Target
 
 
@@ -21,7 +20,7 @@ def target_for(setup: dict[str, Any], **target: Any) -> Target:
     return Target(
         kuberay_version=resolved.version,
         feature_gates=resolved.rule_gates(),
-        options={"operator": resolved.to_options()},
+        operator=resolved,
         **target,
     )
 
@@ -126,17 +125,16 @@ def test_crds_older_than_the_fields() -> None:
 # The operator itself.
 
 
-@pytest.mark.parametrize("rule", SETUP_RULES, ids=lambda r: r.id)
-def test_setup_rule_examples(rule: Any) -> None:
-    ctx = Target(environment=rule.environment).context()
-    assert [f for f in check_setup(rule.compliant, ctx) if f.rule_id == rule.id] == []
-    assert [f for f in check_setup(rule.violating, ctx) if f.rule_id == rule.id]
+@pytest.mark.parametrize("rule", rules.rules_of("setup"), ids=lambda r: r.id)
+def test_setup_rule_examples(rule: rules.Rule) -> None:
+    assert rules.example_findings(rule, "compliant") == []
+    assert rule.violating_path in [f.path for f in rules.example_findings(rule)]
 
 
 def setup_findings(args: dict[str, Any], environment: str | None = None) -> dict[str, list[str]]:
-    setup = resolve_operator(args).setup.to_options()
+    setup = resolve_operator(args).setup
     out: dict[str, list[str]] = {}
-    for finding in check_setup(setup, Target(environment=environment).context()):
+    for finding in rules.check_setup(setup, Target(environment=environment).context()):
         out.setdefault(finding.rule_id, []).append(f"{finding.severity} {finding.path}")
     return out
 

@@ -7,24 +7,20 @@ from typing import Any
 
 import pytest
 from _reference import require_reference
-from pulumi_kuberay.model._base import ManifestError
-from pulumi_kuberay.operator import (
-    CRD_VERSION_LABEL,
-    KubeRayOperatorArgs,
-    OperatorSetup,
+from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model._helm_values import coalesce
+from pulumi_kuberay.operator_args import KubeRayOperatorArgs, operator_gate_defaults
+from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
+from pulumi_kuberay.operator_setup import (
     TargetConflictError,
-    coalesce,
-    crd_documents,
-    crd_downgrade,
-    crds_directory,
-    load_crds,
     merge_target,
-    operator_gate_defaults,
     resolve_operator,
     setup_from_deployment,
     setup_from_values,
+    target_for_operator,
 )
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
+from pulumi_kuberay.rules.target import Target
 
 
 def chart_dir() -> Path:
@@ -143,8 +139,10 @@ def test_watched_namespaces_follow_the_chart() -> None:
 
 def test_coalesce_is_helms_merge() -> None:
     defaults = {"resources": {"limits": {"cpu": "1"}}, "featureGates": [1, 2], "image": {"tag": "a", "repo": "r"}}
-    merged = coalesce(defaults, {"resources": {"limits": None}, "featureGates": [3], "image": {"tag": "b"}})
+    values = {"resources": {"limits": None}, "featureGates": [3], "image": {"tag": "b"}}
+    merged = coalesce(defaults=defaults, values=values)
     assert merged == {"resources": {}, "featureGates": [3], "image": {"tag": "b", "repo": "r"}}
+    assert defaults["image"] == {"tag": "a", "repo": "r"} and values["resources"] == {"limits": None}  # unchanged
 
 
 def test_setup_from_rendered_deployment() -> None:
@@ -183,9 +181,9 @@ def test_setup_from_rendered_deployment() -> None:
     assert setup.resource_limits == {"memory": "1Gi"}
 
 
-def test_setup_options_round_trip() -> None:
+def test_the_setup_reaches_the_rules_typed() -> None:
     setup = resolve_operator({"watchNamespaces": ["ray"], "featureGates": {"RayCronJob": True}}).setup
-    assert OperatorSetup.from_options(setup.to_options()) == setup
+    assert target_for_operator(Target(environment="prod"), setup).context().operator is setup
 
 
 def test_merge_target_takes_the_operator_and_refuses_disagreement() -> None:

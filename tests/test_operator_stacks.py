@@ -16,7 +16,7 @@ import pulumi
 import pytest
 import yaml
 from _pulumi_mocks import after_settling
-from pulumi_kuberay.operator import CRD_VERSION_LABEL
+from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL
 from test_stacks_mock import REPO, run_program, stack_config
 
 from settings import StackConfigError, load_settings

@@ -11,9 +11,9 @@ from typing import Any, get_args, get_origin
 import pytest
 import yaml
 from _reference import require_reference
-from pulumi_kuberay.model._base import ManifestError, _strip_annotated, _union_members
+from pulumi_kuberay.model._errors import ManifestError, _strip_annotated, _union_members
 from pulumi_kuberay.model.operator_values import KubeRayOperatorValues
-from pulumi_kuberay.operator import chart_defaults, validate_values
+from pulumi_kuberay.operator_setup import chart_defaults, validate_values
 from pydantic import BaseModel
 
 

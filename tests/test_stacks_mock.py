@@ -20,8 +20,8 @@ from _pulumi_mocks import MockEnv, after_settling, install
 from _reference import crd_schema
 from conformance.openapi import validate
 from pulumi_kuberay import rules
-from pulumi_kuberay.resources._wait import RAYCLUSTER_READY, RAYSERVICE_READY, WAIT_FOR_ANNOTATION
-from pulumi_kuberay.target import target_from_stack_config
+from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, RAYSERVICE_READY, WAIT_FOR_ANNOTATION
+from pulumi_kuberay.rules.target import target_from_stack_config
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAM = REPO / "__main__.py"

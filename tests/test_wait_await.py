@@ -18,8 +18,9 @@ from typing import Any
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, mock_env
-from pulumi_kuberay.resources import _await, _kube
-from pulumi_kuberay.resources._wait import WAIT_FOR_ANNOTATION
+from pulumi_kuberay.resources import _component_await as component_await
+from pulumi_kuberay.resources import _kube
+from pulumi_kuberay.resources._provider_wait_for import WAIT_FOR_ANNOTATION
 from test_wait_verdict import NOW, T0, _event, snap
 
 # --------------------------------------------------------------------------------------------------
@@ -39,16 +40,17 @@ def kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config"
     path.write_text(KUBECONFIG_TEXT % 1)
     monkeypatch.setenv("KUBECONFIG", str(path))
-    monkeypatch.delenv(_await.AWAIT_ENV, raising=False)
+    monkeypatch.delenv(component_await.AWAIT_ENV, raising=False)
     return path
 
 
 def test_plan_component_mode_when_a_kubeconfig_is_found(kubeconfig: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _await._mocked() is isinstance(pulumi.runtime.settings.get_monitor(), pulumi.runtime.mocks.MockMonitor)
-    monkeypatch.setattr(_await, "_mocked", lambda: False)  # earlier mock tests leave their monitor installed
-    plan = _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=300)
+    mocked = isinstance(pulumi.runtime.settings.get_monitor(), pulumi.runtime.mocks.MockMonitor)
+    assert component_await._mocked() is mocked
+    monkeypatch.setattr(component_await, "_mocked", lambda: False)  # earlier mock tests leave their monitor installed
+    plan = component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=300)
     assert plan.mode == "component"
-    assert plan.annotations == {_await.SKIP_AWAIT_ANNOTATION: "true"}
+    assert plan.annotations == {component_await.SKIP_AWAIT_ANNOTATION: "true"}
     assert plan.timeout_seconds == 300
 
 
@@ -57,13 +59,13 @@ def test_plan_falls_back_to_the_provider(kubeconfig: Path, monkeypatch: pytest.M
 
     explicit = pulumi.ResourceOptions(provider=Provider.__new__(Provider))
     object.__setattr__(explicit.provider, "package", "kubernetes")
-    plan = _await.plan_await("RayCluster", {}, labels=None, opts=explicit, timeout_seconds=None)
+    plan = component_await.plan_await("RayCluster", {}, labels=None, opts=explicit, timeout_seconds=None)
     assert plan.mode == "provider" and WAIT_FOR_ANNOTATION in plan.annotations
-    monkeypatch.setenv(_await.AWAIT_ENV, "provider")
-    assert _await.plan_await("RayService", {}, labels=None, opts=None, timeout_seconds=None).mode == "provider"
-    monkeypatch.setenv(_await.AWAIT_ENV, "sometimes")
+    monkeypatch.setenv(component_await.AWAIT_ENV, "provider")
+    assert component_await.plan_await("RayService", {}, labels=None, opts=None, timeout_seconds=None).mode == "provider"
+    monkeypatch.setenv(component_await.AWAIT_ENV, "sometimes")
     with pytest.raises(ValueError, match="PULUMI_KUBERAY_AWAIT"):
-        _await.plan_await("RayService", {}, labels=None, opts=None, timeout_seconds=None)
+        component_await.plan_await("RayService", {}, labels=None, opts=None, timeout_seconds=None)
 
 
 def test_plan_uses_a_watched_explicit_provider(
@@ -73,13 +75,13 @@ def test_plan_uses_a_watched_explicit_provider(
     provider's own kubeconfig and context."""
     from pulumi_kubernetes import Provider
 
-    monkeypatch.setattr(_await, "_mocked", lambda: False)
+    monkeypatch.setattr(component_await, "_mocked", lambda: False)
     other = tmp_path / "other-config"
     other.write_text(KUBECONFIG_TEXT % 7)
     provider = Provider.__new__(Provider)
     object.__setattr__(provider, "package", "kubernetes")
-    assert _await.watch_with(provider, kubeconfig=str(other), context="local") is provider
-    plan = _await.plan_await(
+    assert component_await.watch_with(provider, kubeconfig=str(other), context="local") is provider
+    plan = component_await.plan_await(
         "RayService", {}, labels=None, opts=pulumi.ResourceOptions(provider=provider), timeout_seconds=None
     )
     assert plan.mode == "component" and plan.context == "local"
@@ -88,19 +90,19 @@ def test_plan_uses_a_watched_explicit_provider(
 
 def test_plan_respects_the_users_annotations_and_off(kubeconfig: Path) -> None:
     mine = {WAIT_FOR_ANNOTATION: "condition=RayClusterProvisioned"}
-    plan = _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None, annotations=mine)
+    plan = component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None, annotations=mine)
     assert plan.mode == "provider" and plan.annotations == {}
-    off = _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None, enabled=False)
+    off = component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None, enabled=False)
     assert off.mode == "none" and off.annotations == {}
-    with pytest.raises(ValueError):
-        _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=0)
+    with pytest.raises(ValueError, match="timeout_seconds must be positive, got 0"):
+        component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=0)
 
 
 def test_no_kubeconfig_means_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv(_await.AWAIT_ENV, raising=False)
-    assert _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None).mode == "provider"
+    monkeypatch.delenv(component_await.AWAIT_ENV, raising=False)
+    assert component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=None).mode == "provider"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -135,6 +137,7 @@ def api_server() -> Iterator[int]:
         yield server.server_address[1]
     finally:
         server.shutdown()
+        server.server_close()
 
 
 def test_client_reads_object_events_and_server_time(api_server: int) -> None:
@@ -191,12 +194,12 @@ def mocks() -> Iterator[MockEnv]:
 
 
 def _simulate(monkeypatch: pytest.MonkeyPatch, kubeconfig: Path, obj: dict[str, Any]) -> None:
-    monkeypatch.setenv(_await.AWAIT_ENV, "component")
+    monkeypatch.setenv(component_await.AWAIT_ENV, "component")
 
-    def fetcher(plan: _await.AwaitPlan) -> Any:
+    def fetcher(plan: component_await.AwaitPlan) -> Any:
         return lambda kind, ns, name: (copy.deepcopy(obj), [], NOW)
 
-    monkeypatch.setattr(_await, "_fetcher", fetcher)
+    monkeypatch.setattr(component_await, "_fetcher", fetcher)
 
 
 SPEC = {
@@ -221,7 +224,7 @@ def test_component_status_is_the_awaited_one(
 
     def check(status: Any) -> None:
         annotations = mocks.ray("RayCluster")[0].inputs["metadata"]["annotations"]
-        assert annotations == {_await.SKIP_AWAIT_ANNOTATION: "true"}
+        assert annotations == {component_await.SKIP_AWAIT_ANNOTATION: "true"}
         assert status == live["status"]
 
     return cluster.status.apply(check)
@@ -238,7 +241,7 @@ def test_component_fails_fast_with_the_diagnosis(
     def program() -> pulumi.Output[Any]:
         return RayCluster("shared", SPEC).status
 
-    with pytest.raises(_await.WaitFailedError, match="CrashLoopBackOff"):
+    with pytest.raises(component_await.WaitFailedError, match="CrashLoopBackOff"):
         program()
 
 
@@ -251,17 +254,17 @@ def test_rayjob_on_a_cluster_is_registered_after_the_clusters_wait(
     from pulumi_kuberay.resources.cluster import RayCluster
     from pulumi_kuberay.resources.job import RayJob
 
-    monkeypatch.setenv(_await.AWAIT_ENV, "component")
+    monkeypatch.setenv(component_await.AWAIT_ENV, "component")
     registered_before_wait_ended: list[int] = []
 
-    def fetcher(plan: _await.AwaitPlan) -> Any:
+    def fetcher(plan: component_await.AwaitPlan) -> Any:
         def fetch(kind: str, ns: str, name: str) -> Any:
             registered_before_wait_ended.append(len(mocks.ray("RayJob")))
             return copy.deepcopy(snap("raycluster-ready")), [], NOW
 
         return fetch
 
-    monkeypatch.setattr(_await, "_fetcher", fetcher)
+    monkeypatch.setattr(component_await, "_fetcher", fetcher)
     cluster = RayCluster("shared", SPEC)
     job = RayJob("train", {"entrypoint": "python train.py"}, cluster=cluster)
 
@@ -281,13 +284,13 @@ def test_awaited_status_takes_a_plan_that_is_an_output(
 
     live = snap("raycluster-ready")
     _simulate(monkeypatch, kubeconfig, live)
-    plan = _await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=60)
+    plan = component_await.plan_await("RayCluster", {}, labels=None, opts=None, timeout_seconds=60)
     assert plan.mode == "component"
     component = pulumi.ComponentResource("test:index:Holder", "holder")
     manifest = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "x"}, "spec": {}}
     cr = RayCustomResource("x", manifest, pulumi.ResourceOptions(parent=component))
     later = pulumi.Output.from_input("resolved").apply(lambda _: plan)
-    status = _await.awaited_status(component, cr, "RayCluster", later, subject="RayCluster 'x'")
+    status = component_await.awaited_status(component, cr, "RayCluster", later, subject="RayCluster 'x'")
     return status.apply(lambda s: assert_equal(s, live["status"]))
 
 

@@ -23,8 +23,8 @@ from typing import Any
 import jsonpath_rfc9535
 import pytest
 import yaml
-from pulumi_kuberay.resources import _wait
-from pulumi_kuberay.resources._wait import (
+from pulumi_kuberay.resources import _provider_wait_for as provider_wait_for
+from pulumi_kuberay.resources._provider_wait_for import (
     RAYJOB_TERMINAL,
     TIMEOUT_ANNOTATION,
     WAIT_FOR,
@@ -179,7 +179,7 @@ def test_rayjob_terminal_means_finished_in_the_diagnosis() -> None:
     for name, obj in _snapshots("rayjob").items():
         if provider_satisfied(annotation_for(obj), obj):
             assert diagnose(obj).phase in ("succeeded", "failed", "suspended", "progressing"), name
-            if obj["status"]["jobDeploymentStatus"] in _wait.RAYJOB_TERMINAL_DEPLOYMENT_STATUSES:
+            if obj["status"]["jobDeploymentStatus"] in provider_wait_for.RAYJOB_TERMINAL_DEPLOYMENT_STATUSES:
                 assert diagnose(obj).phase in ("succeeded", "failed"), name
 
 
@@ -201,8 +201,8 @@ def test_waits_hold_before_any_status() -> None:
 
 ALL_EXPRESSIONS = {
     **WAIT_FOR,
-    "RayCluster suspended": _wait.RAYCLUSTER_SUSPENDED,
-    "RayService suspended": _wait.RAYSERVICE_SUSPENDED,
+    "RayCluster suspended": provider_wait_for.RAYCLUSTER_SUSPENDED,
+    "RayService suspended": provider_wait_for.RAYSERVICE_SUSPENDED,
     "RayJob interactive+suspended": wait_for("RayJob", {"submissionMode": "InteractiveMode", "suspend": True}),
 }
 
@@ -224,21 +224,21 @@ def test_expressions_survive_the_provider_parser(kind: str) -> None:
 def test_jsonpath_query_mirrors_the_provider() -> None:
     assert jsonpath_query("jsonpath={.status.state}=ready") == ("$.status.state", "ready")
     assert jsonpath_query("jsonpath={.status[?@=='a']}") == ("$.status[?@=='a']", None)
-    with pytest.raises(ValueError):
-        jsonpath_query("jsonpath={.a[?@!='b']}")  # "!=" would be split on "="
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="should be wrapped in brackets"):
+        jsonpath_query("jsonpath={.a[?@!='b']}")  # "!=" is split on "=": what is left is not a {...} path
+    with pytest.raises(ValueError, match="should be wrapped in brackets"):
         jsonpath_query("jsonpath=.status.state")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a jsonpath= term"):
         jsonpath_query("condition=Ready")
 
 
 def test_annotations() -> None:
     assert wait_annotations("RayJob") == {WAIT_FOR_ANNOTATION: RAYJOB_TERMINAL}
     assert wait_annotations("RayService", timeout_seconds=1200) == {
-        WAIT_FOR_ANNOTATION: _wait.RAYSERVICE_READY,
+        WAIT_FOR_ANNOTATION: provider_wait_for.RAYSERVICE_READY,
         TIMEOUT_ANNOTATION: "1200",
     }
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timeout_seconds must be positive, got 0"):
         wait_annotations("RayCluster", timeout_seconds=0)
     assert waitfor_terms(json.dumps(["condition=Ready", "jsonpath={.a}"])) == [
         "condition=Ready",
@@ -260,7 +260,7 @@ def test_timeout_hint_points_to_kuberay_explain() -> None:
 
 
 def test_wait_module_is_pure() -> None:
-    source = Path(_wait.__file__).read_text()
+    source = Path(provider_wait_for.__file__).read_text()
     assert "import pulumi" not in source and "from pulumi" not in source
 
 
@@ -280,9 +280,10 @@ def _with(obj: dict[str, Any], generation: int, observed: int | None) -> dict[st
 
 def test_generation_rule_blocks_a_stale_status() -> None:
     ready = _snapshots("raycluster")["raycluster-ready"]
-    assert provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 1, 1))
-    assert not provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 2, 1))
-    assert provider_satisfied(_wait.RAYCLUSTER_READY, _with(ready, 2, None)), "no observedGeneration: no rule"
+    assert provider_satisfied(provider_wait_for.RAYCLUSTER_READY, _with(ready, 1, 1))
+    assert not provider_satisfied(provider_wait_for.RAYCLUSTER_READY, _with(ready, 2, 1))
+    no_generation = _with(ready, 2, None)
+    assert provider_satisfied(provider_wait_for.RAYCLUSTER_READY, no_generation), "no observedGeneration: no rule"
     assert not provider_satisfied("condition=HeadPodReady", _with(ready, 2, 1))
     assert provider_satisfied("condition=HeadPodReady", _with(ready, 2, 2))
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi_kuberay.resources import _await, _kube
+from pulumi_kuberay.resources import _component_await as component_await
+from pulumi_kuberay.resources import _kube
 from pulumi_kuberay.resources._verdict import (
     DEFAULT_SETTLE_SECONDS,
     DEFAULT_STUCK_SECONDS,
@@ -280,7 +281,7 @@ class SimulatedCluster:
 
 def run_component_await(cluster: SimulatedCluster, kind: str, timeout: float = 600) -> tuple[str, float, str]:
     _obj, result = _run(
-        _await.poll_until_over(
+        component_await.poll_until_over(
             cluster.fetch,
             kind,
             "ml",
@@ -450,7 +451,7 @@ def test_transient_errors_are_retried_and_permanent_ones_raise() -> None:
         return cluster.fetch(kind, namespace, name)
 
     _obj, result = _run(
-        _await.poll_until_over(
+        component_await.poll_until_over(
             flaky, "RayCluster", "ml", "x", timeout_seconds=60, sleep=cluster.sleep, monotonic=cluster.monotonic
         )
     )
@@ -461,7 +462,7 @@ def test_transient_errors_are_retried_and_permanent_ones_raise() -> None:
 
     with pytest.raises(_kube.KubeError):
         _run(
-            _await.poll_until_over(
+            component_await.poll_until_over(
                 forbidden, "RayCluster", "ml", "x", timeout_seconds=60, sleep=cluster.sleep, monotonic=cluster.monotonic
             )
         )

@@ -92,7 +92,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FreshVenv]:
     )
     workdir = base / "work"
     workdir.mkdir()
-    yield FreshVenv(wheel, venv, workdir)
+    return FreshVenv(wheel, venv, workdir)
 
 
 def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
@@ -122,8 +122,16 @@ def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
     description = metadata.split("\n\n", 1)[1]
     relative = [t for t in re.findall(r"\]\(([^)\s]+)\)", description) if not re.match(r"^(https?:|#)", t)]
     assert not relative, relative
-    for script in ("kuberay-lint", "kuberay-explain", "kuberay-policy-pack"):
+    for script in ("kuberay-lint", "kuberay-explain", "kuberay-policy-pack", "pulumi-resource-kuberay"):
         assert f"{script} = " in entry_points
+
+
+def test_component_provider_from_the_installed_package(fresh: FreshVenv) -> None:
+    """The component package's provider (docs/component-package.md) runs from the wheel alone."""
+    schema = json.loads(fresh.run("pulumi-resource-kuberay", "--schema").stdout)
+    version = fresh.run("python", "-c", "import importlib.metadata as m; print(m.version('pulumi-kuberay'))").stdout
+    assert schema["name"] == "kuberay" and schema["version"] == version.strip()
+    assert {"kuberay:index:RayCluster", "kuberay:index:KubeRayOperator"} <= set(schema["resources"])
 
 
 def test_installed_package_is_not_the_repository(fresh: FreshVenv) -> None:

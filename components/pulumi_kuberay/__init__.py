@@ -29,11 +29,11 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     # pure model (no pulumi): errors and manifests
-    "ManifestError": "pulumi_kuberay.model._base",
-    "Problem": "pulumi_kuberay.model._base",
-    "SpecError": "pulumi_kuberay.model._base",
-    "Deferred": "pulumi_kuberay.model._base",
-    "In": "pulumi_kuberay.model._base",
+    "ManifestError": "pulumi_kuberay.model._errors",
+    "Problem": "pulumi_kuberay.model._errors",
+    "SpecError": "pulumi_kuberay.model._errors",
+    "Deferred": "pulumi_kuberay.model._deferred",
+    "In": "pulumi_kuberay.model._deferred",
     "load_manifest": "pulumi_kuberay.model.manifest",
     "KubeManifest": "pulumi_kuberay.model._object",
     "ObjectMeta": "pulumi_kuberay.model._object",
@@ -106,10 +106,10 @@ _LAZY: dict[str, str] = {
     "RayCluster": "pulumi_kuberay.resources.cluster",
     "RayJob": "pulumi_kuberay.resources.job",
     "RayJobFailedError": "pulumi_kuberay.resources.job",
-    "watch_with": "pulumi_kuberay.resources._await",
+    "watch_with": "pulumi_kuberay.resources._component_await",
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
-    "KubeRayOperator": "pulumi_kuberay.resources.operator",
+    "KubeRayOperator": "pulumi_kuberay.resources.kuberay_operator",
     "CriticalFindingsError": "pulumi_kuberay.resources._shared",
     "KUEUE_QUEUE_LABEL": "pulumi_kuberay.resources._component",
 }
@@ -134,11 +134,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps them in sync)
     from pulumi_kuberay import rules as rules
-    from pulumi_kuberay.model._base import Deferred as Deferred
-    from pulumi_kuberay.model._base import In as In
-    from pulumi_kuberay.model._base import ManifestError as ManifestError
-    from pulumi_kuberay.model._base import Problem as Problem
-    from pulumi_kuberay.model._base import SpecError as SpecError
+    from pulumi_kuberay.model._deferred import Deferred as Deferred
+    from pulumi_kuberay.model._deferred import In as In
+    from pulumi_kuberay.model._errors import ManifestError as ManifestError
+    from pulumi_kuberay.model._errors import Problem as Problem
+    from pulumi_kuberay.model._errors import SpecError as SpecError
     from pulumi_kuberay.model._k8s import Affinity as Affinity
     from pulumi_kuberay.model._k8s import Capabilities as Capabilities
     from pulumi_kuberay.model._k8s import Container as Container
@@ -201,14 +201,14 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_inputs_api.py keeps the
     from pulumi_kuberay.model.service import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
-    from pulumi_kuberay.resources._await import watch_with as watch_with
     from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
+    from pulumi_kuberay.resources._component_await import watch_with as watch_with
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
     from pulumi_kuberay.resources.job import RayJob as RayJob
     from pulumi_kuberay.resources.job import RayJobFailedError as RayJobFailedError
-    from pulumi_kuberay.resources.operator import KubeRayOperator as KubeRayOperator
+    from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator as KubeRayOperator
     from pulumi_kuberay.resources.service import RayService as RayService
     from pulumi_kuberay.status import Diagnosis as Diagnosis
     from pulumi_kuberay.status import diagnose as diagnose

@@ -7,12 +7,16 @@ duration parser of the code base (the model and the rule catalogue both use thes
   ``TZ=``/``CRON_TZ=`` prefix, the ``@`` descriptors (``@every <duration>``), else exactly five
   whitespace-separated fields of comma-separated ranges ``*|?|N[-M][/S]`` with month/day names.
 * :func:`go_atoi` is ``strconv.Atoi`` (optional sign, decimal digits, int64 range).
+* :func:`semver_at_least` is Masterminds semver v3 ``NewVersion`` (coercing: ``v`` prefix, ``2.52`` and leading
+  zeros allowed) checked against a ``>= X`` constraint (a pre-release never satisfies it): what the operator's
+  ``getMetadataJSONForSubmitCommand`` (``GetMetadataJson`` before v1.7) does with ``rayVersion``.
 
 Differential tests in ``tests/oracle`` hold these against the real Go code.
 """
 
 from __future__ import annotations
 
+import re
 import zoneinfo
 from functools import cache
 
@@ -38,7 +42,8 @@ def go_atoi(text: str) -> int | None:
     return value if -(1 << 63) <= value <= _INT64_MAX else None
 
 
-def parse_go_duration_ns(text: str) -> int | None:
+# C901, PLR0912: Go's time.ParseDuration, one branch per case of its loop
+def parse_go_duration_ns(text: str) -> int | None:  # noqa: C901, PLR0912
     """Nanoseconds of a Go ``time.ParseDuration`` string (``"1h30m"``, ``"-5s"``, ``"0"``), else None."""
     s = text
     neg = False
@@ -131,7 +136,7 @@ CRON_FIELDS: tuple[tuple[str, int, int, dict[str, int] | None], ...] = (
 )
 CRON_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 # Go's strings.Fields / strings.TrimSpace split on unicode.IsSpace.
-_GO_SPACES = frozenset(
+_GO_SPACES = frozenset(  # text-block
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
@@ -271,3 +276,35 @@ def cron_error(schedule: str) -> str | None:
             if (err := _cron_range(expr, name, lo, hi, names)) is not None:
                 return err
     return None
+
+
+# Masterminds semver v3 looseSemVerRegex (NewVersion with CoerceNewVersion, its default).
+_SEMVER_LOOSE = re.compile(
+    r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
+)
+_UINT64 = (1 << 64) - 1
+
+
+def semver_parse(text: str) -> tuple[tuple[int, int, int], str] | None:
+    """Masterminds semver v3 ``NewVersion``: ``((major, minor, patch), prerelease)``, or None when it errors
+    (no match of the whole text, a segment past uint64, an empty or zero-prefixed numeric pre-release part)."""
+    match = _SEMVER_LOOSE.fullmatch(text)
+    if match is None:
+        return None
+    nums = tuple(int(g.lstrip(".")) if g else 0 for g in (match.group(1), match.group(2), match.group(3)))
+    if any(n > _UINT64 for n in nums):
+        return None
+    pre = match.group(5) or ""
+    for part in pre.split(".") if pre else ():
+        if part.isdigit() and len(part) > 1 and part[0] == "0":
+            return None
+    return (nums[0], nums[1], nums[2]), pre
+
+
+def semver_at_least(text: str, minimum: tuple[int, int, int]) -> bool | None:
+    """``semver.NewConstraint(">= minimum").Check(semver.NewVersion(text))``; None when ``text`` does not parse."""
+    parsed = semver_parse(text)
+    if parsed is None:
+        return None
+    version, pre = parsed
+    return not pre and version >= minimum

@@ -158,6 +158,18 @@ class LocalCluster:
     env: dict[str, str]
 
     @property
+    def operator_dir(self) -> Path:
+        """The scripts/ensure-kube operator entry running now (bin/ray-operator, crds/, operator.env)."""
+        return Path((self.state_dir / "operator-dir").read_text().strip())
+
+    def script(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        """``scripts/local-cluster <args>`` on this control plane; fails the test when it fails."""
+        proc = _run_script(list(args), self.env, timeout=timeout)
+        if proc.returncode != 0:
+            pytest.fail(f"scripts/local-cluster {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
+        return proc
+
+    @property
     def kubeconfig(self) -> Path:
         return self.state_dir / "kubeconfig"
 
@@ -213,8 +225,7 @@ def _run_script(args: list[str], env: Mapping[str, str], timeout: float) -> subp
     )
 
 
-@pytest.fixture(scope="session")
-def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+def _kube_dir_or_fail() -> Path:
     kube_dir = _kube_dir()
     if kube_dir is None:
         pytest.fail(
@@ -222,16 +233,25 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
             f"should have built them (PULUMI_KUBERAY_CLUSTER={os.environ.get('PULUMI_KUBERAY_CLUSTER', '<unset>')})",
             pytrace=False,
         )
-    reuse = os.environ.get("PULUMI_KUBERAY_CLUSTER_REUSE")
-    state_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("local-cluster") / "state"
+    return kube_dir
+
+
+def start_local_cluster(
+    state_dir: Path, *up_args: str, reuse: bool = False, own_ports: bool = False
+) -> LocalCluster:
+    """``scripts/local-cluster up <up_args>`` with its state in ``state_dir``; stop it with
+    :func:`stop_local_cluster`. ``up_args`` e.g. ``("--operator-version", "1.6.1")``. Ports: a free range, or
+    ``$PULUMI_KUBERAY_CLUSTER_PORT_BASE`` unless ``own_ports`` (a second control plane in the session)."""
+    kube_dir = _kube_dir_or_fail()
     env = dict(os.environ)
     env.update(PULUMI_KUBERAY_CLUSTER_DIR=str(state_dir), PULUMI_KUBERAY_KUBE_DIR=str(kube_dir))
     if not (reuse and (state_dir / "api-port").exists()):
-        env.setdefault("PULUMI_KUBERAY_CLUSTER_PORT_BASE", str(_free_port_base()))
+        given = None if own_ports else env.get("PULUMI_KUBERAY_CLUSTER_PORT_BASE")
+        env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = given or str(_free_port_base())
     else:
         env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = (state_dir / "api-port").read_text().strip()
     started = time.monotonic()
-    up = _run_script(["up"], env, timeout=600)
+    up = _run_script(["up", *up_args], env, timeout=600)
     if up.returncode != 0:
         pytest.fail(f"scripts/local-cluster up failed ({up.returncode}):\n{up.stderr[-6000:]}", pytrace=False)
     cluster = LocalCluster(
@@ -244,13 +264,25 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
         f"\n[cluster tier] control plane up in {time.monotonic() - started:.0f}s at {cluster.api_url}, "
         f"KubeRay operator v{cluster.operator_version}\n"
     )
+    return cluster
+
+
+def stop_local_cluster(cluster: LocalCluster) -> None:
+    down = _run_script(["down"], cluster.env, timeout=120)
+    if down.returncode != 0:
+        sys.stderr.write(f"scripts/local-cluster down failed:\n{down.stderr}\n")
+
+
+@pytest.fixture(scope="session")
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    reuse = os.environ.get("PULUMI_KUBERAY_CLUSTER_REUSE")
+    state_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("local-cluster") / "state"
+    cluster = start_local_cluster(state_dir, reuse=bool(reuse))
     try:
         yield cluster
     finally:
         if not reuse:
-            down = _run_script(["down"], env, timeout=120)
-            if down.returncode != 0:
-                sys.stderr.write(f"scripts/local-cluster down failed:\n{down.stderr}\n")
+            stop_local_cluster(cluster)
 
 
 @dataclass

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_kuberay.rules._engine import LATEST_VERSION, format_version
+
 from .conftest import LocalCluster
 
 MINIMAL_CLUSTER = """
@@ -57,10 +59,21 @@ def test_fake_nodes_are_ready_and_one_has_gpus(local_cluster: LocalCluster) -> N
 
 
 def test_operator_runs_with_its_own_crds(local_cluster: LocalCluster) -> None:
-    built = (local_cluster.kube_dir / "KUBERAY_VERSION").read_text().strip()
-    assert local_cluster.operator_version == built
-    crds = {c["metadata"]["name"] for c in local_cluster.get_json("crds")["items"]}
-    assert {"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io", "raycronjobs.ray.io"} <= crds
+    # The version we target runs (not a fallback), from the entry scripts/ensure-kube built for it.
+    assert local_cluster.operator_version == format_version(LATEST_VERSION)
+    built = dict(
+        line.split("=", 1) for line in (local_cluster.operator_dir / "operator.env").read_text().splitlines() if line
+    )
+    assert built["version"] == local_cluster.operator_version
+    assert built["source"] in ("proxy", "reference"), built
+    status = local_cluster.script("status").stdout
+    assert f"KubeRay operator: v{built['version']}, built from {built['source_desc']}" in status, status
+    crds = {c["metadata"]["name"]: c for c in local_cluster.get_json("crds")["items"]}
+    assert {"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io", "raycronjobs.ray.io"} <= set(crds)
+    # v1.7.0's own CRDs, not an older operator's: RayCronJob.spec.timeZone and RayCluster.spec.tlsOptions are new.
+    cron_spec = crds["raycronjobs.ray.io"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    cluster_spec = crds["rayclusters.ray.io"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert "timeZone" in cron_spec["properties"] and "tlsOptions" in cluster_spec["properties"]
     server = local_cluster.kubectl("version", "-o", "json").stdout
     assert '"gitVersion": "v1.36.' in server, server
 

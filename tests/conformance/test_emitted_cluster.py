@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from _examples import gpu_cluster
 from _reference import crd_schema, require_reference
 from pulumi_kuberay.model._k8s import EnvVar, PodTemplateSpec, Toleration
 from pulumi_kuberay.model.cluster import (
@@ -37,30 +38,6 @@ from pulumi_kuberay.model.pod import SecretRef
 from .openapi import validate
 
 GPU_TOLERATION = Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")
-
-
-def gpu_autoscaling() -> RayClusterSpec:
-    return RayClusterSpec(
-        ray_version="2.52.0",
-        image="rayproject/ray:2.52.0",
-        enable_in_tree_autoscaling=True,
-        autoscaler_options=AutoscalerOptions(version="v2"),
-        head_group_spec=HeadGroupSpec(cpu=2, memory="8Gi", ray_start_params={"num-cpus": 0}),
-        worker_group_specs=[
-            WorkerGroupSpec(group_name="cpu", cpu=4, memory="16Gi", min_replicas=0, max_replicas=10),
-            WorkerGroupSpec(
-                group_name="gpu",
-                image="rayproject/ray:2.52.0-gpu",
-                cpu=8,
-                memory="64Gi",
-                gpu=1,
-                min_replicas=0,
-                max_replicas=4,
-                tolerations=[GPU_TOLERATION],
-                node_selector={"cloud.google.com/gke-accelerator": "nvidia-l4"},
-            ),
-        ],
-    )
 
 
 def every_convenience_field() -> RayClusterSpec:
@@ -233,7 +210,7 @@ def every_option_block() -> RayClusterSpec:
 
 
 SPECS: dict[str, Callable[[], RayClusterSpec]] = {
-    "gpu-autoscaling": gpu_autoscaling,
+    "gpu-autoscaling": gpu_cluster,  # the README example
     "every-convenience-field": every_convenience_field,
     "gcs-ft-redis-secret": gcs_ft_redis_secret,
     "gcs-ft-rocksdb": gcs_ft_rocksdb,

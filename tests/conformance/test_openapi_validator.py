@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
-from _reference import KINDS, crd_schema, require_reference, sample_documents
+from _reference import crd_schema, require_reference, sample_documents
+from pulumi_kuberay.rules._engine import KINDS
 
 from .openapi import CEL_RULES, validate
 

@@ -30,7 +30,7 @@ from pulumi_kuberay import rules
 from pulumi_kuberay.convert._objects import LAST_APPLIED, SERVER_SET
 from pulumi_kuberay.convert._shortcuts import expected_rendering, semantic, strip_nulls
 from pulumi_kuberay.model.manifest import load_manifest
-from pulumi_kuberay.resources._wait import TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
+from pulumi_kuberay.resources._provider_wait_for import TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 
 RAY = "kubernetes:ray.io/v1:"
 COMPONENT_PREFIX = "kuberay:index:"

@@ -18,7 +18,7 @@ import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.model.manifest import load_stored
-from pulumi_kuberay.rules.stack import check_stack
+from pulumi_kuberay.rules import check_stack
 
 JsonDict = dict[str, Any]
 

@@ -182,7 +182,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Iterat
         "config", "set", "--stack", "prod", "--path", "pulumi-kuberay:operator.chart", str(reference_operator_chart()),
         check=True,
     )
-    yield workspace
+    return workspace
 
 
 def policy_args(workspace_root: Path, env: str) -> list[str]:

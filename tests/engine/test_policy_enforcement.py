@@ -46,7 +46,7 @@ def noncompliant(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> I
     shutil.copytree(ENGINE_DIR / "noncompliant", program, ignore=shutil.ignore_patterns("__pycache__"))
     workspace = make_workspace(root, pulumi_cli, program=program)
     workspace.init_stack("ci")
-    yield workspace
+    return workspace
 
 
 def test_prod_policy_config_blocks_the_mandatory_violations(noncompliant: Workspace) -> None:

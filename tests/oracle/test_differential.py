@@ -24,6 +24,7 @@ from _reference import reference_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
+from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
 
 from ._contract import Case
 from ._generate import mutated_manifests
@@ -31,7 +32,6 @@ from ._oracle import Oracle
 from ._run import assert_agree, record, run
 
 REPO = Path(__file__).resolve().parents[2]
-RAY_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 DEEP = os.environ.get("PULUMI_KUBERAY_DEEP") == "1"
 GENERATED = 20_000 if DEEP else 2_000
 

@@ -22,7 +22,7 @@ STACKS = REPO / "stacks"
 
 
 def _first_rule(kind: str, severity: str) -> Rule:
-    for rule in sorted(rules.RULES.values(), key=lambda r: r.id):
+    for rule in sorted(rules.rules_of("document"), key=lambda r: r.id):
         if rule.severity == severity and kind in rule.kinds and rule.violating.get("kind") == kind and not rule.context:
             return rule
     raise AssertionError(f"no {severity} rule with a {kind} example in the catalogue")
@@ -71,8 +71,7 @@ def _direct(policy_name: str, manifest: dict[str, Any], config: dict[str, Any] |
 def test_one_policy_per_rule_with_metadata() -> None:
     names = [p.name for p in POLICIES]
     assert len(names) == len(set(names))
-    assert set(rules.RULES) <= set(names)
-    assert {r.id for r in kp.STACK_RULES} <= set(names)
+    assert set(rules.RULES) <= set(names)  # every rule of every scope
     rule = next(iter(rules.RULES.values()))
     policy = BY_NAME[rule.id]
     assert policy.severity is not None and policy.severity.value == rule.severity
@@ -189,7 +188,7 @@ def _analyze(stub_or_servicer: Any, manifest: dict[str, Any], grpc_call: bool = 
     return stub_or_servicer.Analyze(request) if grpc_call else stub_or_servicer.Analyze(request, None)
 
 
-@pytest.mark.parametrize("environment,expected", [("prod", "MANDATORY"), ("dev", "ADVISORY")])
+@pytest.mark.parametrize(("environment", "expected"), [("prod", "MANDATORY"), ("dev", "ADVISORY")])
 def test_servicer_levels_per_environment(environment: str, expected: str) -> None:
     servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
     _configure(servicer, environment)
@@ -212,7 +211,7 @@ def test_servicer_unknown_values_do_not_crash() -> None:
 
 def test_servicer_stack_policy_selector() -> None:
     servicer = _PolicyAnalyzerServicer(kp.PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.MANDATORY)
-    stack_rule = next(r for r in kp.STACK_RULES if r.id == "rayjob-cluster-selector-unmatched")
+    stack_rule = rules.get_rule("rayjob-cluster-selector-unmatched")
     resources = [
         analyzer_pb2.AnalyzerResource(type=_type(m), properties=_struct(m), urn=f"urn:{i}", name=f"r{i}")
         for i, m in enumerate(stack_rule.violating)

@@ -19,7 +19,7 @@ from conformance.openapi import validate
 from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobManifest, RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobManifest, RayJobSpec
@@ -29,7 +29,8 @@ from pulumi_kuberay.model.service import RayServiceManifest, RayServiceSpec
 from pydantic import BaseModel, ValidationError
 
 from .conftest import budget
-from .strategies import RESOURCE_NAMES, VALID, Mutation, mutated, valid_serve_config, wire
+from .mutations import Mutation, mutated
+from .strategies import RESOURCE_NAMES, VALID, valid_serve_config, wire
 
 SPECS: dict[str, type[BaseModel]] = {
     "RayCluster": RayClusterSpec,

@@ -26,10 +26,10 @@ import pytest
 from _reference import reference_dir, sample_documents
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import make_context, normalise
+from pulumi_kuberay.rules._engine import KINDS
 
 MISSING: Any = object()
 Path = tuple[str | int, ...]
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 
 #: rule id -> why some of its mutants survive (reviewed by hand; tests/property/NOTES.md).
 KNOWN_SURVIVORS: dict[str, str] = {}
@@ -93,7 +93,7 @@ def fires(rule: rules.Rule, doc: dict[str, Any]) -> bool:
     if doc.get("kind") not in rule.kinds:
         return False
     context = make_context(**dict(rule.context))
-    return any(True for _ in rule.check(normalise(doc), context))
+    return any(True for _ in rule.run(normalise(doc), context))
 
 
 @cache
@@ -101,7 +101,7 @@ def hosts(kind: str) -> tuple[tuple[str, dict[str, Any]], ...]:
     out: list[tuple[str, dict[str, Any]]] = []
     if reference_dir() is not None:
         out += [(f"{name}#{index}", doc) for name, index, doc in sample_documents(kind)]
-    out += [(f"compliant:{rule.id}", rule.compliant) for rule in rules.RULES.values()
+    out += [(f"compliant:{rule.id}", rule.compliant) for rule in rules.rules_of("document")
             if isinstance(rule.compliant, dict) and rule.compliant.get("kind") == kind]
     return tuple(out)
 
@@ -172,7 +172,7 @@ def reads(rule: rules.Rule, doc: dict[str, Any]) -> set[Path]:
     """The paths ``rule`` reads when checking ``doc``."""
     tracer = _Tracer()
     traced = tracer.wrap(normalise(doc), ())
-    list(rule.check(traced, make_context(**dict(rule.context))))
+    list(rule.run(traced, make_context(**dict(rule.context))))
     return tracer.paths
 
 
@@ -256,7 +256,7 @@ def score(rule: rules.Rule) -> Score:
 
 @cache
 def scores() -> tuple[Score, ...]:
-    return tuple(score(rule) for rule in sorted(rules.RULES.values(), key=lambda r: r.id))
+    return tuple(score(rule) for rule in sorted(rules.rules_of("document"), key=lambda r: r.id))
 
 
 def test_print_kill_rate_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,13 +277,13 @@ def test_print_kill_rate_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_rule_examples_are_consistent() -> None:
     """The rule fires on its violating example and not on its compliant one (the mutants' starting point)."""
     broken = []
-    for rule in rules.RULES.values():
+    for rule in rules.rules_of("document"):
         if not fires(rule, rule.violating) or fires(rule, rule.compliant):
             broken.append(rule.id)
     assert broken == []
 
 
-@pytest.mark.parametrize("rule_id", sorted(rules.RULES))
+@pytest.mark.parametrize("rule_id", sorted(rule.id for rule in rules.rules_of("document")))
 def test_rule_kills_its_mutants(rule_id: str) -> None:
     result = next(s for s in scores() if s.rule == rule_id)
     assert result.crashed == [], result.crashed[:5]

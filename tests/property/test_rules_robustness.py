@@ -17,13 +17,13 @@ from _reference import require_reference, sample_documents
 from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.rules._engine import KINDS
 
 from .conftest import budget
 from .strategies import UNKNOWN, format_path, get_at, json_like, leaf_paths, unknownified, wrong_values
 
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 ALL_GATES = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
 
 
@@ -33,7 +33,7 @@ def seeds() -> tuple[dict[str, Any], ...]:
     docs: list[dict[str, Any]] = []
     if require_reference():
         docs += [doc for _, _, doc in sample_documents() if doc.get("kind") in KINDS]
-    for rule in rules.RULES.values():
+    for rule in rules.rules_of("document"):
         docs += [rule.compliant, rule.violating]
     return tuple(d for d in docs if isinstance(d, dict) and d.get("kind") in KINDS)
 

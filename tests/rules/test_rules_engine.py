@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -125,7 +127,7 @@ def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.M
         rationale="r",
         fix="f",
         kinds=_engine.KINDS,
-        body=boom,
+        check=boom,
         compliant={},
         violating={},
     )
@@ -134,6 +136,21 @@ def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.M
     internal = [f for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID]
     assert len(internal) == 1 and "test-crashing-rule" in internal[0].message and "kaboom" in internal[0].message
     assert "worker-min-exceeds-max" in _ids(findings)  # the other rules still ran
+
+
+def test_check_from_several_threads_gives_each_document_its_own_findings() -> None:
+    """The per-document views (cluster specs, pod templates, the model load) belong to the thread running
+    ``check``: the policy pack may judge resources on several threads at once."""
+    cases = [(rule.violating, rules.Target.of(**rule.context)) for rule in rules.rules_of("document")]
+    expected = [rules.check(doc, target) for doc, target in cases]
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, inside the rules
+    try:
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            for _ in range(3):
+                assert list(pool.map(lambda case: rules.check(*case), cases)) == expected
+    finally:
+        sys.setswitchinterval(previous)
 
 
 _scalars = st.one_of(
@@ -335,7 +352,7 @@ def test_since_and_gate_are_applied_by_the_engine(monkeypatch: pytest.MonkeyPatc
         gate="RayClusterMTLS",
     )
     assert rule.context == {"feature_gates": {"RayClusterMTLS": True}}  # the examples run with the gate on
-    assert rule.scope() == "KubeRay >= 1.6, feature gate RayClusterMTLS on"
+    assert rule.applies_to() == "KubeRay >= 1.6, feature gate RayClusterMTLS on"
     doc = _min_gt_max()
     on = {"RayClusterMTLS": True}
     assert "test-scoped-rule" in _ids(rules.check(doc, kuberay_version="1.6", feature_gates=on))
@@ -371,8 +388,16 @@ def test_a_declaration_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     with pytest.raises(ValueError, match="unknown feature gate 'NoSuchGate'"):
         _engine.declare(id="test-a", gate="NoSuchGate", **base)
-    with pytest.raises(ValueError, match="kinds must be some of"):
+    with pytest.raises(ValueError, match="kinds of a document rule must be some of"):
         _engine.declare(id="test-b", **{**base, "kinds": ("Pod",)})
+    with pytest.raises(ValueError, match="kinds of a setup rule must be none"):
+        _engine.declare(id="test-c", scope="setup", **base)
+    with pytest.raises(ValueError, match="compliant must be a tuple of manifest dicts for a stack rule"):
+        _engine.declare(id="test-d", scope="stack", **base)
+    with pytest.raises(ValueError, match="scope must be one of document, stack, setup"):
+        _engine.declare(id="test-e", scope="cluster", **base)
+    with pytest.raises(ValueError, match=r"context takes .*, not environmnet"):
+        _engine.declare(id="test-f", context={"environmnet": "prod"}, **base)
     with pytest.raises(ValueError, match="duplicate rule id 'worker-min-exceeds-max'"):
         _engine.declare(id="worker-min-exceeds-max", **base)
 
@@ -390,14 +415,17 @@ def test_rule_modules_import_only_the_engine_and_the_readers() -> None:
 
     from pulumi_kuberay.rules import _catalogue
 
-    allowed = {"_engine", "_examples", "_paths", "_kuberay", "_serve_config"}
+    allowed = {"_engine", "_examples", "_operator", "_options", "_paths", "_kuberay", "_serve_config"}
     root = Path(rules.__file__).parent
-    for module in _catalogue.RULE_MODULES:
-        tree = ast.parse(Path(str(module.__file__)).read_text())
+    for name in _catalogue.load():
+        if name in ("target", "remediate"):
+            continue  # the public modules that declare nothing: the target and the view of the fixes
+        path = root.joinpath(*name.split(".")).with_suffix(".py")
+        tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.level or "rules" in (node.module or "")):
                 target = (node.module or "").rsplit(".", 1)[-1]
                 names = {alias.name for alias in node.names}
                 assert target in allowed or (not node.module and names <= allowed), (
-                    f"{Path(str(module.__file__)).relative_to(root)} imports {node.module or names}"
+                    f"{path.relative_to(root)} imports {node.module or names}"
                 )

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 import yaml
-from _reference import require_reference, sample_documents
-from conftest import ALL_GATES
+from _reference import require_reference, sample_documents, upstream_sample
+from conftest import ALL_GATES, public_findings, public_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules import _serve_config
 from pulumi_kuberay.rules._engine import Rule
@@ -22,56 +22,10 @@ OWN_RULES = sorted(
 )
 APP1 = "spec.serveConfigV2.applications[1]"
 
-EXPECTED_PATH: dict[str, str] = {
-    "serve-config-missing": "spec.serveConfigV2",
-    "serve-config-invalid-yaml": "spec.serveConfigV2",
-    "serve-applications-missing": "spec.serveConfigV2",
-    "serve-app-names-unique": f"{APP1}.name",
-    "serve-route-prefix-duplicate": f"{APP1}.route_prefix",
-    "serve-route-prefix-invalid": f"{APP1}.route_prefix",
-    "serve-route-prefix-implicit": APP1,
-    "serve-import-path-invalid": f"{APP1}.import_path",
-    "serve-app-host-port": f"{APP1}.port",
-    "serve-runtime-env-local-path": f"{APP1}.runtime_env.working_dir",
-    "serve-deployment-name-invalid": f"{APP1}.deployments[0]",
-    "serve-autoscaling-config-invalid": f"{APP1}.deployments[0].autoscaling_config.max_replicas",
-    "serve-deployment-options-invalid": "spec.serveConfigV2.applications[0].deployments[0].num_replicas",
-    "serve-max-ongoing-below-target": f"{APP1}.deployments[0].max_ongoing_requests",
-    "serve-proxy-location-incompatible": "spec.serveConfigV2.proxy_location",
-    "serve-http-port-mismatch": "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports",
-    "serve-config-unknown-key": f"{APP1}.routePrefix",
-}
-
-
-def _findings(manifest: dict[str, Any], rule_id: str, **kwargs: Any) -> list[rules.Finding]:
-    return [f for f in rules.check(manifest, **kwargs) if f.rule_id == rule_id]
-
-
-def _paths(manifest: dict[str, Any], rule_id: str, **kwargs: Any) -> list[str]:
-    return [f.path for f in _findings(manifest, rule_id, **kwargs)]
-
-
-def _direct(rule: Rule, manifest: dict[str, Any]) -> list[str]:
-    return [v.path for v in rule.check(copy.deepcopy(manifest), rules.make_context(**rule.context))]
-
-
-def test_every_rule_has_an_expected_path() -> None:
-    assert {r.id for r in OWN_RULES} == set(EXPECTED_PATH)
-
 
 @pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
-def test_compliant_example(rule: Rule) -> None:
-    assert _direct(rule, rule.compliant) == []
-    assert _paths(rule.compliant, rule.id, **rule.context) == []
-
-
-@pytest.mark.parametrize("rule", OWN_RULES, ids=lambda r: r.id)
-def test_violating_example(rule: Rule) -> None:
-    assert EXPECTED_PATH[rule.id] in _direct(rule, rule.violating)
-    found = _findings(rule.violating, rule.id, **rule.context)
-    assert EXPECTED_PATH[rule.id] in [f.path for f in found]
-    assert all(f.message and f.fix for f in found)
-    assert rule.kinds == ("RayService",) and rule.title and rule.rationale
+def test_rule_metadata(rule: Rule) -> None:
+    assert rule.kinds == ("RayService",)
 
 
 def test_compliant_examples_have_no_serve_findings_at_all() -> None:
@@ -102,24 +56,24 @@ def _app(name: str, prefix: Any = "__unset__", **extra: Any) -> dict[str, Any]:
 
 def test_two_apps_both_defaulting_to_root_is_rejected() -> None:
     doc = _service({"applications": [_app("a"), _app("b")]})
-    found = _findings(doc, "serve-route-prefix-duplicate")
+    found = public_findings("serve-route-prefix-duplicate", doc)
     assert [f.path for f in found] == ["spec.serveConfigV2.applications[1].route_prefix"]
     assert "omit route_prefix" in found[0].message and found[0].severity == "critical"
-    assert len(_paths(doc, "serve-route-prefix-implicit")) == 2
+    assert len(public_paths("serve-route-prefix-implicit", doc)) == 2
 
 
 def test_exactly_one_app_may_rely_on_root() -> None:
     doc = _service({"applications": [_app("a"), _app("b", "/b")]})
-    assert _paths(doc, "serve-route-prefix-duplicate") == []
-    assert _paths(doc, "serve-route-prefix-implicit") == ["spec.serveConfigV2.applications[0]"]
+    assert public_paths("serve-route-prefix-duplicate", doc) == []
+    assert public_paths("serve-route-prefix-implicit", doc) == ["spec.serveConfigV2.applications[0]"]
     single = _service({"applications": [_app("a")]})
-    assert _paths(single, "serve-route-prefix-implicit") == []  # one app on '/' is the normal case
+    assert public_paths("serve-route-prefix-implicit", single) == []  # one app on '/' is the normal case
 
 
 def test_null_route_prefix_is_no_route_and_no_duplicate() -> None:
     doc = _service({"applications": [_app("a", None), _app("b", None), _app("c", "/c")]})
-    assert _paths(doc, "serve-route-prefix-duplicate") == []
-    assert _paths(doc, "serve-route-prefix-invalid") == []
+    assert public_paths("serve-route-prefix-duplicate", doc) == []
+    assert public_paths("serve-route-prefix-invalid", doc) == []
 
 
 @pytest.mark.parametrize(
@@ -136,7 +90,7 @@ def test_null_route_prefix_is_no_route_and_no_duplicate() -> None:
 )
 def test_route_prefix_format(prefix: Any, bad: bool) -> None:
     doc = _service({"applications": [_app("a", prefix)]})
-    assert bool(_paths(doc, "serve-route-prefix-invalid")) is bad
+    assert bool(public_paths("serve-route-prefix-invalid", doc)) is bad
 
 
 def test_duplicate_and_empty_app_names() -> None:
@@ -148,11 +102,11 @@ def test_duplicate_and_empty_app_names() -> None:
             ]
         }
     )
-    found = _findings(implicit, "serve-app-names-unique")
+    found = public_findings("serve-app-names-unique", implicit)
     assert [f.path for f in found] == ["spec.serveConfigV2.applications[1].name"]
     assert "default" in found[0].message
     empty = _service({"applications": [_app("", "/a")]})
-    assert _paths(empty, "serve-app-names-unique") == ["spec.serveConfigV2.applications[0].name"]
+    assert public_paths("serve-app-names-unique", empty) == ["spec.serveConfigV2.applications[0].name"]
 
 
 @pytest.mark.parametrize(
@@ -175,7 +129,7 @@ def test_import_path_forms(import_path: Any, bad: bool) -> None:
     app = {"name": "a", "route_prefix": "/a"}
     if import_path is not None:
         app["import_path"] = import_path
-    assert bool(_paths(_service({"applications": [app]}), "serve-import-path-invalid")) is bad
+    assert bool(public_paths("serve-import-path-invalid", _service({"applications": [app]}))) is bad
 
 
 def test_autoscaling_bounds() -> None:
@@ -184,16 +138,18 @@ def test_autoscaling_bounds() -> None:
 
     rule_id = "serve-autoscaling-config-invalid"
     base = "spec.serveConfigV2.applications[0].deployments[0]"
-    assert _paths(dep(autoscaling_config={"min_replicas": 1, "max_replicas": 5}), rule_id) == []
-    assert _paths(dep(autoscaling_config={"min_replicas": 3}), rule_id) == [
+    assert public_paths(rule_id, dep(autoscaling_config={"min_replicas": 1, "max_replicas": 5})) == []
+    assert public_paths(rule_id, dep(autoscaling_config={"min_replicas": 3})) == [
         f"{base}.autoscaling_config.max_replicas"  # max defaults to 1
     ]
-    assert _paths(dep(autoscaling_config={"min_replicas": 1, "max_replicas": 4, "initial_replicas": 9}), rule_id) == [
+    initial_above_max = {"min_replicas": 1, "max_replicas": 4, "initial_replicas": 9}
+    assert public_paths(rule_id, dep(autoscaling_config=initial_above_max)) == [
         f"{base}.autoscaling_config.initial_replicas"
     ]
-    assert _paths(dep(num_replicas=2, autoscaling_config={"max_replicas": 4}), rule_id) == [f"{base}.num_replicas"]
-    assert _paths(dep(num_replicas="auto", autoscaling_config={"max_replicas": 4}), rule_id) == []
-    assert set(_paths(dep(autoscaling_config={"min_replicas": -1, "max_replicas": 0}), rule_id)) == {
+    both = dep(num_replicas=2, autoscaling_config={"max_replicas": 4})
+    assert public_paths(rule_id, both) == [f"{base}.num_replicas"]
+    assert public_paths(rule_id, dep(num_replicas="auto", autoscaling_config={"max_replicas": 4})) == []
+    assert set(public_paths(rule_id, dep(autoscaling_config={"min_replicas": -1, "max_replicas": 0}))) == {
         f"{base}.autoscaling_config.min_replicas",
         f"{base}.autoscaling_config.max_replicas",
     }
@@ -204,32 +160,33 @@ def test_deployment_options() -> None:
         return _service({"applications": [_app("a", "/a", deployments=[{"name": "D", **options}])]})
 
     rule_id = "serve-deployment-options-invalid"
-    assert _paths(dep(num_replicas="auto", max_ongoing_requests=5, max_queued_requests=-1), rule_id) == []
-    assert len(_paths(dep(num_replicas="two"), rule_id)) == 1
-    assert len(_paths(dep(max_ongoing_requests=0), rule_id)) == 1
-    assert len(_paths(dep(max_queued_requests=0), rule_id)) == 1
-    assert len(_paths(dep(health_check_period_s=0), rule_id)) == 1
-    assert len(_paths(dep(graceful_shutdown_timeout_s=-1), rule_id)) == 1
-    assert len(_paths(dep(max_replicas_per_node=2, placement_group_bundles=[{"CPU": 1}]), rule_id)) == 1
-    assert _paths(
-        dep(max_ongoing_requests=1, autoscaling_config={"max_replicas": 2}), "serve-max-ongoing-below-target"
-    ) == ["spec.serveConfigV2.applications[0].deployments[0].max_ongoing_requests"]
+    assert public_paths(rule_id, dep(num_replicas="auto", max_ongoing_requests=5, max_queued_requests=-1)) == []
+    assert len(public_paths(rule_id, dep(num_replicas="two"))) == 1
+    assert len(public_paths(rule_id, dep(max_ongoing_requests=0))) == 1
+    assert len(public_paths(rule_id, dep(max_queued_requests=0))) == 1
+    assert len(public_paths(rule_id, dep(health_check_period_s=0))) == 1
+    assert len(public_paths(rule_id, dep(graceful_shutdown_timeout_s=-1))) == 1
+    assert len(public_paths(rule_id, dep(max_replicas_per_node=2, placement_group_bundles=[{"CPU": 1}]))) == 1
+    below = dep(max_ongoing_requests=1, autoscaling_config={"max_replicas": 2})
+    assert public_paths("serve-max-ongoing-below-target", below) == [
+        "spec.serveConfigV2.applications[0].deployments[0].max_ongoing_requests"
+    ]
 
 
 def test_duplicate_deployment_override_is_high() -> None:
     doc = _service({"applications": [_app("a", "/a", deployments=[{"name": "D"}, {"name": "D", "num_replicas": 2}])]})
-    found = _findings(doc, "serve-deployment-name-invalid")
+    found = public_findings("serve-deployment-name-invalid", doc)
     assert [(f.path, f.severity) for f in found] == [("spec.serveConfigV2.applications[0].deployments[1].name", "high")]
 
 
 def test_runtime_env_local_paths() -> None:
     rule_id = "serve-runtime-env-local-path"
     ok = {"working_dir": "s3://bucket/code.zip", "py_modules": ["https://x/y.whl", "local://mods"]}
-    assert _paths(_service({"applications": [_app("a", "/a", runtime_env=ok)]}), rule_id) == []
+    assert public_paths(rule_id, _service({"applications": [_app("a", "/a", runtime_env=ok)]})) == []
     bad = {"py_modules": ["./lib"]}
     deployment = {"name": "D", "ray_actor_options": {"runtime_env": {"working_dir": "/home/ray/app"}}}
     doc = _service({"applications": [_app("a", "/a", runtime_env=bad, deployments=[deployment])]})
-    assert set(_paths(doc, rule_id)) == {
+    assert set(public_paths(rule_id, doc)) == {
         "spec.serveConfigV2.applications[0].runtime_env.py_modules[0]",
         "spec.serveConfigV2.applications[0].deployments[0].ray_actor_options.runtime_env.working_dir",
     }
@@ -237,10 +194,11 @@ def test_runtime_env_local_paths() -> None:
 
 def test_proxy_location() -> None:
     rule_id = "serve-proxy-location-incompatible"
-    head_only = _findings(_service({"applications": [_app("a")], "proxy_location": "HeadOnly"}), rule_id)
+    head_only = public_findings(rule_id, _service({"applications": [_app("a")], "proxy_location": "HeadOnly"}))
     assert [f.severity for f in head_only] == ["high"]
     assert [
-        f.severity for f in _findings(_service({"applications": [_app("a")], "proxy_location": "Everywhere"}), rule_id)
+        f.severity
+        for f in public_findings(rule_id, _service({"applications": [_app("a")], "proxy_location": "Everywhere"}))
     ] == ["critical"]
 
 
@@ -251,10 +209,10 @@ def test_http_port_default_and_no_declared_ports() -> None:
         del cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]
 
     # no ports anywhere: KubeRay assumes 8000, Serve defaults to 8000
-    assert _paths(_service({"applications": [_app("a")]}, cluster_edit=strip_head_ports), rule_id) == []
+    assert public_paths(rule_id, _service({"applications": [_app("a")]}, cluster_edit=strip_head_ports)) == []
     head_port = "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports[3].containerPort"
     doc = _service({"applications": [_app("a")], "http_options": {"port": 8080}})
-    assert head_port in _paths(doc, rule_id)
+    assert head_port in public_paths(rule_id, doc)
 
 
 def test_misspelt_keys() -> None:
@@ -268,7 +226,7 @@ def test_misspelt_keys() -> None:
         ],
         "http_option": {"port": 8000},
     }
-    found = {f.path: f.severity for f in _findings(_service(config), "serve-config-unknown-key")}
+    found = {f.path: f.severity for f in public_findings("serve-config-unknown-key", _service(config))}
     assert found == {
         "spec.serveConfigV2.http_option": "medium",
         "spec.serveConfigV2.applications[0].deployments[0].num-replicas": "high",
@@ -277,10 +235,11 @@ def test_misspelt_keys() -> None:
 
 
 def test_yaml_problems() -> None:
-    assert _paths(_service("applications: [\n"), "serve-config-invalid-yaml") == ["spec.serveConfigV2"]
-    assert _paths(_service("- a\n- b\n"), "serve-config-invalid-yaml") == ["spec.serveConfigV2"]
-    assert _paths(_service("applications: []\n"), "serve-applications-missing") == ["spec.serveConfigV2.applications"]
-    assert _paths(_service("applications: [1]\n"), "serve-applications-missing") == [
+    assert public_paths("serve-config-invalid-yaml", _service("applications: [\n")) == ["spec.serveConfigV2"]
+    assert public_paths("serve-config-invalid-yaml", _service("- a\n- b\n")) == ["spec.serveConfigV2"]
+    empty = _service("applications: []\n")
+    assert public_paths("serve-applications-missing", empty) == ["spec.serveConfigV2.applications"]
+    assert public_paths("serve-applications-missing", _service("applications: [1]\n")) == [
         "spec.serveConfigV2.applications[0]"
     ]
 
@@ -333,11 +292,11 @@ def test_odd_shapes_never_raise() -> None:
     for config in configs:
         doc = _service(yaml.safe_dump(config))
         for rule in OWN_RULES:
-            list(rule.check(copy.deepcopy(doc), ctx))
+            list(rule.run(copy.deepcopy(doc), ctx))
     for spec in _ODD:
         for rule in OWN_RULES:
-            list(rule.check({"kind": "RayService", "spec": spec}, ctx))
-            list(rule.check({"kind": "RayService", "spec": {"serveConfigV2": spec}}, ctx))
+            list(rule.run({"kind": "RayService", "spec": spec}, ctx))
+            list(rule.run({"kind": "RayService", "spec": {"serveConfigV2": spec}}, ctx))
 
 
 def test_unknown_serve_config_is_not_judged() -> None:
@@ -347,14 +306,6 @@ def test_unknown_serve_config_is_not_judged() -> None:
 
 # --------------------------------------------------------------------------------------------------
 # Mutations of real upstream samples
-
-
-def _sample(name: str) -> dict[str, Any]:
-    require_reference()
-    for file_name, _i, doc in sample_documents("RayService"):
-        if file_name == name:
-            return copy.deepcopy(doc)
-    raise LookupError(name)
 
 
 def _edit_config(doc: dict[str, Any], edit: Any) -> dict[str, Any]:
@@ -444,9 +395,9 @@ MUTATIONS: list[tuple[str, str, Any, str]] = [
     ("sample", "rule_id", "edit", "path"), MUTATIONS, ids=lambda x: x if isinstance(x, str) else ""
 )
 def test_mutated_upstream_sample_is_caught(sample: str, rule_id: str, edit: Any, path: str) -> None:
-    doc = _sample(sample)
-    assert _paths(doc, rule_id, feature_gates=ALL_GATES) == []
-    assert path in _paths(_edit_config(doc, edit), rule_id, feature_gates=ALL_GATES)
+    doc = upstream_sample(sample, "RayService")
+    assert public_paths(rule_id, doc, feature_gates=ALL_GATES) == []
+    assert path in public_paths(rule_id, _edit_config(doc, edit), feature_gates=ALL_GATES)
 
 
 def test_serve_config_of_samples_is_parsed() -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from _reference import reference_dir, sample_documents
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.serve import (
     AutoscalingConfig,
     GrpcOptions,

@@ -32,18 +32,20 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"sigs.k8s.io/yaml"
 
-	_ "github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the operator's feature gates
+	"github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the operator's feature gates
 )
 
 const operatorModule = "github.com/ray-project/kuberay/ray-operator"
 
-// operatorGateNames are the operator feature gates of the versions this program is built for; names the
-// built version does not register are skipped, so one list serves v1.5.x to v1.7.x.
-var operatorGateNames = []string{
-	"RayClusterStatusConditions", "RayJobDeletionPolicy", "RayMultiHostIndexing",
-	"RayServiceIncrementalUpgrade", "RayCronJob", "AsyncJobInfoQuery", "RayJobAsyncJobInfoQuery",
-	"RayClusterUpgradeStrategy", "RayServiceUpgradeStrategy",
-}
+// Stamped by scripts/ensure-oracle (-ldflags -X): the operator version built against and where its source came
+// from (the Go module proxy, or the reference copy and its checksum).
+var (
+	operatorVersionStamp = ""
+	operatorSourceStamp  = ""
+)
+
+// certManagerAvailable: what the operator's start-up found (main.go of the operator: CertManagerAvailable).
+var certManagerAvailable = true
 
 // Verdict is the JSON line printed for one input document.
 type Verdict struct {
@@ -62,10 +64,13 @@ type Verdict struct {
 }
 
 func operatorVersion() string {
+	if operatorVersionStamp != "" {
+		return operatorVersionStamp
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range info.Deps {
 			if dep.Path == operatorModule {
-				if dep.Replace != nil {
+				if dep.Replace != nil && dep.Replace.Version != "" {
 					return dep.Replace.Version
 				}
 				return dep.Version
@@ -75,13 +80,12 @@ func operatorVersion() string {
 	return "unknown"
 }
 
+// gateValues: every gate the operator version registers (features.OracleDefaultGates, an injected file) and
+// whether it is on now.
 func gateValues() map[string]bool {
-	known := utilfeature.DefaultMutableFeatureGate.GetAll()
 	out := map[string]bool{}
-	for _, name := range operatorGateNames {
-		if _, ok := known[featureName(name)]; ok {
-			out[name] = utilfeature.DefaultFeatureGate.Enabled(featureName(name))
-		}
+	for name := range features.OracleDefaultGates() {
+		out[name] = utilfeature.DefaultFeatureGate.Enabled(featureName(name))
 	}
 	return out
 }
@@ -140,6 +144,8 @@ func main() {
 		"directory with the ray.io CRDs of the operator version (its module's config/crd/bases)")
 	gates := flag.String("feature-gates", "", "operator feature gates, e.g. RayCronJob=true,RayJobDeletionPolicy=false, or 'all'")
 	showVersion := flag.Bool("version", false, "print the operator module version and the gate defaults, then exit")
+	flag.BoolVar(&certManagerAvailable, "cert-manager", true,
+		"the operator found cert-manager at start (v1.7: a RayCluster with tlsOptions fails without it)")
 	flag.Parse()
 
 	if err := setGates(*gates); err != nil {
@@ -147,7 +153,9 @@ func main() {
 		os.Exit(2)
 	}
 	if *showVersion {
-		out, _ := json.Marshal(map[string]any{"operatorVersion": operatorVersion(), "featureGates": gateValues()})
+		out, _ := json.Marshal(map[string]any{
+			"operatorVersion": operatorVersion(), "operatorSource": operatorSourceStamp, "featureGates": gateValues(),
+		})
 		fmt.Println(string(out))
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +15,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/common"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
-	"github.com/ray-project/kuberay/ray-operator/pkg/features"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils/dashboardclient"
 	webhooks "github.com/ray-project/kuberay/ray-operator/pkg/webhooks/v1"
 )
 
@@ -152,6 +151,8 @@ func (j *judgement) call(object, function string, fn func() error) (ok bool) {
 	return true
 }
 
+func errNoController(kind string) error { return fmt.Errorf("no KubeRay controller for kind %q", kind) }
+
 func decode(u *unstructured.Unstructured, into any) error {
 	raw, err := json.Marshal(u.Object)
 	if err != nil {
@@ -186,12 +187,9 @@ func (j *judgement) reconcile(u *unstructured.Unstructured, createdBy string) {
 			j.rayService(rs, object)
 		}
 	case "RayCronJob":
-		rcj := &rayv1.RayCronJob{}
-		if j.call(object, "decode", func() error { return decode(u, rcj) }) {
-			j.rayCronJob(rcj, object)
-		}
+		j.reconcileCronJob(u, object)
 	default:
-		j.call(object, "kind", func() error { return fmt.Errorf("no KubeRay controller for kind %q", u.GetKind()) })
+		j.call(object, "kind", func() error { return errNoController(u.GetKind()) })
 	}
 }
 
@@ -205,7 +203,8 @@ func (j *judgement) rayCluster(rc *rayv1.RayCluster, object string, root bool) {
 	}
 	_ = j.call(object, "ValidateRayClusterMetadata", func() error { return utils.ValidateRayClusterMetadata(rc.ObjectMeta) }) &&
 		j.call(object, "ValidateRayClusterSpec", func() error { return utils.ValidateRayClusterSpec(&rc.Spec, rc.Annotations) }) &&
-		j.call(object, "ValidateRayClusterUpgradeOptions", func() error { return utils.ValidateRayClusterUpgradeOptions(rc) }) &&
+		j.tlsNeedsCertManager(rc, object) &&
+		j.validateClusterUpgradeOptions(rc, object) &&
 		j.call(object, "ValidateRayClusterStatus", func() error { return utils.ValidateRayClusterStatus(rc) })
 	j.clampedReplicas(&rc.Spec, object)
 }
@@ -216,7 +215,7 @@ func (j *judgement) clampedReplicas(spec *rayv1.RayClusterSpec, object string) {
 		if wg.Replicas == nil || (wg.Suspend != nil && *wg.Suspend) || wg.NumOfHosts <= 0 || !j.declaredReplicas(i) {
 			continue
 		}
-		desired := utils.GetWorkerGroupDesiredReplicas(wg) / wg.NumOfHosts
+		desired := desiredReplicas(wg) / wg.NumOfHosts
 		if desired != *wg.Replicas {
 			j.corrected = append(j.corrected, Correction{
 				Object: object, Field: fmt.Sprintf("spec.workerGroupSpecs[%d].replicas", i),
@@ -253,29 +252,41 @@ func (j *judgement) rayJob(rj *rayv1.RayJob, object string, root bool) {
 		j.operator.Inert = append(j.operator.Inert, Inert{Object: object, Field: "spec.rayClusterSpec",
 			Why: "clusterSelector is set: getOrCreateRayClusterInstance uses the selected RayCluster and never creates this one"})
 	}
-	if len(rj.Spec.ClusterSelector) != 0 || rj.Spec.RayClusterSpec == nil {
-		return
-	}
-	// The submitter's `ray job submit` command (configureSubmitterContainer; in SidecarMode already when the
-	// RayCluster is constructed): an error there means the job is never submitted.
-	if (rj.Spec.SubmissionMode == rayv1.K8sJobMode && rj.Spec.SubmitterPodTemplate == nil) || rj.Spec.SubmissionMode == rayv1.SidecarMode {
+	// The submission: the submitter's `ray job submit` command (configureSubmitterContainer builds it in
+	// K8sJobMode whatever the submitter template says, and in SidecarMode when the RayCluster is constructed),
+	// or the HTTP request of RayDashboardClient.SubmitJob (ConvertRayJobToReq, then json.Marshal). An error
+	// there means the job is never submitted.
+	switch rj.Spec.SubmissionMode {
+	case rayv1.K8sJobMode, rayv1.SidecarMode:
 		if !j.call(object, "common.BuildJobSubmitCommand", func() error {
 			_, err := common.BuildJobSubmitCommand(rj, rj.Spec.SubmissionMode)
 			return err
 		}) {
 			return
 		}
+	case rayv1.HTTPMode:
+		if !j.call(object, "dashboardclient.ConvertRayJobToReq+json.Marshal", func() error {
+			req, err := dashboardclient.ConvertRayJobToReq(rj)
+			if err == nil {
+				_, err = json.Marshal(req)
+			}
+			return err
+		}) {
+			return
+		}
+	}
+	if len(rj.Spec.ClusterSelector) != 0 || rj.Spec.RayClusterSpec == nil {
+		return
 	}
 	labels := map[string]string{}
 	maps.Copy(labels, rj.Labels)
 	labels[utils.RayOriginatedFromCRNameLabelKey] = rj.Name
 	labels[utils.RayOriginatedFromCRDLabelKey] = utils.RayOriginatedFromCRDLabelValue(utils.RayJobCRD)
-	labels[utils.RayJobSubmissionModeLabelKey] = string(rj.Spec.SubmissionMode)
 	annotations := map[string]string{}
 	maps.Copy(annotations, rj.Annotations)
+	jobClusterMetadata(rj, labels, annotations)
 	spec := rj.Spec.RayClusterSpec.DeepCopy()
 	if rj.Spec.SubmissionMode == rayv1.SidecarMode {
-		annotations[utils.DisableProvisionedHeadRestartAnnotationKey] = "true"
 		spec.HeadGroupSpec.Template.Spec.Containers = append(spec.HeadGroupSpec.Template.Spec.Containers,
 			corev1.Container{Name: "ray-job-submitter", Image: "submitter"})
 		spec.HeadGroupSpec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
@@ -292,7 +303,7 @@ func (j *judgement) rayJob(rj *rayv1.RayJob, object string, root bool) {
 
 // rayService follows RayServiceReconciler.Reconcile: validateRayService, then constructRayClusterForRayService.
 func (j *judgement) rayService(rs *rayv1.RayService, object string) {
-	if manager := utils.ManagedByExternalController(rs.Spec.ManagedBy); manager != nil {
+	if manager := utils.ManagedByExternalController(serviceManagedBy(rs)); manager != nil {
 		j.ignore("spec.managedBy is " + *manager + ": the RayService controller skips it (ManagedByExternalController)")
 		return
 	}
@@ -304,7 +315,7 @@ func (j *judgement) rayService(rs *rayv1.RayService, object string) {
 	// isZeroDowntimeUpgradeEnabled: with the RayServiceIncrementalUpgrade gate off only NewCluster upgrades, so
 	// NewClusterWithIncrementalUpgrade disables upgrades altogether (spec changes are never rolled out).
 	if us := rs.Spec.UpgradeStrategy; us != nil && us.Type != nil &&
-		*us.Type == rayv1.RayServiceNewClusterWithIncrementalUpgrade && !utils.IsIncrementalUpgradeEnabled(&rs.Spec) {
+		*us.Type == incrementalUpgradeType && !utils.IsIncrementalUpgradeEnabled(&rs.Spec) {
 		j.operator.Inert = append(j.operator.Inert, Inert{Object: object, Field: "spec.upgradeStrategy.type",
 			Why: "RayServiceIncrementalUpgrade gate is off: isZeroDowntimeUpgradeEnabled is false, upgrades are never rolled out"})
 	}
@@ -352,27 +363,6 @@ func (j *judgement) dashboardPort(cluster *rayv1.RayCluster, object string) bool
 		}
 		return fmt.Errorf("%s port is not found", utils.DashboardPortName)
 	})
-}
-
-// rayCronJob follows RayCronJobReconciler.Reconcile (its controller only runs with the RayCronJob gate on):
-// ValidateRayCronJobSpec, then unless suspended the RayJob of constructRayJob.
-func (j *judgement) rayCronJob(rcj *rayv1.RayCronJob, object string) {
-	if !features.Enabled(features.RayCronJob) {
-		j.ignore("the RayCronJob feature gate is off: the operator does not start the RayCronJob controller")
-		return
-	}
-	if !j.call(object, "ValidateRayCronJobSpec", func() error { return utils.ValidateRayCronJobSpec(rcj) }) || rcj.Spec.Suspend {
-		return
-	}
-	j.child(&rayv1.RayJob{
-		TypeMeta: metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayJob"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-%s", rcj.Name, childSuffix), Namespace: rcj.Namespace,
-			Labels:      map[string]string{utils.RayCronJobNameLabelKey: rcj.Name},
-			Annotations: map[string]string{utils.RayCronJobTimestampAnnotationKey: time.Unix(0, 0).UTC().Format(time.RFC3339)},
-		},
-		Spec: *rcj.Spec.JobTemplate.DeepCopy(),
-	}, " (created by "+object+")")
 }
 
 // child sends an object the operator creates through the API server, then through its own reconciler;

@@ -22,9 +22,7 @@ HELM_ENV = "KUBERAY_LINT_HELM"
 RELEASE_NAME = "kuberay-lint"
 TIMEOUT_SECONDS = 120
 INSTALL_HINT = (
-    "install Helm 3 (https://helm.sh/docs/intro/install/), or build it from the Go module proxy: "
-    "`go install helm.sh/helm/v3/cmd/helm@latest` (the repository's scripts/ensure-helm does that with a cache), "
-    f"then put it on PATH, set {HELM_ENV} or pass --helm-binary"
+    f"install Helm 3 (https://helm.sh/docs/intro/install/), or build it from the Go module proxy: `go install helm.sh/helm/v3/cmd/helm@latest` (the repository's scripts/ensure-helm does that with a cache), then put it on PATH, set {HELM_ENV} or pass --helm-binary"
 )
 
 

@@ -117,7 +117,8 @@ _SafeLoader.yaml_implicit_resolvers = {
 }
 
 
-def _compose(loader: Any, source: str, limits: Limits) -> Iterator[Node]:
+# C901: one branch per YAML event kind of the composer
+def _compose(loader: Any, source: str, limits: Limits) -> Iterator[Node]:  # noqa: C901
     """Compose the documents of ``loader``'s event stream into node trees, iteratively, bounding the depth."""
     root: Node | None = None
     anchors: dict[str, Node] = {}

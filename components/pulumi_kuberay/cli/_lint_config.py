@@ -36,9 +36,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
-from pulumi_kuberay.rules.operator import SETUP_RULES
-from pulumi_kuberay.rules.stack import STACK_RULES
-from pulumi_kuberay.rules.target import TargetError, parse_org_options
+from pulumi_kuberay.rules._options import OrgOptions, TargetError, kebab
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
 PYPROJECT_TABLE = "kuberay-lint"
@@ -46,10 +44,7 @@ _KEYS = (
     "kuberay-version",
     "feature-gates",
     "environment",
-    "allowed-registries",
-    "gpu-budget",
-    "pod-security-profile",
-    "kueue-version",
+    *OrgOptions.keys(kebab),
     "fail-on",
     "select",
     "ignore",
@@ -73,10 +68,7 @@ class LintConfig:
     kuberay_version: str | None = None
     feature_gates: Mapping[str, bool] | None = None
     environment: str | None = None
-    allowed_registries: tuple[str, ...] | None = None
-    gpu_budget: int | None = None
-    pod_security_profile: str | None = None
-    kueue_version: str | None = None
+    options: OrgOptions = field(default_factory=OrgOptions)
     fail_on: str | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
@@ -92,15 +84,13 @@ class LintConfig:
 
 
 def all_rule_ids() -> list[str]:
-    return [*rules.RULES, *(r.id for r in STACK_RULES), *(r.id for r in SETUP_RULES)]
+    """Every rule id of every scope (each object, the stack, the operator's setup)."""
+    return list(rules.RULES)
 
 
 def _category_of(rule_id: str) -> str | None:
     rule = rules.RULES.get(rule_id)
-    if rule is not None:
-        return rule.category
-    categories = {r.id: r.category for r in STACK_RULES} | {r.id: r.category for r in SETUP_RULES}
-    return categories.get(rule_id)
+    return rule.category if rule is not None else None
 
 
 def expand_selectors(selectors: Sequence[str], where: str) -> set[str]:
@@ -201,7 +191,8 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> LintC
     return parse_config(found[1], found[0]) if found else LintConfig()
 
 
-def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:
+# C901, PLR0912: one branch per config key
+def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:  # noqa: C901, PLR0912
     settings = {str(k).replace("_", "-"): v for k, v in raw.items()}
     table = f"[tool.{PYPROJECT_TABLE}]" if source.name == "pyproject.toml" else ""
     where = f"{source}{' ' + table if table else ''}"
@@ -219,23 +210,10 @@ def parse_config(raw: Mapping[str, Any], source: Path) -> LintConfig:
         values["feature_gates"] = {str(k): v for k, v in gates.items()}
     if "environment" in settings:
         values["environment"] = str(settings["environment"])
-    if "allowed-registries" in settings:
-        values["allowed_registries"] = _strings(settings["allowed-registries"], f"{where}: allowed-registries")
-    if "gpu-budget" in settings:
-        budget = settings["gpu-budget"]
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            raise ConfigError(f"{where}: gpu-budget: expected a non-negative integer, got {budget!r}")
-        values["gpu_budget"] = budget
-    for key, name in (("pod-security-profile", "pod_security_profile"), ("kueue-version", "kueue_version")):
-        if key in settings:
-            try:
-                parsed = parse_org_options(
-                    settings[key] if name == "pod_security_profile" else None,
-                    settings[key] if name == "kueue_version" else None,
-                )
-            except TargetError as exc:
-                raise ConfigError(f"{where}: {key}: {exc}") from None
-            values[name] = parsed[name]
+    try:
+        values["options"] = OrgOptions.parse(settings, spell=kebab, where=f"{where}: ", text_lists=True)
+    except TargetError as exc:
+        raise ConfigError(str(exc)) from None
     if "fail-on" in settings:
         values["fail_on"] = _severity(settings["fail-on"], f"{where}: fail-on")
     if "select" in settings:

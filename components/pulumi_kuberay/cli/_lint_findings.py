@@ -14,8 +14,7 @@ from pulumi_kuberay.cli import _io
 from pulumi_kuberay.cli._yamlpos import line_for
 from pulumi_kuberay.rules._engine import KINDS, Finding
 from pulumi_kuberay.rules._paths import parse_path
-from pulumi_kuberay.rules.stack import check_stack
-from pulumi_kuberay.target import Target
+from pulumi_kuberay.rules.target import Target
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def lint_documents(docs: Sequence[RayDoc], target: Target, *, stack_rules: bool 
         for finding in rules.check(doc.manifest, target):
             out.append(doc.locate(finding))
     if stack_rules:
-        for item in check_stack([d.manifest for d in docs], ctx):
+        for item in rules.check_stack([d.manifest for d in docs], ctx):
             out.append(docs[item.index].locate(item.finding))
     return out
 

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from pulumi_kuberay.cli import _rule_help
 from pulumi_kuberay.cli._lint_findings import LocatedFinding
+from pulumi_kuberay.rules import INTERNAL_ERROR_RULE_ID, Rule, render_text
 
 TOOL_NAME = "kuberay-lint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -95,8 +96,7 @@ def format_text(
             containers = f" [{', '.join(item.containers)}]" if item.containers else ""
             message = x.message if show_fixes else _short(x.message)
             out.write(
-                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  "
-                f"{where}{containers}: {message}\n"
+                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  {where}{containers}: {message}\n"
             )
             if show_fixes:
                 out.write(f"{'':9}{paint('fix:', _BOLD)} {x.fix}\n")
@@ -109,9 +109,7 @@ def format_text(
         extra.append(f"{summary.baselined} in the baseline not shown")
     hint = "" if show_fixes or not findings else "; --show-fixes for the fixes, --explain-rule ID for a rule"
     out.write(
-        f"{_plural(len(findings), 'finding')}{f' ({detail})' if detail else ''} in "
-        f"{_plural(summary.documents, 'Ray document')} from {_plural(summary.files, 'file')}"
-        f"{'; ' + '; '.join(extra) if extra else ''}{hint}\n"
+        f"{_plural(len(findings), 'finding')}{f' ({detail})' if detail else ''} in {_plural(summary.documents, 'Ray document')} from {_plural(summary.files, 'file')}{'; ' + '; '.join(extra) if extra else ''}{hint}\n"
     )
 
 
@@ -136,30 +134,47 @@ def artifact_location(file: str, base: Path) -> dict[str, str]:
     return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
 
 
+def _descriptor(rule: Rule) -> dict[str, Any]:
+    tags = [rule.category, *rule.operator_rules]
+    properties: dict[str, Any] = {"tags": tags, "scope": rule.scope}
+    if rule.category == "security":
+        properties["security-severity"] = _rule_help.SECURITY_SEVERITY[rule.severity]
+    return {
+        "id": rule.id,
+        "name": rule.id,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": render_text(rule.fix, "cli")},
+        "helpUri": _rule_help.help_uri(rule.id),
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "properties": properties,
+    }
+
+
+def _internal_error_descriptor() -> dict[str, Any]:
+    return {
+        "id": INTERNAL_ERROR_RULE_ID,
+        "name": INTERNAL_ERROR_RULE_ID,
+        "shortDescription": {"text": "A rule failed on this input (a pulumi-kuberay bug)"},
+        "fullDescription": {"text": "A rule's own check raised; the other rules still ran."},
+        "help": {"text": "report this as a pulumi-kuberay bug"},
+        "helpUri": _rule_help.homepage(),
+        "defaultConfiguration": {"level": _SARIF_LEVEL["high"]},
+        "properties": {"tags": ["internal"]},
+    }
+
+
+def sarif_rules(*, internal_error: bool = False) -> list[dict[str, Any]]:
+    """The driver's rule list: every rule of the catalogue, of every scope, by id (as ruff lists every rule it
+    has), then ``internal-error`` when a finding needs it."""
+    ordered = sorted(_rule_help.all_rules(), key=lambda r: r.id)
+    return [*(_descriptor(rule) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
+
+
 def to_sarif(findings: Sequence[LocatedFinding], base: Path) -> dict[str, Any]:
     base = Path(os.path.normpath(base.resolve()))
-    used = sorted({f.finding.rule_id for f in findings})
-    index = {rule_id: i for i, rule_id in enumerate(used)}
-    descriptors = []
-    for rule_id in used:
-        info = _rule_help.rule_info(rule_id)
-        severity = info.severity if info else "high"
-        properties: dict[str, Any] = {"tags": [info.category, *info.operator_rules] if info else ["internal"]}
-        if info and info.category == "security":
-            properties["tags"] = ["security", *info.operator_rules]
-            properties["security-severity"] = _rule_help.SECURITY_SEVERITY[severity]
-        descriptors.append(
-            {
-                "id": rule_id,
-                "name": rule_id,
-                "shortDescription": {"text": info.title if info else rule_id},
-                "fullDescription": {"text": info.rationale if info else rule_id},
-                "help": {"text": f"{info.fix}" if info else "report this as a pulumi-kuberay bug"},
-                "helpUri": _rule_help.help_uri(rule_id),
-                "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
-                "properties": properties,
-            }
-        )
+    descriptors = sarif_rules(internal_error=any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings))
+    index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
     results = []
     for f in findings:
         physical: dict[str, Any] = {"artifactLocation": artifact_location(f.file, base)}

@@ -3,9 +3,10 @@ reference's URL per rule (SARIF ``helpUri``) and the docs shipped as package dat
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import importlib.resources
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,8 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Rule
-from pulumi_kuberay.rules.stack import STACK_RULES, StackRule
+from pulumi_kuberay.rules._docs import looks_at, ordered_rules
+from pulumi_kuberay.rules._engine import Rule
 
 DISTRIBUTION = "pulumi-kuberay"
 #: Used when the package metadata is not available (running from a source tree without an install).
@@ -22,26 +23,7 @@ FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"
 FALLBACK_REFERENCE = f"{FALLBACK_HOMEPAGE}/blob/main/docs/rules.md"
 
 #: GitHub code scanning's scale (0.1-10): critical >= 9.0, high 7.0-8.9, medium 4.0-6.9, low 0.1-3.9.
-#: What the stack rules look at (a RayJob's clusterSelector, clusters' GPUs).
-STACK_KINDS: tuple[str, ...] = ("RayCluster", "RayJob")
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
-
-
-@dataclass(frozen=True)
-class RuleInfo:
-    """What the reference says about a rule, for a resource rule and a stack rule alike."""
-
-    id: str
-    title: str
-    severity: str
-    category: str
-    rationale: str
-    fix: str
-    kinds: tuple[str, ...]
-    operator_rules: tuple[str, ...]
-    compliant: tuple[dict[str, Any], ...]
-    violating: tuple[dict[str, Any], ...]
-    scope: str  # "resource" or "stack"
 
 
 def version() -> str:
@@ -84,37 +66,9 @@ def installed_docs() -> Path | None:
     return path if (path / "rules.md").is_file() else None
 
 
-def _info(rule: Rule | StackRule) -> RuleInfo:
-    if isinstance(rule, StackRule):  # over a set of objects: its examples are sets, it mirrors no operator rule
-        mirrors: tuple[str, ...] = ()
-        kinds, compliant, violating, scope = STACK_KINDS, rule.compliant, rule.violating, "stack"
-    else:
-        kinds, mirrors, scope = rule.kinds, rule.operator_rules, "resource"
-        compliant, violating = (rule.compliant,), (rule.violating,)
-    return RuleInfo(
-        rule.id,
-        rule.title,
-        rule.severity,
-        rule.category,
-        rule.rationale,
-        rule.fix,
-        kinds,
-        mirrors,
-        compliant,
-        violating,
-        scope,
-    )
-
-
-def all_rules() -> list[RuleInfo]:
-    """Every resource rule and stack rule, most severe first."""
-    catalogue: list[Rule | StackRule] = [*rules.RULES.values(), *STACK_RULES]
-    infos = [_info(r) for r in catalogue]
-    return sorted(infos, key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
-
-
-def rule_info(rule_id: str) -> RuleInfo | None:
-    return next((r for r in all_rules() if r.id == rule_id), None)
+def all_rules() -> list[Rule]:
+    """Every rule of every scope (each object, the stack, the operator's setup), most severe first."""
+    return ordered_rules()
 
 
 def list_rules() -> str:
@@ -131,23 +85,40 @@ def list_rules() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _as_data(example: Any) -> Any:
+    """An example as plain YAML-able data (a setup rule's example is an OperatorSetup)."""
+    if dataclasses.is_dataclass(example) and not isinstance(example, type):
+        example = dataclasses.asdict(example)
+    if isinstance(example, Mapping):
+        return {str(k): _as_data(v) for k, v in example.items()}
+    if isinstance(example, (list, tuple)):
+        return [_as_data(v) for v in example]
+    return example
+
+
 def explain_rule(rule_id: str) -> str:
-    info = rule_info(rule_id)
-    if info is None:
-        raise KeyError(rule_id)
-    mirrors = f"; mirrors operator rule(s) {', '.join(info.operator_rules)}" if info.operator_rules else ""
+    rule = rules.get_rule(rule_id)  # KeyError: no such rule
+    mirrors = f"; mirrors operator rule(s) {', '.join(rule.operator_rules)}" if rule.operator_rules else ""
+    applies = f"; applies to {rule.applies_to()}" if rule.applies_to() else ""
+    silence = (
+        f"Silence: --ignore {rule.id} (kuberay-lint), or the policy's enforcement level in the pack's config"
+        if rule.scope != "document"
+        else f'Silence on one object: metadata.annotations: {{suppress.pulumi-kuberay.io/{rule.id}: "<reason>"}}'
+    )
     parts = [
-        f"{info.id}: {info.title}",
-        f"severity {info.severity}, category {info.category}, {info.scope} rule on {', '.join(info.kinds)}{mirrors}",
+        f"{rule.id}: {rule.title}",
+        f"severity {rule.severity}, category {rule.category}, {rule.scope} rule on {looks_at(rule)}{mirrors}{applies}",
         "",
-        f"Why: {info.rationale}",
-        f"Fix: {info.fix}",
+        f"Why: {rule.rationale}",
+        f"Fix: {rules.render_text(rule.fix, 'cli')}",
         "",
-        f'Silence on one object: metadata.annotations: {{suppress.pulumi-kuberay.io/{info.id}: "<reason>"}}',
-        f"Reference: {help_uri(info.id)}",
+        silence,
+        f"Reference: {help_uri(rule.id)}",
     ]
-    for title, docs in (("Violating example", info.violating), ("Compliant example", info.compliant)):
-        if docs:
-            body = yaml.safe_dump_all(list(docs), sort_keys=False, default_flow_style=False).rstrip()
-            parts += ["", f"{title}:", *("  " + line for line in body.splitlines())]
+    examples = (("Violating example", rule.examples("violating")), ("Compliant example", rule.examples("compliant")))
+    for title, docs in examples:
+        body = yaml.safe_dump_all([_as_data(d) for d in docs], sort_keys=False, default_flow_style=False).rstrip()
+        parts += ["", f"{title}:", *("  " + line for line in body.splitlines())]
+    if rule.violating_path:
+        parts += ["", f"On the violating example it reports {rule.violating_path}."]
     return "\n".join(parts) + "\n"

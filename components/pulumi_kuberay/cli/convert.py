@@ -32,7 +32,7 @@ from pulumi_kuberay.convert.helm import (
     replace_helm_labels,
     values_key,
 )
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.rules._paths import placeholder_note
 
@@ -123,8 +123,7 @@ def _from_helm(
     ignored = ignored_keys(values)
     if ignored:
         listed = "; ".join(str(k) for k in ignored)
-        print(f"{TOOL_NAME}: warning: the ray-cluster chart {CHART_VERSION} ignores {len(ignored)} "
-              f"key{'s' if len(ignored) != 1 else ''} (Helm renders the file without them): {listed}", file=sys.stderr)
+        print(f"{TOOL_NAME}: warning: the ray-cluster chart {CHART_VERSION} ignores {len(ignored)} key{'s' if len(ignored) != 1 else ''} (Helm renders the file without them): {listed}", file=sys.stderr)
     manifest = render_values(values, release_name=args.release_name, namespace=args.namespace)
     try:
         load_stored(manifest)

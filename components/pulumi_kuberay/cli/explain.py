@@ -39,13 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description=(
-            "Explain the status of KubeRay objects (RayCluster, RayJob, RayService, RayCronJob): "
-            "one line per object with its phase, what is wrong and what to check next."
+            "Explain the status of KubeRay objects (RayCluster, RayJob, RayService, RayCronJob): one line per object with its phase, what is wrong and what to check next."
         ),
         epilog=(
-            "exit status: 0 every object healthy or succeeded; 1 any object progressing, degraded, failed, "
-            "suspended, unknown or without status; 2 unreadable input. "
-            "Example: kubectl get rayjobs -A -o json | kuberay-explain"
+            "exit status: 0 every object healthy or succeeded; 1 any object progressing, degraded, failed, suspended, unknown or without status; 2 unreadable input. Example: kubectl get rayjobs -A -o json | kuberay-explain"
         ),
     )
     parser.add_argument(

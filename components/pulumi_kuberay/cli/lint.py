@@ -50,9 +50,9 @@ from pulumi_kuberay.cli._lint_findings import (
     ray_documents,
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
-from pulumi_kuberay.operator import (
+from pulumi_kuberay.operator_crds import crd_version_label
+from pulumi_kuberay.operator_setup import (
     TargetConflictError,
-    crd_version_label,
     is_operator_deployment,
     load_values_file,
     looks_like_operator_values,
@@ -62,8 +62,8 @@ from pulumi_kuberay.operator import (
     target_for_operator,
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.rules.operator import check_setup
-from pulumi_kuberay.target import Target, TargetError, parse_feature_gates, parse_org_options
+from pulumi_kuberay.rules._options import POD_SECURITY_PROFILES, OrgOptions, kebab
+from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
 
@@ -79,11 +79,9 @@ class UsageError(ValueError):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=TOOL_NAME,
-        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially "
-        "tested against KubeRay's own Go validation code and the API server's CRD validation).",
+        description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially tested against KubeRay's own Go validation code and the API server's CRD validation).",
         epilog=(
-            "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory "
-            "upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
+            "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
         ),
     )
     p.add_argument(
@@ -120,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
     cfg.add_argument(
         "--pod-security-profile",
-        choices=("privileged", "baseline", "restricted"),
+        choices=POD_SECURITY_PROFILES,
         default=None,
         help="the Pod Security profile your namespaces enforce: its gaps become critical (default: none enforced)",
     )
@@ -129,8 +127,7 @@ def _parser() -> argparse.ArgumentParser:
         "--operator-values",
         default=None,
         metavar="FILE",
-        help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched "
-        "namespaces) and check its setup; also found among the inputs, as is a rendered operator Deployment",
+        help="kuberay-operator chart values: judge the objects against that operator (version, gates, watched namespaces) and check its setup; also found among the inputs, as is a rendered operator Deployment",
     )
     cfg.add_argument(
         "--webhooks",
@@ -167,20 +164,9 @@ class _Inputs:
 
 
 def _target(args: argparse.Namespace, config: LintConfig) -> Target:
-    options: dict[str, Any] = {}
-    registries = split_list(args.allowed_registries) if args.allowed_registries else config.allowed_registries
-    if registries:
-        options["allowed_registries"] = list(registries)
-    budget = args.gpu_budget if args.gpu_budget is not None else config.gpu_budget
-    if budget is not None:
-        options["gpu_budget"] = budget
-    options.update(
-        parse_org_options(
-            args.pod_security_profile or config.pod_security_profile,
-            args.kueue_version or config.kueue_version,
-            prefix="--",
-        )
-    )
+    given = {kebab(dest): value for dest, value in vars(args).items()}  # --gpu-budget ... as the user wrote them
+    flags = OrgOptions.parse(given, spell=kebab, where="--", text_lists=True)
+    options = flags.over(config.options)
     return (
         Target()
         .override(
@@ -192,7 +178,7 @@ def _target(args: argparse.Namespace, config: LintConfig) -> Target:
             kuberay_version=args.kuberay_version,
             feature_gates=args.feature_gates,
             environment=args.environment,
-            options=options or None,
+            options=options,
             webhooks=True if args.webhooks else None,
         )
     )
@@ -216,7 +202,8 @@ def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tupl
                 yield "file", path
 
 
-def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:
+# C901: one branch per kind of input: stdin, chart, folder, file
+def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901
     inputs = _Inputs()
     excludes = [*config.exclude, *args.exclude]
     root = config.root
@@ -308,7 +295,7 @@ def _operator_target(target: Target, args: argparse.Namespace, inputs: _Inputs) 
         raise ValueError(message.replace("kuberay:featureGates", "--feature-gates")) from None
     located = [
         LocatedFinding(name, line, kind, object_name, "", finding, finding.path, object_line=line)
-        for finding in check_setup(setup.to_options(), target.context())
+        for finding in rules.check_setup(setup, target.context())
     ]
     return target_for_operator(target, setup), located
 
@@ -317,14 +304,8 @@ def _selected(args: argparse.Namespace, config: LintConfig) -> set[str]:
     select = split_list(args.select) if args.select else config.select
     chosen = expand_selectors(select, "--select" if args.select else "select") if select else None
     ignored = expand_selectors([*config.ignore, *(split_list(args.ignore) if args.ignore else [])], "--ignore")
-    universe = chosen if chosen is not None else {*rules.RULES, *(r for r in _all_ids())}
+    universe = chosen if chosen is not None else set(rules.RULES)
     return (universe | {rules.INTERNAL_ERROR_RULE_ID}) - ignored
-
-
-def _all_ids() -> list[str]:
-    from pulumi_kuberay.cli._lint_config import all_rule_ids
-
-    return all_rule_ids()
 
 
 def _apply_settings(

@@ -22,16 +22,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
+
 from ._objects import RayObject, prepare_all
 from ._python import python_module
 from ._stack import stack_config
 from ._typed import ConversionError
 
 Target = Literal["python", "stack-config"]
-RAY_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 NOT_CONVERTED_HINT = (
-    "declare it with pulumi_kubernetes (kubernetes.yaml.v2.ConfigGroup(files=[...]) keeps the YAML as is) or "
-    "convert it with `pulumi convert --from kubernetes`"
+    "declare it with pulumi_kubernetes (kubernetes.yaml.v2.ConfigGroup(files=[...]) keeps the YAML as is) or convert it with `pulumi convert --from kubernetes`"
 )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import ManifestError
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.model.pod import lenient_validation
 from pulumi_kuberay.model.service import KubeRayDeprecationWarning
@@ -80,8 +80,7 @@ def _metadata(meta: Mapping[str, Any], notes: list[str]) -> tuple[str, dict[str,
         prefix = str(meta.get("generateName") or "ray")
         name = prefix.rstrip("-") or "ray"
         notes.append(
-            f"metadata.generateName {prefix!r} became the fixed name {name!r} (a Pulumi resource has a stable "
-            "name; set object_name= to choose another)"
+            f"metadata.generateName {prefix!r} became the fixed name {name!r} (a Pulumi resource has a stable name; set object_name= to choose another)"
         )
     dropped = [key for key in meta if key in SERVER_SET]
     if dropped:
@@ -152,8 +151,7 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     spec_model = type(manifest.spec)
     subject = f"{manifest.kind} {name!r}"
     notes += [
-        f"Ray Serve would refuse serveConfigV2 ({p}): the API server stores it, the component stops at preview "
-        "until it is fixed"
+        f"Ray Serve would refuse serveConfigV2 ({p}): the API server stores it, the component stops at preview until it is fixed"
         for p in stored.serve_problems
     ]
     with lenient_validation() if stored.serve_problems else nullcontext():
@@ -214,8 +212,7 @@ def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[lis
         if same is not obj:
             where = f"namespace {obj.namespace!r}" if obj.namespace else "the same (default) namespace"
             errors.append(
-                f"{obj.where}: {obj.subject} is also declared at {same.where} in {where}: Kubernetes keeps one "
-                "object per name, so convert one of them (or rename it)"
+                f"{obj.where}: {obj.subject} is also declared at {same.where} in {where}: Kubernetes keeps one object per name, so convert one of them (or rename it)"
             )
     if errors:
         return objects, errors

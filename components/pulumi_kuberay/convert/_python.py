@@ -34,8 +34,7 @@ def object_comments(obj: RayObject, width: int = COMMENT_WIDTH) -> list[str]:
     lines = _comment(f"{obj.subject} (from {obj.where})", width=width)
     for gate in obj.feature_gates:
         lines += _comment(
-            f"needs the operator feature gate {gate}: run KubeRay with --feature-gates={gate}=true "
-            f"(Helm: featureGates) -- feature_gates= below only tells the checks",
+            f"needs the operator feature gate {gate}: run KubeRay with --feature-gates={gate}=true (Helm: featureGates) -- feature_gates= below only tells the checks",
             width=width,
         )
     if obj.findings:

@@ -82,8 +82,7 @@ def stack_config(objects: Sequence[RayObject], sources: Sequence[str]) -> str:
         section = by_section.setdefault(SECTIONS[obj.kind], [])
         if any(o.name == obj.name for o in section):
             raise ConversionError(
-                f"{obj.subject} ({obj.where}): two {obj.kind}s named {obj.name!r}; stack config needs unique "
-                "names per kind (convert them to Python instead, which sets object_name=)"
+                f"{obj.subject} ({obj.where}): two {obj.kind}s named {obj.name!r}; stack config needs unique names per kind (convert them to Python instead, which sets object_name=)"
             )
         section.append(obj)
     origin = ", ".join(sources) or "<stdin>"

@@ -32,6 +32,8 @@ from typing import Any
 
 import yaml
 
+from pulumi_kuberay.model._helm_values import coalesce, merge_maps
+
 CHART_NAME = "ray-cluster"
 CHART_VERSION = "1.7.0"
 INT32_MAX = 2147483647
@@ -214,19 +216,6 @@ def _group_ignored(path: str, group: Mapping[str, Any], allowed: set[str] | froz
     return out
 
 
-def coalesce(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """Helm's coalescing: maps merged recursively, anything else replaced, ``null`` removes the default."""
-    out = copy.deepcopy(dict(defaults))
-    for key, value in values.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = coalesce(value, out[key])
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
 # --------------------------------------------------------------------------------------------------
 # Go template semantics.
 
@@ -375,7 +364,8 @@ def _list(value: Any, key: str) -> list[Any]:
     return value
 
 
-def _pod(
+# C901, PLR0912: the ray-cluster chart's pod template, one branch per value it reads
+def _pod(  # noqa: C901, PLR0912
     values: Mapping[str, Any], group: Mapping[str, Any], key: str, container: str, labels: dict[str, Any],
     *, extra_env: Any, default_resources: dict[str, Any] | None,
 ) -> dict[str, Any]:  # fmt: skip
@@ -457,14 +447,15 @@ def _worker(
     return out
 
 
-def render_values(
+# C901: the chart's raycluster template, in its order
+def render_values(  # noqa: C901
     values: Mapping[str, Any], *, release_name: str = "raycluster", namespace: str = "default"
 ) -> dict[str, Any]:
     """The RayCluster manifest ``helm template <release_name> ray-cluster -n <namespace> -f values`` renders."""
     if not isinstance(values, Mapping):
         raise HelmValuesError("", f"values must be a mapping, got {type(values).__name__}")
     ignored_keys(values)  # shapes the chart cannot render raise; keys it does not read are left alone, as by Helm
-    merged = coalesce(values, chart_defaults())
+    merged = coalesce(defaults=chart_defaults(), values=values)
     labels = chart_labels(release_name)
     metadata: dict[str, Any] = {
         "name": scalar(fullname(merged, release_name), "fullnameOverride"),
@@ -528,7 +519,7 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
     """The values key behind the rendered field at ``path`` (``spec.workerGroupSpecs[0].replicas`` ->
     ``worker.replicas``), so a problem found in the RayCluster is reported where the user wrote it."""
     parts = path.replace("[", ".[").split(".")
-    merged = coalesce(values, chart_defaults())
+    merged = coalesce(defaults=chart_defaults(), values=values)
     if parts[:2] == ["spec", "headGroupSpec"]:
         group, rest = "head", parts[2:]
     elif parts[:2] == ["spec", "workerGroupSpecs"] and len(parts) > 2:
@@ -577,7 +568,7 @@ def merge_values(
     command line). Raises :class:`HelmValuesError` on a ``--set`` it cannot parse."""
     merged: dict[str, Any] = {}
     for values in files:
-        merged = _merge_maps(merged, values)
+        merged = merge_maps(merged, values)
     for item in set_json:
         _parse_set(item, merged, as_json=True)
     for item in set_values:
@@ -585,17 +576,6 @@ def merge_values(
     for item in set_string:
         _parse_set(item, merged, as_string=True)
     return merged
-
-
-def _merge_maps(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """Helm's ``mergeMaps``: maps merged recursively, anything else replaced (a ``null`` stays, to delete later)."""
-    out = dict(base)
-    for key, value in new.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merge_maps(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 _INT64 = re.compile(r"-?(0|[1-9][0-9]*)")
@@ -734,7 +714,6 @@ __all__ = [
     "HelmValuesError",
     "IgnoredKey",
     "chart_defaults",
-    "coalesce",
     "go_float",
     "ignored_keys",
     "merge_values",

@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ._base import KubeModel, Quantity, ResourceQuantity
+from ._base import KubeModel
+from ._quantity import Quantity, ResourceQuantity
 
 
 class _K8sModel(KubeModel):

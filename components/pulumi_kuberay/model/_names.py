@@ -47,8 +47,7 @@ def name_problems(kind: str, name: str, *, generated: bool = False) -> list[str]
         candidate = name + "x" * GENERATE_NAME_SUFFIX if generated else name
         if not _DNS1035.fullmatch(candidate):
             problems.append(
-                f"{kind} name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', "
-                "starting with a letter and ending with a letter or digit)"
+                f"{kind} name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)"
             )
     return problems
 

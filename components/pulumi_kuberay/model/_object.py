@@ -10,7 +10,8 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from ._base import JsonDict, KubeModel, Problem
+from ._base import JsonDict, KubeModel
+from ._errors import Problem
 from ._names import name_problems
 
 SpecT = TypeVar("SpecT", bound=BaseModel)

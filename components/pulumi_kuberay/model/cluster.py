@@ -45,7 +45,9 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, KubeModel, Quantity, SpecError, known
+from ._base import KubeModel
+from ._deferred import In, known
+from ._errors import SpecError
 from ._k8s import (
     EnvFromSource,
     EnvVar,
@@ -60,6 +62,7 @@ from ._k8s import (
     Toleration,
     VolumeMount,
 )
+from ._quantity import Quantity
 from .pod import (
     PodShortcuts,
     ScalarStringMap,
@@ -275,8 +278,8 @@ class RedisCredential(KubeModel):
     in :class:`GcsFaultToleranceOptions` a :class:`~pulumi_kuberay.model.pod.SecretRef` is accepted directly.
     """
 
-    value: str | None = None
-    """Literal value (ends up in the CR: avoid for passwords)."""
+    value: str | None = Field(default=None, json_schema_extra={"secret": True})
+    """Literal value (ends up in the CR: avoid for passwords; the component package marks it secret)."""
     value_from: EnvVarSource | None = None
     """Source of the value, e.g. a ``secretKeyRef``."""
 
@@ -516,8 +519,7 @@ class RayClusterSpec(KubeModel):
         if template is None:
             if self.image is None:
                 raise SpecError(
-                    f"{path}.template: set template or image/cpu/memory "
-                    "(on the group, or image on RayClusterSpec)",
+                    f"{path}.template: set template or image/cpu/memory (on the group, or image on RayClusterSpec)",
                     field=f"{path}.template",
                     fix=f'e.g. {type(group).__name__}(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")',
                 )

@@ -20,7 +20,8 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from .._gosyntax import cron_error
-from ._base import KubeModel, Self, SpecError
+from ._base import KubeModel, Self
+from ._errors import SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
 
@@ -48,8 +49,7 @@ def check_time_zone(name: str) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
         raise SpecError(
             f"timeZone {name!r} is not a known IANA time zone",
-            fix="use a name like 'Europe/Berlin', 'America/New_York' or 'UTC' "
-            "(or omit it for the operator's zone)",
+            fix="use a name like 'Europe/Berlin', 'America/New_York' or 'UTC' (or omit it for the operator's zone)",
         ) from exc
     return name
 
@@ -88,8 +88,7 @@ class RayCronJobSpec(KubeModel):
             raise SpecError(
                 "jobTemplate sets neither rayClusterSpec nor clusterSelector",
                 field="jobTemplate",
-                fix="set jobTemplate.rayClusterSpec (a cluster per run) or "
-                "jobTemplate.clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
+                fix="set jobTemplate.rayClusterSpec (a cluster per run) or jobTemplate.clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
             )
         return self
 

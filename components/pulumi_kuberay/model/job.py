@@ -27,7 +27,9 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml, parse_yaml_copy
 
-from ._base import In, KubeModel, Self, SpecError, known
+from ._base import KubeModel, Self
+from ._deferred import In, known
+from ._errors import SpecError
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
@@ -112,8 +114,7 @@ class DeletionCondition(KubeModel):
     def _exactly_one(self) -> Self:
         if self.job_status is not None and self.job_deployment_status is not None:
             raise SpecError(
-                "jobStatus and jobDeploymentStatus cannot be used together within the same deletion "
-                "condition",
+                "jobStatus and jobDeploymentStatus cannot be used together within the same deletion condition",
                 field="jobDeploymentStatus",
                 fix="split it into two rules",
             )
@@ -264,8 +265,7 @@ class RayJobSpec(KubeModel):
             raise SpecError(
                 "rayClusterSpec and clusterSelector are mutually exclusive",
                 field="clusterSelector",
-                fix="keep rayClusterSpec to create a cluster for the job, "
-                "or clusterSelector to use an existing one",
+                fix="keep rayClusterSpec to create a cluster for the job, or clusterSelector to use an existing one",
             )
         if self.ray_cluster_spec is None and selector is None and is_wire(info) and not is_lenient(info):
             # From Python the RayJob component's ``cluster=`` may supply the selector (it checks it then).

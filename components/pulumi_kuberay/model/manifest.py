@@ -33,7 +33,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from ._base import ManifestError, Problem, problems_from_validation_error
+from ._errors import ManifestError, Problem, problems_from_validation_error
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
 from .cronjob import RayCronJobManifest

@@ -31,7 +31,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from ._base import KubeModel, SpecError
+from ._base import KubeModel
+from ._errors import SpecError
 from ._k8s import (
     Affinity,
     Capabilities,
@@ -94,8 +95,7 @@ class BatchSchedulerValues(_Values):
     def _not_both(self) -> BatchSchedulerValues:
         if self.enabled and self.name:
             raise SpecError(
-                f"batchScheduler.enabled (deprecated, means volcano) and batchScheduler.name ({self.name!r}) are "
-                "both set; the chart refuses that",
+                f"batchScheduler.enabled (deprecated, means volcano) and batchScheduler.name ({self.name!r}) are both set; the chart refuses that",
                 field="enabled",
                 fix="remove enabled and keep name",
             )

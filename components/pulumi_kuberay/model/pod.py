@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import In, JsonDict, KubeModel, Obj, SpecError, known, render_scalar
+from ._base import JsonDict, KubeModel, render_scalar
+from ._deferred import In, Obj, known
+from ._errors import SpecError
 from ._k8s import (
     Affinity,
     Container,
@@ -47,6 +49,7 @@ from ._k8s import (
     Volume,
     VolumeMount,
 )
+from ._quantity import QUANTITY_PATTERN
 
 # --------------------------------------------------------------------------------------------------
 # Python input vs. wire documents.
@@ -167,15 +170,13 @@ CpuQuantity = int | float | str
 
 
 #: The Kubernetes quantity syntax (the CRD's ``pattern`` of ``resources.limits``/``requests``).
-QUANTITY_PATTERN = re.compile(
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
+_QUANTITY = re.compile(QUANTITY_PATTERN)
 
 
 def check_quantity(value: Any, field: str) -> Any:
     """A resource amount: a finite number >= 0 or a string in the Kubernetes quantity syntax (``"16Gi"``)."""
     fix = 'write e.g. "500m", "2" or "16Gi"'
-    if isinstance(value, str) and (not QUANTITY_PATTERN.match(value) or value.startswith("-")):
+    if isinstance(value, str) and (not _QUANTITY.match(value) or value.startswith("-")):
         raise SpecError(f"{field} {value!r} is not a Kubernetes quantity", field=field, fix=fix)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
         raise SpecError(f"{field} ({value!r}) must be a finite amount >= 0", field=field, fix=fix)
@@ -368,14 +369,14 @@ class PodShortcuts(KubeModel):
         current = (params or {}).get("object-store-memory")
         if current is not None and current != amount:
             raise SpecError(
-                f"object_store_memory ({amount} bytes) conflicts with ray_start_params['object-store-memory'] "
-                f"({current})",
+                f"object_store_memory ({amount} bytes) conflicts with ray_start_params['object-store-memory'] ({current})",
                 field="object_store_memory",
                 fix="set the object store size in one place only",
             )
         return {**(params or {}), "object-store-memory": amount}
 
-    def render_template(
+    # C901, PLR0912, PLR0915: one step per convenience field, in KubeRay's order
+    def render_template(  # noqa: C901, PLR0912, PLR0915
         self, template: PodTemplateSpec | None, *, image_default: str | None = None
     ) -> PodTemplateSpec | None:
         """Merge the shortcuts into ``template`` (or build one); ``None`` when there is nothing to render.
@@ -462,8 +463,7 @@ class PodShortcuts(KubeModel):
                     ports.append({"containerPort": number, "name": name})
                 elif same[0].get("containerPort") != number:
                     raise SpecError(
-                        f"ports[{name!r}] ({number}) conflicts with {here}.ports[{ports.index(same[0])}] "
-                        f"({same[0].get('containerPort')})",
+                        f"ports[{name!r}] ({number}) conflicts with {here}.ports[{ports.index(same[0])}] ({same[0].get('containerPort')})",
                         field="ports",
                         fix=f"declare port {name!r} in one place only",
                     )
@@ -532,7 +532,8 @@ def _dump(model: Any) -> JsonDict:
     return rendered
 
 
-def _merge_named(
+# PLR0917: one merge step: where, what, the items, their identity, and two names for errors
+def _merge_named(  # noqa: PLR0917
     target: JsonDict, key: str, items: list[JsonDict], identity: str, field: str, target_path: str
 ) -> None:
     """Append ``items`` to ``target[key]``; an item whose ``identity`` is already there must be identical."""

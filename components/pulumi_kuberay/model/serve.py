@@ -40,7 +40,8 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml
 
-from ._base import KubeModel, ManifestError, Problem, Self, SpecError, iter_unique_duplicates, validate_as
+from ._base import KubeModel, Self, iter_unique_duplicates
+from ._errors import ManifestError, Problem, SpecError, validate_as
 
 #: Ray Serve's default HTTP port (``http_options.port``), also what KubeRay assumes for the ``serve`` port.
 DEFAULT_SERVE_PORT = 8000
@@ -94,8 +95,7 @@ def _check_runtime_env(runtime_env: dict[str, Any] | None) -> dict[str, Any] | N
             raise SpecError(
                 f"{key} {uri!r} is not a remote URI; a Serve config only accepts remote URIs here",
                 field=key,
-                fix=f"upload a zip and use one of {', '.join(sorted(_RUNTIME_ENV_URI_SCHEMES))}:// "
-                "(e.g. https://github.com/org/repo/archive/<sha>.zip), or bake the code into the image",
+                fix=f"upload a zip and use one of {', '.join(sorted(_RUNTIME_ENV_URI_SCHEMES))}:// (e.g. https://github.com/org/repo/archive/<sha>.zip), or bake the code into the image",
             )
     return runtime_env
 
@@ -111,8 +111,7 @@ def check_import_path(import_path: str) -> str:
         return import_path
     if "." not in import_path:
         raise SpecError(
-            f"import_path {import_path!r} names no attribute (needs a ':' or '.' between module and "
-            f"attribute)",
+            f"import_path {import_path!r} names no attribute (needs a ':' or '.' between module and attribute)",
             fix=fix,
         )
     if import_path.startswith(".") or import_path.endswith("."):
@@ -495,8 +494,7 @@ class ServeConfig(_ServeModel):
                     else ""
                 )
                 raise SpecError(
-                    f"route_prefix {route!r} is already used by applications[{first}] "
-                    f"({self.applications[first].effective_name!r}){detail}",
+                    f"route_prefix {route!r} is already used by applications[{first}] ({self.applications[first].effective_name!r}){detail}",
                     field=f"applications[{index}].route_prefix",
                     fix="give each application its own route_prefix (e.g. '/" + name.replace("_", "-") + "')",
                 )
@@ -555,8 +553,7 @@ class ServeConfig(_ServeModel):
                 [
                     Problem(
                         prefix,
-                        f"a Serve config must be a YAML mapping with an 'applications' list, got "
-                        f"{type(data).__name__}",
+                        f"a Serve config must be a YAML mapping with an 'applications' list, got {type(data).__name__}",
                         "wrong_type",
                         fix="start the document with 'applications:'",
                     )
@@ -595,8 +592,7 @@ def check_serve_port(config: ServeConfig, ports: Iterable[ContainerPortRef]) -> 
             raise SpecError(
                 f"container port 'serve' ({ref.container_port}) != Serve's HTTP port ({expected}, {source})",
                 field=ref.path,
-                fix=f"set both to the same value: containerPort {expected} or "
-                f"serveConfigV2 http_options.port {ref.container_port}",
+                fix=f"set both to the same value: containerPort {expected} or serveConfigV2 http_options.port {ref.container_port}",
             )
 
 

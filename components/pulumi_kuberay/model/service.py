@@ -22,7 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
-from ._base import KubeModel, ManifestError, Problem, Self, SpecError
+from ._base import KubeModel, Self
+from ._errors import ManifestError, Problem, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
@@ -154,11 +155,9 @@ class RayServiceSpec(KubeModel):
         containers = template.spec.containers if template is not None and template.spec is not None else []
         if containers and not containers[0].ports and config.http_port != DEFAULT_SERVE_PORT:
             raise SpecError(
-                f"the head Ray container declares no ports, so KubeRay sends Serve traffic to port "
-                f"{DEFAULT_SERVE_PORT}, but Serve listens on {config.http_port} (http_options.port)",
+                f"the head Ray container declares no ports, so KubeRay sends Serve traffic to port {DEFAULT_SERVE_PORT}, but Serve listens on {config.http_port} (http_options.port)",
                 field="rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
-                fix=f"declare ports: [{{name: serve, containerPort: {config.http_port}}}] (and the other Ray "
-                "ports you need) on the head and worker Ray containers",
+                fix=f"declare ports: [{{name: serve, containerPort: {config.http_port}}}] (and the other Ray ports you need) on the head and worker Ray containers",
             )
 
     @model_validator(mode="after")
@@ -167,8 +166,7 @@ class RayServiceSpec(KubeModel):
             if name in self.model_fields_set:
                 alias = type(self).model_fields[name].alias or name
                 warnings.warn(
-                    f"RayService spec.{alias} is deprecated and ignored by KubeRay (unused since v1.1); "
-                    f"remove it",
+                    f"RayService spec.{alias} is deprecated and ignored by KubeRay (unused since v1.1); remove it",
                     KubeRayDeprecationWarning,
                     stacklevel=_caller_stacklevel(),
                 )

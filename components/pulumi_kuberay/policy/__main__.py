@@ -26,8 +26,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
         description=(
-            f"Write a ready CrossGuard pack directory ({PACK_NAME}: PulumiPolicy.yaml, __main__.py, requirements.txt "
-            "pinned to the installed pulumi-kuberay), or print the pack directory shipped in the package."
+            f"Write a ready CrossGuard pack directory ({PACK_NAME}: PulumiPolicy.yaml, __main__.py, requirements.txt pinned to the installed pulumi-kuberay), or print the pack directory shipped in the package."
         ),
         epilog='example: pulumi preview --policy-pack "$(python -m pulumi_kuberay.policy --path)"',
     )
@@ -54,8 +53,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         parser.error("give either DIR (write a pack directory) or --path (print the installed one)")
     if importlib.util.find_spec("pulumi_policy") is None:
         print(
-            f"{prog}: warning: pulumi-policy is not installed here; the pack needs "
-            "pip install 'pulumi-kuberay[policy]' in the Python environment the engine will use",
+            f"{prog}: warning: pulumi-policy is not installed here; the pack needs pip install 'pulumi-kuberay[policy]' in the Python environment the engine will use",
             file=sys.stderr,
         )
     if args.path:

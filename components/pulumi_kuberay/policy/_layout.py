@@ -51,8 +51,7 @@ def pack_files(*, virtualenv: str | None = None, requirements: bool = True) -> d
         policy_version = _version("pulumi-policy")
         policy_pin = f"pulumi-policy=={policy_version}" if policy_version else "pulumi-policy>=1.21.0,<2"
         files["requirements.txt"] = (
-            "# Written by kuberay-policy-pack: the pack is the installed package, at exactly this version.\n"
-            f"{DISTRIBUTION}[policy]=={version}\n{policy_pin}\n"
+            f"# Written by kuberay-policy-pack: the pack is the installed package, at exactly this version.\n{DISTRIBUTION}[policy]=={version}\n{policy_pin}\n"
         )
     return files
 

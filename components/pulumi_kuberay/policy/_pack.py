@@ -31,23 +31,22 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator import (
+from pulumi_kuberay.operator_crds import crd_version_label
+from pulumi_kuberay.operator_setup import (
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
-    crd_version_label,
     is_operator_deployment,
     setup_from_deployment,
     setup_from_stack_config,
     target_for_operator,
 )
 from pulumi_kuberay.policy._decode_once import install_request_memo
+from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import Finding, Rule
-from pulumi_kuberay.rules.operator import SETUP_RULES, check_setup
-from pulumi_kuberay.rules.stack import STACK_RULES, StackRule, check_stack
-from pulumi_kuberay.target import Target, parse_org_options, target_from_stack_config
+from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
+from pulumi_kuberay.rules._options import OrgOptions, camel
+from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
-PACK_NAME = "kuberay-policies"
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
 #: Findings whose rule is not in the catalogue (e.g. an internal error) are reported by this policy.
 FALLBACK_POLICY = "kuberay-other"
@@ -67,11 +66,8 @@ CONFIG_SCHEMA = PolicyConfigSchema(
             "additionalProperties": {"type": "boolean"},
             "description": "Operator feature gates over the version's defaults",
         },
-        "environment": {"type": "string", "enum": ["dev", "staging", "prod"]},
-        "allowedRegistries": {"type": "array", "items": {"type": "string"}},
-        "gpuBudget": {"type": "integer", "minimum": 0},
-        "podSecurityProfile": {"type": "string", "enum": ["privileged", "baseline", "restricted"]},
-        "kueueVersion": {"type": "string", "description": "Kueue release of the cluster, e.g. 0.15 (default newest)"},
+        "environment": {"type": "string", "enum": list(ENVIRONMENTS)},
+        **OrgOptions.json_schema(camel),
     }
 )
 
@@ -113,17 +109,11 @@ def target_for(config: Mapping[str, Any] | None) -> Target:
 @lru_cache(maxsize=64)
 def _target_for(config_json: str, stack_config: str) -> Target:
     config = json.loads(config_json)
-    options: dict[str, Any] = {}
-    if config.get("allowedRegistries") is not None:
-        options["allowed_registries"] = list(config["allowedRegistries"])
-    if config.get("gpuBudget") is not None:
-        options["gpu_budget"] = int(config["gpuBudget"])
-    options.update(parse_org_options(config.get("podSecurityProfile"), config.get("kueueVersion")))
     return _stack_target(stack_config).override(
         kuberay_version=config.get("kuberayVersion"),
         feature_gates=config.get("featureGates"),
         environment=config.get("environment"),
-        options=options or None,
+        options=OrgOptions.parse(config, spell=camel, where="policy config "),
     )
 
 
@@ -187,12 +177,12 @@ def _remediator(rule: Rule) -> Callable[[ResourceValidationArgs], Mapping[str, A
     return remediate
 
 
-def _stack_validator(rule: StackRule) -> Callable[..., None]:
+def _stack_validator(rule: Rule) -> Callable[..., None]:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         target = target_for(args.get_config())
         ray = [r for r in args.resources if is_ray_resource(r.resource_type)]
         manifests = [plain(r.props) for r in ray]
-        for item in check_stack(manifests, target.context()):
+        for item in rules.check_stack(manifests, target.override(audience="pack").context()):
             if item.finding.rule_id == rule.id:
                 report_violation(_message(item.finding), ray[item.index].urn)
 
@@ -228,7 +218,7 @@ def _setup_validator(rule_id: str) -> Callable[..., None]:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         ctx = target_for(args.get_config()).context()
         for urn, setup in operator_setups(args.resources):
-            for finding in check_setup(setup.to_options(), ctx):
+            for finding in rules.check_setup(setup, ctx):
                 if finding.rule_id == rule_id:
                     report_violation(_message(finding), urn)
 
@@ -239,7 +229,7 @@ def _operator_objects_validator(args: StackValidationArgs, report_violation: Rep
     """Ray objects against the operator Deployment of the stack (unless the stack config declares the operator:
     then the resource policies already judge against it)."""
     target = target_for(args.get_config())
-    if "operator" in target.options:
+    if target.operator is not None:
         return
     setups = operator_setups(args.resources)
     if len(setups) != 1:
@@ -253,51 +243,40 @@ def _operator_objects_validator(args: StackValidationArgs, report_violation: Rep
                 report_violation(_message(finding), resource.urn)
 
 
-def operator_policies() -> list[StackValidationPolicy]:
-    policies = [
-        StackValidationPolicy(
-            name=rule.id,
-            description=f"{rule.title}. {rule.rationale}",
-            validate=_setup_validator(rule.id),
-            config_schema=CONFIG_SCHEMA,
-            severity=_SEVERITY[rule.severity],
-            remediation_steps=rule.fix,
-            tags=[rule.category],
-        )
-        for rule in SETUP_RULES
-    ]
-    policies.append(
-        StackValidationPolicy(
-            name=OPERATOR_OBJECTS_POLICY,
-            description="Ray objects judged against the KubeRay operator Deployment of the same stack (watched "
-            "namespaces, batch scheduler, feature gates, CRD version).",
-            validate=_operator_objects_validator,
-            config_schema=CONFIG_SCHEMA,
-            severity=Severity.CRITICAL,
-        )
+def _stack_policy(rule: Rule) -> StackValidationPolicy:
+    """A stack rule judges the stack's Ray objects together; a setup rule the operator Deployments of the stack."""
+    return StackValidationPolicy(
+        name=rule.id,
+        description=f"{rule.title}. {rule.rationale}",
+        validate=_stack_validator(rule) if rule.scope == "stack" else _setup_validator(rule.id),
+        config_schema=CONFIG_SCHEMA,
+        severity=_SEVERITY[rule.severity],
+        remediation_steps=rule.fix,
+        tags=[rule.category],
     )
-    return policies
+
+
+def _resource_policy(rule: Rule, known: frozenset[str]) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(
+        name=rule.id,
+        description=f"{rule.title}. {rule.rationale}",
+        validate=_resource_validator(rule.id, known),
+        remediate=_remediator(rule),  # type: ignore[arg-type]  # a plain return value is allowed
+        config_schema=CONFIG_SCHEMA,
+        severity=_SEVERITY[rule.severity],
+        remediation_steps=rule.fix,
+        tags=[rule.category, *rule.operator_rules],
+    )
 
 
 def build_policies() -> list[Policy]:
-    """One resource policy per catalogue rule, a fallback policy, and the stack policies."""
+    """One policy per catalogue rule (resource policies for the rules on each object, stack policies for the
+    rules across the stack and on the operator), the fallback policy and the operator-objects policy."""
     catalogue = list(rules.RULES.values())
-    known = frozenset(rule.id for rule in catalogue)
-    policies: list[Policy] = []
-    for rule in catalogue:
-        remediate = _remediator(rule)
-        policies.append(
-            ResourceValidationPolicy(
-                name=rule.id,
-                description=f"{rule.title}. {rule.rationale}",
-                validate=_resource_validator(rule.id, known),
-                remediate=remediate,  # type: ignore[arg-type]  # a plain return value is allowed
-                config_schema=CONFIG_SCHEMA,
-                severity=_SEVERITY[rule.severity],
-                remediation_steps=rule.fix,
-                tags=[rule.category, *rule.operator_rules],
-            )
-        )
+    known = frozenset(rule.id for rule in catalogue if rule.scope == "document")
+    policies: list[Policy] = [
+        _resource_policy(rule, known) if rule.scope == "document" else _stack_policy(rule) for rule in catalogue
+    ]
     policies.append(
         ResourceValidationPolicy(
             name=FALLBACK_POLICY,
@@ -307,19 +286,15 @@ def build_policies() -> list[Policy]:
             severity=Severity.HIGH,
         )
     )
-    for stack_rule in STACK_RULES:
-        policies.append(
-            StackValidationPolicy(
-                name=stack_rule.id,
-                description=f"{stack_rule.title}. {stack_rule.rationale}",
-                validate=_stack_validator(stack_rule),
-                config_schema=CONFIG_SCHEMA,
-                severity=_SEVERITY[stack_rule.severity],
-                remediation_steps=stack_rule.fix,
-                tags=[stack_rule.category],
-            )
+    policies.append(
+        StackValidationPolicy(
+            name=OPERATOR_OBJECTS_POLICY,
+            description="Ray objects judged against the KubeRay operator Deployment of the same stack (watched namespaces, batch scheduler, feature gates, CRD version).",
+            validate=_operator_objects_validator,
+            config_schema=CONFIG_SCHEMA,
+            severity=Severity.CRITICAL,
         )
-    policies.extend(operator_policies())
+    )
     return policies
 
 
@@ -335,13 +310,9 @@ def enforcement_for(severity: str, environment: str) -> EnforcementLevel:
 def policy_config(environment: str) -> dict[str, Any]:
     """The policy config file for ``environment`` (written to stacks/policy.<env>.json by scripts/gen-policy-config)."""
     levels: dict[str, Any] = {}
-    for rule in rules.RULES.values():
+    for rule in rules.RULES.values():  # every scope: one policy per rule
         levels[rule.id] = enforcement_for(rule.severity, environment).value
     levels[FALLBACK_POLICY] = enforcement_for("high", environment).value
-    for stack_rule in STACK_RULES:
-        levels[stack_rule.id] = enforcement_for(stack_rule.severity, environment).value
-    for setup_rule in SETUP_RULES:
-        levels[setup_rule.id] = enforcement_for(setup_rule.severity, environment).value
     levels[OPERATOR_OBJECTS_POLICY] = enforcement_for("critical", environment).value
     return dict(sorted(levels.items()))
 
@@ -354,7 +325,6 @@ def run() -> None:
         policies=build_policies(),
         enforcement_level=EnforcementLevel.ADVISORY,
         description=(
-            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; "
-            "per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
         ),
     )

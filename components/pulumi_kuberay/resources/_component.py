@@ -11,7 +11,11 @@ options and its outputs):
 2. validate the spec into the typed model and render the manifest (:meth:`RayComponent._build`);
 3. run the rule catalogue: a critical finding raises (:class:`CriticalFindingsError`) *before the custom
    resource is registered*; lower severities become warnings on the component;
-4. register one :class:`RayCustomResource` parented to the component, then the outputs.
+4. register one :class:`RayCustomResource` parented to the component, then the outputs;
+5. at ``pulumi up`` (never at preview), wait for the object in the component (``_component_await``: poll the
+   object and its events until :func:`~pulumi_kuberay.resources._verdict.verdict` says done or failed, then
+   fail with :func:`pulumi_kuberay.diagnose`'s line or hand the final status to the outputs). The provider's
+   ``pulumi.com/waitFor`` is only the fallback where the component cannot reach the cluster.
 
 Secret Outputs stay secret: every value of the manifest that holds one is sent as a secret, and messages
 (errors, warnings) show ``[secret]`` instead.
@@ -29,9 +33,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._base import ManifestError, Problem
+from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.resources import _inputs
-from pulumi_kuberay.resources._await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
+from pulumi_kuberay.resources._component_await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
 from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
@@ -47,7 +51,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     with_annotations,
 )
-from pulumi_kuberay.resources.operator import KubeRayOperator, operator_options, operator_target
+from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
@@ -76,7 +80,7 @@ class ObjectKeywords(TypedDict, total=False):
     environment: pulumi.Input[str] | None
     """``dev`` / ``staging`` / ``prod`` (default: stack config ``kuberay:environment``)."""
     operator: KubeRayOperator | None
-    """The :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` that runs the object: the rule target
+    """The :class:`~pulumi_kuberay.resources.kuberay_operator.KubeRayOperator` that runs the object: the rule target
     (version, feature gates, watched namespaces) comes from it, and the object depends on it."""
 
 
@@ -86,7 +90,8 @@ class WorkloadKeywords(ObjectKeywords, total=False):
     local_queue: pulumi.Input[str] | None
     """Kueue LocalQueue to admit the workload into (label ``kueue.x-k8s.io/queue-name``)."""
     timeout_seconds: pulumi.Input[int] | None
-    """How long the provider waits for the object (``pulumi.com/timeoutSeconds``; provider default 600)."""
+    """How long ``pulumi up`` waits for the object (default 600): the component's own wait, or the provider's
+    ``pulumi.com/timeoutSeconds`` where the provider waits instead."""
 
 
 @dataclass
@@ -130,7 +135,7 @@ class Built(Generic[SpecT]):
     extra: dict[str, Any] = field(default_factory=dict)
     """What a kind keeps for its outputs (e.g. the selected cluster's outputs)."""
     wait_plan: AwaitPlan | None = None
-    """How ``pulumi up`` waits for the object (``_await.plan_await``)."""
+    """How ``pulumi up`` waits for the object (``_component_await.plan_await``)."""
 
 
 def _expect(subject: str, name: str, value: Any, types: tuple[type, ...], word: str) -> None:
@@ -148,9 +153,12 @@ def _expect_str_map(subject: str, name: str, value: Any) -> None:
     for key, item in value.items():
         if not isinstance(key, str) or not isinstance(item, str):
             raise TypeError(
-                f"{subject}: {name}[{key!r}]: expected a string, got {type(item).__name__} {item!r}"
-                " (quote numbers and booleans: label and annotation values are strings)"
+                f"{subject}: {name}[{key!r}]: expected a string, got {type(item).__name__} {item!r} (quote numbers and booleans: label and annotation values are strings)"
             )
+
+
+#: Read by Pulumi's Kubernetes provider on create and update: force the server-side apply.
+FORCE_APPLY_ANNOTATION = "pulumi.com/patchForce"
 
 
 class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
@@ -158,6 +166,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
 
     KIND: ClassVar[str]
     SPEC_MODEL: ClassVar[type[BaseModel]]
+    #: Pulumi's server-side apply takes its fields back from another field manager on update (the provider's
+    #: ``pulumi.com/patchForce`` annotation); for kinds whose spec the operator itself writes incidentally.
+    FORCE_APPLY: ClassVar[bool] = False
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         resource: RayCustomResource
@@ -199,7 +210,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
         extra: Any = None,
     ) -> None:
-        self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _await)
+        self._await_opts = opts  # --- wait: plan_await needs to know the provider (see _component_await)
         # The operator is a resource, not an input: kept aside from the inputs resolved below.
         self._operator = common.operator
         opts = operator_options(opts, common.operator)
@@ -244,7 +255,10 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         async def deps() -> set[pulumi.Resource]:
             return (await task)[1].resources
 
-        built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(deps(), built_value(), built_known(), built_secret())
+        later = _inputs.OnAwait
+        built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(
+            later(deps), later(built_value), later(built_known), later(built_secret)
+        )
 
         async def for_dependents() -> JsonDict:
             # Always "known": values not known yet are the unknown sentinel inside it (a RayJob's cluster=).
@@ -252,7 +266,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             unknown = {"name": UNKNOWN_SENTINEL, "namespace": UNKNOWN_SENTINEL}
             return manifest if manifest is not None else {"metadata": unknown, "spec": {}}
 
-        self._manifest_for_dependents = pulumi.Output(deps(), for_dependents(), _inputs.ready(True), built_secret())
+        self._manifest_for_dependents = pulumi.Output(
+            later(deps), later(for_dependents), _inputs.ready(True), later(built_secret)
+        )
 
         def prop(key: str) -> pulumi.Output[Any]:
             async def value() -> Any:
@@ -271,7 +287,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
                     return False
                 return len(_inputs.secrets_found(built.manifest, resolved.secrets)) < len(resolved.secrets)
 
-            return pulumi.Output(deps(), value(), known(), secret())
+            return pulumi.Output(later(deps), later(value), later(known), later(secret))
 
         self._register(name, {"metadata": prop("metadata"), "spec": prop("spec")}, built_output, extra, common)
 
@@ -289,8 +305,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             built = Built(spec=None, manifest=None)
             paths = ", ".join(sorted({p.path for p in unknown}))
             built.notes.append(
-                f"{self._subject(name, common)}: not validated at preview, values not known yet at {paths} "
-                "(validated and checked before the update creates anything)"
+                f"{self._subject(name, common)}: not validated at preview, values not known yet at {paths} (validated and checked before the update creates anything)"
             )
         self._warn(built, resolved.secrets)
         return built, resolved
@@ -340,14 +355,13 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             current = labels.get(KUEUE_QUEUE_LABEL)
             if current not in (None, common.local_queue):
                 raise ValueError(
-                    f"{subject}: labels[{KUEUE_QUEUE_LABEL!r}] is {current!r} but local_queue is "
-                    f"{common.local_queue!r}; drop the label, local_queue sets it"
+                    f"{subject}: labels[{KUEUE_QUEUE_LABEL!r}] is {current!r} but local_queue is {common.local_queue!r}; drop the label, local_queue sets it"
                 )
             labels[KUEUE_QUEUE_LABEL] = common.local_queue
         metadata = object_metadata(
             k8s_name, namespace=common.namespace, labels=labels, annotations=common.annotations
         )
-        # --- wait (owned by _await): the plan decides the annotations (skipAwait, or the provider's waitFor)
+        # --- wait (owned by _component_await): the plan decides the annotations (skipAwait, or the provider's waitFor)
         plan = plan_await(
             self.KIND,
             spec_dict,
@@ -359,6 +373,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         )
         built.wait_plan = dataclasses.replace(plan, subject=subject)
         metadata = with_annotations(metadata, plan.annotations)
+        if self.FORCE_APPLY:
+            metadata = with_annotations(metadata, {FORCE_APPLY_ANNOTATION: "true"})
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
@@ -372,7 +388,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     def _awaited_status(
         self, built: pulumi.Output[Built[SpecT]], *, fail_on_failure: bool = True
     ) -> pulumi.Output[JsonDict | None]:
-        """The live status once ``pulumi up``'s wait for the object is over (``_await.awaited_status``)."""
+        """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``)."""
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
         plan = built.apply(lambda b: b.wait_plan or none)
         return awaited_status(self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure)

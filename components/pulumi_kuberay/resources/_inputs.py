@@ -14,15 +14,18 @@ component can mark them secret again wherever they end up in the manifest and ke
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pulumi
 from pulumi.output import Unknown
 
-from pulumi_kuberay.model._base import KubeModel, holds_deferred, is_deferred
+from pulumi_kuberay.model._base import KubeModel, holds_deferred
+from pulumi_kuberay.model._deferred import is_deferred
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+
+T = TypeVar("T")
 
 #: What a message shows instead of a secret value.
 REDACTED = "[secret]"
@@ -165,6 +168,25 @@ def completed_output(
     return pulumi.Output(resources or set(), ready(value), ready(known), ready(secret))
 
 
-async def ready(value: Any) -> Any:
-    """An awaitable of a value already there (the parts of a hand-made Output)."""
-    return value
+class OnAwait(Generic[T]):
+    """An awaitable whose coroutine is created when it is awaited, not before: the parts of a hand-made
+    ``pulumi.Output``. ``Output`` awaits its parts one after the other, so when the value fails (or the program
+    ends first) the later parts are never awaited; built as coroutines up front, each would be "never awaited"
+    (a RuntimeWarning per part)."""
+
+    __slots__ = ("_make",)
+
+    def __init__(self, make: Callable[[], Coroutine[Any, Any, T]]) -> None:
+        self._make = make
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._make().__await__()
+
+
+def ready(value: T) -> OnAwait[T]:
+    """An awaitable of a value already there."""
+
+    async def now() -> T:
+        return value
+
+    return OnAwait(now)

@@ -155,7 +155,8 @@ def _exec_credential(spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return status
 
 
-def load_client(text: str, base: Path | None, context_name: str | None = None) -> KubeClient:
+# C901, PLR0912: one branch per kubeconfig credential kind
+def load_client(text: str, base: Path | None, context_name: str | None = None) -> KubeClient:  # noqa: C901, PLR0912
     """A client for ``context_name`` (default: current-context) of the kubeconfig ``text``."""
     try:
         config = yaml.safe_load(text)

@@ -19,24 +19,26 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._base import validate_as
-from pulumi_kuberay.resources import _wait
+from pulumi_kuberay.model._errors import validate_as
+from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
-from pulumi_kuberay.target import Target, TargetError, target_from_stack_config
+from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
 
 API_VERSION = "ray.io/v1"
 #: Package part of the components' type tokens (``kuberay:index:RayCluster``); part of every child URN.
 TOKEN_PACKAGE = "kuberay"
 #: Stack config namespace of the rule settings (``kuberay:version``, ``kuberay:environment``,
-#: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.target``.
+#: ``kuberay:featureGates``, ...): the policy pack reads the same keys through ``pulumi_kuberay.rules.target``.
 CONFIG_NAMESPACE = "kuberay"
 
-# The await annotations, and their values per kind, live in ``_wait`` (pure; tested against status snapshots).
-WAIT_FOR_ANNOTATION = _wait.WAIT_FOR_ANNOTATION
-TIMEOUT_ANNOTATION = _wait.TIMEOUT_ANNOTATION
+# The await annotations, and their values per kind, live in ``_provider_wait_for`` (pure; tested against status
+# snapshots).
+WAIT_FOR_ANNOTATION = _provider_wait_for.WAIT_FOR_ANNOTATION
+TIMEOUT_ANNOTATION = _provider_wait_for.TIMEOUT_ANNOTATION
 
 CLUSTER_DOMAIN = "cluster.local"
-#: KubeRay's default ports, used when the head container declares no port of that name (reference 9.3).
+#: KubeRay's default ports (``DefaultDashboardPort``, ``DefaultClientPort``, ... in its ``utils`` constants), used when
+#: the head container declares no port of that name.
 DEFAULT_PORTS: dict[str, int] = {"dashboard": 8265, "client": 10001, "serve": 8000, "gcs-server": 6379}
 
 JsonDict = dict[str, Any]
@@ -157,10 +159,8 @@ def with_annotations(metadata: JsonDict, extra: Mapping[str, str]) -> JsonDict:
 # Rule settings (target KubeRay version, operator feature gates, environment) and running the catalogue.
 
 
-#: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.target``).
-CONFIG_KEYS = (
-    "version", "environment", "featureGates", "allowedRegistries", "gpuBudget", "podSecurityProfile", "kueueVersion"
-)
+#: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.rules.target``).
+CONFIG_KEYS = STACK_CONFIG_KEYS
 
 
 def rule_settings(
@@ -169,8 +169,9 @@ def rule_settings(
     environment: str | None = None,
 ) -> Target:
     """What the catalogue checks against: the stack config ``kuberay:version``, ``kuberay:environment``,
-    ``kuberay:featureGates`` (over the version's defaults), ``kuberay:allowedRegistries`` and
-    ``kuberay:gpuBudget`` (read exactly as the policy pack reads them); explicit arguments take precedence.
+    ``kuberay:featureGates`` (over the version's defaults) and the organisation options (``kuberay:gpuBudget``,
+    ``kuberay:podSecurityProfile``...: :class:`~pulumi_kuberay.rules._options.OrgOptions`), read exactly as the
+    policy pack reads them; explicit arguments take precedence.
 
     Raises ValueError naming the config key or argument when a value cannot be used.
     """
@@ -209,8 +210,7 @@ class CriticalFindingsError(pulumi.RunError):
         lines = [f"{subject}: {count} critical finding{'s' if count != 1 else ''}:"]
         lines += [f"  - {format_finding(f)}" for f in self.findings]
         lines.append(
-            f"  (to silence a rule on this resource, give a reason in the annotation "
-            f"'{SUPPRESS_PREFIX}<rule-id>')"
+            f"  (to silence a rule on this resource, give a reason in the annotation '{SUPPRESS_PREFIX}<rule-id>')"
         )
         super().__init__("\n".join(lines))
 

@@ -1,7 +1,7 @@
 """When a ``pulumi up`` wait on a KubeRay object is over: done, failed (with our diagnosis), or still waiting.
 
 Pure (no I/O, no pulumi, no clock: every time comes in as an argument and is the API server's clock). The
-component-side await (``_await``) polls the object and its events and asks :func:`verdict` after every poll.
+component-side await (``_component_await``) polls the object and its events and asks :func:`verdict` after every poll.
 
 Why the component waits itself instead of the provider's ``pulumi.com/waitFor``: the provider treats a
 ``jsonpath=`` or ``condition=`` wait as unmet while ``status.observedGeneration < metadata.generation``
@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status import diagnose
-from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _get, _int, _parse_time
+from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _parse_time
 
 __all__ = [
     "DEFAULT_SETTLE_SECONDS",
@@ -97,25 +98,25 @@ def _time(value: Any) -> datetime | None:
 
 def _conditions(status: Any) -> dict[str, Mapping[str, Any]]:
     out: dict[str, Mapping[str, Any]] = {}
-    for item in _get(status, "conditions") or []:
+    for item in get(status, "conditions") or []:
         if isinstance(item, Mapping) and isinstance(item.get("type"), str):
             out[item["type"]] = item
     return out
 
 
 def _is(conds: Mapping[str, Mapping[str, Any]], ctype: str, value: str = "True") -> bool:
-    return bool(_get(conds, ctype, "status") == value)
+    return bool(get(conds, ctype, "status") == value)
 
 
 def last_spec_write(obj: Mapping[str, Any]) -> datetime | None:
     """When the object (not its status) was last written, from ``metadata.managedFields`` (second resolution)."""
     times = [
         parsed
-        for entry in _get(obj, "metadata", "managedFields") or []
+        for entry in get(obj, "metadata", "managedFields") or []
         if isinstance(entry, Mapping) and entry.get("subresource") != "status"
         if (parsed := _time(entry.get("time"))) is not None
     ]
-    created = _time(_get(obj, "metadata", "creationTimestamp"))
+    created = _time(get(obj, "metadata", "creationTimestamp"))
     if created is not None:
         times.append(created)
     return max(times) if times else None
@@ -126,7 +127,7 @@ def _event_time(event: Mapping[str, Any]) -> datetime | None:
     candidates = [
         _time(event.get("lastTimestamp")),
         _time(event.get("eventTime")),
-        _time(_get(event, "series", "lastObservedTime")),
+        _time(get(event, "series", "lastObservedTime")),
         _time(event.get("firstTimestamp")),
     ]
     known = [t for t in candidates if t is not None]
@@ -185,7 +186,7 @@ def verdict(
         if deleted_ok:
             return Verdict("done", "the object was deleted (a DeleteSelf deletion rule) before its status was read")
         return Verdict("failed", "the object was deleted while pulumi waited for it")
-    if _get(obj, "metadata", "deletionTimestamp"):
+    if get(obj, "metadata", "deletionTimestamp"):
         return Verdict("failed", "the object is being deleted: " + _line(obj))
     last_write = last_spec_write(obj)
     settled = last_write is None or (now - last_write).total_seconds() >= settle_seconds
@@ -203,8 +204,8 @@ def verdict(
 
 
 def _fresh(obj: Mapping[str, Any]) -> bool:
-    generation = _int(_get(obj, "metadata", "generation"))
-    observed = _int(_get(obj, "status", "observedGeneration"))
+    generation = as_int(get(obj, "metadata", "generation"))
+    observed = as_int(get(obj, "status", "observedGeneration"))
     return generation is None or (observed is not None and observed >= generation)
 
 
@@ -213,8 +214,8 @@ def _rejected(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock
     every reconcile, and it reconciles on every edit); or, once settled, any rejection of an object that still
     has no status at all (the operator never accepted it, and nothing since said otherwise). Events of an
     earlier object of the same name (another uid) are ignored."""
-    uid = _get(obj, "metadata", "uid")
-    mine = [e for e in events if not uid or _get(e, "involvedObject", "uid") in (None, "", uid)]
+    uid = get(obj, "metadata", "uid")
+    mine = [e for e in events if not uid or get(e, "involvedObject", "uid") in (None, "", uid)]
     rejection = _rejection(mine, clock.last_write)
     if rejection is None and not obj.get("status") and clock.settled:
         rejection = _rejection(mine, None)
@@ -249,8 +250,8 @@ def _cluster(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
     if _is(conds, "RayClusterSuspending") and _is(conds, "RayClusterSuspended"):
         # ValidateRayClusterStatus: the operator refuses to reconcile it (only an external writer sets both).
         return Verdict("failed", _line(obj))
-    if _get(obj, "spec", "suspend") is True:
-        suspended = _is(conds, "RayClusterSuspended") if conds else _get(status, "state") == "suspended"
+    if get(obj, "spec", "suspend") is True:
+        suspended = _is(conds, "RayClusterSuspended") if conds else get(status, "state") == "suspended"
         if suspended and current:
             return Verdict("done", "suspended (spec.suspend=true): all pods deleted")
         return Verdict("waiting", "suspending: " + _line(obj))
@@ -259,9 +260,9 @@ def _cluster(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
             return Verdict("waiting", "resuming: " + _line(obj))
         ready = _is(conds, "HeadPodReady")
     else:  # RayClusterStatusConditions gate off (or an operator before v1.2): the deprecated state
-        ready = _get(status, "state") == "ready"
+        ready = get(status, "state") == "ready"
     if ready and current:
-        behind = _int(_get(status, "observedGeneration")) is not None and not fresh
+        behind = as_int(get(status, "observedGeneration")) is not None and not fresh
         note = " (status not rewritten for this generation: nothing in it changed)" if behind else ""
         return Verdict("done", "head pod ready" + note)
     if current and (stuck := _head_stuck(status, clock)):
@@ -270,10 +271,10 @@ def _cluster(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
 
 
 def _apps(status: Any, side: str) -> dict[str, str]:
-    apps = _get(status, side, "applicationStatuses")
+    apps = get(status, side, "applicationStatuses")
     if not isinstance(apps, Mapping):
         return {}
-    return {str(name): str(_get(app, "status") or "") for name, app in apps.items()}
+    return {str(name): str(get(app, "status") or "") for name, app in apps.items()}
 
 
 def _service(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock: _Clock) -> Verdict:
@@ -292,12 +293,12 @@ def _service(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
         # validateRayService writes this condition without advancing observedGeneration.
         return Verdict("failed", _line(obj))
     # v1.6.1 has no spec.suspend: the API server prunes it, so the live spec says what the operator sees.
-    if _get(obj, "spec", "suspend") is True:
+    if get(obj, "spec", "suspend") is True:
         if _is(conds, "Suspended") and fresh:
             return Verdict("done", "suspended (spec.suspend=true): no clusters, no traffic")
         return Verdict("waiting", "suspending: " + _line(obj))
     if not conds:  # an operator without conditions: the deprecated serviceStatus
-        if _get(status, "serviceStatus") == "Running" and (fresh or clock.settled):
+        if get(status, "serviceStatus") == "Running" and (fresh or clock.settled):
             return Verdict("done", "serviceStatus Running")
         return Verdict("waiting", _line(obj))
     if not fresh:
@@ -308,8 +309,8 @@ def _service(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
     if failed_apps and clock.settled:
         return Verdict("failed", f"{', '.join(failed_apps)} DEPLOY_FAILED: " + _line(obj))
     for side in ("pendingServiceStatus", "activeServiceStatus"):
-        if stuck := _head_stuck(_get(status, side, "rayClusterStatus"), clock):
-            cluster = _get(status, side, "rayClusterName") or "?"
+        if stuck := _head_stuck(get(status, side, "rayClusterStatus"), clock):
+            cluster = get(status, side, "rayClusterName") or "?"
             return Verdict("failed", f"{stuck} on cluster {cluster} for over {clock.stuck_seconds:.0f}s: " + _line(obj))
     serving = ready.get("status") == "True"
     upgrading = _is(conds, "UpgradeInProgress") or _is(conds, "RollbackInProgress")
@@ -325,14 +326,14 @@ _JOB_TERMINAL: Final = frozenset({"Complete", "Failed", "ValidationFailed"})
 def job_failed(obj: Mapping[str, Any]) -> bool:
     """A RayJob that is over and did not succeed: Failed, ValidationFailed, and Complete with jobStatus STOPPED
     or FAILED (the operator calls any terminal Ray job Complete; :func:`diagnose` does not)."""
-    if _get(obj, "status", "jobDeploymentStatus") not in _JOB_TERMINAL:
+    if get(obj, "status", "jobDeploymentStatus") not in _JOB_TERMINAL:
         return False
     return diagnose(obj).phase == "failed"
 
 
 def deletes_itself(spec: Mapping[str, Any]) -> bool:
     """Does a deletion rule delete the RayJob object itself (``DeleteSelf``) once it has run?"""
-    rules = _get(spec, "deletionStrategy", "deletionRules") or []
+    rules = get(spec, "deletionStrategy", "deletionRules") or []
     return any(isinstance(rule, Mapping) and rule.get("policy") == "DeleteSelf" for rule in rules)
 
 
@@ -340,13 +341,13 @@ def _job(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock: _Cl
     status = obj.get("status")
     if not status:
         return Verdict("waiting", "no status yet: " + _line(obj))
-    deployment = _get(status, "jobDeploymentStatus") or ""
+    deployment = get(status, "jobDeploymentStatus") or ""
     if deployment in _JOB_TERMINAL:
         return Verdict("failed" if job_failed(obj) else "done", diagnose(obj).line())
-    if deployment == "Waiting" and _get(obj, "spec", "submissionMode") == "InteractiveMode":
+    if deployment == "Waiting" and get(obj, "spec", "submissionMode") == "InteractiveMode":
         return Verdict("done", "waiting for you to submit the job (InteractiveMode): " + _line(obj))
-    labels = _get(obj, "metadata", "labels") or {}
-    by_user = _get(obj, "spec", "suspend") is True and _KUEUE_QUEUE_LABEL not in labels
+    labels = get(obj, "metadata", "labels") or {}
+    by_user = get(obj, "spec", "suspend") is True and _KUEUE_QUEUE_LABEL not in labels
     if deployment == "Suspended" and by_user:
         return Verdict("done", "suspended (spec.suspend=true): nothing runs until it is set to false")
     return Verdict("waiting", _line(obj))

@@ -59,11 +59,13 @@ class RayCluster(RayComponent[RayClusterSpec]):
     the head Service and Pod names from it. A replacement therefore deletes the old cluster first
     (``delete_before_replace``).
 
-    Readiness: by default the provider waits (``pulumi.com/waitFor``) until the head Pod is ready (condition
-    ``HeadPodReady``, or ``status.state: ready`` on older operators), for at most ``timeout_seconds``
-    (provider default 600), so resources that depend on the cluster start once it is usable.
-    ``wait_for_ready=False`` turns the wait off. A provider timeout cannot carry a diagnosis: run
-    ``kubectl get raycluster <name> -o json | kuberay-explain -`` to see why.
+    Readiness: by default ``pulumi up`` waits, in the component, until the head Pod is ready (condition
+    ``HeadPodReady``, or ``status.state: ready`` on older operators) on a status of this generation, for at
+    most ``timeout_seconds`` (default 600), so resources that depend on the cluster start once it is usable.
+    It fails early, with :func:`pulumi_kuberay.diagnose`'s line, on a spec the operator rejects or a head Pod
+    stuck (image pull, crash loop); on a time-out too. ``wait_for_ready=False`` turns the wait off. (Without
+    a known cluster, see :func:`pulumi_kuberay.watch_with`, the provider's ``pulumi.com/waitFor`` waits
+    instead, with its limits: docs/troubleshooting.md.)
 
     Autoscaling: with ``enableInTreeAutoscaling: true`` the Ray autoscaler rewrites
     ``workerGroupSpecs[*].replicas``. The component **omits** ``replicas`` from the custom resource then (a
@@ -115,9 +117,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         spec_dict, dropped = drop_autoscaled_replicas(spec_dict)
         if dropped:
             built.notes.append(
-                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) "
-                f"{', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at "
-                "minReplicas"
+                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) {', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at minReplicas"
             )
         return spec_dict
 
@@ -144,7 +144,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         self.client_address = pulumi.Output.all(head, self.namespace).apply(
             lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
         )
-        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
         return {
             "cluster_name": self.cluster_name,

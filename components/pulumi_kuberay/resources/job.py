@@ -45,8 +45,7 @@ def with_cluster_selector(spec: Mapping[str, Any], cluster_name: str, subject: s
     current = selector.get(CLUSTER_LABEL)
     if current not in (None, cluster_name):
         raise ValueError(
-            f"{subject}: spec.clusterSelector[{CLUSTER_LABEL!r}] is {current!r} but cluster= is "
-            f"{cluster_name!r}; drop the selector, cluster= sets it"
+            f"{subject}: spec.clusterSelector[{CLUSTER_LABEL!r}] is {current!r} but cluster= is {cluster_name!r}; drop the selector, cluster= sets it"
         )
     selector[CLUSTER_LABEL] = cluster_name
     return {**spec, key: selector}
@@ -77,12 +76,12 @@ class RayJob(RayComponent[RayJobSpec]):
     deleting the old one first since the name is fixed). A replaced RayJob runs its job again.
 
     Waiting: by default nothing waits for the job (``pulumi up`` moves on once the object exists). With
-    ``wait_for_completion=True`` the provider waits (``pulumi.com/waitFor``: one JSONPath filter matching any
-    terminal ``jobDeploymentStatus``, i.e. Complete, Failed, or ValidationFailed which never recovers) for at
-    most ``timeout_seconds`` (``pulumi.com/timeoutSeconds``; provider default 600). A provider timeout cannot
-    carry a diagnosis: run ``kubectl get rayjob <name> -o json | kuberay-explain -`` to see why. When the
-    component sees a final failed status (Failed or ValidationFailed) and ``fail_on_job_failure`` is on (the
-    default), ``pulumi up`` fails with the status reason and message and the diagnosis summary. The failed
+    ``wait_for_completion=True`` the component waits until a terminal ``jobDeploymentStatus`` (Complete,
+    Failed, or ValidationFailed which never recovers; ``Waiting`` in InteractiveMode) for at most
+    ``timeout_seconds`` (default 600); a time-out fails ``pulumi up`` with :func:`pulumi_kuberay.diagnose`'s
+    line. When the component sees a final failed status (Failed or ValidationFailed) and
+    ``fail_on_job_failure`` is on (the default), ``pulumi up`` fails with the status reason and message and the
+    diagnosis summary. The failed
     status stays recorded, so later ``up`` runs fail the same way until the spec changes (which replaces the
     RayJob and runs it again) or ``fail_on_job_failure=False`` acknowledges it.
 
@@ -144,9 +143,7 @@ class RayJob(RayComponent[RayJobSpec]):
             spec: RayJobSpec = coerce_spec(RayJobSpec, args, subject=subject)
             if spec.missing_cluster_source():
                 raise ValueError(
-                    f"{subject}: spec sets neither rayClusterSpec nor clusterSelector; pass cluster=<a RayCluster "
-                    "component>, or set ray_cluster_spec (a cluster for this job), or cluster_selector="
-                    "{'ray.io/cluster': '<existing RayCluster name>'}"
+                    f"{subject}: spec sets neither rayClusterSpec nor clusterSelector; pass cluster=<a RayCluster component>, or set ray_cluster_spec (a cluster for this job), or cluster_selector={{'ray.io/cluster': '<existing RayCluster name>'}}"
                 )
             return spec
         cluster_meta = cluster_manifest.get("metadata") or {}
@@ -158,8 +155,7 @@ class RayJob(RayComponent[RayJobSpec]):
             UNKNOWN_SENTINEL,
         ):
             raise ValueError(
-                f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a "
-                "clusterSelector only selects clusters in the RayJob's own namespace"
+                f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a clusterSelector only selects clusters in the RayJob's own namespace"
             )
         raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
         spec = coerce_spec(RayJobSpec, with_cluster_selector(raw, str(cluster_meta["name"]), subject), subject=subject)
@@ -224,8 +220,7 @@ def failure_message(subject: str, manifest: JsonDict, status: JsonDict) -> str:
     meta = manifest.get("metadata") or {}
     ns = meta.get("namespace") or "default"
     lines = [
-        f"{subject} failed: jobDeploymentStatus={status.get('jobDeploymentStatus')}, "
-        f"jobStatus={status.get('jobStatus') or '-'}, reason={status.get('reason') or '-'}",
+        f"{subject} failed: jobDeploymentStatus={status.get('jobDeploymentStatus')}, jobStatus={status.get('jobStatus') or '-'}, reason={status.get('reason') or '-'}",
     ]
     if status.get("message"):
         lines.append(f"  message: {status['message']}")

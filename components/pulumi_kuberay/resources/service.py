@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
@@ -19,7 +20,6 @@ from pulumi_kuberay.resources._shared import (
 
 KIND = "RayService"
 #: Ray Serve's name for an application declared without one.
-DEFAULT_APP_NAME = "default"
 
 
 def serve_service_name(service_name: str, spec: Mapping[str, Any]) -> str:
@@ -61,10 +61,12 @@ class RayService(RayComponent[RayServiceSpec]):
     (``upgradeStrategy.type: NewCluster``; use it, or ``NewClusterWithIncrementalUpgrade``, in production).
     The object name is fixed, so a replacement (e.g. a namespace change) deletes the old one first.
 
-    Readiness: by default the provider waits for the ``Ready`` condition (serve endpoints available) for at
-    most ``timeout_seconds`` (provider default 600; a first deployment pulling large images may need more).
-    ``wait_for_ready=False`` turns it off. On a timeout run
-    ``kubectl get rayservice <name> -o json | kuberay-explain -`` to see why.
+    Readiness: by default ``pulumi up`` waits, in the component, until ``Ready`` is True on this generation with
+    no upgrade or rollback in progress and every active Serve application RUNNING (an update waits until the
+    new cluster or config serves), for at most ``timeout_seconds`` (default 600; a first deployment pulling
+    large images may need more). It fails early, with :func:`pulumi_kuberay.diagnose`'s line, on
+    ``ValidationFailed``, ``InitializingTimeout``, a Serve application DEPLOY_FAILED or a stuck head Pod.
+    ``wait_for_ready=False`` turns it off.
 
     Outputs: ``service_name``, ``namespace``, ``serve_service_name`` (``<name>-serve-svc`` or
     ``serveService.metadata.name``), ``serve_urls`` (``{application: in-cluster URL}``, e.g.
@@ -87,6 +89,12 @@ class RayService(RayComponent[RayServiceSpec]):
         diagnosis: pulumi.Output[str | None]
 
     KIND = KIND
+    # From v1.6.2 the RayService controller adds its finalizer with an Update of the whole object
+    # (RayServiceReconciler.Reconcile, controllerutil.AddFinalizer + r.Update): the Go round trip rewrites
+    # quantities ("1" for 1), adds empty structs and so makes the operator the owner of those fields and of the
+    # atomic workerGroupSpecs list, and the next `pulumi up` that changes them fails with a server-side apply
+    # conflict. The operator never writes the spec again, so taking the fields back is safe.
+    FORCE_APPLY = True
     SPEC_MODEL = RayServiceSpec
 
     def __init__(
@@ -134,7 +142,7 @@ class RayService(RayComponent[RayServiceSpec]):
         self.dashboard_url = pulumi.Output.all(found, self.namespace).apply(
             lambda v: f"http://{service_host(v[0][1], v[1])}:{v[0][3]}"
         )
-        self.status = self._awaited_status(built)  # --- wait (owned by _await)
+        self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
         self.active_service_status = self.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = self.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))

@@ -2,7 +2,11 @@
 
 Used by the components (at construction), the CrossGuard pack and ``kuberay-lint``, so a rule is written once.
 Plain Python: never imports pulumi. The rule modules (``cluster/``, ``job/``, ``service/``, ``cronjob``, ...)
-declare their rules when imported; :mod:`._catalogue` imports them all, on first use.
+declare their rules when imported; :mod:`._catalogue` finds and imports them all, on first use.
+
+Every rule is a :class:`Rule` with a scope: ``check`` runs the ``document`` rules over one manifest,
+``check_stack`` the ``stack`` rules over a set of manifests, ``check_setup`` the ``setup`` rules over the
+operator's setup. :data:`RULES` holds them all, by id.
 
 >>> from pulumi_kuberay import rules
 >>> target = rules.Target("1.6.0", {"RayCronJob": True}, environment="prod")
@@ -11,8 +15,9 @@ declare their rules when imported; :mod:`._catalogue` imports them all, on first
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from . import _paths
 from ._engine import (
@@ -28,6 +33,7 @@ from ._engine import (
     Environment,
     Finding,
     Rule,
+    Scope,
     Severity,
     Violation,
     declare,
@@ -36,6 +42,8 @@ from ._engine import (
     registered,
     render_text,
 )
+from ._operator import OperatorSetup
+from ._options import OrgOptions
 from ._paths import UNKNOWN_SENTINEL, is_unknown
 from .target import Target, TargetError
 
@@ -51,20 +59,28 @@ __all__ = [
     "Context",
     "Environment",
     "Finding",
+    "OperatorSetup",
+    "OrgOptions",
     "Rule",
+    "Scope",
     "Severity",
+    "StackFinding",
     "Target",
     "TargetError",
     "Violation",
     "check",
+    "check_setup",
+    "check_stack",
     "declare",
     "default_feature_gates",
+    "example_findings",
     "get_rule",
     "is_ray_document",
     "make_context",
     "normalise",
     "parse_kuberay_version",
     "render_text",
+    "rules_of",
 ]
 
 #: Rule ids of the structural (typed model) rules start with this.
@@ -75,11 +91,13 @@ INTERNAL_ERROR_RULE_ID = "internal-error"
 
 
 def _load() -> None:
-    from . import _catalogue  # noqa: F401  (plain imports of every rule module; they declare at import)
+    from . import _catalogue
+
+    _catalogue.load()  # imports every rule module once; they declare at import
 
 
 class _RuleView(Mapping[str, Rule]):
-    """Read-only ``{rule_id: Rule}`` view of the registry (loads the rule modules on first use)."""
+    """Read-only ``{rule_id: Rule}`` view of the registry, every scope (loads the rule modules on first use)."""
 
     def _rules(self) -> dict[str, Rule]:
         _load()
@@ -101,6 +119,12 @@ class _RuleView(Mapping[str, Rule]):
 RULES: Mapping[str, Rule] = _RuleView()
 
 
+def rules_of(scope: Scope) -> list[Rule]:
+    """The rules of one scope (``document``, ``stack`` or ``setup``), in declaration order."""
+    _load()
+    return list(registered(scope))
+
+
 def get_rule(rule_id: str) -> Rule:
     """The registered rule ``rule_id`` (KeyError naming the id if there is none)."""
     try:
@@ -109,24 +133,10 @@ def get_rule(rule_id: str) -> Rule:
         raise KeyError(f"no rule with id {rule_id!r}") from None
 
 
-def make_context(
-    *,
-    kuberay_version: str | tuple[int, ...] = "1.7.0",
-    feature_gates: Mapping[str, bool] | None = None,
-    environment: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    audience: Audience = "python",
-    webhooks: bool = False,
-) -> Context:
-    """Keyword form of ``Target(...).context()`` (for tests and one-off checks of a single rule)."""
-    return Target.of(
-        kuberay_version=kuberay_version,
-        feature_gates=feature_gates,
-        environment=environment,
-        options=options,
-        audience=audience,
-        webhooks=webhooks,
-    ).context()
+def make_context(**settings: Any) -> Context:
+    """``Target.of(**settings).context()``: the Context of a one-off check of a single rule (tests, examples);
+    ``settings`` are :meth:`Target.of`'s keywords (a rule's ``context`` fits)."""
+    return Target.of(**settings).context()
 
 
 def normalise(value: Any) -> Any:
@@ -175,31 +185,19 @@ def _sort_key(finding: Finding) -> tuple[int, str, str, str]:
     return (-SEVERITY_ORDER.get(finding.severity, 0), finding.path, finding.rule_id, finding.message)
 
 
-def _run_rule(rule: Rule, doc: dict[str, Any], ctx: Context) -> list[Finding]:
+def _run_rule(rule: Rule, subject: Any, ctx: Context) -> list[tuple[Violation, Finding]]:
+    """The rule's violations on ``subject`` with the findings they become (the caller chose rules that apply)."""
     try:
-        out: list[Finding] = []
-        for violation in rule.body(doc, ctx):  # check() chose the rules that apply (Rule.applies)
-            out.append(
-                Finding(
-                    rule_id=rule.id,
-                    severity=violation.severity or rule.severity,
-                    message=render_text(violation.message, ctx.audience),
-                    path=violation.path,
-                    fix=render_text(violation.fix or rule.fix, ctx.audience),
-                )
-            )
-        return out
+        return [(v, rule.finding(v, ctx.audience)) for v in rule.check(subject, ctx)]
     except Exception as exc:  # a bug in a rule must never break preview/lint: report it instead
-        return [
-            Finding(
-                rule_id=INTERNAL_ERROR_RULE_ID,
-                severity="high",
-                message=f"rule {rule.id!r} failed on this manifest: {type(exc).__name__}: {exc}",
-                path="",
-                fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation "
-                f"'{SUPPRESS_PREFIX}{rule.id}'",
-            )
-        ]
+        finding = Finding(
+            rule_id=INTERNAL_ERROR_RULE_ID,
+            severity="high",
+            message=f"rule {rule.id!r} failed on this {rule.scope}: {type(exc).__name__}: {exc}",
+            path="",
+            fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation '{SUPPRESS_PREFIX}{rule.id}'",
+        )
+        return [(Violation(finding.message, "", index=0), finding)]
 
 
 def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
@@ -244,8 +242,9 @@ def check(
     kuberay_version: str | tuple[int, ...] = _DEFAULT_VERSION,
     feature_gates: Mapping[str, bool] | None = None,
     environment: str | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | OrgOptions | None = None,
     webhooks: bool | None = None,
+    operator: OperatorSetup | None = None,
 ) -> list[Finding]:
     """Run the catalogue over one manifest dict; findings sorted by severity (critical first), then path.
 
@@ -263,9 +262,10 @@ def check(
             environment=environment,
             options=options,
             webhooks=bool(webhooks),
+            operator=operator,
         )
     elif kuberay_version is not _DEFAULT_VERSION or any(
-        v is not None for v in (feature_gates, environment, options, webhooks)
+        v is not None for v in (feature_gates, environment, options, webhooks, operator)
     ):
         raise TypeError("check(): give a Target or its settings as keywords, not both")
     ctx = target.context()
@@ -277,16 +277,58 @@ def check(
     silenced = _suppressions(doc)
     findings: list[Finding] = []
     handed_over = _managed_elsewhere(doc)
-    _paths.begin_document(doc)
-    try:
-        for rule in registered():
+    with _paths.document_views(doc):
+        for rule in registered("document"):
             # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
             if handed_over and rule.operator_rules:
                 continue  # KubeRay's reconciler returns before validating it (ManagedByExternalController)
             if kind in rule.kinds and rule.applies(ctx):
-                findings.extend(_run_rule(rule, doc, ctx))
-    finally:
-        _paths.end_document()
+                findings.extend(finding for _, finding in _run_rule(rule, doc, ctx))
     findings = _drop_schema_duplicates(findings)
     findings = [f for f in findings if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
     return sorted(findings, key=_sort_key)
+
+
+@dataclass(frozen=True)
+class StackFinding:
+    """A finding of a stack rule about one manifest of the set; ``index`` is its position in the input."""
+
+    index: int
+    finding: Finding
+
+
+def check_stack(manifests: Sequence[Any], ctx: Context | None = None) -> list[StackFinding]:
+    """Run every ``stack`` rule over ``manifests`` (any JSON-like values; non-Ray documents are ignored)."""
+    ctx = ctx or Context()
+    _load()
+    docs = [normalise(m) if isinstance(m, Mapping) else {} for m in manifests]
+    out: list[StackFinding] = []
+    for rule in registered("stack"):
+        if rule.applies(ctx):
+            out.extend(StackFinding(v.index or 0, f) for v, f in _run_rule(rule, docs, ctx))
+    return out
+
+
+def check_setup(setup: OperatorSetup, ctx: Context | None = None) -> list[Finding]:
+    """Run every ``setup`` rule over the operator's setup, worst first."""
+    ctx = ctx or Context()
+    _load()
+    out: list[Finding] = []
+    for rule in registered("setup"):
+        if rule.applies(ctx):
+            out.extend(finding for _, finding in _run_rule(rule, setup, ctx))
+    return sorted(out, key=_sort_key)
+
+
+def example_findings(rule: Rule, which: Literal["compliant", "violating"] = "violating") -> list[Finding]:
+    """What ``rule`` reports on its own example, through the public runner of its scope with the example's
+    settings (``rule.context``): the docs, ``--explain-rule`` and the tests all read it here."""
+    target = Target.of(**rule.context)
+    example = rule.compliant if which == "compliant" else rule.violating
+    if rule.scope == "stack":
+        found = [item.finding for item in check_stack(list(example), target.context())]
+    elif rule.scope == "setup":
+        found = check_setup(example, target.context())
+    else:
+        found = check(example, target)
+    return [f for f in found if f.rule_id == rule.id]

@@ -1,49 +1,43 @@
-"""Every rule module, imported plainly (each declares its rules at import). Loaded by ``rules`` on first use.
+"""Finding the rule modules: every public module of the ``rules`` package (and its sub-packages) is imported
+once, on first use; each declares its rules at import. No hand list: a new module is found by being there.
 
-Rule modules import only the engine (``_engine``, ``_examples``) and the readers (``_paths``, ``_kuberay``,
-``_serve_config``), never each other. A rule module that fails to import fails this import: a broken
-catalogue must be loud, never silently thinner.
+Rule modules import only the engine (``_engine``, ``_examples``), the typed settings (``_operator``,
+``_options``) and the readers (``_paths``, ``_kuberay``, ``_serve_config``), never each other. Private modules
+(``_name``) are helpers and are not walked. A rule module that fails to import fails the load: a broken catalogue
+must be loud, never silently thinner.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+import pkgutil
+import threading
 
-from . import cronjob, operator, practice, references, runtime, security, selection, structure, versions, webhook
-from .cluster import auth_tls, autoscaler, gcs_ft, groups, history, network_policy
-from .cluster import names as cluster_names
-from .job import deletion, kueue, runtime_env, shutdown, submission
-from .job import names as job_names
-from .service import serve_apps, serve_deployments, serve_versions, spec, upgrade
+_PACKAGE = __name__.rsplit(".", 1)[0]
+_lock = threading.Lock()
+_modules: tuple[str, ...] | None = None
 
-#: The rule modules by room (the order of rules does not matter: findings are sorted, docs by severity and id).
-RULE_MODULES: tuple[ModuleType, ...] = (
-    structure,
-    references,
-    versions,
-    cluster_names,
-    groups,
-    gcs_ft,
-    autoscaler,
-    history,
-    auth_tls,
-    network_policy,
-    job_names,
-    shutdown,
-    deletion,
-    submission,
-    runtime_env,
-    kueue,
-    spec,
-    upgrade,
-    cronjob,
-    operator,
-    webhook,
-    runtime,
-    serve_apps,
-    serve_deployments,
-    serve_versions,
-    selection,
-    practice,
-    security,
-)
+
+def rule_modules() -> tuple[str, ...]:
+    """The public modules of the rules package, dotted and relative to it (``cluster.gcs_ft``, ``cronjob``)."""
+    package = importlib.import_module(_PACKAGE)
+    found: list[str] = []
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{_PACKAGE}."):
+        relative = info.name.removeprefix(f"{_PACKAGE}.")
+        if info.ispkg or any(part.startswith("_") for part in relative.split(".")):
+            continue
+        found.append(relative)
+    return tuple(sorted(found))
+
+
+def load() -> tuple[str, ...]:
+    """Import every rule module once (thread-safe); returns their names."""
+    global _modules
+    if _modules is None:
+        with _lock:
+            if _modules is None:
+                names = rule_modules()
+                for name in names:
+                    importlib.import_module(f"{_PACKAGE}.{name}")
+                _modules = names
+    return _modules

@@ -10,10 +10,16 @@ A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this on
         category="correctness", kinds=("RayJob", "RayCronJob"), rows=("RJ-04", "RCJ-06"),
         rationale="...", fix="...", check=per_job_spec(_check_ttl_negative),
         compliant=example_job(ttlSecondsAfterFinished=0), violating=example_job(ttlSecondsAfterFinished=-1),
+        violating_path="spec.ttlSecondsAfterFinished",
     )
 
+One kind of rule, three scopes: a ``document`` rule (the default) checks one Ray object, a ``stack`` rule the
+whole set of objects (a Pulumi stack, the files given to ``kuberay-lint``), a ``setup`` rule the KubeRay
+operator itself. The rule modules (every public module of this package) are found and imported by
+:mod:`._catalogue`; ``scripts/new-rule ROOM ID`` writes a new declaration.
+
 Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
-skips the rule outside that scope and the rule reference shows it; the check body only looks at the manifest.
+skips the rule outside that scope and the rule reference shows it; the check body only looks at its subject.
 """
 
 from __future__ import annotations
@@ -22,7 +28,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from ._options import OrgOptions
+
+if TYPE_CHECKING:
+    from ._operator import OperatorSetup
 
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
@@ -155,6 +166,8 @@ class Violation:
     path: str
     fix: str | None = None
     severity: Severity | None = None  # overrides the rule's severity (e.g. prod vs dev)
+    #: Stack rules: the position, in the set of manifests, of the document the path is in.
+    index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -164,8 +177,10 @@ class Context:
     kuberay_version: Version = LATEST_VERSION
     feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
     environment: Environment | None = None
-    #: Organisation settings some rules read (e.g. ``allowed_registries``, ``gpu_budget``); absent = rule off.
-    options: Mapping[str, Any] = field(default_factory=dict)
+    #: Organisation settings some rules read (``allowed_registries``, ``gpu_budget``); None = that rule off.
+    options: OrgOptions = field(default_factory=OrgOptions)
+    #: The operator the object runs on (its version, gates, watched namespaces...); None = not known.
+    operator: OperatorSetup | None = None
     audience: Audience = "python"
     #: The operator runs its validating webhooks (``ENABLE_WEBHOOKS=true``; off by default): rules only the
     #: webhooks enforce then block.
@@ -178,15 +193,24 @@ class Context:
         return self.kuberay_version >= (major, minor, patch)
 
 
-CheckFn = Callable[[dict[str, Any], Context], Iterable[Violation]]
+#: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
+#: given to kuberay-lint), or the KubeRay operator's setup (:class:`~._operator.OperatorSetup`).
+Scope = Literal["document", "stack", "setup"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+
+#: A rule's check: (subject, context) -> violations. The subject is one manifest dict (``document``), the
+#: sequence of manifest dicts (``stack``; each violation names its document with ``index``) or the operator setup
+#: (``setup``).
+CheckFn = Callable[[Any, Context], Iterable[Violation]]
 Remediation = Callable[[Any], "dict[str, Any] | None"]
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule is data plus a small check over a manifest dict (apiVersion/kind/metadata/spec).
+    """A rule is data plus a small check: its id, severity, prose, scope, examples and the check itself.
 
-    Declare one with :func:`declare`. ``check`` applies the rule's scope (``since``, ``gate``) before the body.
+    Declare one with :func:`declare`. ``check`` is the function it was declared with; :meth:`run` applies the
+    rule's scope (``since``, ``gate``, audience) before calling it.
     """
 
     id: str
@@ -196,9 +220,13 @@ class Rule:
     rationale: str
     fix: str
     kinds: tuple[str, ...]
-    body: CheckFn
-    compliant: dict[str, Any]
-    violating: dict[str, Any]
+    check: CheckFn
+    #: The examples: manifests (``document``), tuples of manifests (``stack``) or OperatorSetups (``setup``).
+    compliant: Any
+    violating: Any
+    #: Where the rule reports its violating example (tests hold the rule to it).
+    violating_path: str | None = None
+    scope: Scope = "document"
     operator_rules: tuple[str, ...] = ()
     #: First operator version the rule applies to (older targets skip it).
     since: Version | None = None
@@ -221,12 +249,28 @@ class Rule:
             return False
         return not (self.pulumi_only and ctx.audience == "cli")
 
-    def check(self, manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    def run(self, subject: Any, ctx: Context) -> Iterator[Violation]:
+        """The rule's violations on ``subject`` for this target (none when the rule does not apply)."""
         if self.applies(ctx):
-            yield from self.body(manifest, ctx)
+            yield from self.check(subject, ctx)
 
-    def scope(self) -> str:
-        """The rule's scope in words (rule reference): ``KubeRay >= 1.7, gate RayClusterMTLS on``."""
+    def finding(self, violation: Violation, audience: str) -> Finding:
+        """The finding a violation becomes: the rule's id, severity and fix unless the violation overrides them."""
+        return Finding(
+            rule_id=self.id,
+            severity=violation.severity or self.severity,
+            message=render_text(violation.message, audience),
+            path=violation.path,
+            fix=render_text(violation.fix or self.fix, audience),
+        )
+
+    def examples(self, which: Literal["compliant", "violating"]) -> tuple[Any, ...]:
+        """The example as a tuple of subjects (a stack rule's example is already a set)."""
+        example = self.compliant if which == "compliant" else self.violating
+        return tuple(example) if self.scope == "stack" else (example,)
+
+    def applies_to(self) -> str:
+        """The rule's version/gate/audience scope in words (rule reference): ``KubeRay >= 1.7, gate ... on``."""
         parts = []
         if self.since is not None:
             parts.append(f"KubeRay >= {format_version(self.since[:2] if self.since[2] == 0 else self.since)}")
@@ -239,6 +283,8 @@ class Rule:
 
 _REGISTRY: dict[str, Rule] = {}
 _CATALOGUE_PACKAGE = __name__.rsplit(".", 1)[0] + "."
+#: The keywords of ``check()`` / ``Target.of()`` a rule's ``context`` may hold.
+_CONTEXT_KEYS = frozenset({"kuberay_version", "feature_gates", "environment", "options", "operator", "webhooks"})
 
 
 def _declaring_module() -> str:
@@ -247,18 +293,37 @@ def _declaring_module() -> str:
     return name.removeprefix(_CATALOGUE_PACKAGE)
 
 
+def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> None:
+    from ._operator import OperatorSetup  # it reads the engine's gates: imported once both exist
+
+    for which, example in (("compliant", compliant), ("violating", violating)):
+        if scope == "stack":
+            ok = isinstance(example, tuple) and all(isinstance(doc, dict) for doc in example)
+            shape = "a tuple of manifest dicts"
+        elif scope == "setup":
+            ok = isinstance(example, OperatorSetup)
+            shape = "an OperatorSetup"
+        else:
+            ok = isinstance(example, Mapping)
+            shape = "a manifest dict"
+        if not ok:
+            raise ValueError(f"rule {id!r}: {which} must be {shape} for a {scope} rule, got {type(example).__name__}")
+
+
 def declare(
     *,
     id: str,
     title: str,
     severity: Severity,
     category: Category,
-    kinds: tuple[str, ...],
     rationale: str,
     fix: str,
     check: CheckFn,
-    compliant: dict[str, Any],
-    violating: dict[str, Any],
+    compliant: Any,
+    violating: Any,
+    kinds: tuple[str, ...] = (),
+    violating_path: str | None = None,
+    scope: Scope = "document",
     rows: tuple[str, ...] = (),
     since: str | None = None,
     gate: str | None = None,
@@ -268,16 +333,27 @@ def declare(
 ) -> Rule:
     """Declare (and register) one rule; the only way a rule enters the catalogue.
 
-    ``rows`` are the operator validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"``
-    scope it; ``context`` holds extra ``check()`` keywords its examples need (e.g. ``environment``).
-    ``fix`` and messages may say ``{gate:Name}``: each audience reads how it turns that gate on.
+    ``scope`` is what the check looks at: ``"document"`` (default; ``check(manifest, ctx)``), ``"stack"``
+    (``check(manifests, ctx)``, examples are tuples of manifests) or ``"setup"`` (``check(setup, ctx)``, the
+    operator's ``OperatorSetup``). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
+    rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
+    validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds
+    the ``check()`` keywords its examples need (``environment``, ``options``...). ``fix`` and messages may say
+    ``{gate:Name}``: each audience reads how it turns that gate on. ``scripts/new-rule`` writes one.
     """
+    if scope not in SCOPES:
+        raise ValueError(f"rule {id!r}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if gate is not None and gate not in DEFAULT_FEATURE_GATES:
         raise ValueError(f"rule {id!r}: unknown feature gate {gate!r}")
     unknown = set(kinds) - set(KINDS)
-    if unknown or not kinds:
-        raise ValueError(f"rule {id!r}: kinds must be some of {', '.join(KINDS)}, got {kinds!r}")
+    if unknown or (not kinds) != (scope == "setup"):
+        wanted = "none (it looks at the operator)" if scope == "setup" else f"some of {', '.join(KINDS)}"
+        raise ValueError(f"rule {id!r}: kinds of a {scope} rule must be {wanted}, got {kinds!r}")
+    _check_examples(id, scope, compliant, violating)
     example_context = dict(context or {})
+    stray = ", ".join(sorted(set(example_context) - _CONTEXT_KEYS))
+    if stray:
+        raise ValueError(f"rule {id!r}: context takes {', '.join(sorted(_CONTEXT_KEYS))}, not {stray}")
     if gate is not None:
         gates = dict(example_context.get("feature_gates") or {})
         gates.setdefault(gate, True)
@@ -290,9 +366,11 @@ def declare(
         rationale=rationale,
         fix=fix,
         kinds=tuple(kinds),
-        body=check,
+        check=check,
         compliant=compliant,
         violating=violating,
+        violating_path=violating_path,
+        scope=scope,
         operator_rules=tuple(rows),
         since=parse_kuberay_version(since) if since is not None else None,
         gate=gate,
@@ -307,5 +385,6 @@ def declare(
     return rule
 
 
-def registered() -> Iterator[Rule]:
-    return iter(_REGISTRY.values())
+def registered(scope: Scope | None = None) -> Iterator[Rule]:
+    """The declared rules (of one scope), in declaration order. Use ``rules.RULES``: it loads the catalogue."""
+    return (rule for rule in list(_REGISTRY.values()) if scope is None or rule.scope == scope)

@@ -161,25 +161,26 @@ def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, An
     return _ray_object("RayJob", name, spec, spec_fields)
 
 
+def _fruit_app(*, replicas: int) -> str:
+    """The ``fruit_app`` Serve application (upstream's sample), as an item of ``applications``."""
+    return (  # text-block
+        "  - name: fruit_app\n"
+        "    import_path: fruit.deployment_graph\n"
+        "    route_prefix: /fruit\n"
+        "    runtime_env:\n"
+        "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+        "    deployments:\n"
+        "      - name: MangoStand\n"
+        f"        num_replicas: {replicas}\n"
+    )
+
+
 def example_service(name: str = "rayservice-sample", **spec_fields: Any) -> dict[str, Any]:
     """A valid RayService; ``spec_fields`` override its spec (None removes a key)."""
     cluster = example_cluster_spec()
     head = cluster["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"].append({"containerPort": 8000, "name": "serve"})
-    spec: dict[str, Any] = {
-        "serveConfigV2": (
-            "applications:\n"
-            "  - name: fruit_app\n"
-            "    import_path: fruit.deployment_graph\n"
-            "    route_prefix: /fruit\n"
-            "    runtime_env:\n"
-            "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-            "    deployments:\n"
-            "      - name: MangoStand\n"
-            "        num_replicas: 1\n"
-        ),
-        "rayClusterConfig": cluster,
-    }
+    spec: dict[str, Any] = {"serveConfigV2": "applications:\n" + _fruit_app(replicas=1), "rayClusterConfig": cluster}
     return _ray_object("RayService", name, spec, spec_fields)
 
 
@@ -240,17 +241,10 @@ def serve_service(serve_config: str) -> dict[str, Any]:
     return example_service(serveConfigV2=serve_config)
 
 
-TWO_APPS = (
+TWO_APPS = (  # text-block
     "applications:\n"
-    "  - name: fruit_app\n"
-    "    import_path: fruit.deployment_graph\n"
-    "    route_prefix: /fruit\n"
-    "    runtime_env:\n"
-    "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-    "    deployments:\n"
-    "      - name: MangoStand\n"
-    "        num_replicas: 2\n"
-    "        user_config:\n"
+    + _fruit_app(replicas=2)
+    + "        user_config:\n"
     "          price: 3\n"
     "  - name: math_app\n"
     "    import_path: conditional_dag.serve_dag\n"
@@ -329,7 +323,7 @@ def ray_cluster(name: str = "shared") -> JsonDict:
 
 
 def ray_service(name: str = "serve") -> JsonDict:
-    serve = (
+    serve = (  # text-block
         "applications:\n"
         "  - name: fruit\n    import_path: fruit.app\n    route_prefix: /fruit\n"
         "  - name: math\n    import_path: math_app:app\n    route_prefix: /math\n"

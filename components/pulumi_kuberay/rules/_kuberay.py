@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _gosyntax
+from ..model._names import is_dns1035_label
 from ._engine import Context, Violation
 from ._paths import (
     ClusterSpecRef,
@@ -39,7 +40,6 @@ TLS_ENV_VARS = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY
 TLS_VOLUME = "ray-tls"
 TLS_MOUNT_PATH = "/etc/ray/tls"
 
-_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
@@ -55,7 +55,8 @@ def annotation_path(key: str) -> str:
 
 
 def is_dns1035(name: str) -> bool:
-    return len(name) <= 63 and bool(_DNS1035.match(name))
+    """Like k8s ``IsDNS1035Label`` (what the operator requires of RayCluster, RayJob and RayService names)."""
+    return is_dns1035_label(name)
 
 
 def is_dns1123_subdomain(name: str) -> bool:
@@ -350,13 +351,7 @@ SELECTOR_UNMANAGED_SINCE = (0, 15, 0)
 
 def kueue_version(ctx: Context) -> tuple[int, int, int]:
     """The Kueue release the team runs: the ``kueue_version`` option (``"0.14"``, ``"v0.15.2"``), else the newest."""
-    text = ctx.options.get("kueue_version")
-    if isinstance(text, str):
-        parts = text.strip().removeprefix("v").split(".")
-        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
-            numbers = [int(p) for p in parts] + [0] * (3 - len(parts))
-            return numbers[0], numbers[1], numbers[2]
-    return NEWEST_KUEUE
+    return ctx.options.kueue_version or NEWEST_KUEUE
 
 
 def kueue_label(version: tuple[int, int, int]) -> str:

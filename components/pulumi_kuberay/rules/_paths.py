@@ -8,7 +8,9 @@ that Pulumi preview has not computed yet (``None`` or the unknown sentinel strin
 # No ``from __future__ import annotations``: this module defines a function named ``annotations``.
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +65,8 @@ def is_true(value: Any) -> bool:
 
 
 def get(obj: Any, *keys: str | int) -> Any:
-    """``obj[k1][k2]...`` where every step tolerates a wrong shape (returns None)."""
+    """``obj[k1][k2]...`` where every step tolerates a wrong shape (returns None). Read by the rules and by
+    ``diagnose`` (a live object's status: any mapping)."""
     cur = obj
     for key in keys:
         if isinstance(key, int):
@@ -71,7 +74,7 @@ def get(obj: Any, *keys: str | int) -> Any:
                 return None
             cur = cur[key]
         else:
-            if not isinstance(cur, dict):
+            if not isinstance(cur, Mapping):
                 return None
             cur = cur.get(key)
     return cur
@@ -159,37 +162,36 @@ _CLUSTER_SPEC_LOCATIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _LastDocument:
-    """Derived views of the document ``check`` is running on. It hands every rule the same dict, so ~80 rules
-    asking for its cluster specs and pod templates walk it once instead of 80 times. Rules never mutate it."""
-
-    def __init__(self) -> None:
-        self.doc: object = None
-        self.views: dict[str, Any] = {}
-
-    def get(self, manifest: object, key: str, build: Any) -> Any:
-        if manifest is not self.doc:
-            return build(manifest)  # not the document check() is running on: no caching
-        if key not in self.views:
-            self.views[key] = build(manifest)
-        return self.views[key]
+#: The document ``check`` is running on and the views derived from it so far. ``check`` hands every rule the same
+#: dict, so ~80 rules asking for its cluster specs, pod templates or model load walk it once instead of 80 times.
+#: A context variable, so threads (the policy pack may run several) and tasks each see their own document.
+_DOCUMENT: ContextVar[tuple[object, dict[str, Any]] | None] = ContextVar("pulumi_kuberay_document", default=None)
 
 
-_LAST = _LastDocument()
+@contextmanager
+def document_views(manifest: object) -> Iterator[None]:
+    """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` caches."""
+    token = _DOCUMENT.set((manifest, {}))
+    try:
+        yield
+    finally:
+        _DOCUMENT.reset(token)
 
 
-def begin_document(manifest: object) -> None:
-    """Called by ``check`` before its rules run on ``manifest`` (which nobody mutates until end_document)."""
-    _LAST.doc, _LAST.views = manifest, {}
-
-
-def end_document() -> None:
-    _LAST.doc, _LAST.views = None, {}
+def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
+    """``build(manifest)``, computed once per ``key`` while ``check`` runs on ``manifest`` (else every time)."""
+    current = _DOCUMENT.get()
+    if current is None or current[0] is not manifest:
+        return build(manifest)  # not the document check() is running on: no caching
+    views = current[1]
+    if key not in views:
+        views[key] = build(manifest)
+    return views[key]
 
 
 def cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
     """Every embedded RayClusterSpec (zero or one per document today) with its path prefix."""
-    return list(_LAST.get(manifest, "cluster_specs", _cluster_specs))
+    return list(memo(manifest, "cluster_specs", _cluster_specs))
 
 
 def _cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
@@ -267,7 +269,7 @@ def group_template(group: GroupRef) -> PodTemplateRef | None:
 
 def pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
     """Every pod template of the document: head and worker templates of each cluster spec, then submitter."""
-    return list(_LAST.get(manifest, "pod_templates", _pod_templates))
+    return list(memo(manifest, "pod_templates", _pod_templates))
 
 
 def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
@@ -406,7 +408,7 @@ def parse_generic_version(text: str) -> tuple[int, ...] | None:
 # Template placeholders that envsubst, Helm, Jinja, Terraform's templatefile and docs leave in a file, so that a
 # finding on such a value can say what it is.
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = re.compile(  # text-block
     r"\$\{[^}]*\}"  # ${VAR} (envsubst, Terraform, shell)
     r"|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR
     r"|\{\{.*?\}\}"  # {{ .Values.x }} (Helm, Jinja)

@@ -44,8 +44,7 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
         return
     if len(name) > MAX_RAYCRONJOB_NAME_LENGTH:
         yield Violation(
-            f"RayCronJob name is {len(name)} characters; the operator allows at most "
-            f"{MAX_RAYCRONJOB_NAME_LENGTH} (child RayJobs are named <name>-<minutes timestamp>)",
+            f"RayCronJob name is {len(name)} characters; the operator allows at most {MAX_RAYCRONJOB_NAME_LENGTH} (child RayJobs are named <name>-<minutes timestamp>)",
             "metadata.name",
         )
 
@@ -58,13 +57,12 @@ declare(
     kinds=("RayCronJob",),
     rows=("RCJ-01",),
     since="1.7",
-    rationale="Child RayJob names append a timestamp to the RayCronJob name and must stay within the "
-    "RayJob "
-    "limit, so the operator rejects RayCronJob names over 36 characters.",
+    rationale="Child RayJob names append a timestamp to the RayCronJob name and must stay within the RayJob limit, so the operator rejects RayCronJob names over 36 characters.",
     fix="Shorten metadata.name to at most 36 characters.",
     check=_check_name_length,
     compliant=example_cronjob("nightly-train"),
     violating=example_cronjob("nightly-train-" + "x" * 23),
+    violating_path="metadata.name",
     context=_GATE_ON,
 )
 
@@ -84,14 +82,12 @@ def _check_child_job_name(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
     child = f"{name}-{'x' * GENERATED_SUFFIX_LENGTH}"
     if not is_dns1035(child[:63]) or not name[:1].isalpha():
         yield Violation(
-            f"the RayJobs this RayCronJob creates are named {name!r} plus a suffix, which is not a DNS-1035 "
-            "label (lower-case letters, digits and '-', starting with a letter): the operator rejects each one",
+            f"the RayJobs this RayCronJob creates are named {name!r} plus a suffix, which is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter): the operator rejects each one",
             path,
         )
     elif not ctx.at_least(1, 7) and len(child) > MAX_RAYJOB_NAME_LENGTH:
         yield Violation(
-            f"the RayJobs this RayCronJob creates are named <name>-<5 characters> ({len(child)} characters); "
-            f"the operator allows at most {MAX_RAYJOB_NAME_LENGTH}, so every scheduled RayJob fails validation",
+            f"the RayJobs this RayCronJob creates are named <name>-<5 characters> ({len(child)} characters); the operator allows at most {MAX_RAYJOB_NAME_LENGTH}, so every scheduled RayJob fails validation",
             path,
         )
 
@@ -103,13 +99,12 @@ declare(
     category="correctness",
     kinds=("RayCronJob",),
     rows=("RJ-01", "RJ-02"),
-    rationale="constructRayJob names each RayJob <RayCronJob name>-<suffix>; ValidateRayJobMetadata then "
-    "requires a DNS-1035 label of at most 47 characters, so a RayCronJob name that starts with a digit or "
-    "(before v1.7) is longer than 41 characters produces only failed RayJobs.",
+    rationale="constructRayJob names each RayJob <RayCronJob name>-<suffix>; ValidateRayJobMetadata then requires a DNS-1035 label of at most 47 characters, so a RayCronJob name that starts with a digit or (before v1.7) is longer than 41 characters produces only failed RayJobs.",
     fix="Use a RayCronJob name that starts with a letter and has at most 41 characters (36 from v1.7).",
     check=_check_child_job_name,
     compliant=example_cronjob("nightly-train"),
     violating=example_cronjob("1-nightly-train"),
+    violating_path="metadata.name",
     context=_GATE_ON,
 )
 
@@ -137,6 +132,7 @@ declare(
     check=_check_schedule_tz,
     compliant=example_cronjob(schedule="45 21 * * *", timeZone="Asia/Taipei"),
     violating=example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None),
+    violating_path="spec.schedule",
     context=_GATE_ON,
 )
 
@@ -160,13 +156,12 @@ declare(
     category="correctness",
     kinds=("RayCronJob",),
     rows=("RCJ-03",),
-    rationale="The operator parses the schedule with the standard cron parser (5 fields: minute hour "
-    "day-of-month month day-of-week, or @hourly/@daily/... /@every <duration>) and rejects anything "
-    "else.",
+    rationale="The operator parses the schedule with the standard cron parser (5 fields: minute hour day-of-month month day-of-week, or @hourly/@daily/... /@every <duration>) and rejects anything else.",
     fix="Write 5 cron fields (e.g. '0 2 * * *') or a descriptor like '@daily'; seconds are not supported.",
     check=_check_schedule,
     compliant=example_cronjob(schedule="*/15 9-17 * * MON-FRI"),
     violating=example_cronjob(schedule="0 0 2 * * *"),
+    violating_path="spec.schedule",
     context=_GATE_ON,
 )
 
@@ -190,6 +185,7 @@ declare(
     check=_check_timezone_empty,
     compliant=example_cronjob(timeZone=None),
     violating=example_cronjob(timeZone=""),
+    violating_path="spec.timeZone",
     context=_GATE_ON,
 )
 
@@ -213,11 +209,11 @@ declare(
     kinds=("RayCronJob",),
     rows=("RCJ-05",),
     since="1.7",
-    rationale="The operator loads the zone from Go's embedded IANA database and rejects unknown names "
-    "(abbreviations like 'PST' or offsets like 'UTC+8' are not zone names).",
+    rationale="The operator loads the zone from Go's embedded IANA database and rejects unknown names (abbreviations like 'PST' or offsets like 'UTC+8' are not zone names).",
     fix="Use an IANA zone name such as 'America/Los_Angeles' or 'UTC'.",
     check=_check_timezone,
     compliant=example_cronjob(timeZone="America/Los_Angeles"),
     violating=example_cronjob(timeZone="America/San_Francisco"),
+    violating_path="spec.timeZone",
     context=_GATE_ON,
 )

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Violation, declare
+from ._engine import KINDS, Context, Violation, declare
 from ._kuberay import image_tag
 from ._paths import (
     ClusterSpecRef,
@@ -90,8 +90,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                 continue
             if ray_version and not ray_version.startswith(version) and not version.startswith(ray_version):
                 yield Violation(
-                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; "
-                    "KubeRay picks features (auth, probes, autoscaler) by rayVersion",
+                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; KubeRay picks features (auth, probes, autoscaler) by rayVersion",
                     path,
                     fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
                 )
@@ -100,8 +99,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
             shown = ", ".join(f"{v} at {p}" for v, p in seen.items())
             last_path = list(seen.values())[-1]
             yield Violation(
-                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version "
-                "(and one Python version) across head and workers",
+                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version (and one Python version) across head and workers",
                 last_path,
             )
 
@@ -121,15 +119,13 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
                 continue
             if name in limits and name in requests and limits[name] != requests[name]:
                 yield Violation(
-                    f"Ray container requests {name} {requests[name]!r} but its limit is {limits[name]!r}; KubeRay "
-                    "tells Ray the limit, so the scheduler may place more work than the node holds",
+                    f"Ray container requests {name} {requests[name]!r} but its limit is {limits[name]!r}; KubeRay tells Ray the limit, so the scheduler may place more work than the node holds",
                     join(path, "resources", "requests", name),
                     fix=f"set resources.requests.{name} equal to resources.limits.{name}",
                 )
             elif name in requests and name not in limits:
                 yield Violation(
-                    f"Ray container requests {name} but sets no {name} limit; KubeRay derives Ray's "
-                    f"{'memory' if name == 'memory' else 'num-gpus'} from limits only",
+                    f"Ray container requests {name} but sets no {name} limit; KubeRay derives Ray's {'memory' if name == 'memory' else 'num-gpus'} from limits only",
                     join(path, "resources", "limits"),
                     fix=f"set resources.limits.{name} equal to the request",
                 )
@@ -156,9 +152,9 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         if size < floor:
             below_min = size < _HEAD_MEMORY_MIN
             if below_min:
-                message = f"head memory limit {limit!r} is below 2G, the least Ray supports for a head: the GCS, dashboard and drivers share it and the head is OOM-killed under load"  # noqa: E501
+                message = f"head memory limit {limit!r} is below 2G, the least Ray supports for a head: the GCS, dashboard and drivers share it and the head is OOM-killed under load"
             else:
-                message = f"head memory limit {limit!r} is below 8G, what Ray recommends for a Ray pod in production: the GCS, dashboard and drivers share it"  # noqa: E501
+                message = f"head memory limit {limit!r} is below 8G, what Ray recommends for a Ray pod in production: the GCS, dashboard and drivers share it"
             yield Violation(
                 message,
                 join(path, "resources", "limits", "memory"),
@@ -177,8 +173,7 @@ def _head_num_cpus(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
         value = get(head.spec, "rayStartParams", "num-cpus")
         if value != "0":
             yield Violation(
-                'the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not "0"); '
-                "work on the head competes with the GCS and can take the whole cluster down",
+                "the head accepts Ray tasks and actors in production (rayStartParams.num-cpus is not \"0\"); work on the head competes with the GCS and can take the whole cluster down",
                 join(head.path, "rayStartParams", "num-cpus"),
             )
 
@@ -193,8 +188,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(manifest):
         if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
             yield Violation(
-                f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and "
-                "Serve application",
+                f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and Serve application",
                 ref.path("gcsFaultToleranceOptions"),
                 severity="high" if kind == "RayService" else "medium",
             )
@@ -222,8 +216,7 @@ def _exposure(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         else:
             continue
         yield Violation(
-            f"the head's dashboard, client and job API are exposed outside the cluster ({what}) without Ray token "
-            "authentication: anyone who reaches it can run code on the cluster",
+            f"the head's dashboard, client and job API are exposed outside the cluster ({what}) without Ray token authentication: anyone who reaches it can run code on the cluster",
             where,
         )
 
@@ -247,8 +240,7 @@ def _port_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 continue
             if name != expected:
                 yield Violation(
-                    f"port {number} is named {name!r}; KubeRay finds the {expected} port by the name {expected!r} "
-                    "(dashboard URL, serve Service, probes) and falls back to defaults otherwise",
+                    f"port {number} is named {name!r}; KubeRay finds the {expected} port by the name {expected!r} (dashboard URL, serve Service, probes) and falls back to defaults otherwise",
                     join(path, "ports", i, "name"),
                     fix=f"name it {expected!r}",
                 )
@@ -262,8 +254,8 @@ def _registry_of(image: str) -> str:
 
 
 def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    allowed = ctx.options.get("allowed_registries")
-    if not isinstance(allowed, (list, tuple)) or not allowed:
+    allowed = ctx.options.allowed_registries
+    if not allowed:
         return
     prefixes = [str(a).rstrip("/") + "/" for a in allowed]
     images: list[tuple[str, str]] = []
@@ -299,35 +291,34 @@ declare(
     title="Ray images match spec.rayVersion and each other",
     severity="high",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to "
-    "connect nodes of different Ray or Python versions.",
+    kinds=KINDS,
+    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to connect nodes of different Ray or Python versions.",
     fix="Use one Ray image version for head and workers and set rayVersion to it.",
     check=_image_version,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
 )
 declare(
     id="requests-not-equal-limits",
     title="Memory and GPU requests equal limits on Ray containers",
     severity="medium",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="KubeRay passes limits to Ray; a lower request lets Kubernetes overcommit the node Ray thinks it owns.",
     fix="Set requests equal to limits for memory and GPUs (the convenience fields cpu/memory/gpu do this).",
     check=_requests_equal_limits,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
 )
 declare(
     id="head-memory-too-small",
     title="The head has enough memory (2G, 8G in production)",
     severity="high",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the "
-    "cluster down. Thresholds are Ray's own: never less than 2G for the head (high), 8G for a Ray pod in "
-    "production (medium); Ray's docs use 2G, which passes.",
+    kinds=KINDS,
+    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down. Thresholds are Ray's own: never less than 2G for the head (high), 8G for a Ray pod in production (medium); Ray's docs use 2G, which passes.",
     fix="Raise the head container's memory limit.",
     check=_head_memory,
     compliant=_CLUSTER,
@@ -336,18 +327,20 @@ declare(
         [*_HEAD_C, "resources", "requests", "memory"],
         "1Gi",
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].resources.limits.memory",
 )
 declare(
     id="head-runs-workloads-in-prod",
     title='In production the head does not run tasks (num-cpus "0")',
     severity="medium",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="Ray recommends keeping work off the head of production clusters so the GCS stays responsive.",
     fix='Set headGroupSpec.rayStartParams.num-cpus: "0".',
     check=_head_num_cpus,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
+    violating_path="spec.headGroupSpec.rayStartParams.num-cpus",
     context={"environment": "prod"},
 )
 declare(
@@ -361,6 +354,7 @@ declare(
     check=_gcs_ft,
     compliant=ex.ray_service(),
     violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
+    violating_path="spec.rayClusterConfig.gcsFaultToleranceOptions",
     context={"environment": "prod"},
 )
 declare(
@@ -368,36 +362,39 @@ declare(
     title="No public dashboard or client endpoint without Ray token auth",
     severity="high",
     category="security",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="The Ray dashboard and job API run arbitrary code; exposing them without auth hands out the cluster.",
     fix="Keep serviceType ClusterIP and enableIngress off, or set authOptions.mode: token (Ray >= 2.52).",
     check=_exposure,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
+    violating_path="spec.headGroupSpec.serviceType",
 )
 declare(
     id="port-misnamed",
     title="Well-known Ray ports carry the names KubeRay looks up",
     severity="medium",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="KubeRay finds the dashboard and serve ports by name (dashboard, serve); a renamed port is ignored.",
     fix="Name port 8265 'dashboard', 8000 'serve' and 10001 'client'.",
     check=_port_names,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].ports[1].name",
 )
 declare(
     id="image-registry-not-allowed",
     title="Images come from the allowed registries",
     severity="medium",
     category="security",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="Organisations pin where code may come from; the option allowed_registries lists the prefixes.",
     fix="Mirror the image into an allowed registry, or extend the allowed_registries option.",
     check=_registries,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
 )
 

@@ -29,9 +29,7 @@ def _check_namespace(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
         return  # the API server treats an empty namespace as unset (the request's namespace)
     if len(namespace) > 63 or not _DNS1123_LABEL.fullmatch(namespace):
         yield Violation(
-            f"namespace {namespace!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-', "
-            f"starting and ending with a letter or digit); the API server rejects the object"
-            f"{_placeholder_note(namespace)}",
+            f"namespace {namespace!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit); the API server rejects the object{_placeholder_note(namespace)}",
             "metadata.namespace",
         )
 
@@ -48,13 +46,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The API server validates metadata.namespace of every namespaced object as a DNS-1123 label "
-    "(ValidateNamespaceName): documentation placeholders such as '<your-namespace>' or an upper-case name make "
-    "the create fail.",
+    rationale="The API server validates metadata.namespace of every namespaced object as a DNS-1123 label (ValidateNamespaceName): documentation placeholders such as '<your-namespace>' or an upper-case name make the create fail.",
     fix="Use the namespace's real name: lower-case letters, digits and '-', at most 63 characters.",
     check=_check_namespace,
     compliant=_with_namespace("ray-system"),
     violating=_with_namespace("<your-namespace>"),
+    violating_path="metadata.namespace",
 )
 
 
@@ -64,7 +61,7 @@ declare(
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*"
 _DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
 _DOMAIN = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
-_REFERENCE = re.compile(
+_REFERENCE = re.compile(  # text-block
     rf"(?:{_DOMAIN}/)?{_COMPONENT}(?:/{_COMPONENT})*"  # name
     r"(?::[\w][\w.-]{0,127})?"  # tag
     r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"  # digest
@@ -122,15 +119,13 @@ def _check_images(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
         if _ENV_ONLY.fullmatch(image) and _SHELL_VAR.search(image):
             # A file written for envsubst (KubeRay's own vLLM TPU sample is one): a template, not a mistake.
             yield Violation(
-                f"image {image!r} is an unrendered template{_placeholder_note(image)}; applied as it is, the "
-                "kubelet refuses it (InvalidImageName)",
+                f"image {image!r} is an unrendered template{_placeholder_note(image)}; applied as it is, the kubelet refuses it (InvalidImageName)",
                 path,
                 severity="high",
             )
             continue
         yield Violation(
-            f"image {image!r} {error}{_placeholder_note(image)}; the kubelet refuses to pull it "
-            "(InvalidImageName) and the Pod never starts",
+            f"image {image!r} {error}{_placeholder_note(image)}; the kubelet refuses to pull it (InvalidImageName) and the Pod never starts",
             path,
         )
 
@@ -147,15 +142,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The API server stores any string as an image, but the kubelet parses it as a reference "
-    "([registry/]repository[:tag][@digest], lower-case repository) and fails the container with "
-    "InvalidImageName: placeholders ('<your-image>', '{{ .Values.image }}'), spaces or upper case in the "
-    "repository leave every Pod of the group pending. A reference made only of shell variables "
-    "('$REGISTRY/ray:$TAG', '${IMAGE}') is a file written for envsubst: high, not critical.",
+    rationale="The API server stores any string as an image, but the kubelet parses it as a reference ([registry/]repository[:tag][@digest], lower-case repository) and fails the container with InvalidImageName: placeholders ('<your-image>', '{{ .Values.image }}'), spaces or upper case in the repository leave every Pod of the group pending. A reference made only of shell variables ('$REGISTRY/ray:$TAG', '${IMAGE}') is a file written for envsubst: high, not critical.",
     fix="Render the template (envsubst, helm template) or write the image: e.g. 'rayproject/ray:2.52.0'.",
     check=_check_images,
     compliant=_with_image("registry.example.com:5000/ml/ray:2.52.0-py311"),
     violating=_with_image("<your-image>"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].image",
 )
 
 
@@ -172,9 +164,7 @@ def _check_ray_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
         if text is None or is_unknown(value) or not text or _VERSION.fullmatch(text):
             continue
         yield Violation(
-            f"rayVersion {text!r} is not a version{_placeholder_note(text)}; KubeRay reads it to pick what a Ray "
-            "release supports (token auth needs >= 2.52, the job submitter's metadata >= 2.6), and an unreadable "
-            "one turns those features off or makes them fail",
+            f"rayVersion {text!r} is not a version{_placeholder_note(text)}; KubeRay reads it to pick what a Ray release supports (token auth needs >= 2.52, the job submitter's metadata >= 2.6), and an unreadable one turns those features off or makes them fail",
             ref.path("rayVersion"),
         )
 
@@ -191,13 +181,12 @@ declare(
     severity="medium",
     category="correctness",
     kinds=KINDS,
-    rationale="KubeRay parses rayVersion (version.ParseGeneric) to decide what the Ray release supports; "
-    "'latest', a template placeholder ('${RAY_VERSION}') or a tag name is not a version, so those checks "
-    "fail or assume the oldest behaviour. The API server stores any string.",
+    rationale="KubeRay parses rayVersion (version.ParseGeneric) to decide what the Ray release supports; 'latest', a template placeholder ('${RAY_VERSION}') or a tag name is not a version, so those checks fail or assume the oldest behaviour. The API server stores any string.",
     fix="Set rayVersion to the Ray release of the image, e.g. '2.52.0'.",
     check=_check_ray_version,
     compliant=_with_ray_version("2.52.0"),
     violating=_with_ray_version("${RAY_VERSION}"),
+    violating_path="spec.rayVersion",
 )
 
 
@@ -210,8 +199,7 @@ _DEPRECATED_SERVICE_FIELDS = ("serviceUnhealthySecondThreshold", "deploymentUnhe
 def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if manifest.get("apiVersion") == "ray.io/v1alpha1":
         yield Violation(
-            "apiVersion ray.io/v1alpha1 is deprecated: the v1.7.0 CRD still serves it (with a warning) but it "
-            "receives no new fields and KubeRay 1.9 removes it",
+            "apiVersion ray.io/v1alpha1 is deprecated: the v1.7.0 CRD still serves it (with a warning) but it receives no new fields and KubeRay 1.9 removes it",
             "apiVersion",
             fix="use apiVersion ray.io/v1",
             severity="medium",
@@ -232,11 +220,10 @@ declare(
     severity="medium",
     category="hygiene",
     kinds=KINDS,
-    rationale="RayService's serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold are still in "
-    "the CRD but unused since KubeRay v1.1: setting them changes nothing (low). ray.io/v1alpha1 is still served "
-    "by the v1.7.0 CRDs with a deprecation warning and goes away in KubeRay 1.9 (medium).",
+    rationale="RayService's serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold are still in the CRD but unused since KubeRay v1.1: setting them changes nothing (low). ray.io/v1alpha1 is still served by the v1.7.0 CRDs with a deprecation warning and goes away in KubeRay 1.9 (medium).",
     fix="Remove the field.",
     check=_check_deprecated,
     compliant=ex.example_service(),
     violating=ex.example_service(serviceUnhealthySecondThreshold=900),
+    violating_path="spec.serviceUnhealthySecondThreshold",
 )

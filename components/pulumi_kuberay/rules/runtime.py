@@ -71,8 +71,7 @@ def _check_serve_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violat
         return
     for path in _heads_missing_port(manifest, lambda name: name == "serve" or name.startswith("serve-")):
         yield Violation(
-            "the head container declares ports but none named 'serve' (or 'serve-*'): the operator cannot "
-            "build the serve Service, so the RayService never gets endpoints",
+            "the head container declares ports but none named 'serve' (or 'serve-*'): the operator cannot build the serve Service, so the RayService never gets endpoints",
             path,
         )
 
@@ -91,14 +90,12 @@ declare(
     category="correctness",
     kinds=("RayService", "RayCluster"),
     rows=("OP-01",),
-    rationale="KubeRay routes Serve traffic to the head container port named 'serve' (or 'serve-*'). If "
-    "the "
-    "head lists ports but none has that name and no serveService is given, the serve Service cannot be "
-    "built ('Please specify a port named serve') and the RayService never becomes Ready.",
+    rationale="KubeRay routes Serve traffic to the head container port named 'serve' (or 'serve-*'). If the head lists ports but none has that name and no serveService is given, the serve Service cannot be built ('Please specify a port named serve') and the RayService never becomes Ready.",
     fix="Add {name: serve, containerPort: 8000} to the head container ports (same port as Serve's http_options.port).",
     check=_check_serve_port,
     compliant=example_service(),
     violating=_service_without_serve_port(),
+    violating_path="spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
 )
 
 
@@ -107,8 +104,7 @@ def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
         return
     for path in _heads_missing_port(manifest, lambda name: name == "dashboard"):
         yield Violation(
-            "the head container declares ports but none named 'dashboard': the operator cannot find the "
-            "dashboard URL, so the job is never submitted / the Serve config never applied",
+            "the head container declares ports but none named 'dashboard': the operator cannot find the dashboard URL, so the job is never submitted / the Serve config never applied",
             path,
         )
 
@@ -129,13 +125,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayService", "RayCronJob"),
     rows=("OP-02",),
-    rationale="RayJob and RayService talk to the Ray dashboard through the head port named 'dashboard'. "
-    "If "
-    "the head lists ports without that name, the lookup fails ('dashboard port is not found').",
+    rationale="RayJob and RayService talk to the Ray dashboard through the head port named 'dashboard'. If the head lists ports without that name, the lookup fails ('dashboard port is not found').",
     fix="Name the dashboard port (8265) 'dashboard' in the head container, or declare no ports at all.",
     check=_check_dashboard_port,
     compliant=example_job(),
     violating=_job_without_dashboard_port(),
+    violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports",
 )
 
 
@@ -150,10 +145,7 @@ def _check_v1_restart_policy(manifest: dict[str, Any], ctx: Context) -> Iterator
             policy = as_str(template.pod_spec.get("restartPolicy")) if template else None
             if template is not None and policy and policy != "Never":
                 yield Violation(
-                    f"worker group {group.name!r} has restartPolicy {policy!r} with autoscaler v1: restarted "
-                    "containers rejoin as new Ray nodes while the autoscaler tracks the old ones (the "
-                    "operator "
-                    "only emits a Warning event)",
+                    f"worker group {group.name!r} has restartPolicy {policy!r} with autoscaler v1: restarted containers rejoin as new Ray nodes while the autoscaler tracks the old ones (the operator only emits a Warning event)",
                     join(template.spec_path, "restartPolicy"),
                 )
 
@@ -171,14 +163,14 @@ declare(
     title="Autoscaler v1 with a worker restartPolicy other than Never",
     severity="low",
     category="reliability",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rows=("OP-04",),
-    rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; "
-    "Ray nodes are meant to be replaced, not restarted.",
+    rationale="With autoscaler v1 the operator warns (event only) when worker Pods may restart in place; Ray nodes are meant to be replaced, not restarted.",
     fix="Set the worker template restartPolicy to Never (or leave it unset), or move to autoscaler v2.",
     check=_check_v1_restart_policy,
     compliant=_v1_cluster("Never"),
     violating=_v1_cluster("Always"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
 )
 
 
@@ -191,8 +183,7 @@ def _check_metadata_ray_version(manifest: dict[str, Any], ctx: Context) -> Itera
         parsed = parse_generic_version(ray_version) if ray_version else None
         if parsed is not None and parsed < (2, 6, 0):
             yield Violation(
-                f"spec metadata (--metadata-json) needs Ray >= 2.6.0 but rayClusterSpec.rayVersion is "
-                f"{ray_version!r}: the operator cannot build the submit command",
+                f"spec metadata (--metadata-json) needs Ray >= 2.6.0 but rayClusterSpec.rayVersion is {ray_version!r}: the operator cannot build the submit command",
                 f"{path}.metadata",
             )
 
@@ -212,13 +203,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("OP-06",),
-    rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the "
-    "operator "
-    "refuses to build the submission.",
+    rationale="spec.metadata is passed as --metadata-json, which Ray < 2.6.0 does not support; the operator refuses to build the submission.",
     fix="Upgrade rayVersion (and the image) to >= 2.6.0, or remove spec.metadata.",
     check=_check_metadata_ray_version,
     compliant=_job_with_metadata("2.52.0"),
     violating=_job_with_metadata("2.5.1"),
+    violating_path="spec.metadata",
 )
 
 
@@ -244,8 +234,7 @@ def _check_replicas_clamped(doc: dict[str, Any], ctx: Context) -> Iterator[Viola
             clamped = min(max(replicas, low), high)
             if clamped != replicas:
                 yield Violation(
-                    f"worker group {group.name!r}: replicas ({replicas}) is outside [minReplicas ({low}), "
-                    f"maxReplicas ({high})]; KubeRay runs {clamped} instead",
+                    f"worker group {group.name!r}: replicas ({replicas}) is outside [minReplicas ({low}), maxReplicas ({high})]; KubeRay runs {clamped} instead",
                     join(group.path, "replicas"),
                     fix=f"Set replicas between {low} and {high} (or leave it to the autoscaler).",
                 )
@@ -257,10 +246,10 @@ declare(
     severity="medium",
     category="correctness",
     kinds=KINDS,
-    rationale="The operator does not reject replicas outside the bounds: GetWorkerGroupDesiredReplicas clamps "
-    "them into [minReplicas, maxReplicas], so the cluster runs a different number of workers than declared.",
+    rationale="The operator does not reject replicas outside the bounds: GetWorkerGroupDesiredReplicas clamps them into [minReplicas, maxReplicas], so the cluster runs a different number of workers than declared.",
     fix="Set replicas between minReplicas and maxReplicas.",
     check=_check_replicas_clamped,
     compliant=_cluster_with_replicas(2),
     violating=_cluster_with_replicas(9),
+    violating_path="spec.workerGroupSpecs[0].replicas",
 )

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import _examples as ex
-from ._engine import Context, Severity, Violation, declare
+from ._engine import KINDS, Context, Severity, Violation, declare
 from ._kuberay import image_tag
+from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
 
-_ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {
     "AUDIT_WRITE",
@@ -51,12 +51,11 @@ def _all_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, A
 # Pod Security Standards (https://kubernetes.io/docs/concepts/security/pod-security-standards/, the checks of
 # k8s.io/pod-security-admission policy/check_*.go): one finding per pod template and profile, listing every gap.
 
-PROFILES = ("privileged", "baseline", "restricted")
 #: The profile a team's namespaces enforce (Pod Security admission ``enforce`` label), per environment, when
 #: the ``pod_security_profile`` option does not say: Kubernetes enforces nothing on a namespace without the
 #: label (EKS, GKE Standard and AKS leave them unlabelled), so no gap is assumed to block Pods; the environment
 #: only sets how loud the advice is (see _advice).
-DEFAULT_ENFORCED: dict[str | None, str] = {None: "privileged", "dev": "privileged", "staging": "privileged",
+DEFAULT_ENFORCED: dict[str | None, PodSecurityProfile] = {None: "privileged", "dev": "privileged", "staging": "privileged",
                                            "prod": "privileged"}  # fmt: skip
 _RESTRICTED_VOLUMES = frozenset(
     {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret",
@@ -168,14 +167,13 @@ def _restricted_gaps(manifest: dict[str, Any], template: PodTemplateRef) -> list
     return gaps
 
 
-def enforced_profile(ctx: Context) -> str:
+def enforced_profile(ctx: Context) -> PodSecurityProfile:
     """The Pod Security profile the team's namespaces enforce: the ``pod_security_profile`` option, else the
     environment's default (:data:`DEFAULT_ENFORCED`)."""
-    value = ctx.options.get("pod_security_profile")
-    return value if value in PROFILES else DEFAULT_ENFORCED.get(ctx.environment, "privileged")
+    return ctx.options.pod_security_profile or DEFAULT_ENFORCED.get(ctx.environment, "privileged")
 
 
-def _advice(profile: str, ctx: Context) -> Severity:
+def _advice(profile: PodSecurityProfile, ctx: Context) -> Severity:
     """How loud a gap is when the namespace does not enforce that profile."""
     if profile == "baseline":
         return "high" if ctx.environment == "prod" else "medium"
@@ -190,12 +188,12 @@ def _where(template: PodTemplateRef) -> str:
     return "submitter pod template"
 
 
-def _pss(profile: str) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
+def _pss(profile: PodSecurityProfile) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
     gaps_of = _baseline_gaps if profile == "baseline" else _restricted_gaps
 
     def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         enforced = enforced_profile(ctx)
-        blocked = PROFILES.index(enforced) >= PROFILES.index(profile)
+        blocked = POD_SECURITY_PROFILES.index(enforced) >= POD_SECURITY_PROFILES.index(profile)
         for template in pod_templates(manifest):
             gaps = gaps_of(manifest, template)
             if not gaps:
@@ -203,8 +201,7 @@ def _pss(profile: str) -> Callable[[dict[str, Any], Context], Iterator[Violation
             listed = "; ".join(gaps)
             if blocked:
                 yield Violation(
-                    f"{_where(template)} does not meet the Pod Security Standard {profile!r} that the namespace "
-                    f"enforces ({listed}): Pod Security admission rejects its Pods, so KubeRay cannot create them",
+                    f"{_where(template)} does not meet the Pod Security Standard {profile!r} that the namespace enforces ({listed}): Pod Security admission rejects its Pods, so KubeRay cannot create them",
                     template.spec_path,
                     severity="critical",
                 )
@@ -227,8 +224,7 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
             tag = image_tag(image)
             if tag is None or tag in ("latest", "nightly") or tag.startswith("nightly"):
                 yield Violation(
-                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): "
-                    "every Pod restart may run different code",
+                    f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): every Pod restart may run different code",
                     join(path, "image"),
                     severity="high" if ctx.environment == "prod" else "medium",
                 )
@@ -251,8 +247,7 @@ def _resources(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             missing.append("cpu (request or limit)")
         if missing:
             yield Violation(
-                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and "
-                "Pods are evicted or starve their neighbours",
+                f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and Pods are evicted or starve their neighbours",
                 join(path, "resources"),
                 severity="high" if ctx.environment == "prod" else "medium",
             )
@@ -269,8 +264,7 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
                     if value.startswith("$") or value.lower() in _FLAG_VALUES or _NOT_A_SECRET.search(name):
                         continue  # a variable reference, a switch or a location: not a secret value
                     yield Violation(
-                        f"env {name} holds a literal value: "
-                        "secrets in the CR are readable by anyone who can read the CR",
+                        f"env {name} holds a literal value: secrets in the CR are readable by anyone who can read the CR",
                         join(path, "env", i, "value"),
                     )
     for ref in cluster_specs(manifest):
@@ -286,7 +280,6 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
 
 _CLUSTER = ex.ray_cluster()
 _WORKER_C: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0]
-_WORKER_POD: list[str | int] = ["spec", "workerGroupSpecs", 0, "template", "spec"]
 
 
 declare(
@@ -294,73 +287,63 @@ declare(
     title="Pod templates meet the Pod Security Standard 'baseline'",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
-    rationale="Baseline blocks the known privilege escalations: privileged containers, host namespaces, "
-    "hostPath volumes and host ports, capabilities beyond the default set, unconfined seccomp/AppArmor, custom "
-    "SELinux types, unsafe sysctls. One finding per pod template lists every gap of every container (KubeRay's "
-    "autoscaler sidecar included). Critical where the namespace enforces baseline or restricted (option "
-    "pod_security_profile: Pod Security admission then rejects the Pods), else high in prod and medium elsewhere. "
-    "The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace). The policy "
-    "pack enforces this rule at its declared severity (high): a team that enforces the profile sets it mandatory.",
-    fix="Remove privileged, host namespaces, hostPath and hostPort; add no capability beyond the default set "
-    "(use device plugins for GPUs, PVCs for data).",
+    kinds=KINDS,
+    rationale="Baseline blocks the known privilege escalations: privileged containers, host namespaces, hostPath volumes and host ports, capabilities beyond the default set, unconfined seccomp/AppArmor, custom SELinux types, unsafe sysctls. One finding per pod template lists every gap of every container (KubeRay's autoscaler sidecar included). Critical where the namespace enforces baseline or restricted (option pod_security_profile: Pod Security admission then rejects the Pods), else high in prod and medium elsewhere. The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace). The policy pack enforces this rule at its declared severity (high): a team that enforces the profile sets it mandatory.",
+    fix="Remove privileged, host namespaces, hostPath and hostPort; add no capability beyond the default set (use device plugins for GPUs, PVCs for data).",
     check=_pss("baseline"),
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
+    violating_path="spec.workerGroupSpecs[0].template.spec",
 )
 declare(
     id="pod-security-restricted",
     title="Pod templates meet the Pod Security Standard 'restricted'",
     severity="medium",
     category="security",
-    kinds=_ALL_KINDS,
-    rationale="Restricted is the hardened profile: allowPrivilegeEscalation: false, runAsNonRoot, seccomp "
-    "RuntimeDefault, capabilities drop ALL, only ephemeral/config volume types. Ray images run as uid 1000 and "
-    "need none of the rest. One finding per pod template lists every gap; critical where the namespace enforces "
-    "restricted (option pod_security_profile), else medium in prod and low elsewhere. The policy pack enforces "
-    "this rule at its declared severity (medium, advisory): a team that enforces restricted sets it mandatory.",
-    fix="Set on every container (and autoscalerOptions.securityContext): allowPrivilegeEscalation: false, "
-    "runAsNonRoot: true, capabilities.drop: [ALL], seccompProfile.type: RuntimeDefault.",
+    kinds=KINDS,
+    rationale="Restricted is the hardened profile: allowPrivilegeEscalation: false, runAsNonRoot, seccomp RuntimeDefault, capabilities drop ALL, only ephemeral/config volume types. Ray images run as uid 1000 and need none of the rest. One finding per pod template lists every gap; critical where the namespace enforces restricted (option pod_security_profile), else medium in prod and low elsewhere. The policy pack enforces this rule at its declared severity (medium, advisory): a team that enforces restricted sets it mandatory.",
+    fix="Set on every container (and autoscalerOptions.securityContext): allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities.drop: [ALL], seccompProfile.type: RuntimeDefault.",
     check=_pss("restricted"),
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec",
 )
 declare(
     id="image-tag-not-pinned",
     title="Images are pinned to a version tag or digest",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
-    rationale="latest / nightly / untagged images change under a running cluster; "
-    "head and workers can end up on different Ray versions. High in prod, medium elsewhere (vendor blueprints "
-    "and tutorials use :latest for demos).",
+    kinds=KINDS,
+    rationale="latest / nightly / untagged images change under a running cluster; head and workers can end up on different Ray versions. High in prod, medium elsewhere (vendor blueprints and tutorials use :latest for demos).",
     fix="Use an explicit version tag (rayproject/ray:2.52.0) or a digest.",
     check=_image_pinned,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
 )
 declare(
     id="resources-missing",
     title="Ray containers set CPU and memory",
     severity="high",
     category="reliability",
-    kinds=_ALL_KINDS,
-    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is "
-    "evicted or OOM-killed. High in prod, medium elsewhere.",
+    kinds=KINDS,
+    rationale="Without limits KubeRay cannot tell Ray its size; Ray assumes the whole node and the Pod is evicted or OOM-killed. High in prod, medium elsewhere.",
     fix="Set resources.limits.cpu and resources.limits.memory (requests equal) on the Ray container.",
     check=_resources,
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
 )
 declare(
     id="secret-in-plain-env",
     title="Secrets are referenced, not written into the CR",
     severity="high",
     category="security",
-    kinds=_ALL_KINDS,
+    kinds=KINDS,
     rationale="Anything in the CR is readable by everyone who can read RayClusters, and lands in Pulumi state and Git.",
     fix="Use env valueFrom.secretKeyRef (SecretRef in the Python API) instead of value.",
     check=_secret_literals,
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
 )

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from ._engine import Context, Severity, Violation, declare
+from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
@@ -44,17 +44,14 @@ def _check_autoscaling_bounds(manifest: dict[str, Any], ctx: Context) -> Iterato
             if raw_max is None or (max_replicas is not None and max_replicas >= UNBOUNDED_MAX_REPLICAS):
                 state = "is not set" if raw_max is None else f"is {max_replicas}"
                 yield Violation(
-                    f"autoscaling is on and worker group {group.name!r} maxReplicas {state} (CRD default "
-                    f"{UNBOUNDED_MAX_REPLICAS}): the autoscaler may add Pods without bound",
+                    f"autoscaling is on and worker group {group.name!r} maxReplicas {state} (CRD default {UNBOUNDED_MAX_REPLICAS}): the autoscaler may add Pods without bound",
                     f"{group.path}.maxReplicas",
                     fix="Set maxReplicas to the most Pods (and GPUs) you are willing to pay for.",
                     severity=_prod_high(ctx),
                 )
             if group.spec.get("minReplicas") is None:
                 yield Violation(
-                    f"autoscaling is on and worker group {group.name!r} minReplicas is not set (CRD default "
-                    "0): "
-                    "state the floor explicitly",
+                    f"autoscaling is on and worker group {group.name!r} minReplicas is not set (CRD default 0): state the floor explicitly",
                     f"{group.path}.minReplicas",
                     fix="Set minReplicas (0 allows scale-to-zero).",
                     severity="medium",
@@ -77,14 +74,13 @@ declare(
     title="Autoscaling with explicit, bounded minReplicas and maxReplicas",
     severity="medium",
     category="cost",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
-    rationale="With enableInTreeAutoscaling the autoscaler scales each worker group between minReplicas "
-    "and "
-    "maxReplicas; the CRD default maxReplicas is 2147483647, i.e. no cost ceiling at all.",
+    kinds=KINDS,
+    rationale="With enableInTreeAutoscaling the autoscaler scales each worker group between minReplicas and maxReplicas; the CRD default maxReplicas is 2147483647, i.e. no cost ceiling at all.",
     fix="Set minReplicas and a finite maxReplicas on every worker group.",
     check=_check_autoscaling_bounds,
     compliant=_autoscaled_job(minReplicas=0, maxReplicas=10),
     violating=_autoscaled_job(minReplicas=0, maxReplicas=None),
+    violating_path="spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas",
     context={"environment": "prod"},
 )
 
@@ -98,9 +94,7 @@ def _check_upgrade_none(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
         return
     if get(manifest, "spec", "upgradeStrategy", "type") == "None":
         yield Violation(
-            "upgradeStrategy.type is None: changes to rayClusterConfig (image, resources, env) are never "
-            "rolled "
-            "out, and without a standby cluster every fix needs a delete and re-create (downtime)",
+            "upgradeStrategy.type is None: changes to rayClusterConfig (image, resources, env) are never rolled out, and without a standby cluster every fix needs a delete and re-create (downtime)",
             "spec.upgradeStrategy.type",
             severity=_prod_high(ctx),
         )
@@ -112,13 +106,12 @@ declare(
     severity="medium",
     category="reliability",
     kinds=("RayService",),
-    rationale="NewCluster (the default) and NewClusterWithIncrementalUpgrade prepare a new cluster and "
-    "switch "
-    "traffic only when its Serve apps are RUNNING; None applies no cluster change at all. High in prod.",
+    rationale="NewCluster (the default) and NewClusterWithIncrementalUpgrade prepare a new cluster and switch traffic only when its Serve apps are RUNNING; None applies no cluster change at all. High in prod.",
     fix="Remove upgradeStrategy (NewCluster is the default) or use NewClusterWithIncrementalUpgrade.",
     check=_check_upgrade_none,
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "None"}),
+    violating_path="spec.upgradeStrategy.type",
     context={"environment": "prod"},
 )
 
@@ -154,10 +147,7 @@ def _check_cluster_not_freed(manifest: dict[str, Any], ctx: Context) -> Iterator
             continue
         if not _frees_cluster(spec):
             yield Violation(
-                "the RayJob creates its own RayCluster but nothing deletes it when the job ends (no "
-                "shutdownAfterJobFinishes, no DeleteCluster/DeleteSelf rule for both success and failure): "
-                "the "
-                "cluster keeps running, and billing, after the job; a long-lived cluster is a service",
+                "the RayJob creates its own RayCluster but nothing deletes it when the job ends (no shutdownAfterJobFinishes, no DeleteCluster/DeleteSelf rule for both success and failure): the cluster keeps running, and billing, after the job; a long-lived cluster is a service",
                 f"{path}.shutdownAfterJobFinishes",
                 severity=_prod_high(ctx),
             )
@@ -169,15 +159,12 @@ declare(
     severity="medium",
     category="cost",
     kinds=("RayJob", "RayCronJob"),
-    rationale="A RayJob is a batch job: its embedded cluster should go away when the job finishes. If it "
-    "stays, the job looks like a service; use a RayService (long-running serving) or a shared RayCluster "
-    "selected with clusterSelector (many jobs, one cluster).",
-    fix="Set shutdownAfterJobFinishes: true (optionally ttlSecondsAfterFinished) or deletionRules with "
-    "DeleteCluster for SUCCEEDED and FAILED; or use a RayService / a shared RayCluster + "
-    "clusterSelector.",
+    rationale="A RayJob is a batch job: its embedded cluster should go away when the job finishes. If it stays, the job looks like a service; use a RayService (long-running serving) or a shared RayCluster selected with clusterSelector (many jobs, one cluster).",
+    fix="Set shutdownAfterJobFinishes: true (optionally ttlSecondsAfterFinished) or deletionRules with DeleteCluster for SUCCEEDED and FAILED; or use a RayService / a shared RayCluster + clusterSelector.",
     check=_check_cluster_not_freed,
     compliant=example_job(),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 
 
@@ -196,8 +183,7 @@ def _check_deadline(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
             )
         elif deadline is not None and deadline > SERVICE_LIKE_DEADLINE_SECONDS:
             yield Violation(
-                f"activeDeadlineSeconds is {deadline} (> 7 days): a job meant to run this long looks like a "
-                "service; consider a RayService or a shared RayCluster",
+                f"activeDeadlineSeconds is {deadline} (> 7 days): a job meant to run this long looks like a service; consider a RayService or a shared RayCluster",
                 f"{path}.activeDeadlineSeconds",
             )
 
@@ -208,15 +194,12 @@ declare(
     severity="medium",
     category="cost",
     kinds=("RayJob", "RayCronJob"),
-    rationale="activeDeadlineSeconds bounds how long a stuck job can hold its cluster. A missing "
-    "deadline "
-    "is a hygiene gap (low); a deadline of more than a week means the workload is really a service "
-    "(medium).",
-    fix="Set activeDeadlineSeconds to the job's realistic upper bound; for long-running work use a "
-    "RayService or a shared RayCluster.",
+    rationale="activeDeadlineSeconds bounds how long a stuck job can hold its cluster. A missing deadline is a hygiene gap (low); a deadline of more than a week means the workload is really a service (medium).",
+    fix="Set activeDeadlineSeconds to the job's realistic upper bound; for long-running work use a RayService or a shared RayCluster.",
     check=_check_deadline,
     compliant=example_job(activeDeadlineSeconds=6 * 3600),
     violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
+    violating_path="spec.activeDeadlineSeconds",
 )
 
 
@@ -233,9 +216,7 @@ def _check_delete_self(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
             hits.append(f"spec.deletionStrategy.{key}.policy")
     for path in hits:
         yield Violation(
-            "DeleteSelf deletes the RayJob object itself: the next `pulumi up` sees it missing, re-creates "
-            "it and "
-            "the job runs again (and `pulumi refresh` shows drift)",
+            "DeleteSelf deletes the RayJob object itself: the next `pulumi up` sees it missing, re-creates it and the job runs again (and `pulumi refresh` shows drift)",
             path,
             severity=_prod_high(ctx),
         )
@@ -258,13 +239,12 @@ declare(
     severity="medium",
     category="reliability",
     kinds=("RayJob",),
-    rationale="Pulumi owns the RayJob object; when the operator deletes it (DeleteSelf), the next update "
-    "re-creates it and re-runs the job. High in prod, where a re-run costs money or repeats side "
-    "effects.",
+    rationale="Pulumi owns the RayJob object; when the operator deletes it (DeleteSelf), the next update re-creates it and re-runs the job. High in prod, where a re-run costs money or repeats side effects.",
     fix="Use DeleteCluster (keeps the RayJob record, frees the cluster); delete the RayJob through Pulumi.",
     check=_check_delete_self,
     compliant=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteCluster", "FAILED", 600)),
     violating=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteSelf", "SUCCEEDED", 300)),
+    violating_path="spec.deletionStrategy.deletionRules[1].policy",
     pulumi_only=True,
 )
 
@@ -275,8 +255,7 @@ def _check_shutdown_with_selector(manifest: dict[str, Any], ctx: Context) -> Ite
             continue
         if spec.get("shutdownAfterJobFinishes") is True:
             yield Violation(
-                "shutdownAfterJobFinishes has no effect with clusterSelector: the operator never deletes a "
-                "RayCluster it did not create",
+                "shutdownAfterJobFinishes has no effect with clusterSelector: the operator never deletes a RayCluster it did not create",
                 f"{path}.shutdownAfterJobFinishes",
             )
 
@@ -287,9 +266,7 @@ declare(
     severity="low",
     category="hygiene",
     kinds=("RayJob", "RayCronJob"),
-    rationale="shutdownAfterJobFinishes only deletes a cluster the RayJob created from rayClusterSpec; "
-    "with "
-    "clusterSelector it is ignored, which suggests a misunderstanding of who owns the cluster.",
+    rationale="shutdownAfterJobFinishes only deletes a cluster the RayJob created from rayClusterSpec; with clusterSelector it is ignored, which suggests a misunderstanding of who owns the cluster.",
     fix="Remove shutdownAfterJobFinishes (and ttlSecondsAfterFinished), or give the job its own rayClusterSpec.",
     check=_check_shutdown_with_selector,
     compliant=example_job(
@@ -303,6 +280,7 @@ declare(
         ttlSecondsAfterFinished=None,
         clusterSelector={"ray.io/cluster": "shared-cluster"},
     ),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 
 
@@ -319,8 +297,7 @@ def _check_unmanaged(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     version = kueue_version(ctx)
     if version >= SELECTOR_UNMANAGED_SINCE:
         yield Violation(
-            f"Kueue {kueue_label(version)} accepts a RayJob that only selects an existing RayCluster and leaves it "
-            "unmanaged: the queue label has no effect (no quota is reserved, Kueue never suspends the job)",
+            f"Kueue {kueue_label(version)} accepts a RayJob that only selects an existing RayCluster and leaves it unmanaged: the queue label has no effect (no quota is reserved, Kueue never suspends the job)",
             f"metadata.labels['{QUEUE_LABEL}']",
         )
 
@@ -331,13 +308,12 @@ declare(
     severity="low",
     category="correctness",
     kinds=("RayJob",),
-    rationale="From v0.15 Kueue's RayJob webhook accepts a queued RayJob that only selects an existing cluster "
-    "and Kueue does not manage it: the label suggests quota and queueing that do not happen (before v0.15 the "
-    "webhook refused it: kueue-rayjob-limits).",
+    rationale="From v0.15 Kueue's RayJob webhook accepts a queued RayJob that only selects an existing cluster and Kueue does not manage it: the label suggests quota and queueing that do not happen (before v0.15 the webhook refused it: kueue-rayjob-limits).",
     fix="Drop the queue label, or give the job its own rayClusterSpec so that Kueue admits it.",
     check=_check_unmanaged,
     compliant=_queued_job(example_job()),
     violating=_queued_job(
         {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
     ),
+    violating_path="metadata.labels['kueue.x-k8s.io/queue-name']",
 )

@@ -6,36 +6,15 @@ clusters together may claim more GPUs than the budget; these rules can. Plain Py
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pulumi_kuberay.rules._engine import Category, Context, Finding, Severity, render_text
-from pulumi_kuberay.rules._paths import as_dict, as_int, as_list
+from ._engine import KINDS, Context, Violation, declare
+from ._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class StackFinding:
-    """A finding about one manifest of a set; ``index`` is its position in the input sequence."""
-
-    index: int
-    finding: Finding
-
-
-@dataclass(frozen=True)
-class StackRule:
-    id: str
-    title: str
-    severity: Severity
-    category: Category
-    rationale: str
-    fix: str
-    check: Callable[[Sequence[JsonDict], Context], Iterable[tuple[int, str, str]]]
-    compliant: tuple[JsonDict, ...]
-    violating: tuple[JsonDict, ...]
-    options: Mapping[str, Any] | None = None  # Context.options its examples need
+#: The one key of a RayJob's clusterSelector KubeRay v1.7.0 reads: the name of the RayCluster to run on.
+_SELECTOR_KEY = "ray.io/cluster"
 
 
 def _kind(doc: JsonDict) -> str:
@@ -53,7 +32,7 @@ def _name(doc: JsonDict) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, str, str]]:
+def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Violation]:
     clusters: list[JsonDict] = [d for d in docs if _kind(d) == "RayCluster"]
     for index, doc in enumerate(docs):
         if _kind(doc) != "RayJob":
@@ -70,12 +49,10 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tupl
             continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
         others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
         ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
-        yield (
-            index,
+        yield Violation(
+            f"RayJob {namespace}/{_name(doc)} runs on the RayCluster named by clusterSelector[{_SELECTOR_KEY!r}] ({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in namespace {namespace!r} in {{set}}; the job waits forever for it",
             f"spec.clusterSelector[{_SELECTOR_KEY!r}]",
-            f"RayJob {namespace}/{_name(doc)} runs on the RayCluster named by clusterSelector[{_SELECTOR_KEY!r}] "
-            f"({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in "
-            f"namespace {namespace!r} in {{set}}; the job waits forever for it",
+            index=index,
         )
 
 
@@ -131,9 +108,9 @@ def _embedded_specs(doc: JsonDict) -> Iterable[tuple[str, Any, int]]:
             yield "spec.jobTemplate.rayClusterSpec", job["rayClusterSpec"], 1
 
 
-def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, str, str]]:
-    budget = ctx.options.get("gpu_budget")
-    if not isinstance(budget, int) or isinstance(budget, bool):
+def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Violation]:
+    budget = ctx.options.gpu_budget
+    if budget is None:
         return
     claims: list[tuple[int, str, int]] = []
     for index, doc in enumerate(docs):
@@ -145,10 +122,10 @@ def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[tuple[int, s
     if total > budget and claims:
         index, path, _ = max(claims, key=lambda c: c[2])
         detail = ", ".join(f"{_kind(docs[i])} {_name(docs[i])}: {g}" for i, _, g in claims)
-        yield (
-            index,
-            path,
+        yield Violation(
             f"the clusters in {{set}} can claim {total} GPUs at maxReplicas ({detail}), over the budget of {budget}",
+            path,
+            index=index,
         )
 
 
@@ -186,57 +163,35 @@ def _job(selector: JsonDict) -> JsonDict:
     }
 
 
-_SELECTOR_KEY = "ray.io/cluster"
-
-STACK_RULES: tuple[StackRule, ...] = (
-    StackRule(
-        id="rayjob-cluster-selector-unmatched",
-        title="A RayJob's clusterSelector matches a RayCluster of the same stack",
-        severity="high",
-        category="correctness",
-        rationale=(
-            "A RayJob in clusterSelector mode never creates a cluster: KubeRay v1.7.0 reads only "
-            "clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other "
-            "keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. "
-            "Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen)."
-        ),
-        fix=(
-            "Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} "
-            "or embed rayClusterSpec."
-        ),
-        check=_selector_unmatched,
-        compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
-        violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
-    ),
-    StackRule(
-        id="gpu-budget-exceeded",
-        title="GPUs claimable at maxReplicas stay within the configured budget",
-        severity="high",
-        category="cost",
-        rationale=(
-            "Autoscaling clusters can grow to maxReplicas; the sum over the stack (a RayService counts twice while a "
-            "NewCluster upgrade runs both clusters) is what the GPU quota must cover."
-        ),
-        fix="Lower maxReplicas or GPUs per worker, or raise the gpu_budget option of the policy pack / lint command.",
-        check=_gpu_budget,
-        compliant=(_cluster("a", gpu=1, max_replicas=4),),
-        violating=(_cluster("a", gpu=2, max_replicas=4), _cluster("b", gpu=1, max_replicas=4)),
-        options={"gpu_budget": 8},
-    ),
+declare(
+    id="rayjob-cluster-selector-unmatched",
+    scope="stack",
+    title="A RayJob's clusterSelector matches a RayCluster of the same stack",
+    severity="high",
+    category="correctness",
+    kinds=("RayCluster", "RayJob"),
+    rationale="A RayJob in clusterSelector mode never creates a cluster: KubeRay v1.7.0 reads only clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen).",
+    fix="Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} or embed rayClusterSpec.",
+    check=_selector_unmatched,
+    compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
+    violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
+    violating_path="spec.clusterSelector['ray.io/cluster']",
 )
 
-
-def check_stack(manifests: Sequence[Any], ctx: Context | None = None) -> list[StackFinding]:
-    """Run every stack rule over ``manifests`` (any JSON-like values; non-Ray documents are ignored)."""
-    ctx = ctx or Context()
-    docs = [m if isinstance(m, dict) else {} for m in manifests]
-    out: list[StackFinding] = []
-    for rule in STACK_RULES:
-        try:
-            results = list(rule.check(docs, ctx))
-        except Exception as exc:  # a rule bug must never hide the others' findings
-            results = [(0, "", f"internal error in stack rule {rule.id}: {exc!r}")]
-        for index, path, message in results:
-            message, fix = render_text(message, ctx.audience), render_text(rule.fix, ctx.audience)
-            out.append(StackFinding(index, Finding(rule.id, rule.severity, message, path, fix)))
-    return out
+declare(
+    id="gpu-budget-exceeded",
+    scope="stack",
+    title="GPUs claimable at maxReplicas stay within the configured budget",
+    severity="high",
+    category="cost",
+    kinds=KINDS,
+    rationale=(
+        "Autoscaling clusters can grow to maxReplicas; the sum over the stack (a RayService counts twice while a NewCluster upgrade runs both clusters) is what the GPU quota must cover."
+    ),
+    fix="Lower maxReplicas or GPUs per worker, or raise the gpu_budget option of the policy pack / lint command.",
+    check=_gpu_budget,
+    compliant=(_cluster("a", gpu=1, max_replicas=4),),
+    violating=(_cluster("a", gpu=2, max_replicas=4), _cluster("b", gpu=1, max_replicas=4)),
+    violating_path="spec",
+    context={"options": {"gpu_budget": 8}},
+)

@@ -7,13 +7,13 @@ command nor the policy pack needs CRD files at run time. Also: malformed Ray doc
 from __future__ import annotations
 
 import copy
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_kuberay.model._base import ManifestError, render_scalar
+from pulumi_kuberay.model._base import render_scalar
+from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.model.service import KubeRayDeprecationWarning
 
@@ -30,6 +30,7 @@ from ._paths import (
     cluster_specs,
     get,
     is_unknown,
+    memo,
     parse_path,
     path_touches_unknown,
     placeholder_note,
@@ -46,23 +47,12 @@ class _Problem:
 
 
 @dataclass
-class _Memo:
-    doc: dict[str, Any] | None = None
+class _Loaded:
+    """The model load of one manifest, shared by the four schema rules (``memo``: once per ``check``)."""
+
     problems: tuple[_Problem, ...] = ()
-    error: Exception | None = None
+    error: Exception | None = None  # not a manifest problem: a model bug, reported once as internal-error
     error_reported: bool = False
-
-
-# The four schema rules share one model load per manifest (check() hands every rule the same normalised dict).
-_local = threading.local()  # the policy pack may evaluate resources on several threads
-
-
-def _current_memo() -> _Memo:
-    memo: _Memo | None = getattr(_local, "memo", None)
-    if memo is None:
-        memo = _Memo()
-        _local.memo = memo
-    return memo
 
 
 def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
@@ -91,28 +81,30 @@ def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
     return path in ("spec", "metadata") and (path not in doc or not isinstance(doc[path], dict))
 
 
-def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
-    _memo = _current_memo()
-    if _memo.doc is doc:
-        if _memo.error is not None and not _memo.error_reported:
-            _memo.error_reported = True
-            raise _memo.error
-        return _memo.problems
-    _memo.doc, _memo.problems, _memo.error, _memo.error_reported = doc, (), None, False
+def _load(doc: dict[str, Any]) -> _Loaded:
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
             load_manifest(doc)
     except ManifestError as exc:
-        _memo.problems = tuple(
-            _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
-            for p in exc.problems
-            if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+        return _Loaded(
+            tuple(
+                _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
+                for p in exc.problems
+                if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+            )
         )
-    except Exception as exc:  # not a manifest problem: a model bug; reported once as internal-error
-        _memo.error, _memo.error_reported = exc, True
-        raise
-    return _memo.problems
+    except Exception as exc:
+        return _Loaded(error=exc)
+    return _Loaded()
+
+
+def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
+    loaded: _Loaded = memo(doc, "structure.model_load", _load)
+    if loaded.error is not None and not loaded.error_reported:
+        loaded.error_reported = True
+        raise loaded.error
+    return loaded.problems
 
 
 def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
@@ -178,11 +170,10 @@ _SCHEMA_RULES = (
         "schema-unknown-field",
         "unknown_field",
         "Field not in the KubeRay CRD schema",
-        "The API server prunes unknown fields silently: the setting has no effect (often a typo or a field "
-        "of a "
-        "newer KubeRay version).",
+        "The API server prunes unknown fields silently: the setting has no effect (often a typo or a field of a newer KubeRay version).",
         "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
         _example(enableInTreeAutoscaler=True),
+        "spec.enableInTreeAutoscaler",
     ),
     (
         "schema-wrong-type",
@@ -191,6 +182,7 @@ _SCHEMA_RULES = (
         "The API server rejects an object whose field types do not match the CRD schema.",
         "Use the type the CRD declares (e.g. an integer for minReplicas, strings for rayStartParams values).",
         _with_worker(minReplicas="one"),
+        "spec.workerGroupSpecs[0].minReplicas",
     ),
     (
         "schema-missing-field",
@@ -199,6 +191,7 @@ _SCHEMA_RULES = (
         "The API server rejects an object that lacks a field the CRD schema requires.",
         "Add the required field.",
         _without_group_name(),
+        "spec.workerGroupSpecs[0].groupName",
     ),
     (
         "schema-invalid-value",
@@ -207,10 +200,11 @@ _SCHEMA_RULES = (
         "The API server rejects values outside the CRD's enums and bounds.",
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
+        "spec.autoscalerOptions.upscalingMode",
     ),
 )
 
-for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
+for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULES:
     declare(
         id=_rule_id,
         title=_title,
@@ -222,6 +216,7 @@ for _rule_id, _kind, _title, _rationale, _fix, _violating in _SCHEMA_RULES:
         check=_schema_check(_kind),
         compliant=_COMPLIANT,
         violating=_violating,
+    violating_path=_path,
         remediate=stringify_ray_start_params if _rule_id == "schema-wrong-type" else None,
     )
 
@@ -257,6 +252,7 @@ declare(
         "metadata": {"name": "broken"},
         "spec": "oops",
     },
+    violating_path="spec",
 )
 
 
@@ -313,6 +309,7 @@ declare(
     check=_check_suppression_reason,
     compliant=_suppressed("min > max is intended for this capacity test"),
     violating=_suppressed(""),
+    violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exceeds-max\"]",
 )
 
 declare(
@@ -332,6 +329,7 @@ declare(
             "annotations": {f"{SUPPRESS_PREFIX}worker-min-exeeds-max": "typo in the rule id"},
         },
     },
+    violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exeeds-max\"]",
 )
 
 
@@ -349,8 +347,7 @@ def _check_metadata_syntax(manifest: dict[str, Any], ctx: Context) -> Iterator[V
     found = effective_name(manifest)
     if found is not None and not is_dns1123_subdomain(found[0]):
         yield Violation(
-            f"name {found[0]!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'); "
-            "the API server rejects the object",
+            f"name {found[0]!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'); the API server rejects the object",
             found[1],
         )
     labels = meta.get("labels")
@@ -391,13 +388,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 "
-    "alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; "
-    "the create fails.",
+    rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; the create fails.",
     fix="Use keys like 'app' or 'example.com/app' and label values like 'v1.2_a' (63 characters at most).",
     check=_check_metadata_syntax,
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
     violating=_with_metadata(labels={"team": "-ml"}),
+    violating_path="metadata.labels[\"team\"]",
 )
 
 #: (list field of a pod spec or container, its list-map keys, defaults of keys) from the CRDs' schema.
@@ -434,8 +430,7 @@ def _duplicate_keys(items: Any, keys: tuple[str, ...], path: str) -> Iterator[Vi
         if key in seen:
             shown = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key, strict=True))
             yield Violation(
-                f"{path}[{i}] repeats {shown} of {path}[{seen[key]}]; the CRD keys this list by "
-                f"{'+'.join(keys)}, so the API server rejects the object",
+                f"{path}[{i}] repeats {shown} of {path}[{seen[key]}]; the CRD keys this list by {'+'.join(keys)}, so the API server rejects the object",
                 f"{path}[{i}]",
             )
         else:
@@ -467,11 +462,10 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and "
-    "containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same "
-    "key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
+    rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
     fix="Keep one entry per key (for env, the value the container should see).",
     check=_check_list_map_keys,
     compliant=_with_head_env("A", "B"),
     violating=_with_head_env("A", "A"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[1]",
 )

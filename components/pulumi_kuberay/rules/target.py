@@ -1,5 +1,6 @@
-"""What the rules are checked against: target KubeRay version, operator feature gates, environment, org options,
-and who reads the findings. :class:`Target` is the only way to build the :class:`Context` a check sees.
+"""What the rules are checked against: target KubeRay version, operator feature gates, environment, organisation
+options (:class:`OrgOptions`), the operator the objects run on (:class:`OperatorSetup`) and who reads the
+findings. :class:`Target` is the only way to build the :class:`Context` a check sees.
 
 One place for these settings: the stack config (keys below, namespace ``kuberay``) is read by the components
 and by the policy pack alike; the pack's policy config and the lint command's flags may override them.
@@ -34,24 +35,24 @@ from pulumi_kuberay.rules._engine import (
     format_version,
     parse_kuberay_version,
 )
+from pulumi_kuberay.rules._operator import OperatorSetup
+from pulumi_kuberay.rules._options import OrgOptions, TargetError, camel
 
 __all__ = [
     "CONFIG_NAMESPACE",
     "ENVIRONMENTS",
-    "POD_SECURITY_PROFILES",
+    "STACK_CONFIG_KEYS",
+    "OrgOptions",
     "Target",
     "TargetError",
     "parse_feature_gates",
-    "parse_org_options",
     "parse_version",
     "target_from_stack_config",
 ]
 
 CONFIG_NAMESPACE = "kuberay"
-
-
-class TargetError(ValueError):
-    """A target setting that cannot be used (bad version string, unknown gate, unknown environment...)."""
+#: The ``kuberay:*`` stack config keys, read by the components and the policy pack alike.
+STACK_CONFIG_KEYS: tuple[str, ...] = ("version", "environment", "featureGates", *OrgOptions.keys(camel), "webhooks")
 
 
 def parse_version(text: str | tuple[int, ...]) -> tuple[int, int, int]:
@@ -106,12 +107,17 @@ class Target:
     kuberay_version: str = "1.7.0"
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     environment: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    #: The organisation's options; a mapping by field name is accepted and validated (:meth:`OrgOptions.strict`).
+    options: OrgOptions = field(default_factory=OrgOptions)
     audience: Audience = "python"
     #: The operator runs its validating webhooks (``ENABLE_WEBHOOKS=true``, off by default).
     webhooks: bool = False
+    #: The operator the objects run on (``target_for_operator`` sets it with its version and gates).
+    operator: OperatorSetup | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.options, OrgOptions):
+            object.__setattr__(self, "options", OrgOptions.strict(self.options))
         parse_version(self.kuberay_version)
         parse_feature_gates(self.feature_gates)
         if self.environment is not None and self.environment not in ENVIRONMENTS:
@@ -132,7 +138,8 @@ class Target:
             kuberay_version=version,
             feature_gates=gates,
             environment=environment,
-            options=dict(self.options),
+            options=self.options,
+            operator=self.operator,
             audience=self.audience,
             webhooks=self.webhooks,
         )
@@ -144,9 +151,10 @@ class Target:
         kuberay_version: str | tuple[int, ...] | None = None,
         feature_gates: Mapping[str, bool] | None = None,
         environment: str | None = None,
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | OrgOptions | None = None,
         audience: Audience = "python",
         webhooks: bool = False,
+        operator: OperatorSetup | None = None,
     ) -> Target:
         """The keyword form used by ``rules.check(manifest, kuberay_version=..., ...)``."""
         version = "1.7.0" if kuberay_version is None else kuberay_version
@@ -156,22 +164,25 @@ class Target:
             kuberay_version=version,
             feature_gates=dict(feature_gates or {}),
             environment=environment,
-            options=dict(options or {}),
+            options=OrgOptions.strict(options),
             audience=audience,
             webhooks=webhooks,
+            operator=operator,
         )
 
     def override(self, **changes: Any) -> Target:
         """A copy with the non-None ``changes`` applied (used for policy config / CLI flags)."""
         version, environment, audience, webhooks = self.kuberay_version, self.environment, self.audience, self.webhooks
-        gates, options = dict(self.feature_gates), dict(self.options)
+        gates, options, operator = dict(self.feature_gates), self.options, self.operator
         for key, val in changes.items():
             if val is None:
                 continue
             if key == "feature_gates":
                 gates.update(parse_feature_gates(val))
             elif key == "options":
-                options.update(val)
+                options = OrgOptions.strict(val).over(options)
+            elif key == "operator":
+                operator = val
             elif key == "kuberay_version":
                 version = str(val)
             elif key == "environment":
@@ -189,35 +200,19 @@ class Target:
             options=options,
             audience=audience,
             webhooks=webhooks,
+            operator=operator,
         )
 
 
-POD_SECURITY_PROFILES = ("privileged", "baseline", "restricted")
-
-
-def parse_org_options(pod_security_profile: Any, kueue_version: Any, *, prefix: str = "") -> dict[str, Any]:
-    """``pod_security_profile`` / ``kueue_version`` options from their settings (None: not given); a TargetError
-    names the setting (``prefix`` + podSecurityProfile / kueueVersion) when a value cannot be used."""
-    options: dict[str, Any] = {}
-    if pod_security_profile is not None:
-        if pod_security_profile not in POD_SECURITY_PROFILES:
-            raise TargetError(f"{prefix}podSecurityProfile must be one of {', '.join(POD_SECURITY_PROFILES)}")
-        options["pod_security_profile"] = pod_security_profile
-    if kueue_version is not None:
-        text = str(kueue_version).strip().removeprefix("v")
-        parts = text.split(".")
-        if not (2 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
-            raise TargetError(f"{prefix}kueueVersion must be a Kueue release such as 0.15 or v0.15.2")
-        options["kueue_version"] = text
-    return options
-
-
 def _decode(value: Any) -> Any:
+    """A config value as the engine passes it (a string) decoded as JSON; a number with a fraction stays text: no
+    key takes one, and a version such as ``0.10`` must not become ``0.1``."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            decoded = json.loads(value)
         except ValueError:
             return value
+        return value if isinstance(decoded, float) else decoded
     return value
 
 
@@ -233,18 +228,7 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
     version = get("version")
     environment = get("environment")
     gates = get("featureGates")
-    options: dict[str, Any] = {}
-    registries = get("allowedRegistries")
-    if registries is not None:
-        if not isinstance(registries, list) or not all(isinstance(r, str) for r in registries):
-            raise TargetError("kuberay:allowedRegistries must be a list of registry prefixes")
-        options["allowed_registries"] = registries
-    budget = get("gpuBudget")
-    if budget is not None:
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            raise TargetError("kuberay:gpuBudget must be a non-negative integer")
-        options["gpu_budget"] = budget
-    options.update(parse_org_options(get("podSecurityProfile"), get("kueueVersion"), prefix="kuberay:"))
+    options = OrgOptions.parse({key: get(key) for key in OrgOptions.keys(camel)}, spell=camel, where="kuberay:")
     if gates is not None and not isinstance(gates, (dict, str)):
         raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
     webhooks = get("webhooks")

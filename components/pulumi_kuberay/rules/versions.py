@@ -100,9 +100,7 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 continue
             for path, _value in iter_present(ref.spec, pattern, ref.prefix):
                 yield Violation(
-                    f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the "
-                    "setting "
-                    "has no effect",
+                    f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the setting has no effect",
                     path,
                     fix=f"Remove the field or upgrade the operator and CRDs to KubeRay >= {_fmt(added)}.",
                 )
@@ -112,9 +110,7 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             continue
         for path, _value in iter_present(spec, pattern, "spec"):
             yield Violation(
-                f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the "
-                "setting has "
-                "no effect",
+                f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the setting has no effect",
                 path,
                 fix=f"Remove the field or upgrade the operator and CRDs to KubeRay >= {_fmt(added)}.",
             )
@@ -136,12 +132,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="An older CRD prunes fields it does not know without an error, so the setting silently "
-    "disappears (or the operator does not understand the value).",
+    rationale="An older CRD prunes fields it does not know without an error, so the setting silently disappears (or the operator does not understand the value).",
     fix="Remove the field or raise the target KubeRay version (and upgrade operator and CRDs).",
     check=_check_newer,
     compliant=example(),
     violating=example(lambda d: d["spec"].update(authOptions={"mode": "token"})),
+    violating_path="spec.authOptions",
     context={"kuberay_version": "1.5.0"},
 )
 
@@ -191,13 +187,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=KINDS,
-    rationale="Some fields were required in older CRDs (rayStartParams before 1.4, redisAddress before "
-    "1.7, "
-    "RayJob entrypoint before 1.3); the API server of that version rejects the object without them.",
+    rationale="Some fields were required in older CRDs (rayStartParams before 1.4, redisAddress before 1.7, RayJob entrypoint before 1.3); the API server of that version rejects the object without them.",
     fix="Add the field for the target version.",
     check=_check_required,
     compliant=example(),
     violating=example(_no_start_params),
+    violating_path="spec.headGroupSpec.rayStartParams",
     context={"kuberay_version": "1.3.0"},
 )
 
@@ -212,8 +207,7 @@ def _gate_violation(ctx: Context, gate: str, path: str, what: str, effect: str) 
     return Violation(
         f"{what} needs the operator feature gate {gate}, which is off: {effect}",
         path,
-        fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these "
-        f"checks ({{gate:{gate}}}), or remove {what}.",
+        fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these checks ({{gate:{gate}}}), or remove {what}.",
     )
 
 
@@ -277,12 +271,10 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-27", "RC-38", "RC-46", "RC-67", "RC-76"),
-    rationale="KubeRay rejects (or ignores) alpha/beta features whose feature gate is off: "
-    "networkPolicy, "
-    "tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend, RayCronJob, "
-    "incremental RayService upgrades.",
+    rationale="KubeRay rejects (or ignores) alpha/beta features whose feature gate is off: networkPolicy, tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend, RayCronJob, incremental RayService upgrades.",
     fix="Enable the gate on the operator and in the checks' feature_gates, or remove the feature.",
     check=_check_gates,
     compliant=example(),
     violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
+    violating_path="spec.tlsOptions",
 )

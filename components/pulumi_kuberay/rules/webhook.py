@@ -33,9 +33,7 @@ def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterato
                 else:
                     # Only the (default-off) webhook refuses it; the operator accepts the object.
                     yield Violation(
-                        f"worker group name {name!r} is used by {where}; the operator accepts this (only its "
-                        "webhook, off here, refuses it) but Pods of both groups share the ray.io/group label "
-                        "and are scaled as one group",
+                        f"worker group name {name!r} is used by {where}; the operator accepts this (only its webhook, off here, refuses it) but Pods of both groups share the ray.io/group label and are scaled as one group",
                         f"{group.path}.groupName",
                         severity="high",
                     )
@@ -61,14 +59,11 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("WH-02",),
-    rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place "
-    "this is checked; critical when the target says the webhooks run, ``webhooks=True`` / "
-    "``kuberay-lint --webhooks``). Without the webhook the operator accepts the object but keys Pods by group "
-    "name, so two groups with one name are reconciled as one (high). Embedded specs matter too: the child "
-    "RayCluster is validated when the operator creates it.",
+    rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place this is checked; critical when the target says the webhooks run, ``webhooks=True`` / ``kuberay-lint --webhooks``). Without the webhook the operator accepts the object but keys Pods by group name, so two groups with one name are reconciled as one (high). Embedded specs matter too: the child RayCluster is validated when the operator creates it.",
     fix="Give every worker group a distinct groupName.",
     check=_check_unique_group_names,
     compliant=_cluster_with_groups("cpu", "gpu"),
     violating=_cluster_with_groups("cpu", "cpu"),
+    violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
 )

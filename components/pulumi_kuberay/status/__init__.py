@@ -19,17 +19,16 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
     OK_PHASES,
     PHASES,
-    RAY_KINDS,
     Diagnosis,
     Phase,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _Reader,
     _text,
@@ -58,8 +57,8 @@ def diagnose(obj: Any, *, now: datetime | None = None) -> Diagnosis:
         return Diagnosis("", "", "", "unknown", f"not a Kubernetes object (got {type(obj).__name__})")
     kind, name, namespace = (
         _text(obj.get("kind")),
-        _text(_get(obj, "metadata", "name")),
-        _text(_get(obj, "metadata", "namespace")),
+        _text(get(obj, "metadata", "name")),
+        _text(get(obj, "metadata", "namespace")),
     )
     if kind not in RAY_KINDS:
         what = f"kind {kind!r}" if kind else "no kind"
@@ -118,7 +117,7 @@ def _overlay(reader: _Reader, facts: _Facts, phase: Phase, summary: str, next_st
     """Things true of any kind: deletion in progress, a status older than the spec."""
     deleting = reader.text("metadata.deletionTimestamp")
     if deleting:
-        finalizers = _get(reader.obj, "metadata", "finalizers")
+        finalizers = get(reader.obj, "metadata", "finalizers")
         if isinstance(finalizers, list) and finalizers:
             reader.note("metadata.finalizers", ", ".join(str(item) for item in finalizers))
         return (
@@ -126,8 +125,8 @@ def _overlay(reader: _Reader, facts: _Facts, phase: Phase, summary: str, next_st
             _one_line(f"being deleted (since {deleting}); before that: {phase}, {summary}", 600),
             "if it stays, the operator has not removed its finalizer: " + _DESCRIBE.format_map(facts),
         )
-    generation = _int(_get(reader.obj, "metadata", "generation"))
-    observed = _int(_get(reader.obj, "status", "observedGeneration"))
+    generation = as_int(get(reader.obj, "metadata", "generation"))
+    observed = as_int(get(reader.obj, "status", "observedGeneration"))
     if generation is not None and observed is not None and observed < generation:
         reader.note("metadata.generation", generation)
         reader.note("status.observedGeneration", observed)
@@ -137,10 +136,7 @@ def _overlay(reader: _Reader, facts: _Facts, phase: Phase, summary: str, next_st
             # field (image, resources, rayStartParams, pod template) it stays behind for good. The status is
             # still the current one, so the phase stands.
             note = (
-                f" (status last written at generation {observed}, the object is at {generation}: KubeRay"
-                " rewrites a RayCluster status only when a field in it changes, so an image or resources edit"
-                " leaves observedGeneration behind; with upgradeStrategy None the running pods keep the old"
-                " spec)"
+                f" (status last written at generation {observed}, the object is at {generation}: KubeRay rewrites a RayCluster status only when a field in it changes, so an image or resources edit leaves observedGeneration behind; with upgradeStrategy None the running pods keep the old spec)"
             )
             return phase, summary + note, next_step
         note = f" (status is from generation {observed}, the object is at {generation}: not reconciled yet)"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, NamedTuple
 
-from pulumi_kuberay.rules._paths import as_int
+from pulumi_kuberay.rules._paths import get
 
 Phase = Literal["healthy", "succeeded", "progressing", "degraded", "failed", "suspended", "unknown"]
 
@@ -25,7 +25,6 @@ PHASES: Final[tuple[Phase, ...]] = (
 )
 OK_PHASES: Final[frozenset[str]] = frozenset({"healthy", "succeeded"})
 
-RAY_KINDS: Final[tuple[str, ...]] = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 
 _MAX_TEXT = 240  # longest free text (a Ray job message, a condition message) quoted in a one-line summary
 
@@ -146,20 +145,6 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _get(obj: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
-def _int(value: Any) -> int | None:
-    """An integer field's value; integral floats count: the Pulumi SDK hands every number over as a float
-    (a live ``status`` output has ``readyWorkerReplicas: 1.0``), JSON from kubectl has ints."""
-    return as_int(value)
-
-
 def _scalar(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
@@ -213,7 +198,7 @@ class _Reader:
 
     def get(self, path: str, *, record: bool = True) -> Any:
         """Value at dotted ``path`` (``status.rayClusterStatus.state``); recorded as evidence when present."""
-        value = _get(self.obj, *path.split("."))
+        value = get(self.obj, *path.split("."))
         if record and value is not None:
             self.note(path, value)
         return value
@@ -223,7 +208,7 @@ class _Reader:
 
     def conditions(self, base: str) -> dict[str, Mapping[str, Any]]:
         """``<base>.conditions`` as {type: condition}; malformed entries are skipped."""
-        raw = _get(self.obj, *base.split("."), "conditions")
+        raw = get(self.obj, *base.split("."), "conditions")
         out: dict[str, Mapping[str, Any]] = {}
         if isinstance(raw, Sequence) and not isinstance(raw, str):
             for item in raw:

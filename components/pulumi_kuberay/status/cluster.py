@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -15,8 +16,6 @@ from pulumi_kuberay.status._common import (
     _brief_message,
     _duration,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _parse_time,
     _Reader,
@@ -35,17 +34,13 @@ _CLUSTER_REPLICA_FAILURE: Final[dict[str, str]] = {
 
 _CLUSTER_RC86: Final = _Rule(
     "failed",
-    "invalid status: conditions RayClusterSuspending and RayClusterSuspended are both True (operator rule"
-    " RC-86);"
-    " the operator refuses to reconcile it",
+    "invalid status: conditions RayClusterSuspending and RayClusterSuspended are both True (operator rule RC-86); the operator refuses to reconcile it",
     "see the event: " + _EVENTS + "; recreating the RayCluster clears it",
 )
 
 _CLUSTER_NO_STATUS: Final = _Rule(
     "progressing",
-    "no status yet: the operator has not reconciled it; if this lasts, the spec or metadata was probably"
-    " rejected"
-    " (RayCluster validation errors appear only as InvalidRayClusterSpec/InvalidRayClusterMetadata events)",
+    "no status yet: the operator has not reconciled it; if this lasts, the spec or metadata was probably rejected (RayCluster validation errors appear only as InvalidRayClusterSpec/InvalidRayClusterMetadata events)",
     _EVENTS,
 )
 
@@ -55,8 +50,7 @@ _CLUSTER_NO_STATUS: Final = _Rule(
 _CLUSTER_LEGACY_STATE: Final[dict[str, _Rule]] = {
     "ready": _Rule(
         "healthy",
-        "state ready: all pods were running (deprecated status.state, no conditions: older operator or"
-        " RayClusterStatusConditions gate off; never reset afterwards){workers}",
+        "state ready: all pods were running (deprecated status.state, no conditions: older operator or RayClusterStatusConditions gate off; never reset afterwards){workers}",
         "",
     ),
     "suspended": _Rule(
@@ -75,8 +69,8 @@ _CLUSTER_LEGACY_STATE: Final[dict[str, _Rule]] = {
 
 
 def _workers(reader: _Reader, base: str) -> str:
-    ready = _int(reader.get(f"{base}.readyWorkerReplicas"))
-    desired = _int(reader.get(f"{base}.desiredWorkerReplicas"))
+    ready = as_int(reader.get(f"{base}.readyWorkerReplicas"))
+    desired = as_int(reader.get(f"{base}.desiredWorkerReplicas"))
     if desired is None:
         return ""
     return f"; workers ready {ready if ready is not None else '?'}/{desired}"
@@ -90,13 +84,16 @@ def _for_how_long(condition: Mapping[str, Any], now: datetime | None) -> str:
     return f" (for {_duration((now - since).total_seconds())})"
 
 
-def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime | None) -> tuple[Phase, str, str]:
-    status = _get(reader.obj, *base.split("."))
+# C901, PLR0912: the RayCluster state machine, one branch per state
+def _diagnose_cluster(  # noqa: C901, PLR0912
+    reader: _Reader, facts: _Facts, base: str, now: datetime | None
+) -> tuple[Phase, str, str]:
+    status = get(reader.obj, *base.split("."))
     facts["cluster"] = facts["name"]
     if not status:
         return _render(_CLUSTER_NO_STATUS, facts)
     conds = reader.conditions(base)
-    suspend_requested = _get(reader.obj, "spec", "suspend") is True
+    suspend_requested = get(reader.obj, "spec", "suspend") is True
     if not conds:
         state = reader.text(f"{base}.state")
         reason = reader.text(f"{base}.reason")
@@ -167,8 +164,7 @@ def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime |
             return (
                 "degraded" if was_up else "progressing",
                 _one_line(
-                    "head pod not scheduled yet: it has no Ready condition (HeadPodReady False, reason"
-                    f" Unknown){detail}; if it lasts, no node fits its requests or a volume is missing{workers}",
+                    f"head pod not scheduled yet: it has no Ready condition (HeadPodReady False, reason Unknown){detail}; if it lasts, no node fits its requests or a volume is missing{workers}",
                     600,
                 ),
                 _HEAD_POD.format_map(facts) + " (look at the Events: FailedScheduling)",
@@ -189,8 +185,7 @@ def _diagnose_cluster(reader: _Reader, facts: _Facts, base: str, now: datetime |
         return (
             "progressing",
             _one_line(
-                f"{head_part}waiting for all pods to be ready for the first time"
-                f" ({prov_reason or prov_status}){workers}"
+                f"{head_part}waiting for all pods to be ready for the first time ({prov_reason or prov_status}){workers}"
             ),
             "kubectl get pods -n {ns} -l ray.io/cluster={name}".format_map(facts),
         )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from pulumi_kuberay.status._common import _EVENTS, Phase, _Facts, _get, _one_line, _Reader, _render, _Rule
+from pulumi_kuberay.rules._paths import get
+from pulumi_kuberay.status._common import _EVENTS, Phase, _Facts, _one_line, _Reader, _render, _Rule
 
 _CRON_RULES: Final[dict[str, _Rule]] = {
     "suspended": _Rule(
@@ -19,10 +20,7 @@ _CRON_RULES: Final[dict[str, _Rule]] = {
     ),
     "never": _Rule(
         "progressing",
-        "nothing scheduled yet on '{schedule}'{tz} (no status.lastScheduleTime); if a tick has passed, the"
-        " RayCronJob controller is off (operator feature gate RayCronJob is alpha, default off) or the spec"
-        " was"
-        " rejected (InvalidRayCronJobSpec event)",
+        "nothing scheduled yet on '{schedule}'{tz} (no status.lastScheduleTime); if a tick has passed, the RayCronJob controller is off (operator feature gate RayCronJob is alpha, default off) or the spec was rejected (InvalidRayCronJobSpec event)",
         _EVENTS,
     ),
 }
@@ -38,7 +36,7 @@ def _diagnose_cronjob(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
         last_time=last,
         last=f"; last run scheduled at {last}" if last else "",
     )
-    if _get(reader.obj, "spec", "suspend") is True:
+    if get(reader.obj, "spec", "suspend") is True:
         reader.note("spec.suspend", True)
         return _render(_CRON_RULES["suspended"], facts)
     return _render(_CRON_RULES["scheduled" if last else "never"], facts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -16,8 +17,6 @@ from pulumi_kuberay.status._common import (
     _brief_message,
     _duration,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _parse_time,
     _Reader,
@@ -36,8 +35,7 @@ _JOB_DEPLOYMENT: Final[dict[str, _Rule]] = {
     ),
     "Initializing": _Rule(
         "progressing",
-        "waiting for cluster: jobDeploymentStatus Initializing, RayCluster {cluster} is not ready yet{since}"
-        "{cluster_detail}",
+        "waiting for cluster: jobDeploymentStatus Initializing, RayCluster {cluster} is not ready yet{since}{cluster_detail}",
         _EXPLAIN_CLUSTER,
     ),
     "Waiting": _Rule(
@@ -52,8 +50,7 @@ _JOB_DEPLOYMENT: Final[dict[str, _Rule]] = {
     ),
     "Retrying": _Rule(
         "degraded",
-        "retrying: attempt {attempt} failed ({reason_text}){message_part}; a new RayCluster is being created"
-        " (backoffLimit {backoff_limit})",
+        "retrying: attempt {attempt} failed ({reason_text}){message_part}; a new RayCluster is being created (backoffLimit {backoff_limit})",
         "{logs}",
     ),
     "Suspending": _Rule(
@@ -118,22 +115,18 @@ _JOB_FAILED: Final[dict[str, _Rule]] = {
     ),
     "PreRunningDeadlineExceeded": _Rule(
         "failed",
-        "preRunningDeadlineSeconds ({pre_running_deadline}s) exceeded{attempts}: the job never reached"
-        " Running"
-        " — {deadline_cause}",
+        "preRunningDeadlineSeconds ({pre_running_deadline}s) exceeded{attempts}: the job never reached Running — {deadline_cause}",
         "{deadline_next}",
     ),
     # checkTransitionGracePeriodAndUpdateStatusIfNeeded: the Ray job ended, the submitter did not exit.
     "JobDeploymentStatusTransitionGracePeriodExceeded": _Rule(
         "failed",
-        "job {job_status_or_unknown} but the submitter never exited; the operator gave up after the"
-        " transition grace period{message_part}",
+        "job {job_status_or_unknown} but the submitter never exited; the operator gave up after the transition grace period{message_part}",
         "{logs}",
     ),
     "JobStatusCheckTimeoutExceeded": _Rule(
         "failed",
-        "lost contact with the Ray dashboard (status checks failed{check_since} for longer than"
-        " RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS); the job's own outcome is unknown (not retried)",
+        "lost contact with the Ray dashboard (status checks failed{check_since} for longer than RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS); the job's own outcome is unknown (not retried)",
         "check the head pod and dashboard: " + _HEAD_POD,
     ),
     "ValidationFailed": _Rule(
@@ -148,8 +141,7 @@ _JOB_FAILED: Final[dict[str, _Rule]] = {
 _JOB_SUBMITTER_FINISHED_PREFIX: Final = "The RayJob submitter finished"
 _JOB_SUBMITTER_FINISHED: Final = _Rule(
     "failed",
-    "the submitter exited but the Ray job was not finished 30s later; the operator marked it FAILED (jobStatus"
-    " forced, the Ray job's own outcome is unknown){message_part}",
+    "the submitter exited but the Ray job was not finished 30s later; the operator marked it FAILED (jobStatus forced, the Ray job's own outcome is unknown){message_part}",
     "{logs}; the driver may still run on the cluster: " + _HEAD_POD,
 )
 _JOB_FAILED_OTHER: Final = _Rule(
@@ -170,15 +162,13 @@ _JOB_COMPLETE_NOT_SUCCESS: Final[dict[str, _Rule]] = {
 #: spec.submissionMode edit and the next reconcile, which rewrites it to ValidationFailed (validateRayJob).
 _JOB_RJ40: Final = _Rule(
     "failed",
-    "invalid status: jobDeploymentStatus Waiting with submissionMode {mode} (Waiting is only valid for"
-    " InteractiveMode, operator rule RJ-40); the operator's next reconcile marks it ValidationFailed for good",
+    "invalid status: jobDeploymentStatus Waiting with submissionMode {mode} (Waiting is only valid for InteractiveMode, operator rule RJ-40); the operator's next reconcile marks it ValidationFailed for good",
     "delete and recreate the RayJob; see the InvalidRayJobStatus event: " + _EVENTS,
 )
 
 _JOB_NO_STATUS: Final = _Rule(
     "progressing",
-    "no status yet: the operator has not picked it up (is the KubeRay operator running and watching namespace"
-    " {ns_or_default}? an invalid metadata.name is reported only as an event)",
+    "no status yet: the operator has not picked it up (is the KubeRay operator running and watching namespace {ns_or_default}? an invalid metadata.name is reported only as an event)",
     _EVENTS,
 )
 
@@ -195,7 +185,10 @@ def _job_logs(reader: _Reader, facts: _Facts) -> str:
     return "kubectl exec -n {ns} svc/{cluster}-head-svc -- ray job logs {job_id}".format_map(facts)
 
 
-def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple[Phase, str, str]:
+# C901, PLR0912: the RayJob state machine, one branch per jobDeploymentStatus
+def _diagnose_job(  # noqa: C901, PLR0912
+    reader: _Reader, facts: _Facts, now: datetime | None
+) -> tuple[Phase, str, str]:
     status = reader.obj.get("status")
     if not status:
         return _render(_JOB_NO_STATUS, facts)
@@ -211,12 +204,12 @@ def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple
     mode = reader.text("spec.submissionMode", record=False) or "K8sJobMode"
     start = _parse_time(reader.get("status.startTime"))
     end = _parse_time(reader.get("status.endTime")) if jds in ("Complete", "Failed") else None
-    failed = _int(reader.get("status.failed", record=False)) or 0
-    backoff = _int(_get(reader.obj, "spec", "backoffLimit")) or 0
+    failed = as_int(reader.get("status.failed", record=False)) or 0
+    backoff = as_int(get(reader.obj, "spec", "backoffLimit")) or 0
 
     facts.update(
         cluster=cluster or "(not created yet)",
-        job_id=reader.text("status.jobId", record=False) or _text(_get(reader.obj, "spec", "jobId")) or "<job id>",
+        job_id=reader.text("status.jobId", record=False) or _text(get(reader.obj, "spec", "jobId")) or "<job id>",
         dashboard=reader.text("status.dashboardURL", record=False) or "<dashboard>",
         mode=mode,
         message=_brief_message(message) or "(no message)",
@@ -226,8 +219,8 @@ def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple
         attempt=str(max(failed, 1)),
         job_status_or_done=job_status or "finished (jobStatus not reported)",
         job_status_or_unknown=job_status or "in an unknown state",
-        active_deadline=str(_int(_get(reader.obj, "spec", "activeDeadlineSeconds")) or "?"),
-        pre_running_deadline=str(_int(_get(reader.obj, "spec", "preRunningDeadlineSeconds")) or "?"),
+        active_deadline=str(as_int(get(reader.obj, "spec", "activeDeadlineSeconds")) or "?"),
+        pre_running_deadline=str(as_int(get(reader.obj, "spec", "preRunningDeadlineSeconds")) or "?"),
         grace_note="",
         since="",
         duration="",
@@ -268,10 +261,7 @@ def _diagnose_job(reader: _Reader, facts: _Facts, now: datetime | None) -> tuple
             return (
                 "degraded",
                 _one_line(
-                    f"job {job_status or 'state unknown'}, but the Ray dashboard has not answered status"
-                    " checks"
-                    f" since {check_failing} (the RayJob fails with JobStatusCheckTimeoutExceeded after"
-                    " RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS, default 300s)",
+                    f"job {job_status or 'state unknown'}, but the Ray dashboard has not answered status checks since {check_failing} (the RayJob fails with JobStatusCheckTimeoutExceeded after RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS, default 300s)",
                     600,
                 ),
                 _HEAD_POD.format_map(facts),

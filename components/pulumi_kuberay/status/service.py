@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
+from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
@@ -13,8 +14,6 @@ from pulumi_kuberay.status._common import (
     Phase,
     _brief_message,
     _Facts,
-    _get,
-    _int,
     _one_line,
     _Reader,
     _render,
@@ -31,9 +30,7 @@ _SERVICE_READY_FALSE: Final[dict[str, _Rule]] = {
     ),
     "InitializingTimeout": _Rule(
         "failed",
-        "did not become ready within the ray.io/initializing-timeout annotation (Ready False,"
-        " InitializingTimeout);"
-        " its clusters were deleted and it stays failed{ready_message_part}",
+        "did not become ready within the ray.io/initializing-timeout annotation (Ready False, InitializingTimeout); its clusters were deleted and it stays failed{ready_message_part}",
         "delete and recreate the RayService after fixing the cause (earlier events: " + _EVENTS + ")",
     ),
     "SuspendInProgress": _Rule(
@@ -80,9 +77,7 @@ _SERVICE_LEGACY_STATUS: Final[dict[str, _Rule]] = {
 
 _SERVICE_NO_STATUS: Final = _Rule(
     "progressing",
-    "no status yet: the operator has not reconciled it (is the KubeRay operator running and watching"
-    " namespace"
-    " {ns_or_default}?)",
+    "no status yet: the operator has not reconciled it (is the KubeRay operator running and watching namespace {ns_or_default}?)",
     _EVENTS,
 )
 
@@ -94,7 +89,7 @@ class _AppProblem(NamedTuple):
 
 def _app_problems(reader: _Reader, base: str, label: str) -> tuple[list[_AppProblem], list[str]]:
     """Problems of the Serve apps under ``base`` (an active/pending service status) and the healthy apps."""
-    apps = _get(reader.obj, *base.split("."), "applicationStatuses")
+    apps = get(reader.obj, *base.split("."), "applicationStatuses")
     problems: list[_AppProblem] = []
     running: list[str] = []
     if not isinstance(apps, Mapping):
@@ -142,8 +137,8 @@ def _app_problems(reader: _Reader, base: str, label: str) -> tuple[list[_AppProb
 
 
 def _traffic(reader: _Reader, active: str, pending: str) -> str:
-    a_pct = _int(reader.get("status.activeServiceStatus.trafficRoutedPercent"))
-    p_pct = _int(reader.get("status.pendingServiceStatus.trafficRoutedPercent"))
+    a_pct = as_int(reader.get("status.activeServiceStatus.trafficRoutedPercent"))
+    p_pct = as_int(reader.get("status.pendingServiceStatus.trafficRoutedPercent"))
     if pending and (a_pct is not None or p_pct is not None):
         return f"traffic: {a_pct if a_pct is not None else '?'}% on active {active or '?'}, " + (
             f"{p_pct if p_pct is not None else '?'}% on pending {pending}"
@@ -155,7 +150,8 @@ def _traffic(reader: _Reader, active: str, pending: str) -> str:
     return "no cluster yet"
 
 
-def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
+# C901, PLR0912, PLR0915: the RayService state machine, one branch per state
+def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912, PLR0915
     status = reader.obj.get("status")
     if not status:
         return _render(_SERVICE_NO_STATUS, facts)
@@ -163,7 +159,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
     pending = reader.text("status.pendingServiceStatus.rayClusterName")
     facts["cluster"] = active or pending or "?"
     explain_cluster = (_EXPLAIN_CLUSTER if active or pending else _DESCRIBE).format_map(facts)
-    endpoints = _int(reader.get("status.numServeEndpoints"))
+    endpoints = as_int(reader.get("status.numServeEndpoints"))
     active_problems, active_running = _app_problems(reader, "status.activeServiceStatus", "active")
     pending_problems, _ = _app_problems(reader, "status.pendingServiceStatus", "pending")
     traffic = _traffic(reader, active, pending)
@@ -219,8 +215,7 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
         rb_problems = "; ".join(bad_pending + bad_active)
         phase = "progressing" if ready == "True" else "degraded"
         summary = (
-            f"rolling back (RollbackInProgress True, {rb_reason or 'no reason'}): the spec changed during an"
-            f" incremental upgrade; {traffic}" + (f"; {rb_problems}" if rb_problems else "")
+            f"rolling back (RollbackInProgress True, {rb_reason or 'no reason'}): the spec changed during an incremental upgrade; {traffic}" + (f"; {rb_problems}" if rb_problems else "")
         )
         return phase, _one_line(summary, 600), "kubectl describe rayservice -n {ns} {name}".format_map(facts)
 
@@ -235,12 +230,11 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
         if upgrade_problems:
             head = f"upgrade stuck ({up_reason or 'UpgradeInProgress'}): " + "; ".join(upgrade_problems)
             next_step = (
-                "kubectl describe rayservice -n {ns} {name}; the failing Serve app's logs are on the pending"
-                " cluster: " + explain_pending
+                "kubectl describe rayservice -n {ns} {name}; the failing Serve app's logs are on the pending cluster: " + explain_pending
             ).format_map(facts)
         else:
             head = f"upgrading ({up_reason or 'UpgradeInProgress'}): "
-            pending_share = _int(_get(reader.obj, "status", "pendingServiceStatus", "trafficRoutedPercent"))
+            pending_share = as_int(get(reader.obj, "status", "pendingServiceStatus", "trafficRoutedPercent"))
             if pending_share:
                 head += f"shifting traffic to pending cluster {pending or '?'}"
             else:

@@ -71,12 +71,12 @@ declare(
     kinds=KINDS,
     rows=("RC-61", "RC-62", "RC-63", "RC-64"),
     since="1.6",
-    rationale="Token authentication needs rayVersion >= 2.52.0 (Kubernetes token auth >= 2.55.0); the operator rejects "
-    "a missing, invalid or older rayVersion.",
+    rationale="Token authentication needs rayVersion >= 2.52.0 (Kubernetes token auth >= 2.55.0); the operator rejects a missing, invalid or older rayVersion.",
     fix="Set rayVersion (matching the image) to a version that supports the chosen auth.",
     check=_check_auth_version,
     compliant=example(lambda d: spec_of(d).update(authOptions={"mode": "token"})),
     violating=example(lambda d: spec_of(d).update(authOptions={"mode": "token"}, rayVersion="2.46.0")),
+    violating_path="spec.rayVersion",
 )
 
 
@@ -93,8 +93,7 @@ def _check_k8s_token_auth(doc: dict[str, Any], ctx: Context) -> Iterator[Violati
                 yield Violation(
                     f"authOptions.enableK8sTokenAuth and authOptions.secretName are both set{reported_as(ref)}",
                     ref.path("authOptions", "secretName"),
-                    fix="Remove secretName (Kubernetes token auth needs no shared token) or disable "
-                    "enableK8sTokenAuth.",
+                    fix="Remove secretName (Kubernetes token auth needs no shared token) or disable enableK8sTokenAuth.",
                 )
         else:
             yield Violation(
@@ -112,14 +111,14 @@ declare(
     kinds=KINDS,
     rows=("RC-65", "RC-66"),
     since="1.6",
-    rationale="enableK8sTokenAuth requires mode 'token' and excludes secretName; the operator rejects other "
-    "combinations.",
+    rationale="enableK8sTokenAuth requires mode 'token' and excludes secretName; the operator rejects other combinations.",
     fix="Use authOptions {mode: token, enableK8sTokenAuth: true} without secretName.",
     check=_check_k8s_token_auth,
     compliant=example(
         lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"mode": "token", "enableK8sTokenAuth": True})
     ),
     violating=example(lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"enableK8sTokenAuth": True})),
+    violating_path="spec.authOptions.mode",
 )
 
 
@@ -153,9 +152,7 @@ def _check_tls_env(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             for epath, entry in env_list(container, path):
                 if entry["name"] in TLS_ENV_VARS:
                     yield Violation(
-                        f"cannot set TLS env var {entry['name']} in {who} when TLS is enabled (managed by "
-                        "KubeRay)"
-                        f"{reported_as(ref)}",
+                        f"cannot set TLS env var {entry['name']} in {who} when TLS is enabled (managed by KubeRay){reported_as(ref)}",
                         epath,
                         fix=f"Remove env {entry['name']}; KubeRay wires TLS from tlsOptions.",
                     )
@@ -175,12 +172,12 @@ declare(
     rows=("RC-77", "RC-80", "RC-83"),
     since="1.7",
     gate="RayClusterMTLS",
-    rationale="With tlsOptions.enabled KubeRay injects RAY_USE_TLS and the RAY_TLS_* paths into head, workers and the "
-    "autoscaler; user values are rejected.",
+    rationale="With tlsOptions.enabled KubeRay injects RAY_USE_TLS and the RAY_TLS_* paths into head, workers and the autoscaler; user values are rejected.",
     fix="Remove RAY_USE_TLS / RAY_TLS_SERVER_CERT / RAY_TLS_SERVER_KEY / RAY_TLS_CA_CERT from the containers.",
     check=_check_tls_env,
     compliant=example(_tls),
     violating=example(lambda d: (_tls(d), add_env(worker_container_of(d), "RAY_USE_TLS", "1"))),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0]",
     context=_TLS_CONTEXT,
 )
 
@@ -214,9 +211,7 @@ declare(
     rows=("RC-78", "RC-79", "RC-81", "RC-82", "RC-84", "RC-85"),
     since="1.7",
     gate="RayClusterMTLS",
-    rationale="With tlsOptions.enabled KubeRay mounts the certificates as 'ray-tls' at /etc/ray/tls on head, workers "
-    "and "
-    "the autoscaler; conflicting mounts are rejected.",
+    rationale="With tlsOptions.enabled KubeRay mounts the certificates as 'ray-tls' at /etc/ray/tls on head, workers and the autoscaler; conflicting mounts are rejected.",
     fix="Remove or rename mounts named ray-tls or at /etc/ray/tls.",
     check=_check_tls_mounts,
     compliant=example(_tls),
@@ -226,5 +221,6 @@ declare(
             head_container_of(d).update(volumeMounts=[{"name": "certs", "mountPath": TLS_MOUNT_PATH}]),
         )
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].volumeMounts[0]",
     context=_TLS_CONTEXT,
 )

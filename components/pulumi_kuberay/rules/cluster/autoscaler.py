@@ -20,8 +20,7 @@ def _check_v2_env_without_autoscaling(doc: dict[str, Any], ctx: Context) -> Iter
         env = head_env(ref, AUTOSCALER_V2_ENV)
         if env is not None and env[1].get("value") in ("1", "true"):
             yield Violation(
-                f"head env {AUTOSCALER_V2_ENV}={env[1]['value']} but enableInTreeAutoscaling is "
-                f"false{reported_as(ref)}",
+                f"head env {AUTOSCALER_V2_ENV}={env[1]['value']} but enableInTreeAutoscaling is false{reported_as(ref)}",
                 env[0],
                 fix="Set enableInTreeAutoscaling: true with autoscalerOptions.version: v2, or remove the env var.",
             )
@@ -39,6 +38,7 @@ declare(
     check=_check_v2_env_without_autoscaling,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true")),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -51,9 +51,7 @@ def _check_suspend_with_autoscaling(doc: dict[str, Any], ctx: Context) -> Iterat
                 yield Violation(
                     f"worker group {group.name!r} cannot be suspended with the autoscaler enabled{reported_as(ref)}",
                     join(group.path, "suspend"),
-                    fix="Remove workerGroupSpecs[].suspend (it is internal to RayJob DeleteWorkers) or "
-                    "disable "
-                    "autoscaling.",
+                    fix="Remove workerGroupSpecs[].suspend (it is internal to RayJob DeleteWorkers) or disable autoscaling.",
                 )
 
 
@@ -69,6 +67,7 @@ declare(
     check=_check_suspend_with_autoscaling,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(suspend=True))),
+    violating_path="spec.workerGroupSpecs[0].suspend",
 )
 
 
@@ -99,6 +98,7 @@ declare(
     check=_check_version_and_env,
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -114,8 +114,7 @@ def _check_v2_restart_policy(doc: dict[str, Any], ctx: Context) -> Iterator[Viol
             if policy and policy != "Never":
                 who = "head Pod" if group.role == "head" else f"worker group {group.name!r}"
                 yield Violation(
-                    f"restartPolicy for {who} is {policy!r}; it must be Never or unset with autoscaler v2"
-                    f"{reported_as(ref)}",
+                    f"restartPolicy for {who} is {policy!r}; it must be Never or unset with autoscaler v2{reported_as(ref)}",
                     join(tpl.spec_path, "restartPolicy"),
                     fix="Remove restartPolicy (the operator sets Never) or set it to Never.",
                 )
@@ -128,14 +127,14 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-42", "RC-43"),
-    rationale="Autoscaler v2 replaces failed Pods itself; the operator rejects head/worker restartPolicy other than "
-    "Never.",
+    rationale="Autoscaler v2 replaces failed Pods itself; the operator rejects head/worker restartPolicy other than Never.",
     fix="Leave restartPolicy unset (or Never) on head and worker templates.",
     check=_check_v2_restart_policy,
     compliant=example(with_autoscaling_v2),
     violating=example(
         lambda d: (with_autoscaling_v2(d), worker_of(d)["template"]["spec"].update(restartPolicy="Always"))
     ),
+    violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
 )
 
 
@@ -166,6 +165,7 @@ declare(
     violating=example(
         lambda d: (with_autoscaling_v2(d), spec_of(d)["autoscalerOptions"].update(idleTimeoutSeconds=-1))
     ),
+    violating_path="spec.autoscalerOptions.idleTimeoutSeconds",
 )
 
 
@@ -177,9 +177,7 @@ def _check_autoscaler_managed_env(doc: dict[str, Any], ctx: Context) -> Iterator
         for path, entry in env_list(options, ref.path("autoscalerOptions")):
             if entry["name"] == "KUBERAY_GEN_AUTOSCALER_START_CMD":
                 yield Violation(
-                    "autoscalerOptions.env must not set KUBERAY_GEN_AUTOSCALER_START_CMD (managed by "
-                    "KubeRay)"
-                    f"{reported_as(ref)}",
+                    f"autoscalerOptions.env must not set KUBERAY_GEN_AUTOSCALER_START_CMD (managed by KubeRay){reported_as(ref)}",
                     path,
                     fix="Remove it; reference $(KUBERAY_GEN_AUTOSCALER_START_CMD) in autoscalerOptions.args instead.",
                 )
@@ -193,8 +191,7 @@ declare(
     kinds=KINDS,
     rows=("RC-45",),
     since="1.7",
-    rationale="KubeRay generates KUBERAY_GEN_AUTOSCALER_START_CMD for the autoscaler container and rejects a user "
-    "value.",
+    rationale="KubeRay generates KUBERAY_GEN_AUTOSCALER_START_CMD for the autoscaler container and rejects a user value.",
     fix="Remove the env entry.",
     check=_check_autoscaler_managed_env,
     compliant=example(
@@ -211,6 +208,7 @@ declare(
             ),
         )
     ),
+    violating_path="spec.autoscalerOptions.env[0]",
 )
 
 

@@ -61,12 +61,12 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-21",),
-    rationale="The legacy annotation and the gcsFaultToleranceOptions field cannot be combined; the operator rejects "
-    "it.",
+    rationale="The legacy annotation and the gcsFaultToleranceOptions field cannot be combined; the operator rejects it.",
     fix="Use only gcsFaultToleranceOptions.",
     check=_check_ft_annotation_conflict,
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
+    violating_path="metadata.annotations[\"ray.io/ft-enabled\"]",
 )
 
 
@@ -77,9 +77,7 @@ def _check_implicit_redis(doc: dict[str, Any], ctx: Context) -> Iterator[Violati
         env = head_env(ref, "RAY_REDIS_ADDRESS")
         if env is not None:
             yield Violation(
-                "head env RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but "
-                "gcsFaultToleranceOptions "
-                f"is not set{reported_as(ref)}",
+                f"head env RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but gcsFaultToleranceOptions is not set{reported_as(ref)}",
                 env[0],
                 fix="Remove the env var and set gcsFaultToleranceOptions.redisAddress instead.",
             )
@@ -97,6 +95,7 @@ declare(
     check=_check_implicit_redis,
     compliant=example(_redis_ft),
     violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -122,8 +121,7 @@ def _check_ft_legacy_settings(doc: dict[str, Any], ctx: Context) -> Iterator[Vio
                 )
         if is_set(ref.annotations.get(EXTERNAL_STORAGE_NS_ANNOTATION)):
             yield Violation(
-                f"annotation {EXTERNAL_STORAGE_NS_ANNOTATION} cannot be used with gcsFaultToleranceOptions"
-                f"{reported_as(ref)}",
+                f"annotation {EXTERNAL_STORAGE_NS_ANNOTATION} cannot be used with gcsFaultToleranceOptions{reported_as(ref)}",
                 annotation_path(EXTERNAL_STORAGE_NS_ANNOTATION),
                 fix="Remove the annotation and use gcsFaultToleranceOptions.externalStorageNamespace.",
             )
@@ -136,14 +134,14 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-23", "RC-24", "RC-25", "RC-26"),
-    rationale="With gcsFaultToleranceOptions the operator manages redis-password, REDIS_PASSWORD, RAY_REDIS_ADDRESS "
-    "and the external storage namespace; setting them by hand is rejected.",
+    rationale="With gcsFaultToleranceOptions the operator manages redis-password, REDIS_PASSWORD, RAY_REDIS_ADDRESS and the external storage namespace; setting them by hand is rejected.",
     fix="Move the values into gcsFaultToleranceOptions (redisPassword, redisAddress, externalStorageNamespace).",
     check=_check_ft_legacy_settings,
     compliant=example(_redis_ft),
     violating=example(
         lambda d: (_redis_ft(d), head_of(d)["rayStartParams"].update({"redis-password": "5241590000000000"}))
     ),
+    violating_path="spec.headGroupSpec.rayStartParams.redis-password",
 )
 
 
@@ -176,6 +174,7 @@ declare(
         lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisUsername={"value": "ray"}))
     ),
     violating=example(lambda d: (_redis_ft(d), add_env(head_container_of(d), "REDIS_USERNAME", "ray"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
 )
 
 
@@ -207,13 +206,9 @@ def _check_rocksdb_conflicts(doc: dict[str, Any], ctx: Context) -> Iterator[Viol
             extra = [k for k in ("size", "storageClassName", "accessModes") if is_set(storage.get(k))]
             if extra:
                 yield Violation(
-                    "gcsFaultToleranceOptions.storage.claimName is mutually exclusive with "
-                    f"{', '.join(extra)}"
-                    f"{reported_as(ref)}",
+                    f"gcsFaultToleranceOptions.storage.claimName is mutually exclusive with {', '.join(extra)}{reported_as(ref)}",
                     ref.path("gcsFaultToleranceOptions", "storage", "claimName"),
-                    fix="Use an existing PVC (claimName only) or let KubeRay create one "
-                    "(size/storageClassName/"
-                    "accessModes), not both.",
+                    fix="Use an existing PVC (claimName only) or let KubeRay create one (size/storageClassName/accessModes), not both.",
                 )
 
 
@@ -225,15 +220,14 @@ declare(
     kinds=KINDS,
     rows=("RC-28", "RC-29", "RC-30", "RC-31", "RC-32"),
     since="1.7",
-    rationale="The embedded rocksdb backend has no Redis; Redis fields are rejected, and storage.claimName excludes "
-    "the "
-    "fields that describe an operator-managed PVC.",
+    rationale="The embedded rocksdb backend has no Redis; Redis fields are rejected, and storage.claimName excludes the fields that describe an operator-managed PVC.",
     fix="Remove the Redis fields; use either storage.claimName or size/storageClassName/accessModes.",
     check=_check_rocksdb_conflicts,
     compliant=example(_rocksdb),
     violating=example(
         lambda d: (_rocksdb(d), spec_of(d)["gcsFaultToleranceOptions"].update(redisAddress="redis:6379"))
     ),
+    violating_path="spec.gcsFaultToleranceOptions.redisAddress",
     context=_ROCKSDB_CONTEXT,
 )
 
@@ -256,8 +250,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
             for mpath, mount in volume_mounts(container, cpath):
                 if mount.get("name") == "gcs-storage" or mount.get("mountPath") == "/data/gcs":
                     yield Violation(
-                        "head volumeMount 'gcs-storage' / '/data/gcs' is managed by KubeRay with the rocksdb "
-                        f"backend{reported_as(ref)}",
+                        f"head volumeMount 'gcs-storage' / '/data/gcs' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
                         mpath,
                         fix="Remove the mount; KubeRay mounts the GCS storage at /data/gcs.",
                     )
@@ -280,13 +273,12 @@ declare(
     kinds=KINDS,
     rows=("RC-33", "RC-34", "RC-35"),
     since="1.7",
-    rationale="With backend rocksdb the operator injects RAY_gcs_storage(_path) and the 'gcs-storage' volume at "
-    "/data/gcs; "
-    "user-defined ones are rejected.",
+    rationale="With backend rocksdb the operator injects RAY_gcs_storage(_path) and the 'gcs-storage' volume at /data/gcs; user-defined ones are rejected.",
     fix="Remove those env vars, mounts and volumes from the head Pod.",
     check=_check_rocksdb_managed,
     compliant=example(_rocksdb),
     violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
 )
 
@@ -301,8 +293,7 @@ def _check_storage_needs_rocksdb(doc: dict[str, Any], ctx: Context) -> Iterator[
         backend = options.get("backend")
         if backend is None or backend in ("", "redis"):
             yield Violation(
-                f"gcsFaultToleranceOptions.storage only applies to the rocksdb backend (backend is "
-                f"{backend or 'redis (default)'}){reported_as(ref)}",
+                f"gcsFaultToleranceOptions.storage only applies to the rocksdb backend (backend is {backend or 'redis (default)'}){reported_as(ref)}",
                 ref.path("gcsFaultToleranceOptions", "storage"),
                 fix="Remove storage, or set backend: rocksdb (needs the GCSFaultToleranceEmbeddedStorage gate).",
             )
@@ -316,12 +307,12 @@ declare(
     kinds=KINDS,
     rows=("RC-36",),
     since="1.7",
-    rationale="storage configures the embedded rocksdb backend's PVC; with redis (the default) the operator rejects "
-    "it.",
+    rationale="storage configures the embedded rocksdb backend's PVC; with redis (the default) the operator rejects it.",
     fix="Remove storage or use backend: rocksdb.",
     check=_check_storage_needs_rocksdb,
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
+    violating_path="spec.gcsFaultToleranceOptions.storage",
 )
 
 

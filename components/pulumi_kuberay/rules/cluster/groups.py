@@ -33,8 +33,7 @@ def _check_group_resources(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
             clash = [k for k in _RESOURCE_PARAMS if is_set(params.get(k))]
             if clash and isinstance(resources, dict) and resources:
                 yield Violation(
-                    f"{group.name} group sets resources both in rayStartParams ({', '.join(clash)}) and in "
-                    f"resources{reported_as(ref)}",
+                    f"{group.name} group sets resources both in rayStartParams ({', '.join(clash)}) and in resources{reported_as(ref)}",
                     join(group.path, "resources"),
                     fix=f"Keep only one: remove rayStartParams {', '.join(clash)} or the group's resources map.",
                 )
@@ -47,13 +46,12 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-05",),
-    rationale="The operator rejects a group that declares num-cpus/num-gpus/memory/resources in rayStartParams and "
-    "also "
-    "uses the v1.5 group 'resources' map.",
+    rationale="The operator rejects a group that declares num-cpus/num-gpus/memory/resources in rayStartParams and also uses the v1.5 group 'resources' map.",
     fix="Declare Ray logical resources in one place: preferably the group 'resources' map.",
     check=_check_group_resources,
     compliant=example(lambda d: worker_of(d).update(resources={"CPU": "1", "TPU": "4"})),
     violating=example(lambda d: worker_of(d).update(rayStartParams={"num-cpus": "1"}, resources={"TPU": "4"})),
+    violating_path="spec.workerGroupSpecs[0].resources",
 )
 
 
@@ -75,12 +73,12 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-06",),
-    rationale="Since KubeRay 1.5 Ray node labels go in the group's top-level 'labels' field; the operator rejects "
-    "rayStartParams['labels'].",
+    rationale="Since KubeRay 1.5 Ray node labels go in the group's top-level 'labels' field; the operator rejects rayStartParams['labels'].",
     fix="Move the labels to the group's 'labels' map (key: value) and remove rayStartParams.labels.",
     check=_check_start_params_labels,
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/market-type": "spot"})),
     violating=example(lambda d: worker_of(d)["rayStartParams"].update(labels="ray.io/market-type=spot")),
+    violating_path="spec.workerGroupSpecs[0].rayStartParams.labels",
 )
 
 
@@ -103,8 +101,7 @@ def _check_group_labels(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
                     value_error = label_value_error(value)
                     if value_error:
                         yield Violation(
-                            f"invalid label value {value!r} for key {key!r} in the {group.name} group: "
-                            f"{value_error}{reported_as(ref)}",
+                            f"invalid label value {value!r} for key {key!r} in the {group.name} group: {value_error}{reported_as(ref)}",
                             path,
                             fix="Use a Kubernetes label value: at most 63 alphanumerics, '-', '_' or '.'.",
                         )
@@ -117,12 +114,12 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-07", "RC-08"),
-    rationale="Group labels become Ray node labels and Pod labels; the operator rejects keys/values that are not valid "
-    "Kubernetes label syntax.",
+    rationale="Group labels become Ray node labels and Pod labels; the operator rejects keys/values that are not valid Kubernetes label syntax.",
     fix="Use valid Kubernetes label keys (optional DNS prefix + '/' + name) and values (<= 63 chars).",
     check=_check_group_labels,
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/accelerator-type": "A100"})),
     violating=example(lambda d: worker_of(d).update(labels={"accelerator type": "A100/80GB"})),
+    violating_path="spec.workerGroupSpecs[0].labels[\"accelerator type\"]",
 )
 
 
@@ -168,6 +165,7 @@ declare(
     check=_check_no_containers,
     compliant=example(),
     violating=example(lambda d: worker_of(d)["template"]["spec"].update(containers=[])),
+    violating_path="spec.workerGroupSpecs[0].template.spec.containers",
 )
 
 
@@ -210,6 +208,7 @@ declare(
     check=_check_replicas_negative,
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
+    violating_path="spec.workerGroupSpecs[0].minReplicas",
 )
 
 
@@ -240,6 +239,7 @@ declare(
     check=_check_min_exceeds_max,
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=4, maxReplicas=2, replicas=2)),
+    violating_path="spec.workerGroupSpecs[0].minReplicas",
 )
 
 
@@ -271,6 +271,7 @@ declare(
     check=_check_idle_timeout_negative,
     compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
+    violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
 )
 
 
@@ -282,8 +283,7 @@ def _check_idle_timeout_needs_v2(doc: dict[str, Any], ctx: Context) -> Iterator[
         for group in worker_groups(ref):
             if group.spec.get("idleTimeoutSeconds") is not None:
                 yield Violation(
-                    f"worker group {group.name!r} sets idleTimeoutSeconds but autoscaler v2 is not enabled"
-                    f"{reported_as(ref)}",
+                    f"worker group {group.name!r} sets idleTimeoutSeconds but autoscaler v2 is not enabled{reported_as(ref)}",
                     join(group.path, "idleTimeoutSeconds"),
                 )
 
@@ -303,6 +303,7 @@ declare(
     violating=example(
         lambda d: (spec_of(d).update(enableInTreeAutoscaling=True), worker_of(d).update(idleTimeoutSeconds=120))
     ),
+    violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
 )
 
 
@@ -325,34 +326,27 @@ def _check_priority(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 text, parsed = version
                 if not text:
                     yield Violation(
-                        f"worker group {group.name!r} sets priority but rayVersion is missing; Ray >= 2.56.0 "
-                        f"is required{reported_as(ref)}",
+                        f"worker group {group.name!r} sets priority but rayVersion is missing; Ray >= 2.56.0 is required{reported_as(ref)}",
                         path,
                         fix="Set spec rayVersion (>= 2.56.0, matching the image) or remove priority.",
                     )
                 elif parsed is None:
                     yield Violation(
-                        f"worker group {group.name!r} sets priority but rayVersion {text!r} is not a valid "
-                        f"version{reported_as(ref)}",
+                        f"worker group {group.name!r} sets priority but rayVersion {text!r} is not a valid version{reported_as(ref)}",
                         ref.path("rayVersion"),
                         fix="Set rayVersion to the image's Ray version, e.g. '2.56.0'.",
                     )
                 elif parsed < _PRIORITY_MIN_RAY:
                     yield Violation(
-                        f"worker group {group.name!r} sets priority, which needs Ray >= 2.56.0 (rayVersion "
-                        "is "
-                        f"{text}){reported_as(ref)}",
+                        f"worker group {group.name!r} sets priority, which needs Ray >= 2.56.0 (rayVersion is {text}){reported_as(ref)}",
                         path,
                         fix="Upgrade to Ray >= 2.56.0 (image and rayVersion) or remove priority.",
                     )
             if v2 is False:
                 yield Violation(
-                    f"worker group {group.name!r} sets priority, which is only supported with autoscaler v2"
-                    f"{reported_as(ref)}",
+                    f"worker group {group.name!r} sets priority, which is only supported with autoscaler v2{reported_as(ref)}",
                     path,
-                    fix="Set spec.autoscalerOptions.version: v2 (with enableInTreeAutoscaling: true), or "
-                    "remove "
-                    "priority.",
+                    fix="Set spec.autoscalerOptions.version: v2 (with enableInTreeAutoscaling: true), or remove priority.",
                 )
 
 
@@ -370,12 +364,12 @@ declare(
     kinds=KINDS,
     rows=("RC-17", "RC-18", "RC-19", "RC-20"),
     since="1.7",
-    rationale="Worker group priority (KubeRay 1.7) is implemented by autoscaler v2 in Ray >= 2.56.0; the operator "
-    "rejects it when rayVersion is missing, invalid or older, or autoscaler v2 is off.",
+    rationale="Worker group priority (KubeRay 1.7) is implemented by autoscaler v2 in Ray >= 2.56.0; the operator rejects it when rayVersion is missing, invalid or older, or autoscaler v2 is off.",
     fix="Set rayVersion >= 2.56.0 and autoscalerOptions.version: v2, or remove priority.",
     check=_check_priority,
     compliant=example(_priority_ok),
     violating=example(lambda d: worker_of(d).update(priority=10)),
+    violating_path="spec.workerGroupSpecs[0].priority",
 )
 
 

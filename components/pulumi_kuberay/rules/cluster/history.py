@@ -89,12 +89,12 @@ declare(
     rows=("RC-47", "RC-48"),
     since="1.7",
     gate="RayClusterHistoryServer",
-    rationale="The history server needs a collector sidecar; the operator rejects options without "
-    "collectorOptions/image.",
+    rationale="The history server needs a collector sidecar; the operator rejects options without collectorOptions/image.",
     fix="Set historyServerOptions.collectorOptions.image (and env).",
     check=_check_collector_missing,
     compliant=example(_history),
     violating=example(lambda d: spec_of(d).update(historyServerOptions={"collectorOptions": {"env": []}})),
+    violating_path="spec.historyServerOptions.collectorOptions.image",
     context=_HISTORY_CONTEXT,
 )
 
@@ -127,9 +127,7 @@ declare(
     rows=("RC-49",),
     since="1.7",
     gate="RayClusterHistoryServer",
-    rationale="KubeRay injects POD_IP, FQ_RAY_IP, RAY_CLUSTER_NAME, RAY_CLUSTER_NAMESPACE, RAY_ROLE, OWNER_KIND, "
-    "OWNER_NAME "
-    "and EVENTS_PORT into the collector; user values are rejected.",
+    rationale="KubeRay injects POD_IP, FQ_RAY_IP, RAY_CLUSTER_NAME, RAY_CLUSTER_NAMESPACE, RAY_ROLE, OWNER_KIND, OWNER_NAME and EVENTS_PORT into the collector; user values are rejected.",
     fix="Remove those entries from collectorOptions.env.",
     check=_check_collector_managed_env,
     compliant=example(_history),
@@ -143,6 +141,7 @@ declare(
             ],
         )
     ),
+    violating_path="spec.historyServerOptions.collectorOptions.env[2]",
     context=_HISTORY_CONTEXT,
 )
 
@@ -222,13 +221,12 @@ declare(
     rows=("RC-50", "RC-51", "RC-52", "RC-53", "RC-54", "RC-55", "RC-56", "RC-57", "RC-58"),
     since="1.7",
     gate="RayClusterHistoryServer",
-    rationale="The collector uploads to the storage named by a literal STORAGE_BACKEND and needs that backend's "
-    "settings "
-    "(GCS_BUCKET; S3_REGION; Azure connection string/account URL; OSS bucket/endpoint/region).",
+    rationale="The collector uploads to the storage named by a literal STORAGE_BACKEND and needs that backend's settings (GCS_BUCKET; S3_REGION; Azure connection string/account URL; OSS bucket/endpoint/region).",
     fix="Set STORAGE_BACKEND as a literal value and the variables its backend requires.",
     check=_check_collector_storage_env,
     compliant=example(_history),
     violating=example(lambda d: _history(d, [{"name": "STORAGE_BACKEND", "value": "S3"}])),
+    violating_path="spec.historyServerOptions.collectorOptions.env",
     context=_HISTORY_CONTEXT,
 )
 
@@ -245,12 +243,9 @@ def _check_collector_container(doc: dict[str, Any], ctx: Context) -> Iterator[Vi
                 if container.get("name") == HISTORY_COLLECTOR_CONTAINER:
                     who = "head Pod" if group.role == "head" else f"worker group {group.name!r}"
                     yield Violation(
-                        f"{who} must not define a container named {HISTORY_COLLECTOR_CONTAINER} (KubeRay "
-                        f"injects it){reported_as(ref)}",
+                        f"{who} must not define a container named {HISTORY_COLLECTOR_CONTAINER} (KubeRay injects it){reported_as(ref)}",
                         path,
-                        fix="Remove the container (configure it via historyServerOptions.collectorOptions) "
-                        "or "
-                        "rename it.",
+                        fix="Remove the container (configure it via historyServerOptions.collectorOptions) or rename it.",
                     )
 
 
@@ -263,9 +258,7 @@ declare(
     rows=("RC-59", "RC-60"),
     since="1.7",
     gate="RayClusterHistoryServer",
-    rationale="With the history server on, KubeRay injects the ray-history-collector sidecar and rejects templates "
-    "that "
-    "already define it.",
+    rationale="With the history server on, KubeRay injects the ray-history-collector sidecar and rejects templates that already define it.",
     fix="Remove the container from the templates.",
     check=_check_collector_container,
     compliant=example(_history),
@@ -277,6 +270,7 @@ declare(
             ),
         )
     ),
+    violating_path="spec.headGroupSpec.template.spec.containers[1]",
     context=_HISTORY_CONTEXT,
 )
 

@@ -32,8 +32,7 @@ def _check_cluster_name(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
         )
     elif not is_dns1035(name):
         yield Violation(
-            f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', "
-            "starting with a letter and ending with a letter or digit)",
+            f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
             path,
         )
 
@@ -45,13 +44,12 @@ declare(
     category="correctness",
     kinds=("RayCluster",),
     rows=("RC-01", "RC-02"),
-    rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a "
-    "DNS-1035 "
-    "label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",
+    rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a DNS-1035 label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",
     fix="Use a lower-case name of at most 53 characters that starts with a letter, e.g. 'raycluster-demo'.",
     check=_check_cluster_name,
     compliant=example(),
     violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
+    violating_path="metadata.name",
 )
 
 
@@ -82,6 +80,7 @@ declare(
     check=_check_upgrade_type,
     compliant=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "Recreate"})),
     violating=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "RollingUpdate"})),
+    violating_path="spec.upgradeStrategy.type",
 )
 
 
@@ -98,9 +97,7 @@ def _check_upgrade_in_child(doc: dict[str, Any], ctx: Context) -> Iterator[Viola
         else:
             continue
         yield Violation(
-            f"upgradeStrategy cannot be set on a RayCluster created by a {owner}: the operator never "
-            "reconciles "
-            "that cluster, so the parent waits forever",
+            f"upgradeStrategy cannot be set on a RayCluster created by a {owner}: the operator never reconciles that cluster, so the parent waits forever",
             ref.path("upgradeStrategy"),
             fix=f"Remove upgradeStrategy from the {owner}'s cluster spec (a {owner} manages upgrades itself).",
         )
@@ -127,10 +124,10 @@ declare(
     kinds=KINDS,
     rows=("RC-04",),
     since="1.6",
-    rationale="A RayCluster created by a RayJob or RayService must not carry upgradeStrategy: the operator rejects the "
-    "child cluster and never reconciles it.",
+    rationale="A RayCluster created by a RayJob or RayService must not carry upgradeStrategy: the operator rejects the child cluster and never reconciles it.",
     fix="Remove upgradeStrategy from rayClusterSpec / rayClusterConfig.",
     check=_check_upgrade_in_child,
     compliant=_rayjob(base_cluster()["spec"]),
     violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
+    violating_path="spec.rayClusterSpec.upgradeStrategy",
 )

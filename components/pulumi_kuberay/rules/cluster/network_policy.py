@@ -63,13 +63,12 @@ declare(
     rows=("RC-68", "RC-69", "RC-70", "RC-71", "RC-73", "RC-74"),
     since="1.7",
     gate="RayClusterNetworkPolicy",
-    rationale="Ingress rules only make sense when the mode denies ingress (DenyAll/DenyAllIngress), egress rules when "
-    "it "
-    "denies egress (DenyAll/DenyAllEgress); the operator rejects the others.",
+    rationale="Ingress rules only make sense when the mode denies ingress (DenyAll/DenyAllIngress), egress rules when it denies egress (DenyAll/DenyAllEgress); the operator rejects the others.",
     fix="Remove the rules or change networkPolicy.mode.",
     check=_check_netpol_rules,
     compliant=example(lambda d: _netpol(d, head={"ingressRules": [{"from": [{"podSelector": {}}]}]})),
     violating=example(lambda d: _netpol(d, head={"egressRules": [{"to": [{"podSelector": {}}]}]})),
+    violating_path="spec.networkPolicy.head.egressRules",
     context=_NETPOL_CONTEXT,
 )
 
@@ -97,12 +96,12 @@ declare(
     rows=("RC-72",),
     since="1.7",
     gate="RayClusterNetworkPolicy",
-    rationale="NetworkPolicy objects are named after worker groups, so with networkPolicy every groupName must be a "
-    "DNS-1123 label.",
+    rationale="NetworkPolicy objects are named after worker groups, so with networkPolicy every groupName must be a DNS-1123 label.",
     fix="Use lower-case DNS-1123 group names.",
     check=_check_netpol_group_names,
     compliant=example(lambda d: _netpol(d)),
     violating=example(lambda d: (_netpol(d), worker_of(d).update(groupName="GPU_Workers"))),
+    violating_path="spec.workerGroupSpecs[0].groupName",
     context=_NETPOL_CONTEXT,
 )
 
@@ -121,8 +120,7 @@ def _check_netpol_unknown_group(doc: dict[str, Any], ctx: Context) -> Iterator[V
             name = as_str(as_dict(item).get("groupName"))
             if name is not None and name not in names:
                 yield Violation(
-                    f"networkPolicy.workerGroups[{i}].groupName {name!r} does not match any worker group"
-                    f"{reported_as(ref)}",
+                    f"networkPolicy.workerGroups[{i}].groupName {name!r} does not match any worker group{reported_as(ref)}",
                     ref.path("networkPolicy", "workerGroups", i, "groupName"),
                     fix=f"Use one of the worker group names: {', '.join(map(str, names)) or '(none)'}.",
                 )
@@ -142,6 +140,7 @@ declare(
     check=_check_netpol_unknown_group,
     compliant=example(lambda d: _netpol(d, workerGroups=[{"groupName": "workergroup"}])),
     violating=example(lambda d: _netpol(d, workerGroups=[{"groupName": "gpu-group"}])),
+    violating_path="spec.networkPolicy.workerGroups[0].groupName",
     context=_NETPOL_CONTEXT,
 )
 

@@ -34,8 +34,7 @@ def _check_deletion_gate(spec: dict[str, Any], path: str, ctx: Context) -> Itera
         yield Violation(
             "deletionStrategy is set but the operator feature gate RayJobDeletionPolicy is off",
             f"{path}.deletionStrategy",
-            fix="Enable the RayJobDeletionPolicy gate on the operator (default on since v1.6), or remove "
-            "deletionStrategy and use shutdownAfterJobFinishes.",
+            fix="Enable the RayJobDeletionPolicy gate on the operator (default on since v1.6), or remove deletionStrategy and use shutdownAfterJobFinishes.",
         )
 
 
@@ -55,6 +54,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
     ),
+    violating_path="spec.deletionStrategy",
     context={"feature_gates": {"RayJobDeletionPolicy": False}},
 )
 
@@ -85,6 +85,7 @@ declare(
     violating=example_job(
         ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
     ),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 
 
@@ -115,6 +116,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
     ),
+    violating_path="spec.deletionStrategy",
 )
 
 
@@ -143,6 +145,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
     ),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
+    violating_path="spec.deletionStrategy",
 )
 
 
@@ -178,6 +181,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}},
     ),
+    violating_path="spec.deletionStrategy.onFailure",
 )
 
 
@@ -191,18 +195,14 @@ def _check_policy_with_selector(spec: dict[str, Any], path: str, ctx: Context) -
             policy = legacy_deletion_policy(strategy, key)
             if policy in CLUSTER_DELETING_POLICIES:
                 yield Violation(
-                    f"deletionStrategy.{key}.policy {policy} is not supported with clusterSelector (the job "
-                    "does not "
-                    "own the cluster)",
+                    f"deletionStrategy.{key}.policy {policy} is not supported with clusterSelector (the job does not own the cluster)",
                     f"{path}.deletionStrategy.{key}.policy",
                 )
     for index, rule in enumerate(rules):
         policy = as_dict(rule).get("policy")
         if policy in CLUSTER_DELETING_POLICIES:
             yield Violation(
-                f"deletionRules[{index}].policy {policy} is not supported with clusterSelector (the job "
-                "does not own "
-                "the cluster)",
+                f"deletionRules[{index}].policy {policy} is not supported with clusterSelector (the job does not own the cluster)",
                 f"{path}.deletionStrategy.deletionRules[{index}].policy",
             )
 
@@ -214,12 +214,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-13", "RJ-14", "RJ-20", "RCJ-06"),
-    rationale="A RayJob that selects an existing RayCluster must not delete it or its workers; the operator "
-    "rejects the spec.",
+    rationale="A RayJob that selects an existing RayCluster must not delete it or its workers; the operator rejects the spec.",
     fix="Use DeleteSelf or DeleteNone with clusterSelector, or give the job its own rayClusterSpec.",
     check=per_job_spec(_check_policy_with_selector),
     compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
+    violating_path="spec.deletionStrategy.deletionRules[0].policy",
 )
 
 
@@ -265,6 +265,7 @@ declare(
         rayClusterSpec=example_cluster_spec(autoscaling=True),
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[0].policy",
 )
 
 
@@ -295,6 +296,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}},
     ),
+    violating_path="spec.deletionStrategy.onFailure.policy",
 )
 
 
@@ -337,9 +339,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-17", "RJ-18", "CEL-06", "CEL-07", "RCJ-06"),
-    rationale="Each deletion rule matches either the Ray job status or the RayJob deployment status, never "
-    "both "
-    "or none (CEL and validateDeletionCondition).",
+    rationale="Each deletion rule matches either the Ray job status or the RayJob deployment status, never both or none (CEL and validateDeletionCondition).",
     fix="Keep exactly one of condition.jobStatus (SUCCEEDED|FAILED) or condition.jobDeploymentStatus (Failed).",
     check=per_job_spec(_check_condition),
     compliant=example_job(
@@ -365,6 +365,7 @@ declare(
             ]
         },
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1].condition",
 )
 
 
@@ -398,6 +399,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
 )
 
 
@@ -451,6 +453,7 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1]",
 )
 
 
@@ -467,8 +470,7 @@ def _check_ttl_order(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[
             index, ttl = by_policy[policy]
             if previous is not None and ttl < previous[1]:
                 yield Violation(
-                    f"for {field} {value}: {policy} TTL ({ttl}) must be >= {previous[0]} TTL ({previous[1]}) "
-                    "(workers, then cluster, then the RayJob itself)",
+                    f"for {field} {value}: {policy} TTL ({ttl}) must be >= {previous[0]} TTL ({previous[1]}) (workers, then cluster, then the RayJob itself)",
                     f"{path}.deletionStrategy.deletionRules[{index}].condition.ttlSeconds",
                 )
             previous = (policy, ttl)
@@ -481,9 +483,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-24", "RCJ-06"),
-    rationale="For one condition, TTLs must satisfy DeleteWorkers <= DeleteCluster <= DeleteSelf; otherwise "
-    "the "
-    "operator rejects the spec (validateTTLConsistency).",
+    rationale="For one condition, TTLs must satisfy DeleteWorkers <= DeleteCluster <= DeleteSelf; otherwise the operator rejects the spec (validateTTLConsistency).",
     fix="Order the ttlSeconds so that less destructive policies run first.",
     check=per_job_spec(_check_ttl_order),
     compliant=example_job(
@@ -496,4 +496,5 @@ declare(
         ttlSecondsAfterFinished=None,
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     ),
+    violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
 )

@@ -32,8 +32,7 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
     has_selector, has_spec = bool(spec.get("clusterSelector")), spec.get("rayClusterSpec") is not None
     if has_selector and (has_spec or version < SELECTOR_UNMANAGED_SINCE):
         yield Violation(
-            f"a Kueue-managed RayJob cannot run on an existing RayCluster ({kueue}'s webhook rejects clusterSelector"
-            f"{' together with rayClusterSpec' if has_spec else ''})",
+            f"a Kueue-managed RayJob cannot run on an existing RayCluster ({kueue}'s webhook rejects clusterSelector{' together with rayClusterSpec' if has_spec else ''})",
             "spec.clusterSelector",
             fix="give the job its own rayClusterSpec, or drop the queue label (local_queue=)",
         )
@@ -55,8 +54,7 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
     cluster = as_dict(spec.get("rayClusterSpec"))
     if cluster.get("enableInTreeAutoscaling") is True:
         yield Violation(
-            "Kueue reserves the cluster's resources once; the in-tree autoscaler would resize it behind Kueue's back "
-            "(Kueue rejects it unless its elastic workloads are on)",
+            "Kueue reserves the cluster's resources once; the in-tree autoscaler would resize it behind Kueue's back (Kueue rejects it unless its elastic workloads are on)",
             "spec.rayClusterSpec.enableInTreeAutoscaling",
             severity="medium",
             fix="turn enableInTreeAutoscaling off, or turn on Kueue's ElasticJobsViaWorkloadSlices and keep it",
@@ -81,13 +79,11 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob",),
-    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that keeps its "
-    "cluster after finishing, has more PodSets than a workload holds, or selects an existing cluster (before "
-    "v0.15; from v0.15 a selector-only RayJob is accepted and left unmanaged). Judged by the kueue_version option "
-    "(default: the newest Kueue release).",
+    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that keeps its cluster after finishing, has more PodSets than a workload holds, or selects an existing cluster (before v0.15; from v0.15 a selector-only RayJob is accepted and left unmanaged). Judged by the kueue_version option (default: the newest Kueue release).",
     fix="Set shutdownAfterJobFinishes: true on a RayJob with its own rayClusterSpec (no clusterSelector).",
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
+    violating_path="spec.shutdownAfterJobFinishes",
 )
 

@@ -7,7 +7,6 @@ skipped (the structural rules report wrong types).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,10 +15,8 @@ from .._examples import example_job
 from .._kuberay import (
     MAX_RAYJOB_NAME_LENGTH,
     effective_name,
+    is_dns1035,
 )
-
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-01, RJ-02 (and WH-03): metadata
@@ -38,8 +35,7 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
     if len(name) > MAX_RAYJOB_NAME_LENGTH:
         what = "name" if path == "metadata.name" else "generateName plus its 5-character random suffix"
         yield Violation(
-            f"RayJob {what} is {len(name)} characters; the operator allows at most {MAX_RAYJOB_NAME_LENGTH} "
-            f"(it derives the RayCluster, submitter Job and Service names from it)",
+            f"RayJob {what} is {len(name)} characters; the operator allows at most {MAX_RAYJOB_NAME_LENGTH} (it derives the RayCluster, submitter Job and Service names from it)",
             path,
         )
 
@@ -49,11 +45,9 @@ def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
     if found is None:
         return
     name, path = found
-    if not _DNS1035_LABEL.match(name) or len(name) > 63:
+    if not is_dns1035(name):
         yield Violation(
-            f"RayJob name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting "
-            "with a "
-            "letter and ending with a letter or digit)",
+            f"RayJob name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
             path,
         )
 
@@ -66,13 +60,12 @@ declare(
     kinds=("RayJob",),
     rows=("RJ-01", "WH-03"),
     since="1.4",
-    rationale="ValidateRayJobMetadata rejects RayJob names over 47 characters (also the admission "
-    "webhook): "
-    "the RayJob goes to ValidationFailed and nothing is created.",
+    rationale="ValidateRayJobMetadata rejects RayJob names over 47 characters (also the admission webhook): the RayJob goes to ValidationFailed and nothing is created.",
     fix="Shorten metadata.name (or generateName) to at most 47 characters.",
     check=_check_name_length,
     compliant=example_job("rayjob-sample"),
     violating=example_job("rayjob-" + "x" * 41),
+    violating_path="metadata.name",
 )
 
 declare(
@@ -82,11 +75,10 @@ declare(
     category="correctness",
     kinds=("RayJob",),
     rows=("RJ-02", "WH-03"),
-    rationale="ValidateRayJobMetadata requires a DNS-1035 label (it becomes Service and Pod name "
-    "prefixes); "
-    "names with dots, upper case or a leading digit are rejected.",
+    rationale="ValidateRayJobMetadata requires a DNS-1035 label (it becomes Service and Pod name prefixes); names with dots, upper case or a leading digit are rejected.",
     fix="Use lower-case letters, digits and '-', starting with a letter (e.g. 'train-resnet').",
     check=_check_name_dns1035,
     compliant=example_job("train-resnet"),
     violating=example_job("train.resnet"),
+    violating_path="metadata.name",
 )

@@ -56,6 +56,7 @@ declare(
     check=per_job_spec(_check_runtime_env),
     compliant=example_job(runtimeEnvYAML="pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"),
     violating=example_job(runtimeEnvYAML="- requests==2.26.0\n- pendulum==2.1.2\n"),
+    violating_path="spec.runtimeEnvYAML",
 )
 
 
@@ -77,6 +78,7 @@ declare(
     check=per_job_spec(_check_active_deadline),
     compliant=example_job(activeDeadlineSeconds=3600),
     violating=example_job(activeDeadlineSeconds=0),
+    violating_path="spec.activeDeadlineSeconds",
 )
 
 
@@ -99,6 +101,7 @@ declare(
     check=per_job_spec(_check_pre_running_deadline),
     compliant=example_job(preRunningDeadlineSeconds=600),
     violating=example_job(preRunningDeadlineSeconds=0),
+    violating_path="spec.preRunningDeadlineSeconds",
 )
 
 
@@ -120,4 +123,5 @@ declare(
     check=per_job_spec(_check_backoff_negative),
     compliant=example_job(backoffLimit=1),
     violating=example_job(backoffLimit=-1),
+    violating_path="spec.backoffLimit",
 )

@@ -39,6 +39,7 @@ declare(
     check=per_job_spec(_check_suspend_requires_shutdown),
     compliant=example_job(suspend=True),
     violating=example_job(suspend=True, shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None),
+    violating_path="spec.suspend",
 )
 
 
@@ -60,6 +61,7 @@ declare(
     check=per_job_spec(_check_ttl_negative),
     compliant=example_job(ttlSecondsAfterFinished=0),
     violating=example_job(ttlSecondsAfterFinished=-1),
+    violating_path="spec.ttlSecondsAfterFinished",
 )
 
 
@@ -67,9 +69,7 @@ def _check_ttl_requires_shutdown(spec: dict[str, Any], path: str, ctx: Context) 
     ttl = as_int(spec.get("ttlSecondsAfterFinished"))
     if ttl is not None and ttl > 0 and spec.get("shutdownAfterJobFinishes") is not True:
         yield Violation(
-            f"ttlSecondsAfterFinished is {ttl} but shutdownAfterJobFinishes is not true; the operator "
-            "rejects a TTL "
-            "without shutdown",
+            f"ttlSecondsAfterFinished is {ttl} but shutdownAfterJobFinishes is not true; the operator rejects a TTL without shutdown",
             f"{path}.ttlSecondsAfterFinished",
         )
 
@@ -81,11 +81,10 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-05", "RCJ-06"),
-    rationale="The TTL only delays the cluster deletion that shutdownAfterJobFinishes triggers; alone it is "
-    "an "
-    "error (validateDeletionConfiguration).",
+    rationale="The TTL only delays the cluster deletion that shutdownAfterJobFinishes triggers; alone it is an error (validateDeletionConfiguration).",
     fix="Set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished (use deletionRules TTLs instead).",
     check=per_job_spec(_check_ttl_requires_shutdown),
     compliant=example_job(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=30),
     violating=example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=30),
+    violating_path="spec.ttlSecondsAfterFinished",
 )

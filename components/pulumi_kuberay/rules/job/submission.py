@@ -14,7 +14,7 @@ from typing import Any
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
-from .._paths import as_dict, as_int, as_str
+from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode
@@ -37,6 +37,7 @@ declare(
     check=per_job_spec(_check_suspend_selector),
     compliant=selector_job(),
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
+    violating_path="spec.suspend",
 )
 
 
@@ -60,6 +61,7 @@ declare(
     check=per_job_spec(_check_cluster_source),
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
+    violating_path="spec",
 )
 
 
@@ -84,6 +86,7 @@ declare(
     check=per_job_spec(_check_selector_name),
     compliant=selector_job(),
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
+    violating_path="spec.clusterSelector",
 )
 
 
@@ -104,6 +107,7 @@ declare(
     check=per_job_spec(_check_sidecar_selector),
     compliant=selector_job(submissionMode="HTTPMode"),
     violating=selector_job(submissionMode="SidecarMode"),
+    violating_path="spec.submissionMode",
 )
 
 
@@ -127,12 +131,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-29", "RJ-30", "RCJ-06"),
-    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected "
-    "cluster nor InteractiveMode supports.",
+    rationale="RayJob retries delete and recreate the cluster and reset the job id, which neither a selected cluster nor InteractiveMode supports.",
     fix="Set backoffLimit: 0 (or remove it).",
     check=per_job_spec(_check_backoff_incompatible),
     compliant=selector_job(backoffLimit=0),
     violating=selector_job(backoffLimit=2),
+    violating_path="spec.backoffLimit",
 )
 
 
@@ -156,6 +160,7 @@ declare(
     check=per_job_spec(_check_sidecar_submitter),
     compliant=example_job(submissionMode="SidecarMode"),
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
+    violating_path="spec.submitterConfig",
 )
 
 
@@ -186,13 +191,12 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=("RJ-33", "RCJ-06"),
-    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and "
-    "rejects "
-    "other values.",
+    rationale="A restarting head would resubmit the job from the sidecar; the operator forces Never and rejects other values.",
     fix="Remove headGroupSpec.template.spec.restartPolicy or set it to Never.",
     check=per_job_spec(_check_sidecar_restart),
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
+    violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
 )
 
 
@@ -225,6 +229,7 @@ declare(
     check=per_job_spec(_check_k8s_token_auth),
     compliant=example_job(rayClusterSpec=_with_auth({"mode": "token"})),
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
+    violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
 )
 
 
@@ -240,8 +245,7 @@ def _check_submission_mode(spec: dict[str, Any], path: str, ctx: Context) -> Ite
         close = [m for m in SUBMISSION_MODES_SINCE if m.lower() == mode.lower()]
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         yield Violation(
-            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD "
-            "accepts any string and the operator never submits the job",
+            f"submissionMode {mode!r} is not one of {', '.join(SUBMISSION_MODES_SINCE)}{hint}; the CRD accepts any string and the operator never submits the job",
             f"{path}.submissionMode",
         )
 
@@ -253,11 +257,42 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rows=(),
-    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no "
-    "controller "
-    "branch submits the job, so it never runs.",
+    rationale="submissionMode has no CRD enum: a misspelt mode is accepted by the API server, but no controller branch submits the job, so it never runs.",
     fix="Use K8sJobMode (default), HTTPMode, InteractiveMode or SidecarMode, spelt exactly.",
     check=per_job_spec(_check_submission_mode),
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
+    violating_path="spec.submissionMode",
+)
+
+
+@per_job_spec
+def _check_rayjob_entrypoint_missing(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
+    """``BuildJobSubmitCommand`` ends the submitter's command with ``-- <entrypoint>``, and ``ray job submit``
+    requires one. The operator runs that command in SidecarMode, and in K8sJobMode unless the submitter
+    template's container sets its own command (``configureSubmitterContainer``)."""
+    entrypoint = spec.get("entrypoint")
+    if "entrypoint" in spec and is_unknown(entrypoint):
+        return  # not known yet (preview)
+    if isinstance(entrypoint, str) and entrypoint.strip():
+        return
+    mode = submission_mode(spec)
+    containers = as_list(as_dict(as_dict(spec.get("submitterPodTemplate")).get("spec")).get("containers"))
+    own_command = bool(containers) and bool(as_dict(containers[0]).get("command"))
+    if mode == "SidecarMode" or (mode == "K8sJobMode" and not own_command):
+        yield Violation(f"the RayJob has no entrypoint, but in {mode} the operator submits one with `ray job submit -- <entrypoint>`: every submission fails, after the cluster has started", f"{path}.entrypoint")
+
+
+declare(
+    id="rayjob-entrypoint-missing",
+    title="RayJob without an entrypoint that the operator must submit",
+    severity="critical",
+    category="correctness",
+    kinds=("RayJob", "RayCronJob"),
+    rationale="In K8sJobMode and SidecarMode the operator submits spec.entrypoint with `ray job submit -- <entrypoint>`, which requires one: without it the RayJob is accepted, its cluster starts, and every submission attempt fails.",
+    fix="Set entrypoint (the command Ray runs, e.g. python train.py); or submit yourself: submissionMode InteractiveMode, or a submitterPodTemplate whose container sets its own command.",
+    check=_check_rayjob_entrypoint_missing,
+    compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),
+    violating=example_job(entrypoint=None),
+    violating_path="spec.entrypoint",
 )

@@ -32,9 +32,7 @@ def _check_missing(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
     text = raw_serve_config(manifest)
     if text is not None and not text.strip():
         yield Violation(
-            "serveConfigV2 is not set: the operator deploys no Serve application, and a RayService only "
-            "becomes "
-            "ready once its applications are RUNNING",
+            "serveConfigV2 is not set: the operator deploys no Serve application, and a RayService only becomes ready once its applications are RUNNING",
             BASE,
         )
 
@@ -45,12 +43,12 @@ declare(
     severity="high",
     category="correctness",
     kinds=("RayService",),
-    rationale="Without serveConfigV2 the cluster runs no Serve application (unless deployed by hand), so the "
-    "serve Service is never created and the RayService never becomes Ready.",
+    rationale="Without serveConfigV2 the cluster runs no Serve application (unless deployed by hand), so the serve Service is never created and the RayService never becomes Ready.",
     fix="Set serveConfigV2 to a Serve config with at least one application (import_path, route_prefix).",
     check=_check_missing,
     compliant=SERVE_COMPLIANT,
     violating=example_service(serveConfigV2=None),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -71,13 +69,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="The operator parses serveConfigV2 as YAML before PUTting it to the dashboard; a parse error "
-    "is "
-    "retried forever (FailedToUpdateServeApplications) and no application is deployed.",
+    rationale="The operator parses serveConfigV2 as YAML before PUTting it to the dashboard; a parse error is retried forever (FailedToUpdateServeApplications) and no application is deployed.",
     fix="Fix the YAML (indentation, quoting); build it from a dict with a YAML/JSON dumper.",
     check=_check_yaml,
     compliant=SERVE_COMPLIANT,
     violating=serve_service("applications:\n  - name: app\n   import_path: app:main\n"),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -107,12 +104,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve requires an 'applications' list (HTTP 400 otherwise) and KubeRay waits for at least "
-    "one RUNNING application.",
+    rationale="Ray Serve requires an 'applications' list (HTTP 400 otherwise) and KubeRay waits for at least one RUNNING application.",
     fix="Add 'applications:' with at least one {name, import_path, route_prefix} entry.",
     check=_check_applications,
     compliant=SERVE_COMPLIANT,
     violating=serve_service("http_options:\n  port: 8000\n"),
+    violating_path="spec.serveConfigV2",
 )
 
 
@@ -130,8 +127,7 @@ def _check_app_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
         if name in seen:
             implicit = " (both default to 'default')" if "name" not in app else ""
             yield Violation(
-                f"applications[{i}] has the same name {name!r} as applications[{seen[name]}]{implicit}; "
-                "application names must be unique",
+                f"applications[{i}] has the same name {name!r} as applications[{seen[name]}]{implicit}; application names must be unique",
                 f"{path}.name",
             )
         else:
@@ -149,6 +145,7 @@ declare(
     check=_check_app_names,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("name: math_app", "name: fruit_app"),
+    violating_path="spec.serveConfigV2.applications[1].name",
 )
 
 
@@ -169,8 +166,7 @@ def _check_prefix_unique(manifest: dict[str, Any], ctx: Context) -> Iterator[Vio
             implicit = [app_label(j, a) for j, a in ((first, first_app), (i, app)) if "route_prefix" not in a]
             note = f"; {' and '.join(implicit)} omit route_prefix and default to '/'" if implicit else ""
             yield Violation(
-                f"{app_label(i, app)} uses route_prefix {prefix!r}, already used by "
-                f"{app_label(first, first_app)}{note}",
+                f"{app_label(i, app)} uses route_prefix {prefix!r}, already used by {app_label(first, first_app)}{note}",
                 f"{path}.route_prefix",
             )
         else:
@@ -183,12 +179,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve rejects duplicate route prefixes (HTTP 400), including two applications that both "
-    "omit route_prefix and so both default to '/'. Only one application may rely on the default.",
+    rationale="Ray Serve rejects duplicate route prefixes (HTTP 400), including two applications that both omit route_prefix and so both default to '/'. Only one application may rely on the default.",
     fix="Give every application its own route_prefix (e.g. /fruit, /calc); at most one may be '/'.",
     check=_check_prefix_unique,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: /fruit"),
+    violating_path="spec.serveConfigV2.applications[1].route_prefix",
 )
 
 
@@ -208,8 +204,7 @@ def _check_prefix_format(manifest: dict[str, Any], ctx: Context) -> Iterator[Vio
             problem = "must not contain '{' or '}'"
         if problem is not None:
             yield Violation(
-                f"{app_label(i, app)} route_prefix {prefix!r} {problem}: the application ends DEPLOY_FAILED "
-                "and blocks the whole RayService",
+                f"{app_label(i, app)} route_prefix {prefix!r} {problem}: the application ends DEPLOY_FAILED and blocks the whole RayService",
                 f"{path}.route_prefix",
             )
 
@@ -220,12 +215,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve validates route_prefix when it builds the application: it must start with '/', not "
-    "end with '/' (unless it is '/') and contain no braces, otherwise the application is DEPLOY_FAILED.",
+    rationale="Ray Serve validates route_prefix when it builds the application: it must start with '/', not end with '/' (unless it is '/') and contain no braces, otherwise the application is DEPLOY_FAILED.",
     fix="Use a prefix like '/calc'.",
     check=_check_prefix_format,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: calc/"),
+    violating_path="spec.serveConfigV2.applications[1].route_prefix",
 )
 
 
@@ -236,9 +231,7 @@ def _check_prefix_explicit(manifest: dict[str, Any], ctx: Context) -> Iterator[V
     for i, app, path in apps:
         if "route_prefix" not in app:
             yield Violation(
-                f"{app_label(i, app)} has no route_prefix and silently serves '/', catching every request "
-                "no "
-                "other application matches; in a multi-application config state each prefix explicitly",
+                f"{app_label(i, app)} has no route_prefix and silently serves '/', catching every request no other application matches; in a multi-application config state each prefix explicitly",
                 path,
             )
 
@@ -249,13 +242,12 @@ declare(
     severity="medium",
     category="reliability",
     kinds=("RayService",),
-    rationale="The usual cause of Serve 404s is a route that does not match what clients call: the proxy "
-    "matches by longest prefix on path-segment boundaries, and an application without route_prefix is "
-    "mounted at '/'. Being explicit keeps routes and clients in sync.",
+    rationale="The usual cause of Serve 404s is a route that does not match what clients call: the proxy matches by longest prefix on path-segment boundaries, and an application without route_prefix is mounted at '/'. Being explicit keeps routes and clients in sync.",
     fix="Set route_prefix on every application (e.g. '/fruit'); the application sees the path after it.",
     check=_check_prefix_explicit,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", ""),
+    violating_path="spec.serveConfigV2.applications[1]",
 )
 
 
@@ -288,6 +280,7 @@ declare(
     check=_check_import_path,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("import_path: conditional_dag.serve_dag", "import_path: serve_dag"),
+    violating_path="spec.serveConfigV2.applications[1].import_path",
 )
 
 
@@ -308,12 +301,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="host and port only exist in the legacy single-application format; in serveConfigV2 they are "
-    "rejected (HTTP 400).",
+    rationale="host and port only exist in the legacy single-application format; in serveConfigV2 they are rejected (HTTP 400).",
     fix="Move the port to top-level http_options.port (and the 'serve' container port).",
     check=_check_host_port,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", "    route_prefix: /calc\n    port: 8001\n"),
+    violating_path="spec.serveConfigV2.applications[1].port",
 )
 
 
@@ -336,8 +329,7 @@ def _check_local_paths(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
         found.extend(_runtime_env_locals(as_dict(options).get("runtime_env"), f"{path}.ray_actor_options.runtime_env"))
     for value, path in found:
         yield Violation(
-            f"{value!r} is a local path; Serve configs need a remote URI (https://, s3://, gs://, ...) or a "
-            "local:// path that exists on every node",
+            f"{value!r} is a local path; Serve configs need a remote URI (https://, s3://, gs://, ...) or a local:// path that exists on every node",
             path,
         )
 
@@ -348,17 +340,16 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="The Serve REST API rejects plain local paths in runtime_env.working_dir/py_modules (HTTP "
-    "400): "
-    "the config is applied on the cluster, not where it was written.",
+    rationale="The Serve REST API rejects plain local paths in runtime_env.working_dir/py_modules (HTTP 400): the config is applied on the cluster, not where it was written.",
     fix="Zip the code to a reachable URL (https://, s3://, gs://) or bake it into the image and use local://.",
     check=_check_local_paths,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated(
-        "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n    deployments:\n"
+        "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n    deployments:\n"  # text-block
         "      - name: Adder",
         "      working_dir: ./math_app\n    deployments:\n      - name: Adder",
     ),
+    violating_path="spec.serveConfigV2.applications[1].runtime_env.working_dir",
 )
 
 

@@ -45,9 +45,7 @@ def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[
                 yield Violation(f"deployments[{j}] has no name (required: the deployment class to override)", path)
             elif name in seen:
                 yield Violation(
-                    f"deployments[{j}] overrides {name!r} again (already at deployments[{seen[name]}]); one "
-                    "of the "
-                    "two sets of options is silently lost",
+                    f"deployments[{j}] overrides {name!r} again (already at deployments[{seen[name]}]); one of the two sets of options is silently lost",
                     f"{path}.name",
                     severity="high",
                 )
@@ -61,12 +59,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="deployments[].name is required (HTTP 400 without it) and must name a deployment of the "
-    "application (DEPLOY_FAILED otherwise); listing one twice makes one override win silently.",
+    rationale="deployments[].name is required (HTTP 400 without it) and must name a deployment of the application (DEPLOY_FAILED otherwise); listing one twice makes one override win silently.",
     fix="Give each override the exact deployment (class) name from the code, once per application.",
     check=_check_deployment_names,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("      - name: Adder\n", "      - num_cpus: 1\n"),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0]",
 )
 
 
@@ -110,8 +108,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve rejects autoscaling_config with max_replicas < min_replicas (max defaults to 1), "
-    "initial_replicas outside the bounds, or an integer num_replicas next to autoscaling_config (HTTP 400).",
+    rationale="Ray Serve rejects autoscaling_config with max_replicas < min_replicas (max defaults to 1), initial_replicas outside the bounds, or an integer num_replicas next to autoscaling_config (HTTP 400).",
     fix="Set 0 <= min_replicas <= initial_replicas <= max_replicas, and drop num_replicas.",
     check=_check_autoscaling,
     compliant=serve_mutated(
@@ -122,6 +119,7 @@ declare(
         "      - name: Adder\n        num_replicas: 1\n",
         "      - name: Adder\n        autoscaling_config:\n          min_replicas: 4\n          max_replicas: 2\n",
     ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].autoscaling_config.max_replicas",
 )
 
 
@@ -184,13 +182,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve rejects non-positive num_replicas/max_ongoing_requests, max_queued_requests of 0 or "
-    "below -1, negative health-check/shutdown timings, max_replicas_per_node outside 1..100 or combined with "
-    "placement_group_bundles (HTTP 400: no application is deployed).",
+    rationale="Ray Serve rejects non-positive num_replicas/max_ongoing_requests, max_queued_requests of 0 or below -1, negative health-check/shutdown timings, max_replicas_per_node outside 1..100 or combined with placement_group_bundles (HTTP 400: no application is deployed).",
     fix="Use positive replica counts (or 'auto'), positive timeouts, and one placement mechanism.",
     check=_check_deployment_options,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("        num_replicas: 2\n", "        num_replicas: 0\n"),
+    violating_path="spec.serveConfigV2.applications[0].deployments[0].num_replicas",
 )
 
 
@@ -203,9 +200,7 @@ def _check_ongoing_vs_target(manifest: dict[str, Any], ctx: Context) -> Iterator
         target = number(config.get("target_ongoing_requests", 2))
         if target is not None and ongoing < target:
             yield Violation(
-                f"deployment {deployment.get('name', '?')!r} max_ongoing_requests ({ongoing:g}) is below "
-                f"target_ongoing_requests ({target:g}): replicas never reach the target, so Serve never "
-                "scales up",
+                f"deployment {deployment.get('name', '?')!r} max_ongoing_requests ({ongoing:g}) is below target_ongoing_requests ({target:g}): replicas never reach the target, so Serve never scales up",
                 f"{path}.max_ongoing_requests",
             )
 
@@ -216,16 +211,16 @@ declare(
     severity="medium",
     category="reliability",
     kinds=("RayService",),
-    rationale="A replica never holds more than max_ongoing_requests, so a higher target_ongoing_requests "
-    "(default 2) is never reached and the deployment never scales up (Serve only logs a warning).",
+    rationale="A replica never holds more than max_ongoing_requests, so a higher target_ongoing_requests (default 2) is never reached and the deployment never scales up (Serve only logs a warning).",
     fix="Keep max_ongoing_requests >= target_ongoing_requests (e.g. 5 and 2).",
     check=_check_ongoing_vs_target,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated(
         "      - name: Adder\n        num_replicas: 1\n",
-        "      - name: Adder\n        max_ongoing_requests: 1\n        autoscaling_config:\n"
+        "      - name: Adder\n        max_ongoing_requests: 1\n        autoscaling_config:\n"  # text-block
         "          min_replicas: 1\n          max_replicas: 4\n          target_ongoing_requests: 4\n",
     ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_ongoing_requests",
 )
 
 
@@ -243,14 +238,12 @@ def _check_proxy_location(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
         yield Violation(f"proxy_location {location!r} is not one of EveryNode, HeadOnly, Disabled", path)
     elif location in ("Disabled", "NoServer"):
         yield Violation(
-            f"proxy_location {location}: no HTTP proxy runs, so the serve Service has no endpoints and the "
-            "RayService never becomes Ready",
+            f"proxy_location {location}: no HTTP proxy runs, so the serve Service has no endpoints and the RayService never becomes Ready",
             path,
         )
     elif location == "HeadOnly":
         yield Violation(
-            "proxy_location HeadOnly: every worker fails KubeRay's Serve readiness check, so only the head "
-            "serves traffic",
+            "proxy_location HeadOnly: every worker fails KubeRay's Serve readiness check, so only the head serves traffic",
             path,
             severity="high",
         )
@@ -262,13 +255,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="KubeRay's serve Service selects Pods whose Serve proxy is healthy; only EveryNode (the "
-    "default) "
-    "puts proxies where KubeRay expects them.",
+    rationale="KubeRay's serve Service selects Pods whose Serve proxy is healthy; only EveryNode (the default) puts proxies where KubeRay expects them.",
     fix="Remove proxy_location or set it to EveryNode.",
     check=_check_proxy_location,
     compliant=serve_service(TWO_APPS + "proxy_location: EveryNode\n"),
     violating=serve_service(TWO_APPS + "proxy_location: Disabled\n"),
+    violating_path="spec.serveConfigV2.proxy_location",
 )
 
 
@@ -315,12 +307,9 @@ def _check_http_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
             what = "head" if group.role == "head" else f"worker group {group.name!r}"
             implicit = "" if index is not None else " (no port named 'serve', so KubeRay assumes 8000)"
             yield Violation(
-                f"Serve listens on http_options.port {http_port} but the {what} serve port is "
-                f"{port}{implicit}: "
-                "traffic and KubeRay's proxy health checks go to a closed port, so endpoints stay at 0",
+                f"Serve listens on http_options.port {http_port} but the {what} serve port is {port}{implicit}: traffic and KubeRay's proxy health checks go to a closed port, so endpoints stay at 0",
                 where,
-                fix=f"Declare {{name: serve, containerPort: {http_port}}} on the {what} container, or set "
-                f"http_options.port to {port}.",
+                fix=f"Declare {{name: serve, containerPort: {http_port}}} on the {what} container, or set http_options.port to {port}.",
             )
 
 
@@ -344,13 +333,12 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Every Serve proxy listens on http_options.port (default 8000); KubeRay sends traffic and "
-    "readiness probes to the container port named 'serve' (8000 when none is declared) on the head and on "
-    "every worker. If they differ, the RayService never gets ready endpoints.",
+    rationale="Every Serve proxy listens on http_options.port (default 8000); KubeRay sends traffic and readiness probes to the container port named 'serve' (8000 when none is declared) on the head and on every worker. If they differ, the RayService never gets ready endpoints.",
     fix="Use the same port in http_options.port and in a 'serve' port of the head and every worker container.",
     check=_check_http_port,
     compliant=_different_port(port_everywhere=True),
     violating=_different_port(port_everywhere=False),
+    violating_path="spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports",
 )
 
 
@@ -369,8 +357,7 @@ def _unknown_keys(obj: Any, known: frozenset[str], path: str, what: str) -> Iter
         guess = _normalised(key)
         if guess in known:
             yield Violation(
-                f"{what} key {key!r} is not a Ray Serve field (did you mean {guess!r}?); Ray Serve silently "
-                "ignores it, so the default or the code's value applies",
+                f"{what} key {key!r} is not a Ray Serve field (did you mean {guess!r}?); Ray Serve silently ignores it, so the default or the code's value applies",
                 f"{path}.{key}",
                 fix=f"Rename {key!r} to {guess!r}.",
                 severity="high",
@@ -413,11 +400,10 @@ declare(
     severity="medium",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped "
-    "without "
-    "an error and the defaults apply (e.g. the application lands on '/').",
+    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/').",
     fix="Use Ray Serve's snake_case field names (route_prefix, num_replicas, max_ongoing_requests, ...).",
     check=_check_unknown_keys,
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "routePrefix: /calc"),
+    violating_path="spec.serveConfigV2.applications[1].routePrefix",
 )

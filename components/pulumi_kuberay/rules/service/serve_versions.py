@@ -35,8 +35,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
             else ""
         )
         return (
-            f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): "
-            f"still accepted{removal}",
+            f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): still accepted{removal}",
             f"Replace it: {_instead(verdict)}.",
             "medium" if verdict.removed_in else "low",
         )
@@ -98,14 +97,8 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and "
-    "target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config "
-    "came in 2.48. Serve's schemas drop a key they do not know without a word (logging_config refuses it), so "
-    "a key the running release does not know has no effect. The release is the head image's tag, else "
-    "rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of "
-    "every release from 2.9 where it changed.",
-    fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config "
-    "was written for (rayVersion and image tag).",
+    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config came in 2.48. Serve's schemas drop a key they do not know without a word (logging_config refuses it), so a key the running release does not know has no effect. The release is the head image's tag, else rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of every release from 2.9 where it changed.",
+    fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
     check=_checker(deprecated=False),
     compliant=serve_service(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
@@ -113,6 +106,7 @@ declare(
     violating=serve_service(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
     ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
 )
 declare(
     id="serve-config-key-deprecated",
@@ -120,13 +114,12 @@ declare(
     severity="medium",
     category="hygiene",
     kinds=("RayService",),
-    rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), "
-    "but a later release drops it without a word: medium when a later release already dropped it (the setting "
-    "stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
+    rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), but a later release drops it without a word: medium when a later release already dropped it (the setting stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
     fix="Use the new key the message names.",
     check=_checker(deprecated=True),
     compliant=serve_service(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
     ),
     violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
 )

@@ -4,7 +4,6 @@ webhook repeats the metadata checks). The embedded RayClusterSpec is checked by 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,15 +15,13 @@ from .._kuberay import (
     UPGRADE_TYPES,
     effective_name,
     go_atoi,
+    is_dns1035,
     parse_go_duration,
     service_cluster,
     service_spec,
     upgrade_type,
 )
 from .._paths import as_int, as_str, get
-
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-
 
 # ----------------------------------------------------------------------------------------------------
 # RS-01 .. RS-05 (and WH-04): metadata
@@ -37,8 +34,7 @@ def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
     name, path = found
     if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
         yield Violation(
-            f"RayService name is {len(name)} characters; the operator allows at most "
-            f"{MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
+            f"RayService name is {len(name)} characters; the operator allows at most {MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
             path,
         )
 
@@ -48,10 +44,9 @@ def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
     if found is None:
         return
     name, path = found
-    if not _DNS1035_LABEL.match(name) or len(name) > 63:
+    if not is_dns1035(name):
         yield Violation(
-            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', "
-            "starting with a letter and ending with a letter or digit)",
+            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
             path,
         )
 
@@ -64,12 +59,12 @@ declare(
     kinds=("RayService",),
     rows=("RS-01", "WH-04"),
     since="1.4",
-    rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService "
-    "reports Ready=False/ValidationFailed and never creates a cluster.",
+    rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService reports Ready=False/ValidationFailed and never creates a cluster.",
     fix="Shorten metadata.name to at most 47 characters.",
     check=_check_name_length,
     compliant=example_service("text-summarizer"),
     violating=example_service("text-summarizer-" + "x" * 32),
+    violating_path="metadata.name",
 )
 
 declare(
@@ -84,6 +79,7 @@ declare(
     check=_check_name_dns1035,
     compliant=example_service("text-summarizer"),
     violating=example_service("Text_Summarizer"),
+    violating_path="metadata.name",
 )
 
 
@@ -108,9 +104,7 @@ def _check_initializing_timeout(manifest: dict[str, Any], ctx: Context) -> Itera
             )
         return
     yield Violation(
-        f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}: neither a Go duration (e.g. '30m', '1h') nor an "
-        "integer "
-        "number of seconds",
+        f"{INITIALIZING_TIMEOUT_ANNOTATION} is {value!r}: neither a Go duration (e.g. '30m', '1h') nor an integer number of seconds",
         path,
     )
 
@@ -128,12 +122,12 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-03", "RS-04", "RS-05", "WH-04"),
-    rationale="The annotation must be a positive Go duration or a positive integer of seconds; anything else "
-    "fails RayService validation.",
+    rationale="The annotation must be a positive Go duration or a positive integer of seconds; anything else fails RayService validation.",
     fix="Use a Go duration like '30m' or '1h', or a positive number of seconds like '1800'.",
     check=_check_initializing_timeout,
     compliant=_with_timeout("30m"),
     violating=_with_timeout("30 minutes"),
+    violating_path="metadata.annotations[\"ray.io/initializing-timeout\"]",
 )
 
 
@@ -167,13 +161,12 @@ declare(
     kinds=("RayService",),
     rows=("RS-06",),
     since="1.6",
-    rationale="The operator's Serve health checks and config PUTs cannot present a Kubernetes token; it "
-    "rejects "
-    "enableK8sTokenAuth in RayServices.",
+    rationale="The operator's Serve health checks and config PUTs cannot present a Kubernetes token; it rejects enableK8sTokenAuth in RayServices.",
     fix="Use authOptions.mode: token without enableK8sTokenAuth.",
     check=_check_k8s_token_auth,
     compliant=_with_auth({"mode": "token"}),
     violating=_with_auth({"mode": "token", "enableK8sTokenAuth": True}),
+    violating_path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth",
 )
 
 
@@ -184,9 +177,7 @@ def _check_head_service_name(manifest: dict[str, Any], ctx: Context) -> Iterator
     name = get(service_cluster(spec), "headGroupSpec", "headService", "metadata", "name")
     if isinstance(name, str) and name:
         yield Violation(
-            f"headGroupSpec.headService.metadata.name is {name!r}; a RayService names its head Services "
-            "itself "
-            "(one per cluster during upgrades)",
+            f"headGroupSpec.headService.metadata.name is {name!r}; a RayService names its head Services itself (one per cluster during upgrades)",
             "spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
         )
 
@@ -204,13 +195,12 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-08",),
-    rationale="Old and new clusters coexist during a zero-downtime upgrade, so a fixed head Service name "
-    "would "
-    "collide; the operator rejects it.",
+    rationale="Old and new clusters coexist during a zero-downtime upgrade, so a fixed head Service name would collide; the operator rejects it.",
     fix="Remove headService.metadata.name (labels and annotations are fine).",
     check=_check_head_service_name,
     compliant=_with_head_service({"labels": {"team": "ml"}}),
     violating=_with_head_service({"name": "my-head-svc"}),
+    violating_path="spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
 )
 
 
@@ -237,12 +227,12 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rows=("RS-09",),
-    rationale="The CRD has no enum for this field, but the operator only accepts NewCluster, "
-    "NewClusterWithIncrementalUpgrade and None.",
+    rationale="The CRD has no enum for this field, but the operator only accepts NewCluster, NewClusterWithIncrementalUpgrade and None.",
     fix="Use NewCluster (zero-downtime, default) or NewClusterWithIncrementalUpgrade.",
     check=_check_upgrade_type,
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "Recreate"}),
+    violating_path="spec.upgradeStrategy.type",
 )
 
 
@@ -268,4 +258,5 @@ declare(
     check=_check_deletion_delay,
     compliant=example_service(rayClusterDeletionDelaySeconds=60),
     violating=example_service(rayClusterDeletionDelaySeconds=-1),
+    violating_path="spec.rayClusterDeletionDelaySeconds",
 )

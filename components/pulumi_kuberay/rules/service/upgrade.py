@@ -49,6 +49,7 @@ declare(
     check=_check_incremental_autoscaling,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(GOOD_UPGRADE_OPTIONS, autoscaling=False),
+    violating_path="spec.rayClusterConfig.enableInTreeAutoscaling",
 )
 
 
@@ -61,8 +62,7 @@ def _check_incremental_options(manifest: dict[str, Any], ctx: Context) -> Iterat
     spec = _incremental_spec(manifest, ctx)
     if spec is not None and get(spec, "upgradeStrategy", "clusterUpgradeOptions") is None:
         yield Violation(
-            "NewClusterWithIncrementalUpgrade requires upgradeStrategy.clusterUpgradeOptions "
-            "(gatewayClassName, stepSizePercent, intervalSeconds)",
+            "NewClusterWithIncrementalUpgrade requires upgradeStrategy.clusterUpgradeOptions (gatewayClassName, stepSizePercent, intervalSeconds)",
             "spec.upgradeStrategy.clusterUpgradeOptions",
         )
 
@@ -80,6 +80,7 @@ declare(
     check=_check_incremental_options,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(None),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions",
 )
 
 
@@ -113,12 +114,12 @@ declare(
     kinds=("RayService",),
     rows=("RS-13", "RS-14", "RS-15"),
     gate="RayServiceIncrementalUpgrade",
-    rationale="maxSurgePercent and stepSizePercent must be 0..100 and the step may not exceed the surge; the "
-    "operator rejects the spec otherwise.",
+    rationale="maxSurgePercent and stepSizePercent must be 0..100 and the step may not exceed the surge; the operator rejects the spec otherwise.",
     fix="Use 0 <= stepSizePercent <= maxSurgePercent <= 100.",
     check=_check_percentages,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "stepSizePercent": 50, "maxSurgePercent": 20}),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent",
 )
 
 
@@ -149,6 +150,7 @@ declare(
     check=_check_interval,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "intervalSeconds": 0}),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.intervalSeconds",
 )
 
 
@@ -181,6 +183,7 @@ declare(
     check=_check_gateway_class,
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(_without_gateway),
+    violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
 )
 
 
@@ -193,12 +196,9 @@ def _check_upgrade_type_missing(manifest: dict[str, Any], ctx: Context) -> Itera
     strategy = spec.get("upgradeStrategy") if spec is not None else None
     if isinstance(strategy, dict) and strategy.get("type") is None:
         yield Violation(
-            "upgradeStrategy is set without a type: with the RayServiceIncrementalUpgrade gate on, "
-            "ValidateRayServiceSpec dereferences the missing type (IsIncrementalUpgradeEnabled) and the "
-            "reconcile panics on every attempt",
+            "upgradeStrategy is set without a type: with the RayServiceIncrementalUpgrade gate on, ValidateRayServiceSpec dereferences the missing type (IsIncrementalUpgradeEnabled) and the reconcile panics on every attempt",
             "spec.upgradeStrategy",
-            fix="Set upgradeStrategy.type (NewCluster, NewClusterWithIncrementalUpgrade or None) or remove "
-            "upgradeStrategy.",
+            fix="Set upgradeStrategy.type (NewCluster, NewClusterWithIncrementalUpgrade or None) or remove upgradeStrategy.",
         )
 
 
@@ -216,11 +216,10 @@ declare(
     kinds=("RayService",),
     rows=("RS-09",),
     gate="RayServiceIncrementalUpgrade",
-    rationale="IsIncrementalUpgradeEnabled reads *spec.upgradeStrategy.type without a nil check once the "
-    "RayServiceIncrementalUpgrade gate is on, so an upgradeStrategy with no type makes ValidateRayServiceSpec "
-    "panic (seen in the v1.6.1 code by tests/oracle); the RayService never gets a cluster.",
+    rationale="IsIncrementalUpgradeEnabled reads *spec.upgradeStrategy.type without a nil check once the RayServiceIncrementalUpgrade gate is on, so an upgradeStrategy with no type makes ValidateRayServiceSpec panic (seen in the v1.6.1 code by tests/oracle); the RayService never gets a cluster.",
     fix="Set upgradeStrategy.type or remove upgradeStrategy.",
     check=_check_upgrade_type_missing,
     compliant=_service_with_strategy({"type": "NewCluster"}),
     violating=_service_with_strategy({}),
+    violating_path="spec.upgradeStrategy",
 )

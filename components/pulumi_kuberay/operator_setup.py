@@ -1,19 +1,20 @@
 """The KubeRay operator as the rules see it: version, effective feature gates, watched namespaces, setup.
 
-Plain Python (no pulumi): the :class:`~pulumi_kuberay.resources.operator.KubeRayOperator` component, the
+Plain Python (no pulumi): the :class:`~pulumi_kuberay.resources.kuberay_operator.KubeRayOperator` component, the
 Ray components (``operator=``), the policy pack (from the operator Deployment in the stack) and
 ``kuberay-lint --operator-values`` all derive one :class:`OperatorSetup` here, so "what does the installed
 operator do" is computed in one place:
 
-* :func:`resolve_operator` - typed args (version, chart, CRD handling, conveniences, chart values) ->
-  the values sent to Helm and the :class:`OperatorSetup`;
+* :func:`resolve_operator` - typed args (:class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs`: version,
+  chart, CRD handling, conveniences, chart values) -> the values sent to Helm and the :class:`OperatorSetup`;
 * :func:`setup_from_values` - a chart values document (``--operator-values FILE``) -> setup;
 * :func:`setup_from_deployment` - the rendered operator Deployment (container args) -> setup;
 * :func:`merge_target` - the rule target from an operator, refusing a stack config that disagrees.
 
 Example::
 
-    from pulumi_kuberay.operator import KubeRayOperatorArgs, resolve_operator
+    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
+    from pulumi_kuberay.operator_setup import resolve_operator
 
     resolved = resolve_operator(KubeRayOperatorArgs(
         feature_gates={"RayCronJob": True}, watch_namespaces=["ray"], namespace="kuberay-system"))
@@ -25,227 +26,29 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ValidationError
 
-from pulumi_kuberay.model._base import KubeModel, ManifestError, Problem, SpecError, problems_from_validation_error
-from pulumi_kuberay.model._k8s import ResourceRequirements
-from pulumi_kuberay.model._yaml import _LOADER
+from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
+from pulumi_kuberay.model._helm_values import coalesce
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
-from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, default_feature_gates, parse_kuberay_version
+from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
+from pulumi_kuberay.rules import parse_kuberay_version
+from pulumi_kuberay.rules._operator import OperatorSetup
 from pulumi_kuberay.rules.target import Target
 
 Version = tuple[int, int, int]
 
-#: The official chart repository (``helm repo add kuberay https://ray-project.github.io/kuberay-helm/``).
-OFFICIAL_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
-CHART_NAME = "kuberay-operator"
-DEFAULT_NAMESPACE = "kuberay-system"
-#: Field manager of our server-side applies of the CRDs (``pulumi.com/patchFieldManager``).
-FIELD_MANAGER = "pulumi-kuberay"
-#: Label on every CRD we apply: the KubeRay version its schema comes from (read back for downgrade checks).
-CRD_VERSION_LABEL = "pulumi-kuberay.io/kuberay-version"
-CRD_KIND = "CustomResourceDefinition"
-CrdMode = Literal["manage", "only", "leave"]
-
-#: Operator feature gates by the version that added them (and removed them): ``features.go`` of each tag.
-#: Defaults per version come from :func:`pulumi_kuberay.rules.default_feature_gates`.
-_GATE_SPANS: dict[str, tuple[Version, Version | None]] = {
-    "RayClusterStatusConditions": ((1, 2, 0), None),
-    "RayJobDeletionPolicy": ((1, 3, 0), None),
-    "RayMultiHostIndexing": ((1, 5, 0), None),
-    "RayServiceIncrementalUpgrade": ((1, 5, 0), None),
-    "RayCronJob": ((1, 6, 0), None),
-    "AsyncJobInfoQuery": ((1, 6, 0), (1, 7, 0)),  # alpha in 1.6.x, gone from the 1.7.0 features.go
-    **{
-        gate: ((1, 7, 0), None)
-        for gate in (
-            "SidecarSubmitterRestart",
-            "RayClusterNetworkPolicy",
-            "GCSFaultToleranceEmbeddedStorage",
-            "RayClusterMTLS",
-            "RayClusterHistoryServer",
-            "KubernetesWAS",
-        )
-    },
-}
-
-
-def operator_gate_defaults(version: Version) -> dict[str, bool]:
-    """The gates the operator at ``version`` knows, with its built-in defaults (what an unlisted gate gets)."""
-    defaults = {**default_feature_gates(version), "AsyncJobInfoQuery": False}
-    return {
-        gate: defaults[gate]
-        for gate, (added, removed) in _GATE_SPANS.items()
-        if version >= added and (removed is None or version < removed)
-    }
-
-
-class FeatureGates(KubeModel):
-    """The operator feature gates, by their exact names (``RayCronJob``) or snake_case (``ray_cron_job``).
-
-    Unset gates keep the operator's default for the chosen version; a gate the version does not know is an
-    error (the operator refuses to start on an unknown gate).
-    """
-
-    ray_cluster_status_conditions: bool | None = Field(default=None, alias="RayClusterStatusConditions")
-    ray_job_deletion_policy: bool | None = Field(default=None, alias="RayJobDeletionPolicy")
-    ray_multi_host_indexing: bool | None = Field(default=None, alias="RayMultiHostIndexing")
-    ray_service_incremental_upgrade: bool | None = Field(default=None, alias="RayServiceIncrementalUpgrade")
-    ray_cron_job: bool | None = Field(default=None, alias="RayCronJob")
-    async_job_info_query: bool | None = Field(default=None, alias="AsyncJobInfoQuery")
-    sidecar_submitter_restart: bool | None = Field(default=None, alias="SidecarSubmitterRestart")
-    ray_cluster_network_policy: bool | None = Field(default=None, alias="RayClusterNetworkPolicy")
-    gcs_fault_tolerance_embedded_storage: bool | None = Field(default=None, alias="GCSFaultToleranceEmbeddedStorage")
-    ray_cluster_mtls: bool | None = Field(default=None, alias="RayClusterMTLS")
-    ray_cluster_history_server: bool | None = Field(default=None, alias="RayClusterHistoryServer")
-    kubernetes_was: bool | None = Field(default=None, alias="KubernetesWAS")
-
-    def as_map(self) -> dict[str, bool]:
-        """The gates that were set, by their operator names."""
-        return {k: v for k, v in self.to_dict().items() if isinstance(v, bool)}
-
-
-class KubeRayOperatorArgs(KubeModel):
-    """What to install: chart, version, CRD handling, and the chart values (typed), with conveniences.
-
-    The conveniences (``feature_gates``, ``watch_namespaces``, ``batch_scheduler``, ``resources``,
-    ``leader_election``, ``metrics``, ``replicas``) are written into ``values``; setting one both ways with
-    different values is an error naming both.
-    """
-
-    version: str = CHART_VERSION
-    """Chart (and operator) version; the CRDs follow it."""
-    chart: str | None = None
-    """A local chart directory; unset: ``kuberay-operator`` from ``repository`` at ``version``."""
-    repository: str = OFFICIAL_REPOSITORY
-    namespace: str = DEFAULT_NAMESPACE
-    """Namespace of the operator (the Helm release namespace)."""
-    release_name: str = CHART_NAME
-    crds: CrdMode = "manage"
-    """``manage``: apply the CRDs (server-side, before the chart and every Ray object) and the chart;
-    ``only``: only the CRDs; ``leave``: only the chart, the CRDs are someone else's (set ``installed_crds``)."""
-    crds_dir: str | None = None
-    """Directory of the CRD YAML for ``version`` (default: the local chart's ``crds/``)."""
-    installed_crds: str | None = None
-    """With ``crds: leave``: the KubeRay version of the CRDs already installed (for the CRD-age rule)."""
-    allow_crd_downgrade: bool = False
-    retain_crds: bool = True
-    """Keep the CRDs on ``pulumi destroy`` (deleting a CRD deletes every object of its kind, as Helm knows)."""
-    values: KubeRayOperatorValues = Field(default_factory=KubeRayOperatorValues)
-    feature_gates: FeatureGates | None = None
-    watch_namespaces: list[str] | None = None
-    batch_scheduler: Literal["volcano", "yunikorn", "kai-scheduler", "scheduler-plugins"] | None = None
-    resources: ResourceRequirements | None = None
-    leader_election: bool | None = None
-    metrics: bool | None = None
-    replicas: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> KubeRayOperatorArgs:
-        try:
-            parse_kuberay_version(self.version)
-        except ValueError as exc:
-            raise SpecError(str(exc), field="version", fix="write MAJOR.MINOR.PATCH, e.g. 1.7.0") from None
-        if self.crds == "leave" and self.crds_dir is not None:
-            raise SpecError("crds_dir is set but crds is 'leave'", field="crdsDir", fix="remove one of them")
-        if self.crds != "leave" and self.installed_crds is not None:
-            raise SpecError(
-                "installedCrds describes CRDs someone else installs; with crds "
-                f"{self.crds!r} the component applies them at {self.version}",
-                field="installedCrds",
-                fix="remove installedCrds or set crds: leave",
-            )
-        return self
-
-
-@dataclass(frozen=True)
-class OperatorSetup:
-    """What an installed operator does, as far as the rules care. ``watch_namespaces`` None = all."""
-
-    version: str = CHART_VERSION
-    namespace: str = DEFAULT_NAMESPACE
-    feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
-    watch_namespaces: tuple[str, ...] | None = None
-    batch_scheduler: str = ""
-    replicas: int = 1
-    leader_election: bool = True
-    resource_limits: Mapping[str, Any] = field(default_factory=dict)
-    image: str = "quay.io/kuberay/operator:v1.7.0"
-    crd_version: str | None = CHART_VERSION
-    """KubeRay version of the installed CRDs (None: unknown)."""
-    source: str = "operator"
-    """Where this came from, for messages (``KubeRayOperator 'kuberay'``, ``values file ops.yaml``...)."""
-
-    def watches(self, namespace: str) -> bool:
-        return self.watch_namespaces is None or namespace in self.watch_namespaces
-
-    @property
-    def image_tag(self) -> str:
-        _, sep, tag = self.image.rpartition(":")
-        return tag if sep and "/" not in tag else ""
-
-    def rule_gates(self) -> dict[str, bool]:
-        """The gates the rule catalogue knows (others do not change any check)."""
-        return {k: v for k, v in self.feature_gates.items() if k in DEFAULT_FEATURE_GATES}
-
-    def to_options(self) -> dict[str, Any]:
-        """JSON-able form, carried to the rules in ``Context.options['operator']``."""
-        return {
-            "version": self.version,
-            "namespace": self.namespace,
-            "featureGates": dict(self.feature_gates),
-            "watchNamespaces": list(self.watch_namespaces) if self.watch_namespaces is not None else None,
-            "batchScheduler": self.batch_scheduler,
-            "replicas": self.replicas,
-            "leaderElection": self.leader_election,
-            "resourceLimits": dict(self.resource_limits),
-            "image": self.image,
-            "crdVersion": self.crd_version,
-            "source": self.source,
-        }
-
-    @classmethod
-    def from_options(cls, data: Mapping[str, Any]) -> OperatorSetup:
-        watch = data.get("watchNamespaces")
-        return cls(
-            version=str(data.get("version", CHART_VERSION)),
-            namespace=str(data.get("namespace", DEFAULT_NAMESPACE)),
-            feature_gates=dict(data.get("featureGates") or DEFAULT_FEATURE_GATES),
-            watch_namespaces=tuple(watch) if isinstance(watch, list) else None,
-            batch_scheduler=str(data.get("batchScheduler") or ""),
-            replicas=int(data.get("replicas", 1)),
-            leader_election=bool(data.get("leaderElection", True)),
-            resource_limits=dict(data.get("resourceLimits") or {}),
-            image=str(data.get("image", "")),
-            crd_version=data.get("crdVersion"),
-            source=str(data.get("source", "operator")),
-        )
-
 
 # --------------------------------------------------------------------------------------------------
 # Values -> setup.
-
-
-def coalesce(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """Helm's merge of user values over chart defaults: maps merge, everything else replaces, null deletes."""
-    out = dict(defaults)
-    for key, value in overrides.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = coalesce(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def chart_defaults() -> dict[str, Any]:
@@ -255,7 +58,7 @@ def chart_defaults() -> dict[str, Any]:
 
 def effective_values(values: KubeRayOperatorValues) -> dict[str, Any]:
     """What the chart templates see: the user's values coalesced over the chart's defaults."""
-    return coalesce(chart_defaults(), values.chart_values())
+    return coalesce(defaults=chart_defaults(), values=values.chart_values())
 
 
 def effective_gates(values_doc: Mapping[str, Any], version: Version, *, where: str = "featureGates") -> dict[str, bool]:
@@ -472,17 +275,6 @@ def resolve_operator(
 # The rendered operator Deployment -> setup (the policy pack and kuberay-lint see manifests, not values).
 
 
-def crd_version_label(manifest: Any) -> str | None:
-    """The KubeRay version our label gives a CRD (``pulumi-kuberay.io/kuberay-version``), read without copying
-    the 1 MB schema (``manifest`` may be the policy pack's proxy); None for any other object or without it."""
-    if not isinstance(manifest, Mapping) or manifest.get("kind", CRD_KIND) != CRD_KIND:
-        return None
-    metadata = manifest.get("metadata")
-    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
-    label = labels.get(CRD_VERSION_LABEL) if isinstance(labels, Mapping) else None
-    return str(label) if label is not None else None
-
-
 def is_operator_deployment(manifest: Any) -> bool:
     """A Deployment whose first container runs the KubeRay operator image."""
     if not isinstance(manifest, Mapping) or manifest.get("kind") != "Deployment":
@@ -556,74 +348,6 @@ def setup_from_deployment(manifest: Mapping[str, Any], *, crd_version: str | Non
 
 
 # --------------------------------------------------------------------------------------------------
-# CRDs for a version.
-
-
-def crds_directory(args: KubeRayOperatorArgs) -> Path | None:
-    """Where the CRD YAML for ``args.version`` is read from: ``crds_dir``, else the local chart's ``crds/``;
-    None for a remote chart without ``crds_dir`` (the component then asks Helm to render them)."""
-    if args.crds_dir is not None:
-        return Path(args.crds_dir)
-    if args.chart is not None and Path(args.chart).is_dir():
-        return Path(args.chart) / "crds"
-    return None
-
-
-def load_crds(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every ``CustomResourceDefinition`` in the ``*.yaml`` files of ``directory`` (sorted by file name).
-
-    The four KubeRay CRDs are about 4 MB of YAML: parsed once per file version (path, size, mtime) and shared,
-    so callers must not mutate the result (:func:`crd_documents` copies what it changes).
-    """
-    root = Path(directory)
-    if not root.is_dir():
-        raise FileNotFoundError(f"CRD directory {os.fspath(root)!r} does not exist")
-    out: list[dict[str, Any]] = []
-    for path in sorted(root.glob("*.yaml")):
-        stat = path.stat()
-        out.extend(_crds_in_file(str(path), stat.st_size, stat.st_mtime_ns))
-    if not out:
-        raise FileNotFoundError(f"no CustomResourceDefinition in {os.fspath(root)!r}")
-    return out
-
-
-@functools.lru_cache(maxsize=32)
-def _crds_in_file(path: str, _size: int, _mtime_ns: int) -> tuple[dict[str, Any], ...]:
-    docs = yaml.load_all(Path(path).read_text(), Loader=_LOADER)
-    return tuple(d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
-
-
-def crd_documents(docs: Sequence[Mapping[str, Any]], version: str) -> list[dict[str, Any]]:
-    """The ``ray.io`` CRDs labelled with the KubeRay version they belong to (other documents dropped)."""
-    out: list[dict[str, Any]] = []
-    for doc in docs:
-        if doc.get("kind") != "CustomResourceDefinition":
-            continue
-        if (doc.get("spec") or {}).get("group") != "ray.io":
-            continue
-        meta = dict(doc.get("metadata") or {})
-        meta["labels"] = {**(meta.get("labels") or {}), CRD_VERSION_LABEL: version}
-        out.append({**doc, "metadata": meta})
-    return out
-
-
-def chart_version(chart_dir: str | os.PathLike[str]) -> str:
-    """``version`` of a local chart's ``Chart.yaml``."""
-    data = yaml.safe_load((Path(chart_dir) / "Chart.yaml").read_text()) or {}
-    return str(data.get("version", ""))
-
-
-def crd_downgrade(previous: str | None, new: str) -> bool:
-    """True when ``new`` is older than the CRD version applied before (``previous``; None = none known)."""
-    if not previous:
-        return False
-    try:
-        return parse_kuberay_version(new) < parse_kuberay_version(previous)
-    except ValueError:
-        return False
-
-
-# --------------------------------------------------------------------------------------------------
 # The rule target from an operator.
 
 
@@ -656,14 +380,12 @@ def merge_target(
         actual = setup.feature_gates.get(gate)
         if actual is not None and actual != value:
             problems.append(
-                f"kuberay:featureGates.{gate} is {str(value).lower()} but {setup.source} runs with "
-                f"{gate}={str(actual).lower()}"
+                f"kuberay:featureGates.{gate} is {str(value).lower()} but {setup.source} runs with {gate}={str(actual).lower()}"
             )
     if problems:
         raise TargetConflictError(
             "; ".join(problems)
-            + " (fix: remove kuberay:version / kuberay:featureGates from the stack config, the operator is the "
-            "one source, or make them agree)"
+            + " (fix: remove kuberay:version / kuberay:featureGates from the stack config, the operator is the one source, or make them agree)"
         )
     return setup.version, setup.rule_gates()
 
@@ -681,13 +403,15 @@ STACK_CONFIG_KEY = "pulumi-kuberay:operator"
 
 def target_for_operator(base: Target, setup: OperatorSetup) -> Target:
     """``base`` (environment, org options, audience) judged against ``setup``: its version, its gates, and the
-    setup itself in ``options['operator']`` for the operator rules."""
+    setup itself (``Target.operator``) for the operator rules."""
     return Target(
         kuberay_version=setup.version,
         feature_gates=setup.rule_gates(),
         environment=base.environment,
-        options={**base.options, "operator": setup.to_options()},
+        options=base.options,
         audience=base.audience,
+        webhooks=base.webhooks,
+        operator=setup,
     )
 
 
@@ -738,34 +462,19 @@ def _fmt(version: Version, *, patch: bool = False) -> str:
 
 
 __all__ = [
-    "CHART_NAME",
-    "CRD_VERSION_LABEL",
-    "DEFAULT_NAMESPACE",
-    "FIELD_MANAGER",
-    "OFFICIAL_REPOSITORY",
     "OPERATOR_OBJECT_RULES",
     "STACK_CONFIG_KEY",
     "FeatureGateValue",
-    "FeatureGates",
-    "KubeRayOperatorArgs",
     "OperatorSetup",
     "ResolvedOperator",
     "TargetConflictError",
     "chart_defaults",
-    "chart_version",
-    "coalesce",
-    "crd_documents",
-    "crd_downgrade",
-    "crd_version_label",
-    "crds_directory",
     "effective_gates",
     "effective_values",
     "is_operator_deployment",
-    "load_crds",
     "load_values_file",
     "looks_like_operator_values",
     "merge_target",
-    "operator_gate_defaults",
     "resolve_operator",
     "setup_for_lint",
     "setup_from_deployment",

@@ -11,7 +11,7 @@ the object's own status and events are all the verdict needs. ``CustomResource.g
 registers a resource in the stack, and it cannot read events. When the component cannot know the provider's
 cluster (an explicit ``kubernetes`` provider in its options or its parents' that the program did not register
 with :func:`watch_with`) or no kubeconfig is found, it falls back to the provider's ``pulumi.com/waitFor``
-(``_wait``), with that mechanism's limits. The environment
+(``_provider_wait_for``), with that mechanism's limits. The environment
 variable ``PULUMI_KUBERAY_AWAIT`` = ``component`` | ``provider`` | ``auto`` (default) forces the choice.
 """
 
@@ -28,7 +28,7 @@ from typing import Any, Final, Literal, TypeVar
 
 import pulumi
 
-from pulumi_kuberay.resources import _kube, _wait
+from pulumi_kuberay.resources import _kube, _provider_wait_for
 from pulumi_kuberay.resources._verdict import Verdict, deletes_itself, verdict
 from pulumi_kuberay.status import diagnose
 
@@ -141,7 +141,7 @@ def plan_await(
     deleted_ok = kind == "RayJob" and deletes_itself(spec)
     if not enabled:
         return AwaitPlan("none", {}, timeout)
-    if annotations and (_wait.WAIT_FOR_ANNOTATION in annotations or SKIP_AWAIT_ANNOTATION in annotations):
+    if annotations and (_provider_wait_for.WAIT_FOR_ANNOTATION in annotations or SKIP_AWAIT_ANNOTATION in annotations):
         return AwaitPlan("provider", {}, timeout)
     choice = (os.environ.get(AWAIT_ENV) or "auto").strip().lower()
     if choice not in ("auto", "component", "provider"):
@@ -164,7 +164,9 @@ def plan_await(
             deleted_ok=deleted_ok,
         )
     return AwaitPlan(
-        "provider", _wait.wait_annotations(kind, timeout_seconds=timeout_seconds, spec=spec, labels=labels), timeout
+        "provider",
+        _provider_wait_for.wait_annotations(kind, timeout_seconds=timeout_seconds, spec=spec, labels=labels),
+        timeout,
     )
 
 
@@ -273,8 +275,7 @@ def awaited_status(
             )
         except _kube.KubeError as exc:
             raise WaitFailedError(
-                f"{subject}: cannot read it from the API server ({exc}); check the kubeconfig's permissions or set"
-                f" {AWAIT_ENV}=provider"
+                f"{subject}: cannot read it from the API server ({exc}); check the kubeconfig's permissions or set {AWAIT_ENV}=provider"
             ) from None
         took = time.monotonic() - started
         explain = f"kubectl get {kind.lower()} -n {namespace} {name} -o json | kuberay-explain -"
@@ -282,8 +283,7 @@ def awaited_status(
             raise WaitFailedError(f"{subject} failed after {took:.0f}s: {result.reason}\n  details: {explain}")
         if result.state == "waiting":
             raise AwaitTimeoutError(
-                f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for it to be ready:"
-                f" {result.reason}\n  details: {explain}"
+                f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for it to be ready: {result.reason}\n  details: {explain}"
             )
         pulumi.log.info(f"{result.reason} (waited {took:.1f}s)", resource=component)
         if obj is not None and not diagnose(obj).ok and result.state == "done":

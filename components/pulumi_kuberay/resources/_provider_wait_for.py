@@ -14,7 +14,7 @@ The filters are applied to the root object (``$[?...]`` visits ``apiVersion``, `
 ``spec`` and ``status``) and test fields that only ``status`` has directly, so they name the status field
 they mean instead of matching any status value that happens to equal a word.
 
-These annotations are the **fallback**: by default the components wait themselves (``_await``, rules in
+These annotations are the **fallback**: by default the components wait themselves (``_component_await``, rules in
 ``_verdict``), because the provider's rule cannot express what KubeRay writes. The provider's
 ``JSONPath.Satisfied`` (``provider/pkg/await/condition/jsonpath.go``) returns unmet while
 ``status.observedGeneration < metadata.generation``; its ``checkCondition`` (``condition/kubectl.go``) does the
@@ -83,7 +83,7 @@ RAYJOB_TERMINAL: Final = (
 #: RayService: serving this generation. Ready True (numServeEndpoints > 0), no upgrade or rollback in progress
 #: (the new cluster took the traffic), no active Serve app still deploying (a serveConfigV2 change is live).
 #: Objects without conditions (older operators): the deprecated serviceStatus "Running".
-RAYSERVICE_READY: Final = (
+RAYSERVICE_READY: Final = (  # text-block
     "jsonpath={$[?(@.conditions[?@.type=='Ready' && @.status=='True']"
     " && !@.conditions[?(@.type=='UpgradeInProgress' || @.type=='RollbackInProgress') && @.status=='True']"
     " && !@.activeServiceStatus.applicationStatuses[?@.status=='DEPLOYING' || @.status=='NOT_STARTED'"
@@ -92,7 +92,7 @@ RAYSERVICE_READY: Final = (
 )
 
 #: RayCluster with spec.suspend true: all Pods deleted.
-RAYCLUSTER_SUSPENDED: Final = (
+RAYCLUSTER_SUSPENDED: Final = (  # text-block
     "jsonpath={$[?@.conditions[?@.type=='RayClusterSuspended' && @.status=='True']"
     " || (!@.conditions && @.state=='suspended')]}"
 )
@@ -194,6 +194,5 @@ def timeout_hint(kind: str, name: str, namespace: str | None = None) -> str:
     """What to run when the provider's wait for this object times out (its error cannot carry a diagnosis)."""
     ns = f" -n {namespace}" if namespace else ""
     return (
-        f"the {kind} did not reach its wait condition ({WAIT_FOR.get(kind, 'none')}); to see why, run: "
-        f"kubectl get {kind.lower()}{ns} {name} -o json | kuberay-explain -"
+        f"the {kind} did not reach its wait condition ({WAIT_FOR.get(kind, 'none')}); to see why, run: kubectl get {kind.lower()}{ns} {name} -o json | kuberay-explain -"
     )

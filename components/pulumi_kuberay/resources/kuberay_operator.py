@@ -21,20 +21,22 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi.runtime.mocks import MockMonitor
 
-from pulumi_kuberay.model._base import ManifestError, Problem
+from pulumi_kuberay import rules
+from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
-from pulumi_kuberay.operator import (
-    CHART_NAME,
+from pulumi_kuberay.operator_args import CHART_NAME, KubeRayOperatorArgs
+from pulumi_kuberay.operator_crds import (
     CRD_VERSION_LABEL,
     FIELD_MANAGER,
-    KubeRayOperatorArgs,
-    OperatorSetup,
-    TargetConflictError,
     chart_version,
     crd_documents,
     crd_downgrade,
     crds_directory,
     load_crds,
+)
+from pulumi_kuberay.operator_setup import (
+    OperatorSetup,
+    TargetConflictError,
     merge_target,
     resolve_operator,
     target_for_operator,
@@ -47,7 +49,7 @@ from pulumi_kuberay.resources._shared import (
     token,
 )
 from pulumi_kuberay.rules._engine import Finding
-from pulumi_kuberay.target import Target, TargetError, parse_feature_gates
+from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 KIND = "KubeRayOperator"
 CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
@@ -64,7 +66,7 @@ class CrdDowngradeError(pulumi.RunError):
 class KubeRayOperator(pulumi.ComponentResource):
     """The KubeRay operator (official ``kuberay-operator`` chart) and its CRDs, as one component.
 
-    ``args`` is a :class:`~pulumi_kuberay.operator.KubeRayOperatorArgs` or a dict in its shape; the keyword
+    ``args`` is a :class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs` or a dict in its shape; the keyword
     arguments set the same fields (``version``, ``chart``, ``namespace``, ``crds``, ``feature_gates``,
     ``watch_namespaces``, ``batch_scheduler``, ``resources``, ``leader_election``, ``metrics``, ``replicas``,
     ``values``...). ``values`` are the chart's values, typed
@@ -237,9 +239,7 @@ class KubeRayOperator(pulumi.ComponentResource):
         previous = previous_crd_version(name)
         if crd_downgrade(previous, self.setup.version) and not self.args.allow_crd_downgrade:
             raise CrdDowngradeError(
-                f"{subject}: this stack applied the KubeRay {previous} CRDs; {self.setup.version} would downgrade "
-                "them, and the API server then prunes the newer fields from every stored Ray object (fix: keep "
-                f"version >= {previous}, or pass allow_crd_downgrade=True once you know no object uses them)"
+                f"{subject}: this stack applied the KubeRay {previous} CRDs; {self.setup.version} would downgrade them, and the API server then prunes the newer fields from every stored Ray object (fix: keep version >= {previous}, or pass allow_crd_downgrade=True once you know no object uses them)"
             )
 
 
@@ -338,9 +338,7 @@ def previous_crd_version(name: str) -> str | None:
 
 def check_setup(setup: OperatorSetup, target: Target, *, subject: str) -> list[Finding]:
     """The catalogue's operator-setup rules on ``setup``: raise on a critical finding, return the others."""
-    from pulumi_kuberay.rules.operator import check_setup as setup_rules  # loads the catalogue on first use
-
-    findings = setup_rules(setup.to_options(), target.context())
+    findings = rules.check_setup(setup, target.context())
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)
@@ -361,7 +359,7 @@ def operator_target(
 
     With an operator, ``kuberay:version`` / ``kuberay:featureGates`` (and the ``kuberay_version`` /
     ``feature_gates`` arguments) may be omitted; if present they must agree with it (ValueError naming both).
-    The operator's setup travels in ``options['operator']`` for the operator-aware rules.
+    The operator's setup travels, typed, in ``Target.operator`` for the operator-aware rules.
     """
     if operator is None:
         return rule_settings(kuberay_version, feature_gates, environment)

@@ -1,0 +1,322 @@
+"""Errors of the typed model: :class:`SpecError` (raised by validators, located at a field),
+:class:`Problem` and :class:`ManifestError` (every problem of a document with its CRD field path), and the
+turning of pydantic's locations into CRD field paths (``spec.workerGroupSpecs[1].minReplicas``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from ._quantity import QUANTITY_PATTERN
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class SpecError(ValueError):
+    """A semantic problem found by a model validator, located at ``field`` relative to the model raising it.
+
+    Raise it from ``model_validator``/``field_validator`` code: the error formatter appends ``field`` to the
+    pydantic location so the final path names the exact offending key, and shows ``fix``.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return self.message if self.fix is None else f"{self.message}; fix: {self.fix}"
+
+
+ProblemKind = Literal["unknown_field", "wrong_type", "missing", "invalid_value"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a document does not fit the model: where (CRD field path), what, and how to fix it."""
+
+    path: str
+    message: str
+    kind: ProblemKind
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return text if self.fix is None else f"{text} (fix: {self.fix})"
+
+
+class ManifestError(ValueError):
+    """A manifest (or typed args) that the CRD schema or the operator would reject.
+
+    ``problems`` lists every problem found, each with its CRD field path (e.g.
+    ``spec.workerGroupSpecs[1].minReplicas``); ``paths`` is the list of those paths.
+    """
+
+    def __init__(self, problems: Sequence[Problem], *, subject: str = "manifest") -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.subject = subject
+        lines = [f"{subject} is invalid ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
+        lines += [f"  - {p}" for p in self.problems]
+        super().__init__("\n".join(lines))
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.problems]
+
+
+def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
+    """``exc`` with "did you mean ...?" added to unknown keyword errors (pydantic only says "Extra inputs are
+    not permitted"); the error type and location stay, so tools reading ``errors()`` are unaffected."""
+    details: list[InitErrorDetails] = []
+    improved = False
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden" and loc:
+            _, parent = humanize_loc(model, loc[:-1])
+            key = str(loc[-1])
+            if isinstance(parent, type) and issubclass(parent, BaseModel):
+                names = [n for n, i in parent.model_fields.items()]
+                aliases = [i.alias for i in parent.model_fields.values() if i.alias]
+                pool = aliases if key != key.lower() else names
+                close = difflib.get_close_matches(key, pool, n=1, cutoff=0.6)
+                hint = (
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else f"known fields: {', '.join(names)}"
+                )
+                details.append(
+                    InitErrorDetails(
+                        type=PydanticCustomError(
+                            "extra_forbidden", "unknown field '{field}': {hint}", {"field": key, "hint": hint}
+                        ),
+                        loc=loc,
+                        input=err.get("input"),
+                    )
+                )
+                improved = True
+                continue
+        detail = InitErrorDetails(type=err["type"], loc=loc, input=err.get("input"))
+        if "ctx" in err:
+            detail["ctx"] = err["ctx"]
+        details.append(detail)
+    if not improved:
+        return exc
+    try:
+        return ValidationError.from_exception_data(exc.title, details)
+    except Exception:  # an error type that cannot be rebuilt: keep pydantic's own error
+        return exc
+
+
+# --------------------------------------------------------------------------------------------------
+# Turning pydantic's locations into CRD field paths.
+
+_SCALAR_TAGS = {"int", "str", "float", "bool", "none", "list", "dict", "literal", "is-instance"}
+
+
+def _strip_annotated(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _union_members(tp: Any) -> list[Any] | None:
+    origin = get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        return [_strip_annotated(a) for a in get_args(tp)]
+    return None
+
+
+def _model_field(model: type[BaseModel], key: str) -> tuple[str, Any] | None:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias, info.validation_alias):
+            return (info.alias or name), info.annotation
+    return None
+
+
+def _tag_matches(tag: str, member: Any) -> bool:
+    member = _strip_annotated(member)
+    origin = get_origin(member) or member
+    if isinstance(member, type) and issubclass(member, BaseModel):
+        return tag == member.__name__
+    names = {int: "int", str: "str", float: "float", bool: "bool", type(None): "none", list: "list", dict: "dict"}
+    if origin in names:
+        return tag == names[origin] or tag.startswith(names[origin] + "[")
+    if origin is Literal:
+        return tag.startswith("literal[")
+    return False
+
+
+def _looks_like_tag(seg: str) -> bool:
+    return seg in _SCALAR_TAGS or "[" in seg or seg.startswith(("function-", "lax-", "constrained-", "strict-"))
+
+
+def _fmt_key(key: str) -> str:
+    return f"[{key!r}]" if not key.replace("-", "_").replace(".", "_").isidentifier() else f".{key}"
+
+
+def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tuple[str, Any]:
+    """Map a pydantic error location onto a CRD field path; also return the type found at its end."""
+    parts: list[str] = []
+    tp: Any = root
+    for seg in loc:
+        tp = _strip_annotated(tp)
+        members = _union_members(tp)
+        if members is not None:
+            non_none = [m for m in members if m is not type(None)]
+            if isinstance(seg, str) and any(_tag_matches(seg, m) for m in non_none) and len(non_none) > 1:
+                tp = next(m for m in non_none if _tag_matches(seg, m))
+                continue
+            if len(non_none) == 1:
+                tp = non_none[0]
+            elif isinstance(seg, str) and _looks_like_tag(seg):
+                tp = None
+                continue
+            else:
+                models = [m for m in non_none if isinstance(m, type) and issubclass(m, BaseModel)]
+                tp = models[0] if len(models) == 1 else None
+        tp = _strip_annotated(tp)
+        origin = get_origin(tp)
+        if isinstance(seg, int):
+            parts.append(f"[{seg}]")
+            tp = get_args(tp)[0] if origin in (list, tuple, Sequence) and get_args(tp) else None
+            continue
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            found = _model_field(tp, seg)
+            if found is not None:
+                alias, tp = found
+                parts.append(f".{alias}")
+                continue
+            if _looks_like_tag(seg) or seg == tp.__name__:
+                continue
+            parts.append(f".{seg}")
+            tp = None
+            continue
+        if origin in (dict, Mapping):
+            if seg.startswith("[") and seg.endswith("]"):
+                continue  # pydantic's marker for "the key itself"
+            parts.append(_fmt_key(seg))
+            args = get_args(tp)
+            tp = args[1] if len(args) == 2 else None
+            continue
+        if _looks_like_tag(seg):
+            continue
+        parts.append(_fmt_key(seg))
+        tp = None
+    tp = _strip_annotated(tp)
+    members = _union_members(tp)
+    if members is not None:
+        non_none = [m for m in members if m is not type(None)]
+        tp = non_none[0] if len(non_none) == 1 else tp
+    return "".join(parts).lstrip("."), tp
+
+
+_TYPE_WORDS = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "string_type": "a string",
+    "float_type": "a number",
+    "bool_type": "a boolean",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "none_required": "null",
+}
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _field_names(tp: Any) -> list[str]:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [info.alias or name for name, info in tp.model_fields.items() if not info.exclude]
+    return []
+
+
+def problems_from_validation_error(
+    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
+) -> list[Problem]:
+    """Convert a pydantic ValidationError into path-located problems, merging union alternatives."""
+    merged: dict[tuple[str, str], Problem] = {}
+    expected: dict[str, list[str]] = {}
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        etype = err["type"]
+        path, _ = humanize_loc(root, loc)
+        fix: str | None = None
+        kind: ProblemKind
+        if etype == "extra_forbidden":
+            _, parent_tp = humanize_loc(root, loc[:-1])
+            key = str(loc[-1])
+            names = _field_names(parent_tp)
+            by_lower = {n.lower(): n for n in names}
+            close = [by_lower[c] for c in difflib.get_close_matches(key.lower(), list(by_lower), n=1, cutoff=0.6)]
+            kind = "unknown_field"
+            message = f"unknown field {key!r} (the API server would silently drop it)"
+            fix = f"did you mean {close[0]!r}?" if close else (
+                f"remove it; known fields here: {', '.join(names)}" if names else "remove it"
+            )
+        elif etype == "missing":
+            kind = "missing"
+            message = "required field is missing"
+            fix = "set it"
+        elif etype in _TYPE_WORDS:
+            kind = "wrong_type"
+            expected.setdefault(path, [])
+            word = _TYPE_WORDS[etype]
+            if word not in expected[path]:
+                expected[path].append(word)
+            message = f"expected {' or '.join(expected[path])}, got {_describe(err.get('input'))}"
+            if "a string" in expected[path] and isinstance(err.get("input"), (int, float, bool)):
+                fix = f"quote the value: \"{err.get('input')}\"" if not isinstance(err.get("input"), bool) else (
+                    f'write "{str(err.get("input")).lower()}"'
+                )
+            elif isinstance(err.get("input"), str) and "an integer" in expected[path]:
+                fix = "write the number without quotes"
+        elif etype == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") == QUANTITY_PATTERN:
+            kind = "invalid_value"
+            message = f"{err.get('input')!r} is not a Kubernetes quantity"
+            fix = "write a number or a quantity such as 500m, 2, 1.5, 16Gi"
+        else:
+            kind = "invalid_value"
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, SpecError):
+                if cause.field:
+                    path = f"{path}.{cause.field}" if path else cause.field
+                    path = path.replace(".[", "[")
+                message = cause.message
+                fix = cause.fix
+            else:
+                message = err["msg"].removeprefix("Value error, ")
+        full = f"{prefix}.{path}".strip(".") if prefix else path
+        full = full.replace(".[", "[")
+        merged[(full, kind)] = Problem(path=full, message=message, kind=kind, fix=fix)
+    # A union member that matched the type but not its constraint explains the problem better than the
+    # members whose type did not match ("not a quantity" beats "expected an integer" for cpu: "two").
+    constrained = {path for path, kind in merged if kind == "invalid_value"}
+    return [p for (path, kind), p in merged.items() if not (kind == "wrong_type" and path in constrained)]
+
+
+def validate_as(model: type[M], data: Any, *, prefix: str = "", subject: str | None = None) -> M:
+    """Validate ``data`` as ``model`` or raise :class:`ManifestError` with CRD field paths."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ManifestError(
+            problems_from_validation_error(exc, model, prefix=prefix), subject=subject or model.__name__
+        ) from exc
+
+

@@ -1,0 +1,528 @@
+// pulumi-language-nodejs (pulumi-kuberay offline build): a compact Node.js language host for the Pulumi engine.
+//
+// Why this exists: upstream's language host lives in its own Go module
+// (github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3) and the Go module proxy reachable from this
+// project's machines refuses every version of it (403, "This module version is not available"). Everything it
+// needs is in modules the proxy does serve: the gRPC protocol (sdk/v3/proto/go), the schema loader and the
+// TypeScript code generator (pkg/v3/codegen/schema, pkg/v3/codegen/nodejs). The program itself runs in Node.js
+// through @pulumi/pulumi's own entry point (`@pulumi/pulumi/cmd/run`, from the program's node_modules, which
+// compiles TypeScript), as upstream's host does.
+//
+// What it implements: Handshake, GetPluginInfo, GetRequiredPackages / GetRequiredPlugins (the package.json files
+// with a "pulumi" section under the program's node_modules), Run (node + @pulumi/pulumi/cmd/run, config in
+// PULUMI_CONFIG), InstallDependencies (npm install), GeneratePackage (the TypeScript SDK of a schema: what
+// `pulumi package add` / `gen-sdk --language nodejs` need), Link (a generated SDK becomes a file: dependency),
+// About and GetProgramDependencies. Not implemented (Unimplemented): RunPlugin (Node.js plugins and policy
+// packs), program generation and conversion, Pack, the synchronous-invoke pipes (deprecated `--sync`) and the
+// debugger.
+//
+// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version;
+// stamped with that version through -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=vX.Y.Z.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Exit code @pulumi/pulumi's run script uses after it has shown the user an actionable error.
+const bailExitCode = 32
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func main() {
+	// The engine runs us as: pulumi-language-nodejs [--logtostderr] [-v=N] [--tracing URL] ENGINE_ADDRESS
+	var positional []string
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-version" || a == "--version":
+			fmt.Println(version.Version)
+			return
+		case a == "--tracing" || a == "-tracing" || a == "--root" || a == "-root":
+			i++ // flag with a separate value: ignore both
+		case strings.HasPrefix(a, "-"):
+			// --logtostderr, -v=N, --logflow, --typescript, ...: accepted and ignored
+		default:
+			positional = append(positional, a)
+		}
+	}
+	var engineAddress string
+	if len(positional) > 0 {
+		engineAddress = positional[len(positional)-1]
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if engineAddress != "" {
+		go func() { // exit when the engine goes away
+			if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
+				fmt.Fprintf(os.Stderr, "healthcheck: %v\n", err)
+			}
+		}()
+	}
+
+	h := &host{engineAddress: engineAddress}
+	cancelChan := make(chan bool)
+	go func() { <-ctx.Done(); close(cancelChan) }()
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Cancel: cancelChan,
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not start language host RPC server: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: language host RPC stopped serving: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// ---- program info ------------------------------------------------------------------------------------
+
+type programInfo struct {
+	root, programDir, entryPoint string
+	options                      map[string]any
+}
+
+func parseInfo(info *pulumirpc.ProgramInfo, fallbackDir string) programInfo {
+	p := programInfo{entryPoint: "."}
+	if info != nil {
+		p.root, p.programDir, p.entryPoint = info.GetRootDirectory(), info.GetProgramDirectory(), info.GetEntryPoint()
+		if o := info.GetOptions(); o != nil {
+			p.options = o.AsMap()
+		}
+	}
+	if p.programDir == "" {
+		p.programDir = fallbackDir
+	}
+	if p.programDir == "" {
+		p.programDir, _ = os.Getwd()
+	}
+	if p.root == "" {
+		p.root = p.programDir
+	}
+	if p.entryPoint == "" {
+		p.entryPoint = "."
+	}
+	return p
+}
+
+// typescript: upstream's default is true (ts-node inside @pulumi/pulumi compiles the program).
+func (p programInfo) typescript() bool {
+	if v, ok := p.options["typescript"].(bool); ok {
+		return v
+	}
+	return true
+}
+
+func (p programInfo) option(name string) string {
+	if v, ok := p.options[name].(string); ok {
+		return v
+	}
+	return ""
+}
+
+// ---- RPC methods ---------------------------------------------------------------------------------------
+
+func (h *host) Handshake(ctx context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
+	if req.GetEngineAddress() != "" {
+		h.engineAddress = req.GetEngineAddress()
+	}
+	return &pulumirpc.LanguageHandshakeResponse{}, nil
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: strings.TrimPrefix(version.Version, "v")}, nil
+}
+
+type packageJSON struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Pulumi  *struct {
+		Resource         bool   `json:"resource"`
+		Name             string `json:"name"`
+		Version          string `json:"version"`
+		Server           string `json:"server"`
+		Parameterization *struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+			Value   []byte `json:"value"` // base64 in JSON
+		} `json:"parameterization"`
+	} `json:"pulumi"`
+}
+
+func withV(v string) string {
+	if v != "" && !strings.HasPrefix(v, "v") {
+		return "v" + v
+	}
+	return v
+}
+
+// scanPackages finds the Pulumi packages among the program's npm dependencies: every package.json under
+// node_modules (scoped packages included, symlinked file: dependencies followed) with "pulumi.resource": true.
+func scanPackages(programDir string) ([]*pulumirpc.PackageDependency, error) {
+	var deps []*pulumirpc.PackageDependency
+	seen := map[string]bool{}
+	var visit func(dir string, depth int) error
+	visit = func(dir string, depth int) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") {
+				continue
+			}
+			path := filepath.Join(dir, name)
+			if strings.HasPrefix(name, "@") && depth == 0 {
+				if err := visit(path, depth); err != nil { // a scope: its packages are one level down
+					return err
+				}
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(path, "package.json"))
+			if err != nil {
+				continue
+			}
+			var pj packageJSON
+			if json.Unmarshal(data, &pj) != nil {
+				continue
+			}
+			if pj.Pulumi != nil && pj.Pulumi.Resource {
+				name := pj.Pulumi.Name
+				if name == "" {
+					name = strings.TrimPrefix(strings.TrimPrefix(pj.Name, "@pulumi/"), "@")
+				}
+				v := pj.Pulumi.Version
+				if v == "" {
+					v = pj.Version
+				}
+				dep := &pulumirpc.PackageDependency{Name: name, Kind: "resource", Version: withV(v), Server: pj.Pulumi.Server}
+				key := name + "@" + dep.Version
+				if pp := pj.Pulumi.Parameterization; pp != nil {
+					dep.Parameterization = &pulumirpc.PackageParameterization{Name: pp.Name, Version: withV(pp.Version), Value: pp.Value}
+					key += "/" + pp.Name + "@" + pp.Version
+				}
+				if !seen[key] {
+					seen[key] = true
+					deps = append(deps, dep)
+				}
+			}
+			if depth < 4 { // nested node_modules (npm keeps conflicting versions there)
+				if err := visit(filepath.Join(path, "node_modules"), depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := visit(filepath.Join(programDir, "node_modules"), 0); err != nil {
+		return nil, err
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].Name < deps[j].Name })
+	return deps, nil
+}
+
+func (h *host) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
+	deps, err := scanPackages(parseInfo(req.GetInfo(), "").programDir)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
+}
+
+//nolint:staticcheck // deprecated upstream, still called by older engines
+func (h *host) GetRequiredPlugins(ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
+	deps, err := scanPackages(parseInfo(req.GetInfo(), "").programDir)
+	if err != nil {
+		return nil, err
+	}
+	var plugins []*pulumirpc.PluginDependency
+	for _, d := range deps {
+		if d.Parameterization == nil {
+			plugins = append(plugins, &pulumirpc.PluginDependency{Name: d.Name, Kind: d.Kind, Version: d.Version, Server: d.Server})
+		}
+	}
+	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
+}
+
+// locateModule resolves a module (e.g. @pulumi/pulumi/cmd/run) from the program directory, as Node would.
+func locateModule(ctx context.Context, module, programDir string) (string, error) {
+	script := fmt.Sprintf("console.log(require.resolve(%q, {paths: [%q]}))", module, programDir)
+	cmd := exec.CommandContext(ctx, "node", "-e", script)
+	cmd.Dir = programDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("it looks like the Pulumi SDK has not been installed: cannot resolve %s from %s "+
+			"(run npm install there): %v %s", module, programDir, err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	p := parseInfo(req.GetInfo(), req.GetPwd())
+	if _, err := exec.LookPath("node"); err != nil {
+		return &pulumirpc.RunResponse{Error: "could not find node on the $PATH: " + err.Error()}, nil
+	}
+	runPath := os.Getenv("PULUMI_LANGUAGE_NODEJS_RUN_PATH")
+	if runPath == "" {
+		runPath = "@pulumi/pulumi/cmd/run"
+	}
+	runPath, err := locateModule(ctx, runPath, p.programDir)
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+	args := []string{runPath}
+	add := func(k, v string) {
+		if v != "" {
+			args = append(args, "--"+k, v)
+		}
+	}
+	add("monitor", req.GetMonitorAddress())
+	add("engine", h.engineAddress)
+	add("organization", req.GetOrganization())
+	add("project", req.GetProject())
+	add("root-directory", p.root)
+	add("stack", req.GetStack())
+	add("pwd", p.programDir)
+	if req.GetDryRun() {
+		args = append(args, "--dry-run")
+	}
+	add("parallel", fmt.Sprintf("%d", req.GetParallel()))
+	args = append(args, p.entryPoint)
+	args = append(args, req.GetArgs()...)
+
+	// Config keys as <namespace>:config:<name>, as upstream's host sends them (the SDK reads both forms).
+	configMap := map[string]string{}
+	for k, v := range req.GetConfig() {
+		key, err := config.ParseKey(k)
+		if err != nil {
+			return nil, err
+		}
+		configMap[key.Namespace()+":config:"+key.Name()] = v
+	}
+	configJSON, err := json.Marshal(configMap)
+	if err != nil {
+		return nil, err
+	}
+	secretKeys := req.GetConfigSecretKeys()
+	if secretKeys == nil {
+		secretKeys = []string{}
+	}
+	secretKeysJSON, err := json.Marshal(secretKeys)
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(), "PULUMI_CONFIG="+string(configJSON), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON))
+	if p.typescript() {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if ts := p.option("tsconfig"); ts != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+ts)
+	}
+	if req.GetLoaderTarget() != "" {
+		env = append(env, "PULUMI_LOADER_TARGET="+req.GetLoaderTarget())
+	}
+	nodeArgs := strings.Fields(p.option("nodeargs"))
+	cmd := exec.CommandContext(ctx, "node", append(nodeArgs, args...)...)
+	cmd.Env = env
+	cmd.Dir = p.programDir
+	// Node may switch its stdio to non-blocking mode: never hand it our own file descriptors.
+	cmd.Stdout = struct{ io.Writer }{os.Stdout}
+	cmd.Stderr = struct{ io.Writer }{os.Stderr}
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			if exitErr.ExitCode() == bailExitCode {
+				return &pulumirpc.RunResponse{Bail: true}, nil
+			}
+			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Problem executing program (could not run language executor): %v", err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
+
+// streamWriter turns writes into InstallDependencies stream messages.
+type streamWriter struct {
+	mu   *sync.Mutex
+	send func([]byte) error
+}
+
+func (w streamWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf := make([]byte, len(b))
+	copy(buf, b)
+	if err := w.send(buf); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
+	p := parseInfo(req.GetInfo(), req.GetDirectory())
+	mu := &sync.Mutex{}
+	stdout := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b}) }}
+	stderr := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stderr: b}) }}
+	if _, err := os.Stat(filepath.Join(p.programDir, "package.json")); err != nil {
+		return nil // nothing to install (e.g. a directory without a package.json)
+	}
+	fmt.Fprintln(stdout, "Installing dependencies...")
+	cmd := exec.CommandContext(server.Context(), "npm", "install", "--no-audit", "--no-fund")
+	cmd.Dir = p.programDir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("npm install in %s: %w", p.programDir, err)
+	}
+	fmt.Fprintln(stdout, "Finished installing dependencies")
+	return nil
+}
+
+// GeneratePackage writes the TypeScript SDK of a package schema (pkg/v3/codegen/nodejs, as upstream's host).
+func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
+	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	if err != nil {
+		return nil, err
+	}
+	defer loader.Close()
+	var spec schema.PackageSpec
+	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
+		return nil, err
+	}
+	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{})
+	if err != nil {
+		return nil, err
+	}
+	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
+	if diags.HasErrors() {
+		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	}
+	files, err := nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
+	if err != nil {
+		return nil, err
+	}
+	for name, data := range files {
+		out := filepath.Join(req.GetDirectory(), name)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(out, data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+}
+
+// Link makes each generated SDK a file: dependency of the program (npm install <dir>, which also builds it).
+func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
+	p := parseInfo(req.GetInfo(), "")
+	var names []string
+	for _, dep := range req.GetPackages() {
+		path := dep.GetPath()
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.root, path)
+		}
+		rel, err := filepath.Rel(p.programDir, path)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(filepath.Join(path, "package.json"))
+		if err != nil {
+			return nil, fmt.Errorf("linking %s: %w", path, err)
+		}
+		var pj packageJSON
+		if err := json.Unmarshal(data, &pj); err != nil {
+			return nil, fmt.Errorf("linking %s: %w", path, err)
+		}
+		// The SDK compiles itself in its postinstall script (tsc); npm 11 runs install scripts only for the
+		// packages package.json's allowScripts names.
+		for _, args := range [][]string{
+			{"pkg", "set", "dependencies." + pj.Name + "=file:" + filepath.ToSlash(rel)},
+			{"pkg", "set", "allowScripts." + pj.Name + "=true", "--json"},
+		} {
+			cmd := exec.CommandContext(ctx, "npm", args...)
+			cmd.Dir = p.programDir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("npm %s in %s: %w: %s", strings.Join(args, " "), p.programDir, err, out)
+			}
+		}
+		names = append(names, pj.Name)
+	}
+	msg := "The TypeScript SDK(s) " + strings.Join(names, ", ") + " are dependencies of package.json now (file:).\n" +
+		"Import them in the program, e.g.:\n\n  import * as kuberay from \"" + strings.Join(names, "") + "\";\n"
+	return &pulumirpc.LinkResponse{ImportInstructions: msg}, nil
+}
+
+func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, err
+	}
+	out, _ := exec.CommandContext(ctx, node, "--version").Output()
+	return &pulumirpc.AboutResponse{Executable: node, Version: strings.TrimSpace(string(out)), Metadata: map[string]string{"packagemanager": "npm"}}, nil
+}
+
+func (h *host) GetProgramDependencies(ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
+	p := parseInfo(req.GetInfo(), req.GetPwd())
+	data, err := os.ReadFile(filepath.Join(p.programDir, "package.json"))
+	if err != nil {
+		return &pulumirpc.GetProgramDependenciesResponse{}, nil
+	}
+	var pj struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(data, &pj); err != nil {
+		return nil, err
+	}
+	var deps []*pulumirpc.DependencyInfo
+	for name := range pj.Dependencies {
+		installed, err := os.ReadFile(filepath.Join(p.programDir, "node_modules", name, "package.json"))
+		version := ""
+		if err == nil {
+			var ipj packageJSON
+			if json.Unmarshal(installed, &ipj) == nil {
+				version = ipj.Version
+			}
+		}
+		deps = append(deps, &pulumirpc.DependencyInfo{Name: name, Version: version})
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].Name < deps[j].Name })
+	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+}

@@ -1,0 +1,28 @@
+//go:build kuberay1.6
+
+package main
+
+import (
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
+)
+
+// validateClusterUpgradeOptions: RayClusterReconciler.rayClusterReconcile calls ValidateRayClusterUpgradeOptions
+// from v1.6 on.
+func (j *judgement) validateClusterUpgradeOptions(rc *rayv1.RayCluster, object string) bool {
+	return j.call(object, "ValidateRayClusterUpgradeOptions", func() error { return utils.ValidateRayClusterUpgradeOptions(rc) })
+}
+
+// jobClusterMetadata: what constructRayClusterForRayJob adds to the RayCluster's labels and annotations.
+func jobClusterMetadata(rj *rayv1.RayJob, labels, annotations map[string]string) {
+	labels[utils.RayJobSubmissionModeLabelKey] = string(rj.Spec.SubmissionMode)
+	if rj.Spec.SubmissionMode == rayv1.SidecarMode {
+		annotations[utils.DisableProvisionedHeadRestartAnnotationKey] = "true"
+	}
+}
+
+const incrementalUpgradeType = rayv1.RayServiceNewClusterWithIncrementalUpgrade
+
+func desiredReplicas(wg rayv1.WorkerGroupSpec) int32 { return utils.GetWorkerGroupDesiredReplicas(wg) }
+
+func serviceManagedBy(rs *rayv1.RayService) *string { return rs.Spec.ManagedBy }
