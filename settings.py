@@ -30,7 +30,8 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
     must agree with it). ``chart`` and ``crdsDir`` may use environment variables (``${KUBERAY_REFERENCE_DIR}``);
     a relative path is relative to the project directory.
 ``kuberay:version`` (string, default ``1.7.0``), ``kuberay:environment`` (``dev`` | ``staging`` | ``prod``),
-``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``
+``kuberay:featureGates`` (object ``{gate: bool}``), ``kuberay:allowedRegistries``, ``kuberay:gpuBudget``,
+``kuberay:podSecurityProfile`` (``privileged`` | ``baseline`` | ``restricted``), ``kuberay:kueueVersion`` (``"0.15"``)
     what the rule catalogue checks against, read by ``pulumi_kuberay.rules.target`` (the components and the policy
     pack read the same keys).
 """

@@ -395,7 +395,7 @@ def test_lower_findings_become_warnings_on_the_component(mocks: MockEnv) -> pulu
 
     def check(component_urn: str) -> None:
         warnings = mocks.log.warnings
-        assert any(w.startswith("[run-as-root] medium at spec.headGroupSpec") for w in warnings), warnings
+        assert any(w.startswith("[pod-security-restricted] low at spec.headGroupSpec") for w in warnings), warnings
         assert all("critical" not in w.split(" at ")[0] for w in warnings)
 
     return settle(check, comp)
@@ -406,12 +406,11 @@ def test_suppression_annotation_silences_a_rule(mocks: MockEnv) -> pulumi.Output
     comp = RayCluster(
         "train",
         unhardened_spec(),
-        annotations={"suppress.pulumi-kuberay.io/run-as-root": "the image drops to uid 1000 itself"},
+        annotations={"suppress.pulumi-kuberay.io/pod-security-restricted": "the namespace admits root Pods"},
     )
 
     def check(component_urn: str) -> None:
-        assert not [w for w in mocks.log.warnings if w.startswith("[run-as-root]")]
-        assert [w for w in mocks.log.warnings if w.startswith("[capabilities-not-dropped]")]
+        assert not [w for w in mocks.log.warnings if w.startswith("[pod-security-restricted]")]
 
     return settle(check, comp)
 
@@ -478,7 +477,7 @@ def test_prod_environment_from_config_raises_security_severity() -> pulumi.Outpu
     comp = RayCluster("train", unhardened_spec())
 
     def check(component_urn: str) -> None:
-        assert any(w.startswith("[run-as-root] high") for w in env.log.warnings), env.log.warnings
+        assert any(w.startswith("[pod-security-restricted] medium") for w in env.log.warnings), env.log.warnings
         pulumi.runtime.set_all_config({})
 
     return settle(check, comp)

@@ -341,8 +341,10 @@ def test_local_queue_sets_the_kueue_label() -> pulumi.Output[Any]:
 
 
 @pulumi.runtime.test
-def test_a_queued_job_on_an_existing_cluster_is_refused_like_kueue_would() -> pulumi.Output[Any]:
-    env = install()
+def test_a_queued_job_on_an_existing_cluster_is_refused_like_kueue_014_would() -> pulumi.Output[Any]:
+    """Kueue before v0.15 refuses a queued RayJob that selects an existing cluster (kuberay:kueueVersion says
+    which Kueue runs; from v0.15 it is accepted and left unmanaged: a low finding, see tests/corpus)."""
+    env = install({"kuberay:kueueVersion": "0.14"})
     cluster = RayCluster("shared", cluster_dict())
     with pytest.raises(CriticalFindingsError, match=r"\[kueue-rayjob-limits\] critical at spec.clusterSelector"):
         RayJob("queued", {"entrypoint": "python x.py"}, cluster=cluster, local_queue="team-a")

@@ -13,7 +13,7 @@ import yaml
 from _reference import sample_documents, samples_dir
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import main
-from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES
+from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, _examples
 
 ALL_GATES = ",".join(f"{name}=true" for name in DEFAULT_FEATURE_GATES)
 REPO = Path(__file__).resolve().parent.parent
@@ -105,11 +105,11 @@ def test_same_rule_on_every_container_is_one_finding_listing_them(
 ) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(BAD_CLUSTER)
-    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", str(path))
+    _, out, _ = _run(capsys, "--format", "json", "--select", "resources-missing", str(path))
     findings = json.loads(out)["findings"]
     assert len(findings) == 1
     assert findings[0]["containers"] == ["head/ray-head", "cpu/ray-worker"]
-    _, out, _ = _run(capsys, "--format", "json", "--select", "run-as-root", "--no-collapse", str(path))
+    _, out, _ = _run(capsys, "--format", "json", "--select", "resources-missing", "--no-collapse", str(path))
     assert len(json.loads(out)["findings"]) == 2
 
 
@@ -233,10 +233,11 @@ def test_version_list_rules_and_explain_rule(capsys: pytest.CaptureFixture[str])
     code, out, _ = _run(capsys, "--list-rules")
     listed = {line.split()[0] for line in out.splitlines()[1:] if line and not line[0].isdigit()}
     assert code == 0 and set(rules.RULES) <= listed and "rayjob-cluster-selector-unmatched" in listed
-    code, out, _ = _run(capsys, "--explain-rule", "run-as-root")
+    code, out, _ = _run(capsys, "--explain-rule", "pod-security-restricted")
     assert code == 0
-    assert out.startswith("run-as-root: ") and "Why: " in out and "Fix: " in out
-    assert "Violating example:" in out and "Compliant example:" in out and "docs/rules.md#run-as-root" in out
+    assert out.startswith("pod-security-restricted: ") and "Why: " in out and "Fix: " in out
+    assert "Violating example:" in out and "Compliant example:" in out
+    assert "docs/rules.md#pod-security-restricted" in out
     code, _, err = _run(capsys, "--explain-rule", "no-such-rule")
     assert code == 2 and "--list-rules" in err
 
@@ -261,8 +262,8 @@ def test_select_ignore_and_their_errors(capsys: pytest.CaptureFixture[str], tmp_
     assert left and not any(
         rules.RULES[r].category == "security" or r.startswith("worker-") for r in left if r in rules.RULES
     )
-    code, _, err = _run(capsys, "--select", "run-as-rooot", str(path))
-    assert code == 2 and "unknown rule or category 'run-as-rooot'" in err and "run-as-root" in err
+    code, _, err = _run(capsys, "--select", "pod-security-restrictd", str(path))
+    assert code == 2 and "unknown rule or category 'pod-security-restrictd'" in err and "pod-security-restricted" in err
 
 
 def test_no_paths_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,9 +279,10 @@ def test_wording_is_for_the_linter_user(capsys: pytest.CaptureFixture[str], tmp_
     assert fixes and all("--feature-gates=RayClusterMTLS=true" in fix for fix in fixes)
     assert not any("feature_gates=" in fix or "kuberay:featureGates" in fix for fix in fixes)
     job = tmp_path / "job.yaml"
-    job.write_text(
+    job.write_text(  # a RayJob naming a RayCluster that is not among the files' clusters of its namespace
         "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j}\nspec:\n  entrypoint: python x.py\n"
-        "  clusterSelector: {ray.io/cluster: nowhere}\n"
+        "  clusterSelector: {ray.io/cluster: nowhere}\n---\n"
+        + yaml.safe_dump({**_examples.base_cluster(), "metadata": {"name": "somewhere"}})
     )
     _, out, _ = _run(capsys, "--format", "json", "--select", "rayjob-cluster-selector-unmatched", str(job))
     messages = [f["message"] for f in json.loads(out)["findings"]]

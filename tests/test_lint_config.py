@@ -37,19 +37,19 @@ def test_yaml_config_is_discovered_from_a_subdirectory(project: Path, capsys: py
     (project / ".kuberay-lint.yaml").write_text(
         "feature-gates: {GCSFaultToleranceEmbeddedStorage: true}\n"
         "select: [security, image-tag-not-pinned]\n"
-        "ignore: [capabilities-not-dropped]\n"
-        "severity: {run-as-root: critical}\n"
+        "ignore: [pod-security-baseline]\n"
+        "severity: {pod-security-restricted: critical}\n"
         "fail-on: critical\n"
     )
     code, findings, _ = _json(capsys, ".")
     rule_ids = {str(f["rule_id"]) for f in findings}
-    assert "feature-gate-disabled" not in rule_ids and "capabilities-not-dropped" not in rule_ids
-    assert "run-as-root" in rule_ids
-    assert {f["severity"] for f in findings if f["rule_id"] == "run-as-root"} == {"critical"}
-    assert code == 1  # fail-on critical, and run-as-root is critical now
+    assert "feature-gate-disabled" not in rule_ids and "pod-security-baseline" not in rule_ids
+    assert "pod-security-restricted" in rule_ids
+    assert {f["severity"] for f in findings if f["rule_id"] == "pod-security-restricted"} == {"critical"}
+    assert code == 1  # fail-on critical, and pod-security-restricted is critical now
     # flags override the file
-    code, findings, _ = _json(capsys, ".", "--select", "run-as-root", "--fail-on", "low")
-    assert {f["rule_id"] for f in findings} == {"run-as-root"} and code == 1
+    code, findings, _ = _json(capsys, ".", "--select", "pod-security-restricted", "--fail-on", "low")
+    assert {f["rule_id"] for f in findings} == {"pod-security-restricted"} and code == 1
     code, findings, _ = _json(capsys, "--no-config", "--select", "feature-gate-disabled", ".")
     assert findings and code == 1
 
@@ -62,7 +62,9 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
     code, findings, _ = _json(capsys, ".")
     assert {f["file"] for f in findings} == {f"./{SAMPLE}"} or {Path(str(f["file"])).name for f in findings} == {SAMPLE}
     assert load_config().environment == "prod"
-    assert code == 1  # prod makes the hardening rules high
+    # prod makes the Pod Security advice louder (low -> medium): advice, not a failure, unless enforced
+    assert {f["severity"] for f in findings if f["rule_id"] == "pod-security-restricted"} == {"medium"}
+    assert code == 0
     # a .kuberay-lint.yaml in the same folder wins over pyproject.toml
     (project / ".kuberay-lint.yaml").write_text("environment: dev\n")
     assert load_config().environment == "dev"
@@ -73,11 +75,14 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
     [
         ("fail-on: severe\n", "fail-on: expected one of low, medium, high, critical"),
         ("selct: [security]\n", "unknown setting(s) selct"),
-        ("ignore: [run-as-rooot]\n", "did you mean run-as-root"),
+        ("ignore: [pod-security-restrictd]\n", "did you mean pod-security-restricted"),
         ("feature-gates: [RayCronJob]\n", "feature-gates: expected {GateName: true|false}"),
         ("feature-gates: {NoSuchGate: true}\n", "unknown KubeRay feature gate 'NoSuchGate'"),
         ("gpu-budget: -1\n", "gpu-budget must be a non-negative integer (GPUs), got -1"),
-        ("severity: {run-as-root: urgent}\n", "severity.run-as-root: expected one of"),
+        ("severity: {pod-security-restricted: urgent}\n", "severity.pod-security-restricted: expected one of"),
+        ("pod-security-profile: strict\n", "pod-security-profile must be one of privileged, baseline, restricted"),
+        ("kueue-version: 0.10\n", "kueue-version must be a Kueue release written as text"),
+        ("kueue-version: latest\n", "kueue-version must be a Kueue release such as 0.15 or v0.15.2"),
         ("- a list\n", "expected a mapping of settings"),
         ("a: [1\n", "not valid YAML"),
     ],

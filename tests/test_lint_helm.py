@@ -58,7 +58,7 @@ def test_upstream_ray_cluster_chart_is_rendered_and_linted(chart: Path, capsys: 
     assert isinstance(findings, list) and findings
     assert {f["file"] for f in findings} == {str(chart / "templates" / "raycluster-cluster.yaml")}
     assert {(f["kind"], f["line"]) for f in findings} == {("RayCluster", None)}
-    assert "run-as-root" in {f["rule_id"] for f in findings}
+    assert "pod-security-restricted" in {f["rule_id"] for f in findings}
     assert report["summary"] == {"documents": 1, "files": 1, "baselined": 0}
 
 

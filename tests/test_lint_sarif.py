@@ -87,7 +87,7 @@ def test_stdin_and_empty_results_validate(
 
     doc = (samples_dir() / "ray-cluster.sample.yaml").read_bytes()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(doc)))
-    code, sarif = _sarif(capsys, "--select", "run-as-root", "-")
+    code, sarif = _sarif(capsys, "--select", "pod-security-restricted", "-")
     assert not list(validator.iter_errors(sarif))
     assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "stdin"
     code, sarif = _sarif(capsys, "--select", "cluster-name-invalid", str(samples_dir() / "ray-cluster.sample.yaml"))

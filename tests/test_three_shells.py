@@ -10,7 +10,9 @@ A verdict is (rule id, severity, path); messages may differ by audience (how a g
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,8 +23,11 @@ import pytest
 import yaml
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli import lint
+from pulumi_kuberay.cli._lint_config import ConfigError, parse_config
 from pulumi_kuberay.policy import _pack as pack
 from pulumi_kuberay.resources._shared import CriticalFindingsError, check_manifest, rule_settings
+from pulumi_kuberay.rules._options import OrgOptions, camel, kebab
+from pulumi_kuberay.rules.target import target_from_stack_config
 
 VERSIONS = ("1.3.0", "1.5.0", "1.6.0", "1.7.0")
 #: The rules on one object (their examples are manifests); the stack and setup rules: test_every_rule_in_every_shell.
@@ -52,12 +57,26 @@ def _verdicts(findings: Any) -> frozenset[Verdict]:
     return frozenset((f.rule_id, f.severity, f.path) for f in findings)
 
 
+def _stack_config(options: Mapping[str, Any]) -> dict[str, str]:
+    """The organisation options as a stack's ``kuberay:*`` config (camelCase; values as the engine passes them)."""
+    return {f"kuberay:{camel(name)}": json.dumps(value) for name, value in options.items()}
+
+
+def _pack_config(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The organisation options as the pack's policy config (camelCase)."""
+    return {camel(name): value for name, value in options.items()}
+
+
+def _option_flags(options: Mapping[str, Any]) -> list[str]:
+    """The organisation options as kuberay-lint flags (``--kebab-case``; a list as ``a,b``)."""
+    flags: list[str] = []
+    for name, value in options.items():
+        flags += [f"--{kebab(name)}", ",".join(value) if isinstance(value, list) else str(value)]
+    return flags
+
+
 def _components(manifest: dict[str, Any], version: str, settings: Mapping[str, Any]) -> frozenset[Verdict]:
-    config = {}
-    registries = settings.get("options", {}).get("allowed_registries")
-    if registries is not None:
-        config["kuberay:allowedRegistries"] = json.dumps(registries)
-    pulumi.runtime.set_all_config(config)
+    pulumi.runtime.set_all_config(_stack_config(settings.get("options", {})))
     try:
         target = rule_settings(version, settings.get("feature_gates"), settings.get("environment"))
     finally:
@@ -76,9 +95,7 @@ def _pack(manifest: dict[str, Any], version: str, settings: Mapping[str, Any]) -
         config["featureGates"] = dict(settings["feature_gates"])
     if settings.get("environment"):
         config["environment"] = settings["environment"]
-    registries = settings.get("options", {}).get("allowed_registries")
-    if registries is not None:
-        config["allowedRegistries"] = list(registries)
+    config.update(_pack_config(settings.get("options", {})))
     cache = pack._FindingsCache()
     return _verdicts(cache.findings("urn:example", manifest, pack.target_for(config)))
 
@@ -92,10 +109,7 @@ def _lint_flags(version: str, settings: Mapping[str, Any]) -> list[str]:
         flags += ["--feature-gates", ",".join(f"{name}={str(on).lower()}" for name, on in gates.items())]
     if settings.get("environment"):
         flags += ["--environment", settings["environment"]]
-    registries = settings.get("options", {}).get("allowed_registries")
-    if registries is not None:
-        flags += ["--allowed-registries", ",".join(registries)]
-    return flags
+    return flags + _option_flags(settings.get("options", {}))
 
 
 def _lint_all(tmp: Path, capsys: pytest.CaptureFixture[str]) -> dict[tuple[str, str], frozenset[Verdict]]:
@@ -166,6 +180,80 @@ def test_pulumi_only_rules_are_skipped_by_lint_and_gate_hints_follow_the_audienc
     assert rules.render_text(text, "python") == "turn on feature_gates={'RayClusterMTLS': True}"
     assert rules.render_text(text, "cli") == "turn on --feature-gates=RayClusterMTLS=true"
     assert rules.render_text(text, "pack") == "turn on kuberay:featureGates {RayClusterMTLS: true}"
+
+
+# --------------------------------------------------------------------------------------------------
+# The organisation options: one spelling per shell, derived from the field name, validated once (OrgOptions).
+
+#: A value of every option, as a user writes it (the test fails when an option is added without one).
+OPTION_VALUES: dict[str, Any] = {
+    "allowed_registries": ["docker.io/rayproject", "ghcr.io/acme"],
+    "gpu_budget": 16,
+    "pod_security_profile": "restricted",
+    "kueue_version": "0.14",
+}
+EXPECTED_OPTIONS = OrgOptions(
+    allowed_registries=("docker.io/rayproject", "ghcr.io/acme"),
+    gpu_budget=16,
+    pod_security_profile="restricted",
+    kueue_version=(0, 14, 0),
+)
+
+
+def test_every_option_reaches_the_target_in_every_shell(tmp_path: Path) -> None:
+    assert set(OPTION_VALUES) == set(OrgOptions.keys())
+    pulumi.runtime.set_all_config(_stack_config(OPTION_VALUES))
+    try:
+        by_components = rule_settings().options
+    finally:
+        pulumi.runtime.set_all_config({})
+    assert by_components == EXPECTED_OPTIONS
+    assert pack.target_for(_pack_config(OPTION_VALUES)).options == EXPECTED_OPTIONS
+    assert set(pack.CONFIG_SCHEMA.properties) >= set(OrgOptions.keys(camel))
+    flags = lint._parser().parse_args(["x.yaml", *_option_flags(OPTION_VALUES)])
+    assert lint._target(flags, parse_config({}, tmp_path / ".kuberay-lint.yaml")).options == EXPECTED_OPTIONS
+    file_config = parse_config({kebab(k): v for k, v in OPTION_VALUES.items()}, tmp_path / ".kuberay-lint.yaml")
+    assert file_config.options == EXPECTED_OPTIONS
+    no_flags = lint._parser().parse_args(["x.yaml"])
+    assert lint._target(no_flags, file_config).options == EXPECTED_OPTIONS  # the file, where no flag overrides
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("pod_security_profile", "strict", "must be one of privileged, baseline, restricted"),
+        ("kueue_version", "latest", "must be a Kueue release such as 0.15 or v0.15.2"),
+        ("gpu_budget", -1, "must be a non-negative integer (GPUs)"),
+    ],
+)
+def test_a_bad_option_is_named_as_each_shell_spells_it(
+    name: str, value: Any, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pulumi.runtime.set_all_config({f"kuberay:{camel(name)}": json.dumps(value)})
+    try:
+        with pytest.raises(ValueError, match=rf"kuberay:{camel(name)} {re.escape(message)}"):
+            rule_settings()
+    finally:
+        pulumi.runtime.set_all_config({})
+    with pytest.raises(rules.TargetError, match=rf"policy config {camel(name)} {re.escape(message)}"):
+        pack.target_for({camel(name): value})
+    with pytest.raises(ConfigError, match=rf"{kebab(name)} {re.escape(message)}"):
+        parse_config({kebab(name): value}, tmp_path / ".kuberay-lint.yaml")
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(rules.get_rule("worker-min-exceeds-max").compliant))
+    capsys.readouterr()
+    with contextlib.suppress(SystemExit):  # argparse refuses a choice or a type itself (exit 2)
+        assert lint.main([str(tmp_path / "c.yaml"), "--no-config", f"--{kebab(name)}", str(value)]) == 2
+    error = capsys.readouterr().err
+    assert f"--{kebab(name)}" in error, error
+
+
+def test_a_kueue_release_is_never_read_as_a_number() -> None:
+    """``0.10`` is Kueue v0.10, not 0.1: the stack config keeps a fraction as text; YAML's number is refused."""
+    target = target_from_stack_config({"kuberay:kueueVersion": "0.10"})
+    assert target.options.kueue_version == (0, 10, 0)
+    assert target_from_stack_config({"kuberay:version": "1.10"}).kuberay_version == "1.10"
+    with pytest.raises(rules.TargetError, match="quote it"):
+        OrgOptions.parse({"kueue-version": 0.1}, spell=kebab)
 
 
 # --------------------------------------------------------------------------------------------------

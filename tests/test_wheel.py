@@ -140,10 +140,10 @@ def test_installed_package_is_not_the_repository(fresh: FreshVenv) -> None:
 
 def test_cli_rule_reference_from_the_installed_package(fresh: FreshVenv) -> None:
     listing = fresh.run("kuberay-lint", "--list-rules").stdout
-    assert re.search(r"^run-as-root\s+medium\s+security\s+", listing, re.MULTILINE)
+    assert re.search(r"^pod-security-restricted\s+medium\s+security\s+", listing, re.MULTILINE)
     docs = re.search(r"installed copy: (\S+rules\.md)", listing)
     assert docs and Path(docs.group(1)).is_file() and str(fresh.root) in docs.group(1)
-    explained = fresh.run("kuberay-lint", "--explain-rule", "container-privileged").stdout
+    explained = fresh.run("kuberay-lint", "--explain-rule", "pod-security-baseline").stdout
     assert "Why: " in explained and "Fix: " in explained and "Violating example:" in explained
     assert fresh.run("kuberay-lint", "--version").stdout.startswith("kuberay-lint ")
 
@@ -272,5 +272,5 @@ def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch
     for pack in (installed, written):
         output = workspace.pulumi("preview", "--stack", "ci", "--policy-pack", str(pack)).output
         assert "kuberay-policies@v0.1.0" in output, output[-4000:]
-        assert re.search(r"\[advisory\] \[severity: \w+\]\s+container-privileged", output), output[-4000:]
+        assert re.search(r"\[advisory\] \[severity: \w+\]\s+pod-security-baseline", output), output[-4000:]
         assert "Traceback" not in output

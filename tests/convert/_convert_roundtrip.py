@@ -30,6 +30,7 @@ from pulumi_kuberay import rules
 from pulumi_kuberay.convert._objects import LAST_APPLIED, SERVER_SET
 from pulumi_kuberay.convert._shortcuts import expected_rendering, semantic, strip_nulls
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.resources._component import FORCE_APPLY_ANNOTATION
 from pulumi_kuberay.resources._provider_wait_for import TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 
 RAY = "kubernetes:ray.io/v1:"
@@ -63,13 +64,13 @@ def expected_manifest(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def registered_manifest(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """A registered custom resource's inputs, comparable with :func:`expected_manifest`."""
+    """A registered custom resource's inputs, comparable with :func:`expected_manifest` (the annotations the
+    component adds for the provider are not the user's: its wait, and the forced server-side apply of a RayService)."""
     out = copy.deepcopy(dict(inputs))
     out.pop("status", None)
     meta = out["metadata"]
-    annotations = {
-        k: v for k, v in (meta.get("annotations") or {}).items() if k not in (WAIT_FOR_ANNOTATION, TIMEOUT_ANNOTATION)
-    }
+    ours = (WAIT_FOR_ANNOTATION, TIMEOUT_ANNOTATION, FORCE_APPLY_ANNOTATION)
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in ours}
     if annotations:
         meta["annotations"] = annotations
     else:

@@ -107,9 +107,13 @@ def test_helm_values_from_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert code == 0, err
     text = output.read_text()
     assert 'kr.RayCluster(\n    "prod-kuberay",' in text and "replicas=2" in text and 'namespace="default"' in text
-    values.write_text("worker:\n  replica: 2\n")
+    values.write_text("worker:\n  replica: 2\n  type: worker\nhead:\n  groupName: headgroup\n")
     code, out, err = _run(["--from", "helm-values", str(values)], capsys)
-    assert code == 1 and out == "" and "worker.replica" in err and "did you mean 'replicas'" in err
+    # Helm renders the file without the keys it does not read: a warning naming all of them, and the conversion
+    assert code == 0 and "kr.RayCluster(" in out
+    assert err.count("warning:") == 1 and "ignores 3 keys" in err and "did you mean 'replicas'" in err
+    assert "worker.type" in err and "head.groupName" in err
+    assert "# converted: values key ignored by the ray-cluster chart 1.7.0: worker.replica" in out
     values.write_text("additionalWorkerGroups:\n  gpu:\n    minReplicas: 3\n    maxReplicas: 2\n")
     code, out, err = _run(["--from", "helm-values", str(values)], capsys)
     assert code == 1 and out == ""
@@ -124,8 +128,8 @@ def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.Cap
     text = convert_documents([(cluster, "c.yaml:1")]).text
     assert 'secret_key_ref=SecretKeySelector(key="password", name="redis")' in text
     assert "ConfigMapKeySelector" not in text and '"password"' in text and "value=" not in text
-    assert "# - high [resources-missing]" in text  # the head container sets no cpu/memory
-    assert text.index("# - high [resources-missing]") < text.index("shared = kr.RayCluster(")
+    assert "# - medium [resources-missing]" in text  # the head container sets no cpu/memory (high in prod)
+    assert text.index("# - medium [resources-missing]") < text.index("shared = kr.RayCluster(")
 
 
 def test_the_generated_code_passes_ruff_and_mypy_strict(tmp_path: Path) -> None:

@@ -96,12 +96,6 @@ def test_helm_values_round_trip_through_the_generated_python(name: str) -> pulum
 @pytest.mark.parametrize(
     ("values", "key", "words"),
     [
-        ({"head": {"resorces": {}}}, "head.resorces", "did you mean 'resources'"),
-        ({"wroker": {}}, "wroker", "did you mean 'worker'"),
-        ({"additionalWorkerGroups": {"gpu": {"groupName": "x"}}}, "additionalWorkerGroups.gpu.groupName",
-         "not a value"),
-        ({"worker": {"image": {"repo": "x"}}}, "worker.image.repo", "known here: pullPolicy, repository, tag"),
-        ({"serviceAccount": {"create": True}}, "serviceAccount", "no effect"),
         ({"head": {"containerEnv": None}}, "head.containerEnv", "expected a list"),
         ({"head": {"labels": {"helm.sh/chart": "mine"}}}, "head.labels.helm.sh/chart", "duplicates a label"),
         ({"head": {"rayStartParams": {"block": "true"}, "initArgs": {"block": "true"}}}, "head.initArgs.block",
@@ -122,6 +116,31 @@ def test_the_real_chart_also_fails_on_a_null_container_env() -> None:
         require_helm()
     with pytest.raises(AssertionError, match="concat"):
         helm_template({"head": {"containerEnv": None}}, release_name="raycluster", namespace=NAMESPACE)
+
+
+@pytest.mark.parametrize(
+    ("values", "key", "words"),
+    [
+        ({"head": {"resorces": {}}}, "head.resorces", "did you mean 'resources'"),
+        ({"wroker": {}}, "wroker", "did you mean 'worker'"),
+        ({"additionalWorkerGroups": {"gpu": {"groupName": "x"}}}, "additionalWorkerGroups.gpu.groupName",
+         "no ray-cluster chart since 0.3.0 reads it"),
+        ({"worker": {"image": {"repository": "r", "tag": "1", "repo": "x"}}}, "worker.image.repo",
+         "no ray-cluster chart since 0.3.0 reads it"),
+        ({"serviceAccount": {"create": True}}, "serviceAccount", "no effect"),
+        ({"worker": {"miniReplicas": 1}}, "worker.miniReplicas", "up to 0.6.1"),
+    ],
+)  # fmt: skip
+def test_keys_the_chart_does_not_read_are_listed_and_ignored_as_helm_does(
+    values: dict[str, Any], key: str, words: str
+) -> None:
+    from pulumi_kuberay.convert.helm import ignored_keys
+
+    ignored = ignored_keys(values)
+    assert [k.key for k in ignored] == [key] and words in ignored[0].note
+    ours = render_values(values, release_name="raycluster", namespace=NAMESPACE)  # Helm renders it: so do we
+    if helm_binary() is not None:
+        assert ours == helm_template(values, release_name="raycluster", namespace=NAMESPACE)
 
 
 def test_a_large_count_renders_as_helm_prints_it_and_the_converter_says_where_it_breaks() -> None:

@@ -17,13 +17,13 @@ import pytest
 
 from engine.conftest import ENGINE_DIR, Run, Workspace, copy_project, make_workspace, policy_args
 
-#: "- [mandatory] [severity: high]  container-privileged  (kubernetes:ray.io/v1:RayCluster: unbounded)"
+#: "- [mandatory] [severity: high]  pod-security-baseline  (kubernetes:ray.io/v1:RayCluster: unbounded)"
 _VIOLATION = re.compile(
     r"- \[(?P<level>mandatory|advisory)\] \[severity: (?P<severity>\w+)\]\s+(?P<rule>[a-z0-9-]+)\s+"
     r"\((?P<type>[^:]+:[^:]+:[^:]+): (?P<name>[^)]+)\)"
 )
 MANDATORY_IN_PROD = {
-    ("container-privileged", "unbounded"),
+    ("pod-security-baseline", "unbounded"),
     ("serve-route-prefix-duplicate", "clash"),
 }
 ADVISORY_IN_PROD = {("autoscaling-bounds-explicit", "unbounded")}

@@ -360,6 +360,18 @@ def m_metadata_labels(draw: st.DrawFn, doc: JsonDict) -> str:
     return f"metadata.{field}={_show({key: value})}"
 
 
+#: metadata.namespace as real manifests write it: valid names, documentation and template placeholders, upper case,
+#: too long (the API server's ValidateNamespaceName: a DNS-1123 label).
+METADATA_NAMESPACES = ["ray", "ml-team-1", "", "<your-namespace>", "$NAMESPACE", "Ray", "ray.system", "-ray",
+                       "a" * 63, "a" * 64, "ray_system"]  # fmt: skip
+
+
+def m_metadata_namespace(draw: st.DrawFn, doc: JsonDict) -> str:
+    namespace = draw(st.sampled_from(METADATA_NAMESPACES))
+    doc["metadata"]["namespace"] = namespace
+    return f"metadata.namespace={namespace!r}"
+
+
 def m_managed_by(draw: st.DrawFn, doc: JsonDict) -> str:
     value = draw(st.sampled_from(["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue", "acme.io/other"]))
     if doc["kind"] == "RayCronJob":
@@ -398,6 +410,7 @@ COMMON_MUTATIONS: list[Mutation] = [
     m_generate_name,
     m_unknown_field,
     m_metadata_labels,
+    m_metadata_namespace,
     m_managed_by,
     m_yaml_not_json,
 ]

@@ -72,12 +72,13 @@ def base(kind: str, name: str = "demo") -> JsonDict:
 
 def cluster_of(doc: JsonDict) -> JsonDict | None:
     spec = doc.get("spec") or {}
-    found = {
+    readers: dict[str, Callable[[], Any]] = {
         "RayCluster": lambda: spec,
         "RayJob": lambda: spec.get("rayClusterSpec"),
         "RayService": lambda: spec.get("rayClusterConfig"),
         "RayCronJob": lambda: (spec.get("jobTemplate") or {}).get("rayClusterSpec"),
-    }[doc["kind"]]()
+    }
+    found = readers[doc["kind"]]()
     return found if isinstance(found, dict) else None
 
 

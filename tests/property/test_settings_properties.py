@@ -40,6 +40,10 @@ def valid_configs(draw: st.DrawFn) -> dict[str, Any]:
         config[f"{K}:environment"] = draw(st.sampled_from(["dev", "staging", "prod"]))
     if draw(st.booleans()):
         config[f"{K}:featureGates"] = json.dumps({"RayCronJob": draw(st.booleans())})
+    if draw(st.booleans()):
+        config[f"{K}:podSecurityProfile"] = draw(st.sampled_from(["privileged", "baseline", "restricted"]))
+    if draw(st.booleans()):
+        config[f"{K}:kueueVersion"] = draw(st.sampled_from(["0.14", "v0.15.2", "0.10"]))
     config["kubernetes:context"] = "kind"  # other namespaces are not ours to judge
     return config
 
@@ -62,7 +66,8 @@ def test_valid_config_loads(config: dict[str, Any]) -> None:
 
 _TOP_KEYS = [f"{P}:namespace", f"{P}:render_dir", f"{P}:kubeconfig", f"{P}:kube_context", f"{P}:clusters",
              f"{P}:jobs", f"{P}:services", f"{P}:cronjobs", f"{K}:version", f"{K}:environment",
-             f"{K}:featureGates", f"{K}:allowedRegistries", f"{K}:gpuBudget"]
+             f"{K}:featureGates", f"{K}:allowedRegistries", f"{K}:gpuBudget", f"{K}:podSecurityProfile",
+             f"{K}:kueueVersion"]
 _BAD_TOP: dict[str, st.SearchStrategy[Any]] = {
     f"{P}:namespace": st.one_of(st.integers(), st.lists(st.text(), min_size=1), st.booleans()),
     f"{P}:render_dir": st.one_of(st.integers(), st.dictionaries(st.text(), st.text(), min_size=1)),
@@ -78,6 +83,8 @@ _BAD_TOP: dict[str, st.SearchStrategy[Any]] = {
                                    st.just("RayCronJob"), st.just("[1]")),
     f"{K}:allowedRegistries": st.one_of(st.just('"docker.io"'), st.just("[1, 2]"), st.just('{"a": 1}')),
     f"{K}:gpuBudget": st.one_of(st.just("-1"), st.just('"ten"'), st.just("1.5"), st.just("true")),
+    f"{K}:podSecurityProfile": st.one_of(st.just("strict"), st.just("Restricted"), st.just("[1]"), st.just("3")),
+    f"{K}:kueueVersion": st.one_of(st.just("latest"), st.just("0.x"), st.just("15"), st.just("[0, 15]")),
 }
 
 

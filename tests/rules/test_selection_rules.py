@@ -20,7 +20,6 @@ OWN_RULES = sorted(
 )
 
 
-
 def _found(manifest: dict[str, Any], rule_id: str, **settings: Any) -> list[tuple[str, str]]:
     return [(f.path, f.severity) for f in public_findings(rule_id, manifest, **settings)]
 

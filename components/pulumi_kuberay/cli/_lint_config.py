@@ -251,7 +251,7 @@ def _severity(value: Any, where: str) -> str:
 def severity_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
     """``{rule id: severity}`` with selectors (globs, categories) expanded; a more specific entry wins."""
     out: dict[str, str] = {}
-    # categories and globs first, exact ids last, so `security: low` + `run-as-root: high` does what it says
+    # categories and globs first, exact ids last, so `security: low` + `pod-security-restricted: high` does what it says
     ordered = sorted(overrides.items(), key=lambda item: item[0] in all_rule_ids())
     for selector, level in ordered:
         for rule_id in expand_selectors([selector], "severity"):

@@ -6,6 +6,7 @@ Usage::
     kuberay-convert manifests/ --to stack-config >> stacks/Pulumi.dev.yaml
     kubectl get rayclusters -o yaml | kuberay-convert -
     kuberay-convert --from helm-values my-values.yaml --release-name raycluster > infra.py
+    kuberay-convert --from helm-values base.yaml prod.yaml --set image.tag=2.52.0 > infra.py   # Helm's layering
 
 Exit codes: 0 converted (documents that are not Ray objects are listed on stderr as not converted);
 1 a Ray document or a Helm value could not be converted, or no Ray document was found (one line per problem
@@ -22,9 +23,18 @@ from typing import Any
 
 from pulumi_kuberay.cli import _io
 from pulumi_kuberay.convert import Conversion, convert_documents
-from pulumi_kuberay.convert.helm import HelmValuesError, render_values, values_key
+from pulumi_kuberay.convert.helm import (
+    CHART_VERSION,
+    HelmValuesError,
+    ignored_keys,
+    merge_values,
+    render_values,
+    replace_helm_labels,
+    values_key,
+)
 from pulumi_kuberay.model._errors import ManifestError
-from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.manifest import load_stored
+from pulumi_kuberay.rules._paths import placeholder_note
 
 TOOL_NAME = "kuberay-convert"
 
@@ -44,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
         help="what PATH holds: Kubernetes manifests (default) or values for the v1.7.0 ray-cluster chart",
     )
     p.add_argument("--release-name", default="raycluster", help="Helm release name (helm-values; default raycluster)")
+    p.add_argument("--set", dest="set_values", action="append", default=[], metavar="K=V",
+                   help="helm-values: like helm --set (numbers are integers, true/false booleans, null deletes)")
+    p.add_argument("--set-string", action="append", default=[], metavar="K=V", help="helm-values: as helm --set-string")
+    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON", help="helm-values: as helm --set-json")
     p.add_argument("--namespace", default="default", help="Helm release namespace (helm-values; default default)")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
     return p
@@ -92,18 +106,38 @@ def _read(paths: Sequence[str]) -> tuple[list[tuple[Any, str]], list[str], list[
     return documents, sources, problems
 
 
-def _from_helm(args: argparse.Namespace, documents: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
-    if len(documents) != 1 or not isinstance(documents[0][0], dict):
-        raise HelmValuesError("", "give exactly one values file holding one YAML mapping")
-    values, where = documents[0]
+def _from_helm(
+    args: argparse.Namespace, documents: list[tuple[Any, str]]
+) -> tuple[list[tuple[Any, str]], dict[str, list[str]]]:
+    """The RayCluster the chart renders for the values files (in order) and the --set flags, and the notes for
+    its comment; every key the chart ignores is printed as one warning on stderr."""
+    for doc, where in documents:
+        if not isinstance(doc, dict):
+            raise HelmValuesError("", f"{where}: a values file must hold one YAML mapping, got {type(doc).__name__}")
+    values = merge_values(
+        [doc for doc, _ in documents],
+        set_json=args.set_json,
+        set_values=args.set_values,
+        set_string=args.set_string,
+    )
+    ignored = ignored_keys(values)
+    if ignored:
+        listed = "; ".join(str(k) for k in ignored)
+        print(f"{TOOL_NAME}: warning: the ray-cluster chart {CHART_VERSION} ignores {len(ignored)} key{'s' if len(ignored) != 1 else ''} (Helm renders the file without them): {listed}", file=sys.stderr)
     manifest = render_values(values, release_name=args.release_name, namespace=args.namespace)
     try:
-        load_manifest(manifest)
+        load_stored(manifest)
     except ManifestError as exc:  # name the values key behind the first field the chart renders wrongly
         first = exc.problems[0]
         key = values_key(first.path, values) or ""
-        raise HelmValuesError(key, f"the chart renders {first}") from None
-    return [(manifest, f"{where} (ray-cluster chart 1.7.0, release {args.release_name!r})")]
+        raise HelmValuesError(key, f"the chart renders {first}{placeholder_note(first.message)}") from None
+    notes = [f"values key ignored by the ray-cluster chart {CHART_VERSION}: {k}" for k in ignored]
+    notes += replace_helm_labels(manifest)
+    flags = [f"--set-json {v}" for v in args.set_json] + [f"--set {v}" for v in args.set_values]
+    flags += [f"--set-string {v}" for v in args.set_string]
+    sources = " ".join([where.rsplit(":", 1)[0] for _, where in documents] + flags)
+    where = f"{sources} (ray-cluster chart {CHART_VERSION}, release {args.release_name!r})"
+    return [(manifest, where)], {where: notes}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,13 +150,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not documents:
         print(f"{TOOL_NAME}: no documents in {', '.join(args.paths)}", file=sys.stderr)
         return 2
+    notes: dict[str, list[str]] = {}
     if args.source == "helm-values":
         try:
-            documents = _from_helm(args, documents)
+            documents, notes = _from_helm(args, documents)
         except HelmValuesError as exc:
             print(f"{TOOL_NAME}: {', '.join(sources)}: {exc}", file=sys.stderr)
             return 1
-    result: Conversion = convert_documents(documents, to=args.to, sources=sources)
+    elif args.set_values or args.set_string or args.set_json:
+        print(f"{TOOL_NAME}: --set, --set-string and --set-json need --from helm-values", file=sys.stderr)
+        return 2
+    result: Conversion = convert_documents(documents, to=args.to, sources=sources, notes=notes)
     for line in result.skipped:
         print(f"{TOOL_NAME}: {line}", file=sys.stderr)
     for line in result.errors:

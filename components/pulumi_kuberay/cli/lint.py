@@ -10,7 +10,7 @@ Usage::
     kuberay-lint . --baseline .kuberay-lint-baseline.json   # ... then fail only on new findings
     kuberay-lint job.yaml --format sarif > kuberay.sarif     # GitHub code scanning
     kubectl get rayjobs -o yaml | kuberay-lint -
-    kuberay-lint --list-rules; kuberay-lint --explain-rule run-as-root
+    kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
 
 Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
 working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
@@ -62,7 +62,7 @@ from pulumi_kuberay.operator_setup import (
     target_for_operator,
 )
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.rules._options import OrgOptions, kebab
+from pulumi_kuberay.rules._options import POD_SECURITY_PROFILES, OrgOptions, kebab
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
@@ -116,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--environment", choices=("dev", "staging", "prod"), default=None)
     cfg.add_argument("--allowed-registries", default=None, metavar="R1,R2", help="image registry prefixes allowed")
     cfg.add_argument("--gpu-budget", type=int, default=None, help="GPUs all given clusters may claim at maxReplicas")
+    cfg.add_argument(
+        "--pod-security-profile",
+        choices=POD_SECURITY_PROFILES,
+        default=None,
+        help="the Pod Security profile your namespaces enforce: its gaps become critical (default: none enforced)",
+    )
+    cfg.add_argument("--kueue-version", default=None, help="the Kueue release of the cluster (default: the newest)")
     cfg.add_argument(
         "--operator-values",
         default=None,

@@ -63,9 +63,14 @@ def describe(doc: Any) -> str:
 
 
 def convert_documents(
-    documents: Sequence[tuple[Any, str]], *, to: Target = "python", sources: Sequence[str] = ()
+    documents: Sequence[tuple[Any, str]],
+    *,
+    to: Target = "python",
+    sources: Sequence[str] = (),
+    notes: Mapping[str, Sequence[str]] | None = None,
 ) -> Conversion:
-    """Convert the Ray documents among ``documents`` (``(document, "file:line")`` pairs)."""
+    """Convert the Ray documents among ``documents`` (``(document, "file:line")`` pairs); ``notes`` adds
+    comment lines beside the object from a given ``"file:line"`` (e.g. what a Helm rendering changed)."""
     result = Conversion()
     ray: list[tuple[Mapping[str, Any], str]] = []
     for doc, where in documents:
@@ -74,6 +79,8 @@ def convert_documents(
         else:
             result.skipped.append(f"{where}: {describe(doc)} not converted: {NOT_CONVERTED_HINT}")
     result.objects, result.errors = prepare_all(ray)
+    for obj in result.objects:
+        obj.notes[:0] = list((notes or {}).get(obj.where, ()))
     if result.errors or not result.objects:
         return result
     try:

@@ -1,21 +1,26 @@
 """One Ray document prepared for conversion: validated, named, checked by the catalogue, spec as a tree.
 
-:func:`prepare` validates a manifest with ``load_manifest`` (the same model the components use), keeps what a
-component can declare (name, namespace, labels, annotations, spec), notes what it cannot (server-set
-metadata, ``generateName``, ``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
+:func:`prepare` loads a manifest as the API server stores it (``load_stored``: the same model the components
+use; fields the API server prunes are dropped and noted beside the object), keeps what a component can declare
+(name, namespace, labels, annotations, spec), notes what it cannot (server-set metadata, ``generateName``,
+``ray.io/v1alpha1``) and runs the rule catalogue so the findings can travel as
 comments. :func:`link_jobs` turns a RayJob's ``clusterSelector`` that names a converted RayCluster into a
 reference to that cluster's component.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._errors import ManifestError
-from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.manifest import load_stored
+from pulumi_kuberay.model.pod import lenient_validation
+from pulumi_kuberay.model.service import KubeRayDeprecationWarning
 from pulumi_kuberay.rules import DEFAULT_FEATURE_GATES, Finding
 
 from ._shortcuts import expected_rendering, model_differences, renders, strip_nulls, typer
@@ -130,9 +135,14 @@ def spec_tree(kind_model: Any, spec: Mapping[str, Any], subject: str) -> tuple[N
 
 def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     """Validate one Ray document and prepare it; raises ManifestError / ConversionError naming the document."""
-    manifest = load_manifest(doc)
+    stored = load_stored(doc)
+    manifest = stored.manifest
     normalised = manifest.to_manifest()
-    notes: list[str] = []
+    notes: list[str] = [
+        f"dropped {p.path}: not a field of the v1.7.0 CRD, so the API server prunes it (it never reached KubeRay)"
+        for p in stored.dropped
+    ]
+    notes += [f"kept, but deprecated: {line}" for line in stored.deprecations]
     if normalised["apiVersion"] != "ray.io/v1":
         notes.append(f"apiVersion {normalised['apiVersion']} became ray.io/v1 (the components declare ray.io/v1)")
     if "status" in normalised:
@@ -140,11 +150,16 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     name, meta = _metadata(normalised.get("metadata") or {}, notes)
     spec_model = type(manifest.spec)
     subject = f"{manifest.kind} {name!r}"
-    spec_node, nulls = spec_tree(spec_model, normalised["spec"], subject)
+    notes += [
+        f"Ray Serve would refuse serveConfigV2 ({p}): the API server stores it, the component stops at preview until it is fixed"
+        for p in stored.serve_problems
+    ]
+    with lenient_validation() if stored.serve_problems else nullcontext():
+        spec_node, nulls = spec_tree(spec_model, normalised["spec"], subject)
+        spec = strip_nulls(normalised["spec"])
+        added = model_differences(spec, expected_rendering(spec_model, spec))
     if nulls:
         notes.append(f"explicit nulls left out (the API server prunes them): {', '.join(nulls)}")
-    spec = strip_nulls(normalised["spec"])
-    added = model_differences(spec, expected_rendering(spec_model, spec))
     if added:
         notes.append(f"the typed model renders its own default (review it) at: {', '.join(added)}")
     obj = RayObject(
@@ -186,7 +201,9 @@ def prepare_all(documents: Sequence[tuple[Mapping[str, Any], str]]) -> tuple[lis
     errors: list[str] = []
     for doc, where in documents:
         try:
-            objects.append(prepare(doc, where))
+            with warnings.catch_warnings():  # deprecated fields are noted beside the object, not printed
+                warnings.simplefilter("ignore", KubeRayDeprecationWarning)
+                objects.append(prepare(doc, where))
         except (ManifestError, ConversionError) as exc:
             errors.append(f"{where}: {exc}")
     first: dict[tuple[str, str | None, str], RayObject] = {}

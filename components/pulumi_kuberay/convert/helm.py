@@ -6,8 +6,12 @@ template line with Go-template semantics (``with``/``if`` skip empty values; ``{
 way Go's ``%v`` prints the float64 Helm reads them as, so ``1000000`` renders ``1e+06``; ``quote`` makes a
 string; ``toYaml`` copies the structure). The result is checked against ``helm template`` in the tests.
 
-Unknown keys, and keys the chart declares but never renders (``serviceAccount``), are errors naming the key:
-a value is never silently dropped. So is anything the chart would turn into broken YAML.
+Keys the chart does not read (a misspelling, or a key an older chart version read, e.g. ``worker.miniReplicas``
+before 0.7) and keys it declares but never renders (``serviceAccount``) are what Helm does with them: ignored.
+:func:`ignored_keys` names all of them at once (with the chart version that last read it, where one did) so the
+converter warns and goes on. Anything the chart would turn into broken YAML is an error naming the key.
+:func:`merge_values` layers several values files and ``--set`` / ``--set-string`` / ``--set-json`` in Helm's
+order of precedence, with Helm's types (a ``--set`` number is an integer, a values-file number a float64).
 
 Example::
 
@@ -19,13 +23,16 @@ from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._helm_values import coalesce
+from pulumi_kuberay.model._helm_values import coalesce, merge_maps
 
 CHART_NAME = "ray-cluster"
 CHART_VERSION = "1.7.0"
@@ -113,6 +120,18 @@ KNOWN: dict[str, Any] = {
 """Every values key the chart's templates read (``None``: any value; a set: the keys of a mapping)."""
 _IMAGE_KEYS = {"repository", "tag", "pullPolicy"}
 _NEVER_RENDERED = {"serviceAccount": "the chart declares a service-account helper but no template uses it"}
+#: Values keys an older ray-cluster chart read and 1.7.0 does not, with the last chart version that read them
+#: (from the templates of every chart release 0.3.0-1.4.2: ``.Values.*`` and ``$values.*`` references).
+LEGACY_KEYS: dict[str, str] = {
+    "worker.miniReplicas": "0.6.1",
+    "worker.maxiReplicas": "0.6.1",
+    "worker.initContainerImage": "0.5.0",
+    "worker.initContainerSecurityContext": "0.5.0",
+    "additionalWorkerGroups.*.miniReplicas": "0.6.1",
+    "additionalWorkerGroups.*.maxiReplicas": "0.6.1",
+    "additionalWorkerGroups.*.initContainerImage": "0.5.0",
+    "additionalWorkerGroups.*.initContainerSecurityContext": "0.5.0",
+}
 
 
 class HelmValuesError(ValueError):
@@ -127,22 +146,41 @@ class HelmValuesError(ValueError):
 # Checking keys and coalescing over the defaults.
 
 
-def _unknown(key: str, known: set[str] | frozenset[str]) -> HelmValuesError:
+@dataclass(frozen=True)
+class IgnoredKey:
+    """A values key the chart does not read (Helm ignores it): where, and what to know about it."""
+
+    key: str
+    note: str
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.note})"
+
+
+def _ignored(key: str, known: set[str] | frozenset[str]) -> IgnoredKey:
     leaf = key.rsplit(".", 1)[-1]
+    pattern = re.sub(r"^additionalWorkerGroups\.[^.]+\.", "additionalWorkerGroups.*.", key)
+    if pattern in LEGACY_KEYS:
+        return IgnoredKey(key, f"read by the ray-cluster chart up to {LEGACY_KEYS[pattern]}, not by {CHART_VERSION}")
     close = difflib.get_close_matches(leaf, sorted(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else f" (known here: {', '.join(sorted(known))})"
-    return HelmValuesError(key, f"not a value of the ray-cluster chart {CHART_VERSION}{hint}")
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return IgnoredKey(key, f"no ray-cluster chart since 0.3.0 reads it{hint}")
 
 
-def check_keys(values: Mapping[str, Any]) -> None:
-    """Raise :class:`HelmValuesError` for the first key the chart does not read."""
+def ignored_keys(values: Mapping[str, Any]) -> list[IgnoredKey]:
+    """Every key of ``values`` the chart does not read (Helm renders the file and ignores them), in file order.
+
+    Raises :class:`HelmValuesError` where a key it reads has a shape it cannot render (not a mapping)."""
+    out: list[IgnoredKey] = []
     for key, value in values.items():
         if key in _NEVER_RENDERED:
-            raise HelmValuesError(key, f"not supported: {_NEVER_RENDERED[key]}, so it has no effect")
+            out.append(IgnoredKey(key, f"{_NEVER_RENDERED[key]}, so it has no effect"))
+            continue
         if key == "global" and not value:
             continue
         if key not in KNOWN:
-            raise _unknown(key, set(KNOWN))
+            out.append(_ignored(key, set(KNOWN)))
+            continue
         allowed = KNOWN[key]
         if allowed is None or value is None:
             continue
@@ -154,19 +192,28 @@ def check_keys(values: Mapping[str, Any]) -> None:
                     continue
                 if not isinstance(group, Mapping):
                     raise HelmValuesError(f"{key}.{name}", f"expected a mapping, got {type(group).__name__}")
-                _check_group(f"{key}.{name}", group, _POD_KEYS | _REPLICA_KEYS)
+                out += _group_ignored(f"{key}.{name}", group, _POD_KEYS | _REPLICA_KEYS)
             continue
-        _check_group(key, value, allowed)
+        out += _group_ignored(key, value, allowed)
+    return out
 
 
-def _check_group(path: str, group: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> None:
+def check_keys(values: Mapping[str, Any]) -> None:
+    """Raise :class:`HelmValuesError` for the first key the chart does not read (strict callers)."""
+    ignored = ignored_keys(values)
+    if ignored:
+        first = ignored[0]
+        raise HelmValuesError(first.key, f"not a value of the ray-cluster chart {CHART_VERSION} ({first.note})")
+
+
+def _group_ignored(path: str, group: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> list[IgnoredKey]:
+    out: list[IgnoredKey] = []
     for sub, sub_value in group.items():
         if sub not in allowed:
-            raise _unknown(f"{path}.{sub}", allowed)
-        if sub == "image" and isinstance(sub_value, Mapping) and path != "image":
-            for image_key in sub_value:
-                if image_key not in _IMAGE_KEYS:
-                    raise _unknown(f"{path}.image.{image_key}", _IMAGE_KEYS)
+            out.append(_ignored(f"{path}.{sub}", allowed))
+        elif sub == "image" and isinstance(sub_value, Mapping) and path != "image":
+            out += [_ignored(f"{path}.image.{k}", _IMAGE_KEYS) for k in sub_value if k not in _IMAGE_KEYS]
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -201,12 +248,20 @@ def go_float(number: float) -> str:
     return f"{prefix}{digits[:point]}.{digits[point:]}"
 
 
+class GoInt(int):
+    """An integer Go holds as an ``int``: a literal of the template (``default 2147483647``) or a ``--set``
+    number (Helm's strvals parses it as int64). Printed as digits, where a values-file number (float64) may
+    print as ``1e+06``."""
+
+
 def text(value: Any, key: str) -> str:
     """What ``{{ value }}`` prints (Helm reads every number of a values file as a float64)."""
     if value is None:
         return ""  # Helm replaces "<no value>" by an empty string
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, GoInt):
+        return str(int(value))
     if isinstance(value, (int, float)):
         return go_float(float(value))
     if isinstance(value, str):
@@ -242,6 +297,8 @@ def to_yaml(value: Any) -> Any:
     if isinstance(value, list):
         return [to_yaml(v) for v in value]
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, GoInt):
         return int(value)
     return value
 
@@ -373,9 +430,10 @@ def _worker(
     out: dict[str, Any] = {
         "groupName": plain(name, f"{key}.groupName" if not extra else key),
         "replicas": plain(group.get("replicas"), f"{key}.replicas"),
-        "minReplicas": plain(_default(group.get("minReplicas"), 0), f"{key}.minReplicas"),
-        "maxReplicas": plain(_default(group.get("maxReplicas"), INT32_MAX), f"{key}.maxReplicas"),
-        "numOfHosts": plain(_default(group.get("numOfHosts"), 1), f"{key}.numOfHosts"),
+        # `default 0` / `default 2147483647` / `default 1`: the template's literals are Go ints
+        "minReplicas": plain(_default(group.get("minReplicas"), GoInt(0)), f"{key}.minReplicas"),
+        "maxReplicas": plain(_default(group.get("maxReplicas"), GoInt(INT32_MAX)), f"{key}.maxReplicas"),
+        "numOfHosts": plain(_default(group.get("numOfHosts"), GoInt(1)), f"{key}.numOfHosts"),
     }
     params = _start_params(group, key)
     if params is not None:
@@ -396,7 +454,7 @@ def render_values(  # noqa: C901
     """The RayCluster manifest ``helm template <release_name> ray-cluster -n <namespace> -f values`` renders."""
     if not isinstance(values, Mapping):
         raise HelmValuesError("", f"values must be a mapping, got {type(values).__name__}")
-    check_keys(values)
+    ignored_keys(values)  # shapes the chart cannot render raise; keys it does not read are left alone, as by Helm
     merged = coalesce(defaults=chart_defaults(), values=values)
     labels = chart_labels(release_name)
     metadata: dict[str, Any] = {
@@ -493,4 +551,173 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
     return f"{group}.{rest[0]}" if rest else group
 
 
-__all__ = ["HelmValuesError", "chart_defaults", "go_float", "render_values", "values_key"]
+# --------------------------------------------------------------------------------------------------
+# Several values files and --set: Helm's pkg/cli/values Options.MergeValues and pkg/strvals.
+
+
+def merge_values(
+    files: Sequence[Mapping[str, Any]] = (),
+    *,
+    set_json: Sequence[str] = (),
+    set_values: Sequence[str] = (),
+    set_string: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The values Helm hands the chart for ``-f a -f b --set-json .. --set .. --set-string ..``: the files
+    merged in order (a later file wins: maps merged, anything else replaced), then every ``--set-json``, every
+    ``--set``, every ``--set-string``, each applied in order (Helm's own precedence, whatever the order on the
+    command line). Raises :class:`HelmValuesError` on a ``--set`` it cannot parse."""
+    merged: dict[str, Any] = {}
+    for values in files:
+        merged = merge_maps(merged, values)
+    for item in set_json:
+        _parse_set(item, merged, as_json=True)
+    for item in set_values:
+        _parse_set(item, merged)
+    for item in set_string:
+        _parse_set(item, merged, as_string=True)
+    return merged
+
+
+_INT64 = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _typed(text_value: str) -> Any:
+    """strvals' ``typedVal``: true/false, null, int64 (no leading zero); anything else stays a string."""
+    if text_value in ("true", "false"):
+        return text_value == "true"
+    if text_value == "null":
+        return None
+    if _INT64.fullmatch(text_value) and -(2**63) <= int(text_value) < 2**63:
+        return GoInt(int(text_value))
+    return text_value
+
+
+def _split(text_value: str, separator: str) -> list[str]:
+    """Split on ``separator`` outside ``{...}`` lists, honouring ``\\`` escapes (kept for the next step)."""
+    parts, current, depth, escaped = [], "", 0, False
+    for char in text_value:
+        if escaped:
+            current += "\\" + char
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            current += char
+        elif char == "}":
+            depth -= 1
+            current += char
+        elif char == separator and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return parts
+
+
+def _unescape(text_value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text_value)
+
+
+_KEY_PART = re.compile(r"([^\[]+)((?:\[\d+\])*)$")
+
+
+def _parse_set(item: str, values: dict[str, Any], *, as_string: bool = False, as_json: bool = False) -> None:
+    pairs = [item] if as_json else _split(item, ",")
+    for pair in pairs:
+        if not pair:
+            continue
+        key_text, sep, raw = pair.partition("=")
+        if not sep:
+            raise HelmValuesError(key_text, f"--set {pair!r}: key has no value (write key=value)")
+        path = [_unescape(p) for p in _split(key_text, ".")]
+        if as_json:
+            try:
+                value: Any = json.loads(raw)
+            except ValueError as exc:
+                raise HelmValuesError(key_text, f"--set-json {pair!r}: not JSON ({exc})") from None
+        elif raw.startswith("{") and raw.endswith("}"):
+            items = [_unescape(v) for v in _split(raw[1:-1], ",")] if raw[1:-1] else []
+            value = items if as_string else [_typed(v) for v in items]
+        else:
+            value = _unescape(raw) if as_string else _typed(_unescape(raw))
+        _assign(values, path, value, key_text)
+
+
+def _assign(values: dict[str, Any], path: list[str], value: Any, key_text: str) -> None:
+    target: Any = values
+    for depth, part in enumerate(path):
+        match = _KEY_PART.match(part)
+        if match is None:
+            raise HelmValuesError(key_text, f"--set key {key_text!r} cannot be parsed")
+        name, indexes = match.group(1), [int(i) for i in re.findall(r"\d+", match.group(2))]
+        last = depth == len(path) - 1
+        steps: list[str | int] = [name, *indexes]
+        for step_index, step in enumerate(steps):
+            final = last and step_index == len(steps) - 1
+            following: Any = value if final else ([] if isinstance(steps[step_index + 1], int) else {}) if (
+                step_index + 1 < len(steps)) else {}
+            if isinstance(step, int):
+                if not isinstance(target, list):
+                    raise HelmValuesError(key_text, f"--set {key_text!r}: not a list at [{step}]")
+                while len(target) <= step:
+                    target.append(None)
+                if final or not isinstance(target[step], (dict, list)):
+                    target[step] = following
+                target = target[step]
+            else:
+                if not isinstance(target, dict):
+                    raise HelmValuesError(key_text, f"--set {key_text!r}: not a mapping at {step!r}")
+                if final or not isinstance(target.get(step), (dict, list)):
+                    target[step] = following
+                target = target[step]
+
+
+# --------------------------------------------------------------------------------------------------
+# Helm's own labels, which are false once Pulumi manages the object.
+
+HELM_LABELS = ("helm.sh/chart", "app.kubernetes.io/managed-by")
+
+
+def replace_helm_labels(manifest: dict[str, Any]) -> list[str]:
+    """Drop ``helm.sh/chart`` and make ``app.kubernetes.io/managed-by`` say ``pulumi`` on the object and its pod
+    templates; returns one line per change (for a comment beside the converted object)."""
+    notes: list[str] = []
+
+    def fix(labels: Any, where: str) -> None:
+        if not isinstance(labels, dict):
+            return
+        chart = labels.pop("helm.sh/chart", None)
+        if chart is not None:
+            notes.append(f"{where}: label helm.sh/chart={chart} dropped (Helm's bookkeeping)")
+        if labels.get("app.kubernetes.io/managed-by") == "Helm":
+            labels["app.kubernetes.io/managed-by"] = "pulumi"
+            notes.append(f"{where}: label app.kubernetes.io/managed-by=Helm became pulumi")
+
+    fix(manifest.get("metadata", {}).get("labels"), "metadata.labels")
+    spec = manifest.get("spec") or {}
+    groups = [("spec.headGroupSpec", spec.get("headGroupSpec"))]
+    groups += [(f"spec.workerGroupSpecs[{i}]", g) for i, g in enumerate(spec.get("workerGroupSpecs") or [])]
+    for where, group in groups:
+        template = group.get("template") if isinstance(group, dict) else None
+        metadata = template.get("metadata") if isinstance(template, dict) else None
+        if isinstance(metadata, dict):
+            fix(metadata.get("labels"), f"{where}.template.metadata.labels")
+    return notes
+
+
+__all__ = [
+    "HELM_LABELS",
+    "LEGACY_KEYS",
+    "GoInt",
+    "HelmValuesError",
+    "IgnoredKey",
+    "chart_defaults",
+    "go_float",
+    "ignored_keys",
+    "merge_values",
+    "render_values",
+    "replace_helm_labels",
+    "values_key",
+]

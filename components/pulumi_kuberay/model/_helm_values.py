@@ -26,4 +26,20 @@ def coalesce(*, defaults: Mapping[str, Any], values: Mapping[str, Any]) -> dict[
     return out
 
 
-__all__ = ["coalesce"]
+def merge_maps(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """Helm's ``mergeMaps`` of one values file over the files before it (``-f a -f b``): maps merge recursively,
+    anything else replaces, and a ``null`` stays (unlike :func:`coalesce`: it deletes a chart default later).
+
+    >>> merge_maps({"image": {"tag": "a"}, "head": {}}, {"image": {"pullPolicy": None}})
+    {'image': {'tag': 'a', 'pullPolicy': None}, 'head': {}}
+    """
+    out = dict(base)
+    for key, value in new.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge_maps(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+__all__ = ["coalesce", "merge_maps"]

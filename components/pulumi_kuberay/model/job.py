@@ -33,7 +33,7 @@ from ._errors import SpecError
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
-from .pod import hardened_security_context, is_wire, reject_on_wire
+from .pod import hardened_security_context, is_lenient, is_wire, reject_on_wire
 
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
 """How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
@@ -288,7 +288,7 @@ class RayJobSpec(KubeModel):
                 field="clusterSelector",
                 fix="keep rayClusterSpec to create a cluster for the job, or clusterSelector to use an existing one",
             )
-        if self.ray_cluster_spec is None and selector is None and is_wire(info):
+        if self.ray_cluster_spec is None and selector is None and is_wire(info) and not is_lenient(info):
             # From Python the RayJob component's ``cluster=`` may supply the selector (it checks it then).
             raise SpecError(
                 "one of rayClusterSpec or clusterSelector must be set",

@@ -23,8 +23,12 @@ never import this module) and dispatches on ``kind``. :func:`register_kind` plug
 
 from __future__ import annotations
 
+import copy
 import difflib
+import re
+import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
@@ -34,8 +38,8 @@ from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReferenc
 from .cluster import RayClusterSpec
 from .cronjob import RayCronJobManifest
 from .job import RayJobManifest
-from .pod import WIRE_CONTEXT
-from .service import RayServiceManifest
+from .pod import LENIENT_CONTEXT, WIRE_CONTEXT
+from .service import KubeRayDeprecationWarning, RayServiceManifest
 
 
 class RayClusterManifest(KubeManifest[RayClusterSpec]):
@@ -93,6 +97,10 @@ def load_manifest(doc: Any) -> KubeManifest[Any]:
 
     Raises :class:`ManifestError` (never another exception type) listing every problem with its CRD path.
     """
+    return _load(doc, WIRE_CONTEXT)
+
+
+def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     if not isinstance(doc, Mapping):
         raise ManifestError(
             [Problem("", f"expected a mapping (a Kubernetes object), got {type(doc).__name__}", "wrong_type")]
@@ -140,7 +148,7 @@ def load_manifest(doc: Any) -> KubeManifest[Any]:
 
     subject = _subject(kind, doc)
     try:
-        manifest = cls.model_validate(data, context=WIRE_CONTEXT)
+        manifest = cls.model_validate(data, context=context)
     except ValidationError as exc:
         problems += problems_from_validation_error(exc, cls)
         raise ManifestError(problems, subject=subject) from exc
@@ -152,6 +160,77 @@ def load_manifest(doc: Any) -> KubeManifest[Any]:
     return manifest
 
 
+@dataclass(frozen=True)
+class StoredManifest:
+    """What the API server stores of a document, loaded: see :func:`load_stored`."""
+
+    manifest: KubeManifest[Any]
+    stored: dict[str, Any]
+    """The document without the fields the API server prunes."""
+    dropped: tuple[Problem, ...] = ()
+    """The pruned fields (path and why), in document order."""
+    deprecations: tuple[str, ...] = ()
+    """Deprecated fields the object uses (KubeRay ignores them), one line each."""
+    serve_problems: tuple[Problem, ...] = ()
+    """What Ray Serve would refuse in ``serveConfigV2`` (a string the API server stores as it is)."""
+
+
+def load_stored(doc: Any) -> StoredManifest:
+    """The lenient load of lint and convert: the object as the API server stores it.
+
+    Fields the CRD does not know are pruned by the API server, so they are dropped here and listed (never an
+    exception); deprecated fields load and are listed, without a Python warning; ``serveConfigV2`` is kept as
+    the string it is even where Ray Serve would refuse it (the API server does not read it). What the API server
+    itself rejects (a wrong type, a missing required field, a bad enum value) still raises :class:`ManifestError`.
+    Components stay strict: they use :func:`load_manifest`'s rules through the typed args.
+    """
+    if not isinstance(doc, Mapping):
+        return StoredManifest(load_manifest(doc), {})  # raises the usual "expected a mapping"
+    data: dict[str, Any] = copy.deepcopy(dict(doc))
+    dropped: list[Problem] = []
+    for _ in range(64):  # each pass drops at least one field; a document has far fewer unknown fields
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", KubeRayDeprecationWarning)
+            try:
+                manifest = _load(data, LENIENT_CONTEXT)
+            except ManifestError as exc:
+                unknown = [p for p in exc.problems if p.kind == "unknown_field" and _drop(data, p.path)]
+                if not unknown:
+                    raise
+                dropped += unknown
+                continue
+        deprecations = tuple(str(w.message) for w in caught if issubclass(w.category, KubeRayDeprecationWarning))
+        serve = getattr(manifest.spec, "serve_problems", ())
+        return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve))
+    subject = _subject(str(doc.get("kind")), doc)
+    raise ManifestError([Problem("", "too many unknown fields", "unknown_field")], subject=subject)
+
+
+_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]")
+
+
+def _drop(data: dict[str, Any], path: str) -> bool:
+    """Remove the field at ``path`` (``spec.a[0].b``, ``metadata.labels['x.y']``); False if it is not there."""
+    keys: list[str | int] = []
+    for name, index, quoted in _PATH_TOKEN.findall(path):
+        keys.append(int(index) if index else quoted if quoted else name)
+    if not keys:
+        return False
+    parent: Any = data
+    for key in keys[:-1]:
+        in_dict = isinstance(parent, dict) and isinstance(key, str) and key in parent
+        in_list = isinstance(parent, list) and isinstance(key, int) and 0 <= key < len(parent)
+        if in_dict or in_list:
+            parent = parent[key]
+        else:
+            return False
+    last = keys[-1]
+    if isinstance(parent, dict) and last in parent:
+        del parent[last]
+        return True
+    return False
+
+
 __all__ = [
     "KubeManifest",
     "ManagedFieldsEntry",
@@ -161,8 +240,10 @@ __all__ = [
     "RayCronJobManifest",
     "RayJobManifest",
     "RayServiceManifest",
+    "StoredManifest",
     "known_kinds",
     "load_manifest",
+    "load_stored",
     "manifest_class",
     "register_kind",
 ]

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
@@ -53,6 +55,9 @@ from ._quantity import QUANTITY_PATTERN
 # Python input vs. wire documents.
 
 WIRE_CONTEXT: dict[str, Any] = {"pulumi_kuberay.wire": True}
+#: A manifest as the API server stores it (``load_stored``): what only Ray Serve reads (serveConfigV2) is kept
+#: even where Ray would refuse it, and the problems are recorded instead of raised.
+LENIENT_CONTEXT: dict[str, Any] = {**WIRE_CONTEXT, "pulumi_kuberay.lenient": True}
 """Pydantic validation context marking the input as a wire document (a manifest as the API server sees it).
 
 Under this context the Python conveniences are off: maps of strings (``rayStartParams``, group ``resources``)
@@ -65,6 +70,26 @@ def is_wire(info: ValidationInfo) -> bool:
     """True when the current validation runs under :data:`WIRE_CONTEXT` (i.e. on a manifest)."""
     context = info.context
     return isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.wire"))
+
+
+_LENIENT: ContextVar[bool] = ContextVar("pulumi_kuberay_lenient", default=False)
+
+
+@contextmanager
+def lenient_validation() -> Iterator[None]:
+    """Validate as :data:`LENIENT_CONTEXT` does, also where models are built from Python (``kuberay-convert``
+    checks that its generated expression rebuilds a stored object that Ray Serve would refuse)."""
+    token = _LENIENT.set(True)
+    try:
+        yield
+    finally:
+        _LENIENT.reset(token)
+
+
+def is_lenient(info: ValidationInfo) -> bool:
+    """True under :data:`LENIENT_CONTEXT` (``load_stored``: lint and convert) or :func:`lenient_validation`."""
+    context = info.context
+    return _LENIENT.get() or (isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient")))
 
 
 def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:

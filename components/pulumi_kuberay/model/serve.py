@@ -2,8 +2,9 @@
 
 Ray Serve reads this document (``ServeDeploySchema``, the body of ``PUT /api/serve/applications/``) with
 **snake_case** keys, so these models switch off the base class's camelCase alias generator: the Python
-attribute name is the wire name. Ray Serve itself ignores unknown keys (a misspelt ``routePrefix`` silently
-falls back to the code defaults); these models reject them instead, with a "did you mean" hint.
+attribute name is the wire name. Ray Serve's schemas drop keys they do not know without a word (all sections
+but ``logging_config``, which rejects them), so a misspelt ``routePrefix`` silently falls back to the code
+defaults; these models reject a key no Ray release knows instead, with a "did you mean" hint.
 
 What is checked here (each error names its path, e.g. ``applications[1].route_prefix``):
 
@@ -20,8 +21,10 @@ What is checked here (each error names its path, e.g. ``applications[1].route_pr
 * :func:`check_serve_port` -- the cross-object check that the ``serve`` container port equals
   ``http_options.port`` -- is called by the RayService model.
 
-Fields that Ray Serve 2.53+ added to its ``ServeDeploySchema`` are accepted and marked
-"(Ray >= 2.53)"; an older Ray ignores them.
+The models accept every key that some Ray release from 2.9 on knows (a field's docstring says which releases).
+Which release accepts, deprecates or drops which key is data generated from Ray's own schemas
+(:mod:`._serve_versions`, by ``tools/gen_serve_versions.py``); the catalogue's ``serve-config-key-version`` judges
+each key by the RayService's Ray version (:mod:`.serve_versions`).
 """
 
 from __future__ import annotations
@@ -189,6 +192,9 @@ class AutoscalingConfig(_ServeModel):
     """Deprecated by Ray Serve: use ``upscaling_factor``."""
     downscale_smoothing_factor: PositiveFloat | None = None
     """Deprecated by Ray Serve: use ``downscaling_factor``."""
+    target_num_ongoing_requests_per_replica: PositiveFloat | None = None
+    """Ray <= 2.32 (deprecated since 2.10): use ``target_ongoing_requests``; the catalogue judges it by the
+    RayService's Ray version (``serve-config-key-version``)."""
 
     @model_validator(mode="after")
     def _bounds(self) -> Self:
@@ -229,9 +235,11 @@ class RayActorOptions(_ServeModel):
     accelerator_type: str | None = None
     runtime_env: dict[str, Any] | None = None
     label_selector: dict[str, str] | None = None
-    """(Ray >= 2.53)"""
+    """(Ray >= 2.54)"""
     fallback_strategy: list[dict[str, Any]] | None = None
-    """(Ray >= 2.53)"""
+    """(Ray >= 2.54)"""
+    object_store_memory: NonNegativeFloat | None = None
+    """Ray <= 2.24 only (bytes); later releases drop it."""
 
     @field_validator("runtime_env")
     @classmethod
@@ -267,9 +275,26 @@ class ServeDeployment(_ServeModel):
     placement_group_bundles: list[dict[str, Number]] | None = None
     placement_group_strategy: Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"] | None = None
     placement_group_bundle_label_selector: list[dict[str, str]] | None = None
-    """(Ray >= 2.53)"""
+    """(Ray >= 2.54)"""
     logging_config: LoggingConfig | None = None
     request_router_config: dict[str, Any] | None = None
+    """(Ray >= 2.48)"""
+    max_concurrent_queries: PositiveInt | None = None
+    """Ray <= 2.32 (deprecated since 2.10): use ``max_ongoing_requests``."""
+    route_prefix: str | None = None
+    """Ray <= 2.38 (deprecated): set the application's ``route_prefix`` instead."""
+    request_router_class: str | None = None
+    """Ray 2.47 only: use ``request_router_config.request_router_class``."""
+    gang_scheduling_config: dict[str, Any] | None = None
+    """(Ray >= 2.55)"""
+    deployment_actors: Any = None
+    """(Ray >= 2.55)"""
+    rolling_update_percentage: Number | None = None
+    """(Ray >= 2.56)"""
+    backpressure_config: dict[str, Any] | None = None
+    """(Ray >= 2.58)"""
+    max_surge_percent: Number | None = None
+    """(Ray >= 2.60)"""
 
     @field_validator("num_replicas")
     @classmethod
@@ -419,7 +444,7 @@ class GrpcOptions(_ServeModel):
     """Import paths of ``add_<Servicer>_to_server`` functions."""
     request_timeout_s: Number | None = None
     enable_reflection: bool | None = None
-    """(Ray >= 2.53)"""
+    """(Ray >= 2.60)"""
 
 
 class ServeConfig(_ServeModel):
@@ -438,9 +463,9 @@ class ServeConfig(_ServeModel):
     target_capacity: Annotated[Number, Field(ge=0, le=100)] | None = None
     """Percentage scaling every deployment's replicas; KubeRay overrides it during incremental upgrades."""
     controller_options: dict[str, Any] | None = None
-    """(Ray >= 2.53, experimental) e.g. ``{"runtime_env": {"env_vars": {...}}}``; not checked here."""
+    """(Ray >= 2.56, experimental) e.g. ``{"runtime_env": {"env_vars": {...}}}``; not checked here."""
     tracing_config: dict[str, Any] | None = None
-    """(Ray >= 2.53) ``{enabled, exporter_import_path, sampling_ratio}``; not checked here."""
+    """(Ray >= 2.59) ``{enabled, exporter_import_path, sampling_ratio}``; not checked here."""
 
     @model_validator(mode="after")
     def _unique_names_and_routes(self) -> Self:

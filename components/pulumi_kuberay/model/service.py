@@ -17,17 +17,18 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
 from ._base import KubeModel, Self
-from ._errors import ManifestError, SpecError
+from ._errors import ManifestError, Problem, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
 from .job import ManagedBy
-from .pod import is_wire
+from .pod import is_lenient, is_wire
 from .serve import DEFAULT_SERVE_PORT, ContainerPortRef, ServeConfig, check_serve_port
 
 UpgradeType = Literal["NewCluster", "NewClusterWithIncrementalUpgrade", "None"]
@@ -106,6 +107,7 @@ class RayServiceSpec(KubeModel):
     """Deprecated and unused by KubeRay: accepted with a warning."""
 
     _serve_config: ServeConfig | None = PrivateAttr(default=None)
+    _serve_problems: tuple[Problem, ...] = PrivateAttr(default=())
 
     @field_validator("serve_config_v2", mode="before")
     @classmethod
@@ -119,12 +121,17 @@ class RayServiceSpec(KubeModel):
         return value.to_yaml() if isinstance(value, ServeConfig) else value
 
     @model_validator(mode="after")
-    def _serve_config_checks(self) -> Self:
+    def _serve_config_checks(self, info: ValidationInfo) -> Self:
         value = self.serve_config_v2
         if isinstance(value, str):
             try:
                 self._serve_config = ServeConfig.from_yaml(value)
             except ManifestError as exc:
+                if is_lenient(info):  # the API server stores the string as it is; lint reports Serve's verdict
+                    self._serve_problems = tuple(
+                        replace(p, path=f"spec.serveConfigV2.{p.path}".rstrip(".")) for p in exc.problems
+                    )
+                    return self
                 first, *others = exc.problems
                 suffix = ""
                 if others:
@@ -181,6 +188,11 @@ class RayServiceSpec(KubeModel):
                         port.name,
                         port.container_port,
                     )
+
+    @property
+    def serve_problems(self) -> tuple[Problem, ...]:
+        """What Ray Serve would refuse in a ``serveConfigV2`` string loaded leniently (``load_stored``)."""
+        return self._serve_problems
 
     @property
     def serve_config(self) -> ServeConfig | None:

@@ -53,8 +53,8 @@ from pulumi_kuberay.resources._shared import (
 )
 from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
+from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.rules.job.kueue import QUEUE_LABEL
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 

@@ -169,8 +169,9 @@ def rule_settings(
     environment: str | None = None,
 ) -> Target:
     """What the catalogue checks against: the stack config ``kuberay:version``, ``kuberay:environment``,
-    ``kuberay:featureGates`` (over the version's defaults), ``kuberay:allowedRegistries`` and
-    ``kuberay:gpuBudget`` (read exactly as the policy pack reads them); explicit arguments take precedence.
+    ``kuberay:featureGates`` (over the version's defaults) and the organisation options (``kuberay:gpuBudget``,
+    ``kuberay:podSecurityProfile``...: :class:`~pulumi_kuberay.rules._options.OrgOptions`), read exactly as the
+    policy pack reads them; explicit arguments take precedence.
 
     Raises ValueError naming the config key or argument when a value cannot be used.
     """

@@ -348,3 +348,24 @@ def upgrade_type(spec: dict[str, Any]) -> Any:
 
 def service_cluster(spec: dict[str, Any]) -> dict[str, Any]:
     return as_dict(spec.get("rayClusterConfig"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Kueue (the kueue_version option)
+
+#: The label Kueue reads to queue a workload (``local_queue=`` on the components).
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+#: The newest Kueue release (the default of the ``kueue_version`` option).
+NEWEST_KUEUE = (0, 19, 2)
+#: From this release Kueue's RayJob webhook accepts a clusterSelector-only RayJob and leaves it unmanaged
+#: (``validateCreate`` in pkg/controller/jobs/rayjob/rayjob_webhook.go; v0.14 refused it).
+SELECTOR_UNMANAGED_SINCE = (0, 15, 0)
+
+
+def kueue_version(ctx: Context) -> tuple[int, int, int]:
+    """The Kueue release the team runs: the ``kueue_version`` option (``"0.14"``, ``"v0.15.2"``), else the newest."""
+    return ctx.options.kueue_version or NEWEST_KUEUE
+
+
+def kueue_label(version: tuple[int, int, int]) -> str:
+    return "v" + ".".join(map(str, version))

@@ -1,5 +1,6 @@
 """Organisation options: the settings some rules read that are the organisation's, not KubeRay's (the registries
-images may come from, the GPUs all clusters may claim). One typed object, :class:`OrgOptions`, validated once by
+images may come from, the GPUs all clusters may claim, the Pod Security profile the namespaces enforce, the Kueue
+release the cluster runs). One typed object, :class:`OrgOptions`, validated once by
 :meth:`OrgOptions.parse` wherever the options come from: the stack config (``kuberay:gpuBudget``), the policy
 pack's config (``gpuBudget``), ``.kuberay-lint.yaml`` (``gpu-budget``) and the lint flags (``--gpu-budget``).
 Each source spells a key its own way, derived from the field name by :func:`camel` or :func:`kebab`, so the
@@ -8,9 +9,15 @@ spellings cannot drift apart. Plain Python.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal, get_args
+
+#: The Pod Security Standards profiles, loosest first (a namespace's ``pod-security.kubernetes.io/enforce`` label).
+PodSecurityProfile = Literal["privileged", "baseline", "restricted"]
+POD_SECURITY_PROFILES: tuple[PodSecurityProfile, ...] = get_args(PodSecurityProfile)
+_KUEUE_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
 class TargetError(ValueError):
@@ -44,9 +51,35 @@ def _budget(value: Any, key: str, text_lists: bool) -> int:
     return value
 
 
+def _profile(value: Any, key: str, text_lists: bool) -> PodSecurityProfile:
+    for profile in POD_SECURITY_PROFILES:
+        if value == profile:
+            return profile
+    raise TargetError(f"{key} must be one of {', '.join(POD_SECURITY_PROFILES)} (the Pod Security profile your namespaces enforce), got {value!r}")
+
+
+def _kueue_release(value: Any, key: str, text_lists: bool) -> tuple[int, int, int]:
+    if isinstance(value, float):  # YAML reads an unquoted 0.10 as the number 0.1: the release is lost
+        raise TargetError(f"{key} must be a Kueue release written as text, e.g. \"0.15\" or \"v0.15.2\" (quote it: YAML reads 0.10 as the number 0.1), got {value!r}")
+    match = _KUEUE_RELEASE.match(value.strip()) if isinstance(value, str) else None
+    if match is None:
+        raise TargetError(f"{key} must be a Kueue release such as 0.15 or v0.15.2, got {value!r}")
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
+
+#: How each option is read from a source, by field name.
+_PARSERS: dict[str, Callable[[Any, str, bool], Any]] = {
+    "allowed_registries": _registries,
+    "gpu_budget": _budget,
+    "pod_security_profile": _profile,
+    "kueue_version": _kueue_release,
+}
+
+
 @dataclass(frozen=True)
 class OrgOptions:
-    """The organisation's settings; a field left None turns the rule that reads it off.
+    """The organisation's settings. A field left None turns the rule that reads it off (registries, budget) or
+    leaves it its default (no Pod Security profile enforced, the newest Kueue release).
 
     >>> OrgOptions.parse({"gpuBudget": 16}, spell=camel).gpu_budget
     16
@@ -56,6 +89,13 @@ class OrgOptions:
     """Image registry prefixes allowed (``image-registry-not-allowed``)."""
     gpu_budget: int | None = None
     """GPUs all clusters together may claim at maxReplicas (``gpu-budget-exceeded``)."""
+    pod_security_profile: PodSecurityProfile | None = None
+    """The Pod Security profile the namespaces enforce: ``pod-security-baseline`` / ``pod-security-restricted``
+    are critical up to it (Pod Security admission rejects the Pods), advice beyond it. None: nothing enforced
+    (Kubernetes enforces nothing on a namespace without the label)."""
+    kueue_version: tuple[int, int, int] | None = None
+    """The Kueue release the cluster runs (``"0.14"``, ``"v0.15.2"``; ``kueue-rayjob-limits`` follows it). None:
+    the newest release."""
 
     @classmethod
     def parse(
@@ -74,7 +114,7 @@ class OrgOptions:
         if isinstance(raw, OrgOptions):
             return raw
         values: dict[str, Any] = {}
-        for name, parse in (("allowed_registries", _registries), ("gpu_budget", _budget)):
+        for name, parse in _PARSERS.items():
             key = spell(name)
             if raw.get(key) is not None:
                 values[name] = parse(raw[key], f"{where}{key}", text_lists)
@@ -100,6 +140,8 @@ class OrgOptions:
         return {
             spell("allowed_registries"): {"type": "array", "items": {"type": "string"}},
             spell("gpu_budget"): {"type": "integer", "minimum": 0},
+            spell("pod_security_profile"): {"type": "string", "enum": list(POD_SECURITY_PROFILES)},
+            spell("kueue_version"): {"type": "string", "pattern": _KUEUE_RELEASE.pattern},
         }
 
     def over(self, base: OrgOptions) -> OrgOptions:
@@ -107,4 +149,4 @@ class OrgOptions:
         return replace(base, **{f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None})
 
 
-__all__ = ["OrgOptions", "TargetError", "camel", "kebab"]
+__all__ = ["POD_SECURITY_PROFILES", "OrgOptions", "PodSecurityProfile", "TargetError", "camel", "kebab"]

@@ -402,3 +402,32 @@ def parse_generic_version(text: str) -> tuple[int, ...] | None:
     if any(n > _UINT64_MAX for n in nums):
         return None
     return nums + (0,) * max(0, 3 - len(nums))
+
+
+# --------------------------------------------------------------------------------------------------
+# Template placeholders that envsubst, Helm, Jinja, Terraform's templatefile and docs leave in a file, so that a
+# finding on such a value can say what it is.
+
+_PLACEHOLDER = re.compile(  # text-block
+    r"\$\{[^}]*\}"  # ${VAR} (envsubst, Terraform, shell)
+    r"|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR
+    r"|\{\{.*?\}\}"  # {{ .Values.x }} (Helm, Jinja)
+    r"|\{%.*?%\}"  # {% if %} (Jinja)
+    r"|<[^<>]+>"  # <your-image> (docs)
+    r"|\bPLACEHOLDER[A-Za-z0-9_]*"  # PLACEHOLDER_IMAGE (sed-style)
+)
+
+
+def placeholders(text: str) -> list[str]:
+    """The template placeholders in ``text`` (``$REGISTRY``, ``${image}``, ``{{ .Values.tag }}``, ``<ns>``)."""
+    return _PLACEHOLDER.findall(text)
+
+
+def placeholder_note(text: str) -> str:
+    """`` ('$X' is an unrendered template placeholder: render the template first)`` or ``""``."""
+    found = placeholders(text)
+    if not found:
+        return ""
+    listed = ", ".join(repr(p) for p in dict.fromkeys(found))
+    verb = "is an unrendered template placeholder" if len(set(found)) == 1 else "are unrendered template placeholders"
+    return f" ({listed} {verb}: render the template first)"

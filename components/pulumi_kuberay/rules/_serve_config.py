@@ -12,6 +12,7 @@ import yaml
 
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
+from pulumi_kuberay.model.serve_versions import known_keys
 
 from ._paths import as_list, is_unknown
 
@@ -19,108 +20,17 @@ BASE = "spec.serveConfigV2"
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_ROUTE_PREFIX = "/"
 
-TOP_KEYS = frozenset(
-    {
-        "applications",
-        "proxy_location",
-        "http_options",
-        "grpc_options",
-        "logging_config",
-        "target_capacity",
-        "controller_options",
-        "tracing_config",
-    }
-)
-APP_KEYS = frozenset(
-    {
-        "name",
-        "import_path",
-        "route_prefix",
-        "runtime_env",
-        "args",
-        "deployments",
-        "logging_config",
-        "autoscaling_policy",
-        "external_scaler_enabled",
-        "host",  # rejected in a multi-app config: serve-app-host-port
-        "port",
-    }
-)
-DEPLOYMENT_KEYS = frozenset(
-    {
-        "name",
-        "num_replicas",
-        "autoscaling_config",
-        "max_ongoing_requests",
-        "max_queued_requests",
-        "user_config",
-        "ray_actor_options",
-        "health_check_period_s",
-        "health_check_timeout_s",
-        "graceful_shutdown_wait_loop_s",
-        "graceful_shutdown_timeout_s",
-        "max_replicas_per_node",
-        "placement_group_bundles",
-        "placement_group_strategy",
-        "placement_group_bundle_label_selector",
-        "logging_config",
-        "request_router_config",
-        "gang_scheduling_config",
-        "deployment_actors",
-        "rolling_update_percentage",
-        "max_surge_percent",
-        "backpressure_config",
-    }
-)
-AUTOSCALING_KEYS = frozenset(
-    {
-        "min_replicas",
-        "max_replicas",
-        "initial_replicas",
-        "target_ongoing_requests",
-        "upscale_delay_s",
-        "downscale_delay_s",
-        "downscale_to_zero_delay_s",
-        "upscaling_factor",
-        "downscaling_factor",
-        "look_back_period_s",
-        "aggregation_function",
-        "policy",
-        # deprecated but still accepted
-        "metrics_interval_s",
-        "smoothing_factor",
-        "upscale_smoothing_factor",
-        "downscale_smoothing_factor",
-        "target_num_ongoing_requests_per_replica",
-    }
-)
-ACTOR_OPTION_KEYS = frozenset(
-    {
-        "num_cpus",
-        "num_gpus",
-        "memory",
-        "object_store_memory",
-        "resources",
-        "accelerator_type",
-        "runtime_env",
-        "label_selector",
-        "fallback_strategy",
-    }
-)
-HTTP_KEYS = frozenset(
-    {
-        "host",
-        "port",
-        "root_path",
-        "request_timeout_s",
-        "keep_alive_timeout_s",
-        "ssl_keyfile",
-        "ssl_certfile",
-        "ssl_keyfile_password",
-        "ssl_ca_certs",
-    }
-)
-GRPC_KEYS = frozenset({"port", "grpc_servicer_functions", "request_timeout_s", "enable_reflection"})
+# The keys some Ray release from 2.9 on knows, per section: the table generated from Ray's own ray.serve.schema
+# (model/_serve_versions.py). Serve's schemas drop a key they do not know without a word (logging_config refuses
+# it); which release knows which key is judged by serve-config-key-version, a key no release knows by
+# serve-config-unknown-key.
+TOP_KEYS = known_keys("config")
+APP_KEYS = known_keys("application")  # host/port: rejected in a multi-app config (serve-app-host-port)
+DEPLOYMENT_KEYS = known_keys("deployment")
+AUTOSCALING_KEYS = known_keys("autoscaling_config")
+ACTOR_OPTION_KEYS = known_keys("ray_actor_options")
+HTTP_KEYS = known_keys("http_options")
+GRPC_KEYS = known_keys("grpc_options")
 PROXY_LOCATIONS = ("EveryNode", "HeadOnly", "Disabled", "NoServer")
 
 

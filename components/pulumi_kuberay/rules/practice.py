@@ -58,6 +58,11 @@ def memory_bytes(value: Any) -> float | None:
 
 
 def _ray_version_of_image(image: str) -> str | None:
+    # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu
+    # says nothing about the Ray inside it.
+    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    if "ray" not in repository.lower():
+        return None
     tag = image_tag(image)
     match = _VERSION_IN_TAG.match(tag) if tag else None
     return match.group(1) if match else None
@@ -126,6 +131,10 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
                 )
 
 
+_HEAD_MEMORY_MIN = 2 * 10**9
+_HEAD_MEMORY_PROD = 8 * 10**9
+
+
 def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(manifest):
         found = head_ray_container(ref)
@@ -136,13 +145,21 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         size = memory_bytes(limit)
         if size is None:
             continue
-        floor = 8 * 2**30 if ctx.environment == "prod" else 2 * 2**30
+        # Ray's own guidance (its KubeRay config docs and the ray-cluster chart): "never allocate less than 2G
+        # memory for the Ray head", and no less than 8G for a Ray pod in production. 2G is decimal: Ray's docs and
+        # samples use exactly `2G`, which must pass.
+        floor = _HEAD_MEMORY_PROD if ctx.environment == "prod" else _HEAD_MEMORY_MIN
         if size < floor:
+            below_min = size < _HEAD_MEMORY_MIN
+            if below_min:
+                message = f"head memory limit {limit!r} is below 2G, the least Ray supports for a head: the GCS, dashboard and drivers share it and the head is OOM-killed under load"
+            else:
+                message = f"head memory limit {limit!r} is below 8G, what Ray recommends for a Ray pod in production: the GCS, dashboard and drivers share it"
             yield Violation(
-                f"head memory limit {limit!r} is below {'8Gi (production)' if floor > 2**31 else '2Gi'}; the GCS, dashboard and driver share it and the head is OOM-killed under load",
+                message,
                 join(path, "resources", "limits", "memory"),
-                fix="give the head at least 2Gi (8Gi in production)",
-                severity="high" if size < 2 * 2**30 else "medium",
+                fix="give the head at least 2G (8G in production)",
+                severity="high" if below_min else "medium",
             )
 
 
@@ -297,11 +314,11 @@ declare(
 )
 declare(
     id="head-memory-too-small",
-    title="The head has enough memory (2Gi, 8Gi in production)",
+    title="The head has enough memory (2G, 8G in production)",
     severity="high",
     category="reliability",
     kinds=KINDS,
-    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down.",
+    rationale="The GCS, dashboard and drivers run on the head; an undersized head is OOM-killed and takes the cluster down. Thresholds are Ray's own: never less than 2G for the head (high), 8G for a Ray pod in production (medium); Ray's docs use 2G, which passes.",
     fix="Raise the head container's memory limit.",
     check=_head_memory,
     compliant=_CLUSTER,

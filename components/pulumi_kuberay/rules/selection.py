@@ -16,8 +16,8 @@ from typing import Any
 
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
-from ._kuberay import job_specs
-from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, worker_groups
+from ._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
+from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
 #: CRD default of workerGroupSpecs[].maxReplicas (int32 max): effectively unbounded.
 UNBOUNDED_MAX_REPLICAS = 2147483647
@@ -281,4 +281,39 @@ declare(
         clusterSelector={"ray.io/cluster": "shared-cluster"},
     ),
     violating_path="spec.shutdownAfterJobFinishes",
+)
+
+
+def _queued_job(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["metadata"]["labels"] = {QUEUE_LABEL: "team-a"}
+    return doc
+
+
+def _check_unmanaged(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    spec = as_dict(doc.get("spec"))
+    queued = as_dict(metadata(doc).get("labels")).get(QUEUE_LABEL) is not None
+    if not queued or not spec.get("clusterSelector") or spec.get("rayClusterSpec") is not None:
+        return
+    version = kueue_version(ctx)
+    if version >= SELECTOR_UNMANAGED_SINCE:
+        yield Violation(
+            f"Kueue {kueue_label(version)} accepts a RayJob that only selects an existing RayCluster and leaves it unmanaged: the queue label has no effect (no quota is reserved, Kueue never suspends the job)",
+            f"metadata.labels['{QUEUE_LABEL}']",
+        )
+
+
+declare(
+    id="kueue-rayjob-unmanaged",
+    title="Queue label on a RayJob that Kueue leaves unmanaged",
+    severity="low",
+    category="correctness",
+    kinds=("RayJob",),
+    rationale="From v0.15 Kueue's RayJob webhook accepts a queued RayJob that only selects an existing cluster and Kueue does not manage it: the label suggests quota and queueing that do not happen (before v0.15 the webhook refused it: kueue-rayjob-limits).",
+    fix="Drop the queue label, or give the job its own rayClusterSpec so that Kueue admits it.",
+    check=_check_unmanaged,
+    compliant=_queued_job(example_job()),
+    violating=_queued_job(
+        {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
+    ),
+    violating_path="metadata.labels['kueue.x-k8s.io/queue-name']",
 )

@@ -13,6 +13,8 @@ from ._engine import KINDS, Context, Violation, declare
 from ._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
+#: The one key of a RayJob's clusterSelector KubeRay v1.7.0 reads: the name of the RayCluster to run on.
+_SELECTOR_KEY = "ray.io/cluster"
 
 
 def _kind(doc: JsonDict) -> str:
@@ -36,24 +38,22 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Viol
         if _kind(doc) != "RayJob":
             continue
         selector = as_dict(as_dict(doc.get("spec")).get("clusterSelector"))
-        if not selector or not all(isinstance(v, str) for v in selector.values()):
-            continue
+        # v1.7.0 reads one key of the selector, ray.io/cluster: the name of the RayCluster to use (the RayJob
+        # controller's Get by name, ValidateRayJobSpec); other keys are ignored, labels are never matched.
+        cluster_name = selector.get(_SELECTOR_KEY)
+        if not isinstance(cluster_name, str) or not cluster_name:
+            continue  # no name: ValidateRayJobSpec rejects the RayJob (rayjob-cluster-selector-* rules)
         namespace = _namespace(doc)
-        wanted = {str(k): v for k, v in selector.items()}
-        for cluster in clusters:
-            if _namespace(cluster) != namespace:
-                continue
-            labels = {str(k): v for k, v in as_dict(as_dict(cluster.get("metadata")).get("labels")).items()}
-            labels.setdefault("ray.io/cluster", _name(cluster))
-            if all(labels.get(k) == v for k, v in wanted.items()):
-                break
-        else:
-            shown = ", ".join(f"{k}={v}" for k, v in wanted.items())
-            yield Violation(
-                f"RayJob {namespace}/{_name(doc)} selects a RayCluster by {shown}, but no RayCluster in namespace {namespace!r} in {{set}} matches it; the job waits forever for a cluster",
-                "spec.clusterSelector",
-                index=index,
-            )
+        here = [c for c in clusters if _namespace(c) == namespace]
+        if not here or any(_name(c) == cluster_name for c in here):
+            continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
+        others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
+        ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
+        yield Violation(
+            f"RayJob {namespace}/{_name(doc)} runs on the RayCluster named by clusterSelector[{_SELECTOR_KEY!r}] ({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in namespace {namespace!r} in {{set}}; the job waits forever for it",
+            f"spec.clusterSelector[{_SELECTOR_KEY!r}]",
+            index=index,
+        )
 
 
 def _gpus_per_pod(template: Any) -> int:
@@ -170,16 +170,12 @@ declare(
     severity="high",
     category="correctness",
     kinds=("RayCluster", "RayJob"),
-    rationale=(
-        "A RayJob in clusterSelector mode never creates a cluster; if no RayCluster carries the selected labels the job stays in Initializing forever."
-    ),
-    fix=(
-        "Point clusterSelector at an existing RayCluster (label ray.io/cluster: <cluster name>) or embed rayClusterSpec."
-    ),
+    rationale="A RayJob in clusterSelector mode never creates a cluster: KubeRay v1.7.0 reads only clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen).",
+    fix="Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} or embed rayClusterSpec.",
     check=_selector_unmatched,
     compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
     violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
-    violating_path="spec.clusterSelector",
+    violating_path="spec.clusterSelector['ray.io/cluster']",
 )
 
 declare(

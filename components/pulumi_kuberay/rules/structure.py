@@ -7,6 +7,7 @@ command nor the policy pack needs CRD files at run time. Also: malformed Ray doc
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from pulumi_kuberay.model._base import render_scalar
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.service import KubeRayDeprecationWarning
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
@@ -31,6 +33,7 @@ from ._paths import (
     memo,
     parse_path,
     path_touches_unknown,
+    placeholder_note,
     pod_templates,
 )
 
@@ -82,7 +85,9 @@ def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
 
 def _load(doc: dict[str, Any]) -> _Loaded:
     try:
-        load_manifest(doc)
+        with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
+            warnings.simplefilter("ignore", KubeRayDeprecationWarning)
+            load_manifest(doc)
     except ManifestError as exc:
         return _Loaded(
             tuple(
@@ -108,7 +113,9 @@ def _schema_check(problem_kind: str) -> Callable[[dict[str, Any], Context], Iter
     def run(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         for p in _problems(doc):
             if p.kind == problem_kind:
-                yield Violation(message=p.message, path=p.path or "spec", fix=p.fix)
+                # a value such as '${RAY_HEAD_CPU}' is a template placeholder: say so, it is the fix
+                note = placeholder_note(p.message) if p.kind in ("wrong_type", "invalid_value") else ""
+                yield Violation(message=p.message + note, path=p.path or "spec", fix=p.fix)
 
     return run
 

@@ -12,6 +12,8 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
     kuberay:featureGates: {RayCronJob: true} # over the version's defaults
     kuberay:allowedRegistries: [docker.io/rayproject]
     kuberay:gpuBudget: 16
+    kuberay:podSecurityProfile: restricted   # the Pod Security profile the namespaces enforce (default: none)
+    kuberay:kueueVersion: "0.14"             # the Kueue release the cluster runs (default: the newest)
     kuberay:webhooks: true                   # the operator runs its validating webhooks (default false)
 """
 
@@ -203,11 +205,14 @@ class Target:
 
 
 def _decode(value: Any) -> Any:
+    """A config value as the engine passes it (a string) decoded as JSON; a number with a fraction stays text: no
+    key takes one, and a version such as ``0.10`` must not become ``0.1``."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            decoded = json.loads(value)
         except ValueError:
             return value
+        return value if isinstance(decoded, float) else decoded
     return value
 
 

@@ -3,7 +3,7 @@
 Each one breaks one catalogue rule the policy pack must catch:
 
 - RayCluster ``unbounded``: autoscaling on, worker group without ``maxReplicas`` (CRD default 2147483647)
-  -> ``autoscaling-bounds-explicit``; its worker container is ``privileged`` -> ``container-privileged``.
+  -> ``autoscaling-bounds-explicit``; its worker container is ``privileged`` -> ``pod-security-baseline``.
 - RayService ``clash``: two Serve applications on the same ``route_prefix`` -> ``serve-route-prefix-duplicate``.
 
 The provider renders to a directory: ``pulumi up`` would write YAML, never touch a cluster.

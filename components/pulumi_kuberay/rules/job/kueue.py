@@ -3,7 +3,10 @@
 Kueue's RayJob integration (its documented limitations, enforced by its RayJob webhook): it admits the job's
 own cluster as one workload, so the RayJob cannot select an existing cluster, must delete its cluster when it
 finishes, cannot let the in-tree autoscaler resize it (unless Kueue's elastic workloads are on) and holds at
-most 8 PodSets (head + 7 worker groups). Checks read raw manifest dicts and never raise.
+most 8 PodSets (head + 7 worker groups). What it refuses depends on the Kueue release (the ``kueue_version``
+option, default the newest, :data:`NEWEST_KUEUE`): from v0.15 a RayJob that only selects an existing cluster is
+accepted and left unmanaged (its queue label has no effect), before it was refused. Checks read raw manifest
+dicts and never raise.
 """
 
 from __future__ import annotations
@@ -13,10 +16,9 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, kueue_label, kueue_version
 from .._paths import as_dict, as_list, metadata
 
-#: The label Kueue reads to queue a workload (``local_queue=`` on the components).
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: A Kueue workload has at most 8 PodSets: the head and 7 worker groups.
 MAX_WORKER_GROUPS = 7
 
@@ -25,11 +27,23 @@ def _check_kueue_rayjob(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
     if as_dict(metadata(doc).get("labels")).get(QUEUE_LABEL) is None:
         return
     spec = as_dict(doc.get("spec"))
-    if spec.get("clusterSelector"):
+    version = kueue_version(ctx)
+    kueue = f"Kueue {kueue_label(version)}"
+    has_selector, has_spec = bool(spec.get("clusterSelector")), spec.get("rayClusterSpec") is not None
+    if has_selector and (has_spec or version < SELECTOR_UNMANAGED_SINCE):
         yield Violation(
-            "a Kueue-managed RayJob cannot run on an existing RayCluster (Kueue's webhook rejects clusterSelector)",
+            f"a Kueue-managed RayJob cannot run on an existing RayCluster ({kueue}'s webhook rejects clusterSelector{' together with rayClusterSpec' if has_spec else ''})",
             "spec.clusterSelector",
             fix="give the job its own rayClusterSpec, or drop the queue label (local_queue=)",
+        )
+        return
+    if has_selector:
+        return  # accepted and left unmanaged: kueue-rayjob-unmanaged
+    if not has_spec and version >= SELECTOR_UNMANAGED_SINCE:
+        yield Violation(
+            f"{kueue}'s webhook requires rayClusterSpec on a Kueue-managed RayJob that selects no cluster",
+            "spec.rayClusterSpec",
+            fix="give the job its own rayClusterSpec",
         )
         return
     if spec.get("shutdownAfterJobFinishes") is not True:
@@ -65,10 +79,11 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayJob",),
-    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that selects an existing cluster, keeps its cluster after finishing, or has more PodSets than a workload holds.",
+    rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that keeps its cluster after finishing, has more PodSets than a workload holds, or selects an existing cluster (before v0.15; from v0.15 a selector-only RayJob is accepted and left unmanaged). Judged by the kueue_version option (default: the newest Kueue release).",
     fix="Set shutdownAfterJobFinishes: true on a RayJob with its own rayClusterSpec (no clusterSelector).",
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
     violating_path="spec.shutdownAfterJobFinishes",
 )
+

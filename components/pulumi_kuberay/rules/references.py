@@ -1,0 +1,229 @@
+"""Names and references real manifests get wrong before any KubeRay logic runs: a ``metadata.namespace`` the
+API server refuses, an image that is no image reference (an unrendered template placeholder, spaces, upper
+case), a ``rayVersion`` that is no version, and deprecated fields KubeRay ignores. Plain Python, no pulumi.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from . import _examples as ex
+from ._engine import KINDS, Context, Violation, declare
+from ._paths import as_dict, as_list, as_str, cluster_specs, is_unknown, join, placeholders, pod_templates
+from ._paths import placeholder_note as _placeholder_note
+
+# --------------------------------------------------------------------------------------------------
+# metadata.namespace (the API server's ValidateObjectMetaAccessor: ValidateNamespaceName, a DNS-1123 label)
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def _check_namespace(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    meta = manifest.get("metadata")
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    if namespace is None or is_unknown(namespace) or not isinstance(namespace, str):
+        return  # absent: the request's namespace; another type: a schema finding
+    if namespace == "":
+        return  # the API server treats an empty namespace as unset (the request's namespace)
+    if len(namespace) > 63 or not _DNS1123_LABEL.fullmatch(namespace):
+        yield Violation(
+            f"namespace {namespace!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit); the API server rejects the object{_placeholder_note(namespace)}",
+            "metadata.namespace",
+        )
+
+
+def _with_namespace(namespace: str) -> dict[str, Any]:
+    doc = ex.base_cluster()
+    doc["metadata"]["namespace"] = namespace
+    return doc
+
+
+declare(
+    id="metadata-namespace-invalid",
+    title="metadata.namespace the API server rejects",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="The API server validates metadata.namespace of every namespaced object as a DNS-1123 label (ValidateNamespaceName): documentation placeholders such as '<your-namespace>' or an upper-case name make the create fail.",
+    fix="Use the namespace's real name: lower-case letters, digits and '-', at most 63 characters.",
+    check=_check_namespace,
+    compliant=_with_namespace("ray-system"),
+    violating=_with_namespace("<your-namespace>"),
+    violating_path="metadata.namespace",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Image references (the grammar of github.com/distribution/reference, which the kubelet applies: InvalidImageName)
+
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*"
+_DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
+_REFERENCE = re.compile(  # text-block
+    rf"(?:{_DOMAIN}/)?{_COMPONENT}(?:/{_COMPONENT})*"  # name
+    r"(?::[\w][\w.-]{0,127})?"  # tag
+    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"  # digest
+)
+
+
+def image_reference_error(image: str) -> str | None:
+    """Why ``image`` is not a valid image reference (None if it is)."""
+    if not image.strip():
+        return "is empty"
+    if _REFERENCE.fullmatch(image) is None and placeholders(image):
+        return "is not a valid image reference: it holds a template placeholder"
+    if any(c.isspace() for c in image):
+        return "contains white space"
+    if _REFERENCE.fullmatch(image):
+        return None
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    repository = name[: len(name) - len(last)] + last.split(":", 1)[0]
+    path = repository.split("/", 1)[1] if "/" in repository and _looks_like_domain(repository) else repository
+    if path != path.lower():
+        return "has upper case in the repository (only the registry host may have it)"
+    return "is not a valid image reference ([registry/]repository[:tag][@digest])"
+
+
+def _looks_like_domain(repository: str) -> bool:
+    first = repository.split("/", 1)[0]
+    return "." in first or ":" in first or first == "localhost"
+
+
+_SHELL_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+#: A reference whose only flaw is shell-style variables: valid once envsubst has replaced them.
+_ENV_ONLY = re.compile(r"(?:[a-z0-9._:/@-]|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _images(manifest: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    for template in pod_templates(manifest):
+        for key in ("initContainers", "containers"):
+            for i, container in enumerate(as_list(template.pod_spec.get(key))):
+                if isinstance(container, dict) and "image" in container:
+                    yield join(template.spec_path, key, i, "image"), container["image"]
+    for ref in cluster_specs(manifest):
+        options = as_dict(ref.spec.get("autoscalerOptions"))
+        if "image" in options:
+            yield ref.path("autoscalerOptions.image"), options["image"]
+
+
+def _check_images(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for path, image in _images(manifest):
+        if not isinstance(image, str) or is_unknown(image):
+            continue
+        error = image_reference_error(image)
+        if error is None:
+            continue
+        if _ENV_ONLY.fullmatch(image) and _SHELL_VAR.search(image):
+            # A file written for envsubst (KubeRay's own vLLM TPU sample is one): a template, not a mistake.
+            yield Violation(
+                f"image {image!r} is an unrendered template{_placeholder_note(image)}; applied as it is, the kubelet refuses it (InvalidImageName)",
+                path,
+                severity="high",
+            )
+            continue
+        yield Violation(
+            f"image {image!r} {error}{_placeholder_note(image)}; the kubelet refuses to pull it (InvalidImageName) and the Pod never starts",
+            path,
+        )
+
+
+def _with_image(image: str) -> dict[str, Any]:
+    doc = ex.base_cluster()
+    doc["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = image
+    return doc
+
+
+declare(
+    id="image-reference-invalid",
+    title="Container image that is not a valid image reference",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rationale="The API server stores any string as an image, but the kubelet parses it as a reference ([registry/]repository[:tag][@digest], lower-case repository) and fails the container with InvalidImageName: placeholders ('<your-image>', '{{ .Values.image }}'), spaces or upper case in the repository leave every Pod of the group pending. A reference made only of shell variables ('$REGISTRY/ray:$TAG', '${IMAGE}') is a file written for envsubst: high, not critical.",
+    fix="Render the template (envsubst, helm template) or write the image: e.g. 'rayproject/ray:2.52.0'.",
+    check=_check_images,
+    compliant=_with_image("registry.example.com:5000/ml/ray:2.52.0-py311"),
+    violating=_with_image("<your-image>"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].image",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# rayVersion (KubeRay reads it with k8s version.ParseGeneric when it picks features)
+
+_VERSION = re.compile(r"\s*v?[0-9]+\.[0-9]+(\.[0-9]+)*.*")
+
+
+def _check_ray_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        value = ref.spec.get("rayVersion")
+        text = as_str(value)
+        if text is None or is_unknown(value) or not text or _VERSION.fullmatch(text):
+            continue
+        yield Violation(
+            f"rayVersion {text!r} is not a version{_placeholder_note(text)}; KubeRay reads it to pick what a Ray release supports (token auth needs >= 2.52, the job submitter's metadata >= 2.6), and an unreadable one turns those features off or makes them fail",
+            ref.path("rayVersion"),
+        )
+
+
+def _with_ray_version(version: str) -> dict[str, Any]:
+    doc = ex.base_cluster()
+    doc["spec"]["rayVersion"] = version
+    return doc
+
+
+declare(
+    id="ray-version-invalid",
+    title="rayVersion that is not a version",
+    severity="medium",
+    category="correctness",
+    kinds=KINDS,
+    rationale="KubeRay parses rayVersion (version.ParseGeneric) to decide what the Ray release supports; 'latest', a template placeholder ('${RAY_VERSION}') or a tag name is not a version, so those checks fail or assume the oldest behaviour. The API server stores any string.",
+    fix="Set rayVersion to the Ray release of the image, e.g. '2.52.0'.",
+    check=_check_ray_version,
+    compliant=_with_ray_version("2.52.0"),
+    violating=_with_ray_version("${RAY_VERSION}"),
+    violating_path="spec.rayVersion",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Deprecated fields KubeRay v1.7.0 still accepts and ignores
+
+_DEPRECATED_SERVICE_FIELDS = ("serviceUnhealthySecondThreshold", "deploymentUnhealthySecondThreshold")
+
+
+def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    if manifest.get("apiVersion") == "ray.io/v1alpha1":
+        yield Violation(
+            "apiVersion ray.io/v1alpha1 is deprecated: the v1.7.0 CRD still serves it (with a warning) but it receives no new fields and KubeRay 1.9 removes it",
+            "apiVersion",
+            fix="use apiVersion ray.io/v1",
+            severity="medium",
+        )
+    spec = manifest.get("spec")
+    if manifest.get("kind") != "RayService" or not isinstance(spec, dict):
+        return
+    for name in _DEPRECATED_SERVICE_FIELDS:
+        if name in spec:
+            yield Violation(
+                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low"
+            )
+
+
+declare(
+    id="kuberay-field-deprecated",
+    title="Deprecated apiVersion or field",
+    severity="medium",
+    category="hygiene",
+    kinds=KINDS,
+    rationale="RayService's serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold are still in the CRD but unused since KubeRay v1.1: setting them changes nothing (low). ray.io/v1alpha1 is still served by the v1.7.0 CRDs with a deprecation warning and goes away in KubeRay 1.9 (medium).",
+    fix="Remove the field.",
+    check=_check_deprecated,
+    compliant=ex.example_service(),
+    violating=ex.example_service(serviceUnhealthySecondThreshold=900),
+    violating_path="spec.serviceUnhealthySecondThreshold",
+)

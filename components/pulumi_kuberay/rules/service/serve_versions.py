@@ -1,0 +1,125 @@
+"""Serve config keys judged by the Ray release the RayService runs (its head image tag, else ``rayVersion``, else
+the newest): a key that release deprecates, drops or rejects, from the table generated out of Ray's own
+``ray.serve.schema`` (``model/_serve_versions.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
+
+from .._engine import Context, Severity, Violation, declare
+from .._examples import TWO_APPS, serve_service
+from .._serve_config import BASE, serve_config
+
+_SECTION_NAMES = {"config": "top-level", "application": "application"}
+
+
+def _what(verdict: KeyVerdict) -> str:
+    return f"{_SECTION_NAMES.get(verdict.section, verdict.section)} key {verdict.key!r}"
+
+
+def _instead(verdict: KeyVerdict) -> str:
+    return f"use {verdict.replacement}" if verdict.replacement else "remove it"
+
+
+def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
+    """(message, fix, severity) for a verdict that is not plain acceptance."""
+    release = verdict.release
+    if verdict.status == "deprecated":
+        removal = (
+            f"; Ray {verdict.removed_in} and later drop it, so the setting stops working on upgrade"
+            if verdict.removed_in
+            else ""
+        )
+        return (
+            f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): still accepted{removal}",
+            f"Replace it: {_instead(verdict)}.",
+            "medium" if verdict.removed_in else "low",
+        )
+    if verdict.removed_in and release.index > 0:
+        known = f"Ray {verdict.removed_in} dropped it"
+        if verdict.replacement:
+            known += f" (renamed: {verdict.replacement})"
+    else:
+        known = f"it needs Ray >= {verdict.first}"
+    if verdict.status == "rejected":
+        effect = "its Serve schema refuses the whole config, so no application is deployed"
+    else:
+        effect = "its Serve schema drops the key without a word, so the setting has no effect"
+    return (
+        f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
+        f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
+        "critical",
+    )
+
+
+def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
+    """The keys the release does not take (``deprecated`` False), or the ones it takes as deprecated (True).
+
+    Two rules, so that the policy pack enforces them apart (a policy has one enforcement level)."""
+
+    def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        config = serve_config(manifest)
+        if config is None:
+            return
+        release = release_of_service(manifest)
+        for section, key, path in iter_serve_keys(config, BASE):
+            verdict = judge_key(section, key, release)
+            if verdict.status in ("accepted", "unknown"):
+                continue  # a key no release knows is a misspelling: serve-config-unknown-key
+            if (verdict.status == "deprecated") != deprecated:
+                continue
+            message, fix, severity = _message(verdict)
+            yield Violation(message, path, fix=fix, severity=severity)
+
+    return check
+
+
+_OLD_KEY = "        num_replicas: 1\n        max_concurrent_queries: 8\n"
+
+
+def _pinned(doc: dict[str, Any], version: str) -> dict[str, Any]:
+    """The example RayService running Ray ``version`` (rayVersion and every image)."""
+    cluster = doc["spec"]["rayClusterConfig"]
+    cluster["rayVersion"] = version
+    for group in [cluster["headGroupSpec"], *cluster.get("workerGroupSpecs", [])]:
+        for container in group["template"]["spec"]["containers"]:
+            container["image"] = f"rayproject/ray:{version}"
+    return doc
+
+
+declare(
+    id="serve-config-key-version",
+    title="Serve config key that the RayService's Ray release drops or refuses",
+    severity="critical",
+    category="correctness",
+    kinds=("RayService",),
+    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config came in 2.48. Serve's schemas drop a key they do not know without a word (logging_config refuses it), so a key the running release does not know has no effect. The release is the head image's tag, else rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of every release from 2.9 where it changed.",
+    fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
+    check=_checker(deprecated=False),
+    compliant=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
+    ),
+    violating=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
+    ),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
+)
+declare(
+    id="serve-config-key-deprecated",
+    title="Serve config key that the RayService's Ray release still takes but deprecates",
+    severity="medium",
+    category="hygiene",
+    kinds=("RayService",),
+    rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), but a later release drops it without a word: medium when a later release already dropped it (the setting stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
+    fix="Use the new key the message names.",
+    check=_checker(deprecated=True),
+    compliant=serve_service(
+        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
+    ),
+    violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
+    violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
+)
