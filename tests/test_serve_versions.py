@@ -7,8 +7,9 @@ import pytest
 from pulumi_kuberay.model import serve
 from pulumi_kuberay.model._serve_versions import KEYS, RAY_VERSIONS
 from pulumi_kuberay.model.serve_versions import judge_key, parse_ray_version, release_of_service, serve_release
+from pydantic import BaseModel
 
-MODELS = {
+MODELS: dict[str, type[BaseModel]] = {
     "config": serve.ServeConfig,
     "application": serve.ServeApplication,
     "deployment": serve.ServeDeployment,

@@ -63,7 +63,9 @@ if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
 from engine.conftest import (  # noqa: E402
-    REPO_VENV,
+    REPO_VENV as REPO_VENV,
+)
+from engine.conftest import (
     Run,
     Workspace,
     copy_project,

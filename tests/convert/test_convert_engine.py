@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -63,9 +64,9 @@ def test_converted_input_previews_and_renders_the_same_objects(
     )  # fmt: skip
     assert convert.returncode == 0, convert.stderr
     if extra:
-        rendered = render_values(yaml.safe_load(path.read_text()) or {}, namespace="ml")
-        replace_helm_labels(rendered)  # the deliberate difference: Helm's own labels are false under Pulumi
-        originals = [rendered]
+        from_values = render_values(yaml.safe_load(path.read_text()) or {}, namespace="ml")
+        replace_helm_labels(from_values)  # the deliberate difference: Helm's own labels are false under Pulumi
+        originals: list[Any] = [from_values]
     else:
         originals = [d for d in yaml.safe_load_all(path.read_text()) if is_ray(d)]
     workspace = make_workspace(tmp_path, pulumi_cli, program=project)

@@ -145,8 +145,8 @@ def m_network_policy(draw: st.DrawFn, doc: JsonDict) -> str:
     where = draw(st.sampled_from(["head", "worker", "workerGroups"]))
     if rule:
         if where == "workerGroups":
-            group = draw(st.sampled_from(["cpu", "other"]))
-            policy["workerGroups"] = [{"groupName": group, rule: [{}]}]
+            group_name = draw(st.sampled_from(["cpu", "other"]))
+            policy["workerGroups"] = [{"groupName": group_name, rule: [{}]}]
         else:
             policy[where] = {rule: [{}]}
     cluster["networkPolicy"] = policy

@@ -12,7 +12,7 @@ import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import LATEST_VERSION, format_version
 
-from ._generate import base
+from ._generate_base import base
 from ._oracle import Oracle, find_oracles
 
 JsonDict = dict[str, Any]
