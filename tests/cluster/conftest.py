@@ -65,7 +65,7 @@ if str(TESTS_DIR) not in sys.path:
 from engine.conftest import (  # noqa: E402
     REPO_VENV as REPO_VENV,
 )
-from engine.conftest import (
+from engine.conftest import (  # noqa: E402
     Run,
     Workspace,
     copy_project,
