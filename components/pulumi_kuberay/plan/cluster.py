@@ -186,7 +186,7 @@ def plan_cluster(
             version=version,
             source=source,
         )
-    facts: dict[str, Any] = {"hash_changed": old_hash != new_hash, "new_hash": new_hash}
+    facts: dict[str, Any] = {"hash_changed": old_hash != new_hash, "old_hash": old_hash, "new_hash": new_hash}
     was_suspended, suspended = old_spec.get("suspend") is True, new_spec.get("suspend") is True
     if suspended and not was_suspended:
         return Change(
@@ -224,6 +224,7 @@ def plan_cluster(
             facts=facts,
         )
     recreate, recreate_note = _recreate_decision(new_spec, old_hash, new_hash, op, live)
+    facts["recreate"] = recreate
     in_place, left = _scaling(old_spec, new_spec, recreate)
     template_paths = [p for p in paths if not _is_muted(p) and not _group_added_or_removed(p)]
     existing_changed = old_hash != new_hash and _existing_groups_hash_changed(old_spec, new_spec, op)

@@ -298,11 +298,19 @@ def plan_service(
     notes: list[str] = []
     facts: dict[str, Any] = {"cluster_hash_changed": active is not None and not decider.hash_equal(active, False)}
     in_place: list[str] = []
-    if decider.should_update(active, True, upgrading) and active is not None:
+    facts["zero_downtime"] = zero_downtime(spec, op)
+    facts["incremental"] = incremental_enabled(spec, op)
+    facts["update_active"] = decider.should_update(active, True, upgrading)
+    if facts["update_active"] and active is not None:
         if active.version != op.version_text:
             in_place.append(
                 f"the active cluster was made by KubeRay {active.version or '(unknown)'}: it is rewritten in place "
                 "with the new rayClusterConfig (no new cluster; running Pods keep their spec)"
+            )
+        elif op.version < (1, 7, 0) and (goal.get("suspend") is True) != active.suspend:
+            in_place.append(
+                "rayClusterConfig.suspend differs from the active cluster's: it is updated in place (v1.6 passes "
+                "suspend on; v1.7 applies it only when a cluster is created)"
             )
         elif not decider.hash_equal(active, False):
             added = len(goal.get("workerGroupSpecs") or []) - int(active.groups or 0)
@@ -314,6 +322,8 @@ def plan_service(
         in_place.append(f"the cluster being prepared ({pending.name}) is updated in place")
         pending = decider.written(pending)
     prepare = decider.should_prepare(spec, active, pending, rollback)
+    facts["prepare_new"] = prepare
+    facts["serve_submit"] = serve_changed and not prepare and pending is None
     delay = spec.get("rayClusterDeletionDelaySeconds")
     delay = delay if isinstance(delay, int) else DEFAULT_DELETION_DELAY_SECONDS
     if prepare:
@@ -360,6 +370,13 @@ def plan_service(
             reason += " with the RayServiceIncrementalUpgrade gate off"
         what = ", ".join(_fields.describe_all([p for p in paths if not _muted(p)])) or "rayClusterConfig"
         notes.insert(0, f"the cluster change ({what}) is ignored ({reason}): the running cluster keeps the old spec")
+    elif (
+        paths and not in_place and all(_muted(p) for p in paths) and any(p[-1].strip("+-") == "suspend" for p in paths)
+    ):
+        notes.append(
+            "rayClusterConfig.suspend is applied only when a cluster is created (v1.7; Kueue owns it afterwards): "
+            "the active cluster is not changed"
+        )
     elif paths and not in_place and all(_muted(p) for p in paths):
         notes.append(
             "worker replicas/minReplicas/maxReplicas are outside KubeRay's hash: the active cluster is not updated "
