@@ -27,7 +27,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from pulumi_kuberay.plan import hashing, plan_change
 from pulumi_kuberay.plan._cases import CASES, Case, cluster_spec
 
@@ -79,9 +78,7 @@ def version_oracles() -> tuple[VersionOracle, ...]:
     """Every oracle build the entries name whose binary has the ``plan`` command."""
     found = []
     for entry in _entries():
-        env = dict(
-            line.split("=", 1) for line in (Path(entry) / "oracle.env").read_text().splitlines() if "=" in line
-        )
+        env = dict(line.split("=", 1) for line in (Path(entry) / "oracle.env").read_text().splitlines() if "=" in line)
         binary = str(Path(entry) / "bin" / "kuberay-oracle")
         version = tuple(int(p) for p in env["operator_version"].lstrip("v").split("."))
         found.append(VersionOracle(binary, env["crd_dir"], (version[0], version[1], version[2])))
@@ -93,7 +90,10 @@ def oracles() -> tuple[VersionOracle, ...]:
     found = version_oracles()
     if not found:
         message = "oracle tier skipped: no kuberay-oracle builds (run scripts/ensure-oracle)"
-        if os.environ.get("PULUMI_KUBERAY_REQUIRE_ORACLE") == "1" and os.environ.get("PULUMI_KUBERAY_ORACLE") != "skipped":
+        if (
+            os.environ.get("PULUMI_KUBERAY_REQUIRE_ORACLE") == "1"
+            and os.environ.get("PULUMI_KUBERAY_ORACLE") != "skipped"
+        ):
             pytest.fail(message)
         pytest.skip(message)
     return found
@@ -185,9 +185,38 @@ def test_plan_agrees_with_the_operator(oracles: tuple[VersionOracle, ...], case:
 # ---- the hash, byte for byte ----------------------------------------------------------------------------------
 
 QUANTITIES = (
-    "1", "1000m", "0.5", "1.5", "100m", "1E3", "1e3", "+1", "1024Mi", "1536Mi", "1.5Gi", "1000", "0m", "1e-12",
-    "2000", "0.1Ki", "12e6", "5e-1", ".5", "1.", "0.0000000001", "123456789012345678", "9223372036854775807Ki",
-    "8Ei", "1e21", "1073741824", "00100m", 1, 0.5, 2.0, 1e3, 12345.678,
+    "1",
+    "1000m",
+    "0.5",
+    "1.5",
+    "100m",
+    "1E3",
+    "1e3",
+    "+1",
+    "1024Mi",
+    "1536Mi",
+    "1.5Gi",
+    "1000",
+    "0m",
+    "1e-12",
+    "2000",
+    "0.1Ki",
+    "12e6",
+    "5e-1",
+    ".5",
+    "1.",
+    "0.0000000001",
+    "123456789012345678",
+    "9223372036854775807Ki",
+    "8Ei",
+    "1e21",
+    "1073741824",
+    "00100m",
+    1,
+    0.5,
+    2.0,
+    1e3,
+    12345.678,
 )
 
 
@@ -212,7 +241,7 @@ def _sample_specs() -> Iterator[tuple[str, dict[str, Any]]]:
         spec["headGroupSpec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": value}}
         yield f"quantity {value!r}", spec
     odd = copy.deepcopy(cluster_spec())
-    odd["rayVersion"] = "<&>\u2028\t é ☃ \"\\"
+    odd["rayVersion"] = '<&>\u2028\t é ☃ "\\'
     odd["headGroupSpec"]["rayStartParams"] = {"b": "1", "a": "2", "é": "x"}
     odd["suspend"] = False
     odd["workerGroupSpecs"][0]["numOfHosts"] = 1
@@ -255,8 +284,16 @@ def test_committed_type_tables_are_the_oracles(oracles: tuple[VersionOracle, ...
         dump.write_text(types)
         out = tmp_path / f"table-{oracle.label}.json"
         subprocess.run(
-            [sys.executable, str(REPO / "tools" / "gen_plan_types.py"), "--types", str(dump), "--crd",
-             str(Path(oracle.crd_dir) / "ray.io_rayclusters.yaml"), "--out", str(out)],
+            [
+                sys.executable,
+                str(REPO / "tools" / "gen_plan_types.py"),
+                "--types",
+                str(dump),
+                "--crd",
+                str(Path(oracle.crd_dir) / "ray.io_rayclusters.yaml"),
+                "--out",
+                str(out),
+            ],
             check=True,
             capture_output=True,
         )

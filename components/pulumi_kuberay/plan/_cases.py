@@ -99,7 +99,8 @@ Edit = Callable[[JsonDict], None]
 def _cluster(manifest: JsonDict) -> JsonDict:
     """The RayClusterSpec inside a manifest (RayCluster, RayService, RayJob)."""
     spec: JsonDict = manifest["spec"]
-    return spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec  # type: ignore[no-any-return]
+    found: JsonDict = spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec
+    return found
 
 
 def image(manifest: JsonDict) -> None:

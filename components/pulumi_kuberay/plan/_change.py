@@ -71,18 +71,18 @@ class Resources:
 
 
 def _cpu(millis: int) -> str:
-    return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
+    """``16``, ``16.5``, ``500m``."""
+    if millis % 1000 == 0:
+        return str(millis // 1000)
+    return f"{millis / 1000:g}" if millis >= 1000 else f"{millis}m"
 
 
 def _memory(size: int) -> str:
+    """``16Gi``, ``96.5Gi``, ``512Mi``: the largest binary unit, with at most one decimal."""
     for suffix, power in (("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)):
         unit = 1 << power
-        if size >= unit and size % unit == 0:
-            return f"{size // unit}{suffix}"
-    for suffix, power in (("Ti", 40), ("Gi", 30), ("Mi", 20)):
-        unit = 1 << power
         if size >= unit:
-            return f"{size / unit:.1f}{suffix}"
+            return f"{round(size / unit, 1):g}{suffix}"
     return str(size)
 
 

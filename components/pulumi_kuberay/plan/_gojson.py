@@ -125,7 +125,8 @@ def decode(types: TypeTable, ref: str, value: Any, path: str = "spec", *, api_se
             raise GoDecodeError(f"{path}: expected a string, got {type(value).__name__} {value!r}")
         return value
     if ref in ("int", "uint"):
-        if not _is_go_int(value) or isinstance(value, float):
+        # An integral float is an integer on the wire (Pulumi's property values are floats; JSON writes 1000).
+        if not _is_go_int(value):
             raise GoDecodeError(f"{path}: expected an integer, got {value!r}")
         return int(value)
     if ref == "bool":
@@ -194,7 +195,7 @@ def _decode_custom(ref: str, value: Any, path: str) -> Any:
     if name == "IntOrString":
         if isinstance(value, str):
             return IntOrString(True, value)
-        if _is_go_int(value) and not isinstance(value, float):
+        if _is_go_int(value):
             return IntOrString(False, int(value))
         raise GoDecodeError(f"{path}: expected an integer or a string, got {value!r}")
     if name == "Time":
