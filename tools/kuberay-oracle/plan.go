@@ -141,6 +141,9 @@ func decideCluster(server *apiServer, c *planCase) map[string]any {
 	if err := planStored(server, c.New, &newRC); err != nil {
 		return map[string]any{"error": "new: " + err.Error()}
 	}
+	// rayClusterReconcile applies setDefaults to the object before it hashes or decides anything.
+	rayctrl.OracleSetDefaults(&oldRC)
+	rayctrl.OracleSetDefaults(&newRC)
 	hashOld, err1 := utils.GenerateHashWithoutReplicasAndWorkersToDelete(oldRC.Spec)
 	hashNew, err2 := utils.GenerateHashWithoutReplicasAndWorkersToDelete(newRC.Spec)
 	if err1 != nil || err2 != nil {

@@ -80,7 +80,11 @@ def ray_job(name: str = "plan-rj") -> JsonDict:
         "apiVersion": "ray.io/v1",
         "kind": "RayJob",
         "metadata": {"name": name},
-        "spec": {"entrypoint": "python -c 'print(1)'", "rayClusterSpec": cluster_spec()},
+        "spec": {
+            "entrypoint": "python -c 'print(1)'",
+            "shutdownAfterJobFinishes": True,
+            "rayClusterSpec": cluster_spec(),
+        },
     }
 
 
@@ -141,6 +145,13 @@ def tolerations(manifest: JsonDict) -> None:
 
 def ray_start_params(manifest: JsonDict) -> None:
     _cluster(manifest)["headGroupSpec"]["rayStartParams"] = {"num-cpus": "0"}
+
+
+def drop_start_params(manifest: JsonDict) -> None:
+    spec = _cluster(manifest)
+    del spec["headGroupSpec"]["rayStartParams"]
+    for group in spec["workerGroupSpecs"]:
+        del group["rayStartParams"]
 
 
 def to_recreate(manifest: JsonDict) -> None:
@@ -222,7 +233,7 @@ class Case:
         old = self.old()
         annotations = {hashing.KUBERAY_VERSION_ANNOTATION: self.live_version}
         if self.kind == "RayCluster":
-            annotations[hashing.RECREATE_HASH_ANNOTATION] = hashing.cluster_spec_hash(old["spec"], self.version)
+            annotations[hashing.RECREATE_HASH_ANNOTATION] = hashing.raycluster_hash(old["spec"], self.version)
             return Live(obj=old, head_pods=({"metadata": {"annotations": annotations}},))
         config = old["spec"]["rayClusterConfig"]
         annotations[hashing.SERVICE_HASH_ANNOTATION] = hashing.service_goal_hash(config, self.version)
@@ -374,6 +385,16 @@ CASES: tuple[Case, ...] = (
         "recreate-pods",
         lambda: ray_cluster(strategy="Recreate"),
         (suspend_false,),
+    ),
+    Case(
+        "rc-start-params-dropped-recreate",
+        "RayCluster",
+        "rayStartParams: {} left out",
+        "Recreate",
+        "-",
+        "none",
+        lambda: ray_cluster(strategy="Recreate"),
+        (drop_start_params,),
     ),
     Case(
         "rc-labels",
@@ -611,6 +632,7 @@ CASES: tuple[Case, ...] = (
         ray_job,
         (entrypoint,),
         mode="apply",
+        kwok="the RayJob keeps its cluster",
     ),
     Case(
         "rj-suspend-apply",
@@ -622,6 +644,7 @@ CASES: tuple[Case, ...] = (
         ray_job,
         (suspend,),
         mode="apply",
+        kwok="the RayJob's cluster is deleted",
     ),
     Case(
         "rcj-template",

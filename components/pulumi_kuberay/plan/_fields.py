@@ -7,6 +7,7 @@ come from the operator's own hashes and fields (``hashing``, ``cluster``, ``serv
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -33,6 +34,19 @@ def _named(items: Sequence[Any], list_field: str) -> dict[str, Any] | None:
             return None
         out[name] = item
     return out
+
+
+def as_stored(spec: Mapping[str, Any], version: tuple[int, int, int]) -> Any:
+    """A RayClusterSpec as the operator reads it (the API server's defaults and pruning, Go's canonical
+    quantities, empty lists dropped), so that only what the operator can tell apart counts as a change; the
+    spec as given when it cannot be read so."""
+    from pulumi_kuberay.plan import _gojson, hashing
+
+    try:
+        types = hashing.types_for(version)
+        return json.loads(_gojson.go_json(types, spec))
+    except (LookupError, ValueError):
+        return spec
 
 
 def changed_paths(old: Any, new: Any, path: Path = ()) -> list[Path]:

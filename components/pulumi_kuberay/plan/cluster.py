@@ -117,7 +117,7 @@ def _existing_groups_hash_changed(old_spec: Mapping[str, Any], new_spec: Mapping
         return {**spec, "workerGroupSpecs": groups}
 
     both = old_names & new_names
-    return hashing.cluster_spec_hash(keep(old_spec, both), op.version) != hashing.cluster_spec_hash(
+    return hashing.raycluster_hash(keep(old_spec, both), op.version) != hashing.raycluster_hash(
         keep(new_spec, both), op.version
     )
 
@@ -169,11 +169,14 @@ def plan_cluster(
             version=version,
             source=source,
         )
-    paths = _fields.changed_paths(old_spec, new_spec)
+    paths = _fields.changed_paths(
+        _fields.as_stored(hashing.with_controller_defaults(old_spec), op.version),
+        _fields.as_stored(hashing.with_controller_defaults(new_spec), op.version),
+    )
     changed = _fields.describe_all(paths)
     try:
-        old_hash = hashing.cluster_spec_hash(old_spec, op.version)
-        new_hash = hashing.cluster_spec_hash(new_spec, op.version)
+        old_hash = hashing.raycluster_hash(old_spec, op.version)
+        new_hash = hashing.raycluster_hash(new_spec, op.version)
     except hashing.UnmodelledVersion as exc:
         return Change(KIND, name, "unknown", str(exc), changed=changed, version=version, source=source)
     except GoDecodeError as exc:

@@ -9,8 +9,10 @@ between nothing, an in-place update and a new cluster. The hash leaves out what 
 ``schedulingGates`` of every pod template), the ``upgradeStrategy``, and for a RayService in v1.7 ``suspend``
 (``rayClusterSpecForHashing``).
 
-The values are byte-for-byte the operator's (tests/oracle/test_plan_hash.py), so they can be compared with the
-annotations of live objects.
+The values are byte-for-byte the operator's (tests/oracle/test_plan_differential.py), so they can be compared
+with the annotations of live objects. The RayCluster controller hashes its object after its ``setDefaults``
+(:func:`raycluster_hash`; found on the local control plane, where the head Pods carried a hash the plain spec
+did not give); the RayService controller hashes its ``rayClusterConfig`` as stored (:func:`service_goal_hash`).
 """
 
 from __future__ import annotations
@@ -82,6 +84,29 @@ def cluster_spec_hash(spec: Mapping[str, Any], version: Version) -> str:
     return _gojson.json_hash(_gojson.encode(types, types.root, _muted(decoded)))
 
 
+def with_controller_defaults(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The RayCluster controller's ``setDefaults``, which every reconcile applies in memory before anything else:
+    a missing ``rayStartParams`` of the head or of a worker group becomes ``{}`` (the field has no
+    ``omitempty``, so ``null`` and ``{}`` hash differently; the RayService controller hashes without it)."""
+    out = dict(spec)
+    head = out.get("headGroupSpec")
+    if isinstance(head, Mapping) and head.get("rayStartParams") is None:
+        out["headGroupSpec"] = {**head, "rayStartParams": {}}
+    groups = out.get("workerGroupSpecs")
+    if isinstance(groups, list):
+        out["workerGroupSpecs"] = [
+            {**g, "rayStartParams": {}} if isinstance(g, Mapping) and g.get("rayStartParams") is None else g
+            for g in groups
+        ]
+    return out
+
+
+def raycluster_hash(spec: Mapping[str, Any], version: Version) -> str:
+    """The hash the RayCluster controller writes on the head Pod and compares for ``Recreate``:
+    :func:`cluster_spec_hash` of the spec after its ``setDefaults``."""
+    return cluster_spec_hash(with_controller_defaults(spec), version)
+
+
 def service_goal_spec(cluster_config: Mapping[str, Any], version: Version) -> dict[str, Any]:
     """``rayClusterSpecForHashing``: the RayService's rayClusterConfig as hashed (v1.7 leaves ``suspend`` out:
     it is passed to the RayCluster at creation only)."""
@@ -108,7 +133,9 @@ __all__ = [
     "SERVICE_HASH_ANNOTATION",
     "UnmodelledVersion",
     "cluster_spec_hash",
+    "raycluster_hash",
     "service_goal_hash",
     "service_goal_spec",
     "types_for",
+    "with_controller_defaults",
 ]

@@ -245,7 +245,9 @@ def plan_service(
             version=version,
             source=source,
         )
-    paths = _fields.changed_paths(_dict(old_spec.get("rayClusterConfig")), goal)
+    paths = _fields.changed_paths(
+        _fields.as_stored(_dict(old_spec.get("rayClusterConfig")), op.version), _fields.as_stored(goal, op.version)
+    )
     changed = _fields.describe_all(paths)
     serve_changed, serve_words = serve_changes(old_spec.get("serveConfigV2"), spec.get("serveConfigV2"))
     if serve_changed:
@@ -355,12 +357,12 @@ def plan_service(
             wait="switch",
             facts=facts,
         )
+    current = pending or active
     swallowed = (
-        active is not None
-        and not decider.hash_equal(active, False)
-        and not decider.hash_equal(active, True)
+        current is not None
+        and not decider.hash_equal(current, False)
+        and not decider.hash_equal(current, True)
         and not rollback
-        and pending is None
     )
     if swallowed:
         facts["cluster_change_ignored"] = True

@@ -35,6 +35,10 @@ func OracleShouldRecreatePodsForUpgrade(cluster *rayv1.RayCluster, headPods []co
 	return r.shouldRecreatePodsForUpgrade(context.Background(), cluster)
 }
 
+// OracleSetDefaults is the RayCluster controller's setDefaults (applied in memory on every reconcile, before the
+// spec hash is computed).
+func OracleSetDefaults(cluster *rayv1.RayCluster) { setDefaults(cluster) }
+
 // OracleConstructRayClusterForRayService is constructRayClusterForRayService (the RayCluster, with its hash,
 // worker-group-count and version annotations, that the RayService controller creates or writes).
 func OracleConstructRayClusterForRayService(rs *rayv1.RayService, name string) (*rayv1.RayCluster, error) {
