@@ -17,6 +17,7 @@ from pulumi_kubernetes import Provider
 # The program directory is on sys.path when Pulumi runs it; make that explicit for runpy-based test runs too.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from pulumi_kuberay.resources._change_plan import renders_to
 from pulumi_kuberay.resources._component_await import watch_with
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
@@ -30,7 +31,8 @@ from settings import StackConfigError, StackSettings, load_settings, read_config
 def build_provider(settings: StackSettings) -> Provider:
     """One explicit provider per stack: render to a directory (no cluster) or a kubeconfig/context."""
     if settings.render_dir:
-        return Provider("k8s", render_yaml_to_directory=settings.render_dir)
+        # The components' change plan reads a replaced RayJob's previous file there (see docs/changes.md).
+        return renders_to(Provider("k8s", render_yaml_to_directory=settings.render_dir), settings.render_dir)
     provider = Provider("k8s", kubeconfig=settings.kubeconfig, context=settings.kube_context)
     # The components wait for their objects themselves, on the same cluster (see docs/troubleshooting.md).
     return watch_with(provider, kubeconfig=settings.kubeconfig, context=settings.kube_context)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 
@@ -34,8 +34,15 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.model._errors import ManifestError, Problem
-from pulumi_kuberay.resources import _inputs
-from pulumi_kuberay.resources._component_await import DEFAULT_TIMEOUT_SECONDS, AwaitPlan, awaited_status, plan_await
+from pulumi_kuberay.plan import Change, Operator
+from pulumi_kuberay.resources import _change_plan, _inputs
+from pulumi_kuberay.resources._component_await import (
+    DEFAULT_TIMEOUT_SECONDS,
+    AwaitPlan,
+    awaited_status,
+    cluster_access,
+    plan_await,
+)
 from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
@@ -55,6 +62,7 @@ from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules.target import Target
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 
@@ -136,6 +144,8 @@ class Built(Generic[SpecT]):
     """What a kind keeps for its outputs (e.g. the selected cluster's outputs)."""
     wait_plan: AwaitPlan | None = None
     """How ``pulumi up`` waits for the object (``_component_await.plan_await``)."""
+    target: Target | None = None
+    """What the object is checked against (operator version and gates: the change plan's operator too)."""
 
 
 def _expect(subject: str, name: str, value: Any, types: tuple[type, ...], word: str) -> None:
@@ -224,6 +234,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             self.spec, self.manifest = built.spec, built.manifest
             self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
+            self._planner = self._make_planner(opts, _ready(built, []))
             self._warn(built, [])
             self._register(name, self._props_now(built), _inputs.completed_output(built), extra, common)
             return
@@ -241,6 +252,12 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         task: asyncio.Future[tuple[Built[SpecT], _inputs.Resolved]] = asyncio.ensure_future(
             self._build_later(name, raw)
         )
+
+        async def settled() -> tuple[Built[SpecT], list[Any]]:
+            built, resolved = await task
+            return built, resolved.secrets
+
+        self._planner = self._make_planner(getattr(self, "_await_opts", None), settled)
 
         async def built_value() -> Built[SpecT]:
             return (await task)[0]
@@ -375,6 +392,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         metadata = with_annotations(metadata, plan.annotations)
         if self.FORCE_APPLY:
             metadata = with_annotations(metadata, {FORCE_APPLY_ANNOTATION: "true"})
+        built.target = settings
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
@@ -388,10 +406,46 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     def _awaited_status(
         self, built: pulumi.Output[Built[SpecT]], *, fail_on_failure: bool = True
     ) -> pulumi.Output[JsonDict | None]:
-        """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``)."""
+        """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``);
+        the wait follows the change plan of this run (``_change_plan``)."""
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
         plan = built.apply(lambda b: b.wait_plan or none)
-        return awaited_status(self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure)
+        return awaited_status(
+            self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure, follow=self._planner
+        )
+
+    def _last_change(self, status: pulumi.Output[Any]) -> pulumi.Output[_change_plan.ChangeRecord | None]:
+        """What this ``pulumi up`` did to the object, once its wait is over (``last_change``)."""
+        planner = self._planner
+        return status.apply(lambda _status: _change_plan.record(planner))
+
+    def _make_planner(
+        self,
+        opts: pulumi.ResourceOptions | None,
+        settled: Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]],
+    ) -> _change_plan.Planner:
+        kind = self.KIND
+
+        async def settings() -> _change_plan.PlanSettings:
+            built, secrets = await settled()
+            target = built.target or Target()
+            operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
+
+            def redact(text: str) -> str:
+                return _inputs.redact(text, secrets)
+
+            def judge(change: Change, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+                _judge_change(self, change, old, new, target, redact)
+
+            return _change_plan.PlanSettings(built.manifest, operator, redact, judge)
+
+        return _change_plan.Planner(
+            component=self,
+            kind=kind,
+            settings=settings,
+            access=cluster_access(opts),
+            render_dir=_change_plan.render_dir_of(opts),
+        )
 
     def _warn(self, built: Built[SpecT], secrets: list[Any]) -> None:
         for finding in built.findings:
@@ -408,14 +462,46 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         common: CommonArgs,
     ) -> None:
         manifest = {"apiVersion": "ray.io/v1", "kind": self.KIND, **props}
+        options = self._resource_options(extra)
+        # --- change plan (owned by _change_plan): hooks on the custom resource, run at preview and up
+        hooks = _change_plan.attach(self._planner, f"kubernetes:ray.io/v1:{self.KIND}", name)
+        if hooks is not None:
+            options["hooks"] = hooks
         self.resource = RayCustomResource(
             name,
             manifest,
-            operator_options(child_options(self, **self._resource_options(extra)), getattr(self, "_operator", None)),
+            operator_options(child_options(self, **options), getattr(self, "_operator", None)),
         )
         self.manifest_output = built.apply(lambda b: b.manifest or {})
         k8s_name = built.apply(lambda b: str(((b.manifest or {}).get("metadata") or {}).get("name") or name))
         self.register_outputs(self._declare_outputs(built, k8s_name))
+
+
+def _ready(built: Built[SpecT], secrets: list[Any]) -> Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]]:
+    async def value() -> tuple[Built[SpecT], list[Any]]:
+        return built, secrets
+
+    return value
+
+
+def _judge_change(  # noqa: PLR0917
+    component: pulumi.Resource,
+    change: Change,
+    old: Mapping[str, Any] | None,
+    new: Mapping[str, Any],
+    target: Target,
+    redact: Callable[[str], str],
+) -> None:
+    """The plan rules on one change: warnings on the component; a critical finding fails the step."""
+    from pulumi_kuberay.rules.change import check_change
+
+    findings = check_change(change, old, new, target.context())
+    critical = [f for f in findings if f.severity == "critical"]
+    for finding in findings:
+        if finding.severity != "critical":
+            pulumi.log.warn(redact(format_finding(finding)), resource=component)
+    if critical:
+        raise CriticalFindingsError(change.subject, critical)
 
 
 def _redacted(finding: Finding, secrets: list[Any]) -> Finding:

@@ -28,7 +28,7 @@ from typing import Any, Final, Literal, TypeVar
 
 import pulumi
 
-from pulumi_kuberay.resources import _kube, _provider_wait_for
+from pulumi_kuberay.resources import _change_plan, _kube, _provider_wait_for
 from pulumi_kuberay.resources._verdict import Verdict, deletes_itself, verdict
 from pulumi_kuberay.status import diagnose
 
@@ -37,6 +37,7 @@ __all__ = [
     "AwaitTimeoutError",
     "WaitFailedError",
     "awaited_status",
+    "cluster_access",
     "plan_await",
     "poll_until_over",
     "watch_with",
@@ -122,6 +123,28 @@ def _mocked() -> bool:
         return False
 
 
+def _cluster_of(opts: pulumi.ResourceOptions | None) -> tuple[bool, tuple[str, Any] | None, str | None]:
+    """(whether the component knows which cluster its provider talks to, that cluster's kubeconfig (text, base
+    dir) when one is found, its context)."""
+    k8s_config = pulumi.Config("kubernetes")
+    kubeconfig, context = k8s_config.get("kubeconfig"), k8s_config.get("context")
+    explicit, provider = _explicit_kubernetes_provider(opts)
+    known = not explicit
+    if explicit and provider is not None and provider in _WATCHED:
+        (kubeconfig, context), known = _WATCHED[provider], True
+    return known, _kube.find_kubeconfig(kubeconfig), context
+
+
+def cluster_access(opts: pulumi.ResourceOptions | None) -> tuple[tuple[str, Any], str | None] | None:
+    """The kubeconfig (text, base dir) and context of the cluster the component's provider talks to, when the
+    component can know it (default provider, or an explicit one registered with :func:`watch_with`) and is not
+    under unit-test mocks; None otherwise (the change plan then compares with the last applied manifest)."""
+    known, found, context = _cluster_of(opts)
+    if not known or found is None or _mocked():
+        return None
+    return found, context
+
+
 def plan_await(
     kind: str,
     spec: Mapping[str, Any],
@@ -146,13 +169,7 @@ def plan_await(
     choice = (os.environ.get(AWAIT_ENV) or "auto").strip().lower()
     if choice not in ("auto", "component", "provider"):
         raise ValueError(f"{AWAIT_ENV}={choice!r}: expected auto, component or provider")
-    k8s_config = pulumi.Config("kubernetes")
-    kubeconfig, context = k8s_config.get("kubeconfig"), k8s_config.get("context")
-    explicit, provider = _explicit_kubernetes_provider(opts)
-    known = not explicit
-    if explicit and provider is not None and provider in _WATCHED:
-        (kubeconfig, context), known = _WATCHED[provider], True
-    found = _kube.find_kubeconfig(kubeconfig)
+    known, found, context = _cluster_of(opts)
     use_component = choice == "component" or (choice == "auto" and known and not _mocked())
     if use_component and found is not None:
         return AwaitPlan(
@@ -221,7 +238,7 @@ async def poll_until_over(
         await sleep(min(poll_seconds, remaining))
 
 
-def awaited_status(
+def awaited_status(  # noqa: C901  (the wait, then the change plan's follow-through)
     component: pulumi.Resource,
     cr: pulumi.CustomResource,
     kind: str,
@@ -230,19 +247,31 @@ def awaited_status(
     subject: str = "",
     deleted_ok: bool | None = None,
     fail_on_failure: bool = True,
+    follow: _change_plan.Planner | None = None,
 ) -> pulumi.Output[dict[str, Any] | None]:
     """The custom resource's ``status`` once the wait is over (mode "component"), else as the provider returned
     it. Raises (as a ``pulumi up`` error) on a terminal failure when ``fail_on_failure``, and on time-out.
-    ``plan`` may be an Output (a component whose arguments are Outputs decides it once they resolve)."""
+    ``plan`` may be an Output (a component whose arguments are Outputs decides it once they resolve).
+    ``follow``: the component's change planner; the wait follows this run's plan (``none``: one read, no wait;
+    ``recreate-pods``: until the head Pod carries the new spec's hash; ``new-cluster``: until traffic switched)."""
     if isinstance(plan, pulumi.Output):
         return plan.apply(
             lambda known: awaited_status(
-                component, cr, kind, known, subject=subject, deleted_ok=deleted_ok, fail_on_failure=fail_on_failure
+                component,
+                cr,
+                kind,
+                known,
+                subject=subject,
+                deleted_ok=deleted_ok,
+                fail_on_failure=fail_on_failure,
+                follow=follow,
             )
         )
     status: pulumi.Output[dict[str, Any] | None] = getattr(cr, "status")  # noqa: B009 - typed on the class
     subject = subject or plan.subject or kind
     deleted_ok = plan.deleted_ok if deleted_ok is None else deleted_ok
+    if follow is not None:
+        follow.wait_mode = plan.mode
     if plan.mode != "component":
         return status
     metadata: pulumi.Output[dict[str, Any]] = getattr(cr, "metadata")  # noqa: B009
@@ -259,6 +288,11 @@ def awaited_status(
                 f"{subject}: cannot watch it ({exc}); set {AWAIT_ENV}=provider to let the provider wait instead"
             ) from None
         started = time.monotonic()
+        change = follow.change if follow is not None else None
+        if follow is not None and change is not None and change.action == "none":
+            # --- change plan: nothing reaches the Pods, so there is nothing to wait for: one read, said so.
+            known = provider_status if isinstance(provider_status, dict) else None
+            return await _change_plan.without_wait(follow, fetch, kind, namespace, name, known)
 
         def progress(line: str) -> None:
             pulumi.log.info(f"waiting: {line}", resource=component, ephemeral=True)
@@ -285,7 +319,19 @@ def awaited_status(
             raise AwaitTimeoutError(
                 f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for it to be ready: {result.reason}\n  details: {explain}"
             )
+        if follow is not None and change is not None and result.state == "done":
+            # --- change plan: what the plan's action waits for beyond the status (new Pods, a traffic switch)
+            obj, reason = await _change_plan.follow_through(
+                follow, plan, kind, namespace, name, obj, deadline=started + plan.timeout_seconds, on_progress=progress
+            )
+            if reason is not None:
+                raise AwaitTimeoutError(
+                    f"{subject}: timed out after {plan.timeout_seconds}s (timeout_seconds) waiting for the plan's {change.action}: {reason}\n  details: {explain}"
+                )
+            took = time.monotonic() - started
         pulumi.log.info(f"{result.reason} (waited {took:.1f}s)", resource=component)
+        if follow is not None:
+            follow.result = f"{result.reason} (waited {took:.1f}s)"
         if obj is not None and not diagnose(obj).ok and result.state == "done":
             pulumi.log.warn(diagnose(obj).line(), resource=component)
         return (obj or {}).get("status") if obj is not None else provider_status

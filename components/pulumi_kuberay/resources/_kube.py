@@ -1,11 +1,11 @@
-"""A minimal read-only Kubernetes REST client (stdlib only) for the component-side await.
+"""A minimal read-only Kubernetes REST client (stdlib only) for the component-side await and the change plan.
 
 It reads a kubeconfig the way the Kubernetes provider does for its default provider (stack config
 ``kubernetes:kubeconfig`` as a path or as the document itself, else ``$KUBECONFIG`` (first existing file),
 else ``~/.kube/config``; context ``kubernetes:context`` else ``current-context``) and supports what local and
 cloud clusters use: a CA (file or data) or ``insecure-skip-tls-verify``, client certificates (file or data),
 bearer tokens (inline or ``tokenFile``), basic auth, and ``exec`` credential plugins that return a token or a
-client certificate. It only GETs: the object, and the events about it. No pulumi import.
+client certificate. It only GETs: the object, the events about it, a RayCluster's head Pods. No pulumi import.
 """
 
 from __future__ import annotations
@@ -102,6 +102,13 @@ class KubeClient:
     def get_object(self, kind: str, namespace: str, name: str) -> tuple[dict[str, Any] | None, datetime]:
         path = f"/apis/ray.io/v1/namespaces/{_q(namespace)}/{PLURALS[kind]}/{_q(name)}"
         return self.get(path)
+
+    def head_pods(self, namespace: str, cluster: str) -> list[dict[str, Any]]:
+        """The head Pods of RayCluster ``cluster`` (labels ``ray.io/cluster``, ``ray.io/node-type=head``)."""
+        selector = f"ray.io/cluster={cluster},ray.io/node-type=head"
+        body, _ = self.get(f"/api/v1/namespaces/{_q(namespace)}/pods?labelSelector={_q(selector)}")
+        items = (body or {}).get("items") or []
+        return [item for item in items if isinstance(item, dict)]
 
     def events_about(self, kind: str, namespace: str, name: str) -> list[dict[str, Any]]:
         selector = f"involvedObject.kind={kind},involvedObject.name={name}"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.cluster import RayClusterSpec
+from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -97,6 +98,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         dashboard_url: pulumi.Output[str]
         client_address: pulumi.Output[str]
         diagnosis: pulumi.Output[str | None]
+        last_change: pulumi.Output[ChangeRecord | None]
 
     KIND = KIND
     SPEC_MODEL = RayClusterSpec
@@ -146,6 +148,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
         )
         self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
+        self.last_change = self._last_change(self.status)
         return {
             "cluster_name": self.cluster_name,
             "namespace": self.namespace,
@@ -154,4 +157,5 @@ class RayCluster(RayComponent[RayClusterSpec]):
             "client_address": self.client_address,
             "status": self.status,
             "diagnosis": self.diagnosis,
+            "last_change": self.last_change,
         }

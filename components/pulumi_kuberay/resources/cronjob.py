@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
+from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
 from pulumi_kuberay.resources._shared import JsonDict, namespace_of
 
@@ -40,6 +41,7 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         cronjob_name: pulumi.Output[str]
         last_schedule_time: pulumi.Output[str | None]
         diagnosis: pulumi.Output[str | None]
+        last_change: pulumi.Output[ChangeRecord | None]
 
     KIND = KIND
     SPEC_MODEL = RayCronJobSpec
@@ -65,10 +67,12 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         self.status = cr.status
         self.diagnosis = self._diagnosis(built, cr.status)
         self.last_schedule_time = cr.status.apply(lambda s: (s or {}).get("lastScheduleTime"))
+        self.last_change = self._last_change(cr.status)
         return {
             "cronjob_name": self.cronjob_name,
             "namespace": self.namespace,
             "last_schedule_time": self.last_schedule_time,
             "status": self.status,
             "diagnosis": self.diagnosis,
+            "last_change": self.last_change,
         }

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -116,6 +117,7 @@ class RayJob(RayComponent[RayJobSpec]):
         job_deployment_status: pulumi.Output[str | None]
         diagnosis: pulumi.Output[str | None]
         status: pulumi.Output[JsonDict | None]
+        last_change: pulumi.Output[ChangeRecord | None]
 
     KIND = KIND
     SPEC_MODEL = RayJobSpec
@@ -203,6 +205,7 @@ class RayJob(RayComponent[RayJobSpec]):
         self.job_deployment_status = self.status.apply(lambda s: (s or {}).get("jobDeploymentStatus"))
         self.namespace = cr.metadata.apply(namespace_of)
         self.diagnosis = self._diagnosis(built, self.status)
+        self.last_change = self._last_change(self.status)
         return {
             "job_id": self.job_id,
             "cluster_name": self.cluster_name,
@@ -212,6 +215,7 @@ class RayJob(RayComponent[RayJobSpec]):
             "diagnosis": self.diagnosis,
             "namespace": self.namespace,
             "status": self.status,
+            "last_change": self.last_change,
         }
 
 

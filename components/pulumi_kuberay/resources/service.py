@@ -10,6 +10,7 @@ import pulumi
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
+from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -87,6 +88,7 @@ class RayService(RayComponent[RayServiceSpec]):
         pending_service_status: pulumi.Output[JsonDict | None]
         conditions: pulumi.Output[list[JsonDict]]
         diagnosis: pulumi.Output[str | None]
+        last_change: pulumi.Output[ChangeRecord | None]
 
     KIND = KIND
     # From v1.6.2 the RayService controller adds its finalizer with an Update of the whole object
@@ -147,6 +149,7 @@ class RayService(RayComponent[RayServiceSpec]):
         self.active_service_status = self.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
         self.pending_service_status = self.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
         self.conditions = self.status.apply(lambda s: list((s or {}).get("conditions") or []))
+        self.last_change = self._last_change(self.status)
         return {
             "service_name": self.service_name,
             "namespace": self.namespace,
@@ -157,4 +160,5 @@ class RayService(RayComponent[RayServiceSpec]):
             "active_service_status": self.active_service_status,
             "pending_service_status": self.pending_service_status,
             "conditions": self.conditions,
+            "last_change": self.last_change,
         }

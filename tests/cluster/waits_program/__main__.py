@@ -33,4 +33,6 @@ for name, entry in objects.items():
         component = kr.RayJob(name, entry["spec"], opts, wait_for_completion=entry.get("wait", True), **common)
     else:
         raise ValueError(f"waits:objects.{name}.kind: {kind!r} is not RayCluster, RayService or RayJob")
-    pulumi.export(name, {"diagnosis": component.diagnosis, "status": component.status})
+    pulumi.export(
+        name, {"diagnosis": component.diagnosis, "status": component.status, "last_change": component.last_change}
+    )

@@ -1,0 +1,110 @@
+"""What a cluster's Pods ask the scheduler for: CPU, memory and GPUs of the head and the worker groups.
+
+Per Pod: the sum over its containers of ``requests`` (a resource with only a limit requests the limit, as the
+API server defaults it), or the largest init container when that is more (the scheduler's effective request);
+the head gets the autoscaler sidecar KubeRay adds with in-tree autoscaling (500m / 512Mi unless
+``autoscalerOptions.resources`` says otherwise, ``BuildAutoscalerContainer``). Worker groups count
+``GetWorkerGroupDesiredReplicas`` Pods (replicas clamped into [minReplicas, maxReplicas], 0 when suspended,
+times ``numOfHosts``) at start, and ``maxReplicas`` of them at most when the cluster autoscales.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_kuberay.plan import _quantity
+from pulumi_kuberay.plan._change import Footprint, Resources
+
+INT32_MAX = 2147483647
+_AUTOSCALER_DEFAULT = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
+
+
+def _amount(value: Any) -> float:
+    try:
+        return float(_quantity.parse(str(value).strip()).value) if value is not None else 0.0
+    except (_quantity.QuantityError, ValueError):
+        return 0.0
+
+
+def _container(resources: Any) -> Resources:
+    if not isinstance(resources, Mapping):
+        return Resources()
+    limits, requests = resources.get("limits"), resources.get("requests")
+    merged = {
+        **(dict(limits) if isinstance(limits, Mapping) else {}),
+        **(dict(requests) if isinstance(requests, Mapping) else {}),
+    }
+    gpus = sum(_amount(v) for k, v in merged.items() if str(k).endswith("/gpu"))
+    return Resources(
+        cpu_millis=round(_amount(merged.get("cpu")) * 1000),
+        memory_bytes=round(_amount(merged.get("memory"))),
+        gpus=round(gpus),
+    )
+
+
+def _max(a: Resources, b: Resources) -> Resources:
+    return Resources(max(a.cpu_millis, b.cpu_millis), max(a.memory_bytes, b.memory_bytes), max(a.gpus, b.gpus))
+
+
+def pod_resources(template: Any, *, sidecars: tuple[Any, ...] = ()) -> Resources:
+    """The effective request of one Pod of ``template`` (plus ``sidecars``: extra containers' resources)."""
+    spec = template.get("spec") if isinstance(template, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return Resources()
+    total = Resources()
+    for container in spec.get("containers") or []:
+        if isinstance(container, Mapping):
+            total = total + _container(container.get("resources"))
+    for extra in sidecars:
+        total = total + _container(extra)
+    init = Resources()
+    for container in spec.get("initContainers") or []:
+        if isinstance(container, Mapping):
+            init = _max(init, _container(container.get("resources")))
+    return _max(total, init)
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def desired_workers(group: Mapping[str, Any]) -> int:
+    """``GetWorkerGroupDesiredReplicas``: Pods of a worker group the operator keeps."""
+    if group.get("suspend") is True:
+        return 0
+    low, high = _int(group.get("minReplicas"), 0), _int(group.get("maxReplicas"), INT32_MAX)
+    replicas = group.get("replicas")
+    count = low if not isinstance(replicas, int) or replicas < low else min(replicas, high)
+    return count * max(_int(group.get("numOfHosts"), 1), 1)
+
+
+def footprint(spec: Mapping[str, Any], *, replicas_unset: bool = False) -> Footprint:
+    """The cluster's requests at start and at most (``replicas_unset``: the operator creates the cluster with no
+    worker replicas, so each group starts at minReplicas, as for an incremental upgrade's pending cluster)."""
+    head_spec = spec.get("headGroupSpec")
+    head: Mapping[str, Any] = head_spec if isinstance(head_spec, Mapping) else {}
+    sidecars: tuple[Any, ...] = ()
+    if spec.get("enableInTreeAutoscaling") is True:
+        raw_options = spec.get("autoscalerOptions")
+        options: Mapping[str, Any] = raw_options if isinstance(raw_options, Mapping) else {}
+        sidecars = (options.get("resources") or _AUTOSCALER_DEFAULT,)
+    start = pod_resources(head.get("template"), sidecars=sidecars)
+    most = start
+    autoscaled = spec.get("enableInTreeAutoscaling") is True
+    for group in spec.get("workerGroupSpecs") or []:
+        if not isinstance(group, Mapping):
+            continue
+        pod = pod_resources(group.get("template"))
+        effective = {**group, "replicas": None} if replicas_unset else group
+        count = desired_workers(effective)
+        start = start + pod.times(count)
+        hosts = max(_int(group.get("numOfHosts"), 1), 1)
+        ceiling = _int(group.get("maxReplicas"), INT32_MAX) * hosts if autoscaled else count
+        if group.get("suspend") is True:
+            ceiling = 0
+        most = most + pod.times(max(count, min(ceiling, 100_000)))
+    return Footprint(start=start, most=most)
+
+
+__all__ = ["desired_workers", "footprint", "pod_resources"]
