@@ -75,7 +75,8 @@ def test_a_nested_secret_stays_where_it_is_and_only_it_is_secret(mocks: MockEnv)
     def check(got: tuple[Any, bool, bool]) -> None:
         assert got == ("pw", True, True)
 
-    return pulumi.Output.from_input(cast(Any, _value(password)))  # a coroutine: from_input awaits it.apply(check)
+    # a coroutine: from_input awaits it
+    return pulumi.Output.from_input(cast(Any, _value(password))).apply(check)
 
 
 @pulumi.runtime.test
@@ -84,7 +85,8 @@ def test_a_field_the_schema_marks_secret_is_secret_even_when_plain(mocks: MockEn
     spec["gcsFaultToleranceOptions"] = {"redisAddress": "redis:6379", "redisUsername": {"value": "default"}}
     decoded = Decoder(SCHEMA["types"], lambda urn: None).inputs(_struct({"spec": spec}), {}, CLUSTER_INPUTS)
     username = decoded["spec"]["gcsFaultToleranceOptions"]["redisUsername"]["value"]
-    return pulumi.Output.from_input(cast(Any, _value(username)))  # a coroutine: from_input awaits it.apply(lambda got: _eq(got, ("default", True, True)))
+    # a coroutine: from_input awaits it
+    return pulumi.Output.from_input(cast(Any, _value(username))).apply(lambda got: _eq(got, ("default", True, True)))
 
 
 def _eq(got: Any, want: Any) -> None:

@@ -52,8 +52,7 @@ def annotate(types: dict[str, Any], crd: dict[str, Any]) -> dict[str, Any]:
             before = seen.get((ref, name))
             if before is not None and before[:2] != signature[:2]:
                 raise SystemExit(
-                    f"gen_plan_types: {ref}.{name} reads the CRD differently at {before[2]} and {path}: "
-                    "the hash emulation needs per-path handling"
+                    f"gen_plan_types: {ref}.{name} reads the CRD differently at {before[2]} and {path}: the hash emulation needs per-path handling"
                 )
             seen[(ref, name)] = signature
             if sub is not None and before is None:

@@ -47,8 +47,6 @@ def expected_manifest(doc: Mapping[str, Any]) -> dict[str, Any]:
         meta["name"] = str(meta.get("generateName") or "ray").rstrip("-")
     meta = {k: v for k, v in meta.items() if k in ("name", "namespace", "labels", "annotations") and v}
     annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k != LAST_APPLIED}
-    if out["kind"] == "RayService":  # the component forces its server-side apply (RayService.FORCE_APPLY)
-        annotations.setdefault("pulumi.com/patchForce", "true")
     if annotations:
         meta["annotations"] = annotations
     else:

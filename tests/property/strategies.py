@@ -52,7 +52,9 @@ GROUP_NAMES = dns_labels(max_size=15)
 IMAGES = st.sampled_from(
     ["rayproject/ray:2.52.0", "rayproject/ray:2.52.0-gpu", "rayproject/ray-ml:2.46.0", "ghcr.io/acme/ray:1"]
 )
-RAY_VERSIONS = st.sampled_from(["2.52.0", "2.46.0", "2.41.0", "2.9.0"])
+# every Serve key the strategies draw is known to each of these (serve-config-key-version: Ray 2.10 added
+# max_ongoing_requests)
+RAY_VERSIONS = st.sampled_from(["2.52.0", "2.46.0", "2.41.0", "2.10.0"])
 CPU = st.one_of(
     st.integers(1, 64),
     st.integers(1, 64_000).map("{}m".format),

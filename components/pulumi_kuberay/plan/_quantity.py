@@ -49,7 +49,8 @@ class Quantity:
         return canonical(self)
 
 
-def _parse_string(text: str) -> tuple[bool, str, str, str, str]:  # noqa: C901, PLR0912  (resource.parseQuantityString, step by step)
+# resource.parseQuantityString, step by step (hence its branches)
+def _parse_string(text: str) -> tuple[bool, str, str, str, str]:  # noqa: C901, PLR0912
     """``parseQuantityString``: (positive, value, numerator, denominator, suffix)."""
     positive, pos, end = True, 0, len(text)
     if pos < end and text[0] in "+-":

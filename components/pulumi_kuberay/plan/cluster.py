@@ -96,8 +96,7 @@ def _scaling(old_spec: Mapping[str, Any], new_spec: Mapping[str, Any], recreate:
     for name in old_groups:
         if name not in new_groups and not recreate:
             left.append(
-                f"the Pods of removed worker group {name} keep running "
-                "(the operator reconciles only the groups in the spec)"
+                f"the Pods of removed worker group {name} keep running (the operator reconciles only the groups in the spec)"
             )
     return in_place, left
 
@@ -136,8 +135,7 @@ def _recreate_decision(
         pod_version = str(annotations.get(hashing.KUBERAY_VERSION_ANNOTATION) or "")
         if pod_version and pod_version != op.version_text:
             return False, (
-                f"the head Pod was created by KubeRay {pod_version}: {op.version_text} only records the new hash "
-                "on it, so running Pods keep the old spec"
+                f"the head Pod was created by KubeRay {pod_version}: {op.version_text} only records the new hash on it, so running Pods keep the old spec"
             )
         actual = str(annotations.get(hashing.RECREATE_HASH_ANNOTATION) or "")
         return bool(actual) and actual != new_hash, None
@@ -241,8 +239,7 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
             KIND,
             name,
             "recreate-pods",
-            "upgradeStrategy Recreate and the spec hash changed: every Pod is deleted at once and recreated from "
-            "the new spec (a brief outage)",
+            "upgradeStrategy Recreate and the spec hash changed: every Pod is deleted at once and recreated from the new spec (a brief outage)",
             changed=changed,
             notes=tuple(notes),
             wait="new-pods",
@@ -260,8 +257,7 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
         )
         what = ", ".join(_fields.describe_all(template_paths)) or "spec"
         notes.append(
-            f"{where}: running Pods keep the old spec ({what}); only Pods created later (scale-up, a replaced Pod) "
-            "get the new one"
+            f"{where}: running Pods keep the old spec ({what}); only Pods created later (scale-up, a replaced Pod) get the new one"
         )
     if scheduling:
         notes.append("tolerations and schedulingGates are outside KubeRay's hash: running Pods keep the old ones")

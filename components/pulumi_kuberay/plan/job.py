@@ -78,8 +78,7 @@ def plan_job(
                 "RayJob",
                 name,
                 "suspend",
-                f"spec changed, so the RayJob is replaced by a suspended one: {stop}{owned}nothing runs until "
-                "suspend is false",
+                f"spec changed, so the RayJob is replaced by a suspended one: {stop}{owned}nothing runs until suspend is false",
                 changed=changed,
                 notes=tuple(notes),
                 version=version,
@@ -89,8 +88,7 @@ def plan_job(
             "RayJob",
             name,
             "rerun-job",
-            f"spec changed, so the RayJob is replaced: the old one is deleted ({stop}{owned}its record goes) and "
-            "the job runs again from the start",
+            f"spec changed, so the RayJob is replaced: the old one is deleted ({stop}{owned}its record goes) and the job runs again from the start",
             changed=changed,
             notes=tuple(notes),
             wait="job",
@@ -127,8 +125,7 @@ def plan_job(
         "RayJob",
         name,
         "none",
-        "the operator does not act on spec edits of a RayJob that has started: the job is not submitted again "
-        "(delete and re-create the RayJob to run it again)",
+        "the operator does not act on spec edits of a RayJob that has started: the job is not submitted again (delete and re-create the RayJob to run it again)",
         changed=changed,
         notes=tuple(notes),
         version=version,

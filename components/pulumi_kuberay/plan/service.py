@@ -203,8 +203,7 @@ def _steps(spec: Mapping[str, Any]) -> tuple[str, ...]:
     moves = math.ceil(100 / step)
     return (
         f"the new cluster's Serve target_capacity grows by {surge}% at a time while the old one's shrinks",
-        f"traffic moves {step}% every {interval}s once the new cluster is ready ({moves} moves, at least "
-        f"{moves * interval}s)",
+        f"traffic moves {step}% every {interval}s once the new cluster is ready ({moves} moves, at least {moves * interval}s)",
     )
 
 
@@ -306,13 +305,11 @@ def plan_service(  # noqa: C901, PLR0912, PLR0915  (the RayService controller's 
     if facts["update_active"] and active is not None:
         if active.version != op.version_text:
             in_place.append(
-                f"the active cluster was made by KubeRay {active.version or '(unknown)'}: it is rewritten in place "
-                "with the new rayClusterConfig (no new cluster; running Pods keep their spec)"
+                f"the active cluster was made by KubeRay {active.version or '(unknown)'}: it is rewritten in place with the new rayClusterConfig (no new cluster; running Pods keep their spec)"
             )
         elif op.version < (1, 7, 0) and (goal.get("suspend") is True) != active.suspend:
             in_place.append(
-                "rayClusterConfig.suspend differs from the active cluster's: it is updated in place (v1.6 passes "
-                "suspend on; v1.7 applies it only when a cluster is created)"
+                "rayClusterConfig.suspend differs from the active cluster's: it is updated in place (v1.6 passes suspend on; v1.7 applies it only when a cluster is created)"
             )
         elif not decider.hash_equal(active, False):
             added = len(goal.get("workerGroupSpecs") or []) - int(active.groups or 0)
@@ -376,13 +373,11 @@ def plan_service(  # noqa: C901, PLR0912, PLR0915  (the RayService controller's 
         paths and not in_place and all(_muted(p) for p in paths) and any(p[-1].strip("+-") == "suspend" for p in paths)
     ):
         notes.append(
-            "rayClusterConfig.suspend is applied only when a cluster is created (v1.7; Kueue owns it afterwards): "
-            "the active cluster is not changed"
+            "rayClusterConfig.suspend is applied only when a cluster is created (v1.7; Kueue owns it afterwards): the active cluster is not changed"
         )
     elif paths and not in_place and all(_muted(p) for p in paths):
         notes.append(
-            "worker replicas/minReplicas/maxReplicas are outside KubeRay's hash: the active cluster is not updated "
-            "(set them through the autoscaler, or add a worker group)"
+            "worker replicas/minReplicas/maxReplicas are outside KubeRay's hash: the active cluster is not updated (set them through the autoscaler, or add a worker group)"
         )
     if upgrading and pending is not None and serve_changed:
         notes.append(f"the Serve config goes to the cluster being prepared ({pending.name})")

@@ -163,6 +163,10 @@ def python_type_spec(annotation: Any, where: str) -> tuple[JsonDict, bool]:
         return {"$ref": ANY}, True
     if origin is Literal:
         return {"type": "string"}, False
+    if typing.is_typeddict(annotation):
+        # A record output (``last_change``): a map, its keys documented on the Python TypedDict; a named object
+        # type would tie every language's SDK to a record that grows with the plan.
+        return {"type": "object", "additionalProperties": {"$ref": ANY}}, False
     if origin in (dict, Mapping, typing.Mapping) or annotation is dict:
         args = get_args(annotation)
         value = python_type_spec(args[1], where)[0] if args else {"$ref": ANY}

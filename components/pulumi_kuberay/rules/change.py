@@ -31,32 +31,28 @@ TEMPLATE_NOT_APPLIED = ChangeRule(
     "A pod template change reaches the running Pods",
     "medium",
     "high",
-    "set spec.upgradeStrategy.type: Recreate (every Pod is recreated at once on a spec change), or recreate the "
-    "Pods yourself (kubectl delete pod -l ray.io/cluster=<name>)",
+    "set spec.upgradeStrategy.type: Recreate (every Pod is recreated at once on a spec change), or recreate the Pods yourself (kubectl delete pod -l ray.io/cluster=<name>)",
 )
 CLUSTER_CHANGE_IGNORED = ChangeRule(
     "rayservice-cluster-change-ignored",
     "A RayService's rayClusterConfig change is rolled out",
     "medium",
     "high",
-    "set spec.upgradeStrategy.type: NewCluster (or NewClusterWithIncrementalUpgrade with its gate on) to roll "
-    "the change out through a new cluster",
+    "set spec.upgradeStrategy.type: NewCluster (or NewClusterWithIncrementalUpgrade with its gate on) to roll the change out through a new cluster",
 )
 SERVICE_REPLICAS_IGNORED = ChangeRule(
     "rayservice-replicas-change-ignored",
     "A RayService's worker replicas change reaches its cluster",
     "medium",
     "medium",
-    "let the Ray autoscaler size the workers (enableInTreeAutoscaling with minReplicas/maxReplicas), or change "
-    "something KubeRay hashes to roll out a new cluster",
+    "let the Ray autoscaler size the workers (enableInTreeAutoscaling with minReplicas/maxReplicas), or change something KubeRay hashes to roll out a new cluster",
 )
 ROLLOUT_GPU_BUDGET = ChangeRule(
     "rollout-gpu-budget-exceeded",
     "A NewCluster rollout's two clusters fit the GPU budget",
     "high",
     "high",
-    "raise the gpu_budget option, lower the new cluster's GPUs, or use upgradeStrategy "
-    "NewClusterWithIncrementalUpgrade (the new cluster grows by maxSurgePercent at a time)",
+    "raise the gpu_budget option, lower the new cluster's GPUs, or use upgradeStrategy NewClusterWithIncrementalUpgrade (the new cluster grows by maxSurgePercent at a time)",
 )
 CHANGE_RULES = (TEMPLATE_NOT_APPLIED, CLUSTER_CHANGE_IGNORED, SERVICE_REPLICAS_IGNORED, ROLLOUT_GPU_BUDGET)
 
@@ -100,8 +96,7 @@ def _findings(change: Change, new: Mapping[str, Any], ctx: Context) -> Iterable[
         yield _finding(
             SERVICE_REPLICAS_IGNORED,
             ctx,
-            f"{change.subject}: worker replicas/minReplicas/maxReplicas changed, but KubeRay leaves them out of its "
-            "hash: the running cluster is not updated and no new cluster is prepared",
+            f"{change.subject}: worker replicas/minReplicas/maxReplicas changed, but KubeRay leaves them out of its hash: the running cluster is not updated and no new cluster is prepared",
             "spec.rayClusterConfig.workerGroupSpecs",
         )
     budget = _gpu_budget(ctx)
@@ -111,9 +106,7 @@ def _findings(change: Change, new: Mapping[str, Any], ctx: Context) -> Iterable[
             yield _finding(
                 ROLLOUT_GPU_BUDGET,
                 ctx,
-                f"{change.subject}: the {change.action} rollout runs both clusters at once: {old} GPU(s) of the "
-                f"running cluster + {extra} of the new one = {old + extra}, over the budget of {budget}: the new "
-                "cluster may never be scheduled and the upgrade never finish",
+                f"{change.subject}: the {change.action} rollout runs both clusters at once: {old} GPU(s) of the running cluster + {extra} of the new one = {old + extra}, over the budget of {budget}: the new cluster may never be scheduled and the upgrade never finish",
                 "spec.rayClusterConfig",
             )
 
