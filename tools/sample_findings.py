@@ -59,7 +59,8 @@ def findings() -> list[dict[str, Any]]:
                 for f in rules.check(doc, target):
                     out.append({"target": target_name, "file": path.name, "doc": index, **_finding(f)})
             for item in rules.check_stack(docs, target.context()):
-                out.append({"target": target_name, "file": path.name, "doc": item.index, "stack": True, **_finding(item.finding)})
+                where = {"target": target_name, "file": path.name, "doc": item.index, "stack": True}
+                out.append({**where, **_finding(item.finding)})
     return out
 
 
