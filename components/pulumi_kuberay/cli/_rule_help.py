@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.cli.lint import DISTRIBUTION, package_version
 from pulumi_kuberay.rules._docs import looks_at, ordered_rules
 from pulumi_kuberay.rules._engine import Rule
 
-DISTRIBUTION = "pulumi-kuberay"
 #: Used when the package metadata is not available (running from a source tree without an install).
 FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"
 FALLBACK_REFERENCE = f"{FALLBACK_HOMEPAGE}/blob/main/docs/rules.md"
@@ -27,10 +27,8 @@ SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "
 
 
 def version() -> str:
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
+    """The installed distribution's version (one place: :func:`pulumi_kuberay.cli.lint.package_version`)."""
+    return package_version()
 
 
 @lru_cache(maxsize=1)
