@@ -81,6 +81,8 @@ def version_oracles() -> tuple[VersionOracle, ...]:
         env = dict(line.split("=", 1) for line in (Path(entry) / "oracle.env").read_text().splitlines() if "=" in line)
         binary = str(Path(entry) / "bin" / "kuberay-oracle")
         version = tuple(int(p) for p in env["operator_version"].lstrip("v").split("."))
+        if version[:2] < (1, 6):
+            continue  # built without the plan command (plan_pre_1_6.go): the plan models KubeRay >= 1.6
         found.append(VersionOracle(binary, env["crd_dir"], (version[0], version[1], version[2])))
     return tuple(found)
 

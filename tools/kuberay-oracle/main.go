@@ -140,6 +140,10 @@ func stripComments(s string) string {
 }
 
 func main() {
+	// `kuberay-oracle plan ...`: the change decisions (plan.go; KubeRay >= 1.6, a stub below).
+	if len(os.Args) > 1 && os.Args[1] == "plan" {
+		os.Exit(planMain(os.Args[2:]))
+	}
 	crdDir := flag.String("crd-dir", os.Getenv("KUBERAY_ORACLE_CRD_DIR"),
 		"directory with the ray.io CRDs of the operator version (its module's config/crd/bases)")
 	gates := flag.String("feature-gates", "", "operator feature gates, e.g. RayCronJob=true,RayJobDeletionPolicy=false, or 'all'")

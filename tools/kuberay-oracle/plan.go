@@ -1,3 +1,5 @@
+//go:build kuberay1.6
+
 // The `plan` command: KubeRay's own change decisions, for tests/oracle/test_plan_differential.py (the change
 // plan of pulumi_kuberay.plan must agree with them) and its Go type table (scripts/gen-plan-types).
 //

@@ -1,3 +1,5 @@
+//go:build kuberay1.6
+
 // This file is not KubeRay's: scripts/ensure-oracle copies it into package ray (the controllers) of the
 // oracle's build copy of the operator module (tools/kuberay-oracle/inject), so that the oracle's `plan`
 // command can call the controllers' unexported decision functions, unchanged, on the cases of
