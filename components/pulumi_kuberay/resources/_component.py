@@ -34,7 +34,6 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.model._errors import ManifestError, Problem
-from pulumi_kuberay.plan import Change, Operator
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
     DEFAULT_TIMEOUT_SECONDS,
@@ -55,14 +54,20 @@ from pulumi_kuberay.resources._shared import (
     object_metadata,
     render_manifest,
     render_spec,
+    rule_settings,
     token,
     with_annotations,
 )
-from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.target import Target
+
+if TYPE_CHECKING:
+    # Only a program that passes operator= needs the operator component (its chart values models cost ~50 ms of
+    # import): it is loaded then (operator_options, operator_target below).
+    from pulumi_kuberay.plan import Change
+    from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 
@@ -429,6 +434,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         async def settings() -> _change_plan.PlanSettings:
             built, secrets = await settled()
             target = built.target or Target()
+            from pulumi_kuberay.plan import Operator  # with the hook that needs it (see _change_plan)
+
             operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
 
             def redact(text: str) -> str:
@@ -475,6 +482,31 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         self.manifest_output = built.apply(lambda b: b.manifest or {})
         k8s_name = built.apply(lambda b: str(((b.manifest or {}).get("metadata") or {}).get("name") or name))
         self.register_outputs(self._declare_outputs(built, k8s_name))
+
+
+def operator_options(
+    opts: pulumi.ResourceOptions | None, operator: KubeRayOperator | None
+) -> pulumi.ResourceOptions | None:
+    """``opts`` plus a dependency on ``operator`` (:func:`~pulumi_kuberay.resources.kuberay_operator.operator_options`)."""
+    if operator is None:
+        return opts
+    from pulumi_kuberay.resources import kuberay_operator
+
+    return kuberay_operator.operator_options(opts, operator)
+
+
+def operator_target(
+    operator: KubeRayOperator | None,
+    kuberay_version: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
+    environment: str | None = None,
+) -> Target:
+    """The rule target (:func:`~pulumi_kuberay.resources.kuberay_operator.operator_target`)."""
+    if operator is None:
+        return rule_settings(kuberay_version, feature_gates, environment)
+    from pulumi_kuberay.resources import kuberay_operator
+
+    return kuberay_operator.operator_target(operator, kuberay_version, feature_gates, environment)
 
 
 def _ready(built: Built[SpecT], secrets: list[Any]) -> Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]]:
