@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -35,13 +34,18 @@ def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:
     """
     if not spec.get("enableInTreeAutoscaling"):
         return spec, []
-    out = copy.deepcopy(spec)
+    groups = spec.get("workerGroupSpecs")
+    if not isinstance(groups, list) or not any(isinstance(g, dict) and "replicas" in g for g in groups):
+        return spec, []
+    # A copy of the spec and of the groups it changes (the rest is shared, as the caller never mutates it).
     dropped: list[str] = []
-    for group in out.get("workerGroupSpecs") or []:
+    kept: list[Any] = []
+    for group in groups:
         if isinstance(group, dict) and "replicas" in group:
-            del group["replicas"]
+            group = {k: v for k, v in group.items() if k != "replicas"}
             dropped.append(str(group.get("groupName", "?")))
-    return (out, dropped) if dropped else (spec, [])
+        kept.append(group)
+    return {**spec, "workerGroupSpecs": kept}, dropped
 
 
 class RayCluster(RayComponent[RayClusterSpec]):

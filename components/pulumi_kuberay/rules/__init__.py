@@ -211,6 +211,8 @@ def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
     finding on the same path never hides a schema error: ``resources: true`` on a Ray container is rejected by
     the API server even though ``resources-missing`` (high) reports the same path.
     """
+    if not any(f.rule_id.startswith(SCHEMA_RULE_PREFIX) for f in findings):
+        return findings
     worst: dict[str, int] = {}
     operator_paths: set[str] = set()
     operator_rules = {r.id for r in registered() if r.operator_rules}
