@@ -233,10 +233,12 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         raw = {"args": args, "common": keywords, "extra": extra}
         self.spec = None
         self.manifest = None
+        self._built_now: Built[SpecT] | None = None
         if not _inputs.has_inputs(raw):
             # Everything is known now: a bad spec raises before anything is registered.
             built = self._build(name, args, common, extra, secrets=[])
             self.spec, self.manifest = built.spec, built.manifest
+            self._built_now = built
             self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
             self._planner = self._make_planner(opts, _ready(built, []))
@@ -402,10 +404,15 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
 
-    @staticmethod
-    def _diagnosis(built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
+    def _diagnosis(self, built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
         """The one-line :func:`pulumi_kuberay.diagnose` summary of the live status (``built`` stays opaque to
         ``Output.all``, which would otherwise walk the whole manifest)."""
+        now = self._built_now
+        if now is not None:
+            # Known at construction (``built`` is then known, not secret, without dependencies): the same Output
+            # from ``status`` alone, without the Output.all's three extra tasks (see RayCluster._declare_outputs).
+            manifest = now.manifest or {}
+            return status.apply(lambda live: diagnosis_summary(manifest, live))
         return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
     def _awaited_status(
@@ -414,7 +421,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``);
         the wait follows the change plan of this run (``_change_plan``)."""
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
-        plan = built.apply(lambda b: b.wait_plan or none)
+        now = self._built_now
+        # Known at construction: the plan itself (the same status Output, two tasks fewer than through ``built``).
+        plan = (now.wait_plan or none) if now is not None else built.apply(lambda b: b.wait_plan or none)
         return awaited_status(
             self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure, follow=self._planner
         )
