@@ -24,6 +24,13 @@ JsonDict = dict[str, Any]
 
 def holds_deferred(value: Any) -> bool:
     """True if ``value`` is deferred or holds a deferred value or a pending model anywhere inside."""
+    kind = type(value)  # exact types first (a spec is mostly these): the ABC checks below are the slow path
+    if kind is dict:
+        return any(holds_deferred(v) for v in value.values())
+    if kind is list:
+        return any(holds_deferred(v) for v in value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return False
     if isinstance(value, KubeModel):
         return value.pending_input() is not None
     if isinstance(value, Mapping):
