@@ -22,7 +22,7 @@ import pulumi
 import pytest
 import yaml
 from pulumi_kuberay import rules
-from pulumi_kuberay.cli import lint
+from pulumi_kuberay.cli import _lint_run, lint
 from pulumi_kuberay.cli._lint_config import ConfigError, parse_config
 from pulumi_kuberay.policy import _pack as pack
 from pulumi_kuberay.resources._shared import CriticalFindingsError, check_manifest, rule_settings
@@ -211,11 +211,11 @@ def test_every_option_reaches_the_target_in_every_shell(tmp_path: Path) -> None:
     assert pack.target_for(_pack_config(OPTION_VALUES)).options == EXPECTED_OPTIONS
     assert set(pack.CONFIG_SCHEMA.properties) >= set(OrgOptions.keys(camel))
     flags = lint._parser().parse_args(["x.yaml", *_option_flags(OPTION_VALUES)])
-    assert lint._target(flags, parse_config({}, tmp_path / ".kuberay-lint.yaml")).options == EXPECTED_OPTIONS
+    assert _lint_run._target(flags, parse_config({}, tmp_path / ".kuberay-lint.yaml")).options == EXPECTED_OPTIONS
     file_config = parse_config({kebab(k): v for k, v in OPTION_VALUES.items()}, tmp_path / ".kuberay-lint.yaml")
     assert file_config.options == EXPECTED_OPTIONS
     no_flags = lint._parser().parse_args(["x.yaml"])
-    assert lint._target(no_flags, file_config).options == EXPECTED_OPTIONS  # the file, where no flag overrides
+    assert _lint_run._target(no_flags, file_config).options == EXPECTED_OPTIONS  # the file, where no flag overrides
 
 
 @pytest.mark.parametrize(
