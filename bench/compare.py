@@ -1,15 +1,17 @@
 """``python -m bench.compare BEFORE``: this checkout's package against another checkout's, side by side, in one run.
 
-Every row of ``python -m bench`` (but the real engine's) is measured for both packages with this checkout's bench
+Every row of ``python -m bench`` is measured for both packages with this checkout's bench
 children, interleaved (raw / before / after in turn, fresh interpreters), medians: the figures of one run on one
 machine, so the two columns share its load. ``BEFORE`` is a checkout (its ``components/`` and ``policies/``).
-``--quick``: fewer repetitions, N up to 100. Prints a Markdown table (bench/README.md keeps one).
+``--quick``: fewer repetitions, N up to 100; ``--only ...,engine`` adds the real engine's row (``pulumi`` on
+PATH: ``eval "$(scripts/ensure-pulumi --print-env)"``). Prints a Markdown table (bench/README.md keeps one).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -104,6 +106,15 @@ def _imports(trees: dict[str, Path], reps: int) -> list[str]:
     ]
 
 
+def _engine(trees: dict[str, Path]) -> list[str]:
+    got = {side: run_child("_engine_child", "50", timeout=3600, tree=trees[side]) for side in SIDES}
+    return [
+        f"| real `pulumi preview`, 50 clusters, ours vs plain CustomResources | {got['before']['ours_s']:.1f} s "
+        f"({got['before']['ratio']:.2f}x) | {got['after']['ours_s']:.1f} s ({got['after']['ratio']:.2f}x) "
+        f"| {median([got[s]['raw_s'] for s in SIDES]):.1f} s | <= 1.10x |"
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.compare")
     parser.add_argument("before", type=Path, help="the other checkout (its components/ and policies/)")
@@ -122,6 +133,8 @@ def main() -> None:
         rows += _pack(trees, "3" if args.quick else "10")
     if "imports" in only:
         rows += _imports(trees, 5 if args.quick else 11)
+    if "engine" in only and shutil.which("pulumi"):
+        rows += _engine(trees)
     load = os.getloadavg()
     print("\n".join(rows))
     print(f"\nload average at the end (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; {os.cpu_count()} CPUs")
