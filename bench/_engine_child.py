@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._stats import REPO, median
+from bench._stats import REPO, median, package_tree
 
 PROGRAM = """
 import json, os, pulumi, pulumi_kubernetes as k8s
@@ -62,7 +62,7 @@ def main() -> None:
             "PULUMI_BACKEND_URL": f"file://{work / 'state'}",
             "PULUMI_CONFIG_PASSPHRASE": "bench",
             "PULUMI_SKIP_UPDATE_CHECK": "true",
-            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "components")]),
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(package_tree() / "components")]),
         }
         times: dict[str, list[float]] = {"ours": [], "raw": []}
         for side in times:

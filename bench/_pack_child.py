@@ -20,7 +20,7 @@ from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from bench._rules_child import sample_documents
-from bench._stats import median, percentile
+from bench._stats import median, package_tree, percentile
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,8 +62,8 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     docs = sample_documents()
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(REPO / "policies")],
-        cwd=REPO / "policies",
+        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(package_tree() / "policies")],
+        cwd=package_tree() / "policies",
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -30,6 +30,7 @@ SECURE: dict[str, Any] = {
     "allowPrivilegeEscalation": False,
     "runAsNonRoot": True,
     "capabilities": {"drop": ["ALL"]},
+    "seccompProfile": {"type": "RuntimeDefault"},
 }
 
 

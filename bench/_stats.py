@@ -27,11 +27,23 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def run_child(module: str, *args: str, timeout: float = 1800) -> dict[str, Any]:
-    """Run ``python -m bench.<module> args`` in a fresh interpreter; it prints one JSON object as its last line."""
+#: The tree whose package a child measures (``bench.compare`` points it at another checkout).
+TREE_ENV = "PULUMI_KUBERAY_BENCH_TREE"
+
+
+def package_tree() -> Path:
+    """The checkout whose ``components/`` and ``policies/`` the children measure (this one by default)."""
+    return Path(os.environ.get(TREE_ENV) or REPO)
+
+
+def run_child(module: str, *args: str, timeout: float = 1800, tree: Path | None = None) -> dict[str, Any]:
+    """Run ``python -m bench.<module> args`` in a fresh interpreter; it prints one JSON object as its last line.
+    ``tree``: measure that checkout's package (the children stay this checkout's)."""
+    tree = tree or REPO
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "components"), os.environ.get("PYTHONPATH", "")]),
+        TREE_ENV: str(tree),
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(tree / "components"), os.environ.get("PYTHONPATH", "")]),
     }
     proc = subprocess.run(
         [sys.executable, "-m", f"bench.{module}", *args],

@@ -24,6 +24,13 @@ JsonDict = dict[str, Any]
 
 def holds_deferred(value: Any) -> bool:
     """True if ``value`` is deferred or holds a deferred value or a pending model anywhere inside."""
+    kind = type(value)  # exact types first (a spec is mostly these): the ABC checks below are the slow path
+    if kind is dict:
+        return any(holds_deferred(v) for v in value.values())
+    if kind is list:
+        return any(holds_deferred(v) for v in value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return False
     if isinstance(value, KubeModel):
         return value.pending_input() is not None
     if isinstance(value, Mapping):
@@ -89,20 +96,27 @@ class KubeModel(BaseModel):
     def _none_means_unset(self, info: ValidationInfo) -> Self:
         # From Python (or a stack file's empty value) None means "not set": rendering it as null would send a
         # value the API server silently drops. A manifest (wire context) keeps its nulls so it round-trips.
-        context = info.context
-        for value in self.__dict__.values():
+        # Runs on every model of every validation (half of a manifest's validation time): it looks only at the
+        # fields that were given, as an unset field holds its (static, never pending) default.
+        values = self.__dict__
+        given = self.model_fields_set
+        unset_nones: list[str] = []
+        for name in given:
+            value = values.get(name, given)  # (a field given but not stored cannot be None)
+            if value is None:
+                unset_nones.append(name)
+                continue
             for item in value if isinstance(value, list) else (value,):
                 if isinstance(item, KubeModel) and item.pending_input() is not None:
                     raise SpecError(
                         f"{type(item).__name__} holds values that are not known yet (pulumi Outputs)",
                         fix="pass the spec to a pulumi_kuberay component, which resolves them first",
                     )
-        if self._null_is_a_value:
+        if not unset_nones or self._null_is_a_value:
             return self
+        context = info.context
         if not (isinstance(context, Mapping) and context.get("pulumi_kuberay.wire")):
-            values = self.__dict__
-            for name in [n for n in self.model_fields_set if values.get(n, 0) is None]:
-                self.model_fields_set.discard(name)
+            given.difference_update(unset_nones)
         return self
 
     def to_dict(self) -> JsonDict:

@@ -201,7 +201,8 @@ def _attribute_docstrings(cls: type) -> dict[str, str]:
 
 
 class _InputNames(dict[str, Any]):
-    """Names that ``pulumi.Input``'s own forward reference ``'Output[T]'`` needs to evaluate (imports pulumi)."""
+    """Names that ``pulumi.Input``'s own forward reference ``'Output[T]'`` needs to evaluate (imports pulumi), and
+    the names the components annotate with under ``TYPE_CHECKING`` only."""
 
     def __missing__(self, key: str) -> Any:
         import pulumi
@@ -210,6 +211,10 @@ class _InputNames(dict[str, Any]):
             return pulumi.Output
         if key == "T":
             return Any
+        if key == "KubeRayOperator":  # the components' operator= keyword (imported by _component only to type-check)
+            from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
+
+            return KubeRayOperator
         raise KeyError(key)
 
 

@@ -29,13 +29,18 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Final, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypedDict, TypeVar
 
 import pulumi
 import yaml
 
-from pulumi_kuberay.plan import Change, Live, Operator, hashing, plan_change
 from pulumi_kuberay.resources import _kube
+
+if TYPE_CHECKING:
+    from pulumi_kuberay.plan import Change, Live, Operator
+
+# The plan package (the operator's hash and decisions, ~60 ms of import) is loaded when a hook first runs, not
+# with the components: a program under mocks or a render to a directory may never need it.
 
 _P = TypeVar("_P")
 #: How long the plan waits for the API server at preview (a cluster out of reach must not stall a preview).
@@ -113,6 +118,8 @@ def _client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
 def read_live(client: _kube.KubeClient, kind: str, namespace: str, name: str) -> Live:
     """What the operator compares a change of ``kind`` ``namespace/name`` with (``Live(obj=None)``: no such
     object yet). Raises ``KubeError`` when the API server cannot be read."""
+    from pulumi_kuberay.plan import Live
+
     obj, _ = client.get_object(kind, namespace, name)
     if obj is None:
         return Live(obj=None)
@@ -176,6 +183,8 @@ class Planner:
         live, unread = await self._live(new)
         if old is None and live is None and step == "create" and self.render_dir and self.kind == "RayJob":
             old = _read_rendered(self.render_dir, new)
+        from pulumi_kuberay.plan import plan_change
+
         change = plan_change(old, new, settings.operator, live, mode="replace")
         if unread:
             change = dataclasses.replace(change, notes=(*change.notes, unread))
@@ -331,6 +340,8 @@ async def follow_through(  # noqa: PLR0917
     if change is None or plan.kubeconfig is None:
         return obj, None
     if change.action == "recreate-pods":
+        from pulumi_kuberay.plan import hashing
+
         new_hash = str(change.facts.get("new_hash") or "")
 
         def settled(client: _kube.KubeClient) -> tuple[dict[str, Any] | None, bool]:

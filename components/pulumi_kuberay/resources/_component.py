@@ -34,7 +34,6 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.model._errors import ManifestError, Problem
-from pulumi_kuberay.plan import Change, Operator
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
     DEFAULT_TIMEOUT_SECONDS,
@@ -55,14 +54,20 @@ from pulumi_kuberay.resources._shared import (
     object_metadata,
     render_manifest,
     render_spec,
+    rule_settings,
     token,
     with_annotations,
 )
-from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator, operator_options, operator_target
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.target import Target
+
+if TYPE_CHECKING:
+    # Only a program that passes operator= needs the operator component (its chart values models cost ~50 ms of
+    # import): it is loaded then (operator_options, operator_target below).
+    from pulumi_kuberay.plan import Change
+    from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 
@@ -228,10 +233,12 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         raw = {"args": args, "common": keywords, "extra": extra}
         self.spec = None
         self.manifest = None
+        self._built_now: Built[SpecT] | None = None
         if not _inputs.has_inputs(raw):
             # Everything is known now: a bad spec raises before anything is registered.
             built = self._build(name, args, common, extra, secrets=[])
             self.spec, self.manifest = built.spec, built.manifest
+            self._built_now = built
             self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
             self._planner = self._make_planner(opts, _ready(built, []))
@@ -397,10 +404,15 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         built.findings = check_manifest(built.manifest, settings, subject=subject)
         return built
 
-    @staticmethod
-    def _diagnosis(built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
+    def _diagnosis(self, built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
         """The one-line :func:`pulumi_kuberay.diagnose` summary of the live status (``built`` stays opaque to
         ``Output.all``, which would otherwise walk the whole manifest)."""
+        now = self._built_now
+        if now is not None:
+            # Known at construction (``built`` is then known, not secret, without dependencies): the same Output
+            # from ``status`` alone, without the Output.all's three extra tasks (see RayCluster._declare_outputs).
+            manifest = now.manifest or {}
+            return status.apply(lambda live: diagnosis_summary(manifest, live))
         return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
     def _awaited_status(
@@ -409,7 +421,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``);
         the wait follows the change plan of this run (``_change_plan``)."""
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
-        plan = built.apply(lambda b: b.wait_plan or none)
+        now = self._built_now
+        # Known at construction: the plan itself (the same status Output, two tasks fewer than through ``built``).
+        plan = (now.wait_plan or none) if now is not None else built.apply(lambda b: b.wait_plan or none)
         return awaited_status(
             self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure, follow=self._planner
         )
@@ -429,6 +443,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         async def settings() -> _change_plan.PlanSettings:
             built, secrets = await settled()
             target = built.target or Target()
+            from pulumi_kuberay.plan import Operator  # with the hook that needs it (see _change_plan)
+
             operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
 
             def redact(text: str) -> str:
@@ -475,6 +491,31 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         self.manifest_output = built.apply(lambda b: b.manifest or {})
         k8s_name = built.apply(lambda b: str(((b.manifest or {}).get("metadata") or {}).get("name") or name))
         self.register_outputs(self._declare_outputs(built, k8s_name))
+
+
+def operator_options(
+    opts: pulumi.ResourceOptions | None, operator: KubeRayOperator | None
+) -> pulumi.ResourceOptions | None:
+    """``opts`` plus a dependency on ``operator`` (:func:`~pulumi_kuberay.resources.kuberay_operator.operator_options`)."""
+    if operator is None:
+        return opts
+    from pulumi_kuberay.resources import kuberay_operator
+
+    return kuberay_operator.operator_options(opts, operator)
+
+
+def operator_target(
+    operator: KubeRayOperator | None,
+    kuberay_version: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
+    environment: str | None = None,
+) -> Target:
+    """The rule target (:func:`~pulumi_kuberay.resources.kuberay_operator.operator_target`)."""
+    if operator is None:
+        return rule_settings(kuberay_version, feature_gates, environment)
+    from pulumi_kuberay.resources import kuberay_operator
+
+    return kuberay_operator.operator_target(operator, kuberay_version, feature_gates, environment)
 
 
 def _ready(built: Built[SpecT], secrets: list[Any]) -> Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -11,6 +10,7 @@ import pulumi
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._inputs import completed_output
 from pulumi_kuberay.resources._shared import (
     JsonDict,
     head_port,
@@ -35,13 +35,18 @@ def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:
     """
     if not spec.get("enableInTreeAutoscaling"):
         return spec, []
-    out = copy.deepcopy(spec)
+    groups = spec.get("workerGroupSpecs")
+    if not isinstance(groups, list) or not any(isinstance(g, dict) and "replicas" in g for g in groups):
+        return spec, []
+    # A copy of the spec and of the groups it changes (the rest is shared, as the caller never mutates it).
     dropped: list[str] = []
-    for group in out.get("workerGroupSpecs") or []:
+    kept: list[Any] = []
+    for group in groups:
         if isinstance(group, dict) and "replicas" in group:
-            del group["replicas"]
+            group = {k: v for k, v in group.items() if k != "replicas"}
             dropped.append(str(group.get("groupName", "?")))
-    return (out, dropped) if dropped else (spec, [])
+        kept.append(group)
+    return {**spec, "workerGroupSpecs": kept}, dropped
 
 
 class RayCluster(RayComponent[RayClusterSpec]):
@@ -134,18 +139,30 @@ class RayCluster(RayComponent[RayClusterSpec]):
             name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
             return head_service_name(name, spec), head_port(spec, "dashboard"), head_port(spec, "client")
 
-        head = built.apply(names)
-        self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
-            lambda pair: str((pair[0] or {}).get("name") or pair[1])
-        )
         self.namespace = cr.metadata.apply(namespace_of)
-        self.head_service_name = head.apply(lambda h: h[0])
-        self.dashboard_url = pulumi.Output.all(head, self.namespace).apply(
-            lambda v: f"http://{service_host(v[0][0], v[1])}:{v[0][1]}"
-        )
-        self.client_address = pulumi.Output.all(head, self.namespace).apply(
-            lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
-        )
+        now = self._built_now
+        if now is not None:
+            # Known at construction: ``built`` and ``k8s_name`` are known, not secret, without dependencies, so
+            # each output is the same Output from the custom resource's metadata alone (Output.all of a known
+            # value and an Output costs three tasks more per output, and the memory of each until the end).
+            service, dashboard, client = names(now)
+            known_name = str(((now.manifest or {}).get("metadata") or {}).get("name") or "")
+            self.cluster_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or known_name))
+            self.head_service_name = completed_output(service)
+            self.dashboard_url = self.namespace.apply(lambda ns: f"http://{service_host(service, ns)}:{dashboard}")
+            self.client_address = self.namespace.apply(lambda ns: f"ray://{service_host(service, ns)}:{client}")
+        else:
+            head = built.apply(names)
+            self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
+                lambda pair: str((pair[0] or {}).get("name") or pair[1])
+            )
+            self.head_service_name = head.apply(lambda h: h[0])
+            self.dashboard_url = pulumi.Output.all(head, self.namespace).apply(
+                lambda v: f"http://{service_host(v[0][0], v[1])}:{v[0][1]}"
+            )
+            self.client_address = pulumi.Output.all(head, self.namespace).apply(
+                lambda v: f"ray://{service_host(v[0][0], v[1])}:{v[0][2]}"
+            )
         self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
         self.last_change = self._last_change(self.status)

@@ -140,8 +140,19 @@ def make_context(**settings: Any) -> Context:
     return Target.of(**settings).context()
 
 
+_PLAIN = (str, int, bool, type(None))
+
+
 def normalise(value: Any) -> Any:
     """Deep copy with integral floats turned into ints (policies see numbers as floats during preview)."""
+    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path.
+    kind = type(value)
+    if kind is dict:
+        return {k: normalise(v) for k, v in value.items()}
+    if kind is list:
+        return [normalise(v) for v in value]
+    if kind in _PLAIN:
+        return value
     if isinstance(value, bool):
         return value
     if isinstance(value, float) and value.is_integer():
@@ -211,6 +222,8 @@ def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
     finding on the same path never hides a schema error: ``resources: true`` on a Ray container is rejected by
     the API server even though ``resources-missing`` (high) reports the same path.
     """
+    if not any(f.rule_id.startswith(SCHEMA_RULE_PREFIX) for f in findings):
+        return findings
     worst: dict[str, int] = {}
     operator_paths: set[str] = set()
     operator_rules = {r.id for r in registered() if r.operator_rules}

@@ -284,8 +284,9 @@ def _check_suppression_reason(doc: dict[str, Any], ctx: Context) -> Iterator[Vio
 
 
 def _check_suppression_target(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    known = {rule.id for rule in registered()}
-    for key, rule_id, _reason in _suppression_annotations(doc):
+    suppressions = list(_suppression_annotations(doc))
+    known = {rule.id for rule in registered()} if suppressions else set()
+    for key, rule_id, _reason in suppressions:
         if rule_id not in known:
             yield Violation(
                 f"suppression names no known rule ({rule_id!r})",
