@@ -165,4 +165,21 @@ class Change:
         return out
 
 
-__all__ = ["ACTIONS", "Action", "Change", "Footprint", "Resources", "WaitFor"]
+#: spec.managedBy of an object KubeRay itself reconciles (any other value hands it to another controller).
+KUBERAY_CONTROLLER: Final = "ray.io/kuberay-operator"
+
+
+def not_reconciled(
+    kind: str, name: str, spec: Mapping[str, Any], version: str, source: str
+) -> Change | None:
+    """The plan of an object whose ``spec.managedBy`` names another controller: KubeRay leaves it alone
+    (``utils.ManagedByExternalController`` in the RayCluster and RayService controllers); None when KubeRay
+    reconciles it."""
+    manager = spec.get("managedBy")
+    if not isinstance(manager, str) or manager == KUBERAY_CONTROLLER:
+        return None
+    reason = f"spec.managedBy is {manager!r}: KubeRay does not reconcile it"
+    return Change(kind, name, "none", reason, version=version, source=source)
+
+
+__all__ = ["ACTIONS", "KUBERAY_CONTROLLER", "Action", "Change", "Footprint", "Resources", "WaitFor", "not_reconciled"]

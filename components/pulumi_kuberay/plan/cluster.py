@@ -23,13 +23,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi_kuberay.plan import _fields, hashing
-from pulumi_kuberay.plan._change import Change
+from pulumi_kuberay.plan._change import Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan._gojson import GoDecodeError
 from pulumi_kuberay.plan._resources import desired_workers
 
 KIND = "RayCluster"
-KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
 #: Fields outside the hash: other controllers (the autoscaler, Kueue) write them.
 _MUTED_LEAVES = frozenset(
     {"replicas", "minReplicas", "maxReplicas", "workersToDelete", "tolerations", "schedulingGates"}
@@ -157,16 +156,9 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
     if base is None:
         return Change(KIND, name, "create", "a new cluster: every Pod is created", wait="ready", version=version)
     old_spec, new_spec = _dict(base), keep_unowned_replicas(_dict(base), _dict(new.get("spec")))
-    manager = new_spec.get("managedBy")
-    if isinstance(manager, str) and manager != KUBERAY_CONTROLLER:
-        return Change(
-            KIND,
-            name,
-            "none",
-            f"spec.managedBy is {manager!r}: KubeRay does not reconcile it",
-            version=version,
-            source=source,
-        )
+    unmanaged = not_reconciled(KIND, name, new_spec, version, source)
+    if unmanaged is not None:
+        return unmanaged
     paths = _fields.changed_paths(
         _fields.as_stored(hashing.with_controller_defaults(old_spec), op.version),
         _fields.as_stored(hashing.with_controller_defaults(new_spec), op.version),

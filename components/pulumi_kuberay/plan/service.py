@@ -27,13 +27,12 @@ from typing import Any
 
 from pulumi_kuberay.model._yaml import parse_yaml
 from pulumi_kuberay.plan import _fields, hashing
-from pulumi_kuberay.plan._change import Action, Change
+from pulumi_kuberay.plan._change import Action, Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan._gojson import GoDecodeError
 from pulumi_kuberay.plan._resources import footprint
 
 KIND = "RayService"
-KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
 INCREMENTAL = "NewClusterWithIncrementalUpgrade"
 DEFAULT_DELETION_DELAY_SECONDS = 60
 
@@ -234,16 +233,9 @@ def plan_service(  # noqa: C901, PLR0912, PLR0915  (the RayService controller's 
         )
     old_spec = _dict(base.get("spec"))
     status = _dict(base.get("status")) if live_obj is not None else {}
-    manager = spec.get("managedBy")
-    if isinstance(manager, str) and manager != KUBERAY_CONTROLLER:
-        return Change(
-            KIND,
-            name,
-            "none",
-            f"spec.managedBy is {manager!r}: KubeRay does not reconcile it",
-            version=version,
-            source=source,
-        )
+    unmanaged = not_reconciled(KIND, name, spec, version, source)
+    if unmanaged is not None:
+        return unmanaged
     paths = _fields.changed_paths(
         _fields.as_stored(_dict(old_spec.get("rayClusterConfig")), op.version), _fields.as_stored(goal, op.version)
     )
