@@ -10,6 +10,7 @@ visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the po
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import OrderedDict
@@ -42,6 +43,7 @@ from pulumi_kuberay.operator_setup import (
 )
 from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.policy._layout import PACK_NAME
+from pulumi_kuberay.policy._servicer import OneRunServicer, serve
 from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
 from pulumi_kuberay.rules._options import OrgOptions, camel
@@ -151,15 +153,34 @@ def _message(finding: Finding) -> str:
     return f"[{finding.severity}] {finding.path}: {finding.message} (fix: {finding.fix})"
 
 
-def _resource_validator(policy_name: str, known: frozenset[str]) -> Callable[..., None]:
+class ResourceVerdicts:
+    """Every resource policy's violations from one catalogue run: ``(policy name, message)`` pairs, in the
+    catalogue's order. A finding belongs to the policy named by its rule id, else to the fallback policy.
+
+    Each resource policy reports its own pairs (:func:`_resource_validator`); our servicer
+    (:mod:`pulumi_kuberay.policy._servicer`) asks once per resource and settings for all of them.
+    """
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        #: The resource policies whose verdicts these are.
+        self.policies = known | {FALLBACK_POLICY}
+
+    def __call__(self, urn: str, props: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+        known = self.known
+        return [
+            (finding.rule_id if finding.rule_id in known else FALLBACK_POLICY, _message(finding))
+            for finding in CACHE.findings(urn, props, target_for(config))
+        ]
+
+
+def _resource_validator(policy_name: str, verdicts: ResourceVerdicts) -> Callable[..., None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         if not is_ray_resource(args.resource_type):
             return
-        target = target_for(args.get_config())
-        for finding in CACHE.findings(args.urn, args.props, target):
-            owner = finding.rule_id if finding.rule_id in known else FALLBACK_POLICY
+        for owner, message in verdicts(args.urn, args.props, args.get_config()):
             if owner == policy_name:
-                report_violation(_message(finding), None)
+                report_violation(message, None)
 
     return validate
 
@@ -256,11 +277,11 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     )
 
 
-def _resource_policy(rule: Rule, known: frozenset[str]) -> ResourceValidationPolicy:
+def _resource_policy(rule: Rule, verdicts: ResourceVerdicts) -> ResourceValidationPolicy:
     return ResourceValidationPolicy(
         name=rule.id,
         description=f"{rule.title}. {rule.rationale}",
-        validate=_resource_validator(rule.id, known),
+        validate=_resource_validator(rule.id, verdicts),
         remediate=_remediator(rule),  # type: ignore[arg-type]  # a plain return value is allowed
         config_schema=CONFIG_SCHEMA,
         severity=_SEVERITY[rule.severity],
@@ -269,19 +290,24 @@ def _resource_policy(rule: Rule, known: frozenset[str]) -> ResourceValidationPol
     )
 
 
+def resource_verdicts() -> ResourceVerdicts:
+    """The verdicts of the resource policies :func:`build_policies` makes (the catalogue's document rules)."""
+    return ResourceVerdicts(frozenset(rule.id for rule in rules.RULES.values() if rule.scope == "document"))
+
+
 def build_policies() -> list[Policy]:
     """One policy per catalogue rule (resource policies for the rules on each object, stack policies for the
     rules across the stack and on the operator), the fallback policy and the operator-objects policy."""
     catalogue = list(rules.RULES.values())
-    known = frozenset(rule.id for rule in catalogue if rule.scope == "document")
+    verdicts = resource_verdicts()
     policies: list[Policy] = [
-        _resource_policy(rule, known) if rule.scope == "document" else _stack_policy(rule) for rule in catalogue
+        _resource_policy(rule, verdicts) if rule.scope == "document" else _stack_policy(rule) for rule in catalogue
     ]
     policies.append(
         ResourceValidationPolicy(
             name=FALLBACK_POLICY,
             description="Findings of the pulumi-kuberay catalogue that no other policy owns (internal errors).",
-            validate=_resource_validator(FALLBACK_POLICY, known),
+            validate=_resource_validator(FALLBACK_POLICY, verdicts),
             config_schema=CONFIG_SCHEMA,
             severity=Severity.HIGH,
         )
@@ -318,13 +344,21 @@ def policy_config(environment: str) -> dict[str, Any]:
 
 
 def run() -> None:
-    """Assemble the PolicyPack and serve it to the engine (the pack directory's ``__main__.py`` calls this)."""
+    """Assemble the PolicyPack and serve it to the engine (the pack directory's ``__main__.py`` calls this).
+
+    The servicer is pulumi-policy's with our ``Analyze`` (:class:`OneRunServicer`): one catalogue run per resource
+    for every policy; ``AnalyzeStack`` and ``Remediate`` stay pulumi-policy's, with the decoding memo."""
     install_request_memo()
-    PolicyPack(
-        name=PACK_NAME,
-        policies=build_policies(),
-        enforcement_level=EnforcementLevel.ADVISORY,
-        description=(
-            "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+    policies = build_policies()
+    verdicts = resource_verdicts()
+    serve(
+        lambda: PolicyPack(
+            name=PACK_NAME,
+            policies=policies,
+            enforcement_level=EnforcementLevel.ADVISORY,
+            description=(
+                "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+            ),
         ),
+        functools.partial(OneRunServicer, verdicts=verdicts, is_subject=is_ray_resource),
     )

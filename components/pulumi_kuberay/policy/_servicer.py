@@ -1,0 +1,137 @@
+"""The pack's Analyzer servicer: pulumi-policy's, with ``Analyze`` answering every catalogue policy from one run.
+
+pulumi-policy's ``_PolicyAnalyzerServicer.Analyze`` calls each resource policy in turn, building its arguments
+and a reporter for each; with one policy per catalogue rule (about 140) that loop was most of a call (about 40 µs a
+policy) although every policy reports from the same catalogue run. :class:`OneRunServicer` keeps everything else
+of pulumi-policy's servicer (``GetAnalyzerInfo``, ``Configure``, ``AnalyzeStack``, ``Remediate``, ...) and
+overrides ``Analyze`` only: the catalogue's verdicts for a resource are computed once per distinct policy config
+and handed to the policies that own them, with each policy's description, enforcement level (from ``Configure``;
+``disabled`` skips it, ``remediate`` is reported as ``mandatory``, as pulumi-policy does) and severity, in
+pulumi-policy's order (policy by policy). A resource that is not a Ray object gets the empty answer before its
+properties are decoded. A pack with resource policies that the verdicts do not cover is served by pulumi-policy's
+own ``Analyze``.
+
+:func:`serve` runs pulumi-policy's ``PolicyPack`` (its checks, metadata and gRPC server) with this servicer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+
+import pulumi_policy.policy as _policy_module
+from google.protobuf import json_format
+from pulumi.runtime import proto
+from pulumi_policy import EnforcementLevel, Policy, PolicyPack, ResourceValidationPolicy
+from pulumi_policy.deserialize import deserialize_properties
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+from pulumi_policy.proxy import unknown_checking_proxy
+
+
+class Verdicts(Protocol):
+    """What the servicer asks once per resource: ``(policy name, message)`` for every violation, in order."""
+
+    #: The resource policies these verdicts answer for (all of them, violated or not).
+    policies: frozenset[str]
+
+    def __call__(self, urn: str, props: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]: ...
+
+
+class _Reporting(NamedTuple):
+    """How one enabled policy reports, as fixed by the last ``Configure``."""
+
+    position: int  # its place in the pack: pulumi-policy reports policy by policy
+    report: Callable[[proto.AnalyzeResponse, str], None]
+
+
+class _Plan(NamedTuple):
+    """The enabled verdict policies, grouped by their policy config (one catalogue run per group)."""
+
+    by_config: list[tuple[Mapping[str, Any] | None, dict[str, _Reporting]]]
+
+
+class OneRunServicer(_PolicyAnalyzerServicer):
+    """pulumi-policy's servicer whose ``Analyze`` runs the catalogue once per resource for every policy."""
+
+    def __init__(self, *args: Any, verdicts: Verdicts, is_subject: Callable[[str], bool], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        policies: Sequence[Policy] = args[2] if len(args) > 2 else kwargs["policies"]
+        self._pack_policies = list(policies)
+        self._verdicts = verdicts
+        self._is_subject = is_subject
+        resource_policies = {p.name for p in self._pack_policies if isinstance(p, ResourceValidationPolicy)}
+        #: Every resource policy is answered by the verdicts (else pulumi-policy's Analyze serves the pack).
+        self.answers_all = resource_policies <= verdicts.policies and all(
+            p.has_validation() for p in self._pack_policies if isinstance(p, ResourceValidationPolicy)
+        )
+        self._plan: _Plan | None = None
+        self._runtime_configured = False
+
+    def Configure(self, request: Any, context: Any) -> Any:  # the gRPC method's name
+        response = super().Configure(request, context)  # type: ignore[no-untyped-call]
+        self._plan = None  # levels and configs changed
+        return response
+
+    def _make_plan(self) -> _Plan:
+        groups: dict[str, tuple[Mapping[str, Any] | None, dict[str, _Reporting]]] = {}
+        for index, policy in enumerate(self._pack_policies):
+            if not isinstance(policy, ResourceValidationPolicy) or policy.name not in self._verdicts.policies:
+                continue
+            level = self._get_enforcement_level(policy)
+            if level == EnforcementLevel.DISABLED:
+                continue
+            if level == EnforcementLevel.REMEDIATE:
+                level = EnforcementLevel.MANDATORY  # as pulumi-policy's Analyze: a violation left after remediation
+            config = self._get_policy_config(policy.name)
+            key = json.dumps(config or {}, sort_keys=True)
+            members = groups.setdefault(key, (config, {}))[1]
+            members[policy.name] = _Reporting(index, self._reporter(policy, level))
+        return _Plan(list(groups.values()))
+
+    def _reporter(self, policy: Policy, level: EnforcementLevel) -> Callable[[proto.AnalyzeResponse, str], None]:
+        def report(response: proto.AnalyzeResponse, message: str) -> None:
+            # pulumi-policy's own reporter builds the diagnostic (description, level, severity, pack name)
+            self._create_report_violation(response, policy.name, policy.description, level, policy.severity)(
+                message, None
+            )
+
+        return report
+
+    def Analyze(self, request: Any, context: Any) -> Any:  # the gRPC method's name
+        if not self.answers_all:
+            return super().Analyze(request, context)  # type: ignore[no-untyped-call]
+        if not self._is_subject(request.type):
+            return proto.AnalyzeResponse()  # every policy of the pack returns at once for it: nothing to decode
+        if not self._runtime_configured:
+            # the settings come from the process environment, which does not change: pulumi-policy sets them
+            # again on every call
+            self._configure_runtime_settings()  # type: ignore[no-untyped-call]
+            self._runtime_configured = True
+        plan = self._plan or self._make_plan()
+        self._plan = plan
+        response = proto.AnalyzeResponse()
+        if not plan.by_config:
+            return response
+        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(request.properties)))
+        found: list[tuple[int, int, _Reporting, str]] = []
+        for config, members in plan.by_config:
+            for owner, message in self._verdicts(request.urn, props, config):
+                reporting = members.get(owner)
+                if reporting is not None:
+                    found.append((reporting.position, len(found), reporting, message))
+        found.sort(key=lambda item: (item[0], item[1]))
+        for _, _, reporting, message in found:
+            reporting.report(response, message)
+        return response
+
+
+def serve(pack: Callable[[], PolicyPack], servicer: Callable[..., _PolicyAnalyzerServicer]) -> None:
+    """Run ``pack()`` (pulumi-policy's ``PolicyPack``, which serves until the engine stops it) with ``servicer``
+    in place of pulumi-policy's servicer class; ``servicer`` takes that class's arguments."""
+    module: Any = _policy_module  # PolicyPack instantiates the servicer by this module-level name
+    module._PolicyAnalyzerServicer = servicer
+    pack()
+
+
+__all__ = ["OneRunServicer", "Verdicts", "serve"]
