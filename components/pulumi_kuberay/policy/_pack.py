@@ -10,7 +10,6 @@ visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the po
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections import OrderedDict
@@ -360,5 +359,5 @@ def run() -> None:
                 "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
             ),
         ),
-        functools.partial(OneRunServicer, verdicts=verdicts, is_subject=is_ray_resource),
+        OneRunServicer.answering(verdicts, RAY_TYPE_PREFIXES),
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 import pulumi_policy.policy as _policy_module
 from google.protobuf import json_format
@@ -54,12 +54,21 @@ class _Plan(NamedTuple):
 class OneRunServicer(_PolicyAnalyzerServicer):
     """pulumi-policy's servicer whose ``Analyze`` runs the catalogue once per resource for every policy."""
 
-    def __init__(self, *args: Any, verdicts: Verdicts, is_subject: Callable[[str], bool], **kwargs: Any) -> None:
+    #: Set by :meth:`answering` (pulumi-policy's code instantiates the servicer with its own arguments only).
+    verdicts: ClassVar[Verdicts]
+    subject_types: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def answering(cls, verdicts: Verdicts, subject_types: tuple[str, ...]) -> type[OneRunServicer]:
+        """This servicer for ``verdicts``; only resources whose type starts with one of ``subject_types`` are
+        decoded and judged (the verdicts of any other are empty)."""
+        return type(cls.__name__, (cls,), {"verdicts": verdicts, "subject_types": subject_types})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         policies: Sequence[Policy] = args[2] if len(args) > 2 else kwargs["policies"]
         self._pack_policies = list(policies)
-        self._verdicts = verdicts
-        self._is_subject = is_subject
+        verdicts = self.verdicts
         resource_policies = {p.name for p in self._pack_policies if isinstance(p, ResourceValidationPolicy)}
         #: Every resource policy is answered by the verdicts (else pulumi-policy's Analyze serves the pack).
         self.answers_all = resource_policies <= verdicts.policies and all(
@@ -76,7 +85,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
     def _make_plan(self) -> _Plan:
         groups: dict[str, tuple[Mapping[str, Any] | None, dict[str, _Reporting]]] = {}
         for index, policy in enumerate(self._pack_policies):
-            if not isinstance(policy, ResourceValidationPolicy) or policy.name not in self._verdicts.policies:
+            if not isinstance(policy, ResourceValidationPolicy) or policy.name not in self.verdicts.policies:
                 continue
             level = self._get_enforcement_level(policy)
             if level == EnforcementLevel.DISABLED:
@@ -101,7 +110,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
     def Analyze(self, request: Any, context: Any) -> Any:  # the gRPC method's name
         if not self.answers_all:
             return super().Analyze(request, context)  # type: ignore[no-untyped-call]
-        if not self._is_subject(request.type):
+        if not request.type.startswith(self.subject_types):
             return proto.AnalyzeResponse()  # every policy of the pack returns at once for it: nothing to decode
         if not self._runtime_configured:
             # the settings come from the process environment, which does not change: pulumi-policy sets them
@@ -116,7 +125,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
         props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(request.properties)))
         found: list[tuple[int, int, _Reporting, str]] = []
         for config, members in plan.by_config:
-            for owner, message in self._verdicts(request.urn, props, config):
+            for owner, message in self.verdicts(request.urn, props, config):
                 reporting = members.get(owner)
                 if reporting is not None:
                     found.append((reporting.position, len(found), reporting, message))
@@ -126,10 +135,10 @@ class OneRunServicer(_PolicyAnalyzerServicer):
         return response
 
 
-def serve(pack: Callable[[], PolicyPack], servicer: Callable[..., _PolicyAnalyzerServicer]) -> None:
-    """Run ``pack()`` (pulumi-policy's ``PolicyPack``, which serves until the engine stops it) with ``servicer``
-    in place of pulumi-policy's servicer class; ``servicer`` takes that class's arguments."""
-    module: Any = _policy_module  # PolicyPack instantiates the servicer by this module-level name
+def serve(pack: Callable[[], PolicyPack], servicer: type[_PolicyAnalyzerServicer]) -> None:
+    """Run ``pack()`` (pulumi-policy's ``PolicyPack``, which serves until the engine stops it) with ``servicer``, a
+    subclass of pulumi-policy's servicer, in its place."""
+    module: Any = _policy_module  # PolicyPack (and AnalyzeStack) reach the servicer class by this module-level name
     module._PolicyAnalyzerServicer = servicer
     pack()
 
