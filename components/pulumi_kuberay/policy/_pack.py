@@ -126,11 +126,12 @@ class _FindingsCache:
         self._entries: OrderedDict[str, list[Finding]] = OrderedDict()
         self._last: tuple[Any, Target | None, list[Finding]] = (None, None, [])
 
-    def findings(self, urn: str, props: Any, target: Target) -> list[Finding]:
+    def findings(self, urn: str, props: Any, target: Target, *, is_plain: bool = False) -> list[Finding]:
+        """``props``: pulumi-policy's proxy of the properties, or (``is_plain``) plain dicts and lists already."""
         last_props, last_target, last_result = self._last
         if props is last_props and target == last_target:
             return last_result  # the same decoded request, seen by the next policy (install_request_memo)
-        manifest = plain(props)
+        manifest = props if is_plain else plain(props)
         key = json.dumps([urn, manifest, repr(target)], sort_keys=True, default=str)
         hit = self._entries.get(key)
         if hit is not None:
@@ -165,19 +166,24 @@ class ResourceVerdicts:
         #: The resource policies whose verdicts these are.
         self.policies = known | {FALLBACK_POLICY}
 
-    def __call__(self, urn: str, props: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    def __call__(self, urn: str, manifest: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+        """The verdicts on ``manifest``: the properties as plain dicts and lists (unknowns as sentinels)."""
+        return self._owned(CACHE.findings(urn, manifest, target_for(config), is_plain=True))
+
+    def of_props(self, urn: str, props: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+        """The verdicts on ``props`` as pulumi-policy hands them to a policy (its unknown-checking proxy)."""
+        return self._owned(CACHE.findings(urn, props, target_for(config)))
+
+    def _owned(self, findings: list[Finding]) -> list[tuple[str, str]]:
         known = self.known
-        return [
-            (finding.rule_id if finding.rule_id in known else FALLBACK_POLICY, _message(finding))
-            for finding in CACHE.findings(urn, props, target_for(config))
-        ]
+        return [(f.rule_id if f.rule_id in known else FALLBACK_POLICY, _message(f)) for f in findings]
 
 
 def _resource_validator(policy_name: str, verdicts: ResourceVerdicts) -> Callable[..., None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         if not is_ray_resource(args.resource_type):
             return
-        for owner, message in verdicts(args.urn, args.props, args.get_config()):
+        for owner, message in verdicts.of_props(args.urn, args.props, args.get_config()):
             if owner == policy_name:
                 report_violation(message, None)
 

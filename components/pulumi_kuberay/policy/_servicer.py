@@ -17,16 +17,17 @@ own ``Analyze``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 import pulumi_policy.policy as _policy_module
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel, Policy, PolicyPack, ResourceValidationPolicy
+from pulumi_policy.deserialize import SPECIAL_SIG_KEY as _SIGNATURE_KEY
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer
-from pulumi_policy.proxy import unknown_checking_proxy
 
 
 class Verdicts(Protocol):
@@ -35,7 +36,9 @@ class Verdicts(Protocol):
     #: The resource policies these verdicts answer for (all of them, violated or not).
     policies: frozenset[str]
 
-    def __call__(self, urn: str, props: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]: ...
+    def __call__(self, urn: str, manifest: Any, config: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+        """``manifest``: the properties as plain dicts and lists (:func:`decode_properties`); ``config``: the
+        policy config of the policies asking (``None`` if they have none)."""
 
 
 class _Reporting(NamedTuple):
@@ -122,10 +125,10 @@ class OneRunServicer(_PolicyAnalyzerServicer):
         response = proto.AnalyzeResponse()
         if not plan.by_config:
             return response
-        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(request.properties)))
+        manifest = decode_properties(request.properties)
         found: list[tuple[int, int, _Reporting, str]] = []
         for config, members in plan.by_config:
-            for owner, message in self.verdicts(request.urn, props, config):
+            for owner, message in self.verdicts(request.urn, manifest, config):
                 reporting = members.get(owner)
                 if reporting is not None:
                     found.append((reporting.position, len(found), reporting, message))
@@ -133,6 +136,44 @@ class OneRunServicer(_PolicyAnalyzerServicer):
         for _, _, reporting, message in found:
             reporting.report(response, message)
         return response
+
+
+class _Special(Exception):
+    """A value with Pulumi's signature key (a secret, asset or archive): pulumi-policy's decoder handles it."""
+
+
+def _value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return _struct(value.struct_value)
+    if kind == "list_value":
+        return [_value(item) for item in value.list_value.values]
+    if kind == "string_value":
+        return value.string_value
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):
+            raise ValueError(f"Fail to serialize {number} for Value.number_value")  # as json_format.MessageToDict
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or no kind at all (json_format.MessageToDict reads both as null)
+
+
+def _struct(struct: struct_pb2.Struct) -> dict[str, Any]:
+    fields = struct.fields
+    if _SIGNATURE_KEY in fields:
+        raise _Special
+    return {key: _value(fields[key]) for key in fields}
+
+
+def decode_properties(properties: struct_pb2.Struct) -> dict[str, Any]:
+    """A resource's properties as plain dicts and lists, unknown values as pulumi's sentinel strings, in one walk:
+    what pulumi-policy's ``deserialize_properties(json_format.MessageToDict(properties))`` gives."""
+    try:
+        return _struct(properties)
+    except _Special:
+        return deserialize_properties(json_format.MessageToDict(properties))
 
 
 def serve(pack: Callable[[], PolicyPack], servicer: type[_PolicyAnalyzerServicer]) -> None:
@@ -143,4 +184,4 @@ def serve(pack: Callable[[], PolicyPack], servicer: type[_PolicyAnalyzerServicer
     pack()
 
 
-__all__ = ["OneRunServicer", "Verdicts", "serve"]
+__all__ = ["OneRunServicer", "Verdicts", "decode_properties", "serve"]
