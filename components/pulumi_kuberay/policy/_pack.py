@@ -348,6 +348,11 @@ def policy_config(environment: str) -> dict[str, Any]:
     return dict(sorted(levels.items()))
 
 
+PACK_DESCRIPTION = (
+    "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
+)
+
+
 def run() -> None:
     """Assemble the PolicyPack and serve it to the engine (the pack directory's ``__main__.py`` calls this).
 
@@ -361,9 +366,7 @@ def run() -> None:
             name=PACK_NAME,
             policies=policies,
             enforcement_level=EnforcementLevel.ADVISORY,
-            description=(
-                "KubeRay (ray.io/v1) rules from the pulumi-kuberay catalogue; per-environment levels in a policy config file (stacks/policy.<env>.json in the repository)"
-            ),
+            description=PACK_DESCRIPTION,
         ),
         OneRunServicer.answering(verdicts, RAY_TYPE_PREFIXES),
     )
