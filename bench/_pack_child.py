@@ -4,6 +4,9 @@
 the reference material (``KUBERAY_REFERENCE_DIR``), the time to analyse the four KubeRay CRDs (1 MB of schema
 each) as the engine sends them: one Analyze per CRD (with a provider, as the engine sends it) and one
 AnalyzeStack with all four. Those were 0.2 s per policy per CRD before the pack decoded once per call.
+
+A resource that is not a Ray object (a Deployment as large as a sample) is answered before any decode: its
+latency is measured against a pack of one policy that returns at once, the two packs called in turn.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
 from google.protobuf import struct_pb2
@@ -58,12 +65,24 @@ def _crd_timings(stub: analyzer_pb2_grpc.AnalyzerStub) -> dict[str, float]:
     return {"crds_analyze_s": analyze, "crds_analyze_stack_s": time.perf_counter() - start}
 
 
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    docs = sample_documents()
+#: The floor for a non-Ray resource: a pack of one policy that returns at once.
+ONE_POLICY_PACK = """from pulumi_policy import PolicyPack, ResourceValidationPolicy
+
+
+def nothing(args, report):
+    return None
+
+
+PolicyPack(name="one-policy", policies=[ResourceValidationPolicy(name="nothing", description="none", validate=nothing)])
+"""
+
+
+@contextmanager
+def _pack(directory: Path) -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+    """The pack in ``directory``, started as the engine starts it, reached over gRPC."""
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(package_tree() / "policies")],
-        cwd=package_tree() / "policies",
+        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(directory)],
+        cwd=directory,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -73,7 +92,39 @@ def main() -> None:
         port = proc.stdout.readline().strip()
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         grpc.channel_ready_future(channel).result(timeout=60)
-        stub = analyzer_pb2_grpc.AnalyzerStub(channel)
+        yield analyzer_pb2_grpc.AnalyzerStub(channel)
+        channel.close()
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def _non_ray_timings(stub: analyzer_pb2_grpc.AnalyzerStub, doc: dict[str, Any], calls: int) -> dict[str, float]:
+    """Median latency of a non-Ray resource: our pack and the one-policy pack, called in turn."""
+    props = struct_pb2.Struct()
+    props.update({**doc, "apiVersion": "apps/v1", "kind": "Deployment"})
+    request = analyzer_pb2.AnalyzeRequest(type="kubernetes:apps/v1:Deployment", properties=props, urn="urn:d", name="d")
+    ours: list[float] = []
+    floor: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp)
+        (one / "PulumiPolicy.yaml").write_text("runtime: python\n")
+        (one / "__main__.py").write_text(ONE_POLICY_PACK)
+        with _pack(one) as one_policy:
+            for warm in (stub, one_policy):
+                warm.Analyze(request)
+            for _ in range(calls):
+                for stub_, out in ((stub, ours), (one_policy, floor)):
+                    start = time.perf_counter()
+                    stub_.Analyze(request)
+                    out.append((time.perf_counter() - start) * 1000)
+    return {"non_ray_median_ms": median(ours), "one_policy_non_ray_median_ms": median(floor)}
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    docs = sample_documents()
+    with _pack(package_tree() / "policies") as stub:
         requests = []
         for i, doc in enumerate(docs):
             props = struct_pb2.Struct()
@@ -89,11 +140,9 @@ def main() -> None:
                 start = time.perf_counter()
                 stub.Analyze(request)
                 latencies.append((time.perf_counter() - start) * 1000)
+        largest = max(docs, key=lambda d: len(json.dumps(d)))
+        non_ray = _non_ray_timings(stub, largest, 20 * rounds)
         crds = _crd_timings(stub)
-        channel.close()
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
     print(
         json.dumps(
             {
@@ -101,6 +150,7 @@ def main() -> None:
                 "median_ms": median(latencies),
                 "p99_ms": percentile(latencies, 0.99),
                 "policies": None,
+                **non_ray,
                 **crds,
             }
         )
