@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol
 
@@ -78,12 +79,21 @@ class OneRunServicer(_PolicyAnalyzerServicer):
             p.has_validation() for p in self._pack_policies if isinstance(p, ResourceValidationPolicy)
         )
         self._plan: _Plan | None = None
+        self._plan_lock = threading.Lock()  # the engine may call Analyze from several threads
         self._runtime_configured = False
 
-    def Configure(self, request: Any, context: Any) -> Any:  # the gRPC method's name
-        response = super().Configure(request, context)  # type: ignore[no-untyped-call]
-        self._plan = None  # levels and configs changed
+    def Configure(self, request: Any, context: Any) -> Any:
+        with self._plan_lock:
+            response = super().Configure(request, context)  # type: ignore[no-untyped-call]
+            self._plan = None  # levels and configs changed
         return response
+
+    def _current_plan(self) -> _Plan:
+        plan = self._plan
+        if plan is None:
+            with self._plan_lock:  # not while Configure changes the levels
+                plan = self._plan = self._plan or self._make_plan()
+        return plan
 
     def _make_plan(self) -> _Plan:
         groups: dict[str, tuple[Mapping[str, Any] | None, dict[str, _Reporting]]] = {}
@@ -110,7 +120,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
 
         return report
 
-    def Analyze(self, request: Any, context: Any) -> Any:  # the gRPC method's name
+    def Analyze(self, request: Any, context: Any) -> Any:
         if not self.answers_all:
             return super().Analyze(request, context)  # type: ignore[no-untyped-call]
         if not request.type.startswith(self.subject_types):
@@ -120,8 +130,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
             # again on every call
             self._configure_runtime_settings()  # type: ignore[no-untyped-call]
             self._runtime_configured = True
-        plan = self._plan or self._make_plan()
-        self._plan = plan
+        plan = self._current_plan()
         response = proto.AnalyzeResponse()
         if not plan.by_config:
             return response
