@@ -4,8 +4,10 @@ Needs the ``policy`` extra (``pip install 'pulumi-kuberay[policy]'``, which adds
 what the pack's ``__main__.py`` calls; see :mod:`pulumi_kuberay.policy` for how to point the engine at the pack.
 
 Nothing here decides what is wrong: ``pulumi_kuberay.rules.check`` does, once per resource (cached), and each
-policy reports the findings that carry its rule id. Settings come from the stack config (``kuberay:*`` keys,
-visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the policy config file.
+policy reports the findings that carry its rule id (:class:`ResourceVerdicts`). The pack process answers all the
+resource policies from that one run (:mod:`pulumi_kuberay.policy._servicer`). Settings come from the stack config
+(``kuberay:*`` keys, visible to the pack through ``PULUMI_CONFIG``), overridable per policy in the policy config
+file.
 """
 
 from __future__ import annotations
