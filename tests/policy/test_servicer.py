@@ -228,7 +228,10 @@ def test_the_pack_process_serves_the_same_pack_with_our_analyze() -> None:
     with pack_process() as stub:
         assert stub.GetAnalyzerInfo(empty_pb2.Empty()) == upstream.GetAnalyzerInfo(None, None)
         configure(stub, STACKS / "policy.prod.json")
-        assert stub.Analyze(_request({"apiVersion": "v1", "kind": "ConfigMap"})) == analyzer_pb2.AnalyzeResponse()
+        undecodable = _request({"apiVersion": "v1", "kind": "ConfigMap", "n": math.nan})
+        with pytest.raises(ValueError, match="NaN"):
+            upstream.Analyze(undecodable, None)  # pulumi-policy decodes it for every policy
+        assert stub.Analyze(undecodable) == analyzer_pb2.AnalyzeResponse()  # ours: not a Ray object, not decoded
         request = _request(_busy_cluster(), "urn:grpc")
         kp.CACHE._entries.clear()
         expected = upstream.Analyze(request, None)
