@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pulumi_kuberay.model._base import KubeModel
 from pulumi_kuberay.model._field_docs import FIELD_DOCS
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec
 from pydantic import ConfigDict
@@ -55,3 +56,24 @@ def test_known_descriptions_reach_the_models_and_their_json_schema() -> None:
 def test_the_models_no_longer_parse_their_sources_at_import() -> None:
     config: ConfigDict = RayClusterSpec.model_config
     assert not config.get("use_attribute_docstrings")
+
+
+class UserSpec(HeadGroupSpec):
+    """A user's subclass (outside the package): its docstrings are read from its source, as before the table."""
+
+    team: str | None = None
+    """Team that owns the group."""
+
+
+class Undocumented(KubeModel):
+    model_config = ConfigDict(use_attribute_docstrings=False)
+
+    size: int = 0
+    """Not a description: the class turned the option off."""
+
+
+def test_a_users_subclass_keeps_its_attribute_docstrings_and_the_inherited_ones() -> None:
+    assert UserSpec.model_fields["team"].description == "Team that owns the group."
+    assert UserSpec.model_fields["cpu"].description == HeadGroupSpec.model_fields["cpu"].description
+    assert UserSpec.model_fields["cpu"].description
+    assert Undocumented.model_fields["size"].description is None

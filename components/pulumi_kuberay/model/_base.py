@@ -69,7 +69,12 @@ class KubeModel(BaseModel):
         # import time): the same docstrings come from a table generated from the sources (tools/gen_field_docs.py),
         # set before the validators and schemas are built (defer_build), so every output is unchanged.
         super().__pydantic_init_subclass__(**kwargs)
-        docs = FIELD_DOCS.get(f"{cls.__module__}.{cls.__qualname__}")
+        if cls.__module__.startswith("pulumi_kuberay."):
+            docs = FIELD_DOCS.get(f"{cls.__module__}.{cls.__qualname__}")
+        elif "use_attribute_docstrings" not in cls.model_config:
+            docs = _source_docstrings(cls)  # a user's subclass: read from its source, as the option did
+        else:
+            docs = None  # the subclass chose: pydantic did it (True) or must not (False)
         if docs:
             fields = cls.__pydantic_fields__
             for name, text in docs.items():
@@ -138,6 +143,13 @@ class KubeModel(BaseModel):
         """Render this object as the CRD expects it: CRD field names, only what was set."""
         self._require_known()
         return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
+
+
+def _source_docstrings(cls: type[KubeModel]) -> dict[str, str]:
+    """The attribute docstrings of ``cls``'s own fields, as pydantic's ``use_attribute_docstrings`` reads them."""
+    from pydantic._internal._docs_extraction import extract_docstrings_from_cls
+
+    return extract_docstrings_from_cls(cls)
 
 
 def _init_pending(model: KubeModel, data: dict[str, Any]) -> None:
