@@ -4,6 +4,9 @@ with a fuzz test: any JSON-ish value anywhere gives a ManifestError (or loads), 
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
 from typing import Any, Literal
 
 import pytest
@@ -193,6 +196,36 @@ def test_registry() -> None:
     assert manifest_class("Nope") is None
     assert set(known_kinds()) >= {"RayCluster", "RayJob", "RayService", "RayCronJob"}
     assert RayClusterManifest.api_versions() == ("ray.io/v1", "ray.io/v1alpha1")
+
+
+def test_the_other_kinds_load_on_first_use_of_their_kind() -> None:
+    # a fresh interpreter: a program of RayClusters never imports the RayJob, RayService/Serve, RayCronJob models
+    code = (
+        "import json, sys; from pulumi_kuberay.model import manifest; "
+        "kinds = ('job', 'service', 'serve', 'cronjob'); "
+        "loaded = lambda: sorted(k for k in kinds if f'pulumi_kuberay.model.{k}' in sys.modules); "
+        "before = loaded(); known = manifest.known_kinds(); job = manifest.manifest_class('RayJob'); "
+        "print(json.dumps([before, known, job.__module__, loaded()]))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, known, job_module, after = json.loads(result.stdout)
+    assert before == []
+    assert known == ["RayCluster", "RayCronJob", "RayJob", "RayService"]
+    assert job_module == "pulumi_kuberay.model.job"
+    assert after == ["job"]
+
+
+def test_the_lazy_kinds_are_the_classes_of_their_modules() -> None:
+    from pulumi_kuberay.model import manifest
+    from pulumi_kuberay.model.cronjob import RayCronJobManifest
+    from pulumi_kuberay.model.job import RayJobManifest
+    from pulumi_kuberay.model.service import RayServiceManifest
+
+    assert manifest.RayJobManifest is RayJobManifest and manifest_class("RayJob") is RayJobManifest
+    assert manifest.RayServiceManifest is RayServiceManifest and manifest_class("RayService") is RayServiceManifest
+    assert manifest.RayCronJobManifest is RayCronJobManifest and manifest_class("RayCronJob") is RayCronJobManifest
+    with pytest.raises(AttributeError, match="no attribute 'RayNopeManifest'"):
+        _ = manifest.RayNopeManifest
 
 
 def test_register_kind_plugs_a_new_kind_in() -> None:

@@ -28,6 +28,7 @@ from typing import Any, Union
 
 import yaml
 from pydantic import BaseModel
+from pydantic.alias_generators import to_camel  # KubeModel's alias generator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = REPO_ROOT / "components" / "pulumi_kuberay" / "model" / "_k8s.py"
@@ -465,6 +466,18 @@ def generate() -> str:
     return render(gen)
 
 
+def _field_line(f: FieldDef) -> str:
+    """``attr: T`` with the CRD spelling as alias: an explicit ``Field(alias=...)`` only where ``KubeModel``'s alias
+    generator (``to_camel``) would spell it otherwise, since ``Field()`` costs a copy of its FieldInfo per field
+    at import."""
+    tp = render_type(f.type)
+    if to_camel(f.attr) == f.alias:
+        return f"    {f.attr}: {tp}" if f.required else f"    {f.attr}: {tp} | None = None"
+    if f.required:
+        return f'    {f.attr}: {tp} = Field(alias="{f.alias}")'
+    return f'    {f.attr}: {tp} | None = Field(default=None, alias="{f.alias}")'
+
+
 def render(gen: Generator) -> str:
     used = " ".join(render_type(f.type) for cls in gen.order for f in cls.fields)
     typing_names = [name for name in ("Any", "Literal") if re.search(rf"\b{name}\b", used)]
@@ -475,10 +488,12 @@ def render(gen: Generator) -> str:
         '"""Kubernetes core types embedded in the KubeRay CRDs (pod templates, services...) as typed models.',
         "",
         "Structurally identical sub-schemas share one class; ``SecretEnvSource``-style aliases name the",
-        "Kubernetes types that collapsed into another one. Each field has its exact CRD spelling as alias.",
-        '"""',
+        "Kubernetes types that collapsed into another one. Each field has its exact CRD spelling as alias: the",
+        "camelCase alias generator of ``KubeModel`` gives it, ``Field(alias=...)`` where it would not (``hostIP``).",
         "",
-        "from __future__ import annotations",
+        "Classes come before their uses and annotations are evaluated as the module runs (no postponed",
+        "annotations), so pydantic has nothing to parse: creating these ~120 classes is most of the models' import.",
+        '"""',
         "",
         *typing_import,
         "from pydantic import ConfigDict, Field",
@@ -498,11 +513,7 @@ def render(gen: Generator) -> str:
         if cls.fields:
             lines.append("")
         for f in cls.fields:
-            tp = render_type(f.type)
-            if f.required:
-                lines.append(f'    {f.attr}: {tp} = Field(alias="{f.alias}")')
-            else:
-                lines.append(f'    {f.attr}: {tp} | None = Field(default=None, alias="{f.alias}")')
+            lines.append(_field_line(f))
     aliases = {name: cls for name, cls in sorted(gen.aliases.items()) if name not in gen.by_name}
     if aliases:
         lines += ["", "", "# Kubernetes names of types that are structurally identical to another one here."]

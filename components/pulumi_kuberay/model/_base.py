@@ -18,6 +18,7 @@ from ._errors import (
     SpecError,
     with_suggestions,
 )
+from ._field_docs import FIELD_DOCS
 
 JsonDict = dict[str, Any]
 
@@ -55,12 +56,31 @@ class KubeModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         protected_namespaces=(),
-        use_attribute_docstrings=True,
         regex_engine="python-re",
         # Validators are built on first use, not at import: `import pulumi_kuberay` stays cheap for the
         # commands and for programs that only use a few kinds.
         defer_build=True,
     )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        # A field's docstring is its description (model_json_schema, the package schema). pydantic's
+        # use_attribute_docstrings would find and parse every class's source at import (most of the models'
+        # import time): the same docstrings come from a table generated from the sources (tools/gen_field_docs.py),
+        # set before the validators and schemas are built (defer_build), so every output is unchanged.
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__module__.startswith("pulumi_kuberay."):
+            docs = FIELD_DOCS.get(f"{cls.__module__}.{cls.__qualname__}")
+        elif "use_attribute_docstrings" not in cls.model_config:
+            docs = _source_docstrings(cls)  # a user's subclass: read from its source, as the option did
+        else:
+            docs = None  # the subclass chose: pydantic did it (True) or must not (False)
+        if docs:
+            fields = cls.__pydantic_fields__
+            for name, text in docs.items():
+                info = fields.get(name)
+                if info is not None and info.description is None:
+                    info.description = text
 
     #: Ray Serve gives some nulls a meaning (``route_prefix: null`` = no HTTP route): such models keep them.
     _null_is_a_value: ClassVar[bool] = False
@@ -123,6 +143,13 @@ class KubeModel(BaseModel):
         """Render this object as the CRD expects it: CRD field names, only what was set."""
         self._require_known()
         return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
+
+
+def _source_docstrings(cls: type[KubeModel]) -> dict[str, str]:
+    """The attribute docstrings of ``cls``'s own fields, as pydantic's ``use_attribute_docstrings`` reads them."""
+    from pydantic._internal._docs_extraction import extract_docstrings_from_cls
+
+    return extract_docstrings_from_cls(cls)
 
 
 def _init_pending(model: KubeModel, data: dict[str, Any]) -> None:

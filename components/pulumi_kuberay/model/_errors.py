@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import types
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -34,6 +35,15 @@ class SpecError(ValueError):
 
     def __str__(self) -> str:
         return self.message if self.fix is None else f"{self.message}; fix: {self.fix}"
+
+
+class KubeRayDeprecationWarning(DeprecationWarning):
+    """A deprecated KubeRay field is used (it still loads, but KubeRay ignores it or will remove it)."""
+
+
+# Shown by default (Python hides DeprecationWarning outside __main__, and a Pulumi program is library code to
+# Python); only our own category is affected and users can still filter it.
+warnings.filterwarnings("default", category=KubeRayDeprecationWarning)
 
 
 ProblemKind = Literal["unknown_field", "wrong_type", "missing", "invalid_value"]

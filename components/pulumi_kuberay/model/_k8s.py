@@ -3,10 +3,12 @@
 """Kubernetes core types embedded in the KubeRay CRDs (pod templates, services...) as typed models.
 
 Structurally identical sub-schemas share one class; ``SecretEnvSource``-style aliases name the
-Kubernetes types that collapsed into another one. Each field has its exact CRD spelling as alias.
-"""
+Kubernetes types that collapsed into another one. Each field has its exact CRD spelling as alias: the
+camelCase alias generator of ``KubeModel`` gives it, ``Field(alias=...)`` where it would not (``hostIP``).
 
-from __future__ import annotations
+Classes come before their uses and annotations are evaluated as the module runs (no postponed
+annotations), so pydantic has nothing to parse: creating these ~120 classes is most of the models' import.
+"""
 
 from typing import Literal
 
@@ -25,993 +27,993 @@ class _K8sModel(KubeModel):
 class EmbeddedObjectMeta(_K8sModel):
     """Kubernetes ``EmbeddedObjectMeta`` (first found at ``PodTemplateSpec.metadata``)."""
 
-    annotations: dict[str, str] | None = Field(default=None, alias="annotations")
-    finalizers: list[str] | None = Field(default=None, alias="finalizers")
-    labels: dict[str, str] | None = Field(default=None, alias="labels")
-    name: str | None = Field(default=None, alias="name")
-    namespace: str | None = Field(default=None, alias="namespace")
+    annotations: dict[str, str] | None = None
+    finalizers: list[str] | None = None
+    labels: dict[str, str] | None = None
+    name: str | None = None
+    namespace: str | None = None
 
 
 class NodeSelectorRequirement(_K8sModel):
     """Kubernetes ``NodeSelectorRequirement`` (first found at ``NodeSelectorTerm.matchExpressions[]``)."""
 
-    key: str = Field(alias="key")
-    operator: str = Field(alias="operator")
-    values: list[str] | None = Field(default=None, alias="values")
+    key: str
+    operator: str
+    values: list[str] | None = None
 
 
 class NodeSelectorTerm(_K8sModel):
     """Kubernetes ``NodeSelectorTerm`` (first found at ``PreferredSchedulingTerm.preference``)."""
 
-    match_expressions: list[NodeSelectorRequirement] | None = Field(default=None, alias="matchExpressions")
-    match_fields: list[NodeSelectorRequirement] | None = Field(default=None, alias="matchFields")
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_fields: list[NodeSelectorRequirement] | None = None
 
 
 class PreferredSchedulingTerm(_K8sModel):
     """Kubernetes ``PreferredSchedulingTerm`` (first found at ``NodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[]``)."""
 
-    preference: NodeSelectorTerm = Field(alias="preference")
-    weight: int = Field(alias="weight")
+    preference: NodeSelectorTerm
+    weight: int
 
 
 class NodeSelector(_K8sModel):
     """Kubernetes ``NodeSelector`` (first found at ``NodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``)."""
 
-    node_selector_terms: list[NodeSelectorTerm] = Field(alias="nodeSelectorTerms")
+    node_selector_terms: list[NodeSelectorTerm]
 
 
 class NodeAffinity(_K8sModel):
     """Kubernetes ``NodeAffinity`` (first found at ``Affinity.nodeAffinity``)."""
 
-    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = Field(default=None, alias="preferredDuringSchedulingIgnoredDuringExecution")
-    required_during_scheduling_ignored_during_execution: NodeSelector | None = Field(default=None, alias="requiredDuringSchedulingIgnoredDuringExecution")
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = None
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
 
 
 class LabelSelector(_K8sModel):
     """Kubernetes ``LabelSelector`` (first found at ``PodAffinityTerm.labelSelector``)."""
 
-    match_expressions: list[NodeSelectorRequirement] | None = Field(default=None, alias="matchExpressions")
-    match_labels: dict[str, str] | None = Field(default=None, alias="matchLabels")
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_labels: dict[str, str] | None = None
 
 
 class PodAffinityTerm(_K8sModel):
     """Kubernetes ``PodAffinityTerm`` (first found at ``WeightedPodAffinityTerm.podAffinityTerm``)."""
 
-    label_selector: LabelSelector | None = Field(default=None, alias="labelSelector")
-    match_label_keys: list[str] | None = Field(default=None, alias="matchLabelKeys")
-    mismatch_label_keys: list[str] | None = Field(default=None, alias="mismatchLabelKeys")
-    namespace_selector: LabelSelector | None = Field(default=None, alias="namespaceSelector")
-    namespaces: list[str] | None = Field(default=None, alias="namespaces")
-    topology_key: str = Field(alias="topologyKey")
+    label_selector: LabelSelector | None = None
+    match_label_keys: list[str] | None = None
+    mismatch_label_keys: list[str] | None = None
+    namespace_selector: LabelSelector | None = None
+    namespaces: list[str] | None = None
+    topology_key: str
 
 
 class WeightedPodAffinityTerm(_K8sModel):
     """Kubernetes ``WeightedPodAffinityTerm`` (first found at ``PodAffinity.preferredDuringSchedulingIgnoredDuringExecution[]``)."""
 
-    pod_affinity_term: PodAffinityTerm = Field(alias="podAffinityTerm")
-    weight: int = Field(alias="weight")
+    pod_affinity_term: PodAffinityTerm
+    weight: int
 
 
 class PodAffinity(_K8sModel):
     """Kubernetes ``PodAffinity`` (first found at ``Affinity.podAffinity``)."""
 
-    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] | None = Field(default=None, alias="preferredDuringSchedulingIgnoredDuringExecution")
-    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] | None = Field(default=None, alias="requiredDuringSchedulingIgnoredDuringExecution")
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] | None = None
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] | None = None
 
 
 class Affinity(_K8sModel):
     """Kubernetes ``Affinity`` (first found at ``PodSpec.affinity``)."""
 
-    node_affinity: NodeAffinity | None = Field(default=None, alias="nodeAffinity")
-    pod_affinity: PodAffinity | None = Field(default=None, alias="podAffinity")
-    pod_anti_affinity: PodAffinity | None = Field(default=None, alias="podAntiAffinity")
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
 
 
 class ConfigMapKeySelector(_K8sModel):
     """Kubernetes ``ConfigMapKeySelector`` (first found at ``EnvVarSource.configMapKeyRef``)."""
 
-    key: str = Field(alias="key")
-    name: str | None = Field(default=None, alias="name")
-    optional: bool | None = Field(default=None, alias="optional")
+    key: str
+    name: str | None = None
+    optional: bool | None = None
 
 
 class ObjectFieldSelector(_K8sModel):
     """Kubernetes ``ObjectFieldSelector`` (first found at ``EnvVarSource.fieldRef``)."""
 
-    api_version: str | None = Field(default=None, alias="apiVersion")
-    field_path: str = Field(alias="fieldPath")
+    api_version: str | None = None
+    field_path: str
 
 
 class FileKeySelector(_K8sModel):
     """Kubernetes ``FileKeySelector`` (first found at ``EnvVarSource.fileKeyRef``)."""
 
-    key: str = Field(alias="key")
-    optional: bool | None = Field(default=None, alias="optional")
-    path: str = Field(alias="path")
-    volume_name: str = Field(alias="volumeName")
+    key: str
+    optional: bool | None = None
+    path: str
+    volume_name: str
 
 
 class ResourceFieldSelector(_K8sModel):
     """Kubernetes ``ResourceFieldSelector`` (first found at ``EnvVarSource.resourceFieldRef``)."""
 
-    container_name: str | None = Field(default=None, alias="containerName")
-    divisor: ResourceQuantity | None = Field(default=None, alias="divisor")
-    resource: str = Field(alias="resource")
+    container_name: str | None = None
+    divisor: ResourceQuantity | None = None
+    resource: str
 
 
 class EnvVarSource(_K8sModel):
     """Kubernetes ``EnvVarSource`` (first found at ``EnvVar.valueFrom``)."""
 
-    config_map_key_ref: ConfigMapKeySelector | None = Field(default=None, alias="configMapKeyRef")
-    field_ref: ObjectFieldSelector | None = Field(default=None, alias="fieldRef")
-    file_key_ref: FileKeySelector | None = Field(default=None, alias="fileKeyRef")
-    resource_field_ref: ResourceFieldSelector | None = Field(default=None, alias="resourceFieldRef")
-    secret_key_ref: ConfigMapKeySelector | None = Field(default=None, alias="secretKeyRef")
+    config_map_key_ref: ConfigMapKeySelector | None = None
+    field_ref: ObjectFieldSelector | None = None
+    file_key_ref: FileKeySelector | None = None
+    resource_field_ref: ResourceFieldSelector | None = None
+    secret_key_ref: ConfigMapKeySelector | None = None
 
 
 class EnvVar(_K8sModel):
     """Kubernetes ``EnvVar`` (first found at ``Container.env[]``)."""
 
-    name: str = Field(alias="name")
-    value: str | None = Field(default=None, alias="value")
-    value_from: EnvVarSource | None = Field(default=None, alias="valueFrom")
+    name: str
+    value: str | None = None
+    value_from: EnvVarSource | None = None
 
 
 class ConfigMapEnvSource(_K8sModel):
     """Kubernetes ``ConfigMapEnvSource`` (first found at ``EnvFromSource.configMapRef``)."""
 
-    name: str | None = Field(default=None, alias="name")
-    optional: bool | None = Field(default=None, alias="optional")
+    name: str | None = None
+    optional: bool | None = None
 
 
 class EnvFromSource(_K8sModel):
     """Kubernetes ``EnvFromSource`` (first found at ``Container.envFrom[]``)."""
 
-    config_map_ref: ConfigMapEnvSource | None = Field(default=None, alias="configMapRef")
-    prefix: str | None = Field(default=None, alias="prefix")
-    secret_ref: ConfigMapEnvSource | None = Field(default=None, alias="secretRef")
+    config_map_ref: ConfigMapEnvSource | None = None
+    prefix: str | None = None
+    secret_ref: ConfigMapEnvSource | None = None
 
 
 class ExecAction(_K8sModel):
     """Kubernetes ``ExecAction`` (first found at ``LifecycleHandler.exec``)."""
 
-    command: list[str] | None = Field(default=None, alias="command")
+    command: list[str] | None = None
 
 
 class HTTPHeader(_K8sModel):
     """Kubernetes ``HTTPHeader`` (first found at ``HTTPGetAction.httpHeaders[]``)."""
 
-    name: str = Field(alias="name")
-    value: str = Field(alias="value")
+    name: str
+    value: str
 
 
 class HTTPGetAction(_K8sModel):
     """Kubernetes ``HTTPGetAction`` (first found at ``LifecycleHandler.httpGet``)."""
 
-    host: str | None = Field(default=None, alias="host")
-    http_headers: list[HTTPHeader] | None = Field(default=None, alias="httpHeaders")
-    path: str | None = Field(default=None, alias="path")
-    port: Quantity = Field(alias="port")
-    scheme: str | None = Field(default=None, alias="scheme")
+    host: str | None = None
+    http_headers: list[HTTPHeader] | None = None
+    path: str | None = None
+    port: Quantity
+    scheme: str | None = None
 
 
 class SleepAction(_K8sModel):
     """Kubernetes ``SleepAction`` (first found at ``LifecycleHandler.sleep``)."""
 
-    seconds: int = Field(alias="seconds")
+    seconds: int
 
 
 class TCPSocketAction(_K8sModel):
     """Kubernetes ``TCPSocketAction`` (first found at ``LifecycleHandler.tcpSocket``)."""
 
-    host: str | None = Field(default=None, alias="host")
-    port: Quantity = Field(alias="port")
+    host: str | None = None
+    port: Quantity
 
 
 class LifecycleHandler(_K8sModel):
     """Kubernetes ``LifecycleHandler`` (first found at ``Lifecycle.postStart``)."""
 
-    exec: ExecAction | None = Field(default=None, alias="exec")
-    http_get: HTTPGetAction | None = Field(default=None, alias="httpGet")
-    sleep: SleepAction | None = Field(default=None, alias="sleep")
-    tcp_socket: TCPSocketAction | None = Field(default=None, alias="tcpSocket")
+    exec: ExecAction | None = None
+    http_get: HTTPGetAction | None = None
+    sleep: SleepAction | None = None
+    tcp_socket: TCPSocketAction | None = None
 
 
 class Lifecycle(_K8sModel):
     """Kubernetes ``Lifecycle`` (first found at ``Container.lifecycle``)."""
 
-    post_start: LifecycleHandler | None = Field(default=None, alias="postStart")
-    pre_stop: LifecycleHandler | None = Field(default=None, alias="preStop")
-    stop_signal: str | None = Field(default=None, alias="stopSignal")
+    post_start: LifecycleHandler | None = None
+    pre_stop: LifecycleHandler | None = None
+    stop_signal: str | None = None
 
 
 class GRPCAction(_K8sModel):
     """Kubernetes ``GRPCAction`` (first found at ``Probe.grpc``)."""
 
-    port: int = Field(alias="port")
-    service: str | None = Field(default=None, alias="service")
+    port: int
+    service: str | None = None
 
 
 class Probe(_K8sModel):
     """Kubernetes ``Probe`` (first found at ``Container.livenessProbe``)."""
 
-    exec: ExecAction | None = Field(default=None, alias="exec")
-    failure_threshold: int | None = Field(default=None, alias="failureThreshold")
-    grpc: GRPCAction | None = Field(default=None, alias="grpc")
-    http_get: HTTPGetAction | None = Field(default=None, alias="httpGet")
-    initial_delay_seconds: int | None = Field(default=None, alias="initialDelaySeconds")
-    period_seconds: int | None = Field(default=None, alias="periodSeconds")
-    success_threshold: int | None = Field(default=None, alias="successThreshold")
-    tcp_socket: TCPSocketAction | None = Field(default=None, alias="tcpSocket")
-    termination_grace_period_seconds: int | None = Field(default=None, alias="terminationGracePeriodSeconds")
-    timeout_seconds: int | None = Field(default=None, alias="timeoutSeconds")
+    exec: ExecAction | None = None
+    failure_threshold: int | None = None
+    grpc: GRPCAction | None = None
+    http_get: HTTPGetAction | None = None
+    initial_delay_seconds: int | None = None
+    period_seconds: int | None = None
+    success_threshold: int | None = None
+    tcp_socket: TCPSocketAction | None = None
+    termination_grace_period_seconds: int | None = None
+    timeout_seconds: int | None = None
 
 
 class ContainerPort(_K8sModel):
     """Kubernetes ``ContainerPort`` (first found at ``Container.ports[]``)."""
 
-    container_port: int = Field(alias="containerPort")
+    container_port: int
     host_ip: str | None = Field(default=None, alias="hostIP")
-    host_port: int | None = Field(default=None, alias="hostPort")
-    name: str | None = Field(default=None, alias="name")
-    protocol: str | None = Field(default=None, alias="protocol")
+    host_port: int | None = None
+    name: str | None = None
+    protocol: str | None = None
 
 
 class ContainerResizePolicy(_K8sModel):
     """Kubernetes ``ContainerResizePolicy`` (first found at ``Container.resizePolicy[]``)."""
 
-    resource_name: str = Field(alias="resourceName")
-    restart_policy: str = Field(alias="restartPolicy")
+    resource_name: str
+    restart_policy: str
 
 
 class ResourceClaim(_K8sModel):
     """Kubernetes ``ResourceClaim`` (first found at ``ResourceRequirements.claims[]``)."""
 
-    name: str = Field(alias="name")
-    request: str | None = Field(default=None, alias="request")
+    name: str
+    request: str | None = None
 
 
 class ResourceRequirements(_K8sModel):
     """Kubernetes ``ResourceRequirements`` (first found at ``Container.resources``)."""
 
-    claims: list[ResourceClaim] | None = Field(default=None, alias="claims")
-    limits: dict[str, ResourceQuantity] | None = Field(default=None, alias="limits")
-    requests: dict[str, ResourceQuantity] | None = Field(default=None, alias="requests")
+    claims: list[ResourceClaim] | None = None
+    limits: dict[str, ResourceQuantity] | None = None
+    requests: dict[str, ResourceQuantity] | None = None
 
 
 class ContainerRestartRuleOnExitCodes(_K8sModel):
     """Kubernetes ``ContainerRestartRuleOnExitCodes`` (first found at ``ContainerRestartRule.exitCodes``)."""
 
-    operator: str = Field(alias="operator")
-    values: list[int] | None = Field(default=None, alias="values")
+    operator: str
+    values: list[int] | None = None
 
 
 class ContainerRestartRule(_K8sModel):
     """Kubernetes ``ContainerRestartRule`` (first found at ``Container.restartPolicyRules[]``)."""
 
-    action: str = Field(alias="action")
-    exit_codes: ContainerRestartRuleOnExitCodes | None = Field(default=None, alias="exitCodes")
+    action: str
+    exit_codes: ContainerRestartRuleOnExitCodes | None = None
 
 
 class AppArmorProfile(_K8sModel):
     """Kubernetes ``AppArmorProfile`` (first found at ``SecurityContext.appArmorProfile``)."""
 
-    localhost_profile: str | None = Field(default=None, alias="localhostProfile")
-    type: str = Field(alias="type")
+    localhost_profile: str | None = None
+    type: str
 
 
 class Capabilities(_K8sModel):
     """Kubernetes ``Capabilities`` (first found at ``SecurityContext.capabilities``)."""
 
-    add: list[str] | None = Field(default=None, alias="add")
-    drop: list[str] | None = Field(default=None, alias="drop")
+    add: list[str] | None = None
+    drop: list[str] | None = None
 
 
 class SELinuxOptions(_K8sModel):
     """Kubernetes ``SELinuxOptions`` (first found at ``SecurityContext.seLinuxOptions``)."""
 
-    level: str | None = Field(default=None, alias="level")
-    role: str | None = Field(default=None, alias="role")
-    type: str | None = Field(default=None, alias="type")
-    user: str | None = Field(default=None, alias="user")
+    level: str | None = None
+    role: str | None = None
+    type: str | None = None
+    user: str | None = None
 
 
 class WindowsSecurityContextOptions(_K8sModel):
     """Kubernetes ``WindowsSecurityContextOptions`` (first found at ``SecurityContext.windowsOptions``)."""
 
-    gmsa_credential_spec: str | None = Field(default=None, alias="gmsaCredentialSpec")
-    gmsa_credential_spec_name: str | None = Field(default=None, alias="gmsaCredentialSpecName")
-    host_process: bool | None = Field(default=None, alias="hostProcess")
-    run_as_user_name: str | None = Field(default=None, alias="runAsUserName")
+    gmsa_credential_spec: str | None = None
+    gmsa_credential_spec_name: str | None = None
+    host_process: bool | None = None
+    run_as_user_name: str | None = None
 
 
 class SecurityContext(_K8sModel):
     """Kubernetes ``SecurityContext`` (first found at ``Container.securityContext``)."""
 
-    allow_privilege_escalation: bool | None = Field(default=None, alias="allowPrivilegeEscalation")
-    app_armor_profile: AppArmorProfile | None = Field(default=None, alias="appArmorProfile")
-    capabilities: Capabilities | None = Field(default=None, alias="capabilities")
-    privileged: bool | None = Field(default=None, alias="privileged")
-    proc_mount: str | None = Field(default=None, alias="procMount")
-    read_only_root_filesystem: bool | None = Field(default=None, alias="readOnlyRootFilesystem")
-    run_as_group: int | None = Field(default=None, alias="runAsGroup")
-    run_as_non_root: bool | None = Field(default=None, alias="runAsNonRoot")
-    run_as_user: int | None = Field(default=None, alias="runAsUser")
-    se_linux_options: SELinuxOptions | None = Field(default=None, alias="seLinuxOptions")
-    seccomp_profile: AppArmorProfile | None = Field(default=None, alias="seccompProfile")
-    windows_options: WindowsSecurityContextOptions | None = Field(default=None, alias="windowsOptions")
+    allow_privilege_escalation: bool | None = None
+    app_armor_profile: AppArmorProfile | None = None
+    capabilities: Capabilities | None = None
+    privileged: bool | None = None
+    proc_mount: str | None = None
+    read_only_root_filesystem: bool | None = None
+    run_as_group: int | None = None
+    run_as_non_root: bool | None = None
+    run_as_user: int | None = None
+    se_linux_options: SELinuxOptions | None = None
+    seccomp_profile: AppArmorProfile | None = None
+    windows_options: WindowsSecurityContextOptions | None = None
 
 
 class VolumeDevice(_K8sModel):
     """Kubernetes ``VolumeDevice`` (first found at ``Container.volumeDevices[]``)."""
 
-    device_path: str = Field(alias="devicePath")
-    name: str = Field(alias="name")
+    device_path: str
+    name: str
 
 
 class VolumeMount(_K8sModel):
     """Kubernetes ``VolumeMount`` (first found at ``Container.volumeMounts[]``)."""
 
-    mount_path: str = Field(alias="mountPath")
-    mount_propagation: str | None = Field(default=None, alias="mountPropagation")
-    name: str = Field(alias="name")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    recursive_read_only: str | None = Field(default=None, alias="recursiveReadOnly")
-    sub_path: str | None = Field(default=None, alias="subPath")
-    sub_path_expr: str | None = Field(default=None, alias="subPathExpr")
+    mount_path: str
+    mount_propagation: str | None = None
+    name: str
+    read_only: bool | None = None
+    recursive_read_only: str | None = None
+    sub_path: str | None = None
+    sub_path_expr: str | None = None
 
 
 class Container(_K8sModel):
     """Kubernetes ``Container`` (first found at ``PodSpec.containers[]``)."""
 
-    args: list[str] | None = Field(default=None, alias="args")
-    command: list[str] | None = Field(default=None, alias="command")
-    env: list[EnvVar] | None = Field(default=None, alias="env")
-    env_from: list[EnvFromSource] | None = Field(default=None, alias="envFrom")
-    image: str | None = Field(default=None, alias="image")
-    image_pull_policy: str | None = Field(default=None, alias="imagePullPolicy")
-    lifecycle: Lifecycle | None = Field(default=None, alias="lifecycle")
-    liveness_probe: Probe | None = Field(default=None, alias="livenessProbe")
-    name: str = Field(alias="name")
-    ports: list[ContainerPort] | None = Field(default=None, alias="ports")
-    readiness_probe: Probe | None = Field(default=None, alias="readinessProbe")
-    resize_policy: list[ContainerResizePolicy] | None = Field(default=None, alias="resizePolicy")
-    resources: ResourceRequirements | None = Field(default=None, alias="resources")
-    restart_policy: str | None = Field(default=None, alias="restartPolicy")
-    restart_policy_rules: list[ContainerRestartRule] | None = Field(default=None, alias="restartPolicyRules")
-    security_context: SecurityContext | None = Field(default=None, alias="securityContext")
-    startup_probe: Probe | None = Field(default=None, alias="startupProbe")
-    stdin: bool | None = Field(default=None, alias="stdin")
-    stdin_once: bool | None = Field(default=None, alias="stdinOnce")
-    termination_message_path: str | None = Field(default=None, alias="terminationMessagePath")
-    termination_message_policy: str | None = Field(default=None, alias="terminationMessagePolicy")
-    tty: bool | None = Field(default=None, alias="tty")
-    volume_devices: list[VolumeDevice] | None = Field(default=None, alias="volumeDevices")
-    volume_mounts: list[VolumeMount] | None = Field(default=None, alias="volumeMounts")
-    working_dir: str | None = Field(default=None, alias="workingDir")
+    args: list[str] | None = None
+    command: list[str] | None = None
+    env: list[EnvVar] | None = None
+    env_from: list[EnvFromSource] | None = None
+    image: str | None = None
+    image_pull_policy: str | None = None
+    lifecycle: Lifecycle | None = None
+    liveness_probe: Probe | None = None
+    name: str
+    ports: list[ContainerPort] | None = None
+    readiness_probe: Probe | None = None
+    resize_policy: list[ContainerResizePolicy] | None = None
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+    restart_policy_rules: list[ContainerRestartRule] | None = None
+    security_context: SecurityContext | None = None
+    startup_probe: Probe | None = None
+    stdin: bool | None = None
+    stdin_once: bool | None = None
+    termination_message_path: str | None = None
+    termination_message_policy: str | None = None
+    tty: bool | None = None
+    volume_devices: list[VolumeDevice] | None = None
+    volume_mounts: list[VolumeMount] | None = None
+    working_dir: str | None = None
 
 
 class PodDNSConfigOption(_K8sModel):
     """Kubernetes ``PodDNSConfigOption`` (first found at ``PodDNSConfig.options[]``)."""
 
-    name: str | None = Field(default=None, alias="name")
-    value: str | None = Field(default=None, alias="value")
+    name: str | None = None
+    value: str | None = None
 
 
 class PodDNSConfig(_K8sModel):
     """Kubernetes ``PodDNSConfig`` (first found at ``PodSpec.dnsConfig``)."""
 
-    nameservers: list[str] | None = Field(default=None, alias="nameservers")
-    options: list[PodDNSConfigOption] | None = Field(default=None, alias="options")
-    searches: list[str] | None = Field(default=None, alias="searches")
+    nameservers: list[str] | None = None
+    options: list[PodDNSConfigOption] | None = None
+    searches: list[str] | None = None
 
 
 class EphemeralContainer(_K8sModel):
     """Kubernetes ``EphemeralContainer`` (first found at ``PodSpec.ephemeralContainers[]``)."""
 
-    args: list[str] | None = Field(default=None, alias="args")
-    command: list[str] | None = Field(default=None, alias="command")
-    env: list[EnvVar] | None = Field(default=None, alias="env")
-    env_from: list[EnvFromSource] | None = Field(default=None, alias="envFrom")
-    image: str | None = Field(default=None, alias="image")
-    image_pull_policy: str | None = Field(default=None, alias="imagePullPolicy")
-    lifecycle: Lifecycle | None = Field(default=None, alias="lifecycle")
-    liveness_probe: Probe | None = Field(default=None, alias="livenessProbe")
-    name: str = Field(alias="name")
-    ports: list[ContainerPort] | None = Field(default=None, alias="ports")
-    readiness_probe: Probe | None = Field(default=None, alias="readinessProbe")
-    resize_policy: list[ContainerResizePolicy] | None = Field(default=None, alias="resizePolicy")
-    resources: ResourceRequirements | None = Field(default=None, alias="resources")
-    restart_policy: str | None = Field(default=None, alias="restartPolicy")
-    restart_policy_rules: list[ContainerRestartRule] | None = Field(default=None, alias="restartPolicyRules")
-    security_context: SecurityContext | None = Field(default=None, alias="securityContext")
-    startup_probe: Probe | None = Field(default=None, alias="startupProbe")
-    stdin: bool | None = Field(default=None, alias="stdin")
-    stdin_once: bool | None = Field(default=None, alias="stdinOnce")
-    target_container_name: str | None = Field(default=None, alias="targetContainerName")
-    termination_message_path: str | None = Field(default=None, alias="terminationMessagePath")
-    termination_message_policy: str | None = Field(default=None, alias="terminationMessagePolicy")
-    tty: bool | None = Field(default=None, alias="tty")
-    volume_devices: list[VolumeDevice] | None = Field(default=None, alias="volumeDevices")
-    volume_mounts: list[VolumeMount] | None = Field(default=None, alias="volumeMounts")
-    working_dir: str | None = Field(default=None, alias="workingDir")
+    args: list[str] | None = None
+    command: list[str] | None = None
+    env: list[EnvVar] | None = None
+    env_from: list[EnvFromSource] | None = None
+    image: str | None = None
+    image_pull_policy: str | None = None
+    lifecycle: Lifecycle | None = None
+    liveness_probe: Probe | None = None
+    name: str
+    ports: list[ContainerPort] | None = None
+    readiness_probe: Probe | None = None
+    resize_policy: list[ContainerResizePolicy] | None = None
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+    restart_policy_rules: list[ContainerRestartRule] | None = None
+    security_context: SecurityContext | None = None
+    startup_probe: Probe | None = None
+    stdin: bool | None = None
+    stdin_once: bool | None = None
+    target_container_name: str | None = None
+    termination_message_path: str | None = None
+    termination_message_policy: str | None = None
+    tty: bool | None = None
+    volume_devices: list[VolumeDevice] | None = None
+    volume_mounts: list[VolumeMount] | None = None
+    working_dir: str | None = None
 
 
 class HostAlias(_K8sModel):
     """Kubernetes ``HostAlias`` (first found at ``PodSpec.hostAliases[]``)."""
 
-    hostnames: list[str] | None = Field(default=None, alias="hostnames")
-    ip: str = Field(alias="ip")
+    hostnames: list[str] | None = None
+    ip: str
 
 
 class LocalObjectReference(_K8sModel):
     """Kubernetes ``LocalObjectReference`` (first found at ``PodSpec.imagePullSecrets[]``)."""
 
-    name: str | None = Field(default=None, alias="name")
+    name: str | None = None
 
 
 class PodOS(_K8sModel):
     """Kubernetes ``PodOS`` (first found at ``PodSpec.os``)."""
 
-    name: str = Field(alias="name")
+    name: str
 
 
 class PodReadinessGate(_K8sModel):
     """Kubernetes ``PodReadinessGate`` (first found at ``PodSpec.readinessGates[]``)."""
 
-    condition_type: str = Field(alias="conditionType")
+    condition_type: str
 
 
 class PodResourceClaim(_K8sModel):
     """Kubernetes ``PodResourceClaim`` (first found at ``PodSpec.resourceClaims[]``)."""
 
-    name: str = Field(alias="name")
-    resource_claim_name: str | None = Field(default=None, alias="resourceClaimName")
-    resource_claim_template_name: str | None = Field(default=None, alias="resourceClaimTemplateName")
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
 
 
 class PodSchedulingGroup(_K8sModel):
     """Kubernetes ``PodSchedulingGroup`` (first found at ``PodSpec.schedulingGroup``)."""
 
-    pod_group_name: str | None = Field(default=None, alias="podGroupName")
+    pod_group_name: str | None = None
 
 
 class PodSecurityContext(_K8sModel):
     """Kubernetes ``PodSecurityContext`` (first found at ``PodSpec.securityContext``)."""
 
-    app_armor_profile: AppArmorProfile | None = Field(default=None, alias="appArmorProfile")
-    fs_group: int | None = Field(default=None, alias="fsGroup")
-    fs_group_change_policy: str | None = Field(default=None, alias="fsGroupChangePolicy")
-    run_as_group: int | None = Field(default=None, alias="runAsGroup")
-    run_as_non_root: bool | None = Field(default=None, alias="runAsNonRoot")
-    run_as_user: int | None = Field(default=None, alias="runAsUser")
-    se_linux_change_policy: str | None = Field(default=None, alias="seLinuxChangePolicy")
-    se_linux_options: SELinuxOptions | None = Field(default=None, alias="seLinuxOptions")
-    seccomp_profile: AppArmorProfile | None = Field(default=None, alias="seccompProfile")
-    supplemental_groups: list[int] | None = Field(default=None, alias="supplementalGroups")
-    supplemental_groups_policy: str | None = Field(default=None, alias="supplementalGroupsPolicy")
-    sysctls: list[HTTPHeader] | None = Field(default=None, alias="sysctls")
-    windows_options: WindowsSecurityContextOptions | None = Field(default=None, alias="windowsOptions")
+    app_armor_profile: AppArmorProfile | None = None
+    fs_group: int | None = None
+    fs_group_change_policy: str | None = None
+    run_as_group: int | None = None
+    run_as_non_root: bool | None = None
+    run_as_user: int | None = None
+    se_linux_change_policy: str | None = None
+    se_linux_options: SELinuxOptions | None = None
+    seccomp_profile: AppArmorProfile | None = None
+    supplemental_groups: list[int] | None = None
+    supplemental_groups_policy: str | None = None
+    sysctls: list[HTTPHeader] | None = None
+    windows_options: WindowsSecurityContextOptions | None = None
 
 
 class Toleration(_K8sModel):
     """Kubernetes ``Toleration`` (first found at ``PodSpec.tolerations[]``)."""
 
-    effect: str | None = Field(default=None, alias="effect")
-    key: str | None = Field(default=None, alias="key")
-    operator: str | None = Field(default=None, alias="operator")
-    toleration_seconds: int | None = Field(default=None, alias="tolerationSeconds")
-    value: str | None = Field(default=None, alias="value")
+    effect: str | None = None
+    key: str | None = None
+    operator: str | None = None
+    toleration_seconds: int | None = None
+    value: str | None = None
 
 
 class TopologySpreadConstraint(_K8sModel):
     """Kubernetes ``TopologySpreadConstraint`` (first found at ``PodSpec.topologySpreadConstraints[]``)."""
 
-    label_selector: LabelSelector | None = Field(default=None, alias="labelSelector")
-    match_label_keys: list[str] | None = Field(default=None, alias="matchLabelKeys")
-    max_skew: int = Field(alias="maxSkew")
-    min_domains: int | None = Field(default=None, alias="minDomains")
-    node_affinity_policy: str | None = Field(default=None, alias="nodeAffinityPolicy")
-    node_taints_policy: str | None = Field(default=None, alias="nodeTaintsPolicy")
-    topology_key: str = Field(alias="topologyKey")
-    when_unsatisfiable: str = Field(alias="whenUnsatisfiable")
+    label_selector: LabelSelector | None = None
+    match_label_keys: list[str] | None = None
+    max_skew: int
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    topology_key: str
+    when_unsatisfiable: str
 
 
 class AWSElasticBlockStoreVolumeSource(_K8sModel):
     """Kubernetes ``AWSElasticBlockStoreVolumeSource`` (first found at ``Volume.awsElasticBlockStore``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    partition: int | None = Field(default=None, alias="partition")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    fs_type: str | None = None
+    partition: int | None = None
+    read_only: bool | None = None
     volume_id: str = Field(alias="volumeID")
 
 
 class AzureDiskVolumeSource(_K8sModel):
     """Kubernetes ``AzureDiskVolumeSource`` (first found at ``Volume.azureDisk``)."""
 
-    caching_mode: str | None = Field(default=None, alias="cachingMode")
-    disk_name: str = Field(alias="diskName")
+    caching_mode: str | None = None
+    disk_name: str
     disk_uri: str = Field(alias="diskURI")
-    fs_type: str | None = Field(default=None, alias="fsType")
-    kind: str | None = Field(default=None, alias="kind")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    fs_type: str | None = None
+    kind: str | None = None
+    read_only: bool | None = None
 
 
 class AzureFileVolumeSource(_K8sModel):
     """Kubernetes ``AzureFileVolumeSource`` (first found at ``Volume.azureFile``)."""
 
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_name: str = Field(alias="secretName")
-    share_name: str = Field(alias="shareName")
+    read_only: bool | None = None
+    secret_name: str
+    share_name: str
 
 
 class CephFSVolumeSource(_K8sModel):
     """Kubernetes ``CephFSVolumeSource`` (first found at ``Volume.cephfs``)."""
 
-    monitors: list[str] = Field(alias="monitors")
-    path: str | None = Field(default=None, alias="path")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_file: str | None = Field(default=None, alias="secretFile")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
-    user: str | None = Field(default=None, alias="user")
+    monitors: list[str]
+    path: str | None = None
+    read_only: bool | None = None
+    secret_file: str | None = None
+    secret_ref: LocalObjectReference | None = None
+    user: str | None = None
 
 
 class CinderVolumeSource(_K8sModel):
     """Kubernetes ``CinderVolumeSource`` (first found at ``Volume.cinder``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
+    fs_type: str | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference | None = None
     volume_id: str = Field(alias="volumeID")
 
 
 class KeyToPath(_K8sModel):
     """Kubernetes ``KeyToPath`` (first found at ``ConfigMapVolumeSource.items[]``)."""
 
-    key: str = Field(alias="key")
-    mode: int | None = Field(default=None, alias="mode")
-    path: str = Field(alias="path")
+    key: str
+    mode: int | None = None
+    path: str
 
 
 class ConfigMapVolumeSource(_K8sModel):
     """Kubernetes ``ConfigMapVolumeSource`` (first found at ``Volume.configMap``)."""
 
-    default_mode: int | None = Field(default=None, alias="defaultMode")
-    items: list[KeyToPath] | None = Field(default=None, alias="items")
-    name: str | None = Field(default=None, alias="name")
-    optional: bool | None = Field(default=None, alias="optional")
+    default_mode: int | None = None
+    items: list[KeyToPath] | None = None
+    name: str | None = None
+    optional: bool | None = None
 
 
 class CSIVolumeSource(_K8sModel):
     """Kubernetes ``CSIVolumeSource`` (first found at ``Volume.csi``)."""
 
-    driver: str = Field(alias="driver")
-    fs_type: str | None = Field(default=None, alias="fsType")
-    node_publish_secret_ref: LocalObjectReference | None = Field(default=None, alias="nodePublishSecretRef")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    volume_attributes: dict[str, str] | None = Field(default=None, alias="volumeAttributes")
+    driver: str
+    fs_type: str | None = None
+    node_publish_secret_ref: LocalObjectReference | None = None
+    read_only: bool | None = None
+    volume_attributes: dict[str, str] | None = None
 
 
 class DownwardAPIVolumeFile(_K8sModel):
     """Kubernetes ``DownwardAPIVolumeFile`` (first found at ``DownwardAPIVolumeSource.items[]``)."""
 
-    field_ref: ObjectFieldSelector | None = Field(default=None, alias="fieldRef")
-    mode: int | None = Field(default=None, alias="mode")
-    path: str = Field(alias="path")
-    resource_field_ref: ResourceFieldSelector | None = Field(default=None, alias="resourceFieldRef")
+    field_ref: ObjectFieldSelector | None = None
+    mode: int | None = None
+    path: str
+    resource_field_ref: ResourceFieldSelector | None = None
 
 
 class DownwardAPIVolumeSource(_K8sModel):
     """Kubernetes ``DownwardAPIVolumeSource`` (first found at ``Volume.downwardAPI``)."""
 
-    default_mode: int | None = Field(default=None, alias="defaultMode")
-    items: list[DownwardAPIVolumeFile] | None = Field(default=None, alias="items")
+    default_mode: int | None = None
+    items: list[DownwardAPIVolumeFile] | None = None
 
 
 class EmptyDirVolumeSource(_K8sModel):
     """Kubernetes ``EmptyDirVolumeSource`` (first found at ``Volume.emptyDir``)."""
 
-    medium: str | None = Field(default=None, alias="medium")
-    size_limit: ResourceQuantity | None = Field(default=None, alias="sizeLimit")
+    medium: str | None = None
+    size_limit: ResourceQuantity | None = None
 
 
 class TypedLocalObjectReference(_K8sModel):
     """Kubernetes ``TypedLocalObjectReference`` (first found at ``PersistentVolumeClaimSpec.dataSource``)."""
 
-    api_group: str | None = Field(default=None, alias="apiGroup")
-    kind: str = Field(alias="kind")
-    name: str = Field(alias="name")
+    api_group: str | None = None
+    kind: str
+    name: str
 
 
 class TypedObjectReference(_K8sModel):
     """Kubernetes ``TypedObjectReference`` (first found at ``PersistentVolumeClaimSpec.dataSourceRef``)."""
 
-    api_group: str | None = Field(default=None, alias="apiGroup")
-    kind: str = Field(alias="kind")
-    name: str = Field(alias="name")
-    namespace: str | None = Field(default=None, alias="namespace")
+    api_group: str | None = None
+    kind: str
+    name: str
+    namespace: str | None = None
 
 
 class VolumeResourceRequirements(_K8sModel):
     """Kubernetes ``VolumeResourceRequirements`` (first found at ``PersistentVolumeClaimSpec.resources``)."""
 
-    limits: dict[str, ResourceQuantity] | None = Field(default=None, alias="limits")
-    requests: dict[str, ResourceQuantity] | None = Field(default=None, alias="requests")
+    limits: dict[str, ResourceQuantity] | None = None
+    requests: dict[str, ResourceQuantity] | None = None
 
 
 class PersistentVolumeClaimSpec(_K8sModel):
     """Kubernetes ``PersistentVolumeClaimSpec`` (first found at ``PersistentVolumeClaimTemplate.spec``)."""
 
-    access_modes: list[str] | None = Field(default=None, alias="accessModes")
-    data_source: TypedLocalObjectReference | None = Field(default=None, alias="dataSource")
-    data_source_ref: TypedObjectReference | None = Field(default=None, alias="dataSourceRef")
-    resources: VolumeResourceRequirements | None = Field(default=None, alias="resources")
-    selector: LabelSelector | None = Field(default=None, alias="selector")
-    storage_class_name: str | None = Field(default=None, alias="storageClassName")
-    volume_attributes_class_name: str | None = Field(default=None, alias="volumeAttributesClassName")
-    volume_mode: str | None = Field(default=None, alias="volumeMode")
-    volume_name: str | None = Field(default=None, alias="volumeName")
+    access_modes: list[str] | None = None
+    data_source: TypedLocalObjectReference | None = None
+    data_source_ref: TypedObjectReference | None = None
+    resources: VolumeResourceRequirements | None = None
+    selector: LabelSelector | None = None
+    storage_class_name: str | None = None
+    volume_attributes_class_name: str | None = None
+    volume_mode: str | None = None
+    volume_name: str | None = None
 
 
 class PersistentVolumeClaimTemplate(_K8sModel):
     """Kubernetes ``PersistentVolumeClaimTemplate`` (first found at ``EphemeralVolumeSource.volumeClaimTemplate``)."""
 
-    metadata: EmbeddedObjectMeta | None = Field(default=None, alias="metadata")
-    spec: PersistentVolumeClaimSpec = Field(alias="spec")
+    metadata: EmbeddedObjectMeta | None = None
+    spec: PersistentVolumeClaimSpec
 
 
 class EphemeralVolumeSource(_K8sModel):
     """Kubernetes ``EphemeralVolumeSource`` (first found at ``Volume.ephemeral``)."""
 
-    volume_claim_template: PersistentVolumeClaimTemplate | None = Field(default=None, alias="volumeClaimTemplate")
+    volume_claim_template: PersistentVolumeClaimTemplate | None = None
 
 
 class FCVolumeSource(_K8sModel):
     """Kubernetes ``FCVolumeSource`` (first found at ``Volume.fc``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    lun: int | None = Field(default=None, alias="lun")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    fs_type: str | None = None
+    lun: int | None = None
+    read_only: bool | None = None
     target_wwns: list[str] | None = Field(default=None, alias="targetWWNs")
-    wwids: list[str] | None = Field(default=None, alias="wwids")
+    wwids: list[str] | None = None
 
 
 class FlexVolumeSource(_K8sModel):
     """Kubernetes ``FlexVolumeSource`` (first found at ``Volume.flexVolume``)."""
 
-    driver: str = Field(alias="driver")
-    fs_type: str | None = Field(default=None, alias="fsType")
-    options: dict[str, str] | None = Field(default=None, alias="options")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
+    driver: str
+    fs_type: str | None = None
+    options: dict[str, str] | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference | None = None
 
 
 class FlockerVolumeSource(_K8sModel):
     """Kubernetes ``FlockerVolumeSource`` (first found at ``Volume.flocker``)."""
 
-    dataset_name: str | None = Field(default=None, alias="datasetName")
+    dataset_name: str | None = None
     dataset_uuid: str | None = Field(default=None, alias="datasetUUID")
 
 
 class GCEPersistentDiskVolumeSource(_K8sModel):
     """Kubernetes ``GCEPersistentDiskVolumeSource`` (first found at ``Volume.gcePersistentDisk``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    partition: int | None = Field(default=None, alias="partition")
-    pd_name: str = Field(alias="pdName")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    fs_type: str | None = None
+    partition: int | None = None
+    pd_name: str
+    read_only: bool | None = None
 
 
 class GitRepoVolumeSource(_K8sModel):
     """Kubernetes ``GitRepoVolumeSource`` (first found at ``Volume.gitRepo``)."""
 
-    directory: str | None = Field(default=None, alias="directory")
-    repository: str = Field(alias="repository")
-    revision: str | None = Field(default=None, alias="revision")
+    directory: str | None = None
+    repository: str
+    revision: str | None = None
 
 
 class GlusterfsVolumeSource(_K8sModel):
     """Kubernetes ``GlusterfsVolumeSource`` (first found at ``Volume.glusterfs``)."""
 
-    endpoints: str = Field(alias="endpoints")
-    path: str = Field(alias="path")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    endpoints: str
+    path: str
+    read_only: bool | None = None
 
 
 class HostPathVolumeSource(_K8sModel):
     """Kubernetes ``HostPathVolumeSource`` (first found at ``Volume.hostPath``)."""
 
-    path: str = Field(alias="path")
-    type: str | None = Field(default=None, alias="type")
+    path: str
+    type: str | None = None
 
 
 class ImageVolumeSource(_K8sModel):
     """Kubernetes ``ImageVolumeSource`` (first found at ``Volume.image``)."""
 
-    pull_policy: str | None = Field(default=None, alias="pullPolicy")
-    reference: str | None = Field(default=None, alias="reference")
+    pull_policy: str | None = None
+    reference: str | None = None
 
 
 class ISCSIVolumeSource(_K8sModel):
     """Kubernetes ``ISCSIVolumeSource`` (first found at ``Volume.iscsi``)."""
 
-    chap_auth_discovery: bool | None = Field(default=None, alias="chapAuthDiscovery")
-    chap_auth_session: bool | None = Field(default=None, alias="chapAuthSession")
-    fs_type: str | None = Field(default=None, alias="fsType")
-    initiator_name: str | None = Field(default=None, alias="initiatorName")
-    iqn: str = Field(alias="iqn")
-    iscsi_interface: str | None = Field(default=None, alias="iscsiInterface")
-    lun: int = Field(alias="lun")
-    portals: list[str] | None = Field(default=None, alias="portals")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
-    target_portal: str = Field(alias="targetPortal")
+    chap_auth_discovery: bool | None = None
+    chap_auth_session: bool | None = None
+    fs_type: str | None = None
+    initiator_name: str | None = None
+    iqn: str
+    iscsi_interface: str | None = None
+    lun: int
+    portals: list[str] | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference | None = None
+    target_portal: str
 
 
 class NFSVolumeSource(_K8sModel):
     """Kubernetes ``NFSVolumeSource`` (first found at ``Volume.nfs``)."""
 
-    path: str = Field(alias="path")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    server: str = Field(alias="server")
+    path: str
+    read_only: bool | None = None
+    server: str
 
 
 class PersistentVolumeClaimVolumeSource(_K8sModel):
     """Kubernetes ``PersistentVolumeClaimVolumeSource`` (first found at ``Volume.persistentVolumeClaim``)."""
 
-    claim_name: str = Field(alias="claimName")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    claim_name: str
+    read_only: bool | None = None
 
 
 class PhotonPersistentDiskVolumeSource(_K8sModel):
     """Kubernetes ``PhotonPersistentDiskVolumeSource`` (first found at ``Volume.photonPersistentDisk``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
+    fs_type: str | None = None
     pd_id: str = Field(alias="pdID")
 
 
 class PortworxVolumeSource(_K8sModel):
     """Kubernetes ``PortworxVolumeSource`` (first found at ``Volume.portworxVolume``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    read_only: bool | None = Field(default=None, alias="readOnly")
+    fs_type: str | None = None
+    read_only: bool | None = None
     volume_id: str = Field(alias="volumeID")
 
 
 class ClusterTrustBundleProjection(_K8sModel):
     """Kubernetes ``ClusterTrustBundleProjection`` (first found at ``VolumeProjection.clusterTrustBundle``)."""
 
-    label_selector: LabelSelector | None = Field(default=None, alias="labelSelector")
-    name: str | None = Field(default=None, alias="name")
-    optional: bool | None = Field(default=None, alias="optional")
-    path: str = Field(alias="path")
-    signer_name: str | None = Field(default=None, alias="signerName")
+    label_selector: LabelSelector | None = None
+    name: str | None = None
+    optional: bool | None = None
+    path: str
+    signer_name: str | None = None
 
 
 class ConfigMapProjection(_K8sModel):
     """Kubernetes ``ConfigMapProjection`` (first found at ``VolumeProjection.configMap``)."""
 
-    items: list[KeyToPath] | None = Field(default=None, alias="items")
-    name: str | None = Field(default=None, alias="name")
-    optional: bool | None = Field(default=None, alias="optional")
+    items: list[KeyToPath] | None = None
+    name: str | None = None
+    optional: bool | None = None
 
 
 class DownwardAPIProjection(_K8sModel):
     """Kubernetes ``DownwardAPIProjection`` (first found at ``VolumeProjection.downwardAPI``)."""
 
-    items: list[DownwardAPIVolumeFile] | None = Field(default=None, alias="items")
+    items: list[DownwardAPIVolumeFile] | None = None
 
 
 class PodCertificateProjection(_K8sModel):
     """Kubernetes ``PodCertificateProjection`` (first found at ``VolumeProjection.podCertificate``)."""
 
-    certificate_chain_path: str | None = Field(default=None, alias="certificateChainPath")
-    credential_bundle_path: str | None = Field(default=None, alias="credentialBundlePath")
-    key_path: str | None = Field(default=None, alias="keyPath")
-    key_type: str = Field(alias="keyType")
-    max_expiration_seconds: int | None = Field(default=None, alias="maxExpirationSeconds")
-    signer_name: str = Field(alias="signerName")
-    user_annotations: dict[str, str] | None = Field(default=None, alias="userAnnotations")
+    certificate_chain_path: str | None = None
+    credential_bundle_path: str | None = None
+    key_path: str | None = None
+    key_type: str
+    max_expiration_seconds: int | None = None
+    signer_name: str
+    user_annotations: dict[str, str] | None = None
 
 
 class ServiceAccountTokenProjection(_K8sModel):
     """Kubernetes ``ServiceAccountTokenProjection`` (first found at ``VolumeProjection.serviceAccountToken``)."""
 
-    audience: str | None = Field(default=None, alias="audience")
-    expiration_seconds: int | None = Field(default=None, alias="expirationSeconds")
-    path: str = Field(alias="path")
+    audience: str | None = None
+    expiration_seconds: int | None = None
+    path: str
 
 
 class VolumeProjection(_K8sModel):
     """Kubernetes ``VolumeProjection`` (first found at ``ProjectedVolumeSource.sources[]``)."""
 
-    cluster_trust_bundle: ClusterTrustBundleProjection | None = Field(default=None, alias="clusterTrustBundle")
-    config_map: ConfigMapProjection | None = Field(default=None, alias="configMap")
+    cluster_trust_bundle: ClusterTrustBundleProjection | None = None
+    config_map: ConfigMapProjection | None = None
     downward_api: DownwardAPIProjection | None = Field(default=None, alias="downwardAPI")
-    pod_certificate: PodCertificateProjection | None = Field(default=None, alias="podCertificate")
-    secret: ConfigMapProjection | None = Field(default=None, alias="secret")
-    service_account_token: ServiceAccountTokenProjection | None = Field(default=None, alias="serviceAccountToken")
+    pod_certificate: PodCertificateProjection | None = None
+    secret: ConfigMapProjection | None = None
+    service_account_token: ServiceAccountTokenProjection | None = None
 
 
 class ProjectedVolumeSource(_K8sModel):
     """Kubernetes ``ProjectedVolumeSource`` (first found at ``Volume.projected``)."""
 
-    default_mode: int | None = Field(default=None, alias="defaultMode")
-    sources: list[VolumeProjection] | None = Field(default=None, alias="sources")
+    default_mode: int | None = None
+    sources: list[VolumeProjection] | None = None
 
 
 class QuobyteVolumeSource(_K8sModel):
     """Kubernetes ``QuobyteVolumeSource`` (first found at ``Volume.quobyte``)."""
 
-    group: str | None = Field(default=None, alias="group")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    registry: str = Field(alias="registry")
-    tenant: str | None = Field(default=None, alias="tenant")
-    user: str | None = Field(default=None, alias="user")
-    volume: str = Field(alias="volume")
+    group: str | None = None
+    read_only: bool | None = None
+    registry: str
+    tenant: str | None = None
+    user: str | None = None
+    volume: str
 
 
 class RBDVolumeSource(_K8sModel):
     """Kubernetes ``RBDVolumeSource`` (first found at ``Volume.rbd``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    image: str = Field(alias="image")
-    keyring: str | None = Field(default=None, alias="keyring")
-    monitors: list[str] = Field(alias="monitors")
-    pool: str | None = Field(default=None, alias="pool")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
-    user: str | None = Field(default=None, alias="user")
+    fs_type: str | None = None
+    image: str
+    keyring: str | None = None
+    monitors: list[str]
+    pool: str | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference | None = None
+    user: str | None = None
 
 
 class ScaleIOVolumeSource(_K8sModel):
     """Kubernetes ``ScaleIOVolumeSource`` (first found at ``Volume.scaleIO``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    gateway: str = Field(alias="gateway")
-    protection_domain: str | None = Field(default=None, alias="protectionDomain")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference = Field(alias="secretRef")
-    ssl_enabled: bool | None = Field(default=None, alias="sslEnabled")
-    storage_mode: str | None = Field(default=None, alias="storageMode")
-    storage_pool: str | None = Field(default=None, alias="storagePool")
-    system: str = Field(alias="system")
-    volume_name: str | None = Field(default=None, alias="volumeName")
+    fs_type: str | None = None
+    gateway: str
+    protection_domain: str | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference
+    ssl_enabled: bool | None = None
+    storage_mode: str | None = None
+    storage_pool: str | None = None
+    system: str
+    volume_name: str | None = None
 
 
 class SecretVolumeSource(_K8sModel):
     """Kubernetes ``SecretVolumeSource`` (first found at ``Volume.secret``)."""
 
-    default_mode: int | None = Field(default=None, alias="defaultMode")
-    items: list[KeyToPath] | None = Field(default=None, alias="items")
-    optional: bool | None = Field(default=None, alias="optional")
-    secret_name: str | None = Field(default=None, alias="secretName")
+    default_mode: int | None = None
+    items: list[KeyToPath] | None = None
+    optional: bool | None = None
+    secret_name: str | None = None
 
 
 class StorageOSVolumeSource(_K8sModel):
     """Kubernetes ``StorageOSVolumeSource`` (first found at ``Volume.storageos``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
-    read_only: bool | None = Field(default=None, alias="readOnly")
-    secret_ref: LocalObjectReference | None = Field(default=None, alias="secretRef")
-    volume_name: str | None = Field(default=None, alias="volumeName")
-    volume_namespace: str | None = Field(default=None, alias="volumeNamespace")
+    fs_type: str | None = None
+    read_only: bool | None = None
+    secret_ref: LocalObjectReference | None = None
+    volume_name: str | None = None
+    volume_namespace: str | None = None
 
 
 class VsphereVirtualDiskVolumeSource(_K8sModel):
     """Kubernetes ``VsphereVirtualDiskVolumeSource`` (first found at ``Volume.vsphereVolume``)."""
 
-    fs_type: str | None = Field(default=None, alias="fsType")
+    fs_type: str | None = None
     storage_policy_id: str | None = Field(default=None, alias="storagePolicyID")
-    storage_policy_name: str | None = Field(default=None, alias="storagePolicyName")
-    volume_path: str = Field(alias="volumePath")
+    storage_policy_name: str | None = None
+    volume_path: str
 
 
 class Volume(_K8sModel):
     """Kubernetes ``Volume`` (first found at ``PodSpec.volumes[]``)."""
 
-    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = Field(default=None, alias="awsElasticBlockStore")
-    azure_disk: AzureDiskVolumeSource | None = Field(default=None, alias="azureDisk")
-    azure_file: AzureFileVolumeSource | None = Field(default=None, alias="azureFile")
-    cephfs: CephFSVolumeSource | None = Field(default=None, alias="cephfs")
-    cinder: CinderVolumeSource | None = Field(default=None, alias="cinder")
-    config_map: ConfigMapVolumeSource | None = Field(default=None, alias="configMap")
-    csi: CSIVolumeSource | None = Field(default=None, alias="csi")
+    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
+    azure_disk: AzureDiskVolumeSource | None = None
+    azure_file: AzureFileVolumeSource | None = None
+    cephfs: CephFSVolumeSource | None = None
+    cinder: CinderVolumeSource | None = None
+    config_map: ConfigMapVolumeSource | None = None
+    csi: CSIVolumeSource | None = None
     downward_api: DownwardAPIVolumeSource | None = Field(default=None, alias="downwardAPI")
-    empty_dir: EmptyDirVolumeSource | None = Field(default=None, alias="emptyDir")
-    ephemeral: EphemeralVolumeSource | None = Field(default=None, alias="ephemeral")
-    fc: FCVolumeSource | None = Field(default=None, alias="fc")
-    flex_volume: FlexVolumeSource | None = Field(default=None, alias="flexVolume")
-    flocker: FlockerVolumeSource | None = Field(default=None, alias="flocker")
-    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = Field(default=None, alias="gcePersistentDisk")
-    git_repo: GitRepoVolumeSource | None = Field(default=None, alias="gitRepo")
-    glusterfs: GlusterfsVolumeSource | None = Field(default=None, alias="glusterfs")
-    host_path: HostPathVolumeSource | None = Field(default=None, alias="hostPath")
-    image: ImageVolumeSource | None = Field(default=None, alias="image")
-    iscsi: ISCSIVolumeSource | None = Field(default=None, alias="iscsi")
-    name: str = Field(alias="name")
-    nfs: NFSVolumeSource | None = Field(default=None, alias="nfs")
-    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = Field(default=None, alias="persistentVolumeClaim")
-    photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = Field(default=None, alias="photonPersistentDisk")
-    portworx_volume: PortworxVolumeSource | None = Field(default=None, alias="portworxVolume")
-    projected: ProjectedVolumeSource | None = Field(default=None, alias="projected")
-    quobyte: QuobyteVolumeSource | None = Field(default=None, alias="quobyte")
-    rbd: RBDVolumeSource | None = Field(default=None, alias="rbd")
+    empty_dir: EmptyDirVolumeSource | None = None
+    ephemeral: EphemeralVolumeSource | None = None
+    fc: FCVolumeSource | None = None
+    flex_volume: FlexVolumeSource | None = None
+    flocker: FlockerVolumeSource | None = None
+    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
+    git_repo: GitRepoVolumeSource | None = None
+    glusterfs: GlusterfsVolumeSource | None = None
+    host_path: HostPathVolumeSource | None = None
+    image: ImageVolumeSource | None = None
+    iscsi: ISCSIVolumeSource | None = None
+    name: str
+    nfs: NFSVolumeSource | None = None
+    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
+    photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
+    portworx_volume: PortworxVolumeSource | None = None
+    projected: ProjectedVolumeSource | None = None
+    quobyte: QuobyteVolumeSource | None = None
+    rbd: RBDVolumeSource | None = None
     scale_io: ScaleIOVolumeSource | None = Field(default=None, alias="scaleIO")
-    secret: SecretVolumeSource | None = Field(default=None, alias="secret")
-    storageos: StorageOSVolumeSource | None = Field(default=None, alias="storageos")
-    vsphere_volume: VsphereVirtualDiskVolumeSource | None = Field(default=None, alias="vsphereVolume")
+    secret: SecretVolumeSource | None = None
+    storageos: StorageOSVolumeSource | None = None
+    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
 
 
 class PodSpec(_K8sModel):
     """Kubernetes ``PodSpec`` (first found at ``PodTemplateSpec.spec``)."""
 
-    active_deadline_seconds: int | None = Field(default=None, alias="activeDeadlineSeconds")
-    affinity: Affinity | None = Field(default=None, alias="affinity")
-    automount_service_account_token: bool | None = Field(default=None, alias="automountServiceAccountToken")
-    containers: list[Container] = Field(alias="containers")
-    dns_config: PodDNSConfig | None = Field(default=None, alias="dnsConfig")
-    dns_policy: str | None = Field(default=None, alias="dnsPolicy")
-    enable_service_links: bool | None = Field(default=None, alias="enableServiceLinks")
-    ephemeral_containers: list[EphemeralContainer] | None = Field(default=None, alias="ephemeralContainers")
-    host_aliases: list[HostAlias] | None = Field(default=None, alias="hostAliases")
+    active_deadline_seconds: int | None = None
+    affinity: Affinity | None = None
+    automount_service_account_token: bool | None = None
+    containers: list[Container]
+    dns_config: PodDNSConfig | None = None
+    dns_policy: str | None = None
+    enable_service_links: bool | None = None
+    ephemeral_containers: list[EphemeralContainer] | None = None
+    host_aliases: list[HostAlias] | None = None
     host_ipc: bool | None = Field(default=None, alias="hostIPC")
-    host_network: bool | None = Field(default=None, alias="hostNetwork")
+    host_network: bool | None = None
     host_pid: bool | None = Field(default=None, alias="hostPID")
-    host_users: bool | None = Field(default=None, alias="hostUsers")
-    hostname: str | None = Field(default=None, alias="hostname")
-    hostname_override: str | None = Field(default=None, alias="hostnameOverride")
-    image_pull_secrets: list[LocalObjectReference] | None = Field(default=None, alias="imagePullSecrets")
-    init_containers: list[Container] | None = Field(default=None, alias="initContainers")
-    node_name: str | None = Field(default=None, alias="nodeName")
-    node_selector: dict[str, str] | None = Field(default=None, alias="nodeSelector")
-    os: PodOS | None = Field(default=None, alias="os")
-    overhead: dict[str, ResourceQuantity] | None = Field(default=None, alias="overhead")
-    preemption_policy: str | None = Field(default=None, alias="preemptionPolicy")
-    priority: int | None = Field(default=None, alias="priority")
-    priority_class_name: str | None = Field(default=None, alias="priorityClassName")
-    readiness_gates: list[PodReadinessGate] | None = Field(default=None, alias="readinessGates")
-    resource_claims: list[PodResourceClaim] | None = Field(default=None, alias="resourceClaims")
-    resources: ResourceRequirements | None = Field(default=None, alias="resources")
-    restart_policy: str | None = Field(default=None, alias="restartPolicy")
-    runtime_class_name: str | None = Field(default=None, alias="runtimeClassName")
-    scheduler_name: str | None = Field(default=None, alias="schedulerName")
-    scheduling_gates: list[PodOS] | None = Field(default=None, alias="schedulingGates")
-    scheduling_group: PodSchedulingGroup | None = Field(default=None, alias="schedulingGroup")
-    security_context: PodSecurityContext | None = Field(default=None, alias="securityContext")
-    service_account: str | None = Field(default=None, alias="serviceAccount")
-    service_account_name: str | None = Field(default=None, alias="serviceAccountName")
+    host_users: bool | None = None
+    hostname: str | None = None
+    hostname_override: str | None = None
+    image_pull_secrets: list[LocalObjectReference] | None = None
+    init_containers: list[Container] | None = None
+    node_name: str | None = None
+    node_selector: dict[str, str] | None = None
+    os: PodOS | None = None
+    overhead: dict[str, ResourceQuantity] | None = None
+    preemption_policy: str | None = None
+    priority: int | None = None
+    priority_class_name: str | None = None
+    readiness_gates: list[PodReadinessGate] | None = None
+    resource_claims: list[PodResourceClaim] | None = None
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+    runtime_class_name: str | None = None
+    scheduler_name: str | None = None
+    scheduling_gates: list[PodOS] | None = None
+    scheduling_group: PodSchedulingGroup | None = None
+    security_context: PodSecurityContext | None = None
+    service_account: str | None = None
+    service_account_name: str | None = None
     set_hostname_as_fqdn: bool | None = Field(default=None, alias="setHostnameAsFQDN")
-    share_process_namespace: bool | None = Field(default=None, alias="shareProcessNamespace")
-    subdomain: str | None = Field(default=None, alias="subdomain")
-    termination_grace_period_seconds: int | None = Field(default=None, alias="terminationGracePeriodSeconds")
-    tolerations: list[Toleration] | None = Field(default=None, alias="tolerations")
-    topology_spread_constraints: list[TopologySpreadConstraint] | None = Field(default=None, alias="topologySpreadConstraints")
-    volumes: list[Volume] | None = Field(default=None, alias="volumes")
+    share_process_namespace: bool | None = None
+    subdomain: str | None = None
+    termination_grace_period_seconds: int | None = None
+    tolerations: list[Toleration] | None = None
+    topology_spread_constraints: list[TopologySpreadConstraint] | None = None
+    volumes: list[Volume] | None = None
 
 
 class PodTemplateSpec(_K8sModel):
     """Kubernetes ``PodTemplateSpec`` (first found at ``RayCluster spec.headGroupSpec.template``)."""
 
-    metadata: EmbeddedObjectMeta | None = Field(default=None, alias="metadata")
-    spec: PodSpec | None = Field(default=None, alias="spec")
+    metadata: EmbeddedObjectMeta | None = None
+    spec: PodSpec | None = None
 
 
 class ServicePort(_K8sModel):
     """Kubernetes ``ServicePort`` (first found at ``ServiceSpec.ports[]``)."""
 
-    app_protocol: str | None = Field(default=None, alias="appProtocol")
-    name: str | None = Field(default=None, alias="name")
-    node_port: int | None = Field(default=None, alias="nodePort")
-    port: int = Field(alias="port")
-    protocol: str | None = Field(default=None, alias="protocol")
-    target_port: Quantity | None = Field(default=None, alias="targetPort")
+    app_protocol: str | None = None
+    name: str | None = None
+    node_port: int | None = None
+    port: int
+    protocol: str | None = None
+    target_port: Quantity | None = None
 
 
 class ClientIPConfig(_K8sModel):
     """Kubernetes ``ClientIPConfig`` (first found at ``SessionAffinityConfig.clientIP``)."""
 
-    timeout_seconds: int | None = Field(default=None, alias="timeoutSeconds")
+    timeout_seconds: int | None = None
 
 
 class SessionAffinityConfig(_K8sModel):
@@ -1023,121 +1025,121 @@ class SessionAffinityConfig(_K8sModel):
 class ServiceSpec(_K8sModel):
     """Kubernetes ``ServiceSpec`` (first found at ``Service.spec``)."""
 
-    allocate_load_balancer_node_ports: bool | None = Field(default=None, alias="allocateLoadBalancerNodePorts")
+    allocate_load_balancer_node_ports: bool | None = None
     cluster_ip: str | None = Field(default=None, alias="clusterIP")
     cluster_ips: list[str] | None = Field(default=None, alias="clusterIPs")
     external_ips: list[str] | None = Field(default=None, alias="externalIPs")
-    external_name: str | None = Field(default=None, alias="externalName")
-    external_traffic_policy: str | None = Field(default=None, alias="externalTrafficPolicy")
-    health_check_node_port: int | None = Field(default=None, alias="healthCheckNodePort")
-    internal_traffic_policy: str | None = Field(default=None, alias="internalTrafficPolicy")
-    ip_families: list[str] | None = Field(default=None, alias="ipFamilies")
-    ip_family_policy: str | None = Field(default=None, alias="ipFamilyPolicy")
-    load_balancer_class: str | None = Field(default=None, alias="loadBalancerClass")
+    external_name: str | None = None
+    external_traffic_policy: str | None = None
+    health_check_node_port: int | None = None
+    internal_traffic_policy: str | None = None
+    ip_families: list[str] | None = None
+    ip_family_policy: str | None = None
+    load_balancer_class: str | None = None
     load_balancer_ip: str | None = Field(default=None, alias="loadBalancerIP")
-    load_balancer_source_ranges: list[str] | None = Field(default=None, alias="loadBalancerSourceRanges")
-    ports: list[ServicePort] | None = Field(default=None, alias="ports")
-    publish_not_ready_addresses: bool | None = Field(default=None, alias="publishNotReadyAddresses")
-    selector: dict[str, str] | None = Field(default=None, alias="selector")
-    session_affinity: str | None = Field(default=None, alias="sessionAffinity")
-    session_affinity_config: SessionAffinityConfig | None = Field(default=None, alias="sessionAffinityConfig")
-    traffic_distribution: str | None = Field(default=None, alias="trafficDistribution")
-    type: str | None = Field(default=None, alias="type")
+    load_balancer_source_ranges: list[str] | None = None
+    ports: list[ServicePort] | None = None
+    publish_not_ready_addresses: bool | None = None
+    selector: dict[str, str] | None = None
+    session_affinity: str | None = None
+    session_affinity_config: SessionAffinityConfig | None = None
+    traffic_distribution: str | None = None
+    type: str | None = None
 
 
 class Condition(_K8sModel):
     """Kubernetes ``Condition`` (first found at ``ServiceStatus.conditions[]``)."""
 
-    last_transition_time: str = Field(alias="lastTransitionTime")
-    message: str = Field(alias="message")
-    observed_generation: int | None = Field(default=None, alias="observedGeneration")
-    reason: str = Field(alias="reason")
-    status: Literal["True", "False", "Unknown"] = Field(alias="status")
-    type: str = Field(alias="type")
+    last_transition_time: str
+    message: str
+    observed_generation: int | None = None
+    reason: str
+    status: Literal["True", "False", "Unknown"]
+    type: str
 
 
 class PortStatus(_K8sModel):
     """Kubernetes ``PortStatus`` (first found at ``LoadBalancerIngress.ports[]``)."""
 
-    error: str = Field(alias="error")
-    port: int = Field(alias="port")
-    protocol: str = Field(alias="protocol")
+    error: str
+    port: int
+    protocol: str
 
 
 class LoadBalancerIngress(_K8sModel):
     """Kubernetes ``LoadBalancerIngress`` (first found at ``LoadBalancerStatus.ingress[]``)."""
 
-    hostname: str | None = Field(default=None, alias="hostname")
-    ip: str | None = Field(default=None, alias="ip")
-    ip_mode: str | None = Field(default=None, alias="ipMode")
-    ports: list[PortStatus] | None = Field(default=None, alias="ports")
+    hostname: str | None = None
+    ip: str | None = None
+    ip_mode: str | None = None
+    ports: list[PortStatus] | None = None
 
 
 class LoadBalancerStatus(_K8sModel):
     """Kubernetes ``LoadBalancerStatus`` (first found at ``ServiceStatus.loadBalancer``)."""
 
-    ingress: list[LoadBalancerIngress] | None = Field(default=None, alias="ingress")
+    ingress: list[LoadBalancerIngress] | None = None
 
 
 class ServiceStatus(_K8sModel):
     """Kubernetes ``ServiceStatus`` (first found at ``Service.status``)."""
 
-    conditions: list[Condition] | None = Field(default=None, alias="conditions")
-    load_balancer: LoadBalancerStatus | None = Field(default=None, alias="loadBalancer")
+    conditions: list[Condition] | None = None
+    load_balancer: LoadBalancerStatus | None = None
 
 
 class Service(_K8sModel):
     """Kubernetes ``Service`` (first found at ``RayCluster spec.headGroupSpec.headService``)."""
 
-    api_version: str | None = Field(default=None, alias="apiVersion")
-    kind: str | None = Field(default=None, alias="kind")
-    metadata: EmbeddedObjectMeta | None = Field(default=None, alias="metadata")
-    spec: ServiceSpec | None = Field(default=None, alias="spec")
-    status: ServiceStatus | None = Field(default=None, alias="status")
+    api_version: str | None = None
+    kind: str | None = None
+    metadata: EmbeddedObjectMeta | None = None
+    spec: ServiceSpec | None = None
+    status: ServiceStatus | None = None
 
 
 class IngressTLS(_K8sModel):
     """Kubernetes ``IngressTLS`` (first found at ``RayCluster spec.headGroupSpec.ingressOptions.tls[]``)."""
 
-    hosts: list[str] | None = Field(default=None, alias="hosts")
-    secret_name: str | None = Field(default=None, alias="secretName")
+    hosts: list[str] | None = None
+    secret_name: str | None = None
 
 
 class IPBlock(_K8sModel):
     """Kubernetes ``IPBlock`` (first found at ``NetworkPolicyPeer.ipBlock``)."""
 
-    cidr: str = Field(alias="cidr")
+    cidr: str
     except_: list[str] | None = Field(default=None, alias="except")
 
 
 class NetworkPolicyPeer(_K8sModel):
     """Kubernetes ``NetworkPolicyPeer`` (first found at ``NetworkPolicyIngressRule.from[]``)."""
 
-    ip_block: IPBlock | None = Field(default=None, alias="ipBlock")
-    namespace_selector: LabelSelector | None = Field(default=None, alias="namespaceSelector")
-    pod_selector: LabelSelector | None = Field(default=None, alias="podSelector")
+    ip_block: IPBlock | None = None
+    namespace_selector: LabelSelector | None = None
+    pod_selector: LabelSelector | None = None
 
 
 class NetworkPolicyPort(_K8sModel):
     """Kubernetes ``NetworkPolicyPort`` (first found at ``NetworkPolicyIngressRule.ports[]``)."""
 
-    end_port: int | None = Field(default=None, alias="endPort")
-    port: Quantity | None = Field(default=None, alias="port")
-    protocol: str | None = Field(default=None, alias="protocol")
+    end_port: int | None = None
+    port: Quantity | None = None
+    protocol: str | None = None
 
 
 class NetworkPolicyIngressRule(_K8sModel):
     """Kubernetes ``NetworkPolicyIngressRule`` (first found at ``RayCluster spec.networkPolicy.head.ingressRules[]``)."""
 
     from_: list[NetworkPolicyPeer] | None = Field(default=None, alias="from")
-    ports: list[NetworkPolicyPort] | None = Field(default=None, alias="ports")
+    ports: list[NetworkPolicyPort] | None = None
 
 
 class NetworkPolicyEgressRule(_K8sModel):
     """Kubernetes ``NetworkPolicyEgressRule`` (first found at ``RayCluster spec.networkPolicy.head.egressRules[]``)."""
 
-    ports: list[NetworkPolicyPort] | None = Field(default=None, alias="ports")
-    to: list[NetworkPolicyPeer] | None = Field(default=None, alias="to")
+    ports: list[NetworkPolicyPort] | None = None
+    to: list[NetworkPolicyPeer] | None = None
 
 
 # Kubernetes names of types that are structurally identical to another one here.

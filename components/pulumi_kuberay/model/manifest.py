@@ -17,29 +17,34 @@ Operator-only rules (name length/DNS-1035: RC-01/02, RJ-01/02, ...) are *not* ra
 a manifest and report them as findings; :meth:`KubeManifest.name_problems` (and :mod:`._names`) expose them.
 
 Each kind's module defines its manifest class on :class:`~pulumi_kuberay.model._object.KubeManifest`
-(``job.py``: ``class RayJobManifest(KubeManifest[RayJobSpec])``); this module imports them (one way: the kinds
-never import this module) and dispatches on ``kind``. :func:`register_kind` plugs in another kind.
+(``job.py``: ``class RayJobManifest(KubeManifest[RayJobSpec])``); this module dispatches on ``kind`` and imports a
+kind's module the first time a document of that kind comes (one way: the kinds never import this module), so a
+program of RayClusters never loads the RayJob, RayService/Serve and RayCronJob models. :func:`register_kind` plugs
+in another kind.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import importlib
 import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from ._errors import ManifestError, Problem, problems_from_validation_error
+from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems_from_validation_error
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
-from .cronjob import RayCronJobManifest
-from .job import RayJobManifest
 from .pod import LENIENT_CONTEXT, WIRE_CONTEXT
-from .service import KubeRayDeprecationWarning, RayServiceManifest
+
+if TYPE_CHECKING:  # loaded on first use (_LAZY_KINDS, __getattr__)
+    from .cronjob import RayCronJobManifest
+    from .job import RayJobManifest
+    from .service import RayServiceManifest
 
 
 class RayClusterManifest(KubeManifest[RayClusterSpec]):
@@ -58,7 +63,15 @@ class RayClusterManifest(KubeManifest[RayClusterSpec]):
 # Registry of kinds.
 
 _KINDS: dict[str, type[KubeManifest[Any]]] = {}
-"""kind -> manifest class: the four KubeRay kinds, and any kind added with :func:`register_kind`."""
+"""kind -> manifest class: the kinds loaded so far, and any kind added with :func:`register_kind`."""
+
+_LAZY_KINDS: dict[str, tuple[str, str]] = {
+    "RayJob": ("pulumi_kuberay.model.job", "RayJobManifest"),
+    "RayService": ("pulumi_kuberay.model.service", "RayServiceManifest"),
+    "RayCronJob": ("pulumi_kuberay.model.cronjob", "RayCronJobManifest"),
+}
+"""kind -> (module, manifest class) of the KubeRay kinds not loaded yet: each is imported and registered on first
+use (its models are ~40 ms of import each, which a program of RayClusters need not pay)."""
 
 M = TypeVar("M", bound=type[KubeManifest[Any]])
 
@@ -72,18 +85,29 @@ def register_kind(cls: M) -> M:
     return cls
 
 
-for _kind_class in (RayClusterManifest, RayJobManifest, RayServiceManifest, RayCronJobManifest):
-    register_kind(_kind_class)
+register_kind(RayClusterManifest)
 
 
 def known_kinds() -> list[str]:
     """Every kind ``load_manifest`` accepts."""
-    return sorted(_KINDS)
+    return sorted({*_KINDS, *_LAZY_KINDS})
 
 
 def manifest_class(kind: str) -> type[KubeManifest[Any]] | None:
-    """The manifest class for ``kind``; ``None`` if unknown."""
-    return _KINDS.get(kind)
+    """The manifest class for ``kind`` (its module imported on first use); ``None`` if unknown."""
+    cls = _KINDS.get(kind)
+    if cls is None and kind in _LAZY_KINDS:
+        module, name = _LAZY_KINDS[kind]
+        cls = register_kind(getattr(importlib.import_module(module), name))
+    return cls
+
+
+def __getattr__(name: str) -> Any:
+    # ``from pulumi_kuberay.model.manifest import RayJobManifest`` keeps working: the class, imported on first use
+    for kind, (_, class_name) in _LAZY_KINDS.items():
+        if name == class_name:
+            return manifest_class(kind)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _subject(kind: str, doc: Mapping[str, Any]) -> str:

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
 from ._base import KubeModel, Self
-from ._errors import ManifestError, Problem, SpecError
+from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
@@ -35,15 +35,6 @@ UpgradeType = Literal["NewCluster", "NewClusterWithIncrementalUpgrade", "None"]
 """``NewCluster`` (zero-downtime blue/green), ``NewClusterWithIncrementalUpgrade`` (gradual traffic shift
 through
 Gateway API; gate ``RayServiceIncrementalUpgrade``), ``None`` (cluster changes are not applied)."""
-
-
-class KubeRayDeprecationWarning(DeprecationWarning):
-    """A deprecated KubeRay field is used (it still loads, but KubeRay ignores it or will remove it)."""
-
-
-# Shown by default (Python hides DeprecationWarning outside __main__, and a Pulumi program is library code to
-# Python); only our own category is affected and users can still filter it.
-warnings.filterwarnings("default", category=KubeRayDeprecationWarning)
 
 
 def _caller_stacklevel() -> int:
