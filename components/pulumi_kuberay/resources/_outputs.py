@@ -67,7 +67,8 @@ def derived(source: pulumi.Output[T], func: Callable[[T], U]) -> pulumi.Output[U
             return
         got = done.result()
         if not got.is_known:
-            result.set_result(_OUTPUT_DATA(resources=got.resources, value=None, is_known=False, is_secret=got.is_secret))
+            unknown = _OUTPUT_DATA(resources=got.resources, value=None, is_known=False, is_secret=got.is_secret)
+            result.set_result(unknown)
             return
         try:
             value = func(got.value)
