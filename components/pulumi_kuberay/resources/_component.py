@@ -42,6 +42,7 @@ from pulumi_kuberay.resources._component_await import (
     cluster_access,
     plan_await,
 )
+from pulumi_kuberay.resources._outputs import OnAwait, derived, known_output, ready
 from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
@@ -187,12 +188,20 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
         resource: RayCustomResource
-        spec: SpecT | None
+        _spec: SpecT | None
         manifest: JsonDict | None
         manifest_output: pulumi.Output[JsonDict]
         _manifest_for_dependents: pulumi.Output[JsonDict] | JsonDict | None
         status: pulumi.Output[JsonDict | None]
         namespace: pulumi.Output[str]
+
+    @property
+    def spec(self) -> SpecT | None:
+        """The typed spec: the model you passed, else the spec as sent (``manifest["spec"]``) as a model, validated
+        when first read; ``None`` when an argument was a ``pulumi.Input`` not known at construction."""
+        if self._spec is None and self.manifest is not None:
+            self._spec = coerce_spec(self.SPEC_MODEL, self.manifest["spec"], subject=f"{self.KIND} spec")
+        return self._spec
 
     # ----------------------------------------------------------------------------------------------
     # What a kind may change.
@@ -231,13 +240,17 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         opts = operator_options(opts, common.operator)
         keywords = {f.name: getattr(common, f.name) for f in dataclasses.fields(common) if f.name != "operator"}
         raw = {"args": args, "common": keywords, "extra": extra}
-        self.spec = None
+        self._spec = None
         self.manifest = None
         self._built_now: Built[SpecT] | None = None
         if not _inputs.has_inputs(raw):
             # Everything is known now: a bad spec raises before anything is registered.
             built = self._build(name, args, common, extra, secrets=[])
-            self.spec, self.manifest = built.spec, built.manifest
+            # The typed spec is not kept (see ``spec``): with a thousand components, their models were a sixth of
+            # the objects alive while the program declares resources, which Python's garbage collector walks.
+            self._spec = args if isinstance(args, self.SPEC_MODEL) else None  # type: ignore[assignment]
+            built.spec = None
+            self.manifest = built.manifest
             self._built_now = built
             self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
@@ -279,7 +292,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         async def deps() -> set[pulumi.Resource]:
             return (await task)[1].resources
 
-        later = _inputs.OnAwait
+        later = OnAwait
         built_output: pulumi.Output[Built[SpecT]] = pulumi.Output(
             later(deps), later(built_value), later(built_known), later(built_secret)
         )
@@ -291,7 +304,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             return manifest if manifest is not None else {"metadata": unknown, "spec": {}}
 
         self._manifest_for_dependents = pulumi.Output(
-            later(deps), later(for_dependents), _inputs.ready(True), later(built_secret)
+            later(deps), later(for_dependents), ready(True), later(built_secret)
         )
 
         def prop(key: str) -> pulumi.Output[Any]:
@@ -412,7 +425,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             # Known at construction (``built`` is then known, not secret, without dependencies): the same Output
             # from ``status`` alone, without the Output.all's three extra tasks (see RayCluster._declare_outputs).
             manifest = now.manifest or {}
-            return status.apply(lambda live: diagnosis_summary(manifest, live))
+            return derived(status, lambda live: diagnosis_summary(manifest, live))
         return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
     def _awaited_status(
@@ -431,7 +444,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     def _last_change(self, status: pulumi.Output[Any]) -> pulumi.Output[_change_plan.ChangeRecord | None]:
         """What this ``pulumi up`` did to the object, once its wait is over (``last_change``)."""
         planner = self._planner
-        return status.apply(lambda _status: _change_plan.record(planner))
+        return derived(status, lambda _status: _change_plan.record(planner))
 
     def _make_planner(
         self,
@@ -488,8 +501,14 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             manifest,
             operator_options(child_options(self, **options), getattr(self, "_operator", None)),
         )
-        self.manifest_output = built.apply(lambda b: b.manifest or {})
-        k8s_name = built.apply(lambda b: str(((b.manifest or {}).get("metadata") or {}).get("name") or name))
+        now = self._built_now
+        if now is not None:
+            # Known at construction: both are plain values (an apply of ``built`` would be a task each).
+            self.manifest_output = known_output(now.manifest or {})
+            k8s_name = known_output(_object_name(now, name))
+        else:
+            self.manifest_output = built.apply(lambda b: b.manifest or {})
+            k8s_name = built.apply(lambda b: _object_name(b, name))
         self.register_outputs(self._declare_outputs(built, k8s_name))
 
 
@@ -516,6 +535,10 @@ def operator_target(
     from pulumi_kuberay.resources import kuberay_operator
 
     return kuberay_operator.operator_target(operator, kuberay_version, feature_gates, environment)
+
+
+def _object_name(built: Built[Any], name: str) -> str:
+    return str(((built.manifest or {}).get("metadata") or {}).get("name") or name)
 
 
 def _ready(built: Built[SpecT], secrets: list[Any]) -> Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]]:

@@ -14,15 +14,16 @@ component can mark them secret again wherever they end up in the manifest and ke
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import pulumi
 from pulumi.output import Unknown
 
 from pulumi_kuberay.model._base import KubeModel, holds_deferred
 from pulumi_kuberay.model._deferred import is_deferred
+from pulumi_kuberay.resources._outputs import known_output
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 T = TypeVar("T")
@@ -165,28 +166,4 @@ def completed_output(
     value: Any, *, known: bool = True, secret: bool = False, resources: set[pulumi.Resource] | None = None
 ) -> pulumi.Output[Any]:
     """An Output of a value already computed (with its known/secret flags and dependencies)."""
-    return pulumi.Output(resources or set(), ready(value), ready(known), ready(secret))
-
-
-class OnAwait(Generic[T]):
-    """An awaitable whose coroutine is created when it is awaited, not before: the parts of a hand-made
-    ``pulumi.Output``. ``Output`` awaits its parts one after the other, so when the value fails (or the program
-    ends first) the later parts are never awaited; built as coroutines up front, each would be "never awaited"
-    (a RuntimeWarning per part)."""
-
-    __slots__ = ("_make",)
-
-    def __init__(self, make: Callable[[], Coroutine[Any, Any, T]]) -> None:
-        self._make = make
-
-    def __await__(self) -> Generator[Any, None, T]:
-        return self._make().__await__()
-
-
-def ready(value: T) -> OnAwait[T]:
-    """An awaitable of a value already there."""
-
-    async def now() -> T:
-        return value
-
-    return OnAwait(now)
+    return known_output(value, known=known, secret=secret, resources=resources)

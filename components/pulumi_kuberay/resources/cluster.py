@@ -10,7 +10,7 @@ import pulumi
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
-from pulumi_kuberay.resources._inputs import completed_output
+from pulumi_kuberay.resources._outputs import derived, known_output
 from pulumi_kuberay.resources._shared import (
     JsonDict,
     head_port,
@@ -139,18 +139,19 @@ class RayCluster(RayComponent[RayClusterSpec]):
             name = str(((b.manifest or {}).get("metadata") or {}).get("name") or "")
             return head_service_name(name, spec), head_port(spec, "dashboard"), head_port(spec, "client")
 
-        self.namespace = cr.metadata.apply(namespace_of)
+        self.namespace = derived(cr.metadata, namespace_of)
         now = self._built_now
         if now is not None:
             # Known at construction: ``built`` and ``k8s_name`` are known, not secret, without dependencies, so
             # each output is the same Output from the custom resource's metadata alone (Output.all of a known
-            # value and an Output costs three tasks more per output, and the memory of each until the end).
+            # value and an Output costs three tasks more per output, and the memory of each until the end), and
+            # derived without a task of its own (``_outputs``).
             service, dashboard, client = names(now)
             known_name = str(((now.manifest or {}).get("metadata") or {}).get("name") or "")
-            self.cluster_name = cr.metadata.apply(lambda m: str((m or {}).get("name") or known_name))
-            self.head_service_name = completed_output(service)
-            self.dashboard_url = self.namespace.apply(lambda ns: f"http://{service_host(service, ns)}:{dashboard}")
-            self.client_address = self.namespace.apply(lambda ns: f"ray://{service_host(service, ns)}:{client}")
+            self.cluster_name = derived(cr.metadata, lambda m: str((m or {}).get("name") or known_name))
+            self.head_service_name = known_output(service)
+            self.dashboard_url = derived(self.namespace, lambda ns: f"http://{service_host(service, ns)}:{dashboard}")
+            self.client_address = derived(self.namespace, lambda ns: f"ray://{service_host(service, ns)}:{client}")
         else:
             head = built.apply(names)
             self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(

@@ -1,0 +1,111 @@
+"""Outputs without an asyncio task each: a value already known, and a plain function of another Output.
+
+``pulumi.Output(...)`` and ``Output.apply`` each start a task (a coroutine, its context, a handle, closures) that
+stays alive until the program's event loop runs it. A component has about ten outputs; with a thousand
+components those tasks and their objects were a third of our extra per-cluster cost and, more, of the objects
+Python's cyclic garbage collector walks again and again while the program declares resources (the collector was
+most of the program's time at N=1000, both for us and for a raw CustomResource: bench/README.md).
+
+Both helpers build the Output from an ``asyncio.Future`` resolved by a done-callback instead, through the two
+internals Pulumi's own ``Output`` uses for the same thing (``Output._from_data`` and ``_OutputData``, both in
+pulumi 3.259). Where a pulumi release lacks them, they fall back to the public API (``Output(...)``/``apply``),
+so behaviour never depends on the shortcut: the tests run both paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Generator
+from inspect import isawaitable
+from typing import Any, Generic, TypeVar
+
+import pulumi
+from pulumi import output as _pulumi_output
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+_OUTPUT_DATA: Any = getattr(_pulumi_output, "_OutputData", None)
+_FROM_DATA: Any = getattr(pulumi.Output, "_from_data", None)
+
+
+def _fast_path() -> bool:
+    return _OUTPUT_DATA is not None and _FROM_DATA is not None and not _FORCE_PUBLIC_API
+
+
+#: Tests set this to run the public-API path (what a pulumi without the internals gets).
+_FORCE_PUBLIC_API = False
+
+
+def known_output(
+    value: T, *, known: bool = True, secret: bool = False, resources: set[pulumi.Resource] | None = None
+) -> pulumi.Output[T]:
+    """An Output of a value already computed (with its known/secret flags and dependencies), without a task."""
+    if not _fast_path():
+        return pulumi.Output(resources or set(), ready(value), ready(known), ready(secret))
+    future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
+    future.set_result(_OUTPUT_DATA(resources=resources or set(), value=value, is_known=known, is_secret=secret))
+    out: pulumi.Output[T] = _FROM_DATA(future)
+    return out
+
+
+def derived(source: pulumi.Output[T], func: Callable[[T], U]) -> pulumi.Output[U]:
+    """``source.apply(func)`` for a ``func`` that returns a plain value (not an Output or awaitable), without a
+    task: the same resources, known and secret flags; ``func`` is not called while the value is unknown."""
+    data = getattr(source, "_data", None)
+    if not _fast_path() or not isinstance(data, asyncio.Future):
+        return source.apply(func)
+    result: asyncio.Future[Any] = data.get_loop().create_future()
+
+    def settle(done: asyncio.Future[Any]) -> None:
+        if done.cancelled():
+            result.cancel()
+            return
+        error = done.exception()
+        if error is not None:
+            result.set_exception(error)
+            return
+        got = done.result()
+        if not got.is_known:
+            unknown = _OUTPUT_DATA(resources=got.resources, value=None, is_known=False, is_secret=got.is_secret)
+            result.set_result(unknown)
+            return
+        try:
+            value = func(got.value)
+            if isinstance(value, pulumi.Output) or isawaitable(value):
+                raise TypeError(f"derived(): {func!r} returned {type(value).__name__}; use Output.apply for that")
+        except BaseException as exc:
+            result.set_exception(exc)
+            return
+        result.set_result(_OUTPUT_DATA(resources=got.resources, value=value, is_known=True, is_secret=got.is_secret))
+
+    data.add_done_callback(settle)
+    out: pulumi.Output[U] = _FROM_DATA(result)
+    return out
+
+
+class OnAwait(Generic[T]):
+    """An awaitable whose coroutine is created when it is awaited, not before: the parts of a hand-made
+    ``pulumi.Output``. ``Output`` awaits its parts one after the other, so when the value fails (or the program
+    ends first) the later parts are never awaited; built as coroutines up front, each would be "never awaited"
+    (a RuntimeWarning per part)."""
+
+    __slots__ = ("_make",)
+
+    def __init__(self, make: Callable[[], Coroutine[Any, Any, T]]) -> None:
+        self._make = make
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._make().__await__()
+
+
+def ready(value: T) -> OnAwait[T]:
+    """An awaitable of a value already there."""
+
+    async def now() -> T:
+        return value
+
+    return OnAwait(now)
+
+
+__all__ = ["OnAwait", "derived", "known_output", "ready"]
