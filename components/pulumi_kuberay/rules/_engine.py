@@ -385,6 +385,11 @@ def declare(
     return rule
 
 
+def registry_snapshot() -> tuple[Rule, ...]:
+    """Every declared rule now, in declaration order (the catalogue index compares it to rebuild)."""
+    return tuple(_REGISTRY.values())
+
+
 def registered(scope: Scope | None = None) -> Iterator[Rule]:
     """The declared rules (of one scope), in declaration order. Use ``rules.RULES``: it loads the catalogue."""
     return (rule for rule in list(_REGISTRY.values()) if scope is None or rule.scope == scope)
