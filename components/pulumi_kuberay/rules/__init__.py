@@ -321,7 +321,7 @@ def _target_of(
 ) -> Target:
     """``Target.of(...)`` of ``check()``'s keywords; the same Target for the same (hashable) settings."""
     gates = None if feature_gates is None else tuple(feature_gates.items())
-    key = (kuberay_version, gates, environment, options, bool(webhooks), operator)
+    key: tuple[Any, ...] = (kuberay_version, gates, environment, options, bool(webhooks), operator)
     try:
         target = _TARGETS.get(key)
     except TypeError:  # an options mapping, an operator with its gates: not kept, built each time
