@@ -12,7 +12,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import Any, TypeVar
+
+_Part = TypeVar("_Part")
+_View = TypeVar("_View")
 
 #: What the Pulumi engine puts in place of a value that is only known after apply.
 UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -69,7 +73,9 @@ def get(obj: Any, *keys: str | int) -> Any:
     ``diagnose`` (a live object's status: any mapping)."""
     cur = obj
     for key in keys:
-        if isinstance(key, int):
+        if type(cur) is dict and type(key) is str:  # the common step, without the slower Mapping ABC check
+            cur = cur.get(key)
+        elif isinstance(key, int):
             if not isinstance(cur, list) or not -len(cur) <= key < len(cur):
                 return None
             cur = cur[key]
@@ -165,12 +171,13 @@ _CLUSTER_SPEC_LOCATIONS: dict[str, tuple[str, ...]] = {
 #: The document ``check`` is running on and the views derived from it so far. ``check`` hands every rule the same
 #: dict, so ~80 rules asking for its cluster specs, pod templates or model load walk it once instead of 80 times.
 #: A context variable, so threads (the policy pack may run several) and tasks each see their own document.
-_DOCUMENT: ContextVar[tuple[object, dict[str, Any]] | None] = ContextVar("pulumi_kuberay_document", default=None)
+_DOCUMENT: ContextVar[tuple[object, dict[Any, Any]] | None] = ContextVar("pulumi_kuberay_document", default=None)
 
 
 @contextmanager
 def document_views(manifest: object) -> Iterator[None]:
-    """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` caches."""
+    """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` and
+    :func:`derived` cache."""
     token = _DOCUMENT.set((manifest, {}))
     try:
         yield
@@ -187,6 +194,28 @@ def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
     if key not in views:
         views[key] = build(manifest)
     return views[key]
+
+
+def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:
+    """``build(part)`` for a part of the document ``check`` is running on (a cluster spec, a group, a pod
+    template, a container), computed once per part and ``key`` while ``check`` runs (else every time).
+
+    The parts are found by identity: the rules walk the same dicts and refs (:func:`cluster_specs` and the
+    helpers below hand out the same ones during a check), so the head group, the worker groups, the pod
+    templates, their containers and env lists are derived once per document, whichever of ~80 rules asks first.
+    The view keeps the part alive, so its id is not reused while the document is checked.
+    """
+    current = _DOCUMENT.get()
+    if current is None:
+        return build(part)
+    views = current[1]
+    slot = (key, id(part))
+    kept = views.get(slot)
+    if kept is not None and kept[0] is part:
+        return kept[1]  # the slot's key says what build() returned
+    value = build(part)
+    views[slot] = (part, value)
+    return value
 
 
 def cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
@@ -221,6 +250,10 @@ class GroupRef:
 
 
 def head_group(ref: ClusterSpecRef) -> GroupRef | None:
+    return derived(ref, "head_group", _head_group)
+
+
+def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     head = ref.spec.get("headGroupSpec")
     if not isinstance(head, dict):
         return None
@@ -228,17 +261,25 @@ def head_group(ref: ClusterSpecRef) -> GroupRef | None:
 
 
 def worker_groups(ref: ClusterSpecRef) -> list[GroupRef]:
+    return list(derived(ref, "worker_groups", _worker_groups))
+
+
+def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     out: list[GroupRef] = []
     for i, group in enumerate(as_list(ref.spec.get("workerGroupSpecs"))):
         if isinstance(group, dict):
             name = as_str(group.get("groupName")) or f"#{i}"
             out.append(GroupRef(group, ref.path("workerGroupSpecs", i), "worker", i, name))
-    return out
+    return tuple(out)
 
 
 def groups(ref: ClusterSpecRef) -> list[GroupRef]:
+    return list(derived(ref, "groups", _groups))
+
+
+def _groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     head = head_group(ref)
-    return ([head] if head else []) + worker_groups(ref)
+    return ((head,) if head else ()) + derived(ref, "worker_groups", _worker_groups)
 
 
 @dataclass(frozen=True)
@@ -251,16 +292,21 @@ class PodTemplateRef:
     group_index: int | None = None
     group_name: str | None = None
 
-    @property
+    # Cached: a ref is made from a template nobody changes while it is read (a check, a remediation's one pass).
+    @cached_property
     def pod_spec(self) -> dict[str, Any]:
         return as_dict(self.template.get("spec"))
 
-    @property
+    @cached_property
     def spec_path(self) -> str:
         return join(self.path, "spec")
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
+    return derived(group, "group_template", _group_template)
+
+
+def _group_template(group: GroupRef) -> PodTemplateRef | None:
     template = group.spec.get("template")
     if not isinstance(template, dict):
         return None
@@ -294,17 +340,25 @@ def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
 
 def containers(template: PodTemplateRef) -> list[tuple[str, dict[str, Any]]]:
     """(path, container) for each container of the pod template."""
+    return list(derived(template, "containers", _containers))
+
+
+def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     out: list[tuple[str, dict[str, Any]]] = []
     for i, c in enumerate(as_list(template.pod_spec.get("containers"))):
         if isinstance(c, dict):
             out.append((join(template.spec_path, "containers", i), c))
-    return out
+    return tuple(out)
 
 
 def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
     """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
     if template is None:
         return None
+    return derived(template, "ray_container", _ray_container)
+
+
+def _ray_container(template: PodTemplateRef) -> tuple[str, dict[str, Any]] | None:
     first = get(template.pod_spec, "containers", RAY_CONTAINER_INDEX)
     if not isinstance(first, dict):
         return None
@@ -317,6 +371,10 @@ def head_template(ref: ClusterSpecRef) -> PodTemplateRef | None:
 
 
 def head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
+    return derived(ref, "head_ray_container", _head_ray_container)
+
+
+def _head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
     return ray_container(head_template(ref))
 
 
@@ -337,10 +395,21 @@ def env_var(
     container: Mapping[str, Any] | None, name: str, container_path: str = ""
 ) -> tuple[str, dict[str, Any]] | None:
     """(path, entry) of the first env entry called ``name`` (KubeRay's ``EnvVarExists``/``EnvVarByName``)."""
-    for path, entry in env_list(container, container_path):
-        if entry.get("name") == name:
-            return path, entry
-    return None
+    if container is None:
+        return None
+    return derived(container, f"env_var {container_path}", _first_env_by_name(container_path)).get(name)
+
+
+def _first_env_by_name(
+    container_path: str,
+) -> Callable[[Mapping[str, Any]], dict[str, tuple[str, dict[str, Any]]]]:
+    def build(container: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+        out: dict[str, tuple[str, dict[str, Any]]] = {}
+        for path, entry in env_list(container, container_path):
+            out.setdefault(entry["name"], (path, entry))
+        return out
+
+    return build
 
 
 def volume_mounts(container: Mapping[str, Any] | None, container_path: str = "") -> list[tuple[str, dict[str, Any]]]:
