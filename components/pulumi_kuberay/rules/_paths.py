@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 _Part = TypeVar("_Part")
 _View = TypeVar("_View")
@@ -212,7 +212,7 @@ def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:
     slot = (key, id(part))
     kept = views.get(slot)
     if kept is not None and kept[0] is part:
-        return kept[1]  # the slot's key says what build() returned
+        return cast("_View", kept[1])  # the slot's key says what build() returned
     value = build(part)
     views[slot] = (part, value)
     return value
