@@ -351,6 +351,36 @@ def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], .
     return tuple(out)
 
 
+#: The container lists of a pod spec, in the order the rules walk them.
+CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+
+
+@dataclass(frozen=True)
+class ContainerRef:
+    """One container of a pod template: which list it is in, its index there, its path and the container."""
+
+    field: str  # initContainers | containers | ephemeralContainers
+    index: int
+    path: str  # e.g. spec.headGroupSpec.template.spec.containers[0]
+    container: dict[str, Any]
+
+
+def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
+    """Every container of the pod template (init, app, ephemeral, each in list order), walked once per check:
+    the security, reference and practice rules all read them."""
+    return derived(template, "template_containers", _template_containers)
+
+
+def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
+    pod = template.pod_spec
+    return tuple(
+        ContainerRef(field, i, f"{template.spec_path}.{field}[{i}]", container)
+        for field in CONTAINER_FIELDS
+        for i, container in enumerate(as_list(pod.get(field)))
+        if isinstance(container, dict)
+    )
+
+
 def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
     """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
     if template is None:
