@@ -191,9 +191,10 @@ def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
     if current is None or current[0] is not manifest:
         return build(manifest)  # not the document check() is running on: no caching
     views = current[1]
-    if key not in views:
-        views[key] = build(manifest)
-    return views[key]
+    value = views.get(key, views)  # (the views dict itself: the marker of a view not built yet)
+    if value is views:
+        value = views[key] = build(manifest)
+    return value
 
 
 def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:

@@ -80,12 +80,12 @@ def image_reference_error(image: str) -> str | None:
     """Why ``image`` is not a valid image reference (None if it is)."""
     if not image.strip():
         return "is empty"
-    if _REFERENCE.fullmatch(image) is None and placeholders(image):
+    if _REFERENCE.fullmatch(image):
+        return None  # (a valid reference holds no white space: no part of the pattern matches it)
+    if placeholders(image):
         return "is not a valid image reference: it holds a template placeholder"
     if any(c.isspace() for c in image):
         return "contains white space"
-    if _REFERENCE.fullmatch(image):
-        return None
     name = image.split("@", 1)[0]
     last = name.rsplit("/", 1)[-1]
     repository = name[: len(name) - len(last)] + last.split(":", 1)[0]
