@@ -140,17 +140,18 @@ def make_context(**settings: Any) -> Context:
     return Target.of(**settings).context()
 
 
-_PLAIN = (str, int, bool, type(None))
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def normalise(value: Any) -> Any:
     """Deep copy with integral floats turned into ints (policies see numbers as floats during preview)."""
-    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path.
+    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path. A plain
+    # leaf is kept without a call: most of a manifest's values are strings, numbers and booleans.
     kind = type(value)
     if kind is dict:
-        return {k: normalise(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else normalise(v) for k, v in value.items()}
     if kind is list:
-        return [normalise(v) for v in value]
+        return [v if type(v) in _PLAIN else normalise(v) for v in value]
     if kind in _PLAIN:
         return value
     if isinstance(value, bool):

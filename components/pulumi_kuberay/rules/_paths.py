@@ -11,8 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 _Part = TypeVar("_Part")
@@ -293,14 +292,14 @@ class PodTemplateRef:
     group_index: int | None = None
     group_name: str | None = None
 
-    # Cached: a ref is made from a template nobody changes while it is read (a check, a remediation's one pass).
-    @cached_property
-    def pod_spec(self) -> dict[str, Any]:
-        return as_dict(self.template.get("spec"))
+    #: The pod spec (``{}`` when it is not an object) and its path: read by most rules, so computed with the ref (a
+    #: ref is made from a template nobody changes while it is read: a check, a remediation's one pass).
+    pod_spec: dict[str, Any] = field(init=False, repr=False, compare=False)
+    spec_path: str = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def spec_path(self) -> str:
-        return join(self.path, "spec")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pod_spec", as_dict(self.template.get("spec")))
+        object.__setattr__(self, "spec_path", join(self.path, "spec"))
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
@@ -375,9 +374,9 @@ def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
 def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
     pod = template.pod_spec
     return tuple(
-        ContainerRef(field, i, f"{template.spec_path}.{field}[{i}]", container)
-        for field in CONTAINER_FIELDS
-        for i, container in enumerate(as_list(pod.get(field)))
+        ContainerRef(name, i, f"{template.spec_path}.{name}[{i}]", container)
+        for name in CONTAINER_FIELDS
+        for i, container in enumerate(as_list(pod.get(name)))
         if isinstance(container, dict)
     )
 
@@ -428,19 +427,17 @@ def env_var(
     """(path, entry) of the first env entry called ``name`` (KubeRay's ``EnvVarExists``/``EnvVarByName``)."""
     if container is None:
         return None
-    return derived(container, f"env_var {container_path}", _first_env_by_name(container_path)).get(name)
+    found = derived(container, "env_var", _first_env_by_name).get(name)
+    return None if found is None else (join(container_path, "env", found[0]), found[1])
 
 
-def _first_env_by_name(
-    container_path: str,
-) -> Callable[[Mapping[str, Any]], dict[str, tuple[str, dict[str, Any]]]]:
-    def build(container: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
-        out: dict[str, tuple[str, dict[str, Any]]] = {}
-        for path, entry in env_list(container, container_path):
-            out.setdefault(entry["name"], (path, entry))
-        return out
-
-    return build
+def _first_env_by_name(container: Mapping[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
+    """name -> (index, entry) of the first named env entry with that name."""
+    out: dict[str, tuple[int, dict[str, Any]]] = {}
+    for i, entry in enumerate(as_list(container.get("env"))):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            out.setdefault(entry["name"], (i, entry))
+    return out
 
 
 def volume_mounts(container: Mapping[str, Any] | None, container_path: str = "") -> list[tuple[str, dict[str, Any]]]:
