@@ -22,6 +22,7 @@ from ._paths import (
     as_list,
     as_str,
     cluster_specs,
+    derived,
     get,
     join,
     pod_templates,
@@ -80,8 +81,13 @@ _SAFE_SYSCTLS = frozenset(
 _SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 
 
-def _pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(name, container) for every container the Pods of this template run, KubeRay's autoscaler included."""
+def _pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(name, container) for every container the Pods of this template run, KubeRay's autoscaler included (found
+    once per template for both profiles)."""
+    return derived(template, "security.pod_containers", lambda t: tuple(_walk_pod_containers(manifest, t)))
+
+
+def _walk_pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
     for item in template_containers(template):
         yield str(item.container.get("name") or f"{item.field}[{item.index}]"), item.container
     if template.role == "head":
