@@ -218,24 +218,32 @@ def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:
     return value
 
 
-def cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
+def cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
     """Every embedded RayClusterSpec (zero or one per document today) with its path prefix."""
-    return list(memo(manifest, "cluster_specs", _cluster_specs))
+    # memo() inlined: ~60 calls per document, one per rule that reads the cluster spec
+    current = _DOCUMENT.get()
+    if current is None or current[0] is not manifest:
+        return _cluster_specs(manifest)
+    views = current[1]
+    found: tuple[ClusterSpecRef, ...] | None = views.get("cluster_specs")
+    if found is None:
+        found = views["cluster_specs"] = _cluster_specs(manifest)
+    return found
 
 
-def _cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
+def _cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
     kind = manifest.get("kind")
     if not isinstance(kind, str) or kind not in _CLUSTER_SPEC_LOCATIONS:
-        return []
+        return ()
     keys = _CLUSTER_SPEC_LOCATIONS[kind]
     spec = get(manifest, *keys)
     if not isinstance(spec, dict):
-        return []
+        return ()
     if kind == "RayCronJob":
         # ValidateRayCronJobSpec validates the template as a RayJob without metadata, and constructRayJob gives
         # the RayJobs it creates none of the RayCronJob's annotations or labels: they never reach the cluster.
-        return [ClusterSpecRef(spec, ".".join(keys), kind, {}, {})]
-    return [ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest))]
+        return (ClusterSpecRef(spec, ".".join(keys), kind, {}, {}),)
+    return (ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest)),)
 
 
 @dataclass(frozen=True)
@@ -313,12 +321,12 @@ def _group_template(group: GroupRef) -> PodTemplateRef | None:
     return PodTemplateRef(template, join(group.path, "template"), group.role, group.index, group.name)
 
 
-def pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
+def pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     """Every pod template of the document: head and worker templates of each cluster spec, then submitter."""
-    return list(memo(manifest, "pod_templates", _pod_templates))
+    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "pod_templates", _pod_templates))
 
 
-def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
+def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     out: list[PodTemplateRef] = []
     for ref in cluster_specs(manifest):
         for group in groups(ref):
@@ -335,7 +343,7 @@ def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
         submitter = get(manifest, *submitter_keys)
         if isinstance(submitter, dict):
             out.append(PodTemplateRef(submitter, ".".join(submitter_keys), "submitter"))
-    return out
+    return tuple(out)
 
 
 def containers(template: PodTemplateRef) -> list[tuple[str, dict[str, Any]]]:
