@@ -268,8 +268,8 @@ def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     return GroupRef(head, ref.path("headGroupSpec"), "head", None, "Head")
 
 
-def worker_groups(ref: ClusterSpecRef) -> list[GroupRef]:
-    return list(derived(ref, "worker_groups", _worker_groups))
+def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
+    return derived(ref, "worker_groups", _worker_groups)
 
 
 def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -281,8 +281,8 @@ def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     return tuple(out)
 
 
-def groups(ref: ClusterSpecRef) -> list[GroupRef]:
-    return list(derived(ref, "groups", _groups))
+def groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
+    return derived(ref, "groups", _groups)
 
 
 def _groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -346,9 +346,9 @@ def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     return tuple(out)
 
 
-def containers(template: PodTemplateRef) -> list[tuple[str, dict[str, Any]]]:
+def containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     """(path, container) for each container of the pod template."""
-    return list(derived(template, "containers", _containers))
+    return derived(template, "containers", _containers)
 
 
 def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
