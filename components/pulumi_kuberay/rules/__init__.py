@@ -307,8 +307,15 @@ def _suspended_cron(doc: Mapping[str, Any]) -> bool:
 #: gates it was built from): the policy pack and the components check every resource against one target, and
 #: building it (parsing the version and gates, validating the options) cost as much as a few rules.
 _TARGETS: dict[tuple[Any, ...], Target] = {}
-_CONTEXTS: dict[int, tuple[Target, tuple[tuple[str, bool], ...], Context]] = {}
+_CONTEXTS: dict[int, tuple[Target, tuple[Any, ...], Context]] = {}
 _MEMO_SIZE = 64
+
+
+def _gates_key(gates: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """The gates as a key that tells ``True`` from ``1`` or ``"true"`` (the parser takes some, refuses others)."""
+    if gates is None:
+        return None
+    return (tuple(gates.items()), tuple(map(type, gates.values())))
 
 
 def _target_of(
@@ -320,33 +327,42 @@ def _target_of(
     webhooks: bool | None,
     operator: OperatorSetup | None,
 ) -> Target:
-    """``Target.of(...)`` of ``check()``'s keywords; the same Target for the same (hashable) settings."""
-    gates = None if feature_gates is None else tuple(feature_gates.items())
-    key: tuple[Any, ...] = (kuberay_version, gates, environment, options, bool(webhooks), operator)
-    try:
-        target = _TARGETS.get(key)
-    except TypeError:  # an options mapping, an operator with its gates: not kept, built each time
-        key, target = (), None
-    if target is None:
-        target = Target.of(
-            kuberay_version=kuberay_version,
-            feature_gates=feature_gates,
-            environment=environment,
-            options=options,
-            webhooks=bool(webhooks),
-            operator=operator,
-        )
-        if key:
-            if len(_TARGETS) >= _MEMO_SIZE:
-                _TARGETS.clear()
-            _TARGETS[key] = target
+    """``Target.of(...)`` of ``check()``'s keywords; the same Target for the same plain settings (a version
+    string, gates, an environment, OrgOptions or none, no operator), built anew otherwise."""
+    key: tuple[Any, ...] = ()
+    if (
+        type(kuberay_version) is str
+        and (environment is None or type(environment) is str)
+        and (options is None or type(options) is OrgOptions)
+        and operator is None
+    ):
+        try:
+            key = (kuberay_version, _gates_key(feature_gates), environment, options, bool(webhooks))
+            target = _TARGETS.get(key)
+        except TypeError:  # an unhashable gate value: built each time (Target.of says what is wrong)
+            key = ()
+        else:
+            if target is not None:
+                return target
+    target = Target.of(
+        kuberay_version=kuberay_version,
+        feature_gates=feature_gates,
+        environment=environment,
+        options=options,
+        webhooks=bool(webhooks),
+        operator=operator,
+    )
+    if key:
+        if len(_TARGETS) >= _MEMO_SIZE:
+            _TARGETS.clear()
+        _TARGETS[key] = target
     return target
 
 
 def _context_of(target: Target) -> Context:
     """``target.context()``, kept while ``target`` and its gates are unchanged (a Target is frozen, but the
     mapping of gates it was given may be changed by its owner)."""
-    gates = tuple(target.feature_gates.items())
+    gates = _gates_key(target.feature_gates) or ()
     kept = _CONTEXTS.get(id(target))
     if kept is not None and kept[0] is target and kept[1] == gates:
         return kept[2]

@@ -114,6 +114,8 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
         path, container = found
         resources = as_dict(container.get("resources"))
         limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
+        if not (limits or requests):
+            continue
         for name in sorted(set(limits) | set(requests)):
             if not (name == "memory" or name.lower().endswith("gpu")):
                 continue
