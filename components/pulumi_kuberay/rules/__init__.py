@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from . import _paths
+from . import _paths, _plan
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     ENVIRONMENTS,
@@ -140,17 +140,18 @@ def make_context(**settings: Any) -> Context:
     return Target.of(**settings).context()
 
 
-_PLAIN = (str, int, bool, type(None))
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def normalise(value: Any) -> Any:
     """Deep copy with integral floats turned into ints (policies see numbers as floats during preview)."""
-    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path.
+    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path. A plain
+    # leaf is kept without a call: most of a manifest's values are strings, numbers and booleans.
     kind = type(value)
     if kind is dict:
-        return {k: normalise(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else normalise(v) for k, v in value.items()}
     if kind is list:
-        return [normalise(v) for v in value]
+        return [v if type(v) in _PLAIN else normalise(v) for v in value]
     if kind in _PLAIN:
         return value
     if isinstance(value, bool):
@@ -197,40 +198,61 @@ def _sort_key(finding: Finding) -> tuple[int, str, str, str]:
     return (-SEVERITY_ORDER.get(finding.severity, 0), finding.path, finding.rule_id, finding.message)
 
 
+def _internal_error(rule: Rule, exc: Exception) -> Finding:
+    """What a rule whose own check raised reports instead of its findings (a bug in the rule)."""
+    return Finding(
+        rule_id=INTERNAL_ERROR_RULE_ID,
+        severity="high",
+        message=f"rule {rule.id!r} failed on this {rule.scope}: {type(exc).__name__}: {exc}",
+        path="",
+        fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation '{SUPPRESS_PREFIX}{rule.id}'",
+    )
+
+
 def _run_rule(rule: Rule, subject: Any, ctx: Context) -> list[tuple[Violation, Finding]]:
     """The rule's violations on ``subject`` with the findings they become (the caller chose rules that apply)."""
     try:
         return [(v, rule.finding(v, ctx.audience)) for v in rule.check(subject, ctx)]
     except Exception as exc:  # a bug in a rule must never break preview/lint: report it instead
-        finding = Finding(
-            rule_id=INTERNAL_ERROR_RULE_ID,
-            severity="high",
-            message=f"rule {rule.id!r} failed on this {rule.scope}: {type(exc).__name__}: {exc}",
-            path="",
-            fix=f"report this as a pulumi-kuberay bug; to proceed, suppress the rule with the annotation '{SUPPRESS_PREFIX}{rule.id}'",
-        )
+        finding = _internal_error(rule, exc)
         return [(Violation(finding.message, "", index=0), finding)]
 
 
-def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
+def _run_plan(plan: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> list[Finding]:
+    """Every rule of ``plan`` on ``doc``: :func:`_run_rule` for each, without a list per rule (the loop runs
+    ~90 rules per document, most of which find nothing)."""
+    findings: list[Finding] = []
+    append = findings.append
+    audience = ctx.audience
+    for rule in plan:
+        mark = len(findings)
+        try:
+            for violation in rule.check(doc, ctx):
+                append(rule.finding(violation, audience))
+        except Exception as exc:  # a bug in a rule must never break preview/lint: report it instead
+            del findings[mark:]  # what it found before failing is not reported, as _run_rule does
+            append(_internal_error(rule, exc))
+    return findings
+
+
+def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozenset[str]) -> list[Finding]:
     """Drop a ``schema-*`` finding when a specific rule reports the same path at least as severely.
 
     The typed model also enforces some operator invariants (e.g. minReplicas <= maxReplicas); the specific
     rule says more (its id is the policy name, its fix is precise), so the generic schema finding is noise.
-    A rule mirroring an operator validation row wins at any severity: it knows the operator version (e.g.
-    ``worker-min-exceeds-max`` is high before v1.6, where the operator did not check it). Any other less severe
-    finding on the same path never hides a schema error: ``resources: true`` on a Ray container is rejected by
-    the API server even though ``resources-missing`` (high) reports the same path.
+    A rule mirroring an operator validation row (``operator_rule_ids``) wins at any severity: it knows the
+    operator version (e.g. ``worker-min-exceeds-max`` is high before v1.6, where the operator did not check it).
+    Any other less severe finding on the same path never hides a schema error: ``resources: true`` on a Ray
+    container is rejected by the API server even though ``resources-missing`` (high) reports the same path.
     """
     if not any(f.rule_id.startswith(SCHEMA_RULE_PREFIX) for f in findings):
         return findings
     worst: dict[str, int] = {}
     operator_paths: set[str] = set()
-    operator_rules = {r.id for r in registered() if r.operator_rules}
     for f in findings:
         if not f.rule_id.startswith(SCHEMA_RULE_PREFIX):
             worst[f.path] = max(worst.get(f.path, -1), SEVERITY_ORDER[f.severity])
-            if f.rule_id in operator_rules:
+            if f.rule_id in operator_rule_ids:
                 operator_paths.add(f.path)
     return [
         f
@@ -240,7 +262,6 @@ def _drop_schema_duplicates(findings: list[Finding]) -> list[Finding]:
             and (worst.get(f.path, -1) >= SEVERITY_ORDER[f.severity] or f.path in operator_paths)
         )
     ]
-
 
 
 _DEFAULT_VERSION = "1.7.0"
@@ -257,16 +278,6 @@ def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
         return False
     manager = spec.get("managedBy")
     return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
-
-
-#: The webhook rows each kind's own validating webhook checks on create (pkg/webhooks/v1): the RayCluster webhook
-#: its metadata and worker group names, the RayJob and RayService webhooks their metadata.
-_OWN_WEBHOOK_ROWS = {"RayCluster": ("WH-01", "WH-02"), "RayJob": ("WH-03",), "RayService": ("WH-04",)}
-
-
-def _webhook_rule(rule: Rule, kind: Any) -> bool:
-    """The object's own webhook enforces it too: on create, whoever manages the object."""
-    return any(row in _OWN_WEBHOOK_ROWS.get(kind, ()) for row in rule.operator_rules)
 
 
 def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:
@@ -292,6 +303,76 @@ def _suspended_cron(doc: Mapping[str, Any]) -> bool:
     return doc.get("kind") == "RayCronJob" and isinstance(spec, Mapping) and spec.get("suspend") is True
 
 
+#: Targets built from ``check()``'s keywords, and the Context of each Target ``check`` saw (by identity, with the
+#: gates it was built from): the policy pack and the components check every resource against one target, and
+#: building it (parsing the version and gates, validating the options) cost as much as a few rules.
+_TARGETS: dict[tuple[Any, ...], Target] = {}
+_CONTEXTS: dict[int, tuple[Target, tuple[Any, ...], Context]] = {}
+_MEMO_SIZE = 64
+
+
+def _gates_key(gates: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """The gates as a key that tells ``True`` from ``1`` or ``"true"`` (the parser takes some, refuses others)."""
+    if gates is None:
+        return None
+    return (tuple(gates.items()), tuple(map(type, gates.values())))
+
+
+def _target_of(
+    kuberay_version: str | tuple[int, ...],
+    *,
+    feature_gates: Mapping[str, bool] | None,
+    environment: str | None,
+    options: Mapping[str, Any] | OrgOptions | None,
+    webhooks: bool | None,
+    operator: OperatorSetup | None,
+) -> Target:
+    """``Target.of(...)`` of ``check()``'s keywords; the same Target for the same plain settings (a version
+    string, gates, an environment, OrgOptions or none, no operator), built anew otherwise."""
+    key: tuple[Any, ...] = ()
+    if (
+        type(kuberay_version) is str
+        and (environment is None or type(environment) is str)
+        and (options is None or type(options) is OrgOptions)
+        and operator is None
+    ):
+        try:
+            key = (kuberay_version, _gates_key(feature_gates), environment, options, bool(webhooks))
+            target = _TARGETS.get(key)
+        except TypeError:  # an unhashable gate value: built each time (Target.of says what is wrong)
+            key = ()
+        else:
+            if target is not None:
+                return target
+    target = Target.of(
+        kuberay_version=kuberay_version,
+        feature_gates=feature_gates,
+        environment=environment,
+        options=options,
+        webhooks=bool(webhooks),
+        operator=operator,
+    )
+    if key:
+        if len(_TARGETS) >= _MEMO_SIZE:
+            _TARGETS.clear()
+        _TARGETS[key] = target
+    return target
+
+
+def _context_of(target: Target) -> Context:
+    """``target.context()``, kept while ``target`` and its gates are unchanged (a Target is frozen, but the
+    mapping of gates it was given may be changed by its owner)."""
+    gates = _gates_key(target.feature_gates) or ()
+    kept = _CONTEXTS.get(id(target))
+    if kept is not None and kept[0] is target and kept[1] == gates:
+        return kept[2]
+    ctx = target.context()
+    if len(_CONTEXTS) >= _MEMO_SIZE:
+        _CONTEXTS.clear()
+    _CONTEXTS[id(target)] = (target, gates, ctx)  # holds the target: its id is not reused while kept
+    return ctx
+
+
 def check(
     manifest: Any,
     target: Target | None = None,
@@ -313,52 +394,42 @@ def check(
     if target is None:
         if kuberay_version is None:
             raise ValueError("invalid KubeRay version None: expected a string like '1.7.0'")
-        target = Target.of(
-            kuberay_version=kuberay_version,
+        target = _target_of(
+            kuberay_version,
             feature_gates=feature_gates,
             environment=environment,
             options=options,
-            webhooks=bool(webhooks),
+            webhooks=webhooks,
             operator=operator,
         )
     elif kuberay_version is not _DEFAULT_VERSION or any(
         v is not None for v in (feature_gates, environment, options, webhooks, operator)
     ):
         raise TypeError("check(): give a Target or its settings as keywords, not both")
-    ctx = target.context()
+    ctx = _context_of(target)
     if not is_ray_document(manifest):
         return []
     _load()
+    index = _plan.catalogue_index()
     doc: dict[str, Any] = normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
-    findings: list[Finding] = []
-    handed_over = _managed_elsewhere(doc)
+    # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
+    plan = _plan.document_plan(index, str(kind), ctx, handed_over=_managed_elsewhere(doc))
     with _paths.document_views(doc):
-        for rule in registered("document"):
-            # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
-            if handed_over and rule.operator_rules and not (ctx.webhooks and _webhook_rule(rule, kind)):
-                continue  # KubeRay's reconciler returns before validating it (ManagedByExternalController)
-            if kind in rule.kinds and rule.applies(ctx):
-                findings.extend(finding for _, finding in _run_rule(rule, doc, ctx))
-    findings = _drop_schema_duplicates(findings)
+        findings = _run_plan(plan, doc, ctx)
+    findings = _drop_schema_duplicates(findings, index.operator_rule_ids)
     if _cron_controller_off(doc, ctx):
         # Only the operator's own checks go unenforced: what the API server rejects stays critical (the typed
         # model's schema findings, and rules that mirror a CEL or schema rule). A schema finding that only
         # repeated an operator rule went with the duplicates above.
-        unenforced = {
-            r.id
-            for r in registered()
-            if r.operator_rules and not any(row.startswith(("CEL-", "SCH-")) for row in r.operator_rules)
-        }
+        unenforced = index.operator_only_ids
         findings = [
             _not_enforced_while_ignored(f, _GATE_OFF) if f.severity == "critical" and f.rule_id in unenforced else f
             for f in findings
         ]
     elif _suspended_cron(doc):
-        run_time = {
-            r.id for r in registered() if r.operator_rules and all(row.startswith("OP-") for row in r.operator_rules)
-        }
+        run_time = index.run_time_ids
         findings = [
             _not_enforced_while_ignored(f, _SUSPENDED) if f.severity == "critical" and f.rule_id in run_time else f
             for f in findings

@@ -129,6 +129,8 @@ _SET_WORDING: dict[str, str] = {
 def render_text(text: str, audience: str) -> str:
     """Replace each ``{gate:Name}`` placeholder with how ``audience`` turns that gate on (``"docs"``: prose), and
     ``{set}`` with what a stack rule looks across for that audience."""
+    if "{" not in text:
+        return text  # most messages and fixes hold no placeholder
     wording = _GATE_WORDING.get(audience, _GATE_WORDING["docs"])
     text = text.replace("{set}", _SET_WORDING.get(audience, _SET_WORDING["docs"]))
     return _GATE_PLACEHOLDER.sub(lambda m: wording(m.group(1)), text)
@@ -383,6 +385,11 @@ def declare(
         raise ValueError(f"duplicate rule id {rule.id!r}")
     _REGISTRY[rule.id] = rule
     return rule
+
+
+def registry_snapshot() -> tuple[Rule, ...]:
+    """Every declared rule now, in declaration order (the catalogue index compares it to rebuild)."""
+    return tuple(_REGISTRY.values())
 
 
 def registered(scope: Scope | None = None) -> Iterator[Rule]:

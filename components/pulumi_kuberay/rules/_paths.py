@@ -11,8 +11,11 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+_Part = TypeVar("_Part")
+_View = TypeVar("_View")
 
 #: What the Pulumi engine puts in place of a value that is only known after apply.
 UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -69,7 +72,9 @@ def get(obj: Any, *keys: str | int) -> Any:
     ``diagnose`` (a live object's status: any mapping)."""
     cur = obj
     for key in keys:
-        if isinstance(key, int):
+        if type(cur) is dict and type(key) is str:  # the common step, without the slower Mapping ABC check
+            cur = cur.get(key)
+        elif isinstance(key, int):
             if not isinstance(cur, list) or not -len(cur) <= key < len(cur):
                 return None
             cur = cur[key]
@@ -165,12 +170,13 @@ _CLUSTER_SPEC_LOCATIONS: dict[str, tuple[str, ...]] = {
 #: The document ``check`` is running on and the views derived from it so far. ``check`` hands every rule the same
 #: dict, so ~80 rules asking for its cluster specs, pod templates or model load walk it once instead of 80 times.
 #: A context variable, so threads (the policy pack may run several) and tasks each see their own document.
-_DOCUMENT: ContextVar[tuple[object, dict[str, Any]] | None] = ContextVar("pulumi_kuberay_document", default=None)
+_DOCUMENT: ContextVar[tuple[object, dict[Any, Any]] | None] = ContextVar("pulumi_kuberay_document", default=None)
 
 
 @contextmanager
 def document_views(manifest: object) -> Iterator[None]:
-    """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` caches."""
+    """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` and
+    :func:`derived` cache."""
     token = _DOCUMENT.set((manifest, {}))
     try:
         yield
@@ -184,29 +190,60 @@ def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
     if current is None or current[0] is not manifest:
         return build(manifest)  # not the document check() is running on: no caching
     views = current[1]
-    if key not in views:
-        views[key] = build(manifest)
-    return views[key]
+    value = views.get(key, views)  # (the views dict itself: the marker of a view not built yet)
+    if value is views:
+        value = views[key] = build(manifest)
+    return value
 
 
-def cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
+def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:
+    """``build(part)`` for a part of the document ``check`` is running on (a cluster spec, a group, a pod
+    template, a container), computed once per part and ``key`` while ``check`` runs (else every time).
+
+    The parts are found by identity: the rules walk the same dicts and refs (:func:`cluster_specs` and the
+    helpers below hand out the same ones during a check), so the head group, the worker groups, the pod
+    templates, their containers and env lists are derived once per document, whichever of ~80 rules asks first.
+    The view keeps the part alive, so its id is not reused while the document is checked.
+    """
+    current = _DOCUMENT.get()
+    if current is None:
+        return build(part)
+    views = current[1]
+    slot = (key, id(part))
+    kept = views.get(slot)
+    if kept is not None and kept[0] is part:
+        return cast("_View", kept[1])  # the slot's key says what build() returned
+    value = build(part)
+    views[slot] = (part, value)
+    return value
+
+
+def cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
     """Every embedded RayClusterSpec (zero or one per document today) with its path prefix."""
-    return list(memo(manifest, "cluster_specs", _cluster_specs))
+    # memo() inlined: ~60 calls per document, one per rule that reads the cluster spec
+    current = _DOCUMENT.get()
+    if current is None or current[0] is not manifest:
+        return _cluster_specs(manifest)
+    views = current[1]
+    found: tuple[ClusterSpecRef, ...] | None = views.get("cluster_specs")
+    if found is None:
+        found = views["cluster_specs"] = _cluster_specs(manifest)
+    return found
 
 
-def _cluster_specs(manifest: Mapping[str, Any]) -> list[ClusterSpecRef]:
+def _cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
     kind = manifest.get("kind")
     if not isinstance(kind, str) or kind not in _CLUSTER_SPEC_LOCATIONS:
-        return []
+        return ()
     keys = _CLUSTER_SPEC_LOCATIONS[kind]
     spec = get(manifest, *keys)
     if not isinstance(spec, dict):
-        return []
+        return ()
     if kind == "RayCronJob":
         # ValidateRayCronJobSpec validates the template as a RayJob without metadata, and constructRayJob gives
         # the RayJobs it creates none of the RayCronJob's annotations or labels: they never reach the cluster.
-        return [ClusterSpecRef(spec, ".".join(keys), kind, {}, {})]
-    return [ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest))]
+        return (ClusterSpecRef(spec, ".".join(keys), kind, {}, {}),)
+    return (ClusterSpecRef(spec, ".".join(keys), kind, annotations(manifest), labels(manifest)),)
 
 
 @dataclass(frozen=True)
@@ -221,24 +258,36 @@ class GroupRef:
 
 
 def head_group(ref: ClusterSpecRef) -> GroupRef | None:
+    return derived(ref, "head_group", _head_group)
+
+
+def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     head = ref.spec.get("headGroupSpec")
     if not isinstance(head, dict):
         return None
     return GroupRef(head, ref.path("headGroupSpec"), "head", None, "Head")
 
 
-def worker_groups(ref: ClusterSpecRef) -> list[GroupRef]:
+def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
+    return derived(ref, "worker_groups", _worker_groups)
+
+
+def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     out: list[GroupRef] = []
     for i, group in enumerate(as_list(ref.spec.get("workerGroupSpecs"))):
         if isinstance(group, dict):
             name = as_str(group.get("groupName")) or f"#{i}"
             out.append(GroupRef(group, ref.path("workerGroupSpecs", i), "worker", i, name))
-    return out
+    return tuple(out)
 
 
-def groups(ref: ClusterSpecRef) -> list[GroupRef]:
+def groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
+    return derived(ref, "groups", _groups)
+
+
+def _groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     head = head_group(ref)
-    return ([head] if head else []) + worker_groups(ref)
+    return ((head,) if head else ()) + derived(ref, "worker_groups", _worker_groups)
 
 
 @dataclass(frozen=True)
@@ -251,28 +300,33 @@ class PodTemplateRef:
     group_index: int | None = None
     group_name: str | None = None
 
-    @property
-    def pod_spec(self) -> dict[str, Any]:
-        return as_dict(self.template.get("spec"))
+    #: The pod spec (``{}`` when it is not an object) and its path: read by most rules, so computed with the ref (a
+    #: ref is made from a template nobody changes while it is read: a check, a remediation's one pass).
+    pod_spec: dict[str, Any] = field(init=False, repr=False, compare=False)
+    spec_path: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def spec_path(self) -> str:
-        return join(self.path, "spec")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pod_spec", as_dict(self.template.get("spec")))
+        object.__setattr__(self, "spec_path", join(self.path, "spec"))
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
+    return derived(group, "group_template", _group_template)
+
+
+def _group_template(group: GroupRef) -> PodTemplateRef | None:
     template = group.spec.get("template")
     if not isinstance(template, dict):
         return None
     return PodTemplateRef(template, join(group.path, "template"), group.role, group.index, group.name)
 
 
-def pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
+def pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     """Every pod template of the document: head and worker templates of each cluster spec, then submitter."""
-    return list(memo(manifest, "pod_templates", _pod_templates))
+    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "pod_templates", _pod_templates))
 
 
-def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
+def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     out: list[PodTemplateRef] = []
     for ref in cluster_specs(manifest):
         for group in groups(ref):
@@ -289,22 +343,60 @@ def _pod_templates(manifest: Mapping[str, Any]) -> list[PodTemplateRef]:
         submitter = get(manifest, *submitter_keys)
         if isinstance(submitter, dict):
             out.append(PodTemplateRef(submitter, ".".join(submitter_keys), "submitter"))
-    return out
+    return tuple(out)
 
 
-def containers(template: PodTemplateRef) -> list[tuple[str, dict[str, Any]]]:
+def containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     """(path, container) for each container of the pod template."""
+    return derived(template, "containers", _containers)
+
+
+def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     out: list[tuple[str, dict[str, Any]]] = []
     for i, c in enumerate(as_list(template.pod_spec.get("containers"))):
         if isinstance(c, dict):
             out.append((join(template.spec_path, "containers", i), c))
-    return out
+    return tuple(out)
+
+
+#: The container lists of a pod spec, in the order the rules walk them.
+CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+
+
+@dataclass(frozen=True)
+class ContainerRef:
+    """One container of a pod template: which list it is in, its index there, its path and the container."""
+
+    field: str  # initContainers | containers | ephemeralContainers
+    index: int
+    path: str  # e.g. spec.headGroupSpec.template.spec.containers[0]
+    container: dict[str, Any]
+
+
+def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
+    """Every container of the pod template (init, app, ephemeral, each in list order), walked once per check:
+    the security, reference and practice rules all read them."""
+    return derived(template, "template_containers", _template_containers)
+
+
+def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
+    pod = template.pod_spec
+    return tuple(
+        ContainerRef(name, i, f"{template.spec_path}.{name}[{i}]", container)
+        for name in CONTAINER_FIELDS
+        for i, container in enumerate(as_list(pod.get(name)))
+        if isinstance(container, dict)
+    )
 
 
 def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
     """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
     if template is None:
         return None
+    return derived(template, "ray_container", _ray_container)
+
+
+def _ray_container(template: PodTemplateRef) -> tuple[str, dict[str, Any]] | None:
     first = get(template.pod_spec, "containers", RAY_CONTAINER_INDEX)
     if not isinstance(first, dict):
         return None
@@ -317,6 +409,10 @@ def head_template(ref: ClusterSpecRef) -> PodTemplateRef | None:
 
 
 def head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
+    return derived(ref, "head_ray_container", _head_ray_container)
+
+
+def _head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
     return ray_container(head_template(ref))
 
 
@@ -337,10 +433,19 @@ def env_var(
     container: Mapping[str, Any] | None, name: str, container_path: str = ""
 ) -> tuple[str, dict[str, Any]] | None:
     """(path, entry) of the first env entry called ``name`` (KubeRay's ``EnvVarExists``/``EnvVarByName``)."""
-    for path, entry in env_list(container, container_path):
-        if entry.get("name") == name:
-            return path, entry
-    return None
+    if container is None:
+        return None
+    found = derived(container, "env_var", _first_env_by_name).get(name)
+    return None if found is None else (join(container_path, "env", found[0]), found[1])
+
+
+def _first_env_by_name(container: Mapping[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
+    """name -> (index, entry) of the first named env entry with that name."""
+    out: dict[str, tuple[int, dict[str, Any]]] = {}
+    for i, entry in enumerate(as_list(container.get("env"))):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            out.setdefault(entry["name"], (i, entry))
+    return out
 
 
 def volume_mounts(container: Mapping[str, Any] | None, container_path: str = "") -> list[tuple[str, dict[str, Any]]]:

@@ -21,6 +21,7 @@ from ._paths import (
     as_str,
     cluster_specs,
     get,
+    group_template,
     groups,
     head_group,
     head_ray_container,
@@ -70,11 +71,10 @@ def _ray_version_of_image(image: str) -> str | None:
 
 def _ray_images(ref: ClusterSpecRef) -> Iterator[tuple[str, str]]:
     for group in groups(ref):
-        template = as_dict(group.spec.get("template"))
-        first = get(template, "spec", "containers", 0)
-        image = as_str(get(first, "image"))
-        if image and "$" not in image:
-            yield join(group.path, "template", "spec", "containers", 0, "image"), image
+        found = ray_container(group_template(group))
+        image = as_str(found[1].get("image")) if found is not None else None
+        if found is not None and image and "$" not in image:
+            yield f"{found[0]}.image", image
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -114,6 +114,8 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
         path, container = found
         resources = as_dict(container.get("resources"))
         limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
+        if not (limits or requests):
+            continue
         for name in sorted(set(limits) | set(requests)):
             if not (name == "memory" or name.lower().endswith("gpu")):
                 continue

@@ -11,7 +11,15 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
-from ._paths import as_dict, as_list, as_str, cluster_specs, is_unknown, join, placeholders, pod_templates
+from ._paths import (
+    as_dict,
+    as_str,
+    cluster_specs,
+    is_unknown,
+    placeholders,
+    pod_templates,
+    template_containers,
+)
 from ._paths import placeholder_note as _placeholder_note
 
 # --------------------------------------------------------------------------------------------------
@@ -72,12 +80,12 @@ def image_reference_error(image: str) -> str | None:
     """Why ``image`` is not a valid image reference (None if it is)."""
     if not image.strip():
         return "is empty"
-    if _REFERENCE.fullmatch(image) is None and placeholders(image):
+    if _REFERENCE.fullmatch(image):
+        return None  # (a valid reference holds no white space: no part of the pattern matches it)
+    if placeholders(image):
         return "is not a valid image reference: it holds a template placeholder"
     if any(c.isspace() for c in image):
         return "contains white space"
-    if _REFERENCE.fullmatch(image):
-        return None
     name = image.split("@", 1)[0]
     last = name.rsplit("/", 1)[-1]
     repository = name[: len(name) - len(last)] + last.split(":", 1)[0]
@@ -99,10 +107,9 @@ _ENV_ONLY = re.compile(r"(?:[a-z0-9._:/@-]|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-
 
 def _images(manifest: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     for template in pod_templates(manifest):
-        for key in ("initContainers", "containers"):
-            for i, container in enumerate(as_list(template.pod_spec.get(key))):
-                if isinstance(container, dict) and "image" in container:
-                    yield join(template.spec_path, key, i, "image"), container["image"]
+        for item in template_containers(template):
+            if item.field != "ephemeralContainers" and "image" in item.container:
+                yield f"{item.path}.image", item.container["image"]
     for ref in cluster_specs(manifest):
         options = as_dict(ref.spec.get("autoscalerOptions"))
         if "image" in options:

@@ -16,7 +16,18 @@ from . import _examples as ex
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._kuberay import image_tag
 from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
-from ._paths import PodTemplateRef, as_dict, as_list, as_str, cluster_specs, get, join, pod_templates
+from ._paths import (
+    PodTemplateRef,
+    as_dict,
+    as_list,
+    as_str,
+    cluster_specs,
+    derived,
+    get,
+    join,
+    pod_templates,
+    template_containers,
+)
 
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {
@@ -41,10 +52,10 @@ _FLAG_VALUES = {"true", "false", "0", "1", "yes", "no", "on", "off"}
 
 
 def _all_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
-    for key in ("initContainers", "containers"):
-        for i, container in enumerate(as_list(template.pod_spec.get(key))):
-            if isinstance(container, dict):
-                yield join(template.spec_path, key, i), container
+    """(path, container) of the init and app containers (ephemeral ones are added for debugging, later)."""
+    for item in template_containers(template):
+        if item.field != "ephemeralContainers":
+            yield item.path, item.container
 
 
 # --------------------------------------------------------------------------------------------------
@@ -70,12 +81,15 @@ _SAFE_SYSCTLS = frozenset(
 _SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 
 
-def _pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(name, container) for every container the Pods of this template run, KubeRay's autoscaler included."""
-    for key in ("initContainers", "containers", "ephemeralContainers"):
-        for i, container in enumerate(as_list(template.pod_spec.get(key))):
-            if isinstance(container, dict):
-                yield str(container.get("name") or f"{key}[{i}]"), container
+def _pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(name, container) for every container the Pods of this template run, KubeRay's autoscaler included (found
+    once per template for both profiles)."""
+    return derived(template, "security.pod_containers", lambda t: tuple(_walk_pod_containers(manifest, t)))
+
+
+def _walk_pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
+    for item in template_containers(template):
+        yield str(item.container.get("name") or f"{item.field}[{item.index}]"), item.container
     if template.role == "head":
         for ref in cluster_specs(manifest):
             if template.path.startswith(ref.path("headGroupSpec")) and ref.spec.get("enableInTreeAutoscaling") is True:

@@ -441,15 +441,21 @@ def _duplicate_keys(items: Any, keys: tuple[str, ...], path: str) -> Iterator[Vi
 
 
 def _check_list_map_keys(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    # A list of one entry cannot repeat a key: only longer lists are walked (and their paths built).
     for template in pod_templates(manifest):
         pod = template.pod_spec
         for field, keys in _POD_LIST_MAPS:
-            yield from _duplicate_keys(pod.get(field), keys, f"{template.spec_path}.{field}")
+            items = pod.get(field)
+            if isinstance(items, list) and len(items) > 1:
+                yield from _duplicate_keys(items, keys, f"{template.spec_path}.{field}")
         for field in ("containers", "initContainers", "ephemeralContainers"):
-            for i, container in enumerate(pod.get(field) or [] if isinstance(pod.get(field), list) else []):
+            listed = pod.get(field)
+            for i, container in enumerate(listed if isinstance(listed, list) else ()):
                 if isinstance(container, dict):
                     for sub, keys in _CONTAINER_LIST_MAPS:
-                        yield from _duplicate_keys(container.get(sub), keys, f"{template.spec_path}.{field}[{i}].{sub}")
+                        items = container.get(sub)
+                        if isinstance(items, list) and len(items) > 1:
+                            yield from _duplicate_keys(items, keys, f"{template.spec_path}.{field}[{i}].{sub}")
 
 
 def _with_head_env(*names: str) -> dict[str, Any]:

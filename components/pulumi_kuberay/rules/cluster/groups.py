@@ -28,10 +28,12 @@ _RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 def _check_group_resources(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(doc):
         for group in groups(ref):
-            params = as_dict(group.spec.get("rayStartParams"))
             resources = group.spec.get("resources")
+            if not (isinstance(resources, dict) and resources):
+                continue
+            params = as_dict(group.spec.get("rayStartParams"))
             clash = [k for k in _RESOURCE_PARAMS if is_set(params.get(k))]
-            if clash and isinstance(resources, dict) and resources:
+            if clash:
                 yield Violation(
                     f"{group.name} group sets resources both in rayStartParams ({', '.join(clash)}) and in resources{reported_as(ref)}",
                     join(group.path, "resources"),

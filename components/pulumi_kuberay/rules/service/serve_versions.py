@@ -12,6 +12,7 @@ from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, jud
 
 from .._engine import Context, Severity, Violation, declare
 from .._examples import TWO_APPS, serve_service
+from .._paths import memo
 from .._serve_config import BASE, serve_config
 
 _SECTION_NAMES = {"config": "top-level", "application": "application"}
@@ -56,24 +57,31 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
     )
 
 
+def _judged(manifest: dict[str, Any]) -> tuple[tuple[KeyVerdict, str], ...]:
+    """(verdict, path) of every serve config key the release does not plainly accept, in config order."""
+    config = serve_config(manifest)
+    if config is None:
+        return ()
+    release = release_of_service(manifest)
+    out: list[tuple[KeyVerdict, str]] = []
+    for section, key, path in iter_serve_keys(config, BASE):
+        verdict = judge_key(section, key, release)
+        if verdict.status not in ("accepted", "unknown"):  # a key no release knows: serve-config-unknown-key
+            out.append((verdict, path))
+    return tuple(out)
+
+
 def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[Violation]]:
     """The keys the release does not take (``deprecated`` False), or the ones it takes as deprecated (True).
 
-    Two rules, so that the policy pack enforces them apart (a policy has one enforcement level)."""
+    Two rules, so that the policy pack enforces them apart (a policy has one enforcement level); one walk of the
+    config judges the keys for both (``memo``: once per ``check``)."""
 
     def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-        config = serve_config(manifest)
-        if config is None:
-            return
-        release = release_of_service(manifest)
-        for section, key, path in iter_serve_keys(config, BASE):
-            verdict = judge_key(section, key, release)
-            if verdict.status in ("accepted", "unknown"):
-                continue  # a key no release knows is a misspelling: serve-config-unknown-key
-            if (verdict.status == "deprecated") != deprecated:
-                continue
-            message, fix, severity = _message(verdict)
-            yield Violation(message, path, fix=fix, severity=severity)
+        for verdict, path in memo(manifest, "serve_versions.judged", _judged):
+            if (verdict.status == "deprecated") == deprecated:
+                message, fix, severity = _message(verdict)
+                yield Violation(message, path, fix=fix, severity=severity)
 
     return check
 
