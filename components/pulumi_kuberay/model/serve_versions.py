@@ -25,6 +25,10 @@ from typing import Any, Literal
 
 from ._serve_versions import DEPRECATED, FORBIDS_EXTRA, KEYS, MOVED, RAY_VERSIONS, REPLACEMENTS
 
+#: Name Ray Serve gives an application that does not set ``name`` (here, not in ``model.serve``, so the rules that
+#: read Serve configs need not load the Serve models).
+DEFAULT_APP_NAME = "default"
+
 __all__ = [
     "KeyVerdict",
     "ServeRelease",

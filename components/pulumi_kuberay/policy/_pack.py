@@ -12,6 +12,7 @@ file.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections import OrderedDict
@@ -363,6 +364,11 @@ def run() -> None:
     install_request_memo()
     policies = build_policies()
     verdicts = resource_verdicts()
+    rules.check({"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "warm-up"}, "spec": {}})
+    # This process is the pack's alone: what is loaded by now (modules, the catalogue, the models' validators) lives
+    # until it exits, so the garbage collector need not walk it again on every full collection (a 120-160 ms pause
+    # about once per 900 calls before).
+    gc.freeze()
     serve(
         lambda: PolicyPack(
             name=PACK_NAME,

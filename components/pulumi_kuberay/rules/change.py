@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from pulumi_kuberay.plan import Change
+from typing import TYPE_CHECKING, Any
 
 from ._engine import Context, Finding, Severity
+
+if TYPE_CHECKING:  # only its type: the catalogue loads this module for every program, the plan only when used
+    from pulumi_kuberay.plan import Change
 
 
 @dataclass(frozen=True)

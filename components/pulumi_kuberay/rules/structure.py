@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulumi_kuberay.model._base import render_scalar
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model._errors import KubeRayDeprecationWarning, ManifestError
 from pulumi_kuberay.model.manifest import load_manifest
-from pulumi_kuberay.model.service import KubeRayDeprecationWarning
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
