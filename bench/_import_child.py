@@ -21,7 +21,7 @@ def load_from_bytecode() -> None:
     from source in every measurement (~85 ms of CPU) while the floor's site-packages, compiled by pip, were not.
     The bytecode goes under a prefix in the temporary directory, never into a checkout; the first repetition writes
     it (the figures are medians)."""
-    if sys.dont_write_bytecode:
+    if sys.dont_write_bytecode:  # run_child already sees to it; kept for a child run by hand
         sys.dont_write_bytecode = False
         sys.pycache_prefix = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"pulumi-kuberay-bench-pyc-{os.getuid()}")
 
