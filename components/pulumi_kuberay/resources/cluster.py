@@ -93,8 +93,9 @@ class RayCluster(RayComponent[RayClusterSpec]):
     Namespace's name, an image built earlier, a Secret's name, ...); they are resolved, then validated and
     checked as above, and the custom resource depends on the resources behind them. At preview, values not
     known yet are not judged; everything else is. ``local_queue`` sets Kueue's ``kueue.x-k8s.io/queue-name``
-    label. ``manifest_output`` is the rendered manifest; ``spec``/``manifest`` are set when every input was
-    known at construction (``None`` otherwise).
+    label. ``manifest_output`` is the rendered manifest; ``manifest`` is set when every input was known at
+    construction (``None`` otherwise), and so is ``spec``: the model you passed, else the manifest's spec as a
+    model (validated when first read: the component does not keep one per cluster).
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each
