@@ -10,6 +10,7 @@ import pulumi
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
+from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import JsonDict, namespace_of
 
 KIND = "RayCronJob"
@@ -63,10 +64,10 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         self.cronjob_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
             lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
-        self.namespace = cr.metadata.apply(namespace_of)
+        self.namespace = derived(cr.metadata, namespace_of)
         self.status = cr.status
         self.diagnosis = self._diagnosis(built, cr.status)
-        self.last_schedule_time = cr.status.apply(lambda s: (s or {}).get("lastScheduleTime"))
+        self.last_schedule_time = derived(cr.status, lambda s: (s or {}).get("lastScheduleTime"))
         self.last_change = self._last_change(cr.status)
         return {
             "cronjob_name": self.cronjob_name,

@@ -10,6 +10,7 @@ import pulumi
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,
     coerce_spec,
@@ -176,7 +177,7 @@ class RayJob(RayComponent[RayJobSpec]):
     def _declare_outputs(self, built: pulumi.Output[Built[RayJobSpec]], k8s_name: pulumi.Output[str]) -> JsonDict:
         cr = self.resource
         fail_on_job_failure = self._fail_on_job_failure
-        subject = k8s_name.apply(lambda n: f"RayJob {n!r}")
+        subject = derived(k8s_name, lambda n: f"RayJob {n!r}")
 
         def checked(values: list[Any]) -> JsonDict | None:
             b, status, who = values
@@ -186,7 +187,7 @@ class RayJob(RayComponent[RayJobSpec]):
 
         awaited = self._awaited_status(built, fail_on_failure=False)  # --- wait: checked() raises the failure
         self.status = pulumi.Output.all(built, awaited, subject).apply(checked)
-        spec_job_id = built.apply(lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
+        spec_job_id = derived(built, lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
         self.job_id = pulumi.Output.all(self.status, spec_job_id).apply(
             lambda pair: (pair[0] or {}).get("jobId") or pair[1]
         )
@@ -199,11 +200,11 @@ class RayJob(RayComponent[RayJobSpec]):
                 lambda pair: _dashboard_url(pair[0]) or pair[1]
             )
         else:
-            self.cluster_name = self.status.apply(lambda s: (s or {}).get("rayClusterName"))
-            self.dashboard_url = self.status.apply(_dashboard_url)
-        self.job_status = self.status.apply(lambda s: (s or {}).get("jobStatus"))
-        self.job_deployment_status = self.status.apply(lambda s: (s or {}).get("jobDeploymentStatus"))
-        self.namespace = cr.metadata.apply(namespace_of)
+            self.cluster_name = derived(self.status, lambda s: (s or {}).get("rayClusterName"))
+            self.dashboard_url = derived(self.status, _dashboard_url)
+        self.job_status = derived(self.status, lambda s: (s or {}).get("jobStatus"))
+        self.job_deployment_status = derived(self.status, lambda s: (s or {}).get("jobDeploymentStatus"))
+        self.namespace = derived(cr.metadata, namespace_of)
         self.diagnosis = self._diagnosis(built, self.status)
         self.last_change = self._last_change(self.status)
         return {

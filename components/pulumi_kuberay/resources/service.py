@@ -12,6 +12,7 @@ from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,
     head_port,
@@ -129,12 +130,12 @@ class RayService(RayComponent[RayServiceSpec]):
                 application_routes(spec),
             )
 
-        found = built.apply(names)
+        found = derived(built, names)
         self.service_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
             lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
-        self.namespace = cr.metadata.apply(namespace_of)
-        self.serve_service_name = found.apply(lambda f: f[0])
+        self.namespace = derived(cr.metadata, namespace_of)
+        self.serve_service_name = derived(found, lambda f: f[0])
 
         def urls(values: list[Any]) -> dict[str, str]:
             (serve_svc, _head, port, _dash, routes), ns = values
@@ -146,9 +147,9 @@ class RayService(RayComponent[RayServiceSpec]):
         )
         self.status = self._awaited_status(built)  # --- wait (owned by _component_await)
         self.diagnosis = self._diagnosis(built, self.status)
-        self.active_service_status = self.status.apply(lambda s: (s or {}).get("activeServiceStatus"))
-        self.pending_service_status = self.status.apply(lambda s: (s or {}).get("pendingServiceStatus"))
-        self.conditions = self.status.apply(lambda s: list((s or {}).get("conditions") or []))
+        self.active_service_status = derived(self.status, lambda s: (s or {}).get("activeServiceStatus"))
+        self.pending_service_status = derived(self.status, lambda s: (s or {}).get("pendingServiceStatus"))
+        self.conditions = derived(self.status, lambda s: list((s or {}).get("conditions") or []))
         self.last_change = self._last_change(self.status)
         return {
             "service_name": self.service_name,
