@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 from pulumi_kuberay import rules
+from pulumi_kuberay.model import _yaml
 
 
 def sample_documents() -> list[dict[str, Any]]:
@@ -32,14 +33,25 @@ def main() -> None:
     gates = {name: True for name in rules.DEFAULT_FEATURE_GATES}
     for doc in docs:  # warm-up: imports, rule registration, pydantic schema build
         rules.check(doc, feature_gates=gates)
+    warm = _throughput(docs, gates, budget / 2, clear=[])
+    # The same with the caches of YAML strings (serveConfigV2, runtimeEnvYAML) cleared every round, so a repeated
+    # document's strings are parsed again: only the model and the rules reading one string in one check share a
+    # parse. (The README said the child did this; it did not: the figures, and ``docs_per_s``, are warm.)
+    caches = [getattr(_yaml, name, None) for name in ("parse_yaml", "runtime_env_error")]
+    fresh = _throughput(docs, gates, budget / 2, clear=[c for c in caches if hasattr(c, "cache_clear")])
+    print(json.dumps({"docs_per_s": warm, "docs_per_s_fresh_yaml": fresh, "corpus": len(docs)}))
+
+
+def _throughput(docs: list[dict[str, Any]], gates: dict[str, bool], budget: float, clear: list[Any]) -> float:
     done = 0
     start = time.perf_counter()
     while time.perf_counter() - start < budget:
+        for cache in clear:
+            cache.cache_clear()
         for doc in docs:
             rules.check(doc, feature_gates=gates)
         done += len(docs)
-    elapsed = time.perf_counter() - start
-    print(json.dumps({"documents": done, "seconds": elapsed, "docs_per_s": done / elapsed, "corpus": len(docs)}))
+    return done / (time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ def _json_representable(value: Any) -> bool:
     return True
 
 
+@lru_cache(maxsize=256)  # several rules and the model ask about the same string while checking one manifest
 def runtime_env_error(text: str) -> str | None:
     """Why KubeRay's ``UnmarshalRuntimeEnvYAML`` (``sigs.k8s.io/yaml.Unmarshal`` into a map: the *first* YAML
     document, turned into JSON, then decoded) fails on ``text``, or None when it loads. An empty document loads
