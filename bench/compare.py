@@ -5,7 +5,8 @@ children, interleaved (raw / before / after in turn, fresh interpreters), median
 machine, so the two columns share its load. ``BEFORE`` is a checkout (its ``components/`` and ``policies/``).
 ``--quick``: fewer repetitions, N up to 100; ``--only ...,engine`` adds the real engine's row, ``--only
 ...,devup`` the main job's (both need ``pulumi`` on PATH: ``eval "$(scripts/ensure-pulumi --print-env)"``; devup
-runs each checkout's own ``scripts/dev-up``, so ``BEFORE`` needs its venv: a clone, not a worktree in use). Prints a Markdown table (bench/README.md keeps one).
+runs each checkout's own ``scripts/dev-up``, so ``BEFORE`` needs its venv: a clone, not a worktree in use).
+Prints a Markdown table (bench/README.md keeps one).
 """
 
 from __future__ import annotations
@@ -155,9 +156,7 @@ def main() -> None:
         rows += _devup(trees)
     load = os.getloadavg()
     print("\n".join(rows))
-    print(
-        f"\nload average at the end (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; {os.cpu_count()} CPUs"
-    )
+    print(f"\nload average at the end (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
