@@ -3,7 +3,7 @@
 Prints a table, writes ``bench/results/latest.json`` and ``bench/results/scaling.png``. Every comparison runs
 both sides in the same run, interleaved, several repetitions, medians and ratios; each measurement runs in a
 fresh process so peak RSS belongs to one side only. Options: ``--quick`` (fewer repetitions, N up to 100),
-``--only program,rules,pack,imports,engine``.
+``--only program,rules,pack,imports,engine,devup``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ TARGETS = {
     "rules_docs_per_s": 2000.0,
     "pack_p99_ms": 5.0,
     "import_ratio": 1.15,
+    "devup_ratio": 2.0,
 }
 
 
@@ -108,6 +109,23 @@ def _chart(program: dict[str, Any], path: Path) -> str:
     return str(path.relative_to(REPO))
 
 
+def devup_row(devup: dict[str, Any]) -> str:
+    """``scripts/dev-up`` twice (create, then no change) with the operator's CRDs vs without: wall and CPU."""
+
+    def side(name: str) -> str:
+        return (
+            f"{devup[f'{name}_create_wall_s']:.1f} + {devup[f'{name}_unchanged_wall_s']:.1f} s wall, "
+            f"{devup[f'{name}_create_cpu_s']:.1f} + {devup[f'{name}_unchanged_cpu_s']:.1f} s CPU"
+        )
+
+    checkpoint = devup["sizes"]["with"]["checkpoint_bytes"] / 2**20
+    return (
+        f"| scripts/dev-up (create + no change), with the operator's CRDs ({checkpoint:.1f} MiB checkpoint) | "
+        f"{side('with')} | {side('without')} (without) | {devup['wall_ratio']:.2f} (CPU {devup['cpu_ratio']:.2f}) "
+        f"| <= 2 | {'yes' if devup['wall_ratio'] <= TARGETS['devup_ratio'] else 'NO'} |"
+    )
+
+
 def _table(results: dict[str, Any]) -> str:
     lines = ["| measure | ours | raw / floor | ratio | target | met |", "|---|---|---|---|---|---|"]
     program = results.get("program")
@@ -167,6 +185,9 @@ def _table(results: dict[str, Any]) -> str:
         )
         if "lint_startup_s" in results:
             lines.append(f"| kuberay-lint --help start-up | {results['lint_startup_s'] * 1000:.0f} ms | | | | |")
+    devup = results.get("devup")
+    if devup:
+        lines.append(devup_row(devup))
     engine = results.get("engine")
     if engine:
         lines.append(
@@ -185,7 +206,7 @@ def _table(results: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="program,rules,pack,imports,engine")
+    parser.add_argument("--only", default="program,rules,pack,imports,engine,devup")
     args = parser.parse_args()
     only = set(args.only.split(","))
     reps = 3 if args.quick else 5
@@ -211,6 +232,11 @@ def main() -> None:
             results["engine"] = run_child("_engine_child", "50", timeout=3600)
         except (RuntimeError, ModuleNotFoundError) as exc:
             results["engine_error"] = str(exc)[-500:]
+    if "devup" in only and shutil.which("pulumi"):
+        try:
+            results["devup"] = run_child("_devup_child", "1", timeout=3600)
+        except (RuntimeError, ModuleNotFoundError) as exc:
+            results["devup_error"] = str(exc)[-500:]
     if "program" in results:
         results["chart"] = _chart(results["program"], RESULTS / "scaling.png")
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -3,8 +3,10 @@
 Every row of ``python -m bench`` is measured for both packages with this checkout's bench
 children, interleaved (raw / before / after in turn, fresh interpreters), medians: the figures of one run on one
 machine, so the two columns share its load. ``BEFORE`` is a checkout (its ``components/`` and ``policies/``).
-``--quick``: fewer repetitions, N up to 100; ``--only ...,engine`` adds the real engine's row (``pulumi`` on
-PATH: ``eval "$(scripts/ensure-pulumi --print-env)"``). Prints a Markdown table (bench/README.md keeps one).
+``--quick``: fewer repetitions, N up to 100; ``--only ...,engine`` adds the real engine's row, ``--only
+...,devup`` the main job's (both need ``pulumi`` on PATH: ``eval "$(scripts/ensure-pulumi --print-env)"``; devup
+runs each checkout's own ``scripts/dev-up``, so ``BEFORE`` needs its venv: a clone, not a worktree in use).
+Prints a Markdown table (bench/README.md keeps one).
 """
 
 from __future__ import annotations
@@ -124,6 +126,21 @@ def _engine(trees: dict[str, Path]) -> list[str]:
     ]
 
 
+def _devup(trees: dict[str, Path]) -> list[str]:
+    got = {side: run_child("_devup_child", "1", timeout=3600, tree=trees[side]) for side in SIDES}
+
+    def cell(side: str) -> str:
+        with_s = got[side]["with_create_wall_s"] + got[side]["with_unchanged_wall_s"]
+        cpu_s = got[side]["with_create_cpu_s"] + got[side]["with_unchanged_cpu_s"]
+        return f"{with_s:.0f} s wall, {cpu_s:.0f} s CPU ({got[side]['wall_ratio']:.2f}x, CPU {got[side]['cpu_ratio']:.2f}x)"
+
+    without = median([got[s]["without_create_wall_s"] + got[s]["without_unchanged_wall_s"] for s in SIDES])
+    return [
+        f"| `scripts/dev-up` twice (create, no change) with the operator's 4 CRDs vs without | {cell('before')} "
+        f"| {cell('after')} | {without:.0f} s wall without | <= 2x |"
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.compare")
     parser.add_argument("before", type=Path, help="the other checkout (its components/ and policies/)")
@@ -144,6 +161,8 @@ def main() -> None:
         rows += _imports(trees, 5 if args.quick else 11)
     if "engine" in only and shutil.which("pulumi"):
         rows += _engine(trees)
+    if "devup" in only and shutil.which("pulumi"):
+        rows += _devup(trees)
     load = os.getloadavg()
     print("\n".join(rows))
     print(f"\nload average at the end (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}; {os.cpu_count()} CPUs")
