@@ -70,13 +70,13 @@ def cluster_spec(i: int) -> dict[str, Any]:
     }
 
 
-def declare(side: str, n: int) -> list[pulumi.Output[Any]]:
+def declare(side: str, n: int, prefix: str = "c") -> list[pulumi.Output[Any]]:
     outputs: list[pulumi.Output[Any]] = []
     if side == "ours":
         import pulumi_kuberay as kr
 
         for i in range(n):
-            outputs.append(kr.RayCluster(f"c{i}", cluster_spec(i)).cluster_name)
+            outputs.append(kr.RayCluster(f"{prefix}{i}", cluster_spec(i)).cluster_name)
         return outputs
     from pulumi_kubernetes.apiextensions import CustomResource
 
@@ -94,7 +94,7 @@ def declare(side: str, n: int) -> list[pulumi.Output[Any]]:
             self.register_outputs({"name": name})
 
     for i in range(n):
-        outputs.append(HandWritten(f"c{i}", cluster_spec(i)).cr.id)
+        outputs.append(HandWritten(f"{prefix}{i}", cluster_spec(i)).cr.id)
     return outputs
 
 

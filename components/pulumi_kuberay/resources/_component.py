@@ -256,7 +256,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             super().__init__(token(self.KIND), name, None, opts)
             self._planner = self._make_planner(opts, _ready(built, []))
             self._warn(built, [])
-            self._register(name, self._props_now(built), _inputs.completed_output(built), extra, common)
+            self._register(name, self._props_now(built), known_output(built), extra, common)
             return
 
         super().__init__(token(self.KIND), name, None, opts)

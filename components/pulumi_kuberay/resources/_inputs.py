@@ -23,7 +23,6 @@ from pulumi.output import Unknown
 
 from pulumi_kuberay.model._base import KubeModel, holds_deferred
 from pulumi_kuberay.model._deferred import is_deferred
-from pulumi_kuberay.resources._outputs import known_output
 from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 T = TypeVar("T")
@@ -160,10 +159,3 @@ def mark_secrets(value: Any, secrets: list[Any]) -> Any:
     if isinstance(value, list):
         return [mark_secrets(v, secrets) for v in value]
     return pulumi.Output.secret(value) if secrets_found(value, secrets) else value
-
-
-def completed_output(
-    value: Any, *, known: bool = True, secret: bool = False, resources: set[pulumi.Resource] | None = None
-) -> pulumi.Output[Any]:
-    """An Output of a value already computed (with its known/secret flags and dependencies)."""
-    return known_output(value, known=known, secret=secret, resources=resources)
