@@ -125,10 +125,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # ---- the control plane --------------------------------------------------------------------------------------
+def _port_window() -> tuple[int, int]:
+    """Where to look for listening ports: below the kernel's ephemeral range, which outgoing connections draw
+    from (a port free when probed can be taken by a client's connect before our server binds it: a CI run lost
+    kube-controller-manager's port that way when the window was 20000-40000 and the range began at 32768)."""
+    try:
+        low, high = (int(v) for v in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999  # Linux's default
+    if low - 10000 >= 1000:
+        return 10000, low - PORTS_PER_CLUSTER
+    return high + 1, 65536 - PORTS_PER_CLUSTER
+
+
 def _free_port_base() -> int:
-    """The first of PORTS_PER_CLUSTER consecutive loopback ports that are all free right now."""
+    """The first of PORTS_PER_CLUSTER consecutive loopback ports, outside the ephemeral range, all free now."""
+    start, stop = _port_window()
     for _ in range(200):
-        base = random.randrange(20000, 40000, 10)
+        base = random.randrange(start, stop, 10)
         sockets: list[socket.socket] = []
         try:
             for port in range(base, base + PORTS_PER_CLUSTER):
@@ -147,7 +161,7 @@ def _free_port_base() -> int:
         finally:
             for s in sockets:
                 s.close()
-    raise RuntimeError("no 8 consecutive free loopback ports found between 20000 and 40000")
+    raise RuntimeError(f"no {PORTS_PER_CLUSTER} consecutive free loopback ports found between {start} and {stop}")
 
 
 @dataclass
@@ -238,22 +252,30 @@ def _kube_dir_or_fail() -> Path:
     return kube_dir
 
 
-def start_local_cluster(
-    state_dir: Path, *up_args: str, reuse: bool = False, own_ports: bool = False
-) -> LocalCluster:
+def start_local_cluster(state_dir: Path, *up_args: str, reuse: bool = False, own_ports: bool = False) -> LocalCluster:
     """``scripts/local-cluster up <up_args>`` with its state in ``state_dir``; stop it with
     :func:`stop_local_cluster`. ``up_args`` e.g. ``("--operator-version", "1.6.1")``. Ports: a free range, or
     ``$PULUMI_KUBERAY_CLUSTER_PORT_BASE`` unless ``own_ports`` (a second control plane in the session)."""
     kube_dir = _kube_dir_or_fail()
     env = dict(os.environ)
     env.update(PULUMI_KUBERAY_CLUSTER_DIR=str(state_dir), PULUMI_KUBERAY_KUBE_DIR=str(kube_dir))
+    given_ports = True
     if not (reuse and (state_dir / "api-port").exists()):
         given = None if own_ports else env.get("PULUMI_KUBERAY_CLUSTER_PORT_BASE")
+        given_ports = given is not None
         env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = given or str(_free_port_base())
     else:
         env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = (state_dir / "api-port").read_text().strip()
     started = time.monotonic()
     up = _run_script(["up", *up_args], env, timeout=600)
+    if up.returncode != 0 and "address already in use" in up.stderr and not given_ports:
+        # another process took one of the probed ports before our server bound it: `up` stopped what it had
+        # started, so try once more on another free range
+        sys.stderr.write(
+            f"[cluster tier] a port was taken while starting; retrying on another range:\n{up.stderr[-800:]}"
+        )
+        env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = str(_free_port_base())
+        up = _run_script(["up", *up_args], env, timeout=600)
     if up.returncode != 0:
         pytest.fail(f"scripts/local-cluster up failed ({up.returncode}):\n{up.stderr[-6000:]}", pytrace=False)
     cluster = LocalCluster(
