@@ -201,18 +201,28 @@ def test_only_set_fields_are_rendered() -> None:
     }
 
 
-def test_import_is_fast() -> None:
+def test_import_loads_only_pydantic_and_the_model_package() -> None:
+    # What importing the Kubernetes types costs is shown by `python -m bench` (the import row), not by a timed
+    # assert; what this holds is stable: the module pulls in pydantic and our own model package, never pulumi,
+    # the YAML parser or the rule catalogue (the functional core stays light for lint and the pack).
     code = (
-        "import time; t = time.process_time(); import pulumi_kuberay.model._k8s; "
-        "print(time.process_time() - t)"
+        "import sys; before = set(sys.modules); import pulumi_kuberay.model._k8s; "
+        "print('\\n'.join(sorted(set(sys.modules) - before)))"
     )
-    runs = [
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-        for _ in range(3)
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    ours = sorted(m for m in loaded if m.startswith("pulumi_kuberay"))
+    assert ours == [
+        "pulumi_kuberay",
+        "pulumi_kuberay.model",
+        "pulumi_kuberay.model._base",
+        "pulumi_kuberay.model._deferred",
+        "pulumi_kuberay.model._errors",
+        "pulumi_kuberay.model._field_docs",
+        "pulumi_kuberay.model._k8s",
+        "pulumi_kuberay.model._quantity",
     ]
-    # Budget 0.5 s (about 0.35 s on an idle machine, most of it importing pydantic). CPU time, best of three
-    # runs, with a 2x margin: wall-clock time on a loaded CI machine says nothing about this module.
-    assert min(runs) < 1.0
+    assert "pydantic" in loaded
+    assert [m for m in loaded if m.split(".")[0] in {"pulumi", "pulumi_kubernetes", "yaml", "grpc"}] == []
 
 
 def test_generated_file_is_up_to_date() -> None:
