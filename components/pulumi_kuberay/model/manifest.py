@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from ._base import validate_wire
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems_from_validation_error
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
@@ -172,7 +173,7 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
 
     subject = _subject(kind, doc)
     try:
-        manifest = cls.model_validate(data, context=context)
+        manifest = validate_wire(cls, data, context)
     except ValidationError as exc:
         problems += problems_from_validation_error(exc, cls)
         raise ManifestError(problems, subject=subject) from exc
