@@ -3,20 +3,25 @@ with a fuzz test: any JSON-ish value anywhere gives a ManifestError (or loads), 
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import subprocess
 import sys
+import warnings
 from typing import Any, Literal
 
 import pytest
 from _examples import gpu_cluster, load_error, minimal_doc
+from _reference import sample_documents
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pulumi_kuberay.model._base import KubeModel
+from pulumi_kuberay import rules
+from pulumi_kuberay.model import _base
+from pulumi_kuberay.model._base import KubeModel, validate_wire
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model._names import is_dns1035_label, name_problems
-from pulumi_kuberay.model.cluster import RayClusterSpec
+from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec
 from pulumi_kuberay.model.manifest import (
     _KINDS,
     KubeManifest,
@@ -27,6 +32,8 @@ from pulumi_kuberay.model.manifest import (
     manifest_class,
     register_kind,
 )
+from pulumi_kuberay.model.pod import LENIENT_CONTEXT, WIRE_CONTEXT
+from pydantic import BaseModel, ValidationError
 
 # --------------------------------------------------------------------------------------------------
 # Manifests
@@ -353,3 +360,96 @@ def test_fuzzed_manifest_only_raises_manifest_error(path: tuple[Any, ...], value
         assert error.problems
         return
     assert manifest.to_manifest() == doc
+
+
+# --------------------------------------------------------------------------------------------------
+# The wire validator (validate_wire): pydantic's validator without the validators that do nothing on a manifest
+
+
+def _state(value: Any) -> Any:
+    """Everything a validated model holds: each field's value, which fields were set, the private attributes."""
+    if isinstance(value, BaseModel):
+        fields = {name: _state(getattr(value, name)) for name in type(value).model_fields}
+        return (type(value).__name__, sorted(value.model_fields_set), fields, repr(value.__pydantic_private__))
+    if isinstance(value, list):
+        return [_state(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _state(item) for key, item in value.items()}
+    return (type(value).__name__, repr(value))
+
+
+def _outcome(validate: Any, cls: Any, doc: dict[str, Any], context: dict[str, Any]) -> Any:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "valid", _state(validate(cls, dict(doc), context))
+    except ValidationError as error:
+        return "invalid", error.title, error.errors(include_url=False, include_context=False)
+
+
+def _pydantics(cls: Any, data: dict[str, Any], context: dict[str, Any]) -> Any:
+    return cls.model_validate(data, context=context)
+
+
+def _wire_corpus() -> list[dict[str, Any]]:
+    docs = [doc for _, _, doc in sample_documents() if manifest_class(str(doc.get("kind"))) is not None]
+    for rule in rules.rules_of("document"):
+        docs += [rules.normalise(rule.compliant), rules.normalise(rule.violating)]
+    return docs
+
+
+def test_wire_validation_gives_what_pydantics_validator_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_base, "_PENDING_MADE", [False])  # as in a process that never made a pending model
+    docs = _wire_corpus()
+    assert len(docs) > 300
+    invalid = 0
+    for doc in docs:
+        cls = manifest_class(str(doc.get("kind")))
+        if cls is None:
+            continue
+        for context in (WIRE_CONTEXT, LENIENT_CONTEXT):
+            expected = _outcome(_pydantics, cls, doc, context)
+            assert _outcome(validate_wire, cls, doc, context) == expected, doc.get("metadata")
+            invalid += expected[0] == "invalid"
+    assert invalid > 20  # the rules' violating examples: the errors are the same too
+
+
+def _functions(schema: Any) -> set[str]:
+    """The qualified names of the function validators in a core schema."""
+    if isinstance(schema, list):
+        return set().union(*(_functions(item) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found = set()
+    if str(schema.get("type", "")).startswith("function-"):
+        function = schema["function"]["function"]
+        found.add(getattr(function, "__qualname__", repr(function)))  # (constraints are functools.partials)
+    return found.union(*(_functions(v) for k, v in schema.items() if k not in _base._NOT_SCHEMAS))
+
+
+def test_the_wire_validator_leaves_out_the_wire_no_ops_only() -> None:
+    noops = {"KubeModel._none_means_unset", "HeadGroupSpec._render_shortcuts", "WorkerGroupSpec._render_shortcuts",
+             "RayClusterSpec._harden_autoscaler", "RayJobSpec._harden_submitter", "_stringify_scalars"}  # fmt: skip
+    for kind in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
+        cls = manifest_class(kind)
+        assert cls is not None
+        cls.model_rebuild()
+        schema = cls.__pydantic_core_schema__
+        stripped = _base._without_wire_noops(schema)
+        assert _functions(stripped) == _functions(schema) - noops
+        assert "KubeModel._none_means_unset" in _functions(schema)
+        assert "RayClusterSpec._apply_defaults_and_check_groups" in _functions(stripped)
+
+
+def test_once_a_pending_model_exists_a_manifest_holding_one_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_base, "_PENDING_MADE", [False])
+    doc = minimal_doc()
+    loop = asyncio.new_event_loop()
+    try:
+        head = HeadGroupSpec(image=loop.create_future(), cpu=1)  # pending: _none_means_unset must look again
+        assert _base._PENDING_MADE == [True]
+        doc["spec"]["headGroupSpec"] = head
+        with pytest.raises(ManifestError, match="not known yet"):
+            load_manifest(doc)
+    finally:
+        loop.close()

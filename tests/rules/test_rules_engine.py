@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from _reference import sample_documents
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulumi_kuberay import rules
@@ -237,6 +238,25 @@ def test_integral_floats_are_normalised() -> None:
     fine = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=1.0, maxReplicas=5.0))
     assert [f for f in rules.check(fine) if f.severity == "critical"] == []
     assert rules.normalise({"a": [1.0, 1.5, True, "2.0"]}) == {"a": [1, 1.5, True, "2.0"]}
+
+
+def test_check_reads_the_manifest_and_never_changes_it() -> None:
+    # check hands a plain manifest (no integral float, no tuple, no other Mapping: what YAML and JSON give) to the
+    # rules and the model as it is, not a copy: none of them may write to it.
+    docs = [doc for _, _, doc in sample_documents() if rules.is_ray_document(doc)]
+    for rule in rules.rules_of("document"):
+        docs += [copy.deepcopy(rule.compliant), copy.deepcopy(rule.violating)]
+    gates = {name: True for name in rules.DEFAULT_FEATURE_GATES}
+    targets = [
+        rules.Target(),
+        rules.Target("1.5.0", environment="dev"),
+        rules.Target(feature_gates=gates, environment="prod", webhooks=True, audience="cli"),
+    ]
+    for doc in docs:
+        before = copy.deepcopy(doc)
+        for target in targets:
+            rules.check(doc, target)
+        assert doc == before, doc.get("metadata")
 
 
 @pytest.mark.parametrize("unknown", [None, UNKNOWN_SENTINEL])

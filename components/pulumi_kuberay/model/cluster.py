@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import KubeModel
+from ._base import KubeModel, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
 from ._k8s import (
@@ -148,6 +148,7 @@ class HeadGroupSpec(PodShortcuts):
         return _missing_on_wire(value, info)
 
     @model_validator(mode="after")
+    @wire_noop  # a manifest sets no shortcut: _shortcuts_are_python_only refuses them there
     def _render_shortcuts(self) -> Self:
         return _render_group_shortcuts(self)  # type: ignore[no-any-return]
 
@@ -231,6 +232,7 @@ class WorkerGroupSpec(PodShortcuts):
         return self
 
     @model_validator(mode="after")
+    @wire_noop  # a manifest sets no shortcut: _shortcuts_are_python_only refuses them there
     def _render_shortcuts(self) -> Self:
         return _render_group_shortcuts(self)  # type: ignore[no-any-return]
 
@@ -489,6 +491,7 @@ class RayClusterSpec(KubeModel):
         return reject_on_wire(value, info)
 
     @model_validator(mode="after")
+    @wire_noop
     def _harden_autoscaler(self, info: ValidationInfo) -> Self:
         # From Python the autoscaler sidecar gets the hardened security context of the Ray containers unless
         # autoscalerOptions.securityContext is given (a manifest is taken as written).

@@ -27,7 +27,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
-from ._base import KubeModel, Self
+from ._base import KubeModel, Self, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
 from ._k8s import PodTemplateSpec
@@ -303,6 +303,7 @@ class RayJobSpec(KubeModel):
         return self
 
     @model_validator(mode="after")
+    @wire_noop
     def _harden_submitter(self, info: ValidationInfo) -> Self:
         # From Python a K8sJobMode job on its own cluster gets the operator's default submitter Pod, written
         # out with the hardened security context (a manifest is taken as written).

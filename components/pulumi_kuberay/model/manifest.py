@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from ._base import validate_wire
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems_from_validation_error
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
@@ -124,16 +125,26 @@ def load_manifest(doc: Any) -> KubeManifest[Any]:
     return _load(doc, WIRE_CONTEXT)
 
 
+#: Each manifest class's ``api_versions()`` (read from its annotation: a check's worth of time to ask each time).
+_API_VERSIONS: dict[type[KubeManifest[Any]], tuple[str, ...]] = {}
+
+
+def _api_versions(cls: type[KubeManifest[Any]]) -> tuple[str, ...]:
+    versions = _API_VERSIONS.get(cls)
+    if versions is None:
+        versions = _API_VERSIONS[cls] = cls.api_versions()
+    return versions
+
+
 def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     if not isinstance(doc, Mapping):
         raise ManifestError(
             [Problem("", f"expected a mapping (a Kubernetes object), got {type(doc).__name__}", "wrong_type")]
         )
-    kinds = known_kinds()
     kind = doc.get("kind")
     if kind is None:
         raise ManifestError(
-            [Problem("kind", "required field is missing", "missing", fix=f"one of {', '.join(kinds)}")]
+            [Problem("kind", "required field is missing", "missing", fix=f"one of {', '.join(known_kinds())}")]
         )
     if not isinstance(kind, str):
         raise ManifestError(
@@ -141,6 +152,7 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
         )
     cls = manifest_class(kind)
     if cls is None:
+        kinds = known_kinds()
         close = difflib.get_close_matches(kind, kinds, n=1)
         message = f"unknown kind {kind!r}"
         fix = f"did you mean {close[0]!r}?" if close and close[0] != kind else f"one of {', '.join(kinds)}"
@@ -148,7 +160,7 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
 
     problems: list[Problem] = []
     data = dict(doc)
-    versions = cls.api_versions()
+    versions = _api_versions(cls)
     api_version = data.get("apiVersion")
     if api_version is None:
         problems.append(
@@ -170,17 +182,16 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     elif meta is None and "metadata" not in data:
         problems.append(Problem("metadata", "required field is missing", "missing", fix="set metadata.name"))
 
-    subject = _subject(kind, doc)
     try:
-        manifest = cls.model_validate(data, context=context)
+        manifest = validate_wire(cls, data, context)
     except ValidationError as exc:
         problems += problems_from_validation_error(exc, cls)
-        raise ManifestError(problems, subject=subject) from exc
+        raise ManifestError(problems, subject=_subject(kind, doc)) from exc
     except Exception as exc:  # a model validator bug must still surface as a ManifestError
         problems.append(Problem("", f"could not validate: {type(exc).__name__}: {exc}", "invalid_value"))
-        raise ManifestError(problems, subject=subject) from exc
+        raise ManifestError(problems, subject=_subject(kind, doc)) from exc
     if problems:
-        raise ManifestError(problems, subject=subject)
+        raise ManifestError(problems, subject=_subject(kind, doc))
     return manifest
 
 

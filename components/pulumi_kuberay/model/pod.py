@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import JsonDict, KubeModel, render_scalar
+from ._base import JsonDict, KubeModel, render_scalar, wire_noop
 from ._deferred import In, Obj, known
 from ._errors import SpecError
 from ._k8s import (
@@ -92,6 +92,7 @@ def is_lenient(info: ValidationInfo) -> bool:
     return _LENIENT.get() or (isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient")))
 
 
+@wire_noop
 def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:
     # From Python, 0 / True / 0.5 mean what a user would type on the `ray start` command line; KubeRay's CRD
     # only accepts strings, so stringify them the way KubeRay reads them. In a manifest the API server would

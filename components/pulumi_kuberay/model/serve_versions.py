@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from ._serve_versions import DEPRECATED, FORBIDS_EXTRA, KEYS, MOVED, RAY_VERSIONS, REPLACEMENTS
@@ -149,6 +150,7 @@ def known_keys(section: str) -> frozenset[str]:
     return frozenset(KEYS.get(section, {}))
 
 
+@lru_cache(maxsize=4096)  # a check judges every key of a Serve config, mostly the same few keys of a few releases
 def judge_key(section: str, key: str, release: ServeRelease) -> KeyVerdict:
     """What ``release`` does with ``key`` in ``section`` (e.g. ``"deployment"``, ``"autoscaling_config"``)."""
     span = KEYS.get(section, {}).get(key)

@@ -91,10 +91,16 @@ SCHEMA_RULE_PREFIX = "schema-"
 INTERNAL_ERROR_RULE_ID = "internal-error"
 
 
+#: The rule modules were imported (``check`` then skips :func:`_load`).
+_catalogue_loaded = False
+
+
 def _load() -> None:
+    global _catalogue_loaded
     from . import _catalogue
 
     _catalogue.load()  # imports every rule module once; they declare at import
+    _catalogue_loaded = True
 
 
 class _RuleView(Mapping[str, Rule]):
@@ -163,6 +169,26 @@ def normalise(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [normalise(v) for v in value]
     return value
+
+
+def _normal(value: Any) -> bool:
+    """``normalise(value)`` would be an equal copy: only dicts, lists, strings, ints, bools, None and
+    non-integral floats (a manifest read from YAML or JSON, or rendered by the components, mostly is)."""
+    # Loops, not all() over a generator: twice as fast here (SIM110).
+    kind = type(value)
+    if kind is dict:
+        for item in value.values():  # noqa: SIM110
+            if type(item) not in _PLAIN and not _normal(item):
+                return False
+        return True
+    if kind is list:
+        for item in value:  # noqa: SIM110
+            if type(item) not in _PLAIN and not _normal(item):
+                return False
+        return True
+    if kind is float:
+        return not value.is_integer()
+    return kind in _PLAIN
 
 
 def is_ray_document(manifest: Any) -> bool:
@@ -303,11 +329,32 @@ def _suspended_cron(doc: Mapping[str, Any]) -> bool:
     return doc.get("kind") == "RayCronJob" and isinstance(spec, Mapping) and spec.get("suspend") is True
 
 
-#: Targets built from ``check()``'s keywords, and the Context of each Target ``check`` saw (by identity, with the
-#: gates it was built from): the policy pack and the components check every resource against one target, and
-#: building it (parsing the version and gates, validating the options) cost as much as a few rules.
-_TARGETS: dict[tuple[Any, ...], Target] = {}
-_CONTEXTS: dict[int, tuple[Target, tuple[Any, ...], Context]] = {}
+@dataclass(frozen=True)
+class _Checking:
+    """What ``check`` keeps for one target: its Context, and the plan of each (kind, handed over) under it."""
+
+    target: Target
+    context: Context
+    #: (kind, handed_over) -> (the catalogue index it was made from, the plan): a new index makes new plans.
+    plans: dict[tuple[Any, bool], tuple[_plan.CatalogueIndex, tuple[Rule, ...]]] = dataclasses.field(
+        default_factory=dict
+    )
+
+    def plan(self, index: _plan.CatalogueIndex, kind: Any, handed_over: bool) -> tuple[Rule, ...]:
+        kept = self.plans.get((kind, handed_over))
+        if kept is not None and kept[0] is index:
+            return kept[1]
+        plan = _plan.document_plan(index, str(kind), self.context, handed_over=handed_over)
+        self.plans[kind, handed_over] = (index, plan)
+        return plan
+
+
+#: Targets built from ``check()``'s keywords, and what ``check`` keeps for each Target it saw (by identity, with
+#: the gates its Context was built from): the policy pack and the components check every resource against one
+#: target, and building it (parsing the version and gates, validating the options) cost as much as a few rules.
+#: (A Target built here keeps the copy of the gates ``Target.of`` made: its Context cannot go stale.)
+_TARGETS: dict[tuple[Any, ...], _Checking] = {}
+_CONTEXTS: dict[int, tuple[tuple[Any, ...], _Checking]] = {}
 _MEMO_SIZE = 64
 
 
@@ -326,9 +373,9 @@ def _target_of(
     options: Mapping[str, Any] | OrgOptions | None,
     webhooks: bool | None,
     operator: OperatorSetup | None,
-) -> Target:
-    """``Target.of(...)`` of ``check()``'s keywords; the same Target for the same plain settings (a version
-    string, gates, an environment, OrgOptions or none, no operator), built anew otherwise."""
+) -> _Checking:
+    """``Target.of(...)`` of ``check()``'s keywords, with its Context; the same for the same plain settings (a
+    version string, gates, an environment, OrgOptions or none, no operator), built anew otherwise."""
     key: tuple[Any, ...] = ()
     if (
         type(kuberay_version) is str
@@ -344,7 +391,7 @@ def _target_of(
         else:
             if target is not None:
                 return target
-    target = Target.of(
+    made = Target.of(
         kuberay_version=kuberay_version,
         feature_gates=feature_gates,
         environment=environment,
@@ -352,25 +399,26 @@ def _target_of(
         webhooks=bool(webhooks),
         operator=operator,
     )
+    checking = _Checking(made, made.context())
     if key:
         if len(_TARGETS) >= _MEMO_SIZE:
             _TARGETS.clear()
-        _TARGETS[key] = target
-    return target
+        _TARGETS[key] = checking
+    return checking
 
 
-def _context_of(target: Target) -> Context:
-    """``target.context()``, kept while ``target`` and its gates are unchanged (a Target is frozen, but the
-    mapping of gates it was given may be changed by its owner)."""
+def _checking_of(target: Target) -> _Checking:
+    """``target.context()`` (and the plans under it), kept while ``target`` and its gates are unchanged (a
+    Target is frozen, but the mapping of gates it was given may be changed by its owner)."""
     gates = _gates_key(target.feature_gates) or ()
     kept = _CONTEXTS.get(id(target))
-    if kept is not None and kept[0] is target and kept[1] == gates:
-        return kept[2]
-    ctx = target.context()
+    if kept is not None and kept[1].target is target and kept[0] == gates:
+        return kept[1]
+    checking = _Checking(target, target.context())
     if len(_CONTEXTS) >= _MEMO_SIZE:
         _CONTEXTS.clear()
-    _CONTEXTS[id(target)] = (target, gates, ctx)  # holds the target: its id is not reused while kept
-    return ctx
+    _CONTEXTS[id(target)] = (gates, checking)  # holds the target: its id is not reused while kept
+    return checking
 
 
 def check(
@@ -394,7 +442,7 @@ def check(
     if target is None:
         if kuberay_version is None:
             raise ValueError("invalid KubeRay version None: expected a string like '1.7.0'")
-        target = _target_of(
+        checking = _target_of(
             kuberay_version,
             feature_gates=feature_gates,
             environment=environment,
@@ -406,18 +454,26 @@ def check(
         v is not None for v in (feature_gates, environment, options, webhooks, operator)
     ):
         raise TypeError("check(): give a Target or its settings as keywords, not both")
-    ctx = _context_of(target)
+    else:
+        checking = _checking_of(target)
+    ctx = checking.context
     if not is_ray_document(manifest):
         return []
-    _load()
+    if not _catalogue_loaded:
+        _load()
     index = _plan.catalogue_index()
-    doc: dict[str, Any] = normalise(manifest)
+    # The rules and the model only read the document (tests/rules/test_rules_engine.py holds them to it), so one
+    # that normalise would only copy is checked as it is: copying it was ~5 % of a check.
+    doc: dict[str, Any] = manifest if _normal(manifest) else normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
     # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
-    plan = _plan.document_plan(index, str(kind), ctx, handed_over=_managed_elsewhere(doc))
-    with _paths.document_views(doc):
+    plan = checking.plan(index, kind, _managed_elsewhere(doc))
+    views = _paths.open_views(doc)
+    try:
         findings = _run_plan(plan, doc, ctx)
+    finally:
+        _paths.close_views(views)
     findings = _drop_schema_duplicates(findings, index.operator_rule_ids)
     if _cron_controller_off(doc, ctx):
         # Only the operator's own checks go unenforced: what the API server rejects stays critical (the typed

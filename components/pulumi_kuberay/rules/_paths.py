@@ -10,7 +10,7 @@ that Pulumi preview has not computed yet (``None`` or the unknown sentinel strin
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -177,11 +177,21 @@ _DOCUMENT: ContextVar[tuple[object, dict[Any, Any]] | None] = ContextVar("pulumi
 def document_views(manifest: object) -> Iterator[None]:
     """While ``check`` runs its rules on ``manifest`` (which nobody mutates meanwhile), :func:`memo` and
     :func:`derived` cache."""
-    token = _DOCUMENT.set((manifest, {}))
+    token = open_views(manifest)
     try:
         yield
     finally:
-        _DOCUMENT.reset(token)
+        close_views(token)
+
+
+def open_views(manifest: object) -> Token[tuple[object, dict[Any, Any]] | None]:
+    """:func:`document_views` without the context manager (``check``, once per document): from here until
+    :func:`close_views` of what this returns, :func:`memo` and :func:`derived` cache for ``manifest``."""
+    return _DOCUMENT.set((manifest, {}))
+
+
+def close_views(token: Token[tuple[object, dict[Any, Any]] | None]) -> None:
+    _DOCUMENT.reset(token)
 
 
 def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:

@@ -98,40 +98,48 @@ def _walk_pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> 
 
 
 def _baseline_gaps(manifest: dict[str, Any], template: PodTemplateRef) -> list[str]:
+    # A key most pods and containers do not set is looked up once, not walked into: this and _restricted_gaps
+    # run on every pod template of every document (they were the two costliest rules).
     pod = template.pod_spec
     pod_ctx = as_dict(pod.get("securityContext"))
     gaps = [f"{key}: true" for key in ("hostNetwork", "hostPID", "hostIPC") if pod.get(key) is True]
-    gaps += [
-        f"volume {v.get('name')!r} is a hostPath"
-        for v in as_list(pod.get("volumes"))
-        if isinstance(v, dict) and v.get("hostPath") is not None
-    ]
-    unsafe = [str(s.get("name")) for s in as_list(pod_ctx.get("sysctls")) if isinstance(s, dict)
-              and s.get("name") not in _SAFE_SYSCTLS]  # fmt: skip
-    if unsafe:
-        gaps.append(f"unsafe sysctls {', '.join(unsafe)}")
-    gaps += _context_gaps("pod", pod_ctx, baseline=True)
+    volumes = pod.get("volumes")
+    if volumes:
+        gaps += [
+            f"volume {v.get('name')!r} is a hostPath"
+            for v in as_list(volumes)
+            if isinstance(v, dict) and v.get("hostPath") is not None
+        ]
+    if pod_ctx:
+        unsafe = [str(s.get("name")) for s in as_list(pod_ctx.get("sysctls")) if isinstance(s, dict)
+                  and s.get("name") not in _SAFE_SYSCTLS]  # fmt: skip
+        if unsafe:
+            gaps.append(f"unsafe sysctls {', '.join(unsafe)}")
+        gaps += _context_gaps(pod_ctx)
     for name, container in _pod_containers(manifest, template):
         sc = as_dict(container.get("securityContext"))
         mine: list[str] = []
         if sc.get("privileged") is True:
             mine.append("privileged: true")
-        added = [str(c) for c in as_list(as_dict(sc.get("capabilities")).get("add"))]
-        extra = [c for c in added if c.upper().removeprefix("CAP_") not in _BASELINE_CAPS]
-        if extra:
-            mine.append(f"adds capabilities {', '.join(extra)}")
-        ports = [p.get("hostPort") for p in as_list(container.get("ports")) if isinstance(p, dict)]
-        if any(p not in (None, 0) for p in ports):
+        caps = sc.get("capabilities")
+        if caps:
+            added = [str(c) for c in as_list(as_dict(caps).get("add"))]
+            extra = [c for c in added if c.upper().removeprefix("CAP_") not in _BASELINE_CAPS]
+            if extra:
+                mine.append(f"adds capabilities {', '.join(extra)}")
+        ports = container.get("ports")
+        if ports and any(isinstance(p, dict) and p.get("hostPort") not in (None, 0) for p in as_list(ports)):
             mine.append("binds a hostPort")
-        if sc.get("procMount") not in (None, "Default"):
-            mine.append(f"procMount {sc.get('procMount')}")
-        mine += _context_gaps("container", sc, baseline=True)
+        if sc:
+            if sc.get("procMount") not in (None, "Default"):
+                mine.append(f"procMount {sc.get('procMount')}")
+            mine += _context_gaps(sc)
         if mine:
             gaps.append(f"container {name}: {', '.join(mine)}")
     return gaps
 
 
-def _context_gaps(where: str, sc: dict[str, Any], *, baseline: bool) -> list[str]:
+def _context_gaps(sc: dict[str, Any]) -> list[str]:
     """Baseline's seccomp / SELinux / AppArmor / hostProcess checks on one securityContext."""
     gaps: list[str] = []
     if as_dict(sc.get("seccompProfile")).get("type") == "Unconfined":
@@ -149,25 +157,35 @@ def _context_gaps(where: str, sc: dict[str, Any], *, baseline: bool) -> list[str
 def _restricted_gaps(manifest: dict[str, Any], template: PodTemplateRef) -> list[str]:
     pod = template.pod_spec
     pod_ctx = as_dict(pod.get("securityContext"))
-    gaps = [
-        f"volume {v.get('name')!r} of type {next((k for k in v if k != 'name'), '?')}"
-        for v in as_list(pod.get("volumes"))
-        if isinstance(v, dict) and v.get("hostPath") is None and not (set(v) - {"name"}) <= _RESTRICTED_VOLUMES
-    ]
+    gaps: list[str] = []
+    volumes = pod.get("volumes")
+    if volumes:
+        gaps += [
+            f"volume {v.get('name')!r} of type {next((k for k in v if k != 'name'), '?')}"
+            for v in as_list(volumes)
+            if isinstance(v, dict) and v.get("hostPath") is None and not (set(v) - {"name"}) <= _RESTRICTED_VOLUMES
+        ]
     if pod_ctx.get("runAsUser") == 0:
         gaps.append("pod runAsUser: 0")
+    pod_non_root = pod_ctx.get("runAsNonRoot")
+    pod_user = pod_ctx.get("runAsUser")
+    pod_seccomp = as_dict(pod_ctx.get("seccompProfile")).get("type")
+    unset: str | None = None  # the gaps of a container without a securityContext (most), listed once
     for name, container in _pod_containers(manifest, template):
         sc = as_dict(container.get("securityContext"))
+        if not sc and unset is not None:
+            gaps.append(f"container {name}: {unset}")
+            continue
         mine: list[str] = []
         if sc.get("allowPrivilegeEscalation") is not False:
             mine.append("allowPrivilegeEscalation is not false")
-        non_root = sc.get("runAsNonRoot", pod_ctx.get("runAsNonRoot"))
-        user = sc.get("runAsUser", pod_ctx.get("runAsUser"))
+        non_root = sc.get("runAsNonRoot", pod_non_root)
+        user = sc.get("runAsUser", pod_user)
         if user == 0:
             mine.append("runAsUser: 0")
         elif non_root is not True:
             mine.append("runAsNonRoot is not true")
-        seccomp = as_dict(sc.get("seccompProfile")).get("type") or as_dict(pod_ctx.get("seccompProfile")).get("type")
+        seccomp = as_dict(sc.get("seccompProfile")).get("type") or pod_seccomp
         if seccomp not in ("RuntimeDefault", "Localhost"):
             mine.append("seccompProfile is not RuntimeDefault or Localhost")
         caps = as_dict(sc.get("capabilities"))
@@ -176,8 +194,11 @@ def _restricted_gaps(manifest: dict[str, Any], template: PodTemplateRef) -> list
         added = [str(c) for c in as_list(caps.get("add")) if str(c).upper().removeprefix("CAP_") != "NET_BIND_SERVICE"]
         if added:
             mine.append(f"adds {', '.join(added)} (only NET_BIND_SERVICE is allowed)")
+        listed = ", ".join(mine)  # (never empty without a securityContext: allowPrivilegeEscalation is not false)
+        if not sc:
+            unset = listed
         if mine:
-            gaps.append(f"container {name}: {', '.join(mine)}")
+            gaps.append(f"container {name}: {listed}")
     return gaps
 
 
