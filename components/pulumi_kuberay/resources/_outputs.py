@@ -60,10 +60,10 @@ def derived(source: pulumi.Output[T], func: Callable[..., U], *args: Any) -> pul
     data = getattr(source, "_data", None)
     if not _fast_path() or not isinstance(data, asyncio.Future):
         return source.apply(func) if not args else _apply(source, func, args)
-    result: asyncio.Future[Any] = data.get_loop().create_future()
-    # A partial rather than a closure, and one shared (empty) context rather than a copy per callback: fewer
-    # objects alive per output until the loop runs (the callbacks read no context variable).
-    data.add_done_callback(functools.partial(_settle, result, func, *args), context=_CALLBACK_CONTEXT)
+    result = _Derived(func, args, loop=data.get_loop())
+    # The result future is its own callback (no partial or closure), in one shared (empty) context rather than a
+    # copy per callback: fewer objects alive per output until the loop runs (the callback reads no context variable).
+    data.add_done_callback(result, context=_CALLBACK_CONTEXT)
     return _output_of(result)
 
 
@@ -111,29 +111,38 @@ def _untrack(outputs: set[Any], lock: Any, future: asyncio.Future[Any]) -> None:
         outputs.discard(future)
 
 
-def _settle(result: asyncio.Future[Any], func: Callable[..., Any], *args_then_done: Any) -> None:
-    """``result`` from the settled ``done`` (an ``_OutputData`` future, the last argument), as ``Output.apply``'s
-    task would set it; ``func`` gets the value, then the arguments ``derived`` was given."""
-    *args, done = args_then_done
-    if done.cancelled():
-        result.cancel()
-        return
-    error = done.exception()
-    if error is not None:
-        result.set_exception(error)
-        return
-    got = done.result()
-    if not got.is_known:
-        result.set_result(_OUTPUT_DATA(resources=got.resources, value=None, is_known=False, is_secret=got.is_secret))
-        return
-    try:
-        value = func(got.value, *args)
-        if isinstance(value, pulumi.Output) or isawaitable(value):
-            raise TypeError(f"derived(): {func!r} returned {type(value).__name__}; use Output.apply for that")
-    except Exception as exc:  # handed to the Output, as apply's task would
-        result.set_exception(exc)
-        return
-    result.set_result(_OUTPUT_DATA(resources=got.resources, value=value, is_known=True, is_secret=got.is_secret))
+class _Derived(asyncio.Future[Any]):
+    """The future of a ``derived`` Output, settled from its source's (an ``_OutputData`` future) as
+    ``Output.apply``'s task would settle it; ``func`` gets the value, then ``args``."""
+
+    __slots__ = ("_args", "_func")
+
+    def __init__(self, func: Callable[..., Any], args: tuple[Any, ...], *, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._func, self._args = func, args
+
+    def __call__(self, done: asyncio.Future[Any]) -> None:
+        func, args = self._func, self._args
+        del self._func, self._args  # run once; what they hold is not kept with the value
+        if done.cancelled():
+            self.cancel()
+            return
+        error = done.exception()
+        if error is not None:
+            self.set_exception(error)
+            return
+        got = done.result()
+        if not got.is_known:
+            self.set_result(_OUTPUT_DATA(resources=got.resources, value=None, is_known=False, is_secret=got.is_secret))
+            return
+        try:
+            value = func(got.value, *args)
+            if isinstance(value, pulumi.Output) or isawaitable(value):
+                raise TypeError(f"derived(): {func!r} returned {type(value).__name__}; use Output.apply for that")
+        except Exception as exc:  # handed to the Output, as apply's task would
+            self.set_exception(exc)
+            return
+        self.set_result(_OUTPUT_DATA(resources=got.resources, value=value, is_known=True, is_secret=got.is_secret))
 
 
 class OnAwait(Generic[T]):
