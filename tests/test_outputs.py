@@ -57,6 +57,9 @@ def test_known_output_carries_value_and_flags(path: str) -> pulumi.Output[Any]:
         value, known, secret, _ = await facts(known_output("x", secret=True))
         assert (value, known, secret) == ("x", True, True)
         assert (await facts(known_output(None, known=False)))[1:3] == (False, False)
+        # A value built from plain values is not walked for unknowns: the same facts.
+        assert await facts(known_output({"a": [1]}, plain=True)) == ({"a": [1]}, True, False, set())
+        assert (await facts(known_output("x", secret=True, plain=True)))[:3] == ("x", True, True)
 
     return checked(check)
 

@@ -506,7 +506,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         now = self._built_now
         if now is not None:
             # Known at construction: both are plain values (an apply of ``built`` would be a task each).
-            self.manifest_output = known_output(now.manifest or {})
+            self.manifest_output = known_output(now.manifest or {}, plain=True)  # rendered from plain arguments
             k8s_name = known_output(_object_name(now, name))
         else:
             self.manifest_output = built.apply(lambda b: b.manifest or {})

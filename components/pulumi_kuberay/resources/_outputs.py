@@ -42,13 +42,23 @@ _FORCE_PUBLIC_API = False
 
 
 def known_output(
-    value: T, *, known: bool = True, secret: bool = False, resources: set[pulumi.Resource] | None = None
+    value: T,
+    *,
+    known: bool = True,
+    secret: bool = False,
+    resources: set[pulumi.Resource] | None = None,
+    plain: bool = False,
 ) -> pulumi.Output[T]:
-    """An Output of a value already computed (with its known/secret flags and dependencies), without a task."""
+    """An Output of a value already computed (with its known/secret flags and dependencies), without a task.
+    ``plain``: the value was built from plain values only, so it holds no Pulumi unknown and is not walked for one
+    (Pulumi walks every dict and list of an Output's value: a whole manifest per component)."""
     if not _fast_path():
         return pulumi.Output(resources or set(), ready(value), ready(known), ready(secret))
     future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
-    future.set_result(_OUTPUT_DATA(resources=resources or set(), value=value, is_known=known, is_secret=secret))
+    data = _OUTPUT_DATA(resources=resources or set(), value=None if plain else value, is_known=known, is_secret=secret)
+    if plain:
+        data.value = value
+    future.set_result(data)
     return _output_of(future)
 
 
