@@ -57,6 +57,9 @@ def test_known_output_carries_value_and_flags(path: str) -> pulumi.Output[Any]:
         value, known, secret, _ = await facts(known_output("x", secret=True))
         assert (value, known, secret) == ("x", True, True)
         assert (await facts(known_output(None, known=False)))[1:3] == (False, False)
+        # A value built from plain values is not walked for unknowns: the same facts.
+        assert await facts(known_output({"a": [1]}, plain=True)) == ({"a": [1]}, True, False, set())
+        assert (await facts(known_output("x", secret=True, plain=True)))[:3] == ("x", True, True)
 
     return checked(check)
 
@@ -90,6 +93,57 @@ def test_derived_keeps_secret_and_does_not_run_on_unknowns(path: str) -> pulumi.
         assert calls == ["token"]  # never called with the unknown value
 
     return checked(check)
+
+
+@pulumi.runtime.test
+def test_derived_passes_its_arguments_after_the_value(path: str) -> pulumi.Output[Any]:
+    def url(namespace: str, scheme: str, port: int) -> str:
+        return f"{scheme}://svc.{namespace}:{port}"
+
+    async def check() -> None:
+        assert await facts(derived(pulumi.Output.from_input("ml"), url, "http", 8265)) == (
+            "http://svc.ml:8265",
+            True,
+            False,
+            set(),
+        )
+
+    return checked(check)
+
+
+def test_the_program_waits_for_a_pending_derived_output(path: str) -> None:
+    """Pulumi keeps every pending Output in its runtime set until it settles, so a program waits for it and
+    fails with its error even when nothing else awaits it; the derived Outputs are kept the same way."""
+    from pulumi.runtime.settings import SETTINGS
+
+    source: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
+
+    def boom(_: Any) -> str:
+        raise ValueError("late failure")
+
+    @pulumi.runtime.test
+    def program() -> pulumi.Output[Any]:
+        asyncio.get_event_loop().call_soon(source.set_result, 1)  # first: the program waits for ``source``
+        out = derived(pulumi.Output.from_input(source), boom)
+        assert out._data in SETTINGS.outputs or path == "public-api"  # tracked (the public path tracks its task)
+        return known_output("not the failing one")
+
+    with pytest.raises(ValueError, match="late failure"):
+        program()
+
+
+def test_a_known_output_is_not_left_in_the_runtime_set() -> None:
+    """An Output of a value already there has nothing to wait for: it is not added to the runtime's set (Pulumi
+    would add it and take it out on the loop's next turn)."""
+    from pulumi.runtime.settings import SETTINGS
+
+    @pulumi.runtime.test
+    def program() -> pulumi.Output[Any]:
+        out = known_output("x")
+        assert out._data not in SETTINGS.outputs
+        return out
+
+    program()
 
 
 def test_derived_hands_an_error_to_the_program(path: str) -> None:

@@ -143,12 +143,34 @@ async def _plain(value: Any) -> Any:
     values, and integral numbers as integers (Pulumi's property values are floats)."""
     if isinstance(value, pulumi.Output):
         return await _plain(await value.future())
+    if isinstance(value, Mapping):
+        # Walked without a coroutine per value (a manifest has hundreds) until an Output turns up.
+        try:
+            return {str(k): _plain_now(v) for k, v in value.items()}
+        except _OutputFound:
+            return {str(k): await _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        try:
+            return [_plain_now(v) for v in value]
+        except _OutputFound:
+            return [await _plain(v) for v in value]
+    return _plain_now(value)
+
+
+class _OutputFound(Exception):
+    """An Output inside the value: :func:`_plain` awaits that part."""
+
+
+def _plain_now(value: Any) -> Any:
+    """:func:`_plain` of a value without Outputs (raises ``_OutputFound`` on one)."""
+    if isinstance(value, pulumi.Output):
+        raise _OutputFound
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, Mapping):
-        return {str(k): await _plain(v) for k, v in value.items()}
+        return {str(k): _plain_now(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [await _plain(v) for v in value]
+        return [_plain_now(v) for v in value]
     return value
 
 
@@ -228,6 +250,8 @@ def _read_rendered(directory: str, manifest: Mapping[str, Any]) -> dict[str, Any
 _PLANNERS: dict[str, Planner] = {}
 _PENDING: list[tuple[Planner, str, str]] = []
 _HOOKS: dict[str, pulumi.ResourceHook] = {}
+#: The binding of both hooks, shared by every custom resource.
+_BINDING: pulumi.ResourceHookBinding | None = None
 
 
 def _child_urn(component_urn: str, child_type: str, name: str) -> str:
@@ -274,7 +298,11 @@ def attach(planner: Planner, child_type: str, name: str) -> pulumi.ResourceHookB
     if not hooks_supported():
         return None
     _PENDING.append((planner, child_type, name))
-    return pulumi.ResourceHookBinding(before_create=[_hook("create")], before_update=[_hook("update")])
+    global _BINDING
+    if _BINDING is None:
+        # One binding for every custom resource (Pulumi copies bindings when it merges options, never changes one).
+        _BINDING = pulumi.ResourceHookBinding(before_create=[_hook("create")], before_update=[_hook("update")])
+    return _BINDING
 
 
 # --------------------------------------------------------------------------------------------------

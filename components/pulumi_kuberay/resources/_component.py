@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 
@@ -243,6 +243,10 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         self._spec = None
         self.manifest = None
         self._built_now: Built[SpecT] | None = None
+        # What the change plan reads when its hook runs (``_plan_settings``): the target of a spec known now, else
+        # the task that builds it once the inputs are known.
+        self._target: Target | None = None
+        self._later: asyncio.Future[tuple[Built[SpecT], _inputs.Resolved]] | None = None
         if not _inputs.has_inputs(raw):
             # Everything is known now: a bad spec raises before anything is registered.
             built = self._build(name, args, common, extra, secrets=[])
@@ -252,11 +256,14 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             built.spec = None
             self.manifest = built.manifest
             self._built_now = built
+            self._target = built.target
             self._manifest_for_dependents = built.manifest
             super().__init__(token(self.KIND), name, None, opts)
-            self._planner = self._make_planner(opts, _ready(built, []))
+            self._planner = self._make_planner(opts)
             self._warn(built, [])
             self._register(name, self._props_now(built), known_output(built), extra, common)
+            # Only the outputs needed it: the findings, notes and wait plan are not kept once they are declared.
+            self._built_now = None
             return
 
         super().__init__(token(self.KIND), name, None, opts)
@@ -272,12 +279,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         task: asyncio.Future[tuple[Built[SpecT], _inputs.Resolved]] = asyncio.ensure_future(
             self._build_later(name, raw)
         )
-
-        async def settled() -> tuple[Built[SpecT], list[Any]]:
-            built, resolved = await task
-            return built, resolved.secrets
-
-        self._planner = self._make_planner(getattr(self, "_await_opts", None), settled)
+        self._later = task
+        self._planner = self._make_planner(getattr(self, "_await_opts", None))
 
         async def built_value() -> Built[SpecT]:
             return (await task)[0]
@@ -424,8 +427,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         if now is not None:
             # Known at construction (``built`` is then known, not secret, without dependencies): the same Output
             # from ``status`` alone, without the Output.all's three extra tasks (see RayCluster._declare_outputs).
-            manifest = now.manifest or {}
-            return derived(status, lambda live: diagnosis_summary(manifest, live))
+            return derived(status, _diagnosis_of, now.manifest or {})
         return pulumi.Output.all(built, status).apply(lambda pair: diagnosis_summary(pair[0].manifest or {}, pair[1]))
 
     def _awaited_status(
@@ -443,38 +445,38 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
 
     def _last_change(self, status: pulumi.Output[Any]) -> pulumi.Output[_change_plan.ChangeRecord | None]:
         """What this ``pulumi up`` did to the object, once its wait is over (``last_change``)."""
-        planner = self._planner
-        return derived(status, lambda _status: _change_plan.record(planner))
+        return derived(status, _record_of, self._planner)
 
-    def _make_planner(
-        self,
-        opts: pulumi.ResourceOptions | None,
-        settled: Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]],
-    ) -> _change_plan.Planner:
-        kind = self.KIND
-
-        async def settings() -> _change_plan.PlanSettings:
-            built, secrets = await settled()
-            target = built.target or Target()
-            from pulumi_kuberay.plan import Operator  # with the hook that needs it (see _change_plan)
-
-            operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
-
-            def redact(text: str) -> str:
-                return _inputs.redact(text, secrets)
-
-            def judge(change: Change, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
-                _judge_change(self, change, old, new, target, redact)
-
-            return _change_plan.PlanSettings(built.manifest, operator, redact, judge)
-
+    def _make_planner(self, opts: pulumi.ResourceOptions | None) -> _change_plan.Planner:
+        # A bound method, not a closure over the built spec: the planner lives as long as the program, and so
+        # would everything a closure holds (see ``_plan_settings``).
         return _change_plan.Planner(
             component=self,
-            kind=kind,
-            settings=settings,
+            kind=self.KIND,
+            settings=self._plan_settings,
             access=cluster_access(opts),
             render_dir=_change_plan.render_dir_of(opts),
         )
+
+    async def _plan_settings(self) -> _change_plan.PlanSettings:
+        """What the change plan needs once its hook runs: the manifest as built, the operator, the secrets."""
+        if self._later is None:
+            manifest, target, secrets = self.manifest, self._target, []
+        else:
+            built, resolved = await self._later
+            manifest, target, secrets = built.manifest, built.target, resolved.secrets
+        target = target or Target()
+        from pulumi_kuberay.plan import Operator  # with the hook that needs it (see _change_plan)
+
+        operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
+
+        def redact(text: str) -> str:
+            return _inputs.redact(text, secrets)
+
+        def judge(change: Change, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+            _judge_change(self, change, old, new, target, redact)
+
+        return _change_plan.PlanSettings(manifest, operator, redact, judge)
 
     def _warn(self, built: Built[SpecT], secrets: list[Any]) -> None:
         for finding in built.findings:
@@ -504,7 +506,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         now = self._built_now
         if now is not None:
             # Known at construction: both are plain values (an apply of ``built`` would be a task each).
-            self.manifest_output = known_output(now.manifest or {})
+            self.manifest_output = known_output(now.manifest or {}, plain=True)  # rendered from plain arguments
             k8s_name = known_output(_object_name(now, name))
         else:
             self.manifest_output = built.apply(lambda b: b.manifest or {})
@@ -541,11 +543,12 @@ def _object_name(built: Built[Any], name: str) -> str:
     return str(((built.manifest or {}).get("metadata") or {}).get("name") or name)
 
 
-def _ready(built: Built[SpecT], secrets: list[Any]) -> Callable[[], Awaitable[tuple[Built[SpecT], list[Any]]]]:
-    async def value() -> tuple[Built[SpecT], list[Any]]:
-        return built, secrets
+def _diagnosis_of(live: Any, manifest: Mapping[str, Any]) -> str | None:
+    return diagnosis_summary(manifest, live)
 
-    return value
+
+def _record_of(_status: Any, planner: _change_plan.Planner) -> _change_plan.ChangeRecord | None:
+    return _change_plan.record(planner)
 
 
 def _judge_change(  # noqa: PLR0917

@@ -11,6 +11,7 @@ name and limits its length; a replacement therefore deletes the old object first
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import importlib.metadata
 from collections.abc import Mapping, Sequence
@@ -176,16 +177,32 @@ def rule_settings(
     Raises ValueError naming the config key or argument when a value cannot be used.
     """
     config = pulumi.Config(CONFIG_NAMESPACE)
-    raw = {
-        f"{CONFIG_NAMESPACE}:{key}": value for key in CONFIG_KEYS if (value := config.get(key)) is not None
-    }
+    raw = tuple((f"{CONFIG_NAMESPACE}:{key}", value) for key in CONFIG_KEYS if (value := config.get(key)) is not None)
+    gates = None if feature_gates is None else tuple(feature_gates.items())
     try:
-        stack = target_from_stack_config(raw)
+        return _target_of(raw, kuberay_version, gates, environment)
+    except TypeError:  # an unhashable argument (the checks below reject it with their own message)
+        return _target_of.__wrapped__(raw, kuberay_version, gates, environment)
+
+
+@functools.lru_cache(maxsize=64)
+def _target_of(
+    raw: tuple[tuple[str, str], ...],
+    kuberay_version: str | None,
+    feature_gates: tuple[tuple[str, bool], ...] | None,
+    environment: str | None,
+) -> Target:
+    """The Target of these config values and arguments: one shared (frozen) Target for every component that has
+    the same, rather than a Target and its options per component, kept while the program runs."""
+    try:
+        stack = target_from_stack_config(dict(raw))
     except TargetError as exc:
-        raise ValueError(f"stack config ({', '.join(raw)}): {exc}") from None
+        raise ValueError(f"stack config ({', '.join(k for k, _ in raw)}): {exc}") from None
     try:
         return stack.override(
-            kuberay_version=kuberay_version, feature_gates=feature_gates, environment=environment
+            kuberay_version=kuberay_version,
+            feature_gates=None if feature_gates is None else dict(feature_gates),
+            environment=environment,
         )
     except TargetError as exc:
         raise ValueError(f"kuberay_version/feature_gates/environment argument: {exc}") from None
@@ -220,7 +237,10 @@ def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[
     lower-severity findings (warnings on the component)."""
     from pulumi_kuberay import rules  # the catalogue loads its rule modules on first use
 
-    findings = rules.check(manifest, target)
+    # In a copy of the program's context: the catalogue sets and resets a context variable per document, and each
+    # reset in the program's own context left a new context mapping that every task and callback made after it
+    # shares (two objects per component, kept while the program runs).
+    findings = contextvars.copy_context().run(rules.check, manifest, target)
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)

@@ -49,6 +49,14 @@ def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:
     return {**spec, "workerGroupSpecs": kept}, dropped
 
 
+def _name_or(metadata: Mapping[str, Any] | None, default: str) -> str:
+    return str((metadata or {}).get("name") or default)
+
+
+def _service_url(namespace: str, scheme: str, service: str, port: int) -> str:
+    return f"{scheme}://{service_host(service, namespace)}:{port}"
+
+
 class RayCluster(RayComponent[RayClusterSpec]):
     """A KubeRay ``RayCluster`` (``ray.io/v1``), validated and checked against the rule catalogue at preview.
 
@@ -149,10 +157,11 @@ class RayCluster(RayComponent[RayClusterSpec]):
             # derived without a task of its own (``_outputs``).
             service, dashboard, client = names(now)
             known_name = str(((now.manifest or {}).get("metadata") or {}).get("name") or "")
-            self.cluster_name = derived(cr.metadata, lambda m: str((m or {}).get("name") or known_name))
+            # Module functions and their arguments, not closures: three objects fewer per output.
+            self.cluster_name = derived(cr.metadata, _name_or, known_name)
             self.head_service_name = known_output(service)
-            self.dashboard_url = derived(self.namespace, lambda ns: f"http://{service_host(service, ns)}:{dashboard}")
-            self.client_address = derived(self.namespace, lambda ns: f"ray://{service_host(service, ns)}:{client}")
+            self.dashboard_url = derived(self.namespace, _service_url, "http", service, dashboard)
+            self.client_address = derived(self.namespace, _service_url, "ray", service, client)
         else:
             head = built.apply(names)
             self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
