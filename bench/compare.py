@@ -132,7 +132,11 @@ def _devup(trees: dict[str, Path]) -> list[str]:
     def cell(side: str) -> str:
         with_s = got[side]["with_create_wall_s"] + got[side]["with_unchanged_wall_s"]
         cpu_s = got[side]["with_create_cpu_s"] + got[side]["with_unchanged_cpu_s"]
-        return f"{with_s:.0f} s wall, {cpu_s:.0f} s CPU ({got[side]['wall_ratio']:.2f}x, CPU {got[side]['cpu_ratio']:.2f}x)"
+        alone = f"no change alone {got[side]['with_unchanged_wall_s']:.0f} s wall, {got[side]['with_unchanged_cpu_s']:.0f} s CPU"
+        return (
+            f"{with_s:.0f} s wall, {cpu_s:.0f} s CPU ({got[side]['wall_ratio']:.2f}x, CPU {got[side]['cpu_ratio']:.2f}x; "
+            f"{alone})"
+        )
 
     without = median([got[s]["without_create_wall_s"] + got[s]["without_unchanged_wall_s"] for s in SIDES])
     return [

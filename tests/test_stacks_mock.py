@@ -8,6 +8,7 @@ The config is what the Pulumi CLI would hand the program: ``Pulumi.yaml`` defaul
 
 from __future__ import annotations
 
+import asyncio
 import json
 import runpy
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from _pulumi_mocks import MockEnv, after_settling, install
 from _reference import crd_schema
 from conformance.openapi import validate
 from pulumi_kuberay import rules
+from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL
 from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, RAYSERVICE_READY, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.rules.target import target_from_stack_config
 
@@ -37,8 +39,9 @@ OPERATOR = {
     ("kubernetes:core/v1:Namespace", "kuberay-namespace"),
     ("kubernetes:helm.sh/v4:Chart", "kuberay-chart"),
 }
-#: dev takes the chart from the reference copy, so the component applies that chart's four CRDs; prod's chart
-#: comes from the official repository, whose CRDs mocks cannot fetch (the engine tier renders them).
+#: dev-crds takes the chart from the reference copy, so its component (``crds: only``) applies that chart's four
+#: CRDs; dev leaves them to it (``crds: leave``); prod's chart comes from the official repository, whose CRDs
+#: mocks cannot fetch (the engine tier renders them).
 CRDS = {(CRD, f"kuberay-{plural}.ray.io") for plural in ("rayclusters", "rayjobs", "rayservices", "raycronjobs")}
 
 EXPECTED: dict[str, set[tuple[str, str]]] = {
@@ -49,8 +52,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         ("kuberay:index:RayJob", "hello"),
         (RAY + "RayJob", "hello"),
     }
-    | OPERATOR
-    | CRDS,
+    | OPERATOR,
     "staging": {
         ("pulumi:providers:kubernetes", "k8s"),
         ("kuberay:index:RayCluster", "shared"),
@@ -137,6 +139,33 @@ def test_stack_declares_its_resources_on_one_explicit_provider(stack: str) -> pu
         assert provider_ref is not None
 
     return after_settling(check, *urns)
+
+
+@pulumi.runtime.test
+def test_dev_crds_declares_the_four_crds_only_rendered_beside_dev() -> pulumi.Output[Any]:
+    """The dev stack's CRDs are a stack of their own (scripts/dev-up brings it up when they change): the
+    operator with ``crds: only`` and no Ray object, rendering where dev renders; dev says which CRDs it has."""
+    config = stack_config("dev-crds")
+    dev_operator = json.loads(stack_config("dev")["pulumi-kuberay:operator"])
+    crds_operator = json.loads(config["pulumi-kuberay:operator"])
+    assert (dev_operator["crds"], dev_operator["installedCrds"]) == ("leave", crds_operator["version"])
+    assert (crds_operator["crds"], crds_operator["chart"]) == ("only", dev_operator["chart"])
+    env, urns = run_program(config)
+    assert urns == []  # no Ray component to wait for: wait for the CRDs' registrations instead
+
+    async def settled() -> None:
+        for _ in range(6000):  # the mock monitor is called from the SDK's executor threads: yield real time
+            if len(env.created(CRD)) >= len(CRDS):
+                break
+            await asyncio.sleep(0.01)
+        created = {(r.typ, r.name) for r in env.created()}
+        assert created == {("pulumi:providers:kubernetes", "k8s"), ("kuberay:index:KubeRayOperator", "kuberay")} | CRDS
+        labels = {c.inputs["metadata"]["labels"][CRD_VERSION_LABEL] for c in env.created(CRD)}
+        assert labels == {crds_operator["version"]}
+        provider = env.created("pulumi:providers:kubernetes")[0]
+        assert provider.inputs.get("renderYamlToDirectory") == stack_config("dev")["pulumi-kuberay:render_dir"]
+
+    return pulumi.Output.from_input(asyncio.ensure_future(settled()))
 
 
 @pytest.mark.parametrize("stack", STACKS)
