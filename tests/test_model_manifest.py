@@ -453,3 +453,23 @@ def test_once_a_pending_model_exists_a_manifest_holding_one_is_refused(monkeypat
             load_manifest(doc)
     finally:
         loop.close()
+
+
+def test_the_pinned_pydantic_gets_the_wire_validator_and_another_shape_falls_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_base, "_PENDING_MADE", [False])
+    monkeypatch.setattr(_base, "_WIRE_VALIDATORS", {})
+    cls = manifest_class("RayCluster")
+    assert cls is not None
+    validate_wire(cls, minimal_doc(), WIRE_CONTEXT)
+    assert _base._WIRE_VALIDATORS[cls][1] is not None  # the internals it reads are there in the pinned pydantic
+
+    def changed_shape(_cls: Any) -> Any:
+        raise IndexError("another pydantic release")
+
+    monkeypatch.setattr(_base, "_WIRE_VALIDATORS", {})
+    monkeypatch.setattr(_base, "_wire_validator", changed_shape)
+    model = validate_wire(cls, minimal_doc(), WIRE_CONTEXT)
+    assert _base._WIRE_VALIDATORS[cls][1] is None
+    assert model.to_manifest() == cls.model_validate(minimal_doc(), context=WIRE_CONTEXT).to_manifest()

@@ -195,7 +195,7 @@ def _init_pending(model: KubeModel, data: dict[str, Any]) -> None:
 
 #: The validator of each model class without its wire no-ops (:func:`validate_wire`), with the core schema it
 #: was built from (a model rebuilt since gets a new one).
-_WIRE_VALIDATORS: dict[type[BaseModel], tuple[Any, SchemaValidator]] = {}
+_WIRE_VALIDATORS: dict[type[BaseModel], tuple[Any, SchemaValidator | None]] = {}
 
 #: The keys of a core schema that hold values, not schemas: left as they are.
 _NOT_SCHEMAS = frozenset({"cls", "config", "default", "function", "metadata", "serialization"})
@@ -214,7 +214,14 @@ def validate_wire(cls: type[_Model], data: Any, context: Mapping[str, Any]) -> _
     schema = cls.__pydantic_core_schema__
     kept = _WIRE_VALIDATORS.get(cls)
     if kept is None or kept[0] is not schema:
-        kept = _WIRE_VALIDATORS[cls] = _wire_validator(cls)
+        try:
+            kept = _WIRE_VALIDATORS[cls] = _wire_validator(cls)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            # the internals this reads (what pydantic built the class's validator from) changed shape in another
+            # pydantic release: pydantic's own validator then, the same result at the old cost
+            kept = _WIRE_VALIDATORS[cls] = (schema, None)
+    if kept[1] is None:
+        return cls.model_validate(data, context=context)
     validated: _Model = kept[1].validate_python(data, context=context)
     return validated
 
