@@ -274,3 +274,100 @@ def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch
         assert "kuberay-policies@v0.1.0" in output, output[-4000:]
         assert re.search(r"\[advisory\] \[severity: \w+\]\s+pod-security-baseline", output), output[-4000:]
         assert "Traceback" not in output
+
+
+def test_wheel_ships_every_data_file_the_package_reads() -> None:
+    """Every tracked non-Python file of the package is package data (the change plan's ``plan/gotypes/*.json`` was
+    not, and every update from an installed wheel failed in its hook): listed in pyproject's package-data."""
+    import tomllib
+
+    tracked = subprocess.run(
+        ["git", "ls-files", "components/pulumi_kuberay"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    data = [
+        Path(name).relative_to("components/pulumi_kuberay")
+        for name in tracked
+        if not name.endswith(".py") and not (REPO / name).is_symlink()
+    ]
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "pulumi_kuberay"
+    ]
+    missing = [str(p) for p in data if not any(p.match(pattern) for pattern in patterns)]
+    assert data and not missing, missing
+
+
+def test_wheel_contains_the_change_plan_tables(fresh: FreshVenv) -> None:
+    with zipfile.ZipFile(fresh.wheel) as archive:
+        names = set(archive.namelist())
+    gotypes = REPO / "components/pulumi_kuberay/plan/gotypes"
+    tables = {f"pulumi_kuberay/plan/gotypes/{p.name}" for p in gotypes.glob("*.json")}
+    assert tables and tables <= names, sorted(tables - names)
+
+
+OWN_PROGRAM = '''"""A user's own program: one RayCluster component, rendered to a folder (no cluster)."""
+
+import pulumi
+
+import pulumi_kuberay as kr
+
+config = pulumi.Config()
+cluster = kr.RayCluster("shared", kr.RayClusterSpec(
+    ray_version="2.52.0",
+    image=config.get("image") or "rayproject/ray:2.52.0",
+    enable_in_tree_autoscaling=True,
+    head_group_spec=kr.HeadGroupSpec(cpu=1, memory="4Gi", ray_start_params={"num-cpus": 0}),
+    worker_group_specs=[kr.WorkerGroupSpec(group_name="cpu", cpu=2, memory="8Gi", min_replicas=0,
+                                           max_replicas=config.get_int("maxReplicas") or 10)],
+))
+pulumi.export("name", cluster.cluster_name)
+'''
+
+
+@pytest.mark.engine
+def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the wheel alone: up, a change of the image and of max_replicas (preview and up print the plan line from
+    the installed change-plan tables), destroy."""
+    pulumi = shutil.which("pulumi")
+    if pulumi is None:
+        if os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1":
+            pytest.fail("no `pulumi` on PATH although the engine tier is required", pytrace=False)
+        pytest.skip('no `pulumi` on PATH (run `eval "$(scripts/ensure-pulumi --print-env)"` or scripts/test)')
+    project = fresh.workdir / "own-project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(
+        f"name: own-project\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
+    )
+    (project / "__main__.py").write_text(OWN_PROGRAM)
+    state = fresh.workdir / "own-state"
+    state.mkdir()
+    for key, value in fresh.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    workspace = Workspace(cwd=project, state=state, cli=pulumi)
+    workspace.init_stack("dev")
+    workspace.pulumi("config", "set", "kubernetes:renderYamlToDirectory", "rendered", "--stack", "dev", check=True)
+
+    def plan_lines(output: str) -> list[str]:
+        return [line.strip() for line in output.splitlines() if line.strip().startswith("plan: ")]
+
+    up = workspace.pulumi("up", "--stack", "dev", "--yes", "--skip-preview")
+    assert up.returncode == 0, up.describe()
+    assert "Traceback" not in up.output
+    assert [line.split(":")[2].strip() for line in plan_lines(up.output)] == ["create"], up.output
+
+    workspace.pulumi("config", "set", "image", "rayproject/ray:2.53.0", "--stack", "dev", check=True)
+    workspace.pulumi("config", "set", "maxReplicas", "12", "--stack", "dev", check=True)
+    preview = workspace.pulumi("preview", "--stack", "dev")
+    assert preview.returncode == 0, preview.describe()
+    assert "No such file or directory" not in preview.output and "gotypes" not in preview.output
+    lines = plan_lines(preview.output)
+    assert len(lines) == 1 and lines[0].startswith("plan: RayCluster 'shared': "), preview.output
+    assert "image of container ray-head" in lines[0], lines[0]
+    up = workspace.pulumi("up", "--stack", "dev", "--yes", "--skip-preview")
+    assert up.returncode == 0, up.describe()
+    assert len(plan_lines(up.output)) == 1, up.output
+    rendered = next((project / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
+    assert "rayproject/ray:2.53.0" in rendered and "maxReplicas: 12" in rendered
+
+    destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
+    assert destroy.returncode == 0, destroy.describe()
