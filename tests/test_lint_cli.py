@@ -425,3 +425,18 @@ def test_wording_is_for_the_linter_user(capsys: pytest.CaptureFixture[str], tmp_
     job.write_text(yaml.safe_dump(delete_self.violating))
     _, out, _ = _run(capsys, "--format", "json", "--fail-on", "low", str(job))
     assert delete_self.id not in {f["rule_id"] for f in json.loads(out)["findings"]}
+
+
+def test_block_lines_with_crlf_and_inside_a_list_item() -> None:
+    from pulumi_kuberay.cli._io import parse_documents
+
+    listed = "apiVersion: v1\nkind: List\nitems:\n- " + BAD_SERVICE.replace("\n", "\n  ").rstrip() + "\n"
+    (doc,) = parse_documents(listed.replace("\n", "\r\n"), "list.yaml", with_path_lines=True)
+    # The item starts on line 4; its serveConfigV2 block has the same shape as BAD_SERVICE's, 3 lines further down.
+    assert doc.line == 4
+    assert doc.path_lines["spec.serveConfigV2"] == 9
+    assert doc.path_lines["spec.serveConfigV2.applications[1].route_prefix"] == 16
+    assert listed.splitlines()[15].strip() == "route_prefix: /v1"
+    # A block that is not YAML (a script) or a quoted string adds nothing below its key.
+    (script,) = parse_documents('kind: X\nrun: |\n  set -e\n  echo "done"\nq: "a: 1"\n', with_path_lines=True)
+    assert sorted(script.path_lines) == ["", "kind", "q", "run"]
