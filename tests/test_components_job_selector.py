@@ -27,7 +27,7 @@ def mocks() -> Iterator[MockEnv]:
 
 JOB = "kubernetes:ray.io/v1:RayJob"
 IMAGE = "rayproject/ray:2.52.0"
-SELECTOR = {"ray.io/cluster": "shared"}
+NAME = "shared"
 
 
 def cluster_spec() -> dict[str, Any]:
@@ -51,8 +51,8 @@ def test_a_selector_naming_a_cluster_of_the_program_renders_the_cluster_argument
 ) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec(), namespace="ml")
     by_argument = RayJob("by-argument", {"entrypoint": "python batch.py"}, cluster=cluster)
-    typed = RayJob("typed", RayJobSpec(entrypoint="python batch.py", cluster_selector=SELECTOR), namespace="ml")
-    raw = RayJob("raw", {"entrypoint": "python batch.py", "clusterSelector": SELECTOR}, namespace="ml")
+    typed = RayJob("typed", RayJobSpec(entrypoint="python batch.py", cluster_selector={"ray.io/cluster": NAME}), namespace="ml")
+    raw = RayJob("raw", {"entrypoint": "python batch.py", "clusterSelector": {"ray.io/cluster": NAME}}, namespace="ml")
 
     def check(cluster_cr_urn: str, cluster_urn: str, *_: Any) -> None:
         specs = _specs(mocks)
@@ -84,7 +84,7 @@ def test_a_selector_naming_a_cluster_of_the_program_renders_the_cluster_argument
 @pulumi.runtime.test
 def test_a_selector_in_the_default_namespace_matches_a_cluster_without_one(mocks: MockEnv) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec())
-    job = RayJob("job", RayJobSpec(entrypoint="python x.py", cluster_selector=SELECTOR))
+    job = RayJob("job", RayJobSpec(entrypoint="python x.py", cluster_selector={"ray.io/cluster": NAME}))
 
     def check(*_: Any) -> None:
         assert _specs(mocks)["job"]["submitterPodTemplate"] == default_submitter_template(IMAGE)
@@ -98,7 +98,7 @@ def test_a_selector_the_program_does_not_declare_warns_that_the_submitter_is_not
 ) -> pulumi.Output[Any]:
     RayCluster("shared", cluster_spec(), namespace="ml")
     # Another namespace: the operator looks for the cluster in the RayJob's own namespace, not this one.
-    elsewhere = RayJob("elsewhere", {"entrypoint": "python x.py", "clusterSelector": SELECTOR}, namespace="batch")
+    elsewhere = RayJob("elsewhere", {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": NAME}}, namespace="batch")
     external = RayJob("external", RayJobSpec(entrypoint="python x.py", cluster_selector={"ray.io/cluster": "other"}))
     kept = RayJob(
         "kept",
