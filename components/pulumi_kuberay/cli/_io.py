@@ -327,9 +327,12 @@ def _block_lines(node: ScalarNode, text: _TextLines, limits: Limits) -> dict[str
         body.append(raw[indent:])
     if indent is None:
         return {}
+    raw_text = "\n".join(body) + "\n"
+    # The same text but for trailing line breaks (a literal block, chomped or not) is the same YAML: one parse.
+    same_text = raw_text.rstrip("\n") == value.rstrip("\n")
     try:
-        located = list(_yaml_documents("\n".join(body) + "\n", "<block>", limits, with_path_lines=True, blocks=False))
-        plain = list(_yaml_documents(value, "<block>", limits, with_path_lines=False, blocks=False))
+        located = list(_yaml_documents(raw_text, "<block>", limits, with_path_lines=True, blocks=False))
+        plain = located if same_text else list(_yaml_documents(value, "<block>", limits, False, blocks=False))
     except InputError:
         return {}
     if len(located) != 1 or len(plain) != 1 or located[0].data != plain[0].data:
