@@ -174,8 +174,9 @@ _JOB_NO_STATUS: Final = _Rule(
 )
 
 
-#: The operator's status message of a deadline names the deadline it applied (checkActiveDeadlineAndUpdateStatusIfNeeded:
-#: "... ActiveDeadlineSeconds: 600"; checkPreRunningDeadlineAndUpdateStatusIfNeeded: "... PreRunningDeadlineSeconds: 300").
+#: The operator's status message of a deadline names the deadline it applied:
+#: checkActiveDeadlineAndUpdateStatusIfNeeded writes "... ActiveDeadlineSeconds: 600",
+#: checkPreRunningDeadlineAndUpdateStatusIfNeeded "... PreRunningDeadlineSeconds: 300".
 _DEADLINE_IN_MESSAGE: Final = {
     field: re.compile(rf"\b{field[0].upper()}{field[1:]}: (\d+)\b")
     for field in ("activeDeadlineSeconds", "preRunningDeadlineSeconds")
