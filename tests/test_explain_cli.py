@@ -370,3 +370,12 @@ def test_reader_path_lines_for_the_linter(tmp_path: Path) -> None:
     kept = read_source("-", stdin=io.BytesIO(as_list("rayjob-complete").encode()), with_path_lines=True)
     assert kept.name == "<stdin>" and kept.documents[0].is_list
     assert "items[0].status.jobStatus" in kept.documents[0].path_lines
+
+
+def test_a_deadline_without_the_field_in_the_spec_is_named_from_the_status() -> None:
+    edited = run(str(fixture("rayjob-failed-deadline-spec-edited")))
+    assert edited.returncode == 1
+    assert edited.stdout.strip() == (
+        "RayJob ml/train: failed — activeDeadlineSeconds (600s when it fired; the spec no longer sets it) exceeded after 10m; the job was still RUNNING (not retried); next: kubectl logs -n ml job/train (raise activeDeadlineSeconds if the job just needs longer)"
+    )
+    assert "?s" not in run(str(FIXTURES)).stdout

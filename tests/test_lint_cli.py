@@ -74,7 +74,10 @@ def test_mutated_sample_is_caught_with_file_and_line(capsys: pytest.CaptureFixtu
     assert hit[0]["file"] == str(path) and hit[0]["kind"] == "RayCluster" and hit[0]["name"] == doc["metadata"]["name"]
 
 
-def test_text_output_groups_per_object_with_short_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_text_output_groups_per_object_with_whole_messages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # not a terminal, no COLUMNS: not wrapped
     path = tmp_path / "bad.yaml"
     path.write_text(BAD_CLUSTER)
     code, out, _ = _run(capsys, "--color", "never", str(path))
@@ -83,9 +86,139 @@ def test_text_output_groups_per_object_with_short_lines(capsys: pytest.CaptureFi
     assert lines[0] == str(path)
     assert lines[1] == "  RayCluster bad (line 5)"  # the ConfigMap is ignored
     first = next(line for line in lines if " critical " in line)
-    assert first.split()[0] == "18" and "spec.workerGroupSpecs[cpu].minReplicas" in first
-    assert "fix:" not in out and "\033[" not in out
+    assert first == (
+        "     18  critical worker-min-exceeds-max  spec.workerGroupSpecs[0].minReplicas: worker group 'cpu': minReplicas (4) > maxReplicas (2)"
+    )
+    assert "fix:" not in out and "\033[" not in out and "…" not in out
     assert "in 1 Ray document from 1 file" in lines[-1]
+
+
+def test_compact_is_one_line_per_finding_with_long_messages_cut(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")  # --compact never wraps
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    _, out, _ = _run(capsys, "--color", "never", "--compact", str(path))
+    findings = [line for line in out.splitlines() if line[2:7].strip().isdigit()]
+    assert len(findings) == len([line for line in out.splitlines() if line.startswith("     ")])  # no continuation
+    critical = next(line for line in findings if " critical " in line)
+    assert critical.endswith(": worker group 'cpu': minReplicas (4) > maxReplicas (2)")  # short enough: whole
+    restricted = next(line for line in findings if "pod-security-restricted" in line and "cpu" in line)
+    assert restricted == (
+        "     21  low      pod-security-restricted  spec.workerGroupSpecs[0].template.spec: worker group 'cpu' pod template does not meet the Pod Security Standar …"
+    )
+
+
+def test_messages_wrap_to_columns_without_losing_a_word(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_CLUSTER)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    _, whole, _ = _run(capsys, "--color", "never", "--show-fixes", str(path))
+    monkeypatch.setenv("COLUMNS", "72")
+    _, wrapped, _ = _run(capsys, "--color", "never", "--show-fixes", str(path))
+    rows = wrapped.splitlines()
+    assert max(len(row) for row in rows[:-1]) <= 72  # the summary line is not wrapped
+    assert all(row.startswith(" " * 9) for row in rows[2:-2] if row and not row[2:7].strip().isdigit())
+    start = next(i for i, row in enumerate(rows) if "worker-min-exceeds-max" in row)
+    assert rows[start : start + 5] == [
+        "     18  critical worker-min-exceeds-max",
+        "         spec.workerGroupSpecs[0].minReplicas: worker group 'cpu':",
+        "         minReplicas (4) > maxReplicas (2)",
+        "         fix: Lower minReplicas to at most 2 or raise maxReplicas to at",
+        "         least 4.",
+    ]
+    # The same words as unwrapped, finding by finding (a wrap only ever replaces a space by a new line and indent).
+    assert " ".join(wrapped.split()) == " ".join(whole.split())
+
+
+BAD_SERVICE = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: svc
+spec:
+  serveConfigV2: |
+    applications:
+      - name: a
+        import_path: a.app
+        route_prefix: /v1
+      - name: b
+        import_path: b.app
+        route_prefix: /v1
+        deployments:
+          - name: D
+            autoscaling_config:
+              min_replicas: 5
+              max_replicas: 2
+  rayClusterConfig:
+    gcsFaultToleranceOptions:
+      redisAddress: redis:6379
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: rayproject/ray:2.52.0
+"""
+
+
+@pytest.mark.parametrize("style", ["|", ">", "|-", "|2"])
+def test_serve_findings_point_at_the_line_inside_the_block(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, style: str
+) -> None:
+    path = tmp_path / "svc.yaml"
+    path.write_text(BAD_SERVICE.replace("serveConfigV2: |", f"serveConfigV2: {style}"))
+    _, out, _ = _run(capsys, "--format", "json", "--select", "serve-*", str(path))
+    lines = {f["path"]: f["line"] for f in json.loads(out)["findings"]}
+    assert lines == {
+        "spec.serveConfigV2.applications[1].route_prefix": 13,
+        "spec.serveConfigV2.applications[1].deployments[0].autoscaling_config.max_replicas": 18,
+    }
+    text = path.read_text().splitlines()
+    assert text[12] == "        route_prefix: /v1" and text[17] == "              max_replicas: 2"
+
+
+def test_a_folded_block_whose_folding_joins_lines_points_at_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Folded, the two top-level keys become one line ("applications: ... proxy_location: ..." is not this YAML):
+    # the block's own lines are not the value the rules read, so its findings stay at the key.
+    folded = BAD_SERVICE.replace("serveConfigV2: |", "serveConfigV2: >").replace(
+        "    applications:\n", "    proxy_location: HeadOnly\n    applications:\n"
+    )
+    path = tmp_path / "svc.yaml"
+    path.write_text(folded)
+    _, out, _ = _run(capsys, "--format", "json", "--select", "serve-*", str(path))
+    assert {f["line"] for f in json.loads(out)["findings"]} == {6}
+
+
+def test_text_json_and_sarif_give_one_path_form(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "svc.yaml"
+    # In prod a RayService without gcsFaultToleranceOptions is a finding on spec.rayClusterConfig.<that field>.
+    service = BAD_SERVICE.replace("    gcsFaultToleranceOptions:\n      redisAddress: redis:6379\n", "")
+    path.write_text(service + "---\n" + BAD_CLUSTER.split("---\n", 1)[1])
+    flags = ("--select", "ALL", "--environment", "prod")
+    _, out, _ = _run(capsys, "--format", "json", *flags, str(path))
+    from_json = sorted((f["line"], f["rule_id"], f["path"]) for f in json.loads(out)["findings"])
+    _, out, _ = _run(capsys, "--format", "sarif", *flags, str(path))
+    results = json.loads(out)["runs"][0]["results"]
+    from_sarif = sorted(
+        (r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"], r["properties"]["path"])
+        for r in results
+    )
+    _, out, _ = _run(capsys, "--color", "never", "--compact", *flags, str(path))
+    from_text = sorted(
+        (int(row.split()[0]), row.split()[2], row.split()[3].split(" [")[0].rstrip(":"))
+        for row in out.splitlines()
+        if row[2:7].strip().isdigit()
+    )
+    assert from_text == from_json == from_sarif
+    paths = {p for _, _, p in from_text}
+    assert "spec.workerGroupSpecs[0].minReplicas" in paths  # by position, as in the JSON
+    assert "spec.rayClusterConfig.gcsFaultToleranceOptions" in paths  # with its CRD prefix, as in the JSON
 
 
 def test_show_fixes_prints_the_fix_under_each_finding(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -113,8 +246,8 @@ def test_same_rule_on_every_container_is_one_finding_listing_them(
     assert len(json.loads(out)["findings"]) == 2
 
 
-def test_upstream_samples_text_is_grouped_and_short(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "--color", "never", str(samples_dir()))
+def test_upstream_samples_compact_text_is_grouped_and_short(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--color", "never", "--compact", str(samples_dir()))
     assert code == 1
     lines = out.splitlines()
     finding_lines = [line for line in lines if line.startswith("  ") and line[2:7].strip().isdigit()]
@@ -124,6 +257,7 @@ def test_upstream_samples_text_is_grouped_and_short(capsys: pytest.CaptureFixtur
     print(f"samples: {len(finding_lines)} finding lines, {len(objects)} objects, median line {median} chars")
     assert median < 200
     assert not any("fix:" in line for line in lines)
+    assert len(finding_lines) == len([line for line in lines if line.startswith("   ")])  # one line each
 
 
 def test_sarif_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -291,3 +425,18 @@ def test_wording_is_for_the_linter_user(capsys: pytest.CaptureFixture[str], tmp_
     job.write_text(yaml.safe_dump(delete_self.violating))
     _, out, _ = _run(capsys, "--format", "json", "--fail-on", "low", str(job))
     assert delete_self.id not in {f["rule_id"] for f in json.loads(out)["findings"]}
+
+
+def test_block_lines_with_crlf_and_inside_a_list_item() -> None:
+    from pulumi_kuberay.cli._io import parse_documents
+
+    listed = "apiVersion: v1\nkind: List\nitems:\n- " + BAD_SERVICE.replace("\n", "\n  ").rstrip() + "\n"
+    (doc,) = parse_documents(listed.replace("\n", "\r\n"), "list.yaml", with_path_lines=True)
+    # The item starts on line 4; its serveConfigV2 block has the same shape as BAD_SERVICE's, 3 lines further down.
+    assert doc.line == 4
+    assert doc.path_lines["spec.serveConfigV2"] == 9
+    assert doc.path_lines["spec.serveConfigV2.applications[1].route_prefix"] == 16
+    assert listed.splitlines()[15].strip() == "route_prefix: /v1"
+    # A block that is not YAML (a script) or a quoted string adds nothing below its key.
+    (script,) = parse_documents('kind: X\nrun: |\n  set -e\n  echo "done"\nq: "a: 1"\n', with_path_lines=True)
+    assert sorted(script.path_lines) == ["", "kind", "q", "run"]

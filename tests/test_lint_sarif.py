@@ -97,3 +97,43 @@ def test_stdin_and_empty_results_validate(
 def test_the_sarif_validator_can_fail(validator: jsonschema.protocols.Validator) -> None:
     broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "fatal"}]}]}
     assert len(list(validator.iter_errors(broken))) >= 2
+
+
+SERVE_IN_A_BLOCK = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: svc
+spec:
+  serveConfigV2: |
+    applications:
+      - name: a
+        import_path: a.app
+        route_prefix: /v1
+      - name: b
+        import_path: b.app
+        route_prefix: /v1
+  rayClusterConfig:
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: rayproject/ray:2.52.0
+"""
+
+
+def test_a_finding_inside_serve_config_is_at_its_line_in_the_block(
+    capsys: pytest.CaptureFixture[str], validator: jsonschema.protocols.Validator, tmp_path: Path
+) -> None:
+    path = tmp_path / "svc.yaml"
+    path.write_text(SERVE_IN_A_BLOCK)
+    _, sarif = _sarif(capsys, "--sarif-root", str(tmp_path), "--select", "serve-route-prefix-duplicate", str(path))
+    assert not list(validator.iter_errors(sarif))
+    (result,) = sarif["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 13}  # `route_prefix: /v1` of b
+    assert SERVE_IN_A_BLOCK.splitlines()[12].strip() == "route_prefix: /v1"
+    assert result["properties"]["path"] == "spec.serveConfigV2.applications[1].route_prefix"
+    assert result["message"]["text"].startswith(
+        "RayService svc: spec.serveConfigV2.applications[1].route_prefix: applications[1] ('b') uses route_prefix '/v1', already used by applications[0] ('a')"
+    )

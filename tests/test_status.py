@@ -97,6 +97,12 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["activeDeadlineSeconds (3600s)", "RUNNING"],
     ),
     (
+        "rayjob-failed-deadline-spec-edited",
+        "failed",
+        [JDS, REASON, MESSAGE, JS],
+        ["activeDeadlineSeconds (600s when it fired; the spec no longer sets it) exceeded after 10m", "RUNNING"],
+    ),
+    (
         "rayjob-failed-prerunning-deadline",
         "failed",
         [JDS, REASON],
@@ -417,6 +423,28 @@ def test_job_failed_versus_cluster_never_up() -> None:
     assert "never came up" in never_up.summary
     assert job_failed.next_step == "kubectl logs -n ml job/train"
     assert "raycluster" in never_up.next_step
+
+
+def test_a_deadline_is_named_with_its_value_or_said_to_be_gone() -> None:
+    running = diagnose(load("rayjob-failed-deadline-running"))
+    assert running.summary == (
+        "activeDeadlineSeconds (3600s) exceeded after 1h; the job was still RUNNING (not retried)"
+    )
+    # In v1.7.0 only checkActiveDeadlineAndUpdateStatusIfNeeded writes DeadlineExceeded, and only with the field set:
+    # without it in the spec (edited since) and in the message (older operators wrote none), say so, not "(?s)".
+    edited = load("rayjob-failed-deadline-spec-edited")
+    edited["status"]["message"] = "The RayJob has passed the activeDeadlineSeconds."
+    assert diagnose(edited).summary == (
+        "activeDeadlineSeconds (no longer in the spec, its value not in the status message) exceeded after 10m; the job was still RUNNING (not retried)"
+    )
+    pre = load("rayjob-failed-prerunning-deadline")
+    del pre["spec"]["preRunningDeadlineSeconds"]
+    pre["status"]["message"] = "The RayJob has passed the preRunningDeadlineSeconds. StartTime: x. PreRunningDeadlineSeconds: 300"
+    assert diagnose(pre).summary.startswith(
+        "preRunningDeadlineSeconds (300s when it fired; the spec no longer sets it) exceeded: the job never reached Running"
+    )
+    every = [diagnose(load(path.stem)).summary for path in FIXTURES.glob("rayjob-*.yaml")]
+    assert not any("?s" in summary for summary in every)
 
 
 def test_logs_hint_follows_submission_mode() -> None:

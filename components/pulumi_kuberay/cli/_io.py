@@ -238,11 +238,16 @@ class _Parsed(NamedTuple):
     path_lines: dict[str, int]
 
 
-def _path_lines(root: Node, limits: Limits) -> dict[str, int]:
-    """``{field path: line}`` of a composed document, each node visited once (aliases not re-walked)."""
+def _path_lines(root: Node, limits: Limits, text: _TextLines | None = None) -> dict[str, int]:
+    """``{field path: line}`` of a composed document, each node visited once (aliases not re-walked).
+
+    With ``text`` (the source the document was composed from), the YAML inside a block scalar (``serveConfigV2:
+    |``) is located too: ``spec.serveConfigV2.applications[0].route_prefix`` is the line of that key inside the
+    block (see :func:`_block_lines`)."""
     out: dict[str, int] = {"": root.start_mark.line + 1}
     seen: set[int] = set()
     stack: list[tuple[Node, str]] = [(root, "")]
+    blocks: list[tuple[str, ScalarNode]] = []
     budget = limits.max_nodes
     while stack and budget > 0:
         node, path = stack.pop()
@@ -250,6 +255,8 @@ def _path_lines(root: Node, limits: Limits) -> dict[str, int]:
             continue
         seen.add(id(node))
         budget -= 1
+        if isinstance(node, ScalarNode) and node.style in _BLOCK_STYLES and text is not None:
+            blocks.append((path, node))
         if isinstance(node, MappingNode):
             for key_node, value_node in reversed(node.value):
                 key = key_node.value if isinstance(key_node, ScalarNode) else "?"
@@ -261,11 +268,85 @@ def _path_lines(root: Node, limits: Limits) -> dict[str, int]:
                 child = f"{path}[{index}]"
                 out.setdefault(child, item.start_mark.line + 1)
                 stack.append((item, child))
+    for path, node in blocks:
+        assert text is not None
+        for inner, line in _block_lines(node, text, limits).items():
+            out.setdefault(f"{path}{inner}" if inner.startswith("[") else f"{path}.{inner}", line)
     return out
 
 
-def _yaml_documents(text: str, source: str, limits: Limits, with_path_lines: bool) -> Iterator[_Parsed]:
+#: Literal and folded block scalars: the only scalar styles whose text keeps the source's line structure.
+_BLOCK_STYLES: Final = ("|", ">")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: Line breaks of YAML 1.1 that are not ``\n``/``\r``: with one of them in the text, our line count would not be
+#: the parser's, so blocks are not located (their key's line is used).
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+#: A block's text is looked at only when it may hold YAML collections (a key or a list item).
+_MAY_BE_YAML = re.compile(r"(?m)^\s*(?:- |-$|[^\s#][^\n]*:(?: |$))")
+
+
+class _TextLines:
+    """The source's lines, split once and only when a block scalar asks for them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+
+    @property
+    def lines(self) -> list[str] | None:
+        if self._lines is None:
+            self._lines = [] if _OTHER_BREAKS.search(self.text) else _LINE_BREAK.split(self.text)
+        return self._lines or None
+
+
+def _block_lines(node: ScalarNode, text: _TextLines, limits: Limits) -> dict[str, int]:
+    """``{path inside: line in the source}`` for a block scalar holding one YAML mapping or sequence.
+
+    The block's lines are taken from the source (the line after the ``|``/``>`` header up to the first line
+    indented less than the block), dedented and parsed as YAML; they are used only when that parses to the same
+    value as the scalar's own text (always for ``|``; for ``>`` when folding changed nothing that matters, e.g.
+    each key on its own more-indented line), else nothing is returned and findings inside point at the key.
+    One level only: a block scalar inside the block is not looked into."""
+    value = node.value
+    lines = text.lines if _MAY_BE_YAML.search(value) else None
+    if lines is None:
+        return {}
+    first = node.start_mark.line + 1  # 0-based: the header line holds only the indicators and a comment
+    last = min(node.end_mark.line, len(lines) - 1)
+    indent: int | None = None
+    body: list[str] = []
+    for raw in lines[first : last + 1]:
+        if not raw.strip():
+            body.append("")
+            continue
+        width = len(raw) - len(raw.lstrip(" "))
+        if indent is None:
+            indent = width
+        elif width < indent:
+            break  # the next key of the enclosing mapping (or a comment after the block)
+        body.append(raw[indent:])
+    if indent is None:
+        return {}
+    raw_text = "\n".join(body) + "\n"
+    # The same text but for trailing line breaks (a literal block, chomped or not) is the same YAML: one parse.
+    same_text = raw_text.rstrip("\n") == value.rstrip("\n")
+    try:
+        located = list(_yaml_documents(raw_text, "<block>", limits, with_path_lines=True, blocks=False))
+        plain = located if same_text else list(_yaml_documents(value, "<block>", limits, False, blocks=False))
+    except InputError:
+        return {}
+    if len(located) != 1 or len(plain) != 1 or located[0].data != plain[0].data:
+        return {}
+    if not isinstance(located[0].data, dict | list):
+        return {}
+    return {path: first + line for path, line in located[0].path_lines.items() if path}
+
+
+def _yaml_documents(
+    text: str, source: str, limits: Limits, with_path_lines: bool, *, blocks: bool = True
+) -> Iterator[_Parsed]:
     loader = _SafeLoader(text)
+    lines = _TextLines(text) if blocks else None
     try:
         for node in _compose(loader, source, limits):
             _check_node(node, source, limits)
@@ -277,7 +358,7 @@ def _yaml_documents(text: str, source: str, limits: Limits, with_path_lines: boo
                 raise InputError(
                     source, f"not valid YAML: a value does not fit its type ({exc})", node.start_mark.line + 1
                 ) from None
-            paths = _path_lines(node, limits) if with_path_lines else {}
+            paths = _path_lines(node, limits, lines) if with_path_lines else {}
             yield _Parsed(node.start_mark.line + 1, data, _list_item_lines(node), paths)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -4,7 +4,8 @@ scanning (relative URIs against ``%SRCROOT%``, rule help URIs, ``security-severi
 from __future__ import annotations
 
 import os
-import re
+import shutil
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ SRCROOT = "%SRCROOT%"
 _SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
 _COLOURS = {"critical": "\033[1;31m", "high": "\033[31m", "medium": "\033[33m", "low": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
-#: A message longer than this is cut at a clause boundary in the default text output (--show-fixes shows it all).
+#: With --compact, a message longer than this is cut at a clause boundary (by default it is shown whole).
 SHORT_MESSAGE = 72
 
 
@@ -48,31 +49,55 @@ def _short(message: str) -> str:
     return message[: SHORT_MESSAGE - 2].rstrip() + " …"
 
 
-_PREFIXES = (
-    "spec.rayJobTemplate.spec.rayClusterSpec.",
-    "spec.rayClusterSpec.",
-    "spec.rayClusterConfig.",
-)
-_CONTAINER_FIELD = re.compile(r"\.(?:init)?[cC]ontainers\[[^\]]+\]\.?(.*)$")
+def text_width(out: TextIO) -> int | None:
+    """The width the text output wraps to: ``$COLUMNS`` when set, else the terminal's width when ``out`` is a
+    terminal (``shutil.get_terminal_size``), else ``None``: no wrapping for a file, a pipe or a CI log, where
+    one finding's message stays on one line for grep and an editor wraps it to its own window."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    isatty = getattr(out, "isatty", None)
+    if callable(isatty) and isatty():
+        return shutil.get_terminal_size().columns
+    return None
 
 
-def short_path(finding: LocatedFinding) -> str:
-    """The field, shorter: for a container finding the field inside the container (the containers are listed
-    beside it), else the path without the embedded cluster spec prefix."""
-    path = finding.stable_path or finding.finding.path
-    if finding.containers:
-        match = _CONTAINER_FIELD.search(path)
-        if match:
-            return match.group(1) or "container"
-    for prefix in _PREFIXES:
-        if path.startswith(prefix):
-            return path[len(prefix) :]
-    return path
+#: Continuation lines of a wrapped finding (and its ``fix:``) start under the severity.
+_INDENT = " " * 9
+#: Narrower than this, wrapping helps nobody: a message gets the terminal's width minus the indent, at least this.
+_MIN_TEXT = 40
+
+
+def _wrapped(head: str, text: str, width: int | None) -> list[str]:
+    """``head + text`` as lines of at most ``width`` columns (continuations indented), words never broken (a
+    field path or a rule id stays whole); one line when ``width`` is None."""
+    if width is None:
+        return [head + text]
+    wrapper = textwrap.TextWrapper(
+        width=max(width, len(_INDENT) + _MIN_TEXT),
+        initial_indent=head,
+        subsequent_indent=_INDENT,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapper.wrap(text) or [head]
 
 
 def format_text(
-    findings: Sequence[LocatedFinding], summary: Summary, out: TextIO, *, colour: bool, show_fixes: bool
+    findings: Sequence[LocatedFinding],
+    summary: Summary,
+    out: TextIO,
+    *,
+    colour: bool,
+    show_fixes: bool,
+    compact: bool = False,
+    width: int | None = None,
 ) -> None:
+    """Findings grouped per file and object. Each finding: line, severity, rule, the CRD field path (as in the
+    JSON and SARIF output), the containers it stands for, and the whole message, wrapped to ``width``
+    (:func:`text_width`); ``compact``: one line per finding, the message cut at a clause (``--compact``);
+    ``show_fixes``: the fix under each finding."""
+
     def paint(text: str, style: str) -> str:
         return f"{style}{text}{_RESET}" if colour else text
 
@@ -92,14 +117,17 @@ def format_text(
         for item in items:
             x = item.finding
             line = f"{item.line:>5}" if item.line else "    -"
-            where = short_path(item)
             containers = f" [{', '.join(item.containers)}]" if item.containers else ""
-            message = x.message if show_fixes else _short(x.message)
-            out.write(
-                f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} {x.rule_id}  {where}{containers}: {message}\n"
-            )
+            message = _short(x.message) if compact else x.message
+            plain_head = f"  {line}  {x.severity:<8} "
+            head = f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} "
+            rows = _wrapped(plain_head, f"{x.rule_id}  {x.path}{containers}: {message}", None if compact else width)
+            rows[0] = head + rows[0][len(plain_head) :]
+            out.write("\n".join(rows) + "\n")
             if show_fixes:
-                out.write(f"{'':9}{paint('fix:', _BOLD)} {x.fix}\n")
+                fix = _wrapped(_INDENT + "fix: ", x.fix, width)
+                fix[0] = _INDENT + paint("fix:", _BOLD) + fix[0][len(_INDENT) + 4 :]
+                out.write("\n".join(fix) + "\n")
     if findings:
         out.write("\n")
     counts = Counter(f.finding.severity for f in findings)

@@ -34,7 +34,7 @@ from pulumi_kuberay.cli._lint_findings import (
     lint_documents,
     ray_documents,
 )
-from pulumi_kuberay.cli._lint_report import Summary, format_text, to_json, to_sarif
+from pulumi_kuberay.cli._lint_report import Summary, format_text, text_width, to_json, to_sarif
 from pulumi_kuberay.cli.lint import DEFAULT_BASELINE, TOOL_NAME
 from pulumi_kuberay.operator_crds import crd_version_label
 from pulumi_kuberay.operator_setup import (
@@ -299,7 +299,15 @@ def run(args: argparse.Namespace) -> int:
         colour = args.color == "always" or (
             args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         )
-        format_text(shown, summary, sys.stdout, colour=colour, show_fixes=args.show_fixes)
+        format_text(
+            shown,
+            summary,
+            sys.stdout,
+            colour=colour,
+            show_fixes=args.show_fixes,
+            compact=args.compact,
+            width=text_width(sys.stdout),
+        )
     if inputs.problems:
         return 2
     threshold = SEVERITY_ORDER[args.fail_on or config.fail_on or "high"]

@@ -4,6 +4,7 @@ pulumi.
 Usage::
 
     kuberay-lint manifests/ --environment prod             # text, grouped per object; exit 1 on high+
+    kuberay-lint manifests/ --compact                       # one line per finding, long messages cut
     kuberay-lint manifests/ --show-fixes --select security  # only the security rules, with their fixes
     kuberay-lint charts/ray-cluster --helm-values prod.yaml  # render the chart with helm, then lint
     kuberay-lint . --write-baseline                         # adopt on an existing repo ...
@@ -69,7 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--explain-rule", metavar="ID", help="print a rule's rationale, fix and examples")
     out = p.add_argument_group("output")
     out.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    out.add_argument("--show-fixes", action="store_true", help="text: full messages and the fix under each finding")
+    out.add_argument("--show-fixes", action="store_true", help="text: the fix under each finding")
+    out.add_argument(
+        "--compact",
+        action="store_true",
+        help="text: one line per finding, long messages cut (default: whole messages, wrapped to the terminal's width; not wrapped when not a terminal unless $COLUMNS is set)",
+    )
     out.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="auto: only on a terminal")
     out.add_argument(
         "--no-collapse",
@@ -152,7 +158,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from pulumi_kuberay.cli import _lint_run
 
-    return _lint_run.run_or_explain(args)
+    try:
+        return _lint_run.run_or_explain(args)
+    except BrokenPipeError:
+        # The reader left (`kuberay-lint . | head`): no traceback; stdout to /dev/null so that the interpreter's
+        # own flush at exit does not raise again (the recipe of the signal module's documentation).
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

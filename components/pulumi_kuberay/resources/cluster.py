@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.cluster import RayClusterSpec
+from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._outputs import derived, known_output
@@ -127,7 +128,10 @@ class RayCluster(RayComponent[RayClusterSpec]):
         **keywords: Unpack[WorkloadKeywords],
     ) -> None:
         common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_ready)
+        object_name, namespace = common.object_name or name, common.namespace
         self._setup(name, args, opts, common)
+        if isinstance(object_name, str) and (namespace is None or isinstance(namespace, str)):
+            _program.add_cluster(self, namespace, object_name)  # a RayJob's clusterSelector may name it
 
     def _finish_spec(self, spec_dict: JsonDict, built: Built[RayClusterSpec], subject: str) -> JsonDict:
         spec_dict, dropped = drop_autoscaled_replicas(spec_dict)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._outputs import derived
@@ -53,6 +54,19 @@ def with_cluster_selector(spec: Mapping[str, Any], cluster_name: str, subject: s
     return {**spec, key: selector}
 
 
+def selected_cluster(args: Any) -> str | None:
+    """The RayCluster name a spec's ``clusterSelector`` gives (``ray.io/cluster``), when the spec is known now and
+    creates no cluster of its own; else None."""
+    if isinstance(args, RayJobSpec):
+        selector: Any = None if args.ray_cluster_spec is not None else args.cluster_selector
+    elif isinstance(args, Mapping) and args.get("rayClusterSpec") is None and args.get("ray_cluster_spec") is None:
+        selector = args.get("clusterSelector", args.get("cluster_selector"))
+    else:
+        return None
+    name = selector.get(CLUSTER_LABEL) if isinstance(selector, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
 def _dashboard_url(status: Mapping[str, Any] | None) -> str | None:
     url = (status or {}).get("dashboardURL")
     if not url:
@@ -69,7 +83,11 @@ class RayJob(RayComponent[RayJobSpec]):
     ``ray.io/cluster: <cluster name>``, the namespace defaults to the cluster's, and the custom resource
     depends on the cluster (it is created once the cluster is ready). With ``cluster=``, give the spec as a
     dict or a ``RayJobSpec`` without a cluster (from Python the model leaves the cluster to ``cluster=``), or
-    one whose ``cluster_selector`` already names that cluster. The manifest is checked against the rule catalogue at
+    one whose ``cluster_selector`` already names that cluster. A spec whose ``clusterSelector`` names a
+    :class:`~pulumi_kuberay.RayCluster` component declared earlier in the same program (same object name, same
+    namespace) is ``cluster=`` that component: the same hardened submitter, dependency and outputs. One that names
+    a cluster the program does not declare keeps KubeRay's default submitter Pod (its head image is not known
+    here), with a warning. The manifest is checked against the rule catalogue at
     construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before anything is
     registered, the others warn).
 
@@ -134,6 +152,12 @@ class RayJob(RayComponent[RayJobSpec]):
         fail_on_job_failure: bool = True,
         **keywords: Unpack[WorkloadKeywords],
     ) -> None:
+        namespace = keywords.get("namespace")
+        selected = selected_cluster(args) if cluster is None else None
+        if selected is not None and (namespace is None or isinstance(namespace, str)):
+            # A selector naming a RayCluster component of this program is cluster= that component: the same
+            # hardened submitter (its head image), the same checks, and created once the cluster is ready.
+            cluster = _program.find_cluster(namespace, selected)
         self._cluster = cluster
         self._fail_on_job_failure = fail_on_job_failure
         common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
@@ -166,6 +190,22 @@ class RayJob(RayComponent[RayJobSpec]):
             return spec  # the Python-only opt-out does not survive rendering
         image = head_container(cluster_manifest.get("spec")).get("image")
         return spec.with_default_submitter(image if isinstance(image, str) else None)
+
+    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayJobSpec], subject: str) -> JsonDict:
+        spec = built.spec
+        selected = selected_cluster(spec_dict)
+        if (
+            self._cluster is None
+            and selected is not None
+            and spec is not None
+            and spec.harden_submitter
+            and spec_dict.get("submissionMode") in (None, "K8sJobMode")
+            and spec_dict.get("submitterPodTemplate") is None
+        ):
+            built.notes.append(
+                f"{subject}: the submitter Pod is KubeRay's default, not hardened: the head image of RayCluster {selected!r} (clusterSelector) is not known here, as no RayCluster component of this program declared before this RayJob has that name and namespace; pass cluster=<that RayCluster component>, or set submitter_pod_template, or harden_submitter=False to keep KubeRay's default without this warning"
+            )
+        return spec_dict
 
     def _resource_options(self, extra: Any) -> dict[str, Any]:
         depends_on: list[pulumi.Input[pulumi.Resource]] = [self._cluster] if self._cluster is not None else []

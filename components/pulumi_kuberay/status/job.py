@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Final
 
@@ -110,12 +111,12 @@ _JOB_FAILED: Final[dict[str, _Rule]] = {
     ),
     "DeadlineExceeded": _Rule(
         "failed",
-        "activeDeadlineSeconds ({active_deadline}s) exceeded{duration}; {deadline_cause} (not retried)",
+        "activeDeadlineSeconds {active_deadline}exceeded{duration}; {deadline_cause} (not retried)",
         "{deadline_next}",
     ),
     "PreRunningDeadlineExceeded": _Rule(
         "failed",
-        "preRunningDeadlineSeconds ({pre_running_deadline}s) exceeded{attempts}: the job never reached Running — {deadline_cause}",
+        "preRunningDeadlineSeconds {pre_running_deadline}exceeded{attempts}: the job never reached Running — {deadline_cause}",
         "{deadline_next}",
     ),
     # checkTransitionGracePeriodAndUpdateStatusIfNeeded: the Ray job ended, the submitter did not exit.
@@ -173,6 +174,31 @@ _JOB_NO_STATUS: Final = _Rule(
 )
 
 
+#: The operator's status message of a deadline names the deadline it applied:
+#: checkActiveDeadlineAndUpdateStatusIfNeeded writes "... ActiveDeadlineSeconds: 600",
+#: checkPreRunningDeadlineAndUpdateStatusIfNeeded "... PreRunningDeadlineSeconds: 300".
+_DEADLINE_IN_MESSAGE: Final = {
+    field: re.compile(rf"\b{field[0].upper()}{field[1:]}: (\d+)\b")
+    for field in ("activeDeadlineSeconds", "preRunningDeadlineSeconds")
+}
+
+
+def _deadline(reader: _Reader, field: str, message: str) -> str:
+    """``(600s) `` for the deadline that fired: from the spec, else from the operator's message when the spec no
+    longer sets it (edited after the deadline fired), else a note that neither says it.
+
+    In KubeRay v1.7.0 only that check writes each reason, and only when the spec sets the field: nothing else (a
+    deletion rule's TTL, the submitter Job's backoffLimit or its own deadline, which give SubmissionFailed) ends a
+    RayJob with DeadlineExceeded / PreRunningDeadlineExceeded."""
+    value = as_int(get(reader.obj, "spec", field))
+    if value is not None:
+        return f"({value}s) "
+    found = _DEADLINE_IN_MESSAGE[field].search(message)
+    if found:
+        return f"({found.group(1)}s when it fired; the spec no longer sets it) "
+    return "(no longer in the spec, its value not in the status message) "
+
+
 def _job_logs(reader: _Reader, facts: _Facts) -> str:
     mode = reader.text("spec.submissionMode", record=False) or "K8sJobMode"
     if mode == "K8sJobMode":
@@ -219,8 +245,8 @@ def _diagnose_job(  # noqa: C901, PLR0912
         attempt=str(max(failed, 1)),
         job_status_or_done=job_status or "finished (jobStatus not reported)",
         job_status_or_unknown=job_status or "in an unknown state",
-        active_deadline=str(as_int(get(reader.obj, "spec", "activeDeadlineSeconds")) or "?"),
-        pre_running_deadline=str(as_int(get(reader.obj, "spec", "preRunningDeadlineSeconds")) or "?"),
+        active_deadline=_deadline(reader, "activeDeadlineSeconds", message),
+        pre_running_deadline=_deadline(reader, "preRunningDeadlineSeconds", message),
         grace_note="",
         since="",
         duration="",
