@@ -330,9 +330,10 @@ def test_pattern_neuron_or_efa_blueprint_with_host_paths_and_privileged_is_one_b
     pod["volumes"] = [{"name": "dev", "hostPath": {"path": "/dev"}}]
     pod["containers"][0]["securityContext"] = {"privileged": True}
     found = _by_rule(doc)["pod-security-baseline"]
-    assert len(found) == 1 and found[0].severity == "medium"
+    assert len(found) == 1 and found[0].severity == "high"
     assert "hostPath" in found[0].message and "privileged" in found[0].message
-    assert _by_rule(doc, environment="prod")["pod-security-baseline"][0].severity == "high"
+    for environment in ("dev", "staging", "prod"):
+        assert _by_rule(doc, environment=environment)["pod-security-baseline"][0].severity == "high"
     assert _criticals(doc) == []
 
 

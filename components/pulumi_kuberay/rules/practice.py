@@ -13,7 +13,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
-from ._kuberay import image_tag
+from ._kuberay import image_tag, ray_version_of
 from ._paths import (
     ClusterSpecRef,
     as_dict,
@@ -26,6 +26,7 @@ from ._paths import (
     head_group,
     head_ray_container,
     join,
+    parse_generic_version,
     pod_templates,
     ray_container,
     worker_groups,
@@ -69,25 +70,95 @@ def _ray_version_of_image(image: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _ray_images(ref: ClusterSpecRef) -> Iterator[tuple[str, str]]:
-    for group in groups(ref):
-        found = ray_container(group_template(group))
-        image = as_str(found[1].get("image")) if found is not None else None
-        if found is not None and image and "$" not in image:
-            yield f"{found[0]}.image", image
-
-
 # ------------------------------------------------------------------------------------------------ checks
+
+#: supportsUnifiedHealthCheck (KubeRay >= 1.6.0): from this rayVersion on, initLivenessAndReadinessProbe builds HTTP
+#: probes on the dashboard agent's /api/healthz, which Ray answers only from this release on (404 before).
+_UNIFIED_HEALTH_RAY = (2, 53, 0)
+
+
+def _http_probes(ref: ClusterSpecRef, ctx: Context) -> str | None:
+    """The rayVersion text when the target operator builds HTTP /api/healthz probes for this cluster, else None."""
+    if not ctx.at_least(1, 6):
+        return None
+    version = ray_version_of(ref)
+    if version is None or version[1] is None or version[1] < _UNIFIED_HEALTH_RAY:
+        return None
+    return version[0]
+
+
+def _probes_injected(container: dict[str, Any]) -> bool:
+    """initLivenessAndReadinessProbe keeps a probe the user sets; either one left unset is built on /api/healthz."""
+    return container.get("livenessProbe") is None or container.get("readinessProbe") is None
+
+
+def _probe_failure(ref: ClusterSpecRef, ctx: Context, container: dict[str, Any], image_version: str) -> bool:
+    parsed = parse_generic_version(image_version)
+    return (
+        _http_probes(ref, ctx) is not None
+        and _probes_injected(container)
+        and parsed is not None
+        and parsed < _UNIFIED_HEALTH_RAY
+    )
+
+
+def _hidden_version(image: str) -> bool:
+    """A Ray image whose reference does not show its Ray release: a digest only, or a tag that is not a version
+    (nightly and latest are the newest Ray, which answers /api/healthz)."""
+    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    if "ray" not in repository.lower():
+        return False  # a team's own image: its tag never names the Ray inside, so there is nothing to read
+    tag = image_tag(image)
+    if tag is None:
+        return "@" in image
+    return not (tag.startswith(("nightly", "latest")) or _VERSION_IN_TAG.match(tag))
+
+
+def _readiness(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for ref in cluster_specs(manifest):
+        ray_version = _http_probes(ref, ctx)
+        if ray_version is None:
+            continue
+        for group in groups(ref):
+            found = ray_container(group_template(group))
+            if found is None or not _probes_injected(found[1]):
+                continue
+            path, container = found
+            image = as_str(container.get("image"))
+            if not image or "$" in image or "{" in image:
+                continue
+            version = _ray_version_of_image(image)
+            if version is not None and _probe_failure(ref, ctx, container, version):
+                yield Violation(
+                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}: for rayVersion >= 2.53.0 KubeRay builds the liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent, which Ray before 2.53 answers with 404, so the Pod never turns Ready and is restarted forever",
+                    join(path, "image"),
+                    fix=f"use an image of Ray >= 2.53 (tagged {ray_version}), or set rayVersion to {version!r}",
+                )
+            elif version is None and _hidden_version(image):
+                yield Violation(
+                    f"image {image!r} does not show its Ray version, and for rayVersion {ray_version!r} KubeRay builds HTTP probes on /api/healthz that only Ray >= 2.53 answers: if the image holds an older Ray, the Pod never turns Ready",
+                    join(path, "image"),
+                    fix="tag the image with its Ray version (repo:2.53.0@sha256:... keeps the digest), or set rayVersion to the image's Ray version",
+                    severity="medium",
+                )
 
 
 def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(manifest):
         ray_version = as_str(ref.spec.get("rayVersion"))
         seen: dict[str, str] = {}
-        for path, image in _ray_images(ref):
+        for group in groups(ref):
+            found = ray_container(group_template(group))
+            image = as_str(found[1].get("image")) if found is not None else None
+            if found is None or not image or "$" in image:
+                continue
+            path = f"{found[0]}.image"
             version = _ray_version_of_image(image)
             if version is None:
                 continue
+            if _probe_failure(ref, ctx, found[1], version):
+                seen.setdefault(version, path)
+                continue  # probes-need-ray-2-53 reports it, critical
             if ray_version and not ray_version.startswith(version) and not version.startswith(ray_version):
                 yield Violation(
                     f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; KubeRay picks features (auth, probes, autoscaler) by rayVersion",
@@ -300,6 +371,20 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
+)
+declare(
+    id="probes-need-ray-2-53",
+    title="The image's Ray answers the probes KubeRay builds for rayVersion",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    since="1.6",  # supportsUnifiedHealthCheck came with KubeRay v1.6.0
+    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53; medium when a Ray image is pinned by digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
+    fix="Use a Ray >= 2.53 image for rayVersion >= 2.53 (or set rayVersion to the image's Ray); tag a digest-pinned image with its Ray version.",
+    check=_readiness,
+    compliant=_CLUSTER,
+    violating=ex.edit(_CLUSTER, ["spec", "rayVersion"], "2.53.0"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].image",
 )
 declare(
     id="requests-not-equal-limits",

@@ -211,7 +211,9 @@ def enforced_profile(ctx: Context) -> PodSecurityProfile:
 def _advice(profile: PodSecurityProfile, ctx: Context) -> Severity:
     """How loud a gap is when the namespace does not enforce that profile."""
     if profile == "baseline":
-        return "high" if ctx.environment == "prod" else "medium"
+        # Every baseline gap is a known privilege escalation (a privileged container, host namespaces, hostPath,
+        # added capabilities): kube-linter, Polaris and kube-score report them as errors in any environment.
+        return "high"
     return "medium" if ctx.environment == "prod" else "low"
 
 
@@ -323,7 +325,7 @@ declare(
     severity="high",
     category="security",
     kinds=KINDS,
-    rationale="Baseline blocks the known privilege escalations: privileged containers, host namespaces, hostPath volumes and host ports, capabilities beyond the default set, unconfined seccomp/AppArmor, custom SELinux types, unsafe sysctls. One finding per pod template lists every gap of every container (KubeRay's autoscaler sidecar included). Critical where the namespace enforces baseline or restricted (option pod_security_profile: Pod Security admission then rejects the Pods), else high in prod and medium elsewhere. The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace). The policy pack enforces this rule at its declared severity (high): a team that enforces the profile sets it mandatory.",
+    rationale="Baseline blocks the known privilege escalations: privileged containers, host namespaces, hostPath volumes and host ports, capabilities beyond the default set, unconfined seccomp/AppArmor, custom SELinux types, unsafe sysctls. One finding per pod template lists every gap of every container (KubeRay's autoscaler sidecar included). Critical where the namespace enforces baseline or restricted (option pod_security_profile: Pod Security admission then rejects the Pods), else high in every environment (kube-linter, Polaris and kube-score report these as errors). The default assumes no enforcement (Kubernetes enforces nothing on an unlabelled namespace). The policy pack enforces this rule at its declared severity (high): a team that enforces the profile sets it mandatory.",
     fix="Remove privileged, host namespaces, hostPath and hostPort; add no capability beyond the default set (use device plugins for GPUs, PVCs for data).",
     check=_pss("baseline"),
     compliant=_CLUSTER,

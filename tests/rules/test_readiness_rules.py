@@ -1,0 +1,88 @@
+"""probes-need-ray-2-53: for rayVersion >= 2.53.0 KubeRay >= 1.6 (supportsUnifiedHealthCheck) builds HTTP probes on
+/api/healthz, which Ray < 2.53 answers with 404; image-ray-version-mismatch keeps the other mismatches."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from pulumi_kuberay import rules
+from pulumi_kuberay.rules._examples import ray_cluster, ray_service
+
+_IDS = ("probes-need-ray-2-53", "image-ray-version-mismatch")
+_HEAD = "spec.headGroupSpec.template.spec.containers[0].image"
+_WORKER = "spec.workerGroupSpecs[0].template.spec.containers[0].image"
+
+
+def _found(doc: dict[str, Any], **target: Any) -> list[tuple[str, str, str]]:
+    return sorted((f.rule_id, f.severity, f.path) for f in rules.check(doc, **target) if f.rule_id in _IDS)
+
+
+def _cluster(ray_version: str, image: str | None = None) -> dict[str, Any]:
+    doc = copy.deepcopy(ray_cluster())
+    doc["spec"]["rayVersion"] = ray_version
+    if image is not None:
+        for path in (doc["spec"]["headGroupSpec"], doc["spec"]["workerGroupSpecs"][0]):
+            path["template"]["spec"]["containers"][0]["image"] = image
+    return doc
+
+
+def test_an_older_ray_tag_under_rayversion_2_53_is_critical_per_group() -> None:
+    crit = [("probes-need-ray-2-53", "critical", _HEAD), ("probes-need-ray-2-53", "critical", _WORKER)]
+    assert _found(_cluster("2.58.0", "rayproject/ray:2.52.1")) == crit
+    assert _found(_cluster("2.58.0", "rayproject/ray:2.47.1-py311")) == crit
+
+
+@pytest.mark.parametrize("version", ["1.5.0", "1.3.0"])
+def test_operators_before_1_6_build_exec_probes_so_only_the_mismatch_is_reported(version: str) -> None:
+    high = [("image-ray-version-mismatch", "high", _HEAD), ("image-ray-version-mismatch", "high", _WORKER)]
+    assert _found(_cluster("2.58.0", "rayproject/ray:2.52.1"), kuberay_version=version) == high
+
+
+def test_rayversion_below_2_53_builds_exec_probes() -> None:
+    high = [("image-ray-version-mismatch", "high", _HEAD), ("image-ray-version-mismatch", "high", _WORKER)]
+    assert _found(_cluster("2.52.0", "rayproject/ray:2.47.1")) == high
+    assert _found(_cluster("2.58.0", "rayproject/ray:2.58.0")) == []
+    assert _found(_cluster("2.53.0", "rayproject/ray:2.55.1")) == [
+        ("image-ray-version-mismatch", "high", _HEAD),
+        ("image-ray-version-mismatch", "high", _WORKER),
+    ]
+
+
+@pytest.mark.parametrize("image", ["quay.io/modh/ray@sha256:" + "a" * 64, "rayproject/ray:py311-cu121"])
+def test_a_digest_or_a_tag_without_version_hides_the_ray_release(image: str) -> None:
+    found = [f for f in rules.check(_cluster("2.58.0", image)) if f.rule_id == "probes-need-ray-2-53"]
+    assert [(f.severity, f.path) for f in found] == [("medium", _HEAD), ("medium", _WORKER)]
+    assert "does not show its Ray version" in found[0].message and "tag the image" in (found[0].fix or "")
+
+
+@pytest.mark.parametrize(
+    "image", ["rayproject/ray:nightly", "rayproject/ray:latest", "mycorp/trainer:1.0", "$RAY_IMAGE",
+              "rayproject/ray:2.58.0@sha256:" + "a" * 64]
+)  # fmt: skip
+def test_no_finding_when_the_ray_release_is_newest_unknowable_or_shown(image: str) -> None:
+    assert [f for f in _found(_cluster("2.58.0", image)) if f[0] == "probes-need-ray-2-53"] == []
+
+
+def test_probes_the_user_sets_are_kept_by_the_operator() -> None:
+    doc = _cluster("2.58.0", "rayproject/ray:2.52.1")
+    head = doc["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    probe = {"exec": {"command": ["true"]}}
+    head["livenessProbe"] = probe
+    # only one probe set: the other is still built on /api/healthz
+    assert ("probes-need-ray-2-53", "critical", _HEAD) in _found(doc)
+    head["readinessProbe"] = probe
+    assert _found(doc) == [
+        ("image-ray-version-mismatch", "high", _HEAD),
+        ("probes-need-ray-2-53", "critical", _WORKER),
+    ]
+
+
+def test_embedded_cluster_of_a_rayservice() -> None:
+    doc = copy.deepcopy(ray_service())
+    spec = doc["spec"]["rayClusterConfig"]
+    spec["rayVersion"] = "2.58.0"
+    spec["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = "rayproject/ray:2.52.1"
+    found = [f for f in _found(doc) if f[0] == "probes-need-ray-2-53"]
+    assert ("probes-need-ray-2-53", "critical", "spec.rayClusterConfig." + _HEAD.removeprefix("spec.")) in found
