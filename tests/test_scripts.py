@@ -17,7 +17,9 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 LIBRARY = SCRIPTS / "lib" / "common.sh"
 #: The scripts that build or set something up, and so log, die and lock: each sources the library.
 USERS = sorted(
-    p for p in SCRIPTS.iterdir() if p.is_file() and (p.name.startswith(("ensure-", "setup-")) or p.name == "local-cluster")
+    p
+    for p in SCRIPTS.iterdir()
+    if p.is_file() and (p.name.startswith(("ensure-", "setup-")) or p.name == "local-cluster")
 )
 SOURCE_LINE = re.compile(r'^\. "?(\$HERE/lib|scripts/lib)/common\.sh"?$', re.MULTILINE)
 DEFINITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\)\s*\{", re.MULTILINE)
@@ -56,15 +58,24 @@ def test_no_script_redefines_a_library_function(script: Path) -> None:
     assert again == [], f"{script.name} defines {again} again: use scripts/lib/common.sh's"
 
 
+CHECKS = (
+    'set -euo pipefail; SCRIPT=t; . "$0"',
+    "norm_version v1.7.0",
+    "norm_version 1.7.0 v",
+    "older_than v1.6.2 1.7.0 && echo older",
+    "older_than 1.7.0 1.7.0 || echo same",
+    "version_ge 3.260.1 3.259.0 && echo ge",
+    "version_ge 3.9.0 3.259.0 || echo lt",
+)
+
+
 def test_norm_version_and_ordering() -> None:
     """The version helpers as the scripts use them: ensure-kube wants 1.7.0, ensure-oracle v1.7.0."""
     out = subprocess.run(
         [
             "bash",
             "-c",
-            "set -euo pipefail; SCRIPT=t; . \"$0\"; norm_version v1.7.0; norm_version 1.7.0 v; "
-            "older_than v1.6.2 1.7.0 && echo older; older_than 1.7.0 1.7.0 || echo same; "
-            "version_ge 3.260.1 3.259.0 && echo ge; version_ge 3.9.0 3.259.0 || echo lt",
+            "; ".join(CHECKS),
             str(LIBRARY),
         ],
         capture_output=True,
@@ -97,7 +108,9 @@ def test_dir_sum_is_stable(tmp_path: Path) -> None:
     assert out.stdout.strip() == "47853d35fe076166"
 
 
-@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
+@pytest.mark.skipif(
+    shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)"
+)
 def test_shellcheck_warnings() -> None:
     files = [str(p) for p in (*USERS, LIBRARY, SCRIPTS / "test")]
     run = subprocess.run(
