@@ -1,0 +1,119 @@
+"""scripts/: one shared shell library (scripts/lib/common.sh), sourced by every ensure-*/setup-* script.
+
+The helpers (log, die, the Go build environment, mkwrapper, locks...) live there once; a script that defines its
+own copy again is how they forked before (mkwrapper had diverged between ensure-pulumi and ensure-kube).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+LIBRARY = SCRIPTS / "lib" / "common.sh"
+#: The scripts that build or set something up, and so log, die and lock: each sources the library.
+USERS = sorted(
+    p
+    for p in SCRIPTS.iterdir()
+    if p.is_file() and (p.name.startswith(("ensure-", "setup-")) or p.name == "local-cluster")
+)
+SOURCE_LINE = re.compile(r'^\. "?(\$HERE/lib|scripts/lib)/common\.sh"?$', re.MULTILINE)
+DEFINITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\)\s*\{", re.MULTILINE)
+
+
+def library_functions() -> set[str]:
+    return set(DEFINITION.findall(LIBRARY.read_text()))
+
+
+def test_the_library_defines_the_shared_helpers() -> None:
+    assert {"log", "die", "loud", "mkwrapper", "lock", "find_go", "go_env", "norm_version", "dir_sum"} <= (
+        library_functions()
+    )
+
+
+def test_the_users_are_found() -> None:
+    names = {p.name for p in USERS}
+    assert {"ensure-pulumi", "ensure-kube", "ensure-oracle", "ensure-helm", "ensure-langhosts", "setup-venv"} <= names
+
+
+@pytest.mark.parametrize("script", USERS, ids=lambda p: p.name)
+def test_every_script_sources_the_library(script: Path) -> None:
+    text = script.read_text()
+    match = SOURCE_LINE.search(text)
+    assert match is not None, f"{script.name} does not source scripts/lib/common.sh"
+    name = re.search(r"^SCRIPT=(\S+)$", text[: match.start()], re.MULTILINE)
+    assert name is not None and name.group(1) == script.name, f"{script.name}: SCRIPT=<its name> before the source line"
+
+
+@pytest.mark.parametrize("script", sorted(p for p in SCRIPTS.iterdir() if p.is_file()), ids=lambda p: p.name)
+def test_no_script_redefines_a_library_function(script: Path) -> None:
+    text = script.read_text()
+    # Python here-documents (the wrapper go.mod generators) are not shell.
+    shell = re.sub(r"<<'PY'\n.*?\nPY\n", "", text, flags=re.DOTALL)
+    again = sorted(set(DEFINITION.findall(shell)) & library_functions())
+    assert again == [], f"{script.name} defines {again} again: use scripts/lib/common.sh's"
+
+
+CHECKS = (
+    'set -euo pipefail; SCRIPT=t; . "$0"',
+    "norm_version v1.7.0",
+    "norm_version 1.7.0 v",
+    "older_than v1.6.2 1.7.0 && echo older",
+    "older_than 1.7.0 1.7.0 || echo same",
+    "version_ge 3.260.1 3.259.0 && echo ge",
+    "version_ge 3.9.0 3.259.0 || echo lt",
+)
+
+
+def test_norm_version_and_ordering() -> None:
+    """The version helpers as the scripts use them: ensure-kube wants 1.7.0, ensure-oracle v1.7.0."""
+    out = subprocess.run(
+        [
+            "bash",
+            "-c",
+            "; ".join(CHECKS),
+            str(LIBRARY),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split() == ["1.7.0", "v1.7.0", "older", "same", "ge", "lt"]
+    bad = subprocess.run(
+        ["bash", "-c", 'set -euo pipefail; SCRIPT=t; . "$0"; norm_version 1.7', str(LIBRARY)],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1
+    assert "[t " in bad.stderr and "invalid operator version '1.7'" in bad.stderr
+
+
+def test_dir_sum_is_stable(tmp_path: Path) -> None:
+    """dir_sum names cache entries (ray-operator-vV-ref-<sha16>): its value for a given folder never changes."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "go.mod").write_text("module x\n")
+    (tmp_path / "b.go").write_text("package x\n")
+    (tmp_path / "skip~").write_text("editor backup\n")
+    out = subprocess.run(
+        ["bash", "-c", 'set -euo pipefail; SCRIPT=t; . "$0"; dir_sum "$1"', str(LIBRARY), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # sha256 of the sha256sum lines of ./a/go.mod and ./b.go (sorted paths), first 16 hex digits
+    assert out.stdout.strip() == "47853d35fe076166"
+
+
+@pytest.mark.skipif(
+    shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)"
+)
+def test_shellcheck_warnings() -> None:
+    files = [str(p) for p in (*USERS, LIBRARY, SCRIPTS / "test")]
+    run = subprocess.run(
+        ["shellcheck", "-x", "-S", "warning", *files], cwd=SCRIPTS.parent, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout
