@@ -7,7 +7,7 @@ Plain Python (no pulumi). :mod:`pulumi_kuberay.operator_setup` turns the args in
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -66,18 +66,18 @@ class FeatureGates(KubeModel):
     error (the operator refuses to start on an unknown gate).
     """
 
-    ray_cluster_status_conditions: bool | None = Field(default=None, alias="RayClusterStatusConditions")
-    ray_job_deletion_policy: bool | None = Field(default=None, alias="RayJobDeletionPolicy")
-    ray_multi_host_indexing: bool | None = Field(default=None, alias="RayMultiHostIndexing")
-    ray_service_incremental_upgrade: bool | None = Field(default=None, alias="RayServiceIncrementalUpgrade")
-    ray_cron_job: bool | None = Field(default=None, alias="RayCronJob")
-    async_job_info_query: bool | None = Field(default=None, alias="AsyncJobInfoQuery")
-    sidecar_submitter_restart: bool | None = Field(default=None, alias="SidecarSubmitterRestart")
-    ray_cluster_network_policy: bool | None = Field(default=None, alias="RayClusterNetworkPolicy")
-    gcs_fault_tolerance_embedded_storage: bool | None = Field(default=None, alias="GCSFaultToleranceEmbeddedStorage")
-    ray_cluster_mtls: bool | None = Field(default=None, alias="RayClusterMTLS")
-    ray_cluster_history_server: bool | None = Field(default=None, alias="RayClusterHistoryServer")
-    kubernetes_was: bool | None = Field(default=None, alias="KubernetesWAS")
+    ray_cluster_status_conditions: Annotated[bool | None, Field(alias="RayClusterStatusConditions")] = None
+    ray_job_deletion_policy: Annotated[bool | None, Field(alias="RayJobDeletionPolicy")] = None
+    ray_multi_host_indexing: Annotated[bool | None, Field(alias="RayMultiHostIndexing")] = None
+    ray_service_incremental_upgrade: Annotated[bool | None, Field(alias="RayServiceIncrementalUpgrade")] = None
+    ray_cron_job: Annotated[bool | None, Field(alias="RayCronJob")] = None
+    async_job_info_query: Annotated[bool | None, Field(alias="AsyncJobInfoQuery")] = None
+    sidecar_submitter_restart: Annotated[bool | None, Field(alias="SidecarSubmitterRestart")] = None
+    ray_cluster_network_policy: Annotated[bool | None, Field(alias="RayClusterNetworkPolicy")] = None
+    gcs_fault_tolerance_embedded_storage: Annotated[bool | None, Field(alias="GCSFaultToleranceEmbeddedStorage")] = None
+    ray_cluster_mtls: Annotated[bool | None, Field(alias="RayClusterMTLS")] = None
+    ray_cluster_history_server: Annotated[bool | None, Field(alias="RayClusterHistoryServer")] = None
+    kubernetes_was: Annotated[bool | None, Field(alias="KubernetesWAS")] = None
 
     def as_map(self) -> dict[str, bool]:
         """The gates that were set, by their operator names."""

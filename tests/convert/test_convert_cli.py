@@ -126,7 +126,7 @@ def test_secrets_stay_references_and_findings_become_comments(capsys: pytest.Cap
         "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
     }}}  # fmt: skip
     text = convert_documents([(cluster, "c.yaml:1")]).text
-    assert 'secret_key_ref=SecretKeySelector(key="password", name="redis")' in text
+    assert 'secret_key_ref=kr.SecretKeySelector(key="password", name="redis")' in text
     assert "ConfigMapKeySelector" not in text and '"password"' in text and "value=" not in text
     assert "# - medium [resources-missing]" in text  # the head container sets no cpu/memory (high in prod)
     assert text.index("# - medium [resources-missing]") < text.index("shared = kr.RayCluster(")

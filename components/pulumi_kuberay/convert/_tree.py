@@ -73,43 +73,27 @@ def evaluate(node: Node) -> Any:
 
 @dataclass
 class Imports:
-    """Which class names the module uses and where they come from; ``kr.`` for the package's public names."""
+    """The class names the module uses, each a public name of the package (``kr.SecretKeySelector``): the program
+    imports only ``pulumi_kuberay`` (every type the converter can name is exported, tests/convert holds it)."""
 
-    public: dict[str, str] = field(default_factory=dict)  # class name -> defining module
-    modules: dict[str, set[str]] = field(default_factory=dict)  # module -> names imported from it
-    spelled: dict[type, str] = field(default_factory=dict)
+    spelled: dict[tuple[type, str | None], str] = field(default_factory=dict)
 
     def name_of(self, cls: type, alias: str | None = None) -> str:
-        if alias is not None:
-            from pulumi_kuberay import _LAZY
-
-            if _LAZY.get(alias) == cls.__module__:
-                return f"{PACKAGE_ALIAS}.{alias}"
-            self.modules.setdefault(cls.__module__, set()).add(alias)
-            return alias
-        if cls in self.spelled:
-            return self.spelled[cls]
-        spelling = self._spell(cls)
-        self.spelled[cls] = spelling
-        return spelling
-
-    def _spell(self, cls: type) -> str:
-        from pulumi_kuberay import _LAZY  # the package's public (lazy) names and their modules
-
-        name = cls.__name__
-        if _LAZY.get(name) == cls.__module__:
-            return f"{PACKAGE_ALIAS}.{name}"
-        taken = {n for names in self.modules.values() for n in names}
-        if name in taken and name not in self.modules.get(cls.__module__, set()):
-            raise ValueError(f"two classes named {name} ({cls.__module__}); the converter cannot import both")
-        self.modules.setdefault(cls.__module__, set()).add(name)
-        return name
+        key = (cls, alias)
+        if key not in self.spelled:
+            self.spelled[key] = _public_name(cls, alias or cls.__name__)
+        return self.spelled[key]
 
     def lines(self) -> list[str]:
-        out = [f"import pulumi_kuberay as {PACKAGE_ALIAS}"]
-        for module in sorted(self.modules):
-            out.append(f"from {module} import {', '.join(sorted(self.modules[module], key=str.lower))}")
-        return out
+        return [f"import pulumi_kuberay as {PACKAGE_ALIAS}"]
+
+
+def _public_name(cls: type, name: str) -> str:
+    from pulumi_kuberay import _LAZY  # the package's public (lazy) names and their modules
+
+    if _LAZY.get(name) != cls.__module__:
+        raise ValueError(f"{cls.__module__}.{name} is not exported from pulumi_kuberay: add it to _LAZY and the TYPE_CHECKING imports of pulumi_kuberay/__init__.py")
+    return f"{PACKAGE_ALIAS}.{name}"
 
 
 # --------------------------------------------------------------------------------------------------

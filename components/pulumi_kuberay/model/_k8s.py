@@ -4,13 +4,14 @@
 
 Structurally identical sub-schemas share one class; ``SecretEnvSource``-style aliases name the
 Kubernetes types that collapsed into another one. Each field has its exact CRD spelling as alias: the
-camelCase alias generator of ``KubeModel`` gives it, ``Field(alias=...)`` where it would not (``hostIP``).
+camelCase alias generator of ``KubeModel`` gives it, ``Annotated[T, Field(alias=...)]`` where it would not
+(``hostIP``; in the annotation, not as the default, so type checkers take the snake_case name as the keyword).
 
 Classes come before their uses and annotations are evaluated as the module runs (no postponed
 annotations), so pydantic has nothing to parse: creating these ~120 classes is most of the models' import.
 """
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -253,7 +254,7 @@ class ContainerPort(_K8sModel):
     """Kubernetes ``ContainerPort`` (first found at ``Container.ports[]``)."""
 
     container_port: int
-    host_ip: str | None = Field(default=None, alias="hostIP")
+    host_ip: Annotated[str | None, Field(alias="hostIP")] = None
     host_port: int | None = None
     name: str | None = None
     protocol: str | None = None
@@ -525,7 +526,7 @@ class AWSElasticBlockStoreVolumeSource(_K8sModel):
     fs_type: str | None = None
     partition: int | None = None
     read_only: bool | None = None
-    volume_id: str = Field(alias="volumeID")
+    volume_id: Annotated[str, Field(alias="volumeID")]
 
 
 class AzureDiskVolumeSource(_K8sModel):
@@ -533,7 +534,7 @@ class AzureDiskVolumeSource(_K8sModel):
 
     caching_mode: str | None = None
     disk_name: str
-    disk_uri: str = Field(alias="diskURI")
+    disk_uri: Annotated[str, Field(alias="diskURI")]
     fs_type: str | None = None
     kind: str | None = None
     read_only: bool | None = None
@@ -564,7 +565,7 @@ class CinderVolumeSource(_K8sModel):
     fs_type: str | None = None
     read_only: bool | None = None
     secret_ref: LocalObjectReference | None = None
-    volume_id: str = Field(alias="volumeID")
+    volume_id: Annotated[str, Field(alias="volumeID")]
 
 
 class KeyToPath(_K8sModel):
@@ -674,7 +675,7 @@ class FCVolumeSource(_K8sModel):
     fs_type: str | None = None
     lun: int | None = None
     read_only: bool | None = None
-    target_wwns: list[str] | None = Field(default=None, alias="targetWWNs")
+    target_wwns: Annotated[list[str] | None, Field(alias="targetWWNs")] = None
     wwids: list[str] | None = None
 
 
@@ -692,7 +693,7 @@ class FlockerVolumeSource(_K8sModel):
     """Kubernetes ``FlockerVolumeSource`` (first found at ``Volume.flocker``)."""
 
     dataset_name: str | None = None
-    dataset_uuid: str | None = Field(default=None, alias="datasetUUID")
+    dataset_uuid: Annotated[str | None, Field(alias="datasetUUID")] = None
 
 
 class GCEPersistentDiskVolumeSource(_K8sModel):
@@ -769,7 +770,7 @@ class PhotonPersistentDiskVolumeSource(_K8sModel):
     """Kubernetes ``PhotonPersistentDiskVolumeSource`` (first found at ``Volume.photonPersistentDisk``)."""
 
     fs_type: str | None = None
-    pd_id: str = Field(alias="pdID")
+    pd_id: Annotated[str, Field(alias="pdID")]
 
 
 class PortworxVolumeSource(_K8sModel):
@@ -777,7 +778,7 @@ class PortworxVolumeSource(_K8sModel):
 
     fs_type: str | None = None
     read_only: bool | None = None
-    volume_id: str = Field(alias="volumeID")
+    volume_id: Annotated[str, Field(alias="volumeID")]
 
 
 class ClusterTrustBundleProjection(_K8sModel):
@@ -829,7 +830,7 @@ class VolumeProjection(_K8sModel):
 
     cluster_trust_bundle: ClusterTrustBundleProjection | None = None
     config_map: ConfigMapProjection | None = None
-    downward_api: DownwardAPIProjection | None = Field(default=None, alias="downwardAPI")
+    downward_api: Annotated[DownwardAPIProjection | None, Field(alias="downwardAPI")] = None
     pod_certificate: PodCertificateProjection | None = None
     secret: ConfigMapProjection | None = None
     service_account_token: ServiceAccountTokenProjection | None = None
@@ -904,7 +905,7 @@ class VsphereVirtualDiskVolumeSource(_K8sModel):
     """Kubernetes ``VsphereVirtualDiskVolumeSource`` (first found at ``Volume.vsphereVolume``)."""
 
     fs_type: str | None = None
-    storage_policy_id: str | None = Field(default=None, alias="storagePolicyID")
+    storage_policy_id: Annotated[str | None, Field(alias="storagePolicyID")] = None
     storage_policy_name: str | None = None
     volume_path: str
 
@@ -919,7 +920,7 @@ class Volume(_K8sModel):
     cinder: CinderVolumeSource | None = None
     config_map: ConfigMapVolumeSource | None = None
     csi: CSIVolumeSource | None = None
-    downward_api: DownwardAPIVolumeSource | None = Field(default=None, alias="downwardAPI")
+    downward_api: Annotated[DownwardAPIVolumeSource | None, Field(alias="downwardAPI")] = None
     empty_dir: EmptyDirVolumeSource | None = None
     ephemeral: EphemeralVolumeSource | None = None
     fc: FCVolumeSource | None = None
@@ -939,7 +940,7 @@ class Volume(_K8sModel):
     projected: ProjectedVolumeSource | None = None
     quobyte: QuobyteVolumeSource | None = None
     rbd: RBDVolumeSource | None = None
-    scale_io: ScaleIOVolumeSource | None = Field(default=None, alias="scaleIO")
+    scale_io: Annotated[ScaleIOVolumeSource | None, Field(alias="scaleIO")] = None
     secret: SecretVolumeSource | None = None
     storageos: StorageOSVolumeSource | None = None
     vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
@@ -957,9 +958,9 @@ class PodSpec(_K8sModel):
     enable_service_links: bool | None = None
     ephemeral_containers: list[EphemeralContainer] | None = None
     host_aliases: list[HostAlias] | None = None
-    host_ipc: bool | None = Field(default=None, alias="hostIPC")
+    host_ipc: Annotated[bool | None, Field(alias="hostIPC")] = None
     host_network: bool | None = None
-    host_pid: bool | None = Field(default=None, alias="hostPID")
+    host_pid: Annotated[bool | None, Field(alias="hostPID")] = None
     host_users: bool | None = None
     hostname: str | None = None
     hostname_override: str | None = None
@@ -983,7 +984,7 @@ class PodSpec(_K8sModel):
     security_context: PodSecurityContext | None = None
     service_account: str | None = None
     service_account_name: str | None = None
-    set_hostname_as_fqdn: bool | None = Field(default=None, alias="setHostnameAsFQDN")
+    set_hostname_as_fqdn: Annotated[bool | None, Field(alias="setHostnameAsFQDN")] = None
     share_process_namespace: bool | None = None
     subdomain: str | None = None
     termination_grace_period_seconds: int | None = None
@@ -1019,16 +1020,16 @@ class ClientIPConfig(_K8sModel):
 class SessionAffinityConfig(_K8sModel):
     """Kubernetes ``SessionAffinityConfig`` (first found at ``ServiceSpec.sessionAffinityConfig``)."""
 
-    client_ip: ClientIPConfig | None = Field(default=None, alias="clientIP")
+    client_ip: Annotated[ClientIPConfig | None, Field(alias="clientIP")] = None
 
 
 class ServiceSpec(_K8sModel):
     """Kubernetes ``ServiceSpec`` (first found at ``Service.spec``)."""
 
     allocate_load_balancer_node_ports: bool | None = None
-    cluster_ip: str | None = Field(default=None, alias="clusterIP")
-    cluster_ips: list[str] | None = Field(default=None, alias="clusterIPs")
-    external_ips: list[str] | None = Field(default=None, alias="externalIPs")
+    cluster_ip: Annotated[str | None, Field(alias="clusterIP")] = None
+    cluster_ips: Annotated[list[str] | None, Field(alias="clusterIPs")] = None
+    external_ips: Annotated[list[str] | None, Field(alias="externalIPs")] = None
     external_name: str | None = None
     external_traffic_policy: str | None = None
     health_check_node_port: int | None = None
@@ -1036,7 +1037,7 @@ class ServiceSpec(_K8sModel):
     ip_families: list[str] | None = None
     ip_family_policy: str | None = None
     load_balancer_class: str | None = None
-    load_balancer_ip: str | None = Field(default=None, alias="loadBalancerIP")
+    load_balancer_ip: Annotated[str | None, Field(alias="loadBalancerIP")] = None
     load_balancer_source_ranges: list[str] | None = None
     ports: list[ServicePort] | None = None
     publish_not_ready_addresses: bool | None = None
@@ -1109,7 +1110,7 @@ class IPBlock(_K8sModel):
     """Kubernetes ``IPBlock`` (first found at ``NetworkPolicyPeer.ipBlock``)."""
 
     cidr: str
-    except_: list[str] | None = Field(default=None, alias="except")
+    except_: Annotated[list[str] | None, Field(alias="except")] = None
 
 
 class NetworkPolicyPeer(_K8sModel):
@@ -1131,7 +1132,7 @@ class NetworkPolicyPort(_K8sModel):
 class NetworkPolicyIngressRule(_K8sModel):
     """Kubernetes ``NetworkPolicyIngressRule`` (first found at ``RayCluster spec.networkPolicy.head.ingressRules[]``)."""
 
-    from_: list[NetworkPolicyPeer] | None = Field(default=None, alias="from")
+    from_: Annotated[list[NetworkPolicyPeer] | None, Field(alias="from")] = None
     ports: list[NetworkPolicyPort] | None = None
 
 

@@ -345,7 +345,7 @@ class AuthOptions(KubeModel):
     """``token`` enables auth (no CRD default; empty is treated as not-token)."""
     secret_name: str | None = None
     """Existing Secret with key ``auth_token`` (otherwise the operator creates one), e.g. ``"ray-token"``."""
-    enable_k8s_token_auth: bool | None = Field(default=None, alias="enableK8sTokenAuth")
+    enable_k8s_token_auth: Annotated[bool | None, Field(alias="enableK8sTokenAuth")] = None
     """Delegate auth to the Kubernetes API server (Ray >= 2.55.0, RayCluster only), e.g. ``True``."""
 
 

@@ -185,7 +185,7 @@ class RayJobSpec(KubeModel):
 
     entrypoint: In[str] | None = None
     """The command run as ``ray job submit -- <entrypoint>``, e.g. ``python /home/ray/samples/job.py``."""
-    runtime_env_yaml: str | dict[str, Any] | None = Field(default=None, alias="runtimeEnvYAML")
+    runtime_env_yaml: Annotated[str | dict[str, Any] | None, Field(alias="runtimeEnvYAML")] = None
     """Ray runtime environment: a YAML string, or (Python only) a dict rendered to YAML; must be a mapping."""
     job_id: In[str] | None = None
     """Submission id (operator default ``<rayjob>-<random>``); in InteractiveMode set it after submitting."""

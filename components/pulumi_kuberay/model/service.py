@@ -80,7 +80,7 @@ class RayServiceSpec(KubeModel):
 
     ray_cluster_config: RayClusterSpec
     """The cluster; KubeRay creates ``<rayservice>-<random>`` clusters from it (new ones on most changes)."""
-    serve_config_v2: ServeConfig | str | None = Field(default=None, alias="serveConfigV2")
+    serve_config_v2: ServeConfig | str | None = None
     """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
     upgrade_strategy: ServiceUpgradeStrategy | None = None
     ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0)] | None = None
