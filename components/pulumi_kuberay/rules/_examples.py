@@ -119,6 +119,20 @@ def worker_container_of(doc: dict[str, Any], i: int = 0) -> dict[str, Any]:
     return container
 
 
+
+def set_ray_version(cluster_spec: dict[str, Any], version: str) -> dict[str, Any]:
+    """Set a cluster spec's ``rayVersion`` and the tag of every ``rayproject/ray`` image in it to ``version``: an
+    example that raises rayVersion alone would pair it with an older Ray image (never Ready from 2.53 on)."""
+    cluster_spec["rayVersion"] = version
+    groups = [cluster_spec.get("headGroupSpec") or {}, *(cluster_spec.get("workerGroupSpecs") or [])]
+    for group in groups:
+        for container in ((group.get("template") or {}).get("spec") or {}).get("containers") or []:
+            image = container.get("image")
+            if isinstance(image, str) and image.startswith("rayproject/ray:"):
+                suffix = image.split(":", 1)[1].partition("-")[2]
+                container["image"] = f"rayproject/ray:{version}" + (f"-{suffix}" if suffix else "")
+    return cluster_spec
+
 def with_autoscaling_v2(doc: dict[str, Any]) -> dict[str, Any]:
     """Turn on the in-tree autoscaler, version v2."""
     spec_of(doc).update(enableInTreeAutoscaling=True, autoscalerOptions={"version": "v2"})

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
-from .._examples import add_env, example, head_container_of, spec_of, worker_container_of
+from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
 from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
 from .._paths import (
     ClusterSpecRef,
@@ -116,9 +116,11 @@ declare(
     fix="Use authOptions {mode: token, enableK8sTokenAuth: true} without secretName.",
     check=_check_k8s_token_auth,
     compliant=example(
-        lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"mode": "token", "enableK8sTokenAuth": True})
+        lambda d: set_ray_version(spec_of(d), "2.55.0").update(authOptions={"mode": "token", "enableK8sTokenAuth": True})
     ),
-    violating=example(lambda d: spec_of(d).update(rayVersion="2.55.0", authOptions={"enableK8sTokenAuth": True})),
+    violating=example(
+        lambda d: set_ray_version(spec_of(d), "2.55.0").update(authOptions={"enableK8sTokenAuth": True})
+    ),
     violating_path="spec.authOptions.mode",
 )
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import KINDS, Context, Severity, Violation, declare
-from .._examples import example, spec_of, with_autoscaling_v2, worker_of
+from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from .._kuberay import (
     autoscaler_v2_enabled,
     is_set,
@@ -355,7 +355,7 @@ def _check_priority(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 
 def _priority_ok(d: dict[str, Any]) -> None:
     with_autoscaling_v2(d)
-    spec_of(d)["rayVersion"] = "2.56.0"
+    set_ray_version(spec_of(d), "2.56.0")
     worker_of(d)["priority"] = 10
 
 

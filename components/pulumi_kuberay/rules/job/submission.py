@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import example_cluster_spec, example_job, selector_job
+from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
 from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
@@ -234,7 +234,7 @@ def _check_k8s_token_auth(spec: dict[str, Any], path: str, ctx: Context) -> Iter
 
 def _with_auth(auth: dict[str, Any]) -> dict[str, Any]:
     cluster = example_cluster_spec()
-    cluster["rayVersion"] = "2.55.0"
+    set_ray_version(cluster, "2.55.0")
     cluster["authOptions"] = auth
     return cluster
 

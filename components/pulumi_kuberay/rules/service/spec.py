@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import example_service
+from .._examples import example_service, set_ray_version
 from .._kuberay import (
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
@@ -148,7 +148,7 @@ def _check_k8s_token_auth(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
 
 def _with_auth(auth: dict[str, Any]) -> dict[str, Any]:
     service = example_service()
-    service["spec"]["rayClusterConfig"]["rayVersion"] = "2.55.0"
+    set_ray_version(service["spec"]["rayClusterConfig"], "2.55.0")
     service["spec"]["rayClusterConfig"]["authOptions"] = auth
     return service
 
