@@ -239,8 +239,8 @@ CustomResource(
 '''
 
 
-@pytest.mark.engine
-def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
+def _engine_project(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch, name: str, program: str) -> Workspace:
+    """A Pulumi project of its own in the fresh venv's working directory, run by the real engine (file backend)."""
     pulumi = shutil.which("pulumi")
     if pulumi is None:
         if (
@@ -249,19 +249,25 @@ def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch
         ):
             pytest.fail("no `pulumi` on PATH although the engine tier is required", pytrace=False)
         pytest.skip('no `pulumi` on PATH (run `eval "$(scripts/ensure-pulumi --print-env)"` or scripts/test)')
-    project = fresh.workdir / "project"
+    project = fresh.workdir / name
     project.mkdir()
     (project / "Pulumi.yaml").write_text(
-        f"name: wheel-check\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
+        f"name: {name}\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
     )
-    (project / "__main__.py").write_text(PROGRAM)
-    state = fresh.workdir / "state"
+    (project / "__main__.py").write_text(program)
+    state = fresh.workdir / f"{name}-state"
     state.mkdir()
-    # the engine starts the pack with the `python` first on PATH: the fresh venv's, as after `activate`
+    # the engine starts the program and the pack with the `python` first on PATH: the fresh venv's, as after
+    # `activate`
     for key, value in fresh.env().items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("PYTHONPATH", raising=False)
-    workspace = Workspace(cwd=project, state=state, cli=pulumi)
+    return Workspace(cwd=project, state=state, cli=pulumi)
+
+
+@pytest.mark.engine
+def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace = _engine_project(fresh, monkeypatch, "wheel-check", PROGRAM)
     workspace.init_stack("ci")
     # A stack without any config reaches the program as PULUMI_CONFIG=null with this repository's language host
     # (scripts/engine/pulumi-language-python marshals a nil map), and the SDK's set_all_config(None) fails.
@@ -327,23 +333,7 @@ pulumi.export("name", cluster.cluster_name)
 def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
     """From the wheel alone: up, a change of the image and of max_replicas (preview and up print the plan line from
     the installed change-plan tables), destroy."""
-    pulumi = shutil.which("pulumi")
-    if pulumi is None:
-        if os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1":
-            pytest.fail("no `pulumi` on PATH although the engine tier is required", pytrace=False)
-        pytest.skip('no `pulumi` on PATH (run `eval "$(scripts/ensure-pulumi --print-env)"` or scripts/test)')
-    project = fresh.workdir / "own-project"
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text(
-        f"name: own-project\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
-    )
-    (project / "__main__.py").write_text(OWN_PROGRAM)
-    state = fresh.workdir / "own-state"
-    state.mkdir()
-    for key, value in fresh.env().items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
-    workspace = Workspace(cwd=project, state=state, cli=pulumi)
+    workspace = _engine_project(fresh, monkeypatch, "own-project", OWN_PROGRAM)
     workspace.init_stack("dev")
     workspace.pulumi("config", "set", "kubernetes:renderYamlToDirectory", "rendered", "--stack", "dev", check=True)
 
@@ -366,7 +356,7 @@ def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypa
     up = workspace.pulumi("up", "--stack", "dev", "--yes", "--skip-preview")
     assert up.returncode == 0, up.describe()
     assert len(plan_lines(up.output)) == 1, up.output
-    rendered = next((project / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
+    rendered = next((workspace.cwd / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
     assert "rayproject/ray:2.53.0" in rendered and "maxReplicas: 12" in rendered
 
     destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
