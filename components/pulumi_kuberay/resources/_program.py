@@ -37,7 +37,3 @@ def find_cluster(namespace: str | None, name: str) -> RayCluster | None:
     namespace given, the provider's default), or None."""
     return _clusters().get((namespace, name))
 
-
-def cluster_names() -> list[tuple[str | None, str]]:
-    """Every (namespace, name) of the RayCluster components declared so far, in declaration order."""
-    return list(_clusters())
