@@ -112,6 +112,7 @@ RAYJOB_TERMINAL_SNAPSHOTS = {
     "rayjob-failed-submission",
     "rayjob-failed-deadline-cluster-never-up",
     "rayjob-failed-deadline-running",
+    "rayjob-failed-deadline-spec-edited",
     "rayjob-failed-prerunning-deadline",
     "rayjob-failed-grace-period",
     "rayjob-failed-submitter-finished",

@@ -89,6 +89,7 @@ EXPECTED_VERDICT = {
         "rayjob-failed-app",
         "rayjob-failed-deadline-cluster-never-up",
         "rayjob-failed-deadline-running",
+        "rayjob-failed-deadline-spec-edited",
         "rayjob-failed-grace-period",
         "rayjob-failed-prerunning-deadline",
         "rayjob-failed-retries-exhausted",
