@@ -68,7 +68,7 @@ _INDENT = " " * 9
 _MIN_TEXT = 40
 
 
-def _wrapped(head: str, text: str, width: int | None) -> list[str]:
+def wrapped(head: str, text: str, width: int | None) -> list[str]:
     """``head + text`` as lines of at most ``width`` columns (continuations indented), words never broken (a
     field path or a rule id stays whole); one line when ``width`` is None."""
     if width is None:
@@ -121,11 +121,11 @@ def format_text(
             message = _short(x.message) if compact else x.message
             plain_head = f"  {line}  {x.severity:<8} "
             head = f"  {line}  {paint(f'{x.severity:<8}', _COLOURS.get(x.severity, ''))} "
-            rows = _wrapped(plain_head, f"{x.rule_id}  {x.path}{containers}: {message}", None if compact else width)
+            rows = wrapped(plain_head, f"{x.rule_id}  {x.path}{containers}: {message}", None if compact else width)
             rows[0] = head + rows[0][len(plain_head) :]
             out.write("\n".join(rows) + "\n")
             if show_fixes:
-                fix = _wrapped(_INDENT + "fix: ", x.fix, width)
+                fix = wrapped(_INDENT + "fix: ", x.fix, width)
                 fix[0] = _INDENT + paint("fix:", _BOLD) + fix[0][len(_INDENT) + 4 :]
                 out.write("\n".join(fix) + "\n")
     if findings:
@@ -199,9 +199,16 @@ def sarif_rules(*, internal_error: bool = False) -> list[dict[str, Any]]:
     return [*(_descriptor(rule) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
 
 
-def to_sarif(findings: Sequence[LocatedFinding], base: Path) -> dict[str, Any]:
+def to_sarif(
+    findings: Sequence[LocatedFinding], base: Path, *, extra_rules: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """SARIF 2.1.0 of the findings; ``extra_rules``: descriptors of rules outside the catalogue that findings
+    name (``kuberay-lint --diff``: the change rules and its plan lines)."""
     base = Path(os.path.normpath(base.resolve()))
-    descriptors = sarif_rules(internal_error=any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings))
+    descriptors = [
+        *sarif_rules(internal_error=any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings)),
+        *extra_rules,
+    ]
     index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
     results = []
     for f in findings:

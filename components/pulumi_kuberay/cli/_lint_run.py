@@ -69,7 +69,7 @@ class _Inputs:
     """The KubeRay versions our CRDs among the inputs are labelled with (``pulumi-kuberay.io/kuberay-version``)."""
 
 
-def _target(args: argparse.Namespace, config: LintConfig) -> Target:
+def target_of(args: argparse.Namespace, config: LintConfig) -> Target:
     given = {kebab(dest): value for dest, value in vars(args).items()}  # --gpu-budget ... as the user wrote them
     flags = OrgOptions.parse(given, spell=kebab, where="--", text_lists=True)
     options = flags.over(config.options)
@@ -109,7 +109,7 @@ def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tupl
 
 
 # C901: one branch per kind of input: stdin, chart, folder, file
-def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901
+def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[Path]) -> _Inputs:  # noqa: C901
     inputs = _Inputs()
     excludes = [*config.exclude, *args.exclude]
     root = config.root
@@ -171,7 +171,7 @@ def _read(args: argparse.Namespace, config: LintConfig, helm_values: list[Path])
     return inputs
 
 
-def _operator_target(target: Target, args: argparse.Namespace, inputs: _Inputs) -> tuple[Target, list[LocatedFinding]]:
+def operator_target_of(target: Target, args: argparse.Namespace, inputs: _Inputs) -> tuple[Target, list[LocatedFinding]]:
     """The operator the objects run on, from ``--operator-values FILE``, else a chart values file among the
     inputs, else the one KubeRay operator Deployment among them (a rendered chart, as the policy pack reads it):
     the target from that operator (flags that disagree are an error naming both) and its setup findings,
@@ -256,15 +256,15 @@ def info_command(args: argparse.Namespace) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     config = LintConfig() if args.no_config else load_config(Path(args.config) if args.config else None)
-    target = _target(args, config)
+    target = target_of(args, config)
     selected = _selected(args, config)
     overrides = severity_overrides(config.severity)
     helm_values = [Path(v) for v in args.helm_values] or list(config.helm_values)
-    inputs = _read(args, config, helm_values)
+    inputs = read_inputs(args, config, helm_values)
     for problem in inputs.problems:
         print(f"{TOOL_NAME}: {problem}", file=sys.stderr)
     try:
-        target, setup_findings = _operator_target(target, args, inputs)
+        target, setup_findings = operator_target_of(target, args, inputs)
     except (ValueError, OSError) as exc:
         print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
         return 2
@@ -324,6 +324,10 @@ def run_or_explain(args: argparse.Namespace) -> int:
     if info is not None:
         return info
     try:
+        if args.diff or args.diff_git:
+            from pulumi_kuberay.cli._lint_diff import run_diff
+
+            return run_diff(args)
         return run(args)
     except (ConfigError, TargetError, BaselineError) as exc:
         print(f"{TOOL_NAME}: {exc}", file=sys.stderr)

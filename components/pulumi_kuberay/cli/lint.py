@@ -12,9 +12,15 @@ Usage::
     kuberay-lint job.yaml --format sarif > kuberay.sarif     # GitHub code scanning
     kubectl get rayjobs -o yaml | kuberay-lint -
     kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
+    kuberay-lint --diff old/ new/                           # what KubeRay will do with each changed object
+    kuberay-lint --diff-git origin/main manifests/           # the same against a git revision (pull requests)
 
 Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
 working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
+
+``--diff OLD NEW`` (two files or folders) and ``--diff-git REV [PATH...]`` (the working tree's files against a git
+revision) print the change plan of every Ray object that changed (:mod:`pulumi_kuberay.plan`, as an update in
+place: kubectl apply, Argo CD) with the change rules' findings, in the same formats and with the same exit codes.
 
 Exit codes: 0 no (new) finding at or above ``--fail-on``; 1 some; 2 unusable input or settings (empty input, an
 unreadable file, a chart helm cannot render, a bad flag or config), one line per problem on stderr.
@@ -68,6 +74,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--list-rules", action="store_true", help="list every rule (id, severity, category, title)")
     p.add_argument("--explain-rule", metavar="ID", help="print a rule's rationale, fix and examples")
+    diff = p.add_argument_group("change plan")
+    diff.add_argument(
+        "--diff",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="the change plan of every Ray object that differs between two files or folders, with the change rules' findings",
+    )
+    diff.add_argument(
+        "--diff-git",
+        metavar="REV",
+        help="as --diff, the PATHs (default .) of the working tree against git revision REV (e.g. origin/main)",
+    )
     out = p.add_argument_group("output")
     out.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     out.add_argument("--show-fixes", action="store_true", help="text: the fix under each finding")
@@ -152,7 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.version:
         print(f"{TOOL_NAME} {package_version()} (KubeRay 1.7.0 catalogue)")
         return 0
-    if not (args.paths or args.list_rules or args.explain_rule):
+    if args.diff and args.diff_git:
+        print(f"{TOOL_NAME}: error: --diff and --diff-git: give one", file=sys.stderr)
+        return 2
+    if not (args.paths or args.list_rules or args.explain_rule or args.diff or args.diff_git):
         parser.print_usage(sys.stderr)
         print(f"{TOOL_NAME}: error: give at least one PATH ('-' for stdin)", file=sys.stderr)
         return 2
