@@ -211,11 +211,11 @@ def test_every_option_reaches_the_target_in_every_shell(tmp_path: Path) -> None:
     assert pack.target_for(_pack_config(OPTION_VALUES)).options == EXPECTED_OPTIONS
     assert set(pack.CONFIG_SCHEMA.properties) >= set(OrgOptions.keys(camel))
     flags = lint._parser().parse_args(["x.yaml", *_option_flags(OPTION_VALUES)])
-    assert _lint_run._target(flags, parse_config({}, tmp_path / ".kuberay-lint.yaml")).options == EXPECTED_OPTIONS
+    assert _lint_run.target_of(flags, parse_config({}, tmp_path / ".kuberay-lint.yaml")).options == EXPECTED_OPTIONS
     file_config = parse_config({kebab(k): v for k, v in OPTION_VALUES.items()}, tmp_path / ".kuberay-lint.yaml")
     assert file_config.options == EXPECTED_OPTIONS
     no_flags = lint._parser().parse_args(["x.yaml"])
-    assert _lint_run._target(no_flags, file_config).options == EXPECTED_OPTIONS  # the file, where no flag overrides
+    assert _lint_run.target_of(no_flags, file_config).options == EXPECTED_OPTIONS  # the file, where no flag overrides
 
 
 @pytest.mark.parametrize(
