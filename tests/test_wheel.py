@@ -361,3 +361,15 @@ def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypa
 
     destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
     assert destroy.returncode == 0, destroy.describe()
+
+
+def test_readme_names_every_console_script() -> None:
+    """The README's opening counts and names the command-line tools the wheel installs (it said "two" of five)."""
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    intro = (REPO / "README.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    assert f"{words[len(scripts)]} command-line tools" in intro, intro
+    missing = [name for name in scripts if f"`{name}`" not in intro]
+    assert not missing, missing
