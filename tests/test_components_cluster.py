@@ -460,7 +460,10 @@ def test_bad_rule_config_names_the_key() -> pulumi.Output[Any]:
     install({"kuberay:environment": "production"})
     with pytest.raises(ValueError, match="kuberay:environment") as raised:
         rule_settings()
-    assert "must be one of dev, staging, prod" in str(raised.value)
+    assert "must be one of dev, staging, prod, got 'production'; did you mean 'prod'?" in str(raised.value)
+    assert "(fix: " in str(raised.value)
+    # a RunError: the language host prints only the message, no traceback of asyncio frames
+    assert isinstance(raised.value, pulumi.RunError)
     install({"kuberay:featureGates": json.dumps({"RayCronJobs": True})})
     with pytest.raises(ValueError, match="unknown KubeRay feature gate 'RayCronJobs'"):
         rule_settings()

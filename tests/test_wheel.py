@@ -361,3 +361,30 @@ def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypa
 
     destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
     assert destroy.returncode == 0, destroy.describe()
+
+
+def test_readme_names_every_console_script() -> None:
+    """The README's opening counts and names the command-line tools the wheel installs (it said "two" of five)."""
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    intro = (REPO / "README.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    assert f"{words[len(scripts)]} command-line tools" in intro, intro
+    missing = [name for name in scripts if f"`{name}`" not in intro]
+    assert not missing, missing
+
+
+@pytest.mark.engine
+def test_bad_environment_in_stack_config_is_one_message(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kuberay:environment production`` in a program of one's own: the key, the value, the allowed values, the
+    did-you-mean and the fix, without a Python traceback (it printed ~30 lines of asyncio frames)."""
+    workspace = _engine_project(fresh, monkeypatch, "bad-env", OWN_PROGRAM)
+    workspace.init_stack("dev")
+    workspace.pulumi("config", "set", "kubernetes:renderYamlToDirectory", "rendered", "--stack", "dev", check=True)
+    workspace.pulumi("config", "set", "kuberay:environment", "production", "--stack", "dev", check=True)
+    preview = workspace.pulumi("preview", "--stack", "dev")
+    assert preview.returncode != 0, preview.describe()
+    expected = "stack config (kuberay:environment): environment must be one of dev, staging, prod, got 'production'; did you mean 'prod'? (fix: pulumi config set kuberay:environment <a value named above>)"
+    assert expected in preview.output, preview.describe()
+    assert "Traceback" not in preview.output and 'File "' not in preview.output, preview.describe()

@@ -160,6 +160,11 @@ def with_annotations(metadata: JsonDict, extra: Mapping[str, str]) -> JsonDict:
 # Rule settings (target KubeRay version, operator feature gates, environment) and running the catalogue.
 
 
+class StackConfigValueError(pulumi.RunError, ValueError):
+    """A ``kuberay:*`` stack config value the rules cannot use. A RunError: the language host prints only the
+    message (anything else gets a traceback of asyncio frames); a ValueError, as before."""
+
+
 #: The ``kuberay:*`` stack config keys the rule settings are read from (see ``pulumi_kuberay.rules.target``).
 CONFIG_KEYS = STACK_CONFIG_KEYS
 
@@ -197,7 +202,10 @@ def _target_of(
     try:
         stack = target_from_stack_config(dict(raw))
     except TargetError as exc:
-        raise ValueError(f"stack config ({', '.join(k for k, _ in raw)}): {exc}") from None
+        key = raw[0][0] if len(raw) == 1 else "<that key>"
+        raise StackConfigValueError(
+            f"stack config ({', '.join(k for k, _ in raw)}): {exc} (fix: pulumi config set {key} <a value named above>)"
+        ) from None
     try:
         return stack.override(
             kuberay_version=kuberay_version,

@@ -19,6 +19,7 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -91,6 +92,17 @@ def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool
     return gates
 
 
+def _closest(value: str, choices: tuple[str, ...]) -> str | None:
+    """The choice ``value`` most likely meant: one it starts with or that starts with it (``production`` ->
+    ``prod``; difflib alone misses that), else difflib's closest."""
+    text = value.strip().lower()
+    prefixed = [c for c in choices if text and (text.startswith(c) or c.startswith(text))]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(text, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 @dataclass(frozen=True)
 class Target:
     """What to check against. ``feature_gates`` are laid over the defaults of the targeted version.
@@ -121,7 +133,9 @@ class Target:
         parse_version(self.kuberay_version)
         parse_feature_gates(self.feature_gates)
         if self.environment is not None and self.environment not in ENVIRONMENTS:
-            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}")
+            guess = _closest(self.environment, ENVIRONMENTS)
+            hint = f"; did you mean {guess!r}?" if guess else ""
+            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}{hint}")
         if self.audience not in AUDIENCES:
             raise TargetError(f"audience must be one of {', '.join(AUDIENCES)}, got {self.audience!r}")
 
