@@ -239,7 +239,9 @@ CustomResource(
 '''
 
 
-def _engine_project(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch, name: str, program: str) -> Workspace:
+def _engine_project(
+    fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch, name: str, program: str, *, pulumi_yaml: str | None = None
+) -> Workspace:
     """A Pulumi project of its own in the fresh venv's working directory, run by the real engine (file backend)."""
     pulumi = shutil.which("pulumi")
     if pulumi is None:
@@ -252,7 +254,8 @@ def _engine_project(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch, name: str
     project = fresh.workdir / name
     project.mkdir()
     (project / "Pulumi.yaml").write_text(
-        f"name: {name}\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
+        pulumi_yaml
+        or f"name: {name}\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
     )
     (project / "__main__.py").write_text(program)
     state = fresh.workdir / f"{name}-state"
@@ -310,57 +313,64 @@ def test_wheel_contains_the_change_plan_tables(fresh: FreshVenv) -> None:
     assert tables and tables <= names, sorted(tables - names)
 
 
-OWN_PROGRAM = '''"""A user's own program: one RayCluster component, rendered to a folder (no cluster)."""
+def readme_block(marker: str) -> str:
+    """The code block after ``<!-- own-project:MARKER -->`` in the README (its "In your own project" section)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- own-project:{re.escape(marker)} -->\n```\w*\n(.*?)```", text, re.DOTALL)
+    assert found, f"README.md has no code block marked own-project:{marker}"
+    return found.group(1)
 
-import pulumi
 
-import pulumi_kuberay as kr
+#: The README's own-project program: the test runs what a reader copies.
+OWN_PROGRAM = readme_block("__main__.py")
 
-config = pulumi.Config()
-cluster = kr.RayCluster("shared", kr.RayClusterSpec(
-    ray_version="2.52.0",
-    image=config.get("image") or "rayproject/ray:2.52.0",
-    enable_in_tree_autoscaling=True,
-    head_group_spec=kr.HeadGroupSpec(cpu=1, memory="4Gi", ray_start_params={"num-cpus": 0}),
-    worker_group_specs=[kr.WorkerGroupSpec(group_name="cpu", cpu=2, memory="8Gi", min_replicas=0,
-                                           max_replicas=config.get_int("maxReplicas") or 10)],
-))
-pulumi.export("name", cluster.cluster_name)
-'''
+
+def _readme_commands() -> list[list[str]]:
+    """The README's pulumi commands of that section, in order (``a && b`` split, comments and exports dropped)."""
+    out = []
+    for raw in readme_block("commands").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        for part in filter(None, (p.strip() for p in line.split("&&"))):
+            words = part.split()
+            if words[0] == "pulumi":
+                out.append(words[1:])
+    return out
 
 
 @pytest.mark.engine
 def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
-    """From the wheel alone: up, a change of the image and of max_replicas (preview and up print the plan line from
-    the installed change-plan tables), destroy."""
-    workspace = _engine_project(fresh, monkeypatch, "own-project", OWN_PROGRAM)
-    workspace.init_stack("dev")
-    workspace.pulumi("config", "set", "kubernetes:renderYamlToDirectory", "rendered", "--stack", "dev", check=True)
+    """The README's "In your own project", from the wheel alone: its Pulumi.yaml (the venv beside it), its program
+    and its commands in order: up, a change of the image and of max_replicas (preview and up print the plan line
+    from the installed change-plan tables), destroy."""
+    pulumi_yaml = readme_block("Pulumi.yaml")
+    assert "virtualenv: venv" in pulumi_yaml
+    workspace = _engine_project(fresh, monkeypatch, "own-project", OWN_PROGRAM, pulumi_yaml=pulumi_yaml)
+    (workspace.cwd / "venv").symlink_to(fresh.root)  # `python -m venv venv` in the project directory
 
     def plan_lines(output: str) -> list[str]:
         return [line.strip() for line in output.splitlines() if line.strip().startswith("plan: ")]
 
-    up = workspace.pulumi("up", "--stack", "dev", "--yes", "--skip-preview")
-    assert up.returncode == 0, up.describe()
-    assert "Traceback" not in up.output
-    assert [line.split(":")[2].strip() for line in plan_lines(up.output)] == ["create"], up.output
-
-    workspace.pulumi("config", "set", "image", "rayproject/ray:2.53.0", "--stack", "dev", check=True)
-    workspace.pulumi("config", "set", "maxReplicas", "12", "--stack", "dev", check=True)
-    preview = workspace.pulumi("preview", "--stack", "dev")
-    assert preview.returncode == 0, preview.describe()
-    assert "No such file or directory" not in preview.output and "gotypes" not in preview.output
-    lines = plan_lines(preview.output)
-    assert len(lines) == 1 and lines[0].startswith("plan: RayCluster 'shared': "), preview.output
+    commands = _readme_commands()
+    assert [c[0] for c in commands] == ["login", "stack", "config", "up", "config", "config", "preview", "up", "destroy"]
+    outputs: list[tuple[list[str], str]] = []
+    for command in commands:
+        if command == ["login", "--local"]:
+            continue  # the test's backend is a folder of its own (PULUMI_BACKEND_URL)
+        extra = ["--yes", "--skip-preview"] if command[0] in ("up", "destroy") else []
+        run = workspace.pulumi(*command, *extra)
+        assert run.returncode == 0, run.describe()
+        assert "Traceback" not in run.output, run.describe()
+        outputs.append((command, run.output))
+        if command[0] == "up" and len([c for c, _ in outputs if c[0] == "up"]) == 2:
+            rendered = next((workspace.cwd / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
+            assert "rayproject/ray:2.53.0" in rendered and "maxReplicas: 12" in rendered
+    first_up, preview, second_up = (out for c, out in outputs if c[0] in ("up", "preview"))
+    assert [line.split(":")[2].strip() for line in plan_lines(first_up)] == ["create"], first_up
+    assert "No such file or directory" not in preview and "gotypes" not in preview
+    lines = plan_lines(preview)
+    assert len(lines) == 1 and lines[0].startswith("plan: RayCluster 'shared': "), preview
     assert "image of container ray-head" in lines[0], lines[0]
-    up = workspace.pulumi("up", "--stack", "dev", "--yes", "--skip-preview")
-    assert up.returncode == 0, up.describe()
-    assert len(plan_lines(up.output)) == 1, up.output
-    rendered = next((workspace.cwd / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
-    assert "rayproject/ray:2.53.0" in rendered and "maxReplicas: 12" in rendered
-
-    destroy = workspace.pulumi("destroy", "--stack", "dev", "--yes", "--skip-preview")
-    assert destroy.returncode == 0, destroy.describe()
+    assert len(plan_lines(second_up)) == 1, second_up
 
 
 def test_readme_names_every_console_script() -> None:
