@@ -225,7 +225,9 @@ def _git(repo: Path, *argv: str) -> None:
     )
 
 
-def test_diff_git_against_a_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_git_against_a_revision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "repo"
     write(repo / "deploy", {"c.yaml": cluster(), "s.yaml": service()})
     _git(repo, "init", "-q")

@@ -171,7 +171,9 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
     return inputs
 
 
-def operator_target_of(target: Target, args: argparse.Namespace, inputs: _Inputs) -> tuple[Target, list[LocatedFinding]]:
+def operator_target_of(
+    target: Target, args: argparse.Namespace, inputs: _Inputs
+) -> tuple[Target, list[LocatedFinding]]:
     """The operator the objects run on, from ``--operator-values FILE``, else a chart values file among the
     inputs, else the one KubeRay operator Deployment among them (a rendered chart, as the policy pack reads it):
     the target from that operator (flags that disagree are an error naming both) and its setup findings,
