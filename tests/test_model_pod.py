@@ -328,3 +328,24 @@ def test_secret_values_never_enter_the_cr() -> None:
     spec = RayClusterSpec(image="i", head_group_spec=HeadGroupSpec(env={"TOKEN": SecretRef("tok", "token")}))
     env = spec.to_dict()["headGroupSpec"]["template"]["spec"]["containers"][0]["env"]
     assert env == [{"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "tok", "key": "token"}}}]
+
+
+@pytest.mark.parametrize(("bad", "suggested"), [("8GB", "8Gi"), ("512 MiB", "512Mi"), ("1.5tb", "1.5Ti")])
+def test_a_size_with_a_byte_unit_gets_the_binary_spelling_which_is_valid(bad: str, suggested: str) -> None:
+    from pulumi_kuberay.model._errors import SpecError
+    from pulumi_kuberay.model.pod import check_quantity
+
+    with pytest.raises(SpecError) as info:
+        check_quantity(bad, "memory")
+    assert (info.value.fix or "").startswith(f'write "{suggested}" ('), info.value.fix
+    assert check_quantity(suggested, "memory") == suggested
+
+
+def test_a_cpu_fix_offers_no_size() -> None:
+    from pulumi_kuberay.model._errors import SpecError
+    from pulumi_kuberay.model.pod import check_quantity
+
+    with pytest.raises(SpecError) as info:
+        check_quantity("two", "cpu")
+    assert "Gi" not in (info.value.fix or "") and "500m" in (info.value.fix or "")
+    assert check_quantity("500m", "cpu") == "500m"

@@ -519,3 +519,14 @@ def test_serve_port_default_is_8000() -> None:
     check_serve_port(config, [])
     with pytest.raises(SpecError, match=r"\(9000\) != Serve's HTTP port \(8000, the default\)"):
         check_serve_port(config, [ContainerPortRef("p", "serve", 9000)])
+
+
+@pytest.mark.parametrize("bad", ["v1/", "v1", "v1//", "/v1/"])
+def test_the_route_prefix_fix_is_itself_a_valid_prefix(bad: str) -> None:
+    from pulumi_kuberay.model.serve import check_route_prefix
+
+    with pytest.raises(SpecError) as info:
+        check_route_prefix(bad)
+    fix = info.value.fix or ""
+    assert fix.startswith("write '") and fix.endswith("'"), fix
+    assert check_route_prefix(fix[len("write '") : -1]) == "/v1"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay.plan import plan_change
-from pulumi_kuberay.plan._cases import CASES, Case, ray_cluster, ray_service
+from pulumi_kuberay.plan._cases import CASES, Case, by_id, ray_cluster, ray_service
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -23,6 +23,49 @@ def test_every_row_of_the_change_table(case: Case) -> None:
 def test_no_old_object_is_a_create_and_no_new_one_a_delete() -> None:
     assert plan_change(None, ray_cluster()).action == "create"
     assert plan_change(ray_cluster(), None).action == "delete"
+
+
+@pytest.mark.parametrize("base", [ray_cluster, ray_service], ids=["RayCluster", "RayService"])
+def test_a_create_says_what_the_one_cluster_needs(base: Callable[[], dict[str, Any]]) -> None:
+    """Only one cluster exists after a create: no "both clusters" (head 1 CPU/2Gi + one 1 CPU/2Gi worker)."""
+    line = plan_change(None, base()).line()
+    assert "both clusters" not in line, line
+    assert "; the cluster needs: 2 CPU, 4Gi memory" in line, line
+
+
+def test_a_new_cluster_still_says_what_the_second_one_needs_beside_the_first() -> None:
+    case = by_id("rs-image-newcluster")
+    line = plan_change(case.old(), case.new()).line()
+    assert "; extra while both clusters run: 2 CPU, 4Gi memory;" in line, line
+
+
+def test_the_autoscaler_s_bounds_are_said_to_change() -> None:
+    """min/maxReplicas are what the autoscaler scales within (it reads them from the RayCluster)."""
+    case = by_id("rc-max-autoscaled")
+    plan = plan_change(case.old(), case.new())
+    assert plan.why == (
+        "the autoscaler's bounds change (worker group cpu: maxReplicas 5 -> 8): it scales within them from now on, no Pod restarts"
+    )
+    lower = copy.deepcopy(case.old())
+    lower["spec"]["workerGroupSpecs"][0]["minReplicas"] = 2
+    plan = plan_change(case.old(), lower)
+    assert plan.action == "update-in-place"
+    assert plan.why.split("; ") == [
+        "worker group cpu: 1 -> 2 Pod(s)",
+        "the autoscaler's bounds change (worker group cpu: minReplicas 0 -> 2): it scales within them from now on, no Pod restarts",
+    ]
+    case = by_id("rc-max-none")
+    assert plan_change(case.old(), case.new()).why == (
+        "worker group cpu: maxReplicas 5 -> 8: no Pod changes (without enableInTreeAutoscaling the bounds only clamp replicas)"
+    )
+
+
+def test_a_service_s_worker_counts_are_said_not_to_reach_the_running_cluster() -> None:
+    """GenerateHashWithoutReplicasAndWorkersToDelete leaves them out: shouldUpdateCluster sees no change."""
+    case = by_id("rs-max")
+    why = plan_change(case.old(), case.new()).why
+    assert why.startswith("worker group cpu: maxReplicas 5 -> 8: not applied to the running cluster: "), why
+    assert "the active RayCluster (and its autoscaler) keeps the old values" in why
 
 
 @pytest.mark.parametrize("base", [ray_cluster, ray_service], ids=["RayCluster", "RayService"])

@@ -129,6 +129,6 @@ def test_prod_service_changes_print_the_plan(tmp_path: Path, pulumi_cli: str) ->
     workspace.pulumi("config", "set", "--stack", "prod", "--path", replicas, "8", check=True)
     line = _service_line(workspace)
     assert line.startswith(
-        "plan: RayService 'serve': serve-update-in-place: application(s) text redeployed; images untouched on the "
-        "running cluster"
+        "plan: RayService 'serve': serve-update-in-place: on the running cluster: Serve application(s) 'text' "
+        "redeployed; 'images' untouched"
     ), line

@@ -121,7 +121,9 @@ def check_import_path(import_path: str) -> str:
 def check_route_prefix(route_prefix: str) -> str:
     """Ray Serve's rule, checked when the app is built (violations give DEPLOY_FAILED, not an HTTP 400)."""
     if not route_prefix.startswith("/"):
-        raise SpecError(f"route_prefix {route_prefix!r} must start with '/'", fix=f"write '/{route_prefix}'")
+        # The fix must pass the next check too: 'v1/' becomes '/v1', not '/v1/'.
+        fixed = "/" + route_prefix.strip("/")
+        raise SpecError(f"route_prefix {route_prefix!r} must start with '/'", fix=f"write {fixed!r}")
     if len(route_prefix) > 1 and route_prefix.endswith("/"):
         raise SpecError(
             f"route_prefix {route_prefix!r} must not end with '/' (only the root prefix '/' may)",

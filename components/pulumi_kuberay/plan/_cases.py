@@ -60,6 +60,13 @@ def ray_cluster(name: str = "plan-rc", strategy: str | None = None) -> JsonDict:
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": name}, "spec": spec}
 
 
+def autoscaled_cluster(name: str = "plan-rc") -> JsonDict:
+    """:func:`ray_cluster` with in-tree autoscaling: the autoscaler reads each group's min/maxReplicas."""
+    manifest = ray_cluster(name)
+    manifest["spec"]["enableInTreeAutoscaling"] = True
+    return manifest
+
+
 def ray_service(name: str = "plan-rs", strategy: str | None = "NewCluster") -> JsonDict:
     spec: JsonDict = {"serveConfigV2": SERVE, "rayClusterConfig": cluster_spec()}
     if strategy is not None:
@@ -124,6 +131,10 @@ def replicas(manifest: JsonDict) -> None:
 
 def min_replicas(manifest: JsonDict) -> None:
     _cluster(manifest)["workerGroupSpecs"][0]["minReplicas"] = 2
+
+
+def max_replicas(manifest: JsonDict) -> None:
+    _cluster(manifest)["workerGroupSpecs"][0]["maxReplicas"] = 8
 
 
 def add_group(manifest: JsonDict) -> None:
@@ -252,7 +263,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-image-none",
         "RayCluster",
-        "pod template image",
+        "image (head and workers)",
         "None (default)",
         "-",
         "none",
@@ -260,11 +271,11 @@ CASES: tuple[Case, ...] = (
         (image,),
         kwok="the Pods keep their uid",
     ),
-    Case("rc-env-none", "RayCluster", "pod template env", "None (default)", "-", "none", ray_cluster, (env,)),
+    Case("rc-env-none", "RayCluster", "worker container env", "None (default)", "-", "none", ray_cluster, (env,)),
     Case(
         "rc-image-recreate",
         "RayCluster",
-        "pod template image",
+        "image (head and workers)",
         "Recreate",
         "-",
         "recreate-pods",
@@ -275,7 +286,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-env-recreate",
         "RayCluster",
-        "pod template env",
+        "worker container env",
         "Recreate",
         "-",
         "recreate-pods",
@@ -325,6 +336,26 @@ CASES: tuple[Case, ...] = (
         (min_replicas,),
     ),
     Case(
+        "rc-max-autoscaled",
+        "RayCluster",
+        "worker maxReplicas 5 -> 8 (in-tree autoscaling)",
+        "None (default)",
+        "-",
+        "update-in-place",
+        autoscaled_cluster,
+        (max_replicas,),
+    ),
+    Case(
+        "rc-max-none",
+        "RayCluster",
+        "worker maxReplicas 5 -> 8 (no autoscaling)",
+        "None (default)",
+        "-",
+        "none",
+        ray_cluster,
+        (max_replicas,),
+    ),
+    Case(
         "rc-add-group-none",
         "RayCluster",
         "worker group added",
@@ -359,7 +390,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-tolerations-recreate",
         "RayCluster",
-        "pod template tolerations",
+        "worker tolerations",
         "Recreate",
         "-",
         "none",
@@ -379,7 +410,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-suspend-false-recreate",
         "RayCluster",
-        "suspend: false written out",
+        "suspend: false written out (was left out)",
         "Recreate",
         "-",
         "recreate-pods",
@@ -420,9 +451,9 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-image-recreate-operator-upgraded",
         "RayCluster",
-        "pod template image",
+        "image (head and workers)",
         "Recreate",
-        "head Pod made by KubeRay v1.6.2",
+        "head Pod made by KubeRay v1.6.2 (operator upgraded since)",
         "none",
         lambda: ray_cluster(strategy="Recreate"),
         (image,),
@@ -431,7 +462,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rc-image-recreate-v16",
         "RayCluster",
-        "pod template image",
+        "image (head and workers)",
         "Recreate",
         "KubeRay v1.6",
         "recreate-pods",
@@ -455,7 +486,7 @@ CASES: tuple[Case, ...] = (
         "rs-image-default",
         "RayService",
         "rayClusterConfig image",
-        "(not set)",
+        "(not set: ENABLE_ZERO_DOWNTIME decides, default on)",
         "-",
         "new-cluster",
         lambda: ray_service(strategy=None),
@@ -465,7 +496,7 @@ CASES: tuple[Case, ...] = (
         "rs-image-default-env",
         "RayService",
         "rayClusterConfig image",
-        "(not set)",
+        "(not set: ENABLE_ZERO_DOWNTIME decides, default on)",
         "ENABLE_ZERO_DOWNTIME=false",
         "none",
         lambda: ray_service(strategy=None),
@@ -557,6 +588,16 @@ CASES: tuple[Case, ...] = (
         kwok="the active RayCluster keeps 1 replica, no pending RayCluster",
     ),
     Case(
+        "rs-max",
+        "RayService",
+        "worker maxReplicas 5 -> 8",
+        "NewCluster",
+        "-",
+        "none",
+        ray_service,
+        (max_replicas,),
+    ),
+    Case(
         "rs-add-group",
         "RayService",
         "worker group added at the end",
@@ -603,7 +644,7 @@ CASES: tuple[Case, ...] = (
         "RayService",
         "rayClusterConfig image",
         "NewCluster",
-        "active cluster made by KubeRay v1.6.2",
+        "active cluster made by KubeRay v1.6.2 (operator upgraded since)",
         "update-in-place",
         ray_service,
         (image,),
@@ -614,7 +655,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rj-entrypoint",
         "RayJob",
-        "entrypoint (a component: replaced)",
+        "entrypoint (through a component: the RayJob is replaced)",
         "-",
         "-",
         "rerun-job",
@@ -625,7 +666,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rj-entrypoint-apply",
         "RayJob",
-        "entrypoint (kubectl apply / GitOps)",
+        "entrypoint",
         "-",
         "-",
         "none",
@@ -637,7 +678,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rj-suspend-apply",
         "RayJob",
-        "suspend: true (kubectl apply / GitOps)",
+        "suspend: true",
         "-",
         "-",
         "suspend",
@@ -649,7 +690,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rcj-template",
         "RayCronJob",
-        "jobTemplate",
+        "jobTemplate entrypoint",
         "-",
         "RayCronJob on",
         "next-runs-only",
@@ -671,7 +712,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "rcj-gate-off",
         "RayCronJob",
-        "jobTemplate",
+        "jobTemplate entrypoint",
         "-",
         "RayCronJob off (default)",
         "none",

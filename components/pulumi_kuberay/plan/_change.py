@@ -12,7 +12,7 @@ from typing import Any, Final, Literal, get_args
 #: * ``none`` -- nothing reaches the running Pods / Serve applications (``why`` says why);
 #: * ``recreate-pods`` -- RayCluster ``upgradeStrategy: Recreate``: every Pod is deleted at once and recreated;
 #: * ``update-in-place`` -- the running cluster changes without a restart (worker Pods added or removed, a
-#:   new worker group, a RayService's active cluster rewritten);
+#:   new worker group, the autoscaler's min/maxReplicas bounds, a RayService's active cluster rewritten);
 #: * ``serve-update-in-place`` -- RayService: only the Serve applications are redeployed on the running cluster;
 #: * ``new-cluster`` -- RayService: a whole second cluster is prepared, traffic switches once it serves, the
 #:   old one is deleted (``extra`` is what it needs while both run);
@@ -103,6 +103,10 @@ class Footprint:
         return {"start": self.start.to_dict(), "most": self.most.to_dict()}
 
 
+#: The actions that run a second cluster beside the old one (their ``extra`` is needed on top of it).
+_SECOND_CLUSTER: Final = ("new-cluster", "incremental")
+
+
 @dataclass(frozen=True)
 class Change:
     """The plan for one object: ``action`` and ``why`` (one line each), plus what else the user should know."""
@@ -115,7 +119,8 @@ class Change:
     changed: tuple[str, ...] = ()
     #: Further facts, each a short sentence (what does not reach the Pods, when the old cluster goes, ...).
     notes: tuple[str, ...] = ()
-    #: new-cluster / incremental: what the second cluster needs while both run.
+    #: What the cluster this change brings up needs: new-cluster / incremental, the second cluster while both
+    #: run; create / resume, the one cluster created.
     extra: Footprint | None = None
     #: incremental: the traffic steps.
     steps: tuple[str, ...] = ()
@@ -135,7 +140,8 @@ class Change:
         """The one line preview shows: ``plan: RayCluster 'dev': recreate-pods: <why> [<notes>]``."""
         text = f"plan: {self.subject}: {self.action}: {self.why}"
         if self.extra is not None:
-            text += f"; extra while both clusters run: {self.extra.text()}"
+            label = "extra while both clusters run" if self.action in _SECOND_CLUSTER else "the cluster needs"
+            text += f"; {label}: {self.extra.text()}"
         if self.steps:
             text += f"; steps: {', '.join(self.steps)}"
         for note in self.notes:

@@ -6,6 +6,7 @@ it; a test keeps it current.
 
 from __future__ import annotations
 
+from pulumi_kuberay.plan import plan_change
 from pulumi_kuberay.plan._cases import CASES, Case
 
 KINDS = ("RayCluster", "RayService", "RayJob", "RayCronJob")
@@ -15,8 +16,9 @@ INTRO = """\
 
 Generated from the change table (`pulumi_kuberay.plan._cases`) by `scripts/gen-change-docs`; do not edit.
 
-At `pulumi preview` every component prints the plan for its object: the action below, why, the changed fields
-the operator reads, and for `new-cluster` / `incremental` what the second cluster needs while both run. At
+At `pulumi preview` every component prints the plan for its object: the action below, why (the column "the plan
+says"), the changed fields the operator reads, what a created cluster needs (`create`, `resume`) and for
+`new-cluster` / `incremental` what the second cluster needs while both run. At
 `pulumi up` the wait follows the plan (new Pods, the traffic switch, the rerun) and the `last_change` output
 records it. The plan is made against the live object when the cluster can be read (the head Pods' and the
 active cluster's hash annotations, the operator version that wrote them), else against the last applied
@@ -33,7 +35,8 @@ Every row is held three ways:
   (`tests/cluster/test_change_plan.py`; kwok Pods never run Ray, so a RayService never serves there).
 
 Actions: `none` (nothing reaches the running Pods), `recreate-pods` (every Pod deleted and recreated),
-`update-in-place` (Pods added or removed, no restart), `serve-update-in-place` (only the Serve applications
+`update-in-place` (the running cluster changes without a restart: Pods added or removed, a worker group added,
+the autoscaler's min/maxReplicas bounds), `serve-update-in-place` (only the Serve applications
 are redeployed), `new-cluster` (a second cluster, traffic switches when it serves, the old one is deleted),
 `incremental` (as new-cluster, traffic moved in steps), `rerun-job` (the job runs again from the start),
 `next-runs-only` (later runs take the new spec), `suspend` / `resume`.
@@ -50,9 +53,10 @@ def _version(case: Case) -> str:
 
 def _setting(case: Case) -> str:
     parts = [] if case.setting in ("", "-") else [case.setting]
-    parts += [f"gate {gate}={'on' if on else 'off'}" for gate, on in sorted(case.gates.items())]
+    # A gate the setting already names (``RayCronJob on``) is not said twice.
+    parts += [f"gate {gate}={'on' if on else 'off'}" for gate, on in sorted(case.gates.items()) if gate not in case.setting]
     if case.mode == "apply":
-        parts.append("edited in place (kubectl apply)")
+        parts.append("edited in place (kubectl apply, GitOps)")
     return "; ".join(parts) or "-"
 
 
@@ -64,14 +68,17 @@ def render() -> str:
         if not rows:
             continue
         out.append(f"\n## {kind}\n")
-        out.append("| change | upgrade strategy | gate / setting | action | checked at | local control plane | row |")
-        out.append("|---|---|---|---|---|---|---|")
+        out.append(
+            "| change | upgrade strategy | gate / setting | action | the plan says | checked at | local control plane | row |"
+        )
+        out.append("|---|---|---|---|---|---|---|---|")
         for case in rows:
             cells = [
                 case.change,
                 case.strategy,
                 _setting(case),
                 f"`{case.expected}`",
+                plan_change(case.old(), case.new(), case.operator(), case.live(), mode=case.mode).why,
                 _version(case),
                 case.kwok or "-",
                 f"`{case.id}`",

@@ -127,4 +127,34 @@ def describe_all(paths: Sequence[Path]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-__all__ = ["changed_paths", "describe", "describe_all"]
+#: The worker group fields the autoscaler reads as its bounds (``minReplicas``/``maxReplicas``).
+BOUNDS: Final = ("minReplicas", "maxReplicas")
+#: The worker group counts outside KubeRay's hashes (``GenerateHashWithoutReplicasAndWorkersToDelete``).
+COUNTS: Final = ("replicas", *BOUNDS)
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else str(value)
+
+
+def count_changes(old: Mapping[str, Any], new: Mapping[str, Any], keys: Sequence[str] = COUNTS) -> list[str]:
+    """``worker group cpu: maxReplicas 10 -> 12`` for each of ``keys`` that differs in a group on both sides."""
+
+    def groups(spec: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        found = spec.get("workerGroupSpecs")
+        items = found if isinstance(found, list) else []
+        return {str(g["groupName"]): g for g in items if isinstance(g, Mapping) and isinstance(g.get("groupName"), str)}
+
+    before, after = groups(old), groups(new)
+    out: list[str] = []
+    for name, group in after.items():
+        if name not in before:
+            continue
+        for key in keys:
+            was, now = before[name].get(key), group.get(key)
+            if was != now:
+                out.append(f"worker group {name}: {key} {_shown(was)} -> {_shown(now)}")
+    return out
+
+
+__all__ = ["BOUNDS", "COUNTS", "changed_paths", "count_changes", "describe", "describe_all"]

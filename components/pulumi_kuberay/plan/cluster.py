@@ -26,7 +26,7 @@ from pulumi_kuberay.plan import _fields, hashing
 from pulumi_kuberay.plan._change import Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan._gojson import GoDecodeError
-from pulumi_kuberay.plan._resources import desired_workers
+from pulumi_kuberay.plan._resources import desired_workers, footprint
 
 KIND = "RayCluster"
 #: Fields outside the hash: other controllers (the autoscaler, Kueue) write them.
@@ -141,7 +141,26 @@ def _recreate_decision(
     return old_hash != new_hash, None
 
 
-def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its order)
+_STORED_THE_SAME = "no change to the spec as the API server stores it (only defaults or empty fields differ)"
+
+
+def _say_bounds(
+    old_spec: Mapping[str, Any], new_spec: Mapping[str, Any], in_place: list[str], notes: list[str]
+) -> None:
+    """min/maxReplicas changes: the autoscaler's bounds (it reads them from the RayCluster, Ray's KubeRay node
+    provider); without it they only clamp ``replicas`` (``GetWorkerGroupDesiredReplicas``, counted already)."""
+    bounds = "; ".join(_fields.count_changes(old_spec, new_spec, _fields.BOUNDS))
+    if not bounds:
+        return
+    if new_spec.get("enableInTreeAutoscaling") is True:
+        in_place.append(
+            f"the autoscaler's bounds change ({bounds}): it scales within them from now on, no Pod restarts"
+        )
+    elif not in_place:
+        notes.insert(0, f"{bounds}: no Pod changes (without enableInTreeAutoscaling the bounds only clamp replicas)")
+
+
+def plan_cluster(  # noqa: C901, PLR0912  (the RayCluster controller's decisions in its order)
     old: Mapping[str, Any] | None,
     new: Mapping[str, Any],
     operator: Operator | None = None,
@@ -154,7 +173,15 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
     base = _dict((live.obj if live is not None and live.obj is not None else old) or {}).get("spec")
     source = "the live object" if live is not None and live.obj is not None else "the last applied manifest"
     if base is None:
-        return Change(KIND, name, "create", "a new cluster: every Pod is created", wait="ready", version=version)
+        return Change(
+            KIND,
+            name,
+            "create",
+            "a new cluster: every Pod is created",
+            extra=footprint(_dict(new.get("spec"))),
+            wait="ready",
+            version=version,
+        )
     old_spec, new_spec = _dict(base), keep_unowned_replicas(_dict(base), _dict(new.get("spec")))
     unmanaged = not_reconciled(KIND, name, new_spec, version, source)
     if unmanaged is not None:
@@ -248,9 +275,12 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
             else (f"upgradeStrategy {strategy or 'None (default)'}")
         )
         what = ", ".join(_fields.describe_all(template_paths)) or "spec"
-        notes.append(
-            f"{where}: running Pods keep the old spec ({what}); only Pods created later (scale-up, a replaced Pod) get the new one"
-        )
+        if recreate_note:
+            notes.append(f"changed: {what}; only Pods created later (scale-up, a replaced Pod) get the new spec")
+        else:
+            notes.append(
+                f"{where}: running Pods keep the old spec ({what}); only Pods created later (scale-up, a replaced Pod) get the new one"
+            )
     if scheduling:
         notes.append("tolerations and schedulingGates are outside KubeRay's hash: running Pods keep the old ones")
     notes.extend(left)
@@ -261,6 +291,7 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
             notes.append(
                 "if the running Pods predate an earlier change made without Recreate, they are all recreated now"
             )
+    _say_bounds(old_spec, new_spec, in_place, notes)
     if in_place:
         return Change(
             KIND,
@@ -275,8 +306,9 @@ def plan_cluster(  # noqa: C901  (the RayCluster controller's decisions in its o
             facts=facts,
         )
     if not paths:
-        return Change(KIND, name, "none", "no change to the spec", version=version, source=source, facts=facts)
-    why = notes.pop(0) if notes else "nothing the operator acts on changed"
+        why = "no change to the spec" if old_spec == new_spec else _STORED_THE_SAME
+        return Change(KIND, name, "none", why, version=version, source=source, facts=facts)
+    why = notes.pop(0) if notes else f"{', '.join(changed) or 'the change'}: nothing the operator acts on"
     return Change(
         KIND, name, "none", why, changed=changed, notes=tuple(notes), version=version, source=source, facts=facts
     )

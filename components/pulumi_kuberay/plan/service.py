@@ -140,6 +140,10 @@ class _Decider:
         return _Cluster(cluster.name, self.full, groups, self.op.version_text, cluster.suspend)
 
 
+def _names(names: list[str]) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
 def serve_changes(old_text: Any, new_text: Any) -> tuple[bool, str]:
     """(is the config submitted again, what changed in words): the operator compares the text."""
     if old_text == new_text:
@@ -156,14 +160,14 @@ def serve_changes(old_text: Any, new_text: Any) -> tuple[bool, str]:
     removed = [n for n in old_apps if n not in new_apps]
     changed = [n for n in new_apps if n in old_apps and new_apps[n] != old_apps[n]]
     if changed:
-        parts.append(f"application(s) {', '.join(changed)} redeployed")
+        parts.append(f"Serve application(s) {_names(changed)} redeployed")
     if added:
-        parts.append(f"application(s) {', '.join(added)} added")
+        parts.append(f"Serve application(s) {_names(added)} added")
     if removed:
-        parts.append(f"application(s) {', '.join(removed)} deleted")
+        parts.append(f"Serve application(s) {_names(removed)} deleted")
     unchanged = [n for n in new_apps if n in old_apps and new_apps[n] == old_apps[n]]
     if unchanged:
-        parts.append(f"{', '.join(unchanged)} untouched")
+        parts.append(f"{_names(unchanged)} untouched")
     if _top(old_text) != _top(new_text):
         parts.insert(0, "Serve's http/grpc options changed")
     return True, "; ".join(parts) or "serveConfigV2 changed"
@@ -368,8 +372,10 @@ def plan_service(  # noqa: C901, PLR0912, PLR0915  (the RayService controller's 
             "rayClusterConfig.suspend is applied only when a cluster is created (v1.7; Kueue owns it afterwards): the active cluster is not changed"
         )
     elif paths and not in_place and all(_muted(p) for p in paths):
+        counts = _fields.count_changes(_dict(old_spec.get("rayClusterConfig")), goal)
+        what = "; ".join(counts) or ", ".join(_fields.describe_all(paths))
         notes.append(
-            "worker replicas/minReplicas/maxReplicas are outside KubeRay's hash: the active cluster is not updated (set them through the autoscaler, or add a worker group)"
+            f"{what}: not applied to the running cluster: KubeRay's cluster hash leaves out worker replicas, minReplicas, maxReplicas, workersToDelete, tolerations and schedulingGates, so the active RayCluster (and its autoscaler) keeps the old values until a new cluster is prepared or a worker group is added at the end"
         )
     if upgrading and pending is not None and serve_changed:
         notes.append(f"the Serve config goes to the cluster being prepared ({pending.name})")
@@ -380,14 +386,14 @@ def plan_service(  # noqa: C901, PLR0912, PLR0915  (the RayService controller's 
     if serve_changed:
         return make(
             "serve-update-in-place",
-            serve_words + " on the running cluster",
+            f"on the running cluster: {serve_words}",
             notes=tuple(notes),
             wait="serve",
             facts=facts,
         )
     if old_spec == spec:
         return Change(KIND, name, "none", "no change to the spec", version=version, source=source, facts=facts)
-    why = notes.pop(0) if notes else "nothing the operator acts on changed"
+    why = notes.pop(0) if notes else f"{', '.join(changed) or 'the change'}: nothing the operator acts on"
     return make("none", why, notes=tuple(notes), facts=facts)
 
 
