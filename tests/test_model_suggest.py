@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import difflib
 
+import pulumi_kuberay as kr
+import pytest
 from pulumi_kuberay.model.suggest import closest, did_you_mean
+from pydantic import ValidationError
 
 
 def test_prefix_match_difflib_misses() -> None:
@@ -35,3 +38,9 @@ def test_ambiguous_prefix_falls_back_to_difflib() -> None:
 def test_did_you_mean_text() -> None:
     assert did_you_mean("production", ["dev", "prod"]) == "did you mean 'prod'?"
     assert did_you_mean("zzz", ["dev", "prod"]) is None
+
+
+def test_unknown_keyword_of_a_model_uses_it() -> None:
+    with pytest.raises(ValidationError) as info:
+        kr.WorkerGroupSpec(group_name="w", min_replica=1)  # type: ignore[call-arg]
+    assert "unknown field 'min_replica': did you mean 'min_replicas'?" in str(info.value)
