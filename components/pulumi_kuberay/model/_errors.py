@@ -5,7 +5,6 @@ turning of pydantic's locations into CRD field paths (``spec.workerGroupSpecs[1]
 
 from __future__ import annotations
 
-import difflib
 import types
 import warnings
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ._quantity import QUANTITY_PATTERN
+from .suggest import did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -96,12 +96,7 @@ def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> Validation
                 names = [n for n, i in parent.model_fields.items()]
                 aliases = [i.alias for i in parent.model_fields.values() if i.alias]
                 pool = aliases if key != key.lower() else names
-                close = difflib.get_close_matches(key, pool, n=1, cutoff=0.6)
-                hint = (
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else f"known fields: {', '.join(names)}"
-                )
+                hint = did_you_mean(key, pool) or f"known fields: {', '.join(names)}"
                 details.append(
                     InitErrorDetails(
                         type=PydanticCustomError(
@@ -272,11 +267,9 @@ def problems_from_validation_error(
             _, parent_tp = humanize_loc(root, loc[:-1])
             key = str(loc[-1])
             names = _field_names(parent_tp)
-            by_lower = {n.lower(): n for n in names}
-            close = [by_lower[c] for c in difflib.get_close_matches(key.lower(), list(by_lower), n=1, cutoff=0.6)]
             kind = "unknown_field"
             message = f"unknown field {key!r} (the API server would silently drop it)"
-            fix = f"did you mean {close[0]!r}?" if close else (
+            fix = did_you_mean(key, names) or (
                 f"remove it; known fields here: {', '.join(names)}" if names else "remove it"
             )
         elif etype == "missing":
