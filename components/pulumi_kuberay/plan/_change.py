@@ -129,7 +129,7 @@ class Change:
     #: The operator version the plan models (``v1.7.0``) and where the old state came from.
     version: str = ""
     source: str = ""
-    #: Facts the plan rules read (e.g. ``template_changed``, ``gpus_during_rollout``).
+    #: Facts the change rules read (e.g. ``template_not_applied``, ``cluster_change_ignored``, ``extra_gpus``).
     facts: Mapping[str, Any] = field(default_factory=dict)
 
     @property

@@ -174,7 +174,9 @@ class Violation:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may depend on besides the manifest. Built only by ``Target.context()``."""
+    """What a check may depend on besides the manifest: made by ``Target.context()`` for a target; a bare
+    ``Context()`` (the default of ``check_stack`` / ``check_setup``) is KubeRay v1.7.0 with its default gates, no
+    environment, no operator known."""
 
     kuberay_version: Version = LATEST_VERSION
     feature_gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULT_FEATURE_GATES))
