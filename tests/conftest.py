@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import hypothesis  # noqa: F401  (see below)
 import pytest
+
+# hypothesis's pytest plugin imports hypothesis lazily, in the terminal summary, and pytest's assertion rewriting
+# then compiles it; on CPython 3.11.7 a compile that late, after the Pulumi mock runtime's event loops have run,
+# can die with "SystemError: AST constructor recursion depth mismatch" (a finished run of
+# tests/test_inputs_components.py alone exited 1 that way). Imported here, it is compiled before any test runs.
 
 #: ``scripts/test`` sets it to a file: a collection-only run writes there the tiers the selected tests need.
 NEEDS_ENV = "PULUMI_KUBERAY_LIST_NEEDS"

@@ -295,6 +295,36 @@ def test_outputs_derived_from_a_secret_are_secret() -> pulumi.Output[Any]:
     return flag.apply(lambda value: _assert(value is True))
 
 
+@pulumi.runtime.test
+def test_a_secret_elsewhere_in_the_spec_leaves_names_urls_and_the_jobs_selector_plain() -> pulumi.Output[Any]:
+    install()
+    cluster = RayCluster("secretive", cluster_dict(env={"API_TOKEN": pulumi.Output.secret(SECRET_VALUE)}))
+    job = RayJob("batch", {"entrypoint": "python -c 'import ray'"}, cluster=cluster)
+    outputs = (cluster.cluster_name, cluster.dashboard_url, cluster.client_address, cluster.head_service_name)
+
+    async def flags() -> list[bool]:
+        flags = [await o.is_secret() for o in outputs]
+        flags.append(await job.resource.spec.is_secret())
+        flags.append(await cluster.manifest_output.is_secret())  # the whole manifest holds the secret: secret
+        return flags
+
+    flag: pulumi.Output[list[bool]] = pulumi.Output.from_input(flags())
+    return flag.apply(lambda value: _assert(value == [False, False, False, False, False, True]))
+
+
+@pulumi.runtime.test
+def test_a_secret_head_image_makes_the_jobs_spec_secret() -> pulumi.Output[Any]:
+    install()
+    cluster = RayCluster("secretive", cluster_dict(pulumi.Output.secret(IMAGE)))
+    job = RayJob("batch", {"entrypoint": "python -c 'import ray'"}, cluster=cluster)
+
+    async def flags() -> list[bool]:
+        return [await cluster.cluster_name.is_secret(), await job.resource.spec.is_secret()]
+
+    flag: pulumi.Output[list[bool]] = pulumi.Output.from_input(flags())
+    return flag.apply(lambda value: _assert(value == [False, True]))
+
+
 def test_a_secret_in_an_error_message_is_redacted() -> None:
     install()
 

@@ -220,6 +220,7 @@ def test_import_loads_only_pydantic_and_the_model_package() -> None:
         "pulumi_kuberay.model._field_docs",
         "pulumi_kuberay.model._k8s",
         "pulumi_kuberay.model._quantity",
+        "pulumi_kuberay.model.suggest",
     ]
     assert "pydantic" in loaded
     assert [m for m in loaded if m.split(".")[0] in {"pulumi", "pulumi_kubernetes", "yaml", "grpc"}] == []

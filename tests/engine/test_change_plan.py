@@ -47,9 +47,10 @@ def test_staging_cluster_image_change_prints_the_plan(tmp_path: Path, pulumi_cli
     workspace = _workspace(tmp_path, pulumi_cli, "staging")
     up = workspace.pulumi("up", "--stack", "staging", "--yes", "--skip-preview")
     assert up.returncode == 0, up.describe()
-    assert _plan_lines(up.output) == ["plan: RayCluster 'shared': create: a new cluster: every Pod is created"], (
-        up.output
-    )
+    assert _plan_lines(up.output) == [
+        "plan: RayCluster 'shared': create: a new cluster: every Pod is created; the cluster needs: 2.5 CPU, "
+        "8.5Gi memory (up to 22.5 CPU, 88.5Gi memory if it scales to maxReplicas)"
+    ], up.output
 
     unchanged = workspace.pulumi("preview", "--stack", "staging")
     assert unchanged.returncode == 0, unchanged.describe()

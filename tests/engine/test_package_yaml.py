@@ -214,6 +214,13 @@ def test_secret_inputs_stay_secret_in_state(examples: dict[str, Any], pulumi_cli
     workspace.pulumi("config", "set", "--stack", "ci", "renderDir", "rendered", check=True)
     up = workspace.pulumi("up", "--stack", "ci", "--yes")
     assert up.returncode == 0, up.describe()
+    # The secret stays in its field: the cluster's names and URLs are not secret, nor the RayJob of cluster=
+    # (its selector and submitter image come from the cluster), whose rendered file holds no secret value.
+    outputs = json.loads(workspace.pulumi("stack", "output", "--stack", "ci", "--json", check=True).stdout)
+    assert outputs["dashboard"] == "http://shared-head-svc.ray.svc.cluster.local:8265", outputs
+    assert outputs["clientAddress"] == "ray://shared-head-svc.ray.svc.cluster.local:10001", outputs
+    assert "kubernetes:ray.io/v1:RayJob (batch):" not in up.output, up.describe()  # no diagnostic of its own
+    assert "rendered YAML will contain a secret value in plaintext" in up.output, up.describe()  # the cluster's
     for value in (SECRET, PLAIN_MARKED_SECRET):
         assert value not in up.output
         state = stack_state(workspace, "ci")

@@ -52,6 +52,7 @@ from pulumi_kuberay.resources._shared import (
     coerce_spec,
     diagnosis_summary,
     format_finding,
+    head_container,
     object_metadata,
     render_manifest,
     render_spec,
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
+_T = TypeVar("_T")
 
 #: The label Kueue reads to admit a workload into a LocalQueue (``local_queue=``; rule ``kueue-rayjob-limits``).
 KUEUE_QUEUE_LABEL = QUEUE_LABEL
@@ -257,7 +259,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             self.manifest = built.manifest
             self._built_now = built
             self._target = built.target
-            self._manifest_for_dependents = built.manifest
+            self._manifest_for_dependents = dependents_view(built.manifest) if built.manifest is not None else None
             super().__init__(token(self.KIND), name, None, opts)
             self._planner = self._make_planner(opts)
             self._warn(built, [])
@@ -304,10 +306,17 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             # Always "known": values not known yet are the unknown sentinel inside it (a RayJob's cluster=).
             manifest = (await task)[0].manifest
             unknown = {"name": UNKNOWN_SENTINEL, "namespace": UNKNOWN_SENTINEL}
-            return manifest if manifest is not None else {"metadata": unknown, "spec": {}}
+            return dependents_view(manifest) if manifest is not None else {"metadata": unknown, "spec": {}}
+
+        async def dependents_secret() -> bool:
+            # Secret only when what a dependent reads holds a secret value: a password elsewhere in the spec
+            # must not make the RayJob of cluster= (its selector, its submitter image) secret as a whole.
+            built, resolved = await task
+            view = dependents_view(built.manifest) if built.manifest is not None else {}
+            return bool(resolved.secrets) and bool(_inputs.secrets_found(view, resolved.secrets))
 
         self._manifest_for_dependents = pulumi.Output(
-            later(deps), later(for_dependents), ready(True), later(built_secret)
+            later(deps), later(for_dependents), ready(True), later(dependents_secret)
         )
 
         def prop(key: str) -> pulumi.Output[Any]:
@@ -349,6 +358,34 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             )
         self._warn(built, resolved.secrets)
         return built, resolved
+
+    def _from_built(
+        self, built: pulumi.Output[Built[SpecT]], derive: Callable[[Built[SpecT]], _T]
+    ) -> pulumi.Output[_T]:
+        """``derive`` of the spec built once the inputs are known, secret only if its value holds a secret value.
+
+        ``built`` as a whole is secret when any input is (a Redis password): the names, ports and URLs derived
+        from it are not, unless a secret value is in them (the same per-value rule as the custom resource's
+        fields, ``_inputs.mark_secrets``)."""
+        task = self._later
+        if task is None:  # the inputs were plain values: nothing is secret
+            return derived(built, derive)
+
+        async def value() -> _T:
+            return derive((await task)[0])
+
+        async def known() -> bool:
+            built, resolved = await task
+            return resolved.known and built.manifest is not None
+
+        async def secret() -> bool:
+            built, resolved = await task
+            return bool(resolved.secrets) and bool(_inputs.secrets_found(derive(built), resolved.secrets))
+
+        async def deps() -> set[pulumi.Resource]:
+            return (await task)[1].resources
+
+        return pulumi.Output(OnAwait(deps), OnAwait(value), OnAwait(known), OnAwait(secret))
 
     def _subject(self, name: str, common: CommonArgs) -> str:
         k8s_name = common.object_name or name
@@ -438,7 +475,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
         now = self._built_now
         # Known at construction: the plan itself (the same status Output, two tasks fewer than through ``built``).
-        plan = (now.wait_plan or none) if now is not None else built.apply(lambda b: b.wait_plan or none)
+        plan = (now.wait_plan or none) if now is not None else self._from_built(built, lambda b: b.wait_plan or none)
         return awaited_status(
             self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure, follow=self._planner
         )
@@ -510,8 +547,20 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             k8s_name = known_output(_object_name(now, name))
         else:
             self.manifest_output = built.apply(lambda b: b.manifest or {})
-            k8s_name = built.apply(lambda b: _object_name(b, name))
+            k8s_name = self._from_built(built, lambda b: _object_name(b, name))
         self.register_outputs(self._declare_outputs(built, k8s_name))
+
+
+def dependents_view(manifest: Mapping[str, Any]) -> JsonDict:
+    """What another component reads of this object's manifest (a RayJob of ``cluster=``): its name and namespace
+    and the head container's name and image, nothing else (no env, no secrets of the spec)."""
+    meta = manifest.get("metadata") or {}
+    head = head_container(manifest.get("spec"))
+    container = {k: head[k] for k in ("name", "image") if k in head}
+    return {
+        "metadata": {k: meta[k] for k in ("name", "namespace") if k in meta},
+        "spec": {"headGroupSpec": {"template": {"spec": {"containers": [container] if container else []}}}},
+    }
 
 
 def operator_options(

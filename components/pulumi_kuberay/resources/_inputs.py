@@ -147,7 +147,7 @@ def secrets_found(value: Any, secrets: list[Any]) -> set[int]:
     """The indexes (into ``secrets``) of the secret values some leaf of ``value`` holds."""
     if isinstance(value, Mapping):
         return set().union(*(secrets_found(v, secrets) for v in value.values()))
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return set().union(*(secrets_found(v, secrets) for v in value))
     return {i for i, s in enumerate(secrets) if _holds_secret(value, [s])}
 

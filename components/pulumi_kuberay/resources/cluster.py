@@ -167,7 +167,7 @@ class RayCluster(RayComponent[RayClusterSpec]):
             self.dashboard_url = derived(self.namespace, _service_url, "http", service, dashboard)
             self.client_address = derived(self.namespace, _service_url, "ray", service, client)
         else:
-            head = built.apply(names)
+            head = self._from_built(built, names)
             self.cluster_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
                 lambda pair: str((pair[0] or {}).get("name") or pair[1])
             )

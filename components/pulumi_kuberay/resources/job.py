@@ -227,7 +227,7 @@ class RayJob(RayComponent[RayJobSpec]):
 
         awaited = self._awaited_status(built, fail_on_failure=False)  # --- wait: checked() raises the failure
         self.status = pulumi.Output.all(built, awaited, subject).apply(checked)
-        spec_job_id = derived(built, lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
+        spec_job_id = self._from_built(built, lambda b: ((b.manifest or {}).get("spec") or {}).get("jobId"))
         self.job_id = pulumi.Output.all(self.status, spec_job_id).apply(
             lambda pair: (pair[0] or {}).get("jobId") or pair[1]
         )

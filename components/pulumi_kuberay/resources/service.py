@@ -130,7 +130,7 @@ class RayService(RayComponent[RayServiceSpec]):
                 application_routes(spec),
             )
 
-        found = derived(built, names)
+        found = self._from_built(built, names)
         self.service_name = pulumi.Output.all(cr.metadata, k8s_name).apply(
             lambda pair: str((pair[0] or {}).get("name") or pair[1])
         )
