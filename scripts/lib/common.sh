@@ -72,6 +72,17 @@ untee_stderr() {
   wait "$TEE_PID" 2>/dev/null || true
 }
 
+# ---- the KubeRay operator's Go module and its reference copy ------------------------------------------
+# The reference material (KUBERAY_REFERENCE_DIR, default ../shared beside the repository) holds the operator's
+# module at the versions the module proxy refuses; ensure-kube builds the local operator from it, ensure-oracle
+# the oracle.
+OPERATOR_MOD=github.com/ray-project/kuberay/ray-operator
+REF_ROOT=${KUBERAY_REFERENCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared}
+# ref_dir VERSION (1.7.0 or v1.7.0): the operator module's folder in the reference material.
+ref_dir() { echo "$REF_ROOT/kuberay/v${1#v}/ray-operator"; }
+# ref_ok VERSION: is that folder there and really the operator module?
+ref_ok() { [ -f "$(ref_dir "$1")/go.mod" ] && grep -qx "module $OPERATOR_MOD" "$(ref_dir "$1")/go.mod"; }
+
 # ---- Go ------------------------------------------------------------------------------------------------
 # find_go: true when a Go toolchain is on PATH, or in one of the usual places (then put on PATH).
 find_go() {
