@@ -197,7 +197,7 @@ def mocks() -> Iterator[MockEnv]:
 def _simulate(monkeypatch: pytest.MonkeyPatch, kubeconfig: Path, obj: dict[str, Any]) -> None:
     monkeypatch.setenv(component_await.AWAIT_ENV, "component")
 
-    def fetcher(plan: component_await.AwaitPlan) -> Any:
+    def fetcher(plan: component_await.WaitSpec) -> Any:
         return lambda kind, ns, name: (copy.deepcopy(obj), [], NOW)
 
     monkeypatch.setattr(component_await, "_fetcher", fetcher)
@@ -258,7 +258,7 @@ def test_rayjob_on_a_cluster_is_registered_after_the_clusters_wait(
     monkeypatch.setenv(component_await.AWAIT_ENV, "component")
     registered_before_wait_ended: list[int] = []
 
-    def fetcher(plan: component_await.AwaitPlan) -> Any:
+    def fetcher(plan: component_await.WaitSpec) -> Any:
         def fetch(kind: str, ns: str, name: str) -> Any:
             registered_before_wait_ended.append(len(mocks.ray("RayJob")))
             return copy.deepcopy(snap("raycluster-ready")), [], NOW

@@ -49,7 +49,7 @@ class _Reporting(NamedTuple):
     report: Callable[[proto.AnalyzeResponse, str], None]
 
 
-class _Plan(NamedTuple):
+class _PolicyGroups(NamedTuple):
     """The enabled verdict policies, grouped by their policy config (one catalogue run per group)."""
 
     by_config: list[tuple[Mapping[str, Any] | None, dict[str, _Reporting]]]
@@ -78,24 +78,24 @@ class OneRunServicer(_PolicyAnalyzerServicer):
         self.answers_all = resource_policies <= verdicts.policies and all(
             p.has_validation() for p in self._pack_policies if isinstance(p, ResourceValidationPolicy)
         )
-        self._plan: _Plan | None = None
-        self._plan_lock = threading.Lock()  # the engine may call Analyze from several threads
+        self._groups: _PolicyGroups | None = None
+        self._groups_lock = threading.Lock()  # the engine may call Analyze from several threads
         self._runtime_configured = False
 
     def Configure(self, request: Any, context: Any) -> Any:
-        with self._plan_lock:
+        with self._groups_lock:
             response = super().Configure(request, context)  # type: ignore[no-untyped-call]
-            self._plan = None  # levels and configs changed
+            self._groups = None  # levels and configs changed
         return response
 
-    def _current_plan(self) -> _Plan:
-        plan = self._plan
-        if plan is None:
-            with self._plan_lock:  # not while Configure changes the levels
-                plan = self._plan = self._plan or self._make_plan()
-        return plan
+    def _current_groups(self) -> _PolicyGroups:
+        groups = self._groups
+        if groups is None:
+            with self._groups_lock:  # not while Configure changes the levels
+                groups = self._groups = self._groups or self._make_groups()
+        return groups
 
-    def _make_plan(self) -> _Plan:
+    def _make_groups(self) -> _PolicyGroups:
         groups: dict[str, tuple[Mapping[str, Any] | None, dict[str, _Reporting]]] = {}
         for index, policy in enumerate(self._pack_policies):
             if not isinstance(policy, ResourceValidationPolicy) or policy.name not in self.verdicts.policies:
@@ -109,7 +109,7 @@ class OneRunServicer(_PolicyAnalyzerServicer):
             key = json.dumps(config or {}, sort_keys=True)
             members = groups.setdefault(key, (config, {}))[1]
             members[policy.name] = _Reporting(index, self._reporter(policy, level))
-        return _Plan(list(groups.values()))
+        return _PolicyGroups(list(groups.values()))
 
     def _reporter(self, policy: Policy, level: EnforcementLevel) -> Callable[[proto.AnalyzeResponse, str], None]:
         def report(response: proto.AnalyzeResponse, message: str) -> None:
@@ -130,13 +130,13 @@ class OneRunServicer(_PolicyAnalyzerServicer):
             # again on every call
             self._configure_runtime_settings()  # type: ignore[no-untyped-call]
             self._runtime_configured = True
-        plan = self._current_plan()
+        groups = self._current_groups()
         response = proto.AnalyzeResponse()
-        if not plan.by_config:
+        if not groups.by_config:
             return response
         manifest = decode_properties(request.properties)
         found: list[tuple[int, int, _Reporting, str]] = []
-        for config, members in plan.by_config:
+        for config, members in groups.by_config:
             for owner, message in self.verdicts(request.urn, manifest, config):
                 reporting = members.get(owner)
                 if reporting is not None:

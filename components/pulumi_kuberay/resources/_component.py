@@ -37,7 +37,7 @@ from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
     DEFAULT_TIMEOUT_SECONDS,
-    AwaitPlan,
+    WaitSpec,
     awaited_status,
     cluster_access,
     plan_await,
@@ -150,7 +150,7 @@ class Built(Generic[SpecT]):
     """Warnings of the component itself (e.g. replicas left to the autoscaler)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """What a kind keeps for its outputs (e.g. the selected cluster's outputs)."""
-    wait_plan: AwaitPlan | None = None
+    wait_spec: WaitSpec | None = None
     """How ``pulumi up`` waits for the object (``_component_await.plan_await``)."""
     target: Target | None = None
     """What the object is checked against (operator version and gates: the change plan's operator too)."""
@@ -448,7 +448,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             timeout_seconds=common.timeout_seconds,
             enabled=bool(common.wait),
         )
-        built.wait_plan = dataclasses.replace(plan, subject=subject)
+        built.wait_spec = dataclasses.replace(plan, subject=subject)
         metadata = with_annotations(metadata, plan.annotations)
         if self.FORCE_APPLY:
             metadata = with_annotations(metadata, {FORCE_APPLY_ANNOTATION: "true"})
@@ -472,10 +472,10 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     ) -> pulumi.Output[JsonDict | None]:
         """The live status once ``pulumi up``'s wait for the object is over (``_component_await.awaited_status``);
         the wait follows the change plan of this run (``_change_plan``)."""
-        none = AwaitPlan("none", {}, DEFAULT_TIMEOUT_SECONDS)
+        none = WaitSpec("none", {}, DEFAULT_TIMEOUT_SECONDS)
         now = self._built_now
         # Known at construction: the plan itself (the same status Output, two tasks fewer than through ``built``).
-        plan = (now.wait_plan or none) if now is not None else self._from_built(built, lambda b: b.wait_plan or none)
+        plan = (now.wait_spec or none) if now is not None else self._from_built(built, lambda b: b.wait_spec or none)
         return awaited_status(
             self, self.resource, self.KIND, plan, fail_on_failure=fail_on_failure, follow=self._planner
         )

@@ -33,9 +33,9 @@ from pulumi_kuberay.resources._verdict import Verdict, deletes_itself, verdict
 from pulumi_kuberay.status import diagnose
 
 __all__ = [
-    "AwaitPlan",
     "AwaitTimeoutError",
     "WaitFailedError",
+    "WaitSpec",
     "awaited_status",
     "cluster_access",
     "plan_await",
@@ -63,7 +63,7 @@ class AwaitTimeoutError(pulumi.RunError):
 
 
 @dataclass(frozen=True)
-class AwaitPlan:
+class WaitSpec:
     """How one object is waited for: ``mode`` and the annotations that go with it."""
 
     mode: Mode
@@ -154,7 +154,7 @@ def plan_await(
     timeout_seconds: int | None,
     enabled: bool = True,
     annotations: Mapping[str, str] | None = None,
-) -> AwaitPlan:
+) -> WaitSpec:
     """Decide, at construction (same answer in preview and up), how the object will be waited for.
     ``enabled=False`` (``wait_for_ready=False``): not at all. The user's own ``pulumi.com/waitFor`` or
     ``pulumi.com/skipAwait`` annotation wins: then the provider waits as told and the component does not."""
@@ -163,16 +163,16 @@ def plan_await(
     timeout = timeout_seconds or DEFAULT_TIMEOUT_SECONDS
     deleted_ok = kind == "RayJob" and deletes_itself(spec)
     if not enabled:
-        return AwaitPlan("none", {}, timeout)
+        return WaitSpec("none", {}, timeout)
     if annotations and (_provider_wait_for.WAIT_FOR_ANNOTATION in annotations or SKIP_AWAIT_ANNOTATION in annotations):
-        return AwaitPlan("provider", {}, timeout)
+        return WaitSpec("provider", {}, timeout)
     choice = (os.environ.get(AWAIT_ENV) or "auto").strip().lower()
     if choice not in ("auto", "component", "provider"):
         raise ValueError(f"{AWAIT_ENV}={choice!r}: expected auto, component or provider")
     known, found, context = _cluster_of(opts)
     use_component = choice == "component" or (choice == "auto" and known and not _mocked())
     if use_component and found is not None:
-        return AwaitPlan(
+        return WaitSpec(
             "component",
             {SKIP_AWAIT_ANNOTATION: "true"},
             timeout,
@@ -180,14 +180,14 @@ def plan_await(
             context=context,
             deleted_ok=deleted_ok,
         )
-    return AwaitPlan(
+    return WaitSpec(
         "provider",
         _provider_wait_for.wait_annotations(kind, timeout_seconds=timeout_seconds, spec=spec, labels=labels),
         timeout,
     )
 
 
-def _fetcher(plan: AwaitPlan) -> Fetch:
+def _fetcher(plan: WaitSpec) -> Fetch:
     assert plan.kubeconfig is not None
     client = _kube.load_client(plan.kubeconfig[0], plan.kubeconfig[1], plan.context)
 
@@ -242,7 +242,7 @@ def awaited_status(  # noqa: C901  (the wait, then the change plan's follow-thro
     component: pulumi.Resource,
     cr: pulumi.CustomResource,
     kind: str,
-    plan: AwaitPlan | pulumi.Output[AwaitPlan],
+    plan: WaitSpec | pulumi.Output[WaitSpec],
     *,
     subject: str = "",
     deleted_ok: bool | None = None,

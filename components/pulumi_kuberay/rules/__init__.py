@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from . import _paths, _plan
+from . import _paths, _selection
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     ENVIRONMENTS,
@@ -244,13 +244,13 @@ def _run_rule(rule: Rule, subject: Any, ctx: Context) -> list[tuple[Violation, F
         return [(Violation(finding.message, "", index=0), finding)]
 
 
-def _run_plan(plan: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> list[Finding]:
-    """Every rule of ``plan`` on ``doc``: :func:`_run_rule` for each, without a list per rule (the loop runs
+def _run_rules(rules: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> list[Finding]:
+    """Every rule of ``rules`` on ``doc``: :func:`_run_rule` for each, without a list per rule (the loop runs
     ~90 rules per document, most of which find nothing)."""
     findings: list[Finding] = []
     append = findings.append
     audience = ctx.audience
-    for rule in plan:
+    for rule in rules:
         mark = len(findings)
         try:
             for violation in rule.check(doc, ctx):
@@ -331,22 +331,22 @@ def _suspended_cron(doc: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class _Checking:
-    """What ``check`` keeps for one target: its Context, and the plan of each (kind, handed over) under it."""
+    """What ``check`` keeps for one target: its Context, and the rules selected for each (kind, handed over)."""
 
     target: Target
     context: Context
-    #: (kind, handed_over) -> (the catalogue index it was made from, the plan): a new index makes new plans.
-    plans: dict[tuple[Any, bool], tuple[_plan.CatalogueIndex, tuple[Rule, ...]]] = dataclasses.field(
+    #: (kind, handed_over) -> (the catalogue index it was made from, the selection): a new index makes new selections.
+    selections: dict[tuple[Any, bool], tuple[_selection.CatalogueIndex, tuple[Rule, ...]]] = dataclasses.field(
         default_factory=dict
     )
 
-    def plan(self, index: _plan.CatalogueIndex, kind: Any, handed_over: bool) -> tuple[Rule, ...]:
-        kept = self.plans.get((kind, handed_over))
+    def rules_for(self, index: _selection.CatalogueIndex, kind: Any, handed_over: bool) -> tuple[Rule, ...]:
+        kept = self.selections.get((kind, handed_over))
         if kept is not None and kept[0] is index:
             return kept[1]
-        plan = _plan.document_plan(index, str(kind), self.context, handed_over=handed_over)
-        self.plans[kind, handed_over] = (index, plan)
-        return plan
+        selected = _selection.document_rules(index, str(kind), self.context, handed_over=handed_over)
+        self.selections[kind, handed_over] = (index, selected)
+        return selected
 
 
 #: Targets built from ``check()``'s keywords, and what ``check`` keeps for each Target it saw (by identity, with
@@ -408,7 +408,7 @@ def _target_of(
 
 
 def _checking_of(target: Target) -> _Checking:
-    """``target.context()`` (and the plans under it), kept while ``target`` and its gates are unchanged (a
+    """``target.context()`` (and the rule selections under it), kept while ``target`` and its gates are unchanged (a
     Target is frozen, but the mapping of gates it was given may be changed by its owner)."""
     gates = _gates_key(target.feature_gates) or ()
     kept = _CONTEXTS.get(id(target))
@@ -461,17 +461,17 @@ def check(
         return []
     if not _catalogue_loaded:
         _load()
-    index = _plan.catalogue_index()
+    index = _selection.catalogue_index()
     # The rules and the model only read the document (tests/rules/test_rules_engine.py holds them to it), so one
     # that normalise would only copy is checked as it is: copying it was ~5 % of a check.
     doc: dict[str, Any] = manifest if _normal(manifest) else normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
     # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
-    plan = checking.plan(index, kind, _managed_elsewhere(doc))
+    selected = checking.rules_for(index, kind, _managed_elsewhere(doc))
     views = _paths.open_views(doc)
     try:
-        findings = _run_plan(plan, doc, ctx)
+        findings = _run_rules(selected, doc, ctx)
     finally:
         _paths.close_views(views)
     findings = _drop_schema_duplicates(findings, index.operator_rule_ids)

@@ -3,7 +3,7 @@
 ``check`` runs on every resource of a preview, every document given to ``kuberay-lint`` and every ``Analyze``
 call of the pack, mostly with the same few targets. Asking each of ~140 rules on every call whether it is a
 document rule, covers the kind and applies to the target cost as much as the cheaper rules themselves, so the
-answer is computed once per (kind, target) and kept: a :class:`DocumentPlan` is the tuple of rules to call.
+answer is computed once per (kind, target) and kept: the selection is the tuple of rules to call.
 
 The index follows the registry: it is rebuilt when the registered rules change (tests declare rules and
 restore the registry), found by comparing the registry's rules by identity on each call.
@@ -47,9 +47,9 @@ class CatalogueIndex:
     operator_only_ids: frozenset[str]
     #: Ids of the rules that only mirror run-time failures (``OP-`` rows).
     run_time_ids: frozenset[str]
-    #: The feature gates some document rule depends on (the other gates do not change a plan).
+    #: The feature gates some document rule depends on (the other gates do not change a selection).
     gates: tuple[str, ...]
-    plans: dict[tuple[Any, ...], tuple[Rule, ...]] = field(default_factory=dict)
+    selections: dict[tuple[Any, ...], tuple[Rule, ...]] = field(default_factory=dict)
 
 
 def _build(rules: tuple[Rule, ...]) -> CatalogueIndex:
@@ -84,7 +84,7 @@ def catalogue_index() -> CatalogueIndex:
     return index
 
 
-def document_plan(index: CatalogueIndex, kind: str, ctx: Context, *, handed_over: bool) -> tuple[Rule, ...]:
+def document_rules(index: CatalogueIndex, kind: str, ctx: Context, *, handed_over: bool) -> tuple[Rule, ...]:
     """The document rules ``check`` calls on a ``kind`` object under ``ctx``, in declaration order.
 
     ``handed_over``: ``spec.managedBy`` names another controller, so KubeRay's reconciler returns before
@@ -98,13 +98,13 @@ def document_plan(index: CatalogueIndex, kind: str, ctx: Context, *, handed_over
         ctx.webhooks,
         tuple(ctx.gate(gate) for gate in index.gates),
     )
-    plan = index.plans.get(key)
-    if plan is None:
-        plan = tuple(
+    rules = index.selections.get(key)
+    if rules is None:
+        rules = tuple(
             rule
             for rule in index.by_kind.get(kind, ())
             if rule.applies(ctx)
             and not (handed_over and rule.operator_rules and not (ctx.webhooks and webhook_rule(rule, kind)))
         )
-        index.plans[key] = plan
-    return plan
+        index.selections[key] = rules
+    return rules
