@@ -34,6 +34,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
+from ._fixed import patch
 from ._operator import OperatorSetup
 from ._paths import as_dict, as_str, is_unknown, pod_templates
 
@@ -145,6 +146,7 @@ declare(
     violating=_in_namespace(example_job(), "team-a"),
     violating_path="metadata.namespace",
     context={"operator": _setup(watch_namespaces=("ray",))},
+    fixed=patch({"metadata.namespace": "ray"}),
 )
 
 declare(

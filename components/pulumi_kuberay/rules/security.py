@@ -14,6 +14,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Severity, Violation, declare
+from ._fixed import patch
 from ._kuberay import image_tag
 from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 from ._paths import (
@@ -344,6 +345,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
     violating_path="spec.workerGroupSpecs[0].template.spec",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.runAsNonRoot": True}),
 )
 declare(
     id="image-tag-not-pinned",
@@ -357,6 +359,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
 )
 declare(
     id="resources-missing",

@@ -18,6 +18,7 @@ from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
+from ._fixed import patch
 from ._kuberay import (
     effective_name,
     is_dns1123_subdomain,
@@ -476,4 +477,5 @@ declare(
     compliant=_with_head_env("A", "B"),
     violating=_with_head_env("A", "A"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[1]",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env[1].name": "B"}),
 )

@@ -15,6 +15,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example
+from ._fixed import patch
 from ._paths import cluster_specs, get, iter_present, worker_groups
 
 Version = tuple[int, int, int]
@@ -196,6 +197,7 @@ declare(
     violating=example(_no_start_params),
     violating_path="spec.headGroupSpec.rayStartParams",
     context={"kuberay_version": "1.3.0"},
+    fixed=patch({"spec.headGroupSpec.rayStartParams": {}}),
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
+from .._fixed import REMOVE, patch
 from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
 from .._paths import as_int, as_str, cluster_specs, env_list, get, group_template, groups, join, worker_groups
 
@@ -167,6 +168,7 @@ declare(
         lambda d: (with_autoscaling_v2(d), spec_of(d)["autoscalerOptions"].update(idleTimeoutSeconds=-1))
     ),
     violating_path="spec.autoscalerOptions.idleTimeoutSeconds",
+    fixed=patch({"spec.autoscalerOptions.idleTimeoutSeconds": 60}),
 )
 
 
@@ -210,6 +212,7 @@ declare(
         )
     ),
     violating_path="spec.autoscalerOptions.env[0]",
+    fixed=patch({"spec.autoscalerOptions.env[0]": REMOVE}),
 )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
+from .._fixed import patch
 from .._kuberay import (
     autoscaler_v2_enabled,
     is_set,
@@ -212,6 +213,7 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
     violating_path="spec.workerGroupSpecs[0].minReplicas",
+    fixed=patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
 )
 
 
@@ -243,6 +245,13 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=4, maxReplicas=2, replicas=2)),
     violating_path="spec.workerGroupSpecs[0].minReplicas",
+    fixed=patch(
+        {
+        "spec.workerGroupSpecs[0].replicas": 1,
+        "spec.workerGroupSpecs[0].minReplicas": 1,
+        "spec.workerGroupSpecs[0].maxReplicas": 5,
+        }
+    ),
 )
 
 
@@ -275,6 +284,7 @@ declare(
     compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
+    fixed=patch({"spec.workerGroupSpecs[0].idleTimeoutSeconds": 120}),
 )
 
 
@@ -307,6 +317,7 @@ declare(
         lambda d: (spec_of(d).update(enableInTreeAutoscaling=True), worker_of(d).update(idleTimeoutSeconds=120))
     ),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
+    fixed=patch({"spec.autoscalerOptions": {"version": "v2"}}),
 )
 
 
@@ -373,6 +384,15 @@ declare(
     compliant=example(_priority_ok),
     violating=example(lambda d: worker_of(d).update(priority=10)),
     violating_path="spec.workerGroupSpecs[0].priority",
+    fixed=patch(
+        {
+        "spec.rayVersion": "2.56.0",
+        "spec.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.56.0",
+        "spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.56.0",
+        "spec.enableInTreeAutoscaling": True,
+        "spec.autoscalerOptions": {"version": "v2"},
+        }
+    ),
 )
 
 

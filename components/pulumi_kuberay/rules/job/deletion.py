@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
+from .._fixed import patch
 from .._kuberay import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
@@ -177,6 +178,7 @@ declare(
     compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
     violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
     violating_path="spec.deletionStrategy.onFailure",
+    fixed=patch({"spec.deletionStrategy.onFailure": {"policy": "DeleteCluster"}}),
 )
 
 
@@ -205,6 +207,7 @@ declare(
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}},
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
+    fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
 )
 
 
@@ -243,6 +246,7 @@ declare(
     compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteSelf"}),
 )
 
 
@@ -289,6 +293,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteCluster"}),
 )
 
 
@@ -320,6 +325,7 @@ declare(
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}},
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
+    fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
 )
 
 
@@ -423,6 +429,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 0}),
 )
 
 
@@ -477,6 +484,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[1]",
+    fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED"}),
 )
 
 
@@ -520,4 +528,5 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 30}),
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
+from .._fixed import patch
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
 from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
@@ -62,6 +63,7 @@ declare(
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec",
+    fixed=patch({"spec.clusterSelector": {"ray.io/cluster": "shared-cluster"}}),
 )
 
 
@@ -131,6 +133,7 @@ declare(
     compliant=selector_job(submissionMode="HTTPMode"),
     violating=selector_job(submissionMode="SidecarMode"),
     violating_path="spec.submissionMode",
+    fixed=patch({"spec.submissionMode": "HTTPMode"}),
 )
 
 
@@ -160,6 +163,7 @@ declare(
     compliant=selector_job(backoffLimit=0),
     violating=selector_job(backoffLimit=2),
     violating_path="spec.backoffLimit",
+    fixed=patch({"spec.backoffLimit": 0}),
 )
 
 
@@ -220,6 +224,7 @@ declare(
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
+    fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy": "Never"}),
 )
 
 
@@ -287,6 +292,7 @@ declare(
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
     violating_path="spec.submissionMode",
+    fixed=patch({"spec.submissionMode": "HTTPMode"}),
 )
 
 
@@ -319,4 +325,5 @@ declare(
     compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),
     violating=example_job(entrypoint=None),
     violating_path="spec.entrypoint",
+    fixed=patch({"spec.submissionMode": "InteractiveMode"}),
 )

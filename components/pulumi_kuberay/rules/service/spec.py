@@ -9,6 +9,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_service, set_ray_version
+from .._fixed import patch
 from .._kuberay import (
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
@@ -65,6 +66,7 @@ declare(
     compliant=example_service("text-summarizer"),
     violating=example_service("text-summarizer-" + "x" * 32),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "text-summarizer"}),
 )
 
 declare(
@@ -80,6 +82,7 @@ declare(
     compliant=example_service("text-summarizer"),
     violating=example_service("Text_Summarizer"),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "text-summarizer"}),
 )
 
 
@@ -233,6 +236,7 @@ declare(
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "Recreate"}),
     violating_path="spec.upgradeStrategy.type",
+    fixed=patch({"spec.upgradeStrategy.type": "NewCluster"}),
 )
 
 
@@ -259,4 +263,5 @@ declare(
     compliant=example_service(rayClusterDeletionDelaySeconds=60),
     violating=example_service(rayClusterDeletionDelaySeconds=-1),
     violating_path="spec.rayClusterDeletionDelaySeconds",
+    fixed=patch({"spec.rayClusterDeletionDelaySeconds": 60}),
 )
