@@ -19,32 +19,9 @@ FIXED_RULES = [rule for rule in ALL_RULES if rule.fixed is not None]
 #: Rules still without a fixed example (issue 36 item 5, to be filled in). Do not add to it.
 PENDING = frozenset(
     {
-        "autoscaler-v2-env-without-autoscaling", "autoscaler-v2-restart-policy", "autoscaler-version-and-env-both-set",
-        "cluster-upgrade-strategy-in-child", "dashboard-exposed-without-auth", "feature-gate-disabled",
-        "field-newer-than-target", "gcs-ft-annotation-conflict", "gcs-ft-implicit-redis-address",
-        "gcs-ft-legacy-settings-conflict", "gcs-ft-missing-in-prod", "gcs-ft-rocksdb-conflicts",
-        "gcs-ft-rocksdb-managed-fields", "gcs-ft-storage-requires-rocksdb", "gpu-budget-exceeded",
-        "group-labels-invalid", "group-resources-conflict", "head-serve-port-missing",
-        "history-collector-container-conflict", "history-collector-managed-env", "history-collector-options-missing",
-        "history-collector-storage-env", "kuberay-field-deprecated", "kueue-rayjob-unmanaged", "manifest-malformed",
-        "metadata-syntax-invalid", "network-policy-rules-mode-mismatch", "operator-batch-scheduler-disabled",
-        "operator-crds-older-than-fields", "operator-image-tag-mismatch", "operator-not-highly-available",
-        "operator-resource-limits-missing", "pod-security-baseline", "pod-template-no-containers",
-        "ray-start-params-labels", "raycronjob-timezone-empty", "rayjob-cluster-selector-name-empty",
-        "rayjob-cluster-selector-unmatched", "rayjob-cluster-spec-ignored", "rayjob-deletion-condition-invalid",
-        "rayjob-deletion-rules-with-shutdown", "rayjob-deletion-strategy-empty", "rayjob-deletion-strategy-gate-disabled",
-        "rayjob-deletion-strategy-mixed", "rayjob-k8s-token-auth", "rayjob-shutdown-with-cluster-selector",
-        "rayjob-sidecar-submitter-fields", "rayjob-suspend-with-cluster-selector", "rayservice-head-service-name-set",
-        "rayservice-incremental-options-missing", "rayservice-initializing-timeout-invalid", "rayservice-k8s-token-auth",
-        "redis-username-outside-options", "resources-missing", "schema-invalid-value", "schema-missing-field",
-        "schema-unknown-field", "schema-wrong-type", "secret-in-plain-env", "serve-app-host-port",
-        "serve-app-names-unique", "serve-applications-missing", "serve-autoscaling-config-invalid",
-        "serve-config-invalid-yaml", "serve-config-key-deprecated", "serve-config-key-version", "serve-config-missing",
-        "serve-config-unknown-key", "serve-deployment-name-invalid", "serve-deployment-options-invalid",
-        "serve-http-port-mismatch", "serve-import-path-invalid", "serve-max-ongoing-below-target",
-        "serve-proxy-location-incompatible", "serve-route-prefix-duplicate", "serve-route-prefix-implicit",
-        "serve-route-prefix-invalid", "serve-runtime-env-local-path", "suppression-reason-missing",
-        "suppression-unknown-rule", "tls-managed-env", "tls-reserved-mounts", "worker-suspend-with-autoscaling",
+        "gpu-budget-exceeded", "operator-crds-older-than-fields", "operator-image-tag-mismatch",
+        "operator-not-highly-available", "operator-resource-limits-missing", "rayjob-cluster-selector-unmatched",
+        "schema-invalid-value", "schema-missing-field", "schema-unknown-field", "schema-wrong-type",
     }
 )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._kuberay import (
     GENERATED_SUFFIX_LENGTH,
     MAX_RAYJOB_NAME_LENGTH,
@@ -194,6 +194,7 @@ declare(
     violating=example_cronjob(timeZone=""),
     violating_path="spec.timeZone",
     context=_GATE_ON,
+    fixed=patch({"spec.timeZone": REMOVE}),
 )
 
 

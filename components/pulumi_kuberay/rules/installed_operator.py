@@ -34,7 +34,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._operator import OperatorSetup
 from ._paths import as_dict, as_str, is_unknown, pod_templates
 
@@ -162,6 +162,12 @@ declare(
     violating=_labelled(example_job(), "yunikorn.apache.org/queue", "root.batch"),
     violating_path="metadata.labels['yunikorn.apache.org/queue']",
     context={"operator": _setup(batch_scheduler="volcano")},
+    fixed=patch(
+        {
+            'metadata.labels["yunikorn.apache.org/queue"]': REMOVE,
+            'metadata.labels["volcano.sh/queue-name"]': "batch",
+        }
+    ),
 )
 
 

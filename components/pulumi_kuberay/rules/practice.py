@@ -13,7 +13,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._kuberay import image_tag, ray_version_of
 from ._paths import (
     ClusterSpecRef,
@@ -454,6 +454,12 @@ declare(
     violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
     violating_path="spec.rayClusterConfig.gcsFaultToleranceOptions",
     context={"environment": "prod"},
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.gcsFaultToleranceOptions": {"redisAddress": "redis:6379",
+             "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}}},
+        }
+    ),
 )
 declare(
     id="dashboard-exposed-without-auth",
@@ -467,6 +473,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
     violating_path="spec.headGroupSpec.serviceType",
+    fixed=patch({"spec.headGroupSpec.serviceType": REMOVE}),
 )
 declare(
     id="port-misnamed",

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._paths import (
     as_dict,
     as_str,
@@ -241,4 +241,5 @@ declare(
     compliant=ex.example_service(),
     violating=ex.example_service(serviceUnhealthySecondThreshold=900),
     violating_path="spec.serviceUnhealthySecondThreshold",
+    fixed=patch({"spec.serviceUnhealthySecondThreshold": REMOVE}),
 )

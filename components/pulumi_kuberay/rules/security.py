@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Severity, Violation, declare
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._kuberay import image_tag
 from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 from ._paths import (
@@ -332,6 +332,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
     violating_path="spec.workerGroupSpecs[0].template.spec",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.privileged": REMOVE}),
 )
 declare(
     id="pod-security-restricted",
@@ -373,6 +374,11 @@ declare(
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers[0].resources": {"limits": {"cpu": "4", "memory": "16Gi"}, "requests": {"cpu": "4", "memory": "16Gi"}},
+        }
+    ),
 )
 declare(
     id="secret-in-plain-env",
@@ -386,4 +392,5 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].env": REMOVE}),
 )

@@ -16,7 +16,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
@@ -293,6 +293,7 @@ declare(
         clusterSelector={"ray.io/cluster": "shared-cluster"},
     ),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
 )
 
 
@@ -328,4 +329,38 @@ declare(
         {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
     ),
     violating_path="metadata.labels['kueue.x-k8s.io/queue-name']",
+    fixed=patch(
+        {
+            "spec.clusterSelector": REMOVE,
+            "spec.entrypoint": "python /home/ray/samples/sample_code.py",
+            "spec.shutdownAfterJobFinishes": True,
+            "spec.ttlSecondsAfterFinished": 60,
+            "spec.activeDeadlineSeconds": 3600,
+            "spec.rayClusterSpec": {"rayVersion": "2.52.0",
+             "headGroupSpec": {"rayStartParams": {},
+                               "template": {"spec": {"containers": [{"name": "ray-head",
+                                                                     "image": "rayproject/ray:2.52.0",
+                                                                     "resources": {"limits": {"cpu": "1",
+                                                                                              "memory": "2Gi"},
+                                                                                   "requests": {"cpu": "1",
+                                                                                                "memory": "2Gi"}},
+                                                                     "ports": [{"containerPort": 6379,
+                                                                                "name": "gcs-server"},
+                                                                               {"containerPort": 8265,
+                                                                                "name": "dashboard"},
+                                                                               {"containerPort": 10001,
+                                                                                "name": "client"}]}]}}},
+             "workerGroupSpecs": [{"groupName": "small-group",
+                                   "replicas": 1,
+                                   "minReplicas": 1,
+                                   "maxReplicas": 5,
+                                   "rayStartParams": {},
+                                   "template": {"spec": {"containers": [{"name": "ray-worker",
+                                                                         "image": "rayproject/ray:2.52.0",
+                                                                         "resources": {"limits": {"cpu": "1",
+                                                                                                  "memory": "2Gi"},
+                                                                                       "requests": {"cpu": "1",
+                                                                                                    "memory": "2Gi"}}}]}}}]},
+        }
+    ),
 )

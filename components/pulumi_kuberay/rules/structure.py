@@ -18,7 +18,7 @@ from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
-from ._fixed import patch
+from ._fixed import REMOVE, patch
 from ._kuberay import (
     effective_name,
     is_dns1123_subdomain,
@@ -255,6 +255,36 @@ declare(
         "spec": "oops",
     },
     violating_path="spec",
+    fixed=patch(
+        {
+            "metadata.name": "raycluster-demo",
+            "spec": {"rayVersion": "2.52.0",
+             "headGroupSpec": {"rayStartParams": {},
+                               "template": {"spec": {"containers": [{"name": "ray-head",
+                                                                     "image": "rayproject/ray:2.52.0",
+                                                                     "resources": {"limits": {"cpu": "1",
+                                                                                              "memory": "4Gi"},
+                                                                                   "requests": {"cpu": "1",
+                                                                                                "memory": "4Gi"}},
+                                                                     "ports": [{"containerPort": 6379,
+                                                                                "name": "gcs-server"},
+                                                                               {"containerPort": 8265,
+                                                                                "name": "dashboard"},
+                                                                               {"containerPort": 10001,
+                                                                                "name": "client"}]}]}}},
+             "workerGroupSpecs": [{"groupName": "workergroup",
+                                   "replicas": 1,
+                                   "minReplicas": 1,
+                                   "maxReplicas": 5,
+                                   "rayStartParams": {},
+                                   "template": {"spec": {"containers": [{"name": "ray-worker",
+                                                                         "image": "rayproject/ray:2.52.0",
+                                                                         "resources": {"limits": {"cpu": "1",
+                                                                                                  "memory": "2Gi"},
+                                                                                       "requests": {"cpu": "1",
+                                                                                                    "memory": "2Gi"}}}]}}}]},
+        }
+    ),
 )
 
 
@@ -313,6 +343,11 @@ declare(
     compliant=_suppressed("min > max is intended for this capacity test"),
     violating=_suppressed(""),
     violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exceeds-max\"]",
+    fixed=patch(
+        {
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exceeds-max"]': "min > max is intended for this capacity test",
+        }
+    ),
 )
 
 declare(
@@ -333,6 +368,12 @@ declare(
         },
     },
     violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exeeds-max\"]",
+    fixed=patch(
+        {
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exeeds-max"]': REMOVE,
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exceeds-max"]': "intended",
+        }
+    ),
 )
 
 
@@ -397,6 +438,13 @@ declare(
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
     violating=_with_metadata(labels={"team": "-ml"}),
     violating_path="metadata.labels[\"team\"]",
+    fixed=patch(
+        {
+            "metadata.labels.team": REMOVE,
+            'metadata.labels["example.com/team"]': "ml",
+            "metadata.annotations": {"example.com/note": "any text"},
+        }
+    ),
 )
 
 #: (list field of a pod spec or container, its list-map keys, defaults of keys) from the CRDs' schema.

@@ -40,6 +40,13 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].env": REMOVE,
+            "spec.enableInTreeAutoscaling": True,
+            "spec.autoscalerOptions": {"version": "v2"},
+        }
+    ),
 )
 
 
@@ -69,6 +76,7 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(suspend=True))),
     violating_path="spec.workerGroupSpecs[0].suspend",
+    fixed=patch({"spec.workerGroupSpecs[0].suspend": REMOVE}),
 )
 
 
@@ -100,6 +108,7 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
 )
 
 
@@ -137,6 +146,7 @@ declare(
         lambda d: (with_autoscaling_v2(d), worker_of(d)["template"]["spec"].update(restartPolicy="Always"))
     ),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": REMOVE}),
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     autoscaler_v2_enabled,
     is_set,
@@ -55,6 +55,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(resources={"CPU": "1", "TPU": "4"})),
     violating=example(lambda d: worker_of(d).update(rayStartParams={"num-cpus": "1"}, resources={"TPU": "4"})),
     violating_path="spec.workerGroupSpecs[0].resources",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].rayStartParams.num-cpus": REMOVE,
+            "spec.workerGroupSpecs[0].resources.CPU": "1",
+        }
+    ),
 )
 
 
@@ -82,6 +88,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/market-type": "spot"})),
     violating=example(lambda d: worker_of(d)["rayStartParams"].update(labels="ray.io/market-type=spot")),
     violating_path="spec.workerGroupSpecs[0].rayStartParams.labels",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].rayStartParams.labels": REMOVE,
+            "spec.workerGroupSpecs[0].labels": {"ray.io/market-type": "spot"},
+        }
+    ),
 )
 
 
@@ -123,6 +135,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/accelerator-type": "A100"})),
     violating=example(lambda d: worker_of(d).update(labels={"accelerator type": "A100/80GB"})),
     violating_path="spec.workerGroupSpecs[0].labels[\"accelerator type\"]",
+    fixed=patch(
+        {
+            'spec.workerGroupSpecs[0].labels["accelerator type"]': REMOVE,
+            'spec.workerGroupSpecs[0].labels["ray.io/accelerator-type"]': "A100",
+        }
+    ),
 )
 
 
@@ -170,6 +188,14 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d)["template"]["spec"].update(containers=[])),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers": [{"name": "ray-worker",
+              "image": "rayproject/ray:2.52.0",
+              "resources": {"limits": {"cpu": "1", "memory": "2Gi"},
+                            "requests": {"cpu": "1", "memory": "2Gi"}}}],
+        }
+    ),
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import example, head_of, spec_of
+from .._fixed import patch
 from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 from .._paths import (
     ClusterSpecRef,
@@ -96,6 +97,12 @@ declare(
     violating=example(lambda d: spec_of(d).update(historyServerOptions={"collectorOptions": {"env": []}})),
     violating_path="spec.historyServerOptions.collectorOptions.image",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.image": "rayproject/history-collector:v1.7.0",
+            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+        }
+    ),
 )
 
 
@@ -143,6 +150,11 @@ declare(
     ),
     violating_path="spec.historyServerOptions.collectorOptions.env[2]",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+        }
+    ),
 )
 
 
@@ -229,6 +241,11 @@ declare(
     violating=example(lambda d: _history(d, [{"name": "STORAGE_BACKEND", "value": "S3"}])),
     violating_path="spec.historyServerOptions.collectorOptions.env",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+        }
+    ),
 )
 
 
@@ -273,6 +290,17 @@ declare(
     ),
     violating_path="spec.headGroupSpec.template.spec.containers[1]",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers": [{"name": "ray-head",
+              "image": "rayproject/ray:2.52.0",
+              "resources": {"limits": {"cpu": "1", "memory": "4Gi"},
+                            "requests": {"cpu": "1", "memory": "4Gi"}},
+              "ports": [{"containerPort": 6379, "name": "gcs-server"},
+                        {"containerPort": 8265, "name": "dashboard"},
+                        {"containerPort": 10001, "name": "client"}]}],
+        }
+    ),
 )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import base_cluster, example, spec_of
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     MAX_RAYCLUSTER_NAME,
     ORIGINATED_FROM_CRD_LABEL,
@@ -133,4 +133,5 @@ declare(
     compliant=_rayjob(base_cluster()["spec"]),
     violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
     violating_path="spec.rayClusterSpec.upgradeStrategy",
+    fixed=patch({"spec.rayClusterSpec.upgradeStrategy": REMOVE}),
 )

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
@@ -57,6 +57,13 @@ declare(
     ),
     violating_path="spec.deletionStrategy",
     context={"feature_gates": {"RayJobDeletionPolicy": False}},
+    fixed=patch(
+        {
+            "spec.deletionStrategy": REMOVE,
+            "spec.shutdownAfterJobFinishes": True,
+            "spec.ttlSecondsAfterFinished": 60,
+        }
+    ),
 )
 
 
@@ -87,6 +94,7 @@ declare(
         ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
     ),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
 )
 
 
@@ -118,6 +126,7 @@ declare(
         deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
     ),
     violating_path="spec.deletionStrategy",
+    fixed=patch({"spec.deletionStrategy.deletionRules": REMOVE}),
 )
 
 
@@ -147,6 +156,11 @@ declare(
     ),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
     violating_path="spec.deletionStrategy",
+    fixed=patch(
+        {
+            "spec.deletionStrategy.deletionRules": [{"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0}}],
+        }
+    ),
 )
 
 
@@ -395,6 +409,7 @@ declare(
         },
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition",
+    fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": REMOVE}),
 )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
 from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
@@ -39,6 +39,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
     violating_path="spec.suspend",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE, "spec.suspend": REMOVE}),
 )
 
 
@@ -87,6 +88,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(rayClusterSpec=example_cluster_spec()),
     violating_path="spec.rayClusterSpec",
+    fixed=patch({"spec.rayClusterSpec": REMOVE}),
 )
 
 
@@ -112,6 +114,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
     violating_path="spec.clusterSelector",
+    fixed=patch({"spec.clusterSelector.app": REMOVE, 'spec.clusterSelector["ray.io/cluster"]': "shared-cluster"}),
 )
 
 
@@ -188,6 +191,7 @@ declare(
     compliant=example_job(submissionMode="SidecarMode"),
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
     violating_path="spec.submitterConfig",
+    fixed=patch({"spec.submitterConfig": REMOVE}),
 )
 
 
@@ -258,6 +262,7 @@ declare(
     compliant=example_job(rayClusterSpec=_with_auth({"mode": "token"})),
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
     violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
+    fixed=patch({"spec.rayClusterSpec.authOptions.enableK8sTokenAuth": REMOVE}),
 )
 
 

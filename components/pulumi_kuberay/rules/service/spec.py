@@ -9,7 +9,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_service, set_ray_version
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
@@ -131,6 +131,7 @@ declare(
     compliant=_with_timeout("30m"),
     violating=_with_timeout("30 minutes"),
     violating_path="metadata.annotations[\"ray.io/initializing-timeout\"]",
+    fixed=patch({'metadata.annotations["ray.io/initializing-timeout"]': "30m"}),
 )
 
 
@@ -170,6 +171,7 @@ declare(
     compliant=_with_auth({"mode": "token"}),
     violating=_with_auth({"mode": "token", "enableK8sTokenAuth": True}),
     violating_path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth",
+    fixed=patch({"spec.rayClusterConfig.authOptions.enableK8sTokenAuth": REMOVE}),
 )
 
 
@@ -204,6 +206,12 @@ declare(
     compliant=_with_head_service({"labels": {"team": "ml"}}),
     violating=_with_head_service({"name": "my-head-svc"}),
     violating_path="spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.headGroupSpec.headService.metadata.name": REMOVE,
+            "spec.rayClusterConfig.headGroupSpec.headService.metadata.labels": {"team": "ml"},
+        }
+    ),
 )
 
 

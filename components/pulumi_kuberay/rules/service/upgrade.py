@@ -83,6 +83,14 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(None),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions",
+    fixed=patch(
+        {
+            "spec.upgradeStrategy.clusterUpgradeOptions": {"gatewayClassName": "istio",
+             "stepSizePercent": 10,
+             "intervalSeconds": 30,
+             "maxSurgePercent": 10},
+        }
+    ),
 )
 
 
