@@ -392,5 +392,12 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
-    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].env": REMOVE}),
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers[0].env[0]": {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}},
+            }
+        }
+    ),
 )

@@ -525,5 +525,5 @@ declare(
     compliant=_with_head_env("A", "B"),
     violating=_with_head_env("A", "A"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[1]",
-    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env[1].name": "B"}),
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env[0]": REMOVE}),
 )
