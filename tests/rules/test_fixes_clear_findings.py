@@ -1,9 +1,6 @@
 """Every rule's fix is valid input for the same rule: the rule's fixed example (its violating example with the
 ``fix`` applied, ``declare(..., fixed=patch({...}))``) no longer fires, and fixing it brings no new critical
 finding from any other rule. A rule whose fix is not in the manifest says why (``fixed_elsewhere=``).
-
-``PENDING`` is the ratchet of rules that have no fixed example yet: a rule outside it without one fails, and a
-rule in it that gained one fails too (take it off the list). It only shrinks.
 """
 
 from __future__ import annotations
@@ -16,15 +13,6 @@ from pulumi_kuberay.rules._fixed import REMOVE, Patch, patch
 ALL_RULES: list[Rule] = sorted(rules.RULES.values(), key=lambda r: r.id)
 FIXED_RULES = [rule for rule in ALL_RULES if rule.fixed is not None]
 
-#: Rules still without a fixed example (issue 36 item 5, to be filled in). Do not add to it.
-PENDING = frozenset(
-    {
-        "gpu-budget-exceeded", "operator-crds-older-than-fields", "operator-image-tag-mismatch",
-        "operator-not-highly-available", "operator-resource-limits-missing", "rayjob-cluster-selector-unmatched",
-        "schema-invalid-value", "schema-missing-field", "schema-unknown-field", "schema-wrong-type",
-    }
-)
-
 #: The rules whose fix cannot be a manifest, each with its reason: kept explicit and short.
 MAX_FIXED_ELSEWHERE = 5
 
@@ -34,15 +22,11 @@ def _critical(findings: list[rules.Finding]) -> set[tuple[str, str]]:
 
 
 def test_every_rule_has_a_fixed_example_or_says_why_not() -> None:
-    missing = [r.id for r in ALL_RULES if r.fixed is None and not r.fixed_elsewhere and r.id not in PENDING]
+    missing = [r.id for r in ALL_RULES if r.fixed is None and not r.fixed_elsewhere]
     assert missing == [], (
         "declare(..., fixed=patch({'field.path': value})) is missing (the violating example with the rule's fix "
         f"applied), or fixed_elsewhere='why the fix is not in the manifest': {', '.join(missing)}"
     )
-    stale = sorted(r.id for r in ALL_RULES if r.id in PENDING and (r.fixed is not None or r.fixed_elsewhere))
-    assert stale == [], f"these rules have a fixed example now: take them off PENDING: {', '.join(stale)}"
-    unknown = sorted(PENDING - set(rules.RULES))
-    assert unknown == [], f"PENDING names unknown rules: {unknown}"
     elsewhere = [r.id for r in ALL_RULES if r.fixed_elsewhere]
     assert len(elsewhere) <= MAX_FIXED_ELSEWHERE, f"too many rules claim their fix is not a manifest: {elsewhere}"
     both = [r.id for r in ALL_RULES if r.fixed is not None and r.fixed_elsewhere]

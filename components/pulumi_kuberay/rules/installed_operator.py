@@ -233,6 +233,7 @@ declare(
     compliant=_setup(),
     violating=_setup(replicas=1, leader_election=False),
     violating_path="replicas",
+    fixed=_setup(replicas=2, leader_election=True),
     context={"environment": "prod"},
 )
 
@@ -248,6 +249,7 @@ declare(
     compliant=_setup(),
     violating=_setup(resource_limits={}),
     violating_path="resources.limits",
+    fixed=_setup(resource_limits={"cpu": "500m", "memory": "512Mi"}),
 )
 
 declare(
@@ -262,6 +264,7 @@ declare(
     compliant=_setup(),
     violating=_setup(image="quay.io/kuberay/operator:v1.6.1"),
     violating_path="image.tag",
+    fixed=_setup(),  # image.tag left at the chart's default
 )
 
 
@@ -306,6 +309,7 @@ declare(
     compliant=example_job(),
     violating=example_job(preRunningDeadlineSeconds=600),
     violating_path="spec.preRunningDeadlineSeconds",
+    fixed=patch({"spec.preRunningDeadlineSeconds": REMOVE}),
     context={"operator": _setup(crd_version="1.5.0")},
 )
 

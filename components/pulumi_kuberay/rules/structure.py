@@ -176,6 +176,7 @@ _SCHEMA_RULES = (
         "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
         _example(enableInTreeAutoscaler=True),
         "spec.enableInTreeAutoscaler",
+        patch({"spec.enableInTreeAutoscaler": REMOVE, "spec.enableInTreeAutoscaling": True}),
     ),
     (
         "schema-wrong-type",
@@ -185,6 +186,7 @@ _SCHEMA_RULES = (
         "Use the type the CRD declares (e.g. an integer for minReplicas, strings for rayStartParams values).",
         _with_worker(minReplicas="one"),
         "spec.workerGroupSpecs[0].minReplicas",
+        patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
     ),
     (
         "schema-missing-field",
@@ -194,6 +196,7 @@ _SCHEMA_RULES = (
         "Add the required field.",
         _without_group_name(),
         "spec.workerGroupSpecs[0].groupName",
+        patch({"spec.workerGroupSpecs[0].groupName": "workergroup"}),
     ),
     (
         "schema-invalid-value",
@@ -203,10 +206,11 @@ _SCHEMA_RULES = (
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
         "spec.autoscalerOptions.upscalingMode",
+        patch({"spec.autoscalerOptions.upscalingMode": "Default"}),
     ),
 )
 
-for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULES:
+for _rule_id, _kind, _title, _rationale, _fix, _violating, _path, _fixed in _SCHEMA_RULES:
     declare(
         id=_rule_id,
         title=_title,
@@ -218,7 +222,8 @@ for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULE
         check=_schema_check(_kind),
         compliant=_COMPLIANT,
         violating=_violating,
-    violating_path=_path,
+        violating_path=_path,
+        fixed=_fixed,
         remediate=stringify_ray_start_params if _rule_id == "schema-wrong-type" else None,
     )
 
