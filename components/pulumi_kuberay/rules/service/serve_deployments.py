@@ -129,7 +129,7 @@ declare(
     fixed=patch(
         {
             "spec.serveConfigV2": (
-                "applications:\n"
+                "applications:\n"  # text-block
                 "  - name: fruit_app\n"
                 "    import_path: fruit.deployment_graph\n"
                 "    route_prefix: /fruit\n"
@@ -307,7 +307,7 @@ declare(
     fixed=patch(
         {
             "spec.serveConfigV2": (
-                "applications:\n"
+                "applications:\n"  # text-block
                 "  - name: fruit_app\n"
                 "    import_path: fruit.deployment_graph\n"
                 "    route_prefix: /fruit\n"

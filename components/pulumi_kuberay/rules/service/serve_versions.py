@@ -119,7 +119,7 @@ declare(
     fixed=patch(
         {
             "spec.serveConfigV2": (
-                "applications:\n"
+                "applications:\n"  # text-block
                 "  - name: fruit_app\n"
                 "    import_path: fruit.deployment_graph\n"
                 "    route_prefix: /fruit\n"
@@ -160,7 +160,7 @@ declare(
     fixed=patch(
         {
             "spec.serveConfigV2": (
-                "applications:\n"
+                "applications:\n"  # text-block
                 "  - name: fruit_app\n"
                 "    import_path: fruit.deployment_graph\n"
                 "    route_prefix: /fruit\n"
