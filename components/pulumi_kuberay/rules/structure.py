@@ -260,36 +260,7 @@ declare(
         "spec": "oops",
     },
     violating_path="spec",
-    fixed=patch(
-        {
-            "metadata.name": "raycluster-demo",
-            "spec": {"rayVersion": "2.52.0",
-             "headGroupSpec": {"rayStartParams": {},
-                               "template": {"spec": {"containers": [{"name": "ray-head",
-                                                                     "image": "rayproject/ray:2.52.0",
-                                                                     "resources": {"limits": {"cpu": "1",
-                                                                                              "memory": "4Gi"},
-                                                                                   "requests": {"cpu": "1",
-                                                                                                "memory": "4Gi"}},
-                                                                     "ports": [{"containerPort": 6379,
-                                                                                "name": "gcs-server"},
-                                                                               {"containerPort": 8265,
-                                                                                "name": "dashboard"},
-                                                                               {"containerPort": 10001,
-                                                                                "name": "client"}]}]}}},
-             "workerGroupSpecs": [{"groupName": "workergroup",
-                                   "replicas": 1,
-                                   "minReplicas": 1,
-                                   "maxReplicas": 5,
-                                   "rayStartParams": {},
-                                   "template": {"spec": {"containers": [{"name": "ray-worker",
-                                                                         "image": "rayproject/ray:2.52.0",
-                                                                         "resources": {"limits": {"cpu": "1",
-                                                                                                  "memory": "2Gi"},
-                                                                                       "requests": {"cpu": "1",
-                                                                                                    "memory": "2Gi"}}}]}}}]},
-        }
-    ),
+    fixed=patch({"spec": _COMPLIANT["spec"]}),
 )
 
 

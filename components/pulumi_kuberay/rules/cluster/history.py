@@ -7,7 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import example, head_of, spec_of
-from .._fixed import patch
+from .._fixed import REMOVE, patch
 from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 from .._paths import (
     ClusterSpecRef,
@@ -290,17 +290,7 @@ declare(
     ),
     violating_path="spec.headGroupSpec.template.spec.containers[1]",
     context=_HISTORY_CONTEXT,
-    fixed=patch(
-        {
-            "spec.headGroupSpec.template.spec.containers": [{"name": "ray-head",
-              "image": "rayproject/ray:2.52.0",
-              "resources": {"limits": {"cpu": "1", "memory": "4Gi"},
-                            "requests": {"cpu": "1", "memory": "4Gi"}},
-              "ports": [{"containerPort": 6379, "name": "gcs-server"},
-                        {"containerPort": 8265, "name": "dashboard"},
-                        {"containerPort": 10001, "name": "client"}]}],
-        }
-    ),
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[1]": REMOVE}),
 )
 
 
