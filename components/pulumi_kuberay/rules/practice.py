@@ -421,8 +421,8 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].resources.limits.memory",
     fixed=patch(
         {
-        "spec.headGroupSpec.template.spec.containers[0].resources.limits.memory": "8Gi",
-        "spec.headGroupSpec.template.spec.containers[0].resources.requests.memory": "8Gi",
+            "spec.headGroupSpec.template.spec.containers[0].resources.limits.memory": "8Gi",
+            "spec.headGroupSpec.template.spec.containers[0].resources.requests.memory": "8Gi",
         }
     ),
 )
@@ -456,8 +456,10 @@ declare(
     context={"environment": "prod"},
     fixed=patch(
         {
-            "spec.rayClusterConfig.gcsFaultToleranceOptions": {"redisAddress": "redis:6379",
-             "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}}},
+            "spec.rayClusterConfig.gcsFaultToleranceOptions": {
+                "redisAddress": "redis:6379",
+                "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
+            },
         }
     ),
 )

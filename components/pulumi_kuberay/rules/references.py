@@ -159,7 +159,7 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
     fixed=patch(
         {
-        "spec.headGroupSpec.template.spec.containers[0].image": "registry.example.com:5000/ml/ray:2.52.0-py311",
+            "spec.headGroupSpec.template.spec.containers[0].image": "registry.example.com:5000/ml/ray:2.52.0-py311",
         }
     ),
 )

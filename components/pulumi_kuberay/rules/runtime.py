@@ -98,10 +98,12 @@ declare(
     violating_path="spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
     fixed=patch(
         {
-            "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports": [{"containerPort": 6379, "name": "gcs-server"},
-             {"containerPort": 8265, "name": "dashboard"},
-             {"containerPort": 10001, "name": "client"},
-             {"containerPort": 8000, "name": "serve"}],
+            "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports": [
+                {"containerPort": 6379, "name": "gcs-server"},
+                {"containerPort": 8265, "name": "dashboard"},
+                {"containerPort": 10001, "name": "client"},
+                {"containerPort": 8000, "name": "serve"},
+            ],
         }
     ),
 )

@@ -376,7 +376,10 @@ declare(
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
     fixed=patch(
         {
-            "spec.workerGroupSpecs[0].template.spec.containers[0].resources": {"limits": {"cpu": "4", "memory": "16Gi"}, "requests": {"cpu": "4", "memory": "16Gi"}},
+            "spec.workerGroupSpecs[0].template.spec.containers[0].resources": {
+                "limits": {"cpu": "4", "memory": "16Gi"},
+                "requests": {"cpu": "4", "memory": "16Gi"},
+            },
         }
     ),
 )

@@ -253,9 +253,9 @@ declare(
     pulumi_only=True,
     fixed=patch(
         {
-        "spec.deletionStrategy.deletionRules[1].policy": "DeleteCluster",
-        "spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED",
-        "spec.deletionStrategy.deletionRules[1].condition.ttlSeconds": 600,
+            "spec.deletionStrategy.deletionRules[1].policy": "DeleteCluster",
+            "spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED",
+            "spec.deletionStrategy.deletionRules[1].condition.ttlSeconds": 600,
         }
     ),
 )

@@ -101,9 +101,10 @@ declare(
     fixed=patch(
         {
             "spec.headGroupSpec.template.spec.containers[0].env": REMOVE,
-            "spec.gcsFaultToleranceOptions": {"redisAddress": "redis:6379",
-             "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis-password-secret",
-                                                              "key": "password"}}}},
+            "spec.gcsFaultToleranceOptions": {
+                "redisAddress": "redis:6379",
+                "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis-password-secret", "key": "password"}}},
+            },
         }
     ),
 )

@@ -190,10 +190,13 @@ declare(
     violating_path="spec.workerGroupSpecs[0].template.spec.containers",
     fixed=patch(
         {
-            "spec.workerGroupSpecs[0].template.spec.containers": [{"name": "ray-worker",
-              "image": "rayproject/ray:2.52.0",
-              "resources": {"limits": {"cpu": "1", "memory": "2Gi"},
-                            "requests": {"cpu": "1", "memory": "2Gi"}}}],
+            "spec.workerGroupSpecs[0].template.spec.containers": [
+                {
+                    "name": "ray-worker",
+                    "image": "rayproject/ray:2.52.0",
+                    "resources": {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}},
+                }
+            ],
         }
     ),
 )
@@ -273,9 +276,9 @@ declare(
     violating_path="spec.workerGroupSpecs[0].minReplicas",
     fixed=patch(
         {
-        "spec.workerGroupSpecs[0].replicas": 1,
-        "spec.workerGroupSpecs[0].minReplicas": 1,
-        "spec.workerGroupSpecs[0].maxReplicas": 5,
+            "spec.workerGroupSpecs[0].replicas": 1,
+            "spec.workerGroupSpecs[0].minReplicas": 1,
+            "spec.workerGroupSpecs[0].maxReplicas": 5,
         }
     ),
 )
@@ -412,11 +415,11 @@ declare(
     violating_path="spec.workerGroupSpecs[0].priority",
     fixed=patch(
         {
-        "spec.rayVersion": "2.56.0",
-        "spec.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.56.0",
-        "spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.56.0",
-        "spec.enableInTreeAutoscaling": True,
-        "spec.autoscalerOptions": {"version": "v2"},
+            "spec.rayVersion": "2.56.0",
+            "spec.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.56.0",
+            "spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.56.0",
+            "spec.enableInTreeAutoscaling": True,
+            "spec.autoscalerOptions": {"version": "v2"},
         }
     ),
 )

@@ -100,7 +100,10 @@ declare(
     fixed=patch(
         {
             "spec.historyServerOptions.collectorOptions.image": "rayproject/history-collector:v1.7.0",
-            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
         }
     ),
 )
@@ -152,7 +155,10 @@ declare(
     context=_HISTORY_CONTEXT,
     fixed=patch(
         {
-            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
         }
     ),
 )
@@ -243,7 +249,10 @@ declare(
     context=_HISTORY_CONTEXT,
     fixed=patch(
         {
-            "spec.historyServerOptions.collectorOptions.env": [{"name": "STORAGE_BACKEND", "value": "GCS"}, {"name": "GCS_BUCKET", "value": "ray-history"}],
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
         }
     ),
 )

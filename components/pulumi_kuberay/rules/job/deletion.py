@@ -158,7 +158,9 @@ declare(
     violating_path="spec.deletionStrategy",
     fixed=patch(
         {
-            "spec.deletionStrategy.deletionRules": [{"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0}}],
+            "spec.deletionStrategy.deletionRules": [
+                {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0}}
+            ],
         }
     ),
 )

@@ -410,7 +410,9 @@ declare(
     violating_path="spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports",
     fixed=patch(
         {
-            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports": [{"containerPort": 9000, "name": "serve"}],
+            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports": [
+                {"containerPort": 9000, "name": "serve"}
+            ],
         }
     ),
 )

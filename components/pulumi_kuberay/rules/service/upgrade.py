@@ -85,10 +85,12 @@ declare(
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions",
     fixed=patch(
         {
-            "spec.upgradeStrategy.clusterUpgradeOptions": {"gatewayClassName": "istio",
-             "stepSizePercent": 10,
-             "intervalSeconds": 30,
-             "maxSurgePercent": 10},
+            "spec.upgradeStrategy.clusterUpgradeOptions": {
+                "gatewayClassName": "istio",
+                "stepSizePercent": 10,
+                "intervalSeconds": 30,
+                "maxSurgePercent": 10,
+            },
         }
     ),
 )
@@ -132,8 +134,8 @@ declare(
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent",
     fixed=patch(
         {
-        "spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent": 10,
-        "spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent": 10,
+            "spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent": 10,
+            "spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent": 10,
         }
     ),
 )
