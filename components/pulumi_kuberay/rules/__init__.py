@@ -525,15 +525,17 @@ def check_setup(setup: OperatorSetup, ctx: Context | None = None) -> list[Findin
     return sorted(out, key=_sort_key)
 
 
-def example_findings(rule: Rule, which: Literal["compliant", "violating"] = "violating") -> list[Finding]:
+def example_findings(
+    rule: Rule, which: Literal["compliant", "violating", "fixed"] = "violating", *, every_rule: bool = False
+) -> list[Finding]:
     """What ``rule`` reports on its own example, through the public runner of its scope with the example's
     settings (``rule.context``): the docs, ``--explain-rule`` and the tests all read it here."""
     target = Target.of(**rule.context)
-    example = rule.compliant if which == "compliant" else rule.violating
+    example = rule.fixed_example() if which == "fixed" else rule.compliant if which == "compliant" else rule.violating
     if rule.scope == "stack":
         found = [item.finding for item in check_stack(list(example), target.context())]
     elif rule.scope == "setup":
         found = check_setup(example, target.context())
     else:
         found = check(example, target)
-    return [f for f in found if f.rule_id == rule.id]
+    return found if every_rule else [f for f in found if f.rule_id == rule.id]

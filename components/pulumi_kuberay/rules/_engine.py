@@ -244,6 +244,10 @@ class Rule:
     context: Mapping[str, Any] = field(default_factory=dict)
     #: The rule module that declared it, relative to the catalogue (``cluster.gcs_ft``, ``cronjob``...).
     module: str = ""
+    #: The violating example with ``fix`` applied (a :class:`~._fixed.Patch` or the whole subject), or None.
+    fixed: Any = None
+    #: Why the fix cannot be shown as a manifest (it is on the operator or the cluster), or None.
+    fixed_elsewhere: str | None = None
 
     def applies(self, ctx: Context) -> bool:
         """Whether the rule runs at all for this target (version, gate, audience)."""
@@ -272,6 +276,12 @@ class Rule:
         """The example as a tuple of subjects (a stack rule's example is already a set)."""
         example = self.compliant if which == "compliant" else self.violating
         return tuple(example) if self.scope == "stack" else (example,)
+
+    def fixed_example(self) -> Any:
+        """The violating example with the rule's fix applied (None when the rule declares none)."""
+        from ._fixed import Patch
+
+        return self.fixed.apply(self.violating) if isinstance(self.fixed, Patch) else self.fixed
 
     def applies_to(self) -> str:
         """The rule's version/gate/audience scope in words (rule reference): ``KubeRay >= 1.7, gate ... on``."""
@@ -334,6 +344,8 @@ def declare(
     remediate: Remediation | None = None,
     pulumi_only: bool = False,
     context: Mapping[str, Any] | None = None,
+    fixed: Any = None,
+    fixed_elsewhere: str | None = None,
 ) -> Rule:
     """Declare (and register) one rule; the only way a rule enters the catalogue.
 
@@ -343,7 +355,9 @@ def declare(
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds
     the ``check()`` keywords its examples need (``environment``, ``options``...). ``fix`` and messages may say
-    ``{gate:Name}``: each audience reads how it turns that gate on. ``scripts/new-rule`` writes one.
+    ``{gate:Name}``: each audience reads how it turns that gate on. ``fixed`` is the violating example with
+    ``fix`` applied (``patch({"spec.x": 1})`` or the whole subject); ``fixed_elsewhere`` says why a fix cannot be
+    a manifest. ``scripts/new-rule`` writes one.
     """
     if scope not in SCOPES:
         raise ValueError(f"rule {id!r}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
@@ -382,6 +396,8 @@ def declare(
         pulumi_only=pulumi_only,
         context=example_context,
         module=_declaring_module(),
+        fixed=fixed,
+        fixed_elsewhere=fixed_elsewhere,
     )
     if rule.id in _REGISTRY:
         raise ValueError(f"duplicate rule id {rule.id!r}")

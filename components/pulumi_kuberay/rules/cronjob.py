@@ -13,6 +13,7 @@ from typing import Any
 
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
+from ._fixed import REMOVE, patch
 from ._kuberay import (
     GENERATED_SUFFIX_LENGTH,
     MAX_RAYJOB_NAME_LENGTH,
@@ -66,6 +67,7 @@ declare(
     violating=example_cronjob("nightly-train-" + "x" * 23),
     violating_path="metadata.name",
     context=_GATE_ON,
+    fixed=patch({"metadata.name": "nightly-train"}),
 )
 
 
@@ -108,6 +110,7 @@ declare(
     violating=example_cronjob("1-nightly-train"),
     violating_path="metadata.name",
     context=_GATE_ON,
+    fixed=patch({"metadata.name": "nightly-train"}),
 )
 
 
@@ -136,6 +139,7 @@ declare(
     violating=example_cronjob(schedule="CRON_TZ=Asia/Taipei 45 21 * * *", timeZone=None),
     violating_path="spec.schedule",
     context=_GATE_ON,
+    fixed=patch({"spec.schedule": "45 21 * * *", "spec.timeZone": "Asia/Taipei"}),
 )
 
 
@@ -165,6 +169,7 @@ declare(
     violating=example_cronjob(schedule="0 0 2 * * *"),
     violating_path="spec.schedule",
     context=_GATE_ON,
+    fixed=patch({"spec.schedule": "*/15 9-17 * * MON-FRI"}),
 )
 
 
@@ -189,6 +194,7 @@ declare(
     violating=example_cronjob(timeZone=""),
     violating_path="spec.timeZone",
     context=_GATE_ON,
+    fixed=patch({"spec.timeZone": REMOVE}),
 )
 
 
@@ -218,4 +224,5 @@ declare(
     violating=example_cronjob(timeZone="America/San_Francisco"),
     violating_path="spec.timeZone",
     context=_GATE_ON,
+    fixed=patch({"spec.timeZone": "America/Los_Angeles"}),
 )

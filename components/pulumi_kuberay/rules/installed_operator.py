@@ -34,6 +34,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
+from ._fixed import REMOVE, patch
 from ._operator import OperatorSetup
 from ._paths import as_dict, as_str, is_unknown, pod_templates
 
@@ -145,6 +146,7 @@ declare(
     violating=_in_namespace(example_job(), "team-a"),
     violating_path="metadata.namespace",
     context={"operator": _setup(watch_namespaces=("ray",))},
+    fixed=patch({"metadata.namespace": "ray"}),
 )
 
 declare(
@@ -160,6 +162,12 @@ declare(
     violating=_labelled(example_job(), "yunikorn.apache.org/queue", "root.batch"),
     violating_path="metadata.labels['yunikorn.apache.org/queue']",
     context={"operator": _setup(batch_scheduler="volcano")},
+    fixed=patch(
+        {
+            'metadata.labels["yunikorn.apache.org/queue"]': REMOVE,
+            'metadata.labels["volcano.sh/queue-name"]': "batch",
+        }
+    ),
 )
 
 
@@ -225,6 +233,7 @@ declare(
     compliant=_setup(),
     violating=_setup(replicas=1, leader_election=False),
     violating_path="replicas",
+    fixed=_setup(replicas=2, leader_election=True),
     context={"environment": "prod"},
 )
 
@@ -240,6 +249,7 @@ declare(
     compliant=_setup(),
     violating=_setup(resource_limits={}),
     violating_path="resources.limits",
+    fixed=_setup(resource_limits={"cpu": "500m", "memory": "512Mi"}),
 )
 
 declare(
@@ -254,6 +264,7 @@ declare(
     compliant=_setup(),
     violating=_setup(image="quay.io/kuberay/operator:v1.6.1"),
     violating_path="image.tag",
+    fixed=_setup(),  # image.tag left at the chart's default
 )
 
 
@@ -298,6 +309,7 @@ declare(
     compliant=example_job(),
     violating=example_job(preRunningDeadlineSeconds=600),
     violating_path="spec.preRunningDeadlineSeconds",
+    fixed=patch({"spec.preRunningDeadlineSeconds": REMOVE}),
     context={"operator": _setup(crd_version="1.5.0")},
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
+from ._fixed import REMOVE, patch
 from ._kuberay import image_tag, ray_version_of
 from ._paths import (
     ClusterSpecRef,
@@ -371,6 +372,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
 )
 declare(
     id="probes-need-ray-2-53",
@@ -385,6 +387,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, ["spec", "rayVersion"], "2.53.0"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
+    fixed=patch({"spec.rayVersion": "2.52.0"}),
 )
 declare(
     id="requests-not-equal-limits",
@@ -398,6 +401,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory": "16Gi"}),
 )
 declare(
     id="head-memory-too-small",
@@ -415,6 +419,12 @@ declare(
         "1Gi",
     ),
     violating_path="spec.headGroupSpec.template.spec.containers[0].resources.limits.memory",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].resources.limits.memory": "8Gi",
+            "spec.headGroupSpec.template.spec.containers[0].resources.requests.memory": "8Gi",
+        }
+    ),
 )
 declare(
     id="head-runs-workloads-in-prod",
@@ -429,6 +439,7 @@ declare(
     violating=ex.remove(_CLUSTER, ["spec", "headGroupSpec", "rayStartParams"]),
     violating_path="spec.headGroupSpec.rayStartParams.num-cpus",
     context={"environment": "prod"},
+    fixed=patch({"spec.headGroupSpec.rayStartParams": {"num-cpus": "0"}}),
 )
 declare(
     id="gcs-ft-missing-in-prod",
@@ -443,6 +454,14 @@ declare(
     violating=ex.remove(ex.ray_service(), ["spec", "rayClusterConfig", "gcsFaultToleranceOptions"]),
     violating_path="spec.rayClusterConfig.gcsFaultToleranceOptions",
     context={"environment": "prod"},
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.gcsFaultToleranceOptions": {
+                "redisAddress": "redis:6379",
+                "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
+            },
+        }
+    ),
 )
 declare(
     id="dashboard-exposed-without-auth",
@@ -456,6 +475,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
     violating_path="spec.headGroupSpec.serviceType",
+    fixed=patch({"spec.headGroupSpec.serviceType": REMOVE}),
 )
 declare(
     id="port-misnamed",
@@ -469,6 +489,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].ports[1].name",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
 )
 declare(
     id="image-registry-not-allowed",
@@ -483,6 +504,7 @@ declare(
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "ghcr.io/someone/ray:2.52.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     context={"options": {"allowed_registries": ["docker.io/rayproject"]}},
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
 )
 
 __all__ = ["image_tag", "memory_bytes"]

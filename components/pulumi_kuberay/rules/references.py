@@ -11,6 +11,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
+from ._fixed import REMOVE, patch
 from ._paths import (
     as_dict,
     as_str,
@@ -60,6 +61,7 @@ declare(
     compliant=_with_namespace("ray-system"),
     violating=_with_namespace("<your-namespace>"),
     violating_path="metadata.namespace",
+    fixed=patch({"metadata.namespace": "ray-system"}),
 )
 
 
@@ -155,6 +157,11 @@ declare(
     compliant=_with_image("registry.example.com:5000/ml/ray:2.52.0-py311"),
     violating=_with_image("<your-image>"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].image": "registry.example.com:5000/ml/ray:2.52.0-py311",
+        }
+    ),
 )
 
 
@@ -194,6 +201,7 @@ declare(
     compliant=_with_ray_version("2.52.0"),
     violating=_with_ray_version("${RAY_VERSION}"),
     violating_path="spec.rayVersion",
+    fixed=patch({"spec.rayVersion": "2.52.0"}),
 )
 
 
@@ -233,4 +241,5 @@ declare(
     compliant=ex.example_service(),
     violating=ex.example_service(serviceUnhealthySecondThreshold=900),
     violating_path="spec.serviceUnhealthySecondThreshold",
+    fixed=patch({"spec.serviceUnhealthySecondThreshold": REMOVE}),
 )

@@ -21,6 +21,7 @@ from ._engine import (
     declare,
 )
 from ._examples import example_cluster_spec, example_job, example_service
+from ._fixed import patch
 from ._kuberay import has_cluster_selector, job_specs, semver_parse
 from ._paths import (
     as_dict,
@@ -95,6 +96,16 @@ declare(
     compliant=example_service(),
     violating=_service_without_serve_port(),
     violating_path="spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports",
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports": [
+                {"containerPort": 6379, "name": "gcs-server"},
+                {"containerPort": 8265, "name": "dashboard"},
+                {"containerPort": 10001, "name": "client"},
+                {"containerPort": 8000, "name": "serve"},
+            ],
+        }
+    ),
 )
 
 
@@ -136,6 +147,7 @@ declare(
     compliant=example_job(),
     violating=_job_without_dashboard_port(),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports",
+    fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
 )
 
 
@@ -176,6 +188,7 @@ declare(
     compliant=_v1_cluster("Never"),
     violating=_v1_cluster("Always"),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": "Never"}),
 )
 
 
@@ -233,6 +246,7 @@ declare(
     compliant=_job_with_metadata("2.52.0"),
     violating=_job_with_metadata("2.5.1"),
     violating_path="spec.metadata",
+    fixed=patch({"spec.rayClusterSpec.rayVersion": "2.52.0"}),
 )
 
 
@@ -276,4 +290,5 @@ declare(
     compliant=_cluster_with_replicas(2),
     violating=_cluster_with_replicas(9),
     violating_path="spec.workerGroupSpecs[0].replicas",
+    fixed=patch({"spec.workerGroupSpecs[0].replicas": 2}),
 )

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Severity, Violation, declare
+from ._fixed import REMOVE, patch
 from ._kuberay import image_tag
 from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 from ._paths import (
@@ -331,6 +332,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "securityContext", "privileged"], True),
     violating_path="spec.workerGroupSpecs[0].template.spec",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.privileged": REMOVE}),
 )
 declare(
     id="pod-security-restricted",
@@ -344,6 +346,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "securityContext", "runAsNonRoot"]),
     violating_path="spec.workerGroupSpecs[0].template.spec",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].securityContext.runAsNonRoot": True}),
 )
 declare(
     id="image-tag-not-pinned",
@@ -357,6 +360,7 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:latest"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
 )
 declare(
     id="resources-missing",
@@ -370,6 +374,14 @@ declare(
     compliant=_CLUSTER,
     violating=ex.remove(_CLUSTER, [*_WORKER_C, "resources"]),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers[0].resources": {
+                "limits": {"cpu": "4", "memory": "16Gi"},
+                "requests": {"cpu": "4", "memory": "16Gi"},
+            },
+        }
+    ),
 )
 declare(
     id="secret-in-plain-env",
@@ -383,4 +395,12 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "env"], [{"name": "HF_TOKEN", "value": "hf_abcdef"}]),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers[0].env[0]": {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}},
+            }
+        }
+    ),
 )

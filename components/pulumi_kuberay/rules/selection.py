@@ -16,6 +16,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
+from ._fixed import REMOVE, patch
 from ._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
@@ -82,6 +83,7 @@ declare(
     violating=_autoscaled_job(minReplicas=0, maxReplicas=None),
     violating_path="spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas",
     context={"environment": "prod"},
+    fixed=patch({"spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas": 10}),
 )
 
 
@@ -113,6 +115,7 @@ declare(
     violating=example_service(upgradeStrategy={"type": "None"}),
     violating_path="spec.upgradeStrategy.type",
     context={"environment": "prod"},
+    fixed=patch({"spec.upgradeStrategy.type": "NewCluster"}),
 )
 
 
@@ -165,6 +168,7 @@ declare(
     compliant=example_job(),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
 )
 
 
@@ -200,6 +204,7 @@ declare(
     compliant=example_job(activeDeadlineSeconds=6 * 3600),
     violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
     violating_path="spec.activeDeadlineSeconds",
+    fixed=patch({"spec.activeDeadlineSeconds": 21600}),
 )
 
 
@@ -246,6 +251,13 @@ declare(
     violating=_job_with_rules(("DeleteCluster", "SUCCEEDED", 60), ("DeleteSelf", "SUCCEEDED", 300)),
     violating_path="spec.deletionStrategy.deletionRules[1].policy",
     pulumi_only=True,
+    fixed=patch(
+        {
+            "spec.deletionStrategy.deletionRules[1].policy": "DeleteCluster",
+            "spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED",
+            "spec.deletionStrategy.deletionRules[1].condition.ttlSeconds": 600,
+        }
+    ),
 )
 
 
@@ -281,6 +293,7 @@ declare(
         clusterSelector={"ray.io/cluster": "shared-cluster"},
     ),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
 )
 
 
@@ -316,4 +329,5 @@ declare(
         {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
     ),
     violating_path="metadata.labels['kueue.x-k8s.io/queue-name']",
+    fixed=patch({'metadata.labels["kueue.x-k8s.io/queue-name"]': REMOVE}),
 )

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare
+from ._fixed import patch
 from ._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
@@ -176,6 +177,7 @@ declare(
     compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
     violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
     violating_path="spec.clusterSelector['ray.io/cluster']",
+    fixed=patch({'[1].spec.clusterSelector["ray.io/cluster"]': "shared"}),
 )
 
 declare(
@@ -193,5 +195,6 @@ declare(
     compliant=(_cluster("a", gpu=1, max_replicas=4),),
     violating=(_cluster("a", gpu=2, max_replicas=4), _cluster("b", gpu=1, max_replicas=4)),
     violating_path="spec",
+    fixed=patch({"[0].spec.workerGroupSpecs[0].maxReplicas": 2}),
     context={"options": {"gpu_budget": 8}},
 )

@@ -18,6 +18,7 @@ from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
+from ._fixed import REMOVE, patch
 from ._kuberay import (
     effective_name,
     is_dns1123_subdomain,
@@ -175,6 +176,7 @@ _SCHEMA_RULES = (
         "Remove the field or fix its spelling (check the KubeRay v1.7.0 CRD).",
         _example(enableInTreeAutoscaler=True),
         "spec.enableInTreeAutoscaler",
+        patch({"spec.enableInTreeAutoscaler": REMOVE, "spec.enableInTreeAutoscaling": True}),
     ),
     (
         "schema-wrong-type",
@@ -184,6 +186,7 @@ _SCHEMA_RULES = (
         "Use the type the CRD declares (e.g. an integer for minReplicas, strings for rayStartParams values).",
         _with_worker(minReplicas="one"),
         "spec.workerGroupSpecs[0].minReplicas",
+        patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
     ),
     (
         "schema-missing-field",
@@ -193,6 +196,7 @@ _SCHEMA_RULES = (
         "Add the required field.",
         _without_group_name(),
         "spec.workerGroupSpecs[0].groupName",
+        patch({"spec.workerGroupSpecs[0].groupName": "workergroup"}),
     ),
     (
         "schema-invalid-value",
@@ -202,10 +206,11 @@ _SCHEMA_RULES = (
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
         "spec.autoscalerOptions.upscalingMode",
+        patch({"spec.autoscalerOptions.upscalingMode": "Default"}),
     ),
 )
 
-for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULES:
+for _rule_id, _kind, _title, _rationale, _fix, _violating, _path, _fixed in _SCHEMA_RULES:
     declare(
         id=_rule_id,
         title=_title,
@@ -217,7 +222,8 @@ for _rule_id, _kind, _title, _rationale, _fix, _violating, _path in _SCHEMA_RULE
         check=_schema_check(_kind),
         compliant=_COMPLIANT,
         violating=_violating,
-    violating_path=_path,
+        violating_path=_path,
+        fixed=_fixed,
         remediate=stringify_ray_start_params if _rule_id == "schema-wrong-type" else None,
     )
 
@@ -254,6 +260,7 @@ declare(
         "spec": "oops",
     },
     violating_path="spec",
+    fixed=patch({"spec": _COMPLIANT["spec"]}),
 )
 
 
@@ -312,6 +319,11 @@ declare(
     compliant=_suppressed("min > max is intended for this capacity test"),
     violating=_suppressed(""),
     violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exceeds-max\"]",
+    fixed=patch(
+        {
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exceeds-max"]': "min > max is intended for this capacity test",
+        }
+    ),
 )
 
 declare(
@@ -332,6 +344,12 @@ declare(
         },
     },
     violating_path="metadata.annotations[\"suppress.pulumi-kuberay.io/worker-min-exeeds-max\"]",
+    fixed=patch(
+        {
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exeeds-max"]': REMOVE,
+            'metadata.annotations["suppress.pulumi-kuberay.io/worker-min-exceeds-max"]': "intended",
+        }
+    ),
 )
 
 
@@ -396,6 +414,13 @@ declare(
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
     violating=_with_metadata(labels={"team": "-ml"}),
     violating_path="metadata.labels[\"team\"]",
+    fixed=patch(
+        {
+            "metadata.labels.team": REMOVE,
+            'metadata.labels["example.com/team"]': "ml",
+            "metadata.annotations": {"example.com/note": "any text"},
+        }
+    ),
 )
 
 #: (list field of a pod spec or container, its list-map keys, defaults of keys) from the CRDs' schema.
@@ -476,4 +501,5 @@ declare(
     compliant=_with_head_env("A", "B"),
     violating=_with_head_env("A", "A"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[1]",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env[0]": REMOVE}),
 )

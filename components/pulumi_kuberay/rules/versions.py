@@ -15,6 +15,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example
+from ._fixed import REMOVE, patch
 from ._paths import cluster_specs, get, iter_present, worker_groups
 
 Version = tuple[int, int, int]
@@ -141,6 +142,7 @@ declare(
     violating=example(lambda d: d["spec"].update(authOptions={"mode": "token"})),
     violating_path="spec.authOptions",
     context={"kuberay_version": "1.5.0"},
+    fixed=patch({"spec.authOptions": REMOVE}),
 )
 
 
@@ -196,6 +198,7 @@ declare(
     violating=example(_no_start_params),
     violating_path="spec.headGroupSpec.rayStartParams",
     context={"kuberay_version": "1.3.0"},
+    fixed=patch({"spec.headGroupSpec.rayStartParams": {}}),
 )
 
 
@@ -294,4 +297,5 @@ declare(
     compliant=example(),
     violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
     violating_path="spec.tlsOptions",
+    fixed=patch({"spec.tlsOptions": REMOVE}),
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example_cluster_spec
+from ._fixed import patch
 from ._paths import as_str, cluster_specs, worker_groups
 
 
@@ -66,4 +67,5 @@ declare(
     violating=_cluster_with_groups("cpu", "cpu"),
     violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
+    fixed=patch({"spec.workerGroupSpecs[1].groupName": "gpu"}),
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
+from .._fixed import REMOVE, patch
 from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
 from .._paths import (
     ClusterSpecRef,
@@ -78,6 +79,7 @@ declare(
     compliant=example(lambda d: spec_of(d).update(authOptions={"mode": "token"})),
     violating=example(lambda d: spec_of(d).update(authOptions={"mode": "token"}, rayVersion="2.46.0")),
     violating_path="spec.rayVersion",
+    fixed=patch({"spec.rayVersion": "2.52.0"}),
 )
 
 
@@ -122,6 +124,7 @@ declare(
         lambda d: set_ray_version(spec_of(d), "2.55.0").update(authOptions={"enableK8sTokenAuth": True})
     ),
     violating_path="spec.authOptions.mode",
+    fixed=patch({"spec.authOptions.mode": "token"}),
 )
 
 
@@ -182,6 +185,7 @@ declare(
     violating=example(lambda d: (_tls(d), add_env(worker_container_of(d), "RAY_USE_TLS", "1"))),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0]",
     context=_TLS_CONTEXT,
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].env": REMOVE}),
 )
 
 
@@ -235,4 +239,5 @@ declare(
     ),
     violating_path="spec.headGroupSpec.template.spec.containers[0].volumeMounts[0]",
     context=_TLS_CONTEXT,
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].volumeMounts": REMOVE}),
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
+from .._fixed import REMOVE, patch
 from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
 from .._paths import as_int, as_str, cluster_specs, env_list, get, group_template, groups, join, worker_groups
 
@@ -39,6 +40,13 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].env": REMOVE,
+            "spec.enableInTreeAutoscaling": True,
+            "spec.autoscalerOptions": {"version": "v2"},
+        }
+    ),
 )
 
 
@@ -68,6 +76,7 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(suspend=True))),
     violating_path="spec.workerGroupSpecs[0].suspend",
+    fixed=patch({"spec.workerGroupSpecs[0].suspend": REMOVE}),
 )
 
 
@@ -99,6 +108,7 @@ declare(
     compliant=example(with_autoscaling_v2),
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
 )
 
 
@@ -136,6 +146,7 @@ declare(
         lambda d: (with_autoscaling_v2(d), worker_of(d)["template"]["spec"].update(restartPolicy="Always"))
     ),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": REMOVE}),
 )
 
 
@@ -167,6 +178,7 @@ declare(
         lambda d: (with_autoscaling_v2(d), spec_of(d)["autoscalerOptions"].update(idleTimeoutSeconds=-1))
     ),
     violating_path="spec.autoscalerOptions.idleTimeoutSeconds",
+    fixed=patch({"spec.autoscalerOptions.idleTimeoutSeconds": 60}),
 )
 
 
@@ -210,6 +222,7 @@ declare(
         )
     ),
     violating_path="spec.autoscalerOptions.env[0]",
+    fixed=patch({"spec.autoscalerOptions.env[0]": REMOVE}),
 )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     EXTERNAL_STORAGE_NS_ANNOTATION,
     FT_ENABLED_ANNOTATION,
@@ -67,6 +68,7 @@ declare(
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
     violating_path="metadata.annotations[\"ray.io/ft-enabled\"]",
+    fixed=patch({"metadata.annotations": REMOVE}),
 )
 
 
@@ -96,6 +98,15 @@ declare(
     compliant=example(_redis_ft),
     violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].env": REMOVE,
+            "spec.gcsFaultToleranceOptions": {
+                "redisAddress": "redis:6379",
+                "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis-password-secret", "key": "password"}}},
+            },
+        }
+    ),
 )
 
 
@@ -142,6 +153,7 @@ declare(
         lambda d: (_redis_ft(d), head_of(d)["rayStartParams"].update({"redis-password": "5241590000000000"}))
     ),
     violating_path="spec.headGroupSpec.rayStartParams.redis-password",
+    fixed=patch({"spec.headGroupSpec.rayStartParams.redis-password": REMOVE}),
 )
 
 
@@ -175,6 +187,12 @@ declare(
     ),
     violating=example(lambda d: (_redis_ft(d), add_env(head_container_of(d), "REDIS_USERNAME", "ray"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
+    fixed=patch(
+        {
+            "spec.headGroupSpec.template.spec.containers[0].env": REMOVE,
+            "spec.gcsFaultToleranceOptions.redisUsername": {"value": "ray"},
+        }
+    ),
 )
 
 
@@ -241,6 +259,7 @@ declare(
     ),
     violating_path="spec.gcsFaultToleranceOptions.redisAddress",
     context=_ROCKSDB_CONTEXT,
+    fixed=patch({"spec.gcsFaultToleranceOptions.redisAddress": REMOVE}),
 )
 
 
@@ -292,6 +311,7 @@ declare(
     violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
 )
 
 
@@ -325,6 +345,7 @@ declare(
     compliant=example(_redis_ft),
     violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
     violating_path="spec.gcsFaultToleranceOptions.storage",
+    fixed=patch({"spec.gcsFaultToleranceOptions.storage": REMOVE}),
 )
 
 

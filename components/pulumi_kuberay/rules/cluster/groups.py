@@ -9,6 +9,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     autoscaler_v2_enabled,
     is_set,
@@ -54,6 +55,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(resources={"CPU": "1", "TPU": "4"})),
     violating=example(lambda d: worker_of(d).update(rayStartParams={"num-cpus": "1"}, resources={"TPU": "4"})),
     violating_path="spec.workerGroupSpecs[0].resources",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].rayStartParams.num-cpus": REMOVE,
+            "spec.workerGroupSpecs[0].resources.CPU": "1",
+        }
+    ),
 )
 
 
@@ -81,6 +88,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/market-type": "spot"})),
     violating=example(lambda d: worker_of(d)["rayStartParams"].update(labels="ray.io/market-type=spot")),
     violating_path="spec.workerGroupSpecs[0].rayStartParams.labels",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].rayStartParams.labels": REMOVE,
+            "spec.workerGroupSpecs[0].labels": {"ray.io/market-type": "spot"},
+        }
+    ),
 )
 
 
@@ -122,6 +135,12 @@ declare(
     compliant=example(lambda d: worker_of(d).update(labels={"ray.io/accelerator-type": "A100"})),
     violating=example(lambda d: worker_of(d).update(labels={"accelerator type": "A100/80GB"})),
     violating_path="spec.workerGroupSpecs[0].labels[\"accelerator type\"]",
+    fixed=patch(
+        {
+            'spec.workerGroupSpecs[0].labels["accelerator type"]': REMOVE,
+            'spec.workerGroupSpecs[0].labels["ray.io/accelerator-type"]': "A100",
+        }
+    ),
 )
 
 
@@ -169,6 +188,17 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d)["template"]["spec"].update(containers=[])),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].template.spec.containers": [
+                {
+                    "name": "ray-worker",
+                    "image": "rayproject/ray:2.52.0",
+                    "resources": {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}},
+                }
+            ],
+        }
+    ),
 )
 
 
@@ -212,6 +242,7 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
     violating_path="spec.workerGroupSpecs[0].minReplicas",
+    fixed=patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
 )
 
 
@@ -243,6 +274,13 @@ declare(
     compliant=example(),
     violating=example(lambda d: worker_of(d).update(minReplicas=4, maxReplicas=2, replicas=2)),
     violating_path="spec.workerGroupSpecs[0].minReplicas",
+    fixed=patch(
+        {
+            "spec.workerGroupSpecs[0].replicas": 1,
+            "spec.workerGroupSpecs[0].minReplicas": 1,
+            "spec.workerGroupSpecs[0].maxReplicas": 5,
+        }
+    ),
 )
 
 
@@ -275,6 +313,7 @@ declare(
     compliant=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=120))),
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
+    fixed=patch({"spec.workerGroupSpecs[0].idleTimeoutSeconds": 120}),
 )
 
 
@@ -307,6 +346,7 @@ declare(
         lambda d: (spec_of(d).update(enableInTreeAutoscaling=True), worker_of(d).update(idleTimeoutSeconds=120))
     ),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
+    fixed=patch({"spec.autoscalerOptions": {"version": "v2"}}),
 )
 
 
@@ -373,6 +413,15 @@ declare(
     compliant=example(_priority_ok),
     violating=example(lambda d: worker_of(d).update(priority=10)),
     violating_path="spec.workerGroupSpecs[0].priority",
+    fixed=patch(
+        {
+            "spec.rayVersion": "2.56.0",
+            "spec.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.56.0",
+            "spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.56.0",
+            "spec.enableInTreeAutoscaling": True,
+            "spec.autoscalerOptions": {"version": "v2"},
+        }
+    ),
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import example, head_of, spec_of
+from .._fixed import REMOVE, patch
 from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 from .._paths import (
     ClusterSpecRef,
@@ -96,6 +97,15 @@ declare(
     violating=example(lambda d: spec_of(d).update(historyServerOptions={"collectorOptions": {"env": []}})),
     violating_path="spec.historyServerOptions.collectorOptions.image",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.image": "rayproject/history-collector:v1.7.0",
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
+        }
+    ),
 )
 
 
@@ -143,6 +153,14 @@ declare(
     ),
     violating_path="spec.historyServerOptions.collectorOptions.env[2]",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
+        }
+    ),
 )
 
 
@@ -229,6 +247,14 @@ declare(
     violating=example(lambda d: _history(d, [{"name": "STORAGE_BACKEND", "value": "S3"}])),
     violating_path="spec.historyServerOptions.collectorOptions.env",
     context=_HISTORY_CONTEXT,
+    fixed=patch(
+        {
+            "spec.historyServerOptions.collectorOptions.env": [
+                {"name": "STORAGE_BACKEND", "value": "GCS"},
+                {"name": "GCS_BUCKET", "value": "ray-history"},
+            ],
+        }
+    ),
 )
 
 
@@ -273,6 +299,7 @@ declare(
     ),
     violating_path="spec.headGroupSpec.template.spec.containers[1]",
     context=_HISTORY_CONTEXT,
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[1]": REMOVE}),
 )
 
 

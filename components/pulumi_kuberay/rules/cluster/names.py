@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import base_cluster, example, spec_of
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     MAX_RAYCLUSTER_NAME,
     ORIGINATED_FROM_CRD_LABEL,
@@ -50,6 +51,7 @@ declare(
     compliant=example(),
     violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "raycluster-demo"}),
 )
 
 
@@ -81,6 +83,7 @@ declare(
     compliant=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "Recreate"})),
     violating=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "RollingUpdate"})),
     violating_path="spec.upgradeStrategy.type",
+    fixed=patch({"spec.upgradeStrategy.type": "Recreate"}),
 )
 
 
@@ -130,4 +133,5 @@ declare(
     compliant=_rayjob(base_cluster()["spec"]),
     violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
     violating_path="spec.rayClusterSpec.upgradeStrategy",
+    fixed=patch({"spec.rayClusterSpec.upgradeStrategy": REMOVE}),
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import example, spec_of, worker_of
+from .._fixed import REMOVE, patch
 from .._kuberay import is_dns1123_label, reported_as
 from .._paths import ClusterSpecRef, as_dict, as_list, as_str, cluster_specs, is_unknown, join, worker_groups
 
@@ -70,6 +71,12 @@ declare(
     violating=example(lambda d: _netpol(d, head={"egressRules": [{"to": [{"podSelector": {}}]}]})),
     violating_path="spec.networkPolicy.head.egressRules",
     context=_NETPOL_CONTEXT,
+    fixed=patch(
+        {
+            "spec.networkPolicy.head.egressRules": REMOVE,
+            "spec.networkPolicy.head.ingressRules": [{"from": [{"podSelector": {}}]}],
+        }
+    ),
 )
 
 
@@ -103,6 +110,7 @@ declare(
     violating=example(lambda d: (_netpol(d), worker_of(d).update(groupName="GPU_Workers"))),
     violating_path="spec.workerGroupSpecs[0].groupName",
     context=_NETPOL_CONTEXT,
+    fixed=patch({"spec.workerGroupSpecs[0].groupName": "workergroup"}),
 )
 
 
@@ -142,6 +150,7 @@ declare(
     violating=example(lambda d: _netpol(d, workerGroups=[{"groupName": "gpu-group"}])),
     violating_path="spec.networkPolicy.workerGroups[0].groupName",
     context=_NETPOL_CONTEXT,
+    fixed=patch({"spec.networkPolicy.workerGroups[0].groupName": "workergroup"}),
 )
 
 

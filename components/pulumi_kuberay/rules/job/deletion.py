@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
@@ -56,6 +57,13 @@ declare(
     ),
     violating_path="spec.deletionStrategy",
     context={"feature_gates": {"RayJobDeletionPolicy": False}},
+    fixed=patch(
+        {
+            "spec.deletionStrategy": REMOVE,
+            "spec.shutdownAfterJobFinishes": True,
+            "spec.ttlSecondsAfterFinished": 60,
+        }
+    ),
 )
 
 
@@ -86,6 +94,7 @@ declare(
         ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
     ),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
 )
 
 
@@ -117,6 +126,7 @@ declare(
         deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
     ),
     violating_path="spec.deletionStrategy",
+    fixed=patch({"spec.deletionStrategy.deletionRules": REMOVE}),
 )
 
 
@@ -146,6 +156,13 @@ declare(
     ),
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
     violating_path="spec.deletionStrategy",
+    fixed=patch(
+        {
+            "spec.deletionStrategy.deletionRules": [
+                {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0}}
+            ],
+        }
+    ),
 )
 
 
@@ -177,6 +194,7 @@ declare(
     compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
     violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
     violating_path="spec.deletionStrategy.onFailure",
+    fixed=patch({"spec.deletionStrategy.onFailure": {"policy": "DeleteCluster"}}),
 )
 
 
@@ -205,6 +223,7 @@ declare(
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}},
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
+    fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
 )
 
 
@@ -243,6 +262,7 @@ declare(
     compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteSelf"}),
 )
 
 
@@ -289,6 +309,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteCluster"}),
 )
 
 
@@ -320,6 +341,7 @@ declare(
         deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "DeleteNone"}},
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
+    fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
 )
 
 
@@ -389,6 +411,7 @@ declare(
         },
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition",
+    fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": REMOVE}),
 )
 
 
@@ -423,6 +446,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 0}),
 )
 
 
@@ -477,6 +501,7 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[1]",
+    fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED"}),
 )
 
 
@@ -520,4 +545,5 @@ declare(
         deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
+    fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 30}),
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._fixed import patch
 from .._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, kueue_label, kueue_version
 from .._paths import as_dict, as_list, metadata
 
@@ -85,5 +86,6 @@ declare(
     compliant=_queued(example_job()),
     violating=_queued(example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None)),
     violating_path="spec.shutdownAfterJobFinishes",
+    fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
 )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._fixed import patch
 from .._kuberay import (
     MAX_RAYJOB_NAME_LENGTH,
     effective_name,
@@ -66,6 +67,7 @@ declare(
     compliant=example_job("rayjob-sample"),
     violating=example_job("rayjob-" + "x" * 41),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "rayjob-sample"}),
 )
 
 declare(
@@ -81,4 +83,5 @@ declare(
     compliant=example_job("train-resnet"),
     violating=example_job("train.resnet"),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "train-resnet"}),
 )

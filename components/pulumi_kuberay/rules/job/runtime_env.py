@@ -14,6 +14,7 @@ from pulumi_kuberay.model._yaml import runtime_env_error
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._fixed import patch
 from .._kuberay import per_job_spec
 from .._paths import as_int, as_str
 
@@ -43,6 +44,7 @@ declare(
     compliant=example_job(runtimeEnvYAML="pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"),
     violating=example_job(runtimeEnvYAML="- requests==2.26.0\n- pendulum==2.1.2\n"),
     violating_path="spec.runtimeEnvYAML",
+    fixed=patch({"spec.runtimeEnvYAML": 'pip:\n  - requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n'}),
 )
 
 
@@ -65,6 +67,7 @@ declare(
     compliant=example_job(activeDeadlineSeconds=3600),
     violating=example_job(activeDeadlineSeconds=0),
     violating_path="spec.activeDeadlineSeconds",
+    fixed=patch({"spec.activeDeadlineSeconds": 3600}),
 )
 
 
@@ -88,6 +91,7 @@ declare(
     compliant=example_job(preRunningDeadlineSeconds=600),
     violating=example_job(preRunningDeadlineSeconds=0),
     violating_path="spec.preRunningDeadlineSeconds",
+    fixed=patch({"spec.preRunningDeadlineSeconds": 600}),
 )
 
 
@@ -110,4 +114,5 @@ declare(
     compliant=example_job(backoffLimit=1),
     violating=example_job(backoffLimit=-1),
     violating_path="spec.backoffLimit",
+    fixed=patch({"spec.backoffLimit": 1}),
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
+from .._fixed import patch
 from .._kuberay import per_job_spec
 from .._paths import as_int
 
@@ -40,6 +41,7 @@ declare(
     compliant=example_job(suspend=True),
     violating=example_job(suspend=True, shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None),
     violating_path="spec.suspend",
+    fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
 )
 
 
@@ -62,6 +64,7 @@ declare(
     compliant=example_job(ttlSecondsAfterFinished=0),
     violating=example_job(ttlSecondsAfterFinished=-1),
     violating_path="spec.ttlSecondsAfterFinished",
+    fixed=patch({"spec.ttlSecondsAfterFinished": 0}),
 )
 
 
@@ -87,4 +90,5 @@ declare(
     compliant=example_job(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=30),
     violating=example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=30),
     violating_path="spec.ttlSecondsAfterFinished",
+    fixed=patch({"spec.shutdownAfterJobFinishes": True}),
 )

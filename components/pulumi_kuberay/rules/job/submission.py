@@ -13,6 +13,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
+from .._fixed import REMOVE, patch
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
 from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
@@ -38,6 +39,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
     violating_path="spec.suspend",
+    fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE, "spec.suspend": REMOVE}),
 )
 
 
@@ -62,6 +64,7 @@ declare(
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec",
+    fixed=patch({"spec.clusterSelector": {"ray.io/cluster": "shared-cluster"}}),
 )
 
 
@@ -85,6 +88,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(rayClusterSpec=example_cluster_spec()),
     violating_path="spec.rayClusterSpec",
+    fixed=patch({"spec.rayClusterSpec": REMOVE}),
 )
 
 
@@ -110,6 +114,7 @@ declare(
     compliant=selector_job(),
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
     violating_path="spec.clusterSelector",
+    fixed=patch({"spec.clusterSelector.app": REMOVE, 'spec.clusterSelector["ray.io/cluster"]': "shared-cluster"}),
 )
 
 
@@ -131,6 +136,7 @@ declare(
     compliant=selector_job(submissionMode="HTTPMode"),
     violating=selector_job(submissionMode="SidecarMode"),
     violating_path="spec.submissionMode",
+    fixed=patch({"spec.submissionMode": "HTTPMode"}),
 )
 
 
@@ -160,6 +166,7 @@ declare(
     compliant=selector_job(backoffLimit=0),
     violating=selector_job(backoffLimit=2),
     violating_path="spec.backoffLimit",
+    fixed=patch({"spec.backoffLimit": 0}),
 )
 
 
@@ -184,6 +191,7 @@ declare(
     compliant=example_job(submissionMode="SidecarMode"),
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
     violating_path="spec.submitterConfig",
+    fixed=patch({"spec.submitterConfig": REMOVE}),
 )
 
 
@@ -220,6 +228,7 @@ declare(
     compliant=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Never")),
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
+    fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy": "Never"}),
 )
 
 
@@ -253,6 +262,7 @@ declare(
     compliant=example_job(rayClusterSpec=_with_auth({"mode": "token"})),
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
     violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
+    fixed=patch({"spec.rayClusterSpec.authOptions.enableK8sTokenAuth": REMOVE}),
 )
 
 
@@ -287,6 +297,7 @@ declare(
     compliant=example_job(submissionMode="HTTPMode"),
     violating=example_job(submissionMode="HttpMode"),
     violating_path="spec.submissionMode",
+    fixed=patch({"spec.submissionMode": "HTTPMode"}),
 )
 
 
@@ -319,4 +330,5 @@ declare(
     compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),
     violating=example_job(entrypoint=None),
     violating_path="spec.entrypoint",
+    fixed=patch({"spec.submissionMode": "InteractiveMode"}),
 )

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._engine import Context, Violation, declare
-from .._examples import SERVE_COMPLIANT, example_service, serve_mutated, serve_service
+from .._examples import SERVE_COMPLIANT, TWO_APPS, example_service, serve_mutated, serve_service
+from .._fixed import patch
 from .._paths import as_dict, as_list
 from .._serve_config import (
     BASE,
@@ -49,6 +50,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=example_service(serveConfigV2=None),
     violating_path="spec.serveConfigV2",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -75,6 +81,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_service("applications:\n  - name: app\n   import_path: app:main\n"),
     violating_path="spec.serveConfigV2",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -110,6 +121,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_service("http_options:\n  port: 8000\n"),
     violating_path="spec.serveConfigV2",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -146,6 +162,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("name: math_app", "name: fruit_app"),
     violating_path="spec.serveConfigV2.applications[1].name",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -185,6 +206,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: /fruit"),
     violating_path="spec.serveConfigV2.applications[1].route_prefix",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -221,6 +247,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: calc/"),
     violating_path="spec.serveConfigV2.applications[1].route_prefix",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -248,6 +279,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", ""),
     violating_path="spec.serveConfigV2.applications[1]",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -281,6 +317,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("import_path: conditional_dag.serve_dag", "import_path: serve_dag"),
     violating_path="spec.serveConfigV2.applications[1].import_path",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -307,6 +348,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", "    route_prefix: /calc\n    port: 8001\n"),
     violating_path="spec.serveConfigV2.applications[1].port",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -350,6 +396,11 @@ declare(
         "      working_dir: ./math_app\n    deployments:\n      - name: Adder",
     ),
     violating_path="spec.serveConfigV2.applications[1].runtime_env.working_dir",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
+from .._fixed import patch
 from .._paths import as_dict, as_int, as_list, as_str, cluster_specs, group_template, groups, join, ray_container
 from .._serve_config import (
     ACTOR_OPTION_KEYS,
@@ -65,6 +66,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("      - name: Adder\n", "      - num_cpus: 1\n"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0]",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -120,6 +126,33 @@ declare(
         "      - name: Adder\n        autoscaling_config:\n          min_replicas: 4\n          max_replicas: 2\n",
     ),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].autoscaling_config.max_replicas",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": (
+                "applications:\n"  # text-block
+                "  - name: fruit_app\n"
+                "    import_path: fruit.deployment_graph\n"
+                "    route_prefix: /fruit\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: MangoStand\n"
+                "        num_replicas: 2\n"
+                "        user_config:\n"
+                "          price: 3\n"
+                "  - name: math_app\n"
+                "    import_path: conditional_dag.serve_dag\n"
+                "    route_prefix: /calc\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: Adder\n"
+                "        autoscaling_config:\n"
+                "          min_replicas: 1\n"
+                "          max_replicas: 4\n"
+            ),
+        }
+    ),
 )
 
 
@@ -188,6 +221,11 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("        num_replicas: 2\n", "        num_replicas: 0\n"),
     violating_path="spec.serveConfigV2.applications[0].deployments[0].num_replicas",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -221,6 +259,11 @@ declare(
         "          min_replicas: 1\n          max_replicas: 4\n          target_ongoing_requests: 4\n",
     ),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_ongoing_requests",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )
 
 
@@ -261,6 +304,32 @@ declare(
     compliant=serve_service(TWO_APPS + "proxy_location: EveryNode\n"),
     violating=serve_service(TWO_APPS + "proxy_location: Disabled\n"),
     violating_path="spec.serveConfigV2.proxy_location",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": (
+                "applications:\n"  # text-block
+                "  - name: fruit_app\n"
+                "    import_path: fruit.deployment_graph\n"
+                "    route_prefix: /fruit\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: MangoStand\n"
+                "        num_replicas: 2\n"
+                "        user_config:\n"
+                "          price: 3\n"
+                "  - name: math_app\n"
+                "    import_path: conditional_dag.serve_dag\n"
+                "    route_prefix: /calc\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: Adder\n"
+                "        num_replicas: 1\n"
+                "proxy_location: EveryNode\n"
+            ),
+        }
+    ),
 )
 
 
@@ -339,6 +408,13 @@ declare(
     compliant=_different_port(port_everywhere=True),
     violating=_different_port(port_everywhere=False),
     violating_path="spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports",
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].ports": [
+                {"containerPort": 9000, "name": "serve"}
+            ],
+        }
+    ),
 )
 
 
@@ -406,4 +482,9 @@ declare(
     compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "routePrefix: /calc"),
     violating_path="spec.serveConfigV2.applications[1].routePrefix",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": TWO_APPS,
+        }
+    ),
 )

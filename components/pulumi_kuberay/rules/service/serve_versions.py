@@ -12,6 +12,7 @@ from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, jud
 
 from .._engine import Context, Severity, Violation, declare
 from .._examples import TWO_APPS, serve_service
+from .._fixed import patch
 from .._paths import memo
 from .._serve_config import BASE, serve_config
 
@@ -115,6 +116,32 @@ declare(
         TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
     ),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": (
+                "applications:\n"  # text-block
+                "  - name: fruit_app\n"
+                "    import_path: fruit.deployment_graph\n"
+                "    route_prefix: /fruit\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: MangoStand\n"
+                "        num_replicas: 2\n"
+                "        user_config:\n"
+                "          price: 3\n"
+                "  - name: math_app\n"
+                "    import_path: conditional_dag.serve_dag\n"
+                "    route_prefix: /calc\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: Adder\n"
+                "        num_replicas: 1\n"
+                "        max_ongoing_requests: 8\n"
+            ),
+        }
+    ),
 )
 declare(
     id="serve-config-key-deprecated",
@@ -130,4 +157,33 @@ declare(
     ),
     violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
+    fixed=patch(
+        {
+            "spec.serveConfigV2": (
+                "applications:\n"  # text-block
+                "  - name: fruit_app\n"
+                "    import_path: fruit.deployment_graph\n"
+                "    route_prefix: /fruit\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: MangoStand\n"
+                "        num_replicas: 2\n"
+                "        user_config:\n"
+                "          price: 3\n"
+                "  - name: math_app\n"
+                "    import_path: conditional_dag.serve_dag\n"
+                "    route_prefix: /calc\n"
+                "    runtime_env:\n"
+                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
+                "    deployments:\n"
+                "      - name: Adder\n"
+                "        num_replicas: 1\n"
+                "        max_ongoing_requests: 8\n"
+            ),
+            "spec.rayClusterConfig.rayVersion": "2.52.0",
+            "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.52.0",
+            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0",
+        }
+    ),
 )

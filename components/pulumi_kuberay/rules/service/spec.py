@@ -9,6 +9,7 @@ from typing import Any
 
 from .._engine import Context, Violation, declare
 from .._examples import example_service, set_ray_version
+from .._fixed import REMOVE, patch
 from .._kuberay import (
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
@@ -65,6 +66,7 @@ declare(
     compliant=example_service("text-summarizer"),
     violating=example_service("text-summarizer-" + "x" * 32),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "text-summarizer"}),
 )
 
 declare(
@@ -80,6 +82,7 @@ declare(
     compliant=example_service("text-summarizer"),
     violating=example_service("Text_Summarizer"),
     violating_path="metadata.name",
+    fixed=patch({"metadata.name": "text-summarizer"}),
 )
 
 
@@ -128,6 +131,7 @@ declare(
     compliant=_with_timeout("30m"),
     violating=_with_timeout("30 minutes"),
     violating_path="metadata.annotations[\"ray.io/initializing-timeout\"]",
+    fixed=patch({'metadata.annotations["ray.io/initializing-timeout"]': "30m"}),
 )
 
 
@@ -167,6 +171,7 @@ declare(
     compliant=_with_auth({"mode": "token"}),
     violating=_with_auth({"mode": "token", "enableK8sTokenAuth": True}),
     violating_path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth",
+    fixed=patch({"spec.rayClusterConfig.authOptions.enableK8sTokenAuth": REMOVE}),
 )
 
 
@@ -201,6 +206,12 @@ declare(
     compliant=_with_head_service({"labels": {"team": "ml"}}),
     violating=_with_head_service({"name": "my-head-svc"}),
     violating_path="spec.rayClusterConfig.headGroupSpec.headService.metadata.name",
+    fixed=patch(
+        {
+            "spec.rayClusterConfig.headGroupSpec.headService.metadata.name": REMOVE,
+            "spec.rayClusterConfig.headGroupSpec.headService.metadata.labels": {"team": "ml"},
+        }
+    ),
 )
 
 
@@ -233,6 +244,7 @@ declare(
     compliant=example_service(upgradeStrategy={"type": "NewCluster"}),
     violating=example_service(upgradeStrategy={"type": "Recreate"}),
     violating_path="spec.upgradeStrategy.type",
+    fixed=patch({"spec.upgradeStrategy.type": "NewCluster"}),
 )
 
 
@@ -259,4 +271,5 @@ declare(
     compliant=example_service(rayClusterDeletionDelaySeconds=60),
     violating=example_service(rayClusterDeletionDelaySeconds=-1),
     violating_path="spec.rayClusterDeletionDelaySeconds",
+    fixed=patch({"spec.rayClusterDeletionDelaySeconds": 60}),
 )

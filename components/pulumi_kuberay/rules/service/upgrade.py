@@ -12,6 +12,7 @@ from .._examples import (
     example_service,
     incremental_service,
 )
+from .._fixed import patch
 from .._kuberay import INCREMENTAL, service_cluster, service_spec, upgrade_type
 from .._paths import as_int, get
 
@@ -50,6 +51,7 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(GOOD_UPGRADE_OPTIONS, autoscaling=False),
     violating_path="spec.rayClusterConfig.enableInTreeAutoscaling",
+    fixed=patch({"spec.rayClusterConfig.enableInTreeAutoscaling": True}),
 )
 
 
@@ -81,6 +83,16 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(None),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions",
+    fixed=patch(
+        {
+            "spec.upgradeStrategy.clusterUpgradeOptions": {
+                "gatewayClassName": "istio",
+                "stepSizePercent": 10,
+                "intervalSeconds": 30,
+                "maxSurgePercent": 10,
+            },
+        }
+    ),
 )
 
 
@@ -120,6 +132,12 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "stepSizePercent": 50, "maxSurgePercent": 20}),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent",
+    fixed=patch(
+        {
+            "spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent": 10,
+            "spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent": 10,
+        }
+    ),
 )
 
 
@@ -151,6 +169,7 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service({**GOOD_UPGRADE_OPTIONS, "intervalSeconds": 0}),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.intervalSeconds",
+    fixed=patch({"spec.upgradeStrategy.clusterUpgradeOptions.intervalSeconds": 30}),
 )
 
 
@@ -184,6 +203,7 @@ declare(
     compliant=incremental_service(GOOD_UPGRADE_OPTIONS),
     violating=incremental_service(_without_gateway),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
+    fixed=patch({"spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName": "istio"}),
 )
 
 
@@ -224,4 +244,5 @@ declare(
     violating=_service_with_strategy({}),
     violating_path="spec.upgradeStrategy",
     context={"kuberay_version": "1.6.0"},
+    fixed=patch({"spec.upgradeStrategy.type": "NewCluster"}),
 )
