@@ -139,6 +139,14 @@ def declaration(room: str, rule_id: str, scope: str) -> tuple[dict[str, list[str
     field = _camel(rule_id)
     fn = "_check_" + rule_id.replace("-", "_")
     imports: dict[str, list[str]] = {"_engine": ["Context", "Violation", "declare"], **template.imports}
+    # The fixed example (tests/rules/test_fixes_clear_findings.py holds every rule's fix to it): the placeholder
+    # field removed; a stack rule's paths start at the document; a setup rule's fix is the compliant subject.
+    if scope == "setup":
+        fixed = template.compliant
+    else:
+        prefix = "[1]." if scope == "stack" else ""
+        fixed = f'patch({{"{prefix}{template.path.format(field=field)}": REMOVE}})  # TODO: the fix the text says'
+        imports["_fixed"] = ["REMOVE", "patch"]
     check = template.check.format(fn=fn, field=field)
     scope_line = "" if scope == "document" else f'    scope="{scope}",\n'
     kinds_line = "" if scope == "setup" else f"    kinds={template.kinds},\n"
@@ -157,6 +165,7 @@ declare(
     compliant={template.compliant.format(field=field)},
     violating={template.violating.format(field=field)},
     violating_path="{template.path.format(field=field)}",
+    fixed={fixed},
 )
 '''
     return imports, body
