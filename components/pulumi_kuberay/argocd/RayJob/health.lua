@@ -72,7 +72,9 @@ local function int(v)
   if type(v) == "number" and v == math.floor(v) then return v end
   return nil
 end
-local function empty(v) return v == nil or v == false or v == "" or v == 0 or (type(v) == "table" and next(v) == nil) end
+local function empty(v)
+  return v == nil or v == false or v == "" or v == 0 or (type(v) == "table" and next(v) == nil)
+end
 local function conditions(base)
   local out = {}
   local raw = get(base, "conditions")

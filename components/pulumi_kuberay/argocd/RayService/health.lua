@@ -43,7 +43,9 @@ local function int(v)
   if type(v) == "number" and v == math.floor(v) then return v end
   return nil
 end
-local function empty(v) return v == nil or v == false or v == "" or v == 0 or (type(v) == "table" and next(v) == nil) end
+local function empty(v)
+  return v == nil or v == false or v == "" or v == 0 or (type(v) == "table" and next(v) == nil)
+end
 local function conditions(base)
   local out = {}
   local raw = get(base, "conditions")
@@ -95,7 +97,9 @@ local function diagnose(status)
   local rolling_back = cond(conds, "RollbackInProgress")
   local suspending, suspended = cond(conds, "Suspending"), cond(conds, "Suspended")
   local problems = table.concat(bad_active, "; ")
-  if has(bad_pending) then problems = problems .. (problems ~= "" and "; " or "") .. "pending " .. table.concat(bad_pending, "; ") end
+  if has(bad_pending) then
+    problems = problems .. (problems ~= "" and "; " or "") .. "pending " .. table.concat(bad_pending, "; ")
+  end
   if ready ~= "True" and READY_FALSE[ready_reason] ~= nil then
     return READY_FALSE[ready_reason], "Ready False, " .. ready_reason
   end
