@@ -34,7 +34,7 @@ def _runner() -> str:
     path = os.environ.get("PULUMI_KUBERAY_ARGOCD_LUA", "")
     if path and os.access(path, os.X_OK):
         return path
-    why = "no gopher-lua runner: run `eval \"$(scripts/ensure-argocd-lua --print-env)\"` (needs Go)"
+    why = 'no gopher-lua runner: run `eval "$(scripts/ensure-argocd-lua --print-env)"` (needs Go)'
     if os.environ.get("PULUMI_KUBERAY_REQUIRE_ARGOCD_LUA") == "1":
         pytest.fail(why + " (PULUMI_KUBERAY_REQUIRE_ARGOCD_LUA=1)")
     pytest.skip(why)
@@ -50,7 +50,9 @@ def _run_lua(script: Path, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_generated_files_are_current() -> None:
-    assert gen_argocd_health.main(["--check"]) == 0, "components/pulumi_kuberay/argocd is stale: run scripts/gen-argocd-health"
+    assert gen_argocd_health.main(["--check"]) == 0, (
+        "components/pulumi_kuberay/argocd is stale: run scripts/gen-argocd-health"
+    )
 
 
 def test_every_phase_maps_to_an_argo_status() -> None:
@@ -94,3 +96,35 @@ def test_lua_overlay_and_garbage(kind: str) -> None:
     for obj in cases:
         got = _run_lua(script, obj)
         assert got.get("status") == argocd_health(diagnose(obj)), (obj, got, diagnose(obj).line())
+
+
+def _variants(obj: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The fixture suspended, being deleted, and one generation ahead of its status."""
+    suspended = json.loads(json.dumps(obj))
+    suspended.setdefault("spec", {})["suspend"] = True
+    deleting = json.loads(json.dumps(obj))
+    deleting.setdefault("metadata", {})["deletionTimestamp"] = "2026-11-30T10:00:00Z"
+    ahead = json.loads(json.dumps(obj))
+    observed = ahead.get("status", {}).get("observedGeneration") if isinstance(ahead.get("status"), dict) else None
+    ahead.setdefault("metadata", {})["generation"] = (observed if isinstance(observed, int) else 1) + 1
+    return [("suspend", suspended), ("deleting", deleting), ("generation-ahead", ahead)]
+
+
+@pytest.mark.argocd
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.stem)
+def test_lua_verdict_equals_kuberay_explain_on_variants(fixture: Path, tmp_path: Path) -> None:
+    """Each fixture edited three ways, all run in one gopher-lua process: the same verdict as kuberay-explain."""
+    obj = _as_json(fixture)
+    variants = _variants(obj)
+    paths = []
+    for label, variant in variants:
+        path = tmp_path / f"{label}.json"
+        path.write_text(json.dumps(variant))
+        paths.append(str(path))
+    script = gen_argocd_health.OUT / obj["kind"] / "health.lua"
+    proc = subprocess.run([_runner(), str(script), *paths], capture_output=True, text=True, check=False, timeout=60)
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(results) == len(variants), proc.stderr
+    for (label, variant), got in zip(variants, results, strict=True):
+        want = argocd_health(diagnose(variant))
+        assert got.get("status") == want, f"{fixture.stem} ({label}): Lua says {got}, {diagnose(variant).line()}"
