@@ -33,16 +33,20 @@ from pulumi_kuberay.status._common import (
     _Reader,
     _text,
 )
+from pulumi_kuberay.status.argocd import ARGOCD_HEALTH, ArgoHealth, argocd_health
 from pulumi_kuberay.status.cluster import _diagnose_cluster
 from pulumi_kuberay.status.cronjob import _diagnose_cronjob
 from pulumi_kuberay.status.job import _diagnose_job
 from pulumi_kuberay.status.service import _diagnose_service
 
 __all__ = [
+    "ARGOCD_HEALTH",
     "OK_PHASES",
     "PHASES",
+    "ArgoHealth",
     "Diagnosis",
     "Phase",
+    "argocd_health",
     "diagnose",
 ]
 
