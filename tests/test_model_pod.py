@@ -349,3 +349,23 @@ def test_a_cpu_fix_offers_no_size() -> None:
         check_quantity("two", "cpu")
     assert "Gi" not in (info.value.fix or "") and "500m" in (info.value.fix or "")
     assert check_quantity("500m", "cpu") == "500m"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "fix"),
+    [
+        ("cpu", True, 'write e.g. "500m" (half a core) or 2'),
+        ("memory", True, 'write a size, e.g. "512Mi" or "16Gi"'),
+        ("memory", "8GB", 'write "8Gi" (8 x 2^30 bytes; "8G" means 8 x 10^9)'),
+        ("cpu", "lots", 'write e.g. "500m" (half a core) or 2'),
+        ("nvidia.com/gpu", "one", "write a whole number of units, e.g. 1"),
+    ],
+)
+def test_a_bad_amount_in_raw_resources_gets_the_fix_of_its_kind(key: str, value: object, fix: str) -> None:
+    # A boolean is no amount, and "true" no quantity: the fix names what the key counts (cores, bytes, units).
+    from pulumi_kuberay.model import _k8s
+    from pulumi_kuberay.model._errors import ManifestError, validate_as
+
+    with pytest.raises(ManifestError) as caught:
+        validate_as(_k8s.ResourceRequirements, {"limits": {key: value}})
+    assert [problem.fix for problem in caught.value.problems] == [fix]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from ._quantity import QUANTITY_PATTERN
+from ._quantity import QUANTITY_PATTERN, is_quantity_key, quantity_fix
 from .suggest import did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
@@ -251,6 +251,12 @@ def _field_names(tp: Any) -> list[str]:
     return []
 
 
+def _amount_key(loc: Sequence[int | str]) -> str:
+    """The resource key (``cpu``, ``memory``, ``nvidia.com/gpu``) a location ends at, past pydantic's union
+    member tags (``('limits', 'cpu', 'int')``), or ``""`` when it names no amount."""
+    return next((seg for seg in reversed(loc[-2:]) if isinstance(seg, str) and is_quantity_key(seg)), "")
+
+
 def problems_from_validation_error(
     exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
 ) -> list[Problem]:
@@ -283,7 +289,10 @@ def problems_from_validation_error(
             if word not in expected[path]:
                 expected[path].append(word)
             message = f"expected {' or '.join(expected[path])}, got {_describe(err.get('input'))}"
-            if "a string" in expected[path] and isinstance(err.get("input"), (int, float, bool)):
+            key = _amount_key(loc)
+            if isinstance(err.get("input"), bool) and key:
+                fix = quantity_fix(err.get("input"), key)  # true is no amount; "true" is no quantity either
+            elif "a string" in expected[path] and isinstance(err.get("input"), (int, float, bool)):
                 fix = f"quote the value: \"{err.get('input')}\"" if not isinstance(err.get("input"), bool) else (
                     f'write "{str(err.get("input")).lower()}"'
                 )
@@ -292,7 +301,10 @@ def problems_from_validation_error(
         elif etype == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") == QUANTITY_PATTERN:
             kind = "invalid_value"
             message = f"{err.get('input')!r} is not a Kubernetes quantity"
-            fix = "write a number or a quantity such as 500m, 2, 1.5, 16Gi"
+            key = _amount_key(loc)
+            fix = quantity_fix(err.get("input"), key) if key else (
+                "write a number or a quantity such as 500m, 2, 1.5, 16Gi"
+            )
         else:
             kind = "invalid_value"
             cause = (err.get("ctx") or {}).get("error")

@@ -49,7 +49,7 @@ from ._k8s import (
     Volume,
     VolumeMount,
 )
-from ._quantity import QUANTITY_PATTERN
+from ._quantity import QUANTITY_PATTERN, quantity_fix
 
 # --------------------------------------------------------------------------------------------------
 # Python input vs. wire documents.
@@ -174,25 +174,9 @@ CpuQuantity = int | float | str
 _QUANTITY = re.compile(QUANTITY_PATTERN)
 
 
-#: A size written with a byte unit (``8GB``, ``512 MiB``): Kubernetes has no ``B``.
-_BYTE_UNIT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTPE])(i?)B\s*$", re.IGNORECASE)
-
-
-def _quantity_fix(value: Any, field: str) -> str:
-    """The fix by kind of amount: CPU in cores or millicores; sizes in bytes with a binary suffix (``8GB`` ->
-    ``8Gi``; ``8G`` is also valid but means 8*10^9 bytes)."""
-    if field == "cpu":
-        return 'write e.g. "500m" (half a core) or 2'
-    match = _BYTE_UNIT.match(value) if isinstance(value, str) else None
-    if match:
-        number, unit = match.group(1), match.group(2).upper()
-        return f'write "{number}{unit}i" ({number} x 2^{ {"K": 10, "M": 20, "G": 30, "T": 40, "P": 50, "E": 60}[unit]} bytes; "{number}{unit}" means {number} x 10^{ {"K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}[unit]})'
-    return 'write a size, e.g. "512Mi" or "16Gi"'
-
-
 def check_quantity(value: Any, field: str) -> Any:
     """A resource amount: a finite number >= 0 or a string in the Kubernetes quantity syntax (``"16Gi"``)."""
-    fix = _quantity_fix(value, field)
+    fix = quantity_fix(value, field)
     if isinstance(value, str) and (not _QUANTITY.match(value) or value.startswith("-")):
         raise SpecError(f"{field} {value!r} is not a Kubernetes quantity", field=field, fix=fix)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
