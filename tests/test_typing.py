@@ -10,7 +10,9 @@ The project's own mypy run keeps the pydantic plugin (pyproject.toml); these che
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
+import pydoc
 import shutil
 import subprocess
 import sys
@@ -112,3 +114,39 @@ def test_pyright_reports_each_wrong_keyword(tmp_path: Path) -> None:
     reported = {int(e["range"]["start"]["line"]) + 1 for e in errors}  # type: ignore[index]
     assert reported == _wrong_lines(), [e["message"] for e in errors]
     assert any(e["message"] == 'No parameter named "headGroupSpec"' for e in errors)
+
+
+def test_help_shows_each_field_with_its_description() -> None:
+    import pulumi_kuberay as kr
+
+    text = pydoc.render_doc(kr.RayClusterSpec, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
+    assert "head_group_spec (headGroupSpec)\n |          The head group (required)." in text
+    assert "worker_group_specs (workerGroupSpecs)\n |          Worker groups (unique ``groupName``)." in text
+    # a Python-only field has no CRD name
+    assert "\n |      image\n |          Python-only: image for every group's Ray container" in text
+    # a generated Kubernetes model, with an explicit alias
+    port = pydoc.render_doc(kr.ContainerPort, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
+    assert "host_ip (hostIP)\n" in port
+
+
+def test_signature_names_the_python_keywords() -> None:
+    import pulumi_kuberay as kr
+
+    for model in (kr.RayClusterSpec, kr.WorkerGroupSpec, kr.ContainerPort):
+        parameters = inspect.signature(model).parameters
+        assert list(parameters) == sorted(model.model_fields, key=lambda n: not model.model_fields[n].is_required())
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters.values())
+    parameters = inspect.signature(kr.RayClusterSpec).parameters
+    assert parameters["head_group_spec"].default is inspect.Parameter.empty
+    assert parameters["worker_group_specs"].default is None
+    assert "headGroupSpec" not in parameters
+    kr.RayClusterSpec.model_rebuild(force=True)  # pydantic sets its own signature (the aliases) on completion
+    assert "head_group_spec" in inspect.signature(kr.RayClusterSpec).parameters
+
+
+def test_json_schema_description_is_the_docstring_alone() -> None:
+    import pulumi_kuberay as kr
+
+    description = kr.RayClusterSpec.model_json_schema()["description"]
+    assert description.startswith("``spec`` of a RayCluster")
+    assert "Fields (Python keyword" not in description
