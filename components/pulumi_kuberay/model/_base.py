@@ -7,6 +7,7 @@ attributes in Python, unknown keys rejected (a real API server prunes them silen
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Self, TypeVar
 
@@ -56,6 +57,57 @@ def holds_deferred(value: Any) -> bool:
     return is_deferred(value)
 
 
+def _schema_description(schema: JsonDict, cls: type[Any]) -> None:
+    """The JSON schema's description of a model is its own docstring, not the field list help() shows."""
+    plain = _PLAIN_DOCS.get(cls, cls.__dict__.get("__doc__"))
+    if plain:
+        schema["description"] = inspect.cleandoc(plain)
+    else:
+        schema.pop("description", None)
+
+
+#: Each model class's own docstring, before :func:`_doc_with_fields` added its fields (the JSON schema's description).
+_PLAIN_DOCS: dict[type[Any], str | None] = {}
+
+
+def _doc_with_fields(cls: type[BaseModel], plain: str | None) -> str:
+    lines = [inspect.cleandoc(plain), ""] if plain else []
+    fields = cls.__pydantic_fields__
+    if not fields:
+        return "\n".join(lines).rstrip()
+    lines.append("Fields (Python keyword, then the CRD's name where it differs):")
+    lines.append("")
+    generator = cls.model_config.get("alias_generator")
+    for name, info in fields.items():
+        wire = info.alias or (generator(name) if callable(generator) else None) or name
+        head = f"    {name}" + ("" if wire == name or info.exclude else f" ({wire})")  # (excluded: Python-only)
+        lines.append(head)
+        description = info.description or "(no description)"
+        lines.extend(f"        {line}".rstrip() for line in inspect.cleandoc(description).splitlines())
+    return "\n".join(lines)
+
+
+class _KeywordSignature:
+    """A model class's ``__signature__``: keyword-only parameters named as Python calls them (the field names),
+    with their types and defaults (pydantic's would name the camelCase aliases, as ``validate_by_alias`` is on)."""
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> inspect.Signature:
+        if instance is not None or owner is None:
+            raise AttributeError("__signature__")  # an instance's signature is its __call__'s
+        fields = owner.__pydantic_fields__
+        parameters = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if info.is_required() else info.get_default(call_default_factory=False),
+                annotation=info.annotation if info.annotation is not None else inspect.Parameter.empty,
+            )
+            for name, info in fields.items()
+        ]
+        parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)  # (a stable sort: required first)
+        return inspect.Signature(parameters, return_annotation=None)
+
+
 class KubeModel(BaseModel):
     """Base of every typed KubeRay / Kubernetes object.
 
@@ -71,6 +123,7 @@ class KubeModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         protected_namespaces=(),
+        json_schema_extra=_schema_description,
         regex_engine="python-re",
         # Validators are built on first use, not at import: `import pulumi_kuberay` stays cheap for the
         # commands and for programs that only use a few kinds.
@@ -96,6 +149,36 @@ class KubeModel(BaseModel):
                 info = fields.get(name)
                 if info is not None and info.description is None:
                     info.description = text
+        # help() and inspect.signature(): the keywords a call takes (snake_case, pydantic's own signature would
+        # give the camelCase aliases, and only once the deferred model is built) and each field's description.
+        # (A string made now: pydoc reads the class's own __doc__ entry, which must be a str: ~3 ms for the package.)
+        plain = _PLAIN_DOCS[cls] = cls.__dict__.get("__doc__")
+        cls.__doc__ = _doc_with_fields(cls, plain)
+        cls.__signature__ = _KeywordSignature()  # type: ignore[assignment]
+
+    @classmethod
+    def __pydantic_on_complete__(cls) -> None:
+        super().__pydantic_on_complete__()
+        cls.__signature__ = _KeywordSignature()  # type: ignore[assignment]  # pydantic's, set on completion
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        # a forced rebuild of a complete model sets pydantic's signature again without the completion hook
+        rebuilt = super().model_rebuild(
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,
+            _types_namespace=_types_namespace,
+        )
+        cls.__signature__ = _KeywordSignature()  # type: ignore[assignment]
+        return rebuilt
 
     #: Ray Serve gives some nulls a meaning (``route_prefix: null`` = no HTTP route): such models keep them.
     _null_is_a_value: ClassVar[bool] = False
