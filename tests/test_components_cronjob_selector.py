@@ -46,7 +46,12 @@ def _templates(mocks: MockEnv) -> dict[str, dict[str, Any]]:
 def test_a_template_selector_naming_a_cluster_of_the_program_is_that_cluster(mocks: MockEnv) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec(), namespace="ml")
     job = RayJob("job", {"entrypoint": "python batch.py", "clusterSelector": SELECTOR}, namespace="ml")
-    raw = RayCronJob("raw", _cron({"entrypoint": "python batch.py", "clusterSelector": SELECTOR}), namespace="ml", feature_gates=GATES)
+    raw = RayCronJob(
+        "raw",
+        _cron({"entrypoint": "python batch.py", "clusterSelector": SELECTOR}),
+        namespace="ml",
+        feature_gates=GATES,
+    )
     typed = RayCronJob(
         "typed",
         RayCronJobSpec(
@@ -75,7 +80,13 @@ def test_a_template_selector_naming_a_cluster_of_the_program_is_that_cluster(moc
         assert not [w for w in mocks.log.warnings if "submitter" in w]
 
     return after_settling(
-        check, cluster.resource.urn, cluster.urn, job.resource.urn, raw.resource.urn, typed.resource.urn, snake.resource.urn
+        check,
+        cluster.resource.urn,
+        cluster.urn,
+        job.resource.urn,
+        raw.resource.urn,
+        typed.resource.urn,
+        snake.resource.urn,
     )
 
 
@@ -85,13 +96,18 @@ def test_a_template_selector_the_program_does_not_declare_warns_and_waits_for_no
 ) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec(), namespace="ml")
     elsewhere = RayCronJob(
-        "elsewhere", _cron({"entrypoint": "python x.py", "clusterSelector": SELECTOR}), namespace="batch", feature_gates=GATES
+        "elsewhere",
+        _cron({"entrypoint": "python x.py", "clusterSelector": SELECTOR}),
+        namespace="batch",
+        feature_gates=GATES,
     )
     kept = RayCronJob(
         "kept",
         RayCronJobSpec(
             schedule="@daily",
-            job_template=RayJobSpec(entrypoint="python x.py", cluster_selector={"ray.io/cluster": "other"}, harden_submitter=False),
+            job_template=RayJobSpec(
+                entrypoint="python x.py", cluster_selector={"ray.io/cluster": "other"}, harden_submitter=False
+            ),
         ),
         feature_gates=GATES,
     )
@@ -101,7 +117,9 @@ def test_a_template_selector_the_program_does_not_declare_warns_and_waits_for_no
         assert all("submitterPodTemplate" not in templates[name] for name in ("elsewhere", "kept"))
         warned = [w for w in mocks.log.warnings if "not hardened" in w]
         assert len(warned) == 1, warned
-        assert "RayCronJob 'elsewhere'" in warned[0] and "jobTemplate" in warned[0] and "RayCluster 'shared'" in warned[0]
+        assert (
+            "RayCronJob 'elsewhere'" in warned[0] and "jobTemplate" in warned[0] and "RayCluster 'shared'" in warned[0]
+        )
         for name in ("elsewhere", "kept"):
             assert not set(mocks.request(CRON, name).dependencies) & {cluster_cr_urn, cluster_urn}
 
@@ -109,9 +127,13 @@ def test_a_template_selector_the_program_does_not_declare_warns_and_waits_for_no
 
 
 @pulumi.runtime.test
-def test_default_namespace_matches_and_a_template_with_its_own_cluster_is_left_alone(mocks: MockEnv) -> pulumi.Output[Any]:
+def test_default_namespace_matches_and_a_template_with_its_own_cluster_is_left_alone(
+    mocks: MockEnv,
+) -> pulumi.Output[Any]:
     cluster = RayCluster("shared", cluster_spec())
-    default = RayCronJob("default", _cron({"entrypoint": "python x.py", "clusterSelector": SELECTOR}), feature_gates=GATES)
+    default = RayCronJob(
+        "default", _cron({"entrypoint": "python x.py", "clusterSelector": SELECTOR}), feature_gates=GATES
+    )
     own = RayCronJob("own", _cron({"entrypoint": "python x.py", "rayClusterSpec": cluster_spec()}), feature_gates=GATES)
 
     def check(cluster_cr_urn: str, cluster_urn: str, *_: Any) -> None:

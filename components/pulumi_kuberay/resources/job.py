@@ -80,9 +80,7 @@ def cluster_of_selector(args: Any, namespace: Any) -> RayCluster | None:
     return _program.find_cluster(namespace, selected)
 
 
-def job_spec_on_cluster(
-    args: Any, cluster_manifest: Mapping[str, Any], common: CommonArgs, subject: str
-) -> RayJobSpec:
+def job_spec_on_cluster(args: Any, cluster_manifest: Mapping[str, Any], common: CommonArgs, subject: str) -> RayJobSpec:
     """The typed RayJob spec ``args`` running on the RayCluster of ``cluster_manifest`` (a RayCluster component's
     manifest for dependents): its ``clusterSelector`` set, the namespace defaulted to the cluster's (a different one
     is an error) and KubeRay's default submitter Pod hardened with the cluster's head image."""
@@ -242,7 +240,8 @@ class RayJob(RayComponent[RayJobSpec]):
         return spec_dict
 
     def _resource_options(self, extra: Any) -> dict[str, Any]:
-        return {"replace_on_changes": ["spec"], "delete_before_replace": True, "depends_on": after_cluster(self._cluster)}
+        depends_on = after_cluster(self._cluster)
+        return {"replace_on_changes": ["spec"], "delete_before_replace": True, "depends_on": depends_on}
 
     def _declare_outputs(self, built: pulumi.Output[Built[RayJobSpec]], k8s_name: pulumi.Output[str]) -> JsonDict:
         cr = self.resource

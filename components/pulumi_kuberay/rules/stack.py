@@ -52,7 +52,9 @@ def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Viol
                 continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
             others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
             ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
-            runs, field = ("runs", "clusterSelector") if kind == "RayJob" else ("schedules RayJobs that run", "jobTemplate.clusterSelector")
+            runs, field = ("runs", "clusterSelector")
+            if kind == "RayCronJob":
+                runs, field = "schedules RayJobs that run", "jobTemplate.clusterSelector"
             yield Violation(
                 f"{kind} {namespace}/{_name(doc)} {runs} on the RayCluster named by {field}[{_SELECTOR_KEY!r}] ({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in namespace {namespace!r} in {{set}}; the job waits forever for it",
                 f"{path}.clusterSelector[{_SELECTOR_KEY!r}]",
