@@ -30,7 +30,7 @@ def _template_key(raw: Mapping[str, Any]) -> str:
 def job_template(args: Any) -> Any:
     """The RayJob spec of a RayCronJob spec (typed or a dict in either spelling), when known now; else None."""
     if isinstance(args, RayCronJobSpec):
-        return args.job_template
+        return getattr(args, "job_template", None)  # a spec holding Inputs may not have it yet
     return args.get(_template_key(args)) if isinstance(args, Mapping) else None
 
 
@@ -96,8 +96,8 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
 
     def _finish_spec(self, spec_dict: JsonDict, built: Built[RayCronJobSpec], subject: str) -> JsonDict:
         template = spec_dict.get("jobTemplate")
-        typed: RayJobSpec | None = built.spec.job_template if built.spec is not None else None
-        if isinstance(template, Mapping):
+        typed: Any = getattr(built.spec, "job_template", None)
+        if isinstance(template, Mapping) and isinstance(typed, RayJobSpec):
             note = unhardened_submitter_note(template, typed, self._cluster, f"{subject} jobTemplate")
             if note is not None:
                 built.notes.append(note)
