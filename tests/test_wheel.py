@@ -398,3 +398,72 @@ def test_bad_environment_in_stack_config_is_one_message(fresh: FreshVenv, monkey
     expected = "stack config (kuberay:environment): environment must be one of dev, staging, prod, got 'production'; did you mean 'prod'? (fix: pulumi config set kuberay:environment <a value named above>)"
     assert expected in preview.output, preview.describe()
     assert "Traceback" not in preview.output and 'File "' not in preview.output, preview.describe()
+
+
+# ------------------------------------------------------------------------------------------ lint only
+
+
+def _range(requirement: str) -> tuple[str, str]:
+    name, spec = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*(.*)", requirement.strip()).groups()  # type: ignore[union-attr]
+    return name.lower(), spec.replace(" ", "")
+
+
+def test_lint_only_requirements_are_the_package_ranges_without_pulumi() -> None:
+    """lint-only-requirements.txt is pyproject.toml's dependencies minus pulumi and pulumi-kubernetes."""
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    lines = (REPO / "lint-only-requirements.txt").read_text().splitlines()
+    listed = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    expected = {_range(r) for r in declared} - {n for n in map(_range, declared) if n[0].startswith("pulumi")}
+    assert {_range(r) for r in listed} == expected
+    assert {name for name, _ in expected} == {"pydantic", "pyyaml"}
+
+
+LINT_SAMPLE = """\
+apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: batch
+spec:
+  entrypoint: python batch.py
+  suspend: true
+  clusterSelector:
+    ray.io/cluster: shared
+"""
+
+
+def test_lint_only_install_runs_the_clis_without_pulumi(fresh: FreshVenv, tmp_path: Path) -> None:
+    """docs/linting.md's lint-only install (the requirements file, then the wheel with --no-deps) in a fresh venv:
+    no pulumi installed, and kuberay-lint lints a manifest with the same findings as the full install."""
+    venv = tmp_path / "lint-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT)
+    lint_only = FreshVenv(fresh.wheel, venv, fresh.workdir)
+    requirements = str(REPO / "lint-only-requirements.txt")
+    lint_only.run("python", "-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), "-r", requirements)
+    lint_only.run("python", "-m", "pip", "install", "-q", "--no-deps", str(fresh.wheel))
+    installed = lint_only.run("python", "-m", "pip", "list", "--format", "json").stdout
+    names = {d["name"].lower() for d in json.loads(installed)}
+    assert "pulumi-kuberay" in names
+    assert not {"pulumi", "pulumi-kubernetes", "grpcio", "protobuf"} & names, names
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(LINT_SAMPLE)
+    results = []
+    for venv_of in (lint_only, fresh):
+        lint = venv_of.run("kuberay-lint", "--format", "json", str(manifest), check=False)
+        assert lint.returncode == 1, lint.stderr  # a critical finding
+        results.append(json.loads(lint.stdout)["findings"])
+    found = {(f["rule_id"], f["path"]) for f in results[0]}
+    assert ("rayjob-suspend-with-cluster-selector", "spec.suspend") in found, found
+    assert results[0] == results[1]
+    # nothing of pulumi is imported by a run (it is not even installed: an import would have failed the lint)
+    program = (
+        "import sys; from pulumi_kuberay.cli.lint import main\n"
+        "try: main(['--format', 'json', sys.argv[1]])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'grpc', 'pulumi_kubernetes')),"
+        " file=sys.stderr)"
+    )
+    modules = lint_only.run("python", "-c", program, str(manifest), check=False)
+    assert modules.stderr.strip().splitlines()[-1] == "[]", modules.stderr
+    assert lint_only.run("kuberay-explain", "--help").returncode == 0
+    assert lint_only.run("kuberay-lint", "--version").stdout.startswith("kuberay-lint ")

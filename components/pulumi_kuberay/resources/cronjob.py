@@ -8,12 +8,30 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
+from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
 from pulumi_kuberay.resources._outputs import derived
-from pulumi_kuberay.resources._shared import JsonDict, namespace_of
+from pulumi_kuberay.resources._shared import JsonDict, coerce_spec, namespace_of, render_spec
+from pulumi_kuberay.resources.job import (
+    after_cluster,
+    cluster_of_selector,
+    job_spec_on_cluster,
+    unhardened_submitter_note,
+)
 
 KIND = "RayCronJob"
+
+
+def _template_key(raw: Mapping[str, Any]) -> str:
+    return "jobTemplate" if "jobTemplate" in raw or "job_template" not in raw else "job_template"
+
+
+def job_template(args: Any) -> Any:
+    """The RayJob spec of a RayCronJob spec (typed or a dict in either spelling), when known now; else None."""
+    if isinstance(args, RayCronJobSpec):
+        return getattr(args, "job_template", None)  # a spec holding Inputs may not have it yet
+    return args.get(_template_key(args)) if isinstance(args, Mapping) else None
 
 
 class RayCronJob(RayComponent[RayCronJobSpec]):
@@ -35,6 +53,12 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
     Outputs: ``cronjob_name``, ``namespace``, ``last_schedule_time`` (``status.lastScheduleTime``),
     ``status``, ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose`).
 
+    A ``jobTemplate`` whose ``clusterSelector`` names a :class:`~pulumi_kuberay.RayCluster` component declared
+    earlier in the same program (same object name, same namespace) is treated as a RayJob's ``cluster=`` that
+    component: the namespace defaults to the cluster's, the template's default submitter Pod is hardened with the
+    cluster's head image, and the RayCronJob is created after the cluster component (and its wait). One naming a
+    cluster the program does not declare keeps KubeRay's default submitter Pod, with a warning.
+
     Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster`.
     """
 
@@ -54,8 +78,33 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         opts: pulumi.ResourceOptions | None = None,
         **keywords: Unpack[ObjectKeywords],
     ) -> None:
+        # The RayJob component's rule for a raw clusterSelector, on the template (resources.job).
+        self._cluster = cluster_of_selector(job_template(args), keywords.get("namespace"))
         common = CommonArgs.of(KIND, keywords, ObjectKeywords)
-        self._setup(name, args, opts, common)
+        cluster_manifest = self._cluster._manifest_for_dependents if self._cluster is not None else None
+        self._setup(name, args, opts, common, extra={"cluster_manifest": cluster_manifest})
+
+    def _prepare_spec(self, args: Any, common: CommonArgs, extra: Any, subject: str) -> RayCronJobSpec:
+        cluster_manifest = (extra or {}).get("cluster_manifest")
+        if not cluster_manifest:
+            return super()._prepare_spec(args, common, extra, subject)
+        raw = render_spec(args) if isinstance(args, RayCronJobSpec) else dict(args)
+        key = _template_key(raw)
+        template = job_spec_on_cluster(job_template(args), cluster_manifest, common, f"{subject} jobTemplate")
+        spec: RayCronJobSpec = coerce_spec(RayCronJobSpec, {**raw, key: render_spec(template)}, subject=subject)
+        return spec
+
+    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayCronJobSpec], subject: str) -> JsonDict:
+        template = spec_dict.get("jobTemplate")
+        typed: Any = getattr(built.spec, "job_template", None)
+        if isinstance(template, Mapping) and isinstance(typed, RayJobSpec):
+            note = unhardened_submitter_note(template, typed, self._cluster, f"{subject} jobTemplate")
+            if note is not None:
+                built.notes.append(note)
+        return spec_dict
+
+    def _resource_options(self, extra: Any) -> dict[str, Any]:
+        return {**super()._resource_options(extra), "depends_on": after_cluster(self._cluster)}
 
     def _declare_outputs(
         self, built: pulumi.Output[Built[RayCronJobSpec]], k8s_name: pulumi.Output[str]

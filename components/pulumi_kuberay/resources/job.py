@@ -67,6 +67,68 @@ def selected_cluster(args: Any) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+def cluster_of_selector(args: Any, namespace: Any) -> RayCluster | None:
+    """The RayCluster component of this program that a RayJob spec's ``clusterSelector`` names (same object name,
+    same namespace, declared before now), or None.
+
+    Such a selector is ``cluster=`` that component: the same hardened submitter (its head image), the same checks,
+    and the custom resource created once the cluster is ready (:func:`job_spec_on_cluster`, :func:`after_cluster`).
+    The RayJob component calls it on its spec, the RayCronJob component on its ``jobTemplate``."""
+    selected = selected_cluster(args)
+    if selected is None or not (namespace is None or isinstance(namespace, str)):
+        return None
+    return _program.find_cluster(namespace, selected)
+
+
+def job_spec_on_cluster(args: Any, cluster_manifest: Mapping[str, Any], common: CommonArgs, subject: str) -> RayJobSpec:
+    """The typed RayJob spec ``args`` running on the RayCluster of ``cluster_manifest`` (a RayCluster component's
+    manifest for dependents): its ``clusterSelector`` set, the namespace defaulted to the cluster's (a different one
+    is an error) and KubeRay's default submitter Pod hardened with the cluster's head image."""
+    cluster_meta = cluster_manifest.get("metadata") or {}
+    cluster_namespace = cluster_meta.get("namespace")
+    if common.namespace is None:
+        common.namespace = cluster_namespace
+    elif cluster_namespace not in (None, UNKNOWN_SENTINEL) and common.namespace not in (
+        cluster_namespace,
+        UNKNOWN_SENTINEL,
+    ):
+        raise ValueError(
+            f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a clusterSelector only selects clusters in the job's own namespace"
+        )
+    raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
+    spec = coerce_spec(RayJobSpec, with_cluster_selector(raw, str(cluster_meta["name"]), subject), subject=subject)
+    if isinstance(args, RayJobSpec) and not args.harden_submitter:
+        return spec  # the Python-only opt-out does not survive rendering
+    image = head_container(cluster_manifest.get("spec")).get("image")
+    return spec.with_default_submitter(image if isinstance(image, str) else None)
+
+
+def unhardened_submitter_note(
+    spec_dict: Mapping[str, Any], spec: RayJobSpec | None, cluster: RayCluster | None, subject: str
+) -> str | None:
+    """The warning for a K8sJobMode RayJob spec whose ``clusterSelector`` names a cluster this program does not
+    declare (its head image is unknown, so KubeRay's default submitter Pod stays unhardened), else None."""
+    selected = selected_cluster(spec_dict)
+    if (
+        cluster is None
+        and selected is not None
+        and spec is not None
+        and spec.harden_submitter
+        and spec_dict.get("submissionMode") in (None, "K8sJobMode")
+        and spec_dict.get("submitterPodTemplate") is None
+    ):
+        return f"{subject}: the submitter Pod is KubeRay's default, not hardened: the head image of RayCluster {selected!r} (clusterSelector) is not known here, as no RayCluster component of this program declared before it has that name and namespace; pass cluster=<that RayCluster component> (a RayJob), or set submitter_pod_template, or harden_submitter=False to keep KubeRay's default without this warning"
+    return None
+
+
+def after_cluster(cluster: RayCluster | None) -> list[pulumi.Input[pulumi.Resource]]:
+    """``depends_on`` of a custom resource running on ``cluster``: the component, and after its own wait (its
+    awaited status)."""
+    if cluster is None:
+        return []
+    return [cluster, cluster.status.apply(lambda _status: cluster.resource)]  # --- wait
+
+
 def _dashboard_url(status: Mapping[str, Any] | None) -> str | None:
     url = (status or {}).get("dashboardURL")
     if not url:
@@ -152,12 +214,8 @@ class RayJob(RayComponent[RayJobSpec]):
         fail_on_job_failure: bool = True,
         **keywords: Unpack[WorkloadKeywords],
     ) -> None:
-        namespace = keywords.get("namespace")
-        selected = selected_cluster(args) if cluster is None else None
-        if selected is not None and (namespace is None or isinstance(namespace, str)):
-            # A selector naming a RayCluster component of this program is cluster= that component: the same
-            # hardened submitter (its head image), the same checks, and created once the cluster is ready.
-            cluster = _program.find_cluster(namespace, selected)
+        if cluster is None:
+            cluster = cluster_of_selector(args, keywords.get("namespace"))
         self._cluster = cluster
         self._fail_on_job_failure = fail_on_job_failure
         common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
@@ -173,45 +231,16 @@ class RayJob(RayComponent[RayJobSpec]):
                     f"{subject}: spec sets neither rayClusterSpec nor clusterSelector; pass cluster=<a RayCluster component>, or set ray_cluster_spec (a cluster for this job), or cluster_selector={{'ray.io/cluster': '<existing RayCluster name>'}}"
                 )
             return spec
-        cluster_meta = cluster_manifest.get("metadata") or {}
-        cluster_namespace = cluster_meta.get("namespace")
-        if common.namespace is None:
-            common.namespace = cluster_namespace
-        elif cluster_namespace not in (None, UNKNOWN_SENTINEL) and common.namespace not in (
-            cluster_namespace,
-            UNKNOWN_SENTINEL,
-        ):
-            raise ValueError(
-                f"{subject}: namespace {common.namespace!r} differs from the cluster's {cluster_namespace!r}; a clusterSelector only selects clusters in the RayJob's own namespace"
-            )
-        raw = render_spec(args) if isinstance(args, RayJobSpec) else dict(args)
-        spec = coerce_spec(RayJobSpec, with_cluster_selector(raw, str(cluster_meta["name"]), subject), subject=subject)
-        if isinstance(args, RayJobSpec) and not args.harden_submitter:
-            return spec  # the Python-only opt-out does not survive rendering
-        image = head_container(cluster_manifest.get("spec")).get("image")
-        return spec.with_default_submitter(image if isinstance(image, str) else None)
+        return job_spec_on_cluster(args, cluster_manifest, common, subject)
 
     def _finish_spec(self, spec_dict: JsonDict, built: Built[RayJobSpec], subject: str) -> JsonDict:
-        spec = built.spec
-        selected = selected_cluster(spec_dict)
-        if (
-            self._cluster is None
-            and selected is not None
-            and spec is not None
-            and spec.harden_submitter
-            and spec_dict.get("submissionMode") in (None, "K8sJobMode")
-            and spec_dict.get("submitterPodTemplate") is None
-        ):
-            built.notes.append(
-                f"{subject}: the submitter Pod is KubeRay's default, not hardened: the head image of RayCluster {selected!r} (clusterSelector) is not known here, as no RayCluster component of this program declared before this RayJob has that name and namespace; pass cluster=<that RayCluster component>, or set submitter_pod_template, or harden_submitter=False to keep KubeRay's default without this warning"
-            )
+        note = unhardened_submitter_note(spec_dict, built.spec, self._cluster, subject)
+        if note is not None:
+            built.notes.append(note)
         return spec_dict
 
     def _resource_options(self, extra: Any) -> dict[str, Any]:
-        depends_on: list[pulumi.Input[pulumi.Resource]] = [self._cluster] if self._cluster is not None else []
-        if self._cluster is not None:  # --- wait: after the cluster component's own wait (its awaited status)
-            cluster = self._cluster
-            depends_on.append(cluster.status.apply(lambda _status: cluster.resource))
+        depends_on = after_cluster(self._cluster)
         return {"replace_on_changes": ["spec"], "delete_before_replace": True, "depends_on": depends_on}
 
     def _declare_outputs(self, built: pulumi.Output[Built[RayJobSpec]], k8s_name: pulumi.Output[str]) -> JsonDict:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
+from ._kuberay import job_specs
 from ._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
@@ -36,25 +37,30 @@ def _name(doc: JsonDict) -> str:
 def _selector_unmatched(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Violation]:
     clusters: list[JsonDict] = [d for d in docs if _kind(d) == "RayCluster"]
     for index, doc in enumerate(docs):
-        if _kind(doc) != "RayJob":
+        kind = _kind(doc)
+        if kind not in ("RayJob", "RayCronJob"):
             continue
-        selector = as_dict(as_dict(doc.get("spec")).get("clusterSelector"))
-        # v1.7.0 reads one key of the selector, ray.io/cluster: the name of the RayCluster to use (the RayJob
-        # controller's Get by name, ValidateRayJobSpec); other keys are ignored, labels are never matched.
-        cluster_name = selector.get(_SELECTOR_KEY)
-        if not isinstance(cluster_name, str) or not cluster_name:
-            continue  # no name: ValidateRayJobSpec rejects the RayJob (rayjob-cluster-selector-* rules)
-        namespace = _namespace(doc)
-        here = [c for c in clusters if _namespace(c) == namespace]
-        if not here or any(_name(c) == cluster_name for c in here):
-            continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
-        others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
-        ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
-        yield Violation(
-            f"RayJob {namespace}/{_name(doc)} runs on the RayCluster named by clusterSelector[{_SELECTOR_KEY!r}] ({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in namespace {namespace!r} in {{set}}; the job waits forever for it",
-            f"spec.clusterSelector[{_SELECTOR_KEY!r}]",
-            index=index,
-        )
+        for spec, path in job_specs(doc):  # a RayJob's spec, a RayCronJob's spec.jobTemplate
+            selector = as_dict(spec.get("clusterSelector"))
+            # v1.7.0 reads one key of the selector, ray.io/cluster: the name of the RayCluster to use (the RayJob
+            # controller's Get by name, ValidateRayJobSpec); other keys are ignored, labels are never matched.
+            cluster_name = selector.get(_SELECTOR_KEY)
+            if not isinstance(cluster_name, str) or not cluster_name:
+                continue  # no name: ValidateRayJobSpec rejects the RayJob (rayjob-cluster-selector-* rules)
+            namespace = _namespace(doc)
+            here = [c for c in clusters if _namespace(c) == namespace]
+            if not here or any(_name(c) == cluster_name for c in here):
+                continue  # no RayCluster of that namespace in the set: it may be managed elsewhere, nothing to judge
+            others = sorted(str(k) for k in selector if k != _SELECTOR_KEY)
+            ignored = f" (its other keys, {', '.join(others)}, are ignored)" if others else ""
+            runs, field = ("runs", "clusterSelector")
+            if kind == "RayCronJob":
+                runs, field = "schedules RayJobs that run", "jobTemplate.clusterSelector"
+            yield Violation(
+                f"{kind} {namespace}/{_name(doc)} {runs} on the RayCluster named by {field}[{_SELECTOR_KEY!r}] ({cluster_name!r}): KubeRay reads only that key{ignored}, and no RayCluster of that name is in namespace {namespace!r} in {{set}}; the job waits forever for it",
+                f"{path}.clusterSelector[{_SELECTOR_KEY!r}]",
+                index=index,
+            )
 
 
 def _gpus_per_pod(template: Any) -> int:
@@ -167,11 +173,11 @@ def _job(selector: JsonDict) -> JsonDict:
 declare(
     id="rayjob-cluster-selector-unmatched",
     scope="stack",
-    title="A RayJob's clusterSelector matches a RayCluster of the same stack",
+    title="A RayJob's (or RayCronJob jobTemplate's) clusterSelector matches a RayCluster of the same stack",
     severity="high",
     category="correctness",
-    kinds=("RayCluster", "RayJob"),
-    rationale="A RayJob in clusterSelector mode never creates a cluster: KubeRay v1.7.0 reads only clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen).",
+    kinds=("RayCluster", "RayJob", "RayCronJob"),
+    rationale="A RayJob in clusterSelector mode (or each RayJob a RayCronJob creates from such a jobTemplate) never creates a cluster: KubeRay v1.7.0 reads only clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen).",
     fix="Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} or embed rayClusterSpec.",
     check=_selector_unmatched,
     compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
