@@ -82,11 +82,32 @@ class ManifestError(ValueError):
         return [p.path for p in self.problems]
 
 
+class ModelValidationError(ValidationError):
+    """A model built from keywords (``WorkerGroupSpec(min_replicas="x")``) with bad values: still a pydantic
+    :class:`~pydantic.ValidationError` (``errors()`` unchanged), printed as :class:`ManifestError` is, one line
+    per problem with its field path and fix, and without pydantic's documentation URL."""
+
+    #: The model whose field paths the problems name (set by :func:`with_suggestions`).
+    model: type[BaseModel] | None = None
+
+    def __str__(self) -> str:
+        problems = self.problems
+        count = len(problems)
+        lines = [f"{self.title} is invalid ({count} problem{'s' if count != 1 else ''}):"]
+        return "\n".join(lines + [f"  - {p}" for p in problems])
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem, located by CRD field path (see :func:`problems_from_validation_error`)."""
+        model: type[BaseModel] | None = getattr(self, "model", None)
+        return problems_from_validation_error(self, model)
+
+
 def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
-    """``exc`` with "did you mean ...?" added to unknown keyword errors (pydantic only says "Extra inputs are
-    not permitted"); the error type and location stay, so tools reading ``errors()`` are unaffected."""
+    """``exc`` as a :class:`ModelValidationError`, with "did you mean ...?" added to unknown keyword errors
+    (pydantic only says "Extra inputs are not permitted"); the error types and locations stay, so tools reading
+    ``errors()`` are unaffected."""
     details: list[InitErrorDetails] = []
-    improved = False
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden" and loc:
@@ -106,18 +127,17 @@ def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> Validation
                         input=err.get("input"),
                     )
                 )
-                improved = True
                 continue
         detail = InitErrorDetails(type=err["type"], loc=loc, input=err.get("input"))
         if "ctx" in err:
             detail["ctx"] = err["ctx"]
         details.append(detail)
-    if not improved:
-        return exc
     try:
-        return ValidationError.from_exception_data(exc.title, details)
+        rebuilt = ModelValidationError.from_exception_data(exc.title, details)
     except Exception:  # an error type that cannot be rebuilt: keep pydantic's own error
         return exc
+    rebuilt.model = model  # the model whose field paths the problems name
+    return rebuilt
 
 
 # --------------------------------------------------------------------------------------------------
@@ -251,6 +271,12 @@ def _field_names(tp: Any) -> list[str]:
     return []
 
 
+def _python_names(tp: Any) -> list[str]:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [name for name, info in tp.model_fields.items() if not info.exclude]
+    return []
+
+
 def problems_from_validation_error(
     exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
 ) -> list[Problem]:
@@ -269,7 +295,9 @@ def problems_from_validation_error(
             names = _field_names(parent_tp)
             kind = "unknown_field"
             message = f"unknown field {key!r} (the API server would silently drop it)"
-            fix = did_you_mean(key, names) or (
+            # a snake_case slip is a Python keyword's (``min_replica``): offer the Python name
+            pool = _python_names(parent_tp) if "_" in key and key == key.lower() else names
+            fix = did_you_mean(key, pool) or did_you_mean(key, names) or (
                 f"remove it; known fields here: {', '.join(names)}" if names else "remove it"
             )
         elif etype == "missing":
