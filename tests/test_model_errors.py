@@ -27,7 +27,7 @@ def test_nested_bad_value_names_the_nested_path() -> None:
     with pytest.raises(ValidationError) as info:
         kr.RayClusterSpec(
             head_group_spec=kr.HeadGroupSpec(image="rayproject/ray:2.41.0"),
-            worker_group_specs=[{"groupName": "w", "image": "rayproject/ray:2.41.0", "maxReplicas": "many"}],
+            worker_group_specs=[{"groupName": "w", "image": "rayproject/ray:2.41.0", "maxReplicas": "many"}],  # type: ignore[list-item]
         )
     text = str(info.value)
     assert "errors.pydantic.dev" not in text
