@@ -19,6 +19,9 @@ CASES: dict[str, list[str]] = {
         "route_prefx: unknown field 'route_prefx' (Ray Serve would silently ignore it)",
         "(fix: did you mean 'route_prefix'?)",
     ],
+    "job-no-cluster": [
+        "RayJob 'orphan': spec sets neither rayClusterSpec nor clusterSelector; pass cluster=<a RayCluster component>",
+    ],
 }
 
 

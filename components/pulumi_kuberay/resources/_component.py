@@ -47,7 +47,7 @@ from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
     RayCustomResource,
-    SpecRunError,
+    as_user_error,
     check_manifest,
     child_options,
     coerce_spec,
@@ -396,8 +396,11 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         subject = self._subject(name, common)
         try:
             return self._build_spec(name, args, common, extra, subject=subject, secrets=secrets)
-        except ManifestError as exc:
-            raise SpecRunError.of(exc) from None  # the user's error, printed without our frames
+        except (ValueError, TypeError) as exc:
+            user = as_user_error(exc)  # the user's error, printed without our frames
+            if user is None:
+                raise
+            raise user from None
 
     def _build_spec(
         self, name: str, args: Any, common: CommonArgs, extra: Any, *, subject: str, secrets: list[Any]

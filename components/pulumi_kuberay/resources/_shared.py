@@ -255,16 +255,41 @@ class SpecRunError(pulumi.RunError, ManifestError):
         return error if isinstance(error, SpecRunError) else cls(error)
 
 
+class ArgumentValueError(pulumi.RunError, ValueError):
+    """A component's argument the component refuses (its message says what, where and the fix): a ``ValueError``
+    and a ``pulumi.RunError``, which the CLI reports without a Python traceback."""
+
+
+class ArgumentTypeError(pulumi.RunError, TypeError):
+    """A component's argument of the wrong type, reported as :class:`ArgumentValueError` is."""
+
+
+def as_user_error(exc: Exception) -> Exception | None:
+    """The ``pulumi.RunError`` to raise for a user's error ``exc`` raised while a component is built (a
+    :class:`~pulumi_kuberay.model.ManifestError`, or a plain ``ValueError``/``TypeError`` of the component's own
+    checks), else ``None`` (a pydantic ``ValidationError`` and other subclasses are left as they are)."""
+    if isinstance(exc, ManifestError):
+        return SpecRunError.of(exc)
+    if type(exc) is ValueError:
+        return ArgumentValueError(*exc.args)
+    if type(exc) is TypeError:
+        return ArgumentTypeError(*exc.args)
+    return None
+
+
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """``func`` raising :class:`SpecRunError` for a :class:`~pulumi_kuberay.model.ManifestError` (a component's
-    constructor: the user's error is reported without the component's frames)."""
+    """``func`` raising :func:`as_user_error` of the user's errors (a component's constructor: the user's error is
+    reported without the component's frames)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except ManifestError as exc:
-            raise SpecRunError.of(exc) from None
+        except (ValueError, TypeError) as exc:
+            user = as_user_error(exc)
+            if user is None:
+                raise
+            raise user from None
 
     return wrapper
 

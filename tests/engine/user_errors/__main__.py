@@ -3,6 +3,7 @@ fix, without a Python traceback (the components raise ``pulumi.RunError`` subcla
 
 - ``bad-value``: a RayCluster spec (a dict) with ``maxReplicas: "many"``.
 - ``serve-typo``: a RayService whose ``serveConfigV2`` misspells ``route_prefix``.
+- ``job-no-cluster``: a RayJob with neither ``rayClusterSpec`` nor ``clusterSelector`` nor ``cluster=``.
 """
 
 from __future__ import annotations
@@ -36,5 +37,7 @@ if case == "bad-value":
 elif case == "serve-typo":
     serve = "applications:\n- name: app\n  import_path: app:deployment\n  route_prefx: /app\n"
     kr.RayService("typo", {"serveConfigV2": serve, "rayClusterConfig": cluster_spec()}, opts)
+elif case == "job-no-cluster":
+    kr.RayJob("orphan", {"entrypoint": "python x.py"}, opts)
 else:
     raise pulumi.RunError(f"unknown case {case!r}")
