@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pulumi_kuberay as kr
 import pytest
-from pulumi_kuberay.model._errors import ModelValidationError
-from pulumi_kuberay.model.serve import ServeConfig
+from pulumi_kuberay.model._errors import ModelValidationError, validate_as
+from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.model.serve import AutoscalingConfig, ServeConfig
 from pydantic import ValidationError
 
 
@@ -18,7 +19,7 @@ def test_bad_value_has_path_and_fix_and_no_url() -> None:
     assert "errors.pydantic.dev" not in text and "For further information" not in text
     assert text == (
         "WorkerGroupSpec is invalid (1 problem):\n"
-        "  - minReplicas: expected an integer, got str 'x' (fix: write the number without quotes)"
+        "  - min_replicas: expected an integer, got str 'x' (fix: write the number without quotes)"
     )
     assert info.value.errors()[0]["type"] == "int_type"
 
@@ -31,7 +32,8 @@ def test_nested_bad_value_names_the_nested_path() -> None:
         )
     text = str(info.value)
     assert "errors.pydantic.dev" not in text
-    assert "workerGroupSpecs[0].maxReplicas: expected an integer, got str 'many'" in text
+    # the path as written: the keyword's Python name, then the dict's CRD name
+    assert "worker_group_specs[0].maxReplicas: expected an integer, got str 'many'" in text
     assert "(fix: write the number without quotes)" in text
 
 
@@ -40,7 +42,7 @@ def test_several_problems_one_line_each() -> None:
         kr.WorkerGroupSpec(group_name="w", min_replicas="x", max_replica=3)  # type: ignore[arg-type, call-arg]
     lines = str(info.value).splitlines()
     assert lines[0] == "WorkerGroupSpec is invalid (2 problems):"
-    assert sorted(line.split(":")[0].strip() for line in lines[1:]) == ["- max_replica", "- minReplicas"]
+    assert sorted(line.split(":")[0].strip() for line in lines[1:]) == ["- max_replica", "- min_replicas"]
     assert any("did you mean 'max_replicas'?" in line for line in lines[1:])
 
 
@@ -63,3 +65,30 @@ def test_misspelt_serve_key_gets_did_you_mean(yaml_text: str, path: str, guess: 
     (problem,) = info.value.problems
     assert (problem.path, problem.kind, problem.fix) == (path, "unknown_field", f"did you mean {guess!r}?")
     assert "errors.pydantic.dev" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "fix"),
+    [
+        ("K8sJobMod", "did you mean 'K8sJobMode'?"),
+        ("httpmode", "did you mean 'HTTPMode'?"),
+        ("zzz", "use one of K8sJobMode, HTTPMode, InteractiveMode, SidecarMode"),
+    ],
+)
+def test_a_value_not_among_the_choices_suggests_the_closest(value: str, fix: str) -> None:
+    spec = {"entrypoint": "python x.py", "submissionMode": value, "clusterSelector": {"ray.io/cluster": "c"}}
+    with pytest.raises(kr.ManifestError) as info:
+        validate_as(RayJobSpec, spec, prefix="spec")
+    (problem,) = info.value.problems
+    assert problem.path == "spec.submissionMode"
+    assert problem.message == f"{value!r} is not one of 'K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'"
+    assert problem.fix == fix
+
+
+def test_a_value_out_of_bounds_says_the_bound() -> None:
+    with pytest.raises(ValidationError) as info:
+        AutoscalingConfig(max_replicas=0)
+    assert str(info.value) == (
+        "AutoscalingConfig is invalid (1 problem):\n"
+        "  - max_replicas: Input should be greater than or equal to 1 (fix: set a value >= 1)"
+    )

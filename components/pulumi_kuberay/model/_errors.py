@@ -5,10 +5,12 @@ turning of pydantic's locations into CRD field paths (``spec.workerGroupSpecs[1]
 
 from __future__ import annotations
 
+import re
 import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -98,9 +100,9 @@ class ModelValidationError(ValidationError):
 
     @property
     def problems(self) -> list[Problem]:
-        """Every problem, located by CRD field path (see :func:`problems_from_validation_error`)."""
+        """Every problem, located by its field path as the keywords (and the dicts in them) spelt it."""
         model: type[BaseModel] | None = getattr(self, "model", None)
-        return problems_from_validation_error(self, model)
+        return problems_from_validation_error(self, model, as_written=True)
 
 
 def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
@@ -187,8 +189,12 @@ def _fmt_key(key: str) -> str:
     return f"[{key!r}]" if not key.replace("-", "_").replace(".", "_").isidentifier() else f".{key}"
 
 
-def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tuple[str, Any]:
-    """Map a pydantic error location onto a CRD field path; also return the type found at its end."""
+def humanize_loc(
+    root: type[BaseModel] | None, loc: Sequence[int | str], *, as_written: bool = False
+) -> tuple[str, Any]:
+    """Map a pydantic error location onto a CRD field path; also return the type found at its end.
+
+    ``as_written``: each field as the input spelt it (``min_replicas`` of a keyword), not by its CRD name."""
     parts: list[str] = []
     tp: Any = root
     for seg in loc:
@@ -217,7 +223,7 @@ def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tupl
             found = _model_field(tp, seg)
             if found is not None:
                 alias, tp = found
-                parts.append(f".{alias}")
+                parts.append(f".{seg if as_written else alias}")
                 continue
             if _looks_like_tag(seg) or seg == tp.__name__:
                 continue
@@ -271,6 +277,34 @@ def _field_names(tp: Any) -> list[str]:
     return []
 
 
+_BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _bound_fix(etype: str, ctx: Mapping[str, Any]) -> str | None:
+    """The fix of a value out of its field's bounds (``set a value >= 1``), or of a too short or long one."""
+    if etype in _BOUNDS:
+        bound = ctx.get({"greater_than": "gt", "greater_than_equal": "ge", "less_than": "lt", "less_than_equal": "le"}[etype])
+        return f"set a value {_BOUNDS[etype]} {bound}" if bound is not None else None
+    if etype in ("too_short", "string_too_short") and ctx.get("min_length") is not None:
+        return f"give at least {ctx['min_length']} {'item' if etype == 'too_short' else 'character'}(s)"
+    if etype in ("too_long", "string_too_long") and ctx.get("max_length") is not None:
+        return f"give at most {ctx['max_length']} {'item' if etype == 'too_long' else 'character'}(s)"
+    return None
+
+
+def _choices(tp: Any, expected: Any) -> list[str]:
+    """The allowed values of a ``Literal`` (or enum) field, from its type, else from pydantic's ``expected`` text
+    (``"'a', 'b' or 'c'"``)."""
+    tp = _strip_annotated(tp)
+    members = _union_members(tp) or [tp]
+    values = [str(a) for m in members if get_origin(m) is Literal for a in get_args(m)]
+    if not values and isinstance(m := members[0], type) and issubclass(m, Enum):
+        values = [str(e.value) for e in m]
+    if not values and isinstance(expected, str):
+        values = re.findall(r"'([^']*)'", expected)
+    return values
+
+
 def _python_names(tp: Any) -> list[str]:
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return [name for name, info in tp.model_fields.items() if not info.exclude]
@@ -278,15 +312,16 @@ def _python_names(tp: Any) -> list[str]:
 
 
 def problems_from_validation_error(
-    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
+    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = "", as_written: bool = False
 ) -> list[Problem]:
-    """Convert a pydantic ValidationError into path-located problems, merging union alternatives."""
+    """Convert a pydantic ValidationError into path-located problems, merging union alternatives (``as_written``:
+    paths spelt as the input spelt them, see :func:`humanize_loc`)."""
     merged: dict[tuple[str, str], Problem] = {}
     expected: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         etype = err["type"]
-        path, _ = humanize_loc(root, loc)
+        path, end_tp = humanize_loc(root, loc, as_written=as_written)
         fix: str | None = None
         kind: ProblemKind
         if etype == "extra_forbidden":
@@ -317,6 +352,13 @@ def problems_from_validation_error(
                 )
             elif isinstance(err.get("input"), str) and "an integer" in expected[path]:
                 fix = "write the number without quotes"
+        elif etype in ("literal_error", "enum"):
+            kind = "invalid_value"
+            choices = _choices(end_tp, (err.get("ctx") or {}).get("expected"))
+            given = err.get("input")
+            message = f"{given!r} is not one of {', '.join(repr(c) for c in choices)}" if choices else err["msg"]
+            guess = did_you_mean(str(given), choices) if isinstance(given, str) else None
+            fix = guess or (f"use one of {', '.join(choices)}" if choices else None)
         elif etype == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") == QUANTITY_PATTERN:
             kind = "invalid_value"
             message = f"{err.get('input')!r} is not a Kubernetes quantity"
@@ -332,6 +374,7 @@ def problems_from_validation_error(
                 fix = cause.fix
             else:
                 message = err["msg"].removeprefix("Value error, ")
+                fix = _bound_fix(etype, err.get("ctx") or {})
         full = f"{prefix}.{path}".strip(".") if prefix else path
         full = full.replace(".[", "[")
         merged[(full, kind)] = Problem(path=full, message=message, kind=kind, fix=fix)

@@ -287,16 +287,12 @@ def _selector_note(namespace: str | None, selected: str) -> str | None:
     guess = did_you_mean(selected, _program.cluster_names(namespace))
     if guess is not None:
         return (
-            f"spec.clusterSelector[{CLUSTER_LABEL!r}] is {selected!r}, but no RayCluster component of this program "
-            f"declared before this RayJob in {where} has that name: {guess} (fix: correct the name, or pass "
-            "cluster=<that RayCluster component>; the operator waits for a RayCluster of that exact name)"
+            f"spec.clusterSelector[{CLUSTER_LABEL!r}] is {selected!r}, but no RayCluster component of this program declared before this RayJob in {where} has that name: {guess} (fix: correct the name, or pass cluster=<that RayCluster component>; the operator waits for a RayCluster of that exact name)"
         )
     elsewhere = [ns for ns in _program.cluster_namespaces(selected) if ns != namespace]
     if elsewhere:
         found = ", ".join(repr(ns) if ns is not None else "the default namespace" for ns in elsewhere)
         return (
-            f"spec.clusterSelector[{CLUSTER_LABEL!r}] names RayCluster {selected!r}, which this program declares in "
-            f"{found}, not in {where} (fix: give the RayJob that namespace, or pass cluster=<that RayCluster "
-            "component>; a clusterSelector only selects clusters in the RayJob's own namespace)"
+            f"spec.clusterSelector[{CLUSTER_LABEL!r}] names RayCluster {selected!r}, which this program declares in {found}, not in {where} (fix: give the RayJob that namespace, or pass cluster=<that RayCluster component>; a clusterSelector only selects clusters in the RayJob's own namespace)"
         )
     return None
