@@ -38,7 +38,6 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Mapping
@@ -50,6 +49,7 @@ from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
+from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs
 from pulumi_kuberay.operator_setup import TargetConflictError, merge_target, resolve_operator
 from pulumi_kuberay.resources._shared import CONFIG_KEYS
@@ -183,8 +183,8 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:  # noqa: C901, PL
         if namespace not in OWNED_NAMESPACES:
             continue
         if full_key not in known:
-            close = difflib.get_close_matches(full_key, known, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(known)})"
+            guess = did_you_mean(full_key, known)
+            hint = f" ({guess})" if guess else f" (known keys: {', '.join(known)})"
             problems.append((full_key, f"unknown config key{hint}"))
             continue
         try:
@@ -221,10 +221,15 @@ def load_settings(config: Mapping[str, Any]) -> StackSettings:  # noqa: C901, PL
         for name, job in settings.jobs.items():
             if job.cluster is not None and job.cluster not in settings.clusters:
                 declared = ", ".join(sorted(settings.clusters)) or "none declared"
+                fix = did_you_mean(job.cluster, settings.clusters) or (
+                    f"name one of the clusters entries ({declared})"
+                    if settings.clusters
+                    else "declare it under pulumi-kuberay:clusters, or give the job spec.rayClusterSpec"
+                )
                 problems.append(
                     (
                         f"{PROJECT}:jobs",
-                        f"{name}.cluster: no cluster {job.cluster!r} in clusters ({declared})",
+                        f"{name}.cluster: no cluster {job.cluster!r} in clusters ({declared}) (fix: {fix})",
                     )
                 )
     if problems:

@@ -119,3 +119,29 @@ def test_a_selector_the_program_does_not_declare_warns_that_the_submitter_is_not
 
 def _equal(actual: Any, expected: Any) -> None:
     assert actual == expected, f"{actual!r} != {expected!r}"
+
+
+@pulumi.runtime.test
+def test_a_selector_naming_a_near_miss_suggests_the_closest_cluster_of_the_program(
+    mocks: MockEnv,
+) -> pulumi.Output[Any]:
+    RayCluster("shared", cluster_spec(), namespace="ml")
+    RayCluster("gpu-pool", cluster_spec(), namespace="ml")
+    typo = RayJob("typo", {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shard"}}, namespace="ml")
+    moved = RayJob("moved", RayJobSpec(entrypoint="python x.py", cluster_selector={"ray.io/cluster": NAME}))
+    unrelated = RayJob(
+        "unrelated", RayJobSpec(entrypoint="python x.py", cluster_selector={"ray.io/cluster": "zzz"}), namespace="ml"
+    )
+
+    def check(*_: Any) -> None:
+        typo_notes = [w for w in mocks.log.warnings if "RayJob 'typo'" in w and "did you mean" in w]
+        assert len(typo_notes) == 1, mocks.log.warnings
+        assert "did you mean 'shared'?" in typo_notes[0] and "'gpu-pool'" not in typo_notes[0]
+        assert "spec.clusterSelector['ray.io/cluster'] is 'shard'" in typo_notes[0] and "(fix: " in typo_notes[0]
+        moved_notes = [w for w in mocks.log.warnings if "RayJob 'moved'" in w and "declares in 'ml'" in w]
+        assert len(moved_notes) == 1, mocks.log.warnings
+        assert "fix: give the RayJob that namespace" in moved_notes[0]
+        # a cluster made outside the program is a valid target: no guess for a name close to none
+        assert not [w for w in mocks.log.warnings if "RayJob 'unrelated'" in w and ("did you mean" in w or "declares in" in w)]
+
+    return after_settling(check, typo.resource.urn, moved.resource.urn, unrelated.resource.urn)

@@ -75,7 +75,7 @@ def test_pyproject_table_and_excludes(project: Path, capsys: pytest.CaptureFixtu
     [
         ("fail-on: severe\n", "fail-on: expected one of low, medium, high, critical"),
         ("selct: [security]\n", "unknown setting(s) selct"),
-        ("ignore: [pod-security-restrictd]\n", "did you mean pod-security-restricted"),
+        ("ignore: [pod-security-restrictd]\n", "did you mean 'pod-security-restricted'?"),
         ("feature-gates: [RayCronJob]\n", "feature-gates: expected {GateName: true|false}"),
         ("feature-gates: {NoSuchGate: true}\n", "unknown KubeRay feature gate 'NoSuchGate'"),
         ("gpu-budget: -1\n", "gpu-budget must be a non-negative integer (GPUs), got -1"),

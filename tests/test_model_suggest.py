@@ -43,4 +43,10 @@ def test_did_you_mean_text() -> None:
 def test_unknown_keyword_of_a_model_uses_it() -> None:
     with pytest.raises(ValidationError) as info:
         kr.WorkerGroupSpec(group_name="w", min_replica=1)  # type: ignore[call-arg]
-    assert "unknown field 'min_replica': did you mean 'min_replicas'?" in str(info.value)
+    # errors() keeps pydantic's type and location, with the suggestion in the message
+    (error,) = info.value.errors()
+    assert (error["type"], error["loc"]) == ("extra_forbidden", ("min_replica",))
+    assert error["msg"] == "unknown field 'min_replica': did you mean 'min_replicas'?"
+    assert "min_replica: unknown field 'min_replica'" in str(info.value)
+    assert "(fix: did you mean 'min_replicas'?)" in str(info.value)
+

@@ -407,3 +407,14 @@ def test_job_selecting_an_undeclared_cluster_is_named() -> None:
     config[f"{PROJECT}:jobs"] = json.dumps(jobs)
     message = _run_expecting_config_error(config)
     assert "pulumi-kuberay:jobs" in message and "no cluster 'shraed' in clusters (shared)" in message
+    assert "(fix: did you mean 'shared'?)" in message
+
+
+def test_job_cluster_far_from_every_entry_lists_the_entries() -> None:
+    config = stack_config("prod")
+    jobs = json.loads(config[f"{PROJECT}:jobs"])
+    jobs["nightly-batch"]["cluster"] = "zzz"
+    config[f"{PROJECT}:jobs"] = json.dumps(jobs)
+    message = _run_expecting_config_error(config)
+    assert "no cluster 'zzz' in clusters (shared) (fix: name one of the clusters entries (shared))" in message
+    assert "did you mean" not in message

@@ -25,7 +25,6 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,7 @@ from pydantic import ValidationError
 from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
 from pulumi_kuberay.model._helm_values import coalesce
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
+from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
 from pulumi_kuberay.rules import parse_kuberay_version
 from pulumi_kuberay.rules._operator import OperatorSetup
@@ -71,14 +71,13 @@ def effective_gates(values_doc: Mapping[str, Any], version: Version, *, where: s
     for index, item in enumerate(values_doc.get("featureGates") or []):
         name = str(item.get("name")) if isinstance(item, Mapping) else ""
         if name not in gates:
-            close = difflib.get_close_matches(name, list(gates), n=1, cutoff=0.6)
             known = ", ".join(gates)
             problems.append(
                 Problem(
                     path=f"{where}[{index}].name",
                     message=f"KubeRay {_fmt(version)} has no feature gate {name!r}; the operator would refuse to start",
                     kind="invalid_value",
-                    fix=f"did you mean {close[0]!r}?" if close else f"use one of {known}",
+                    fix=did_you_mean(name, gates) or f"use one of {known}",
                 )
             )
             continue

@@ -49,6 +49,12 @@ def _operator_key_typo(config: dict[str, Any]) -> None:
     config["pulumi-kuberay:operator"] = {**config["pulumi-kuberay:operator"], "watchNamespace": ["ray-dev"]}
 
 
+def _job_cluster_typo(config: dict[str, Any]) -> None:
+    job = config["pulumi-kuberay:jobs"]["hello"]
+    job["spec"].pop("rayClusterSpec")
+    job["cluster"] = "dve"
+
+
 CASES: dict[str, tuple[Mutation, list[str]]] = {
     # ours (settings.py): unknown key in our namespace, with a suggestion
     "typo": (
@@ -65,6 +71,14 @@ CASES: dict[str, tuple[Mutation, list[str]]] = {
     ),
     # the catalogue, against dev's own operator (it watches ray-dev only): never reconciled, so critical
     "unwatched": (_unwatched_namespace, ["operator-namespace-unwatched", "elsewhere"]),
+    # ours: a job's cluster naming no clusters entry, with the closest one
+    "job-cluster-typo": (
+        _job_cluster_typo,
+        [
+            "stack config is invalid:",
+            "- pulumi-kuberay:jobs: hello.cluster: no cluster 'dve' in clusters (dev) (fix: did you mean 'dev'?)",
+        ],
+    ),
     # the CLI's: a type declared in Pulumi.yaml
     "clusters-text": (
         _clusters_not_an_object,

@@ -24,7 +24,6 @@ Every problem is a :class:`ConfigError` naming the file and the key.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,7 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER
 from pulumi_kuberay.rules._options import OrgOptions, TargetError, kebab
 
@@ -113,8 +113,8 @@ def expand_selectors(selectors: Sequence[str], where: str) -> set[str]:
         elif item in known or item == rules.INTERNAL_ERROR_RULE_ID:
             out.add(item)
         else:
-            close = difflib.get_close_matches(item, known, n=3, cutoff=0.7)
-            hint = f"; did you mean {', '.join(close)}?" if close else " (see kuberay-lint --list-rules)"
+            guess = did_you_mean(item, known)
+            hint = f"; {guess}" if guess else " (see kuberay-lint --list-rules)"
             raise ConfigError(f"{where}: unknown rule or category {item!r}{hint} Categories: {', '.join(CATEGORIES)}")
     return out
 

@@ -22,7 +22,6 @@ Example::
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay.model._helm_values import coalesce, merge_maps
+from pulumi_kuberay.model.suggest import did_you_mean
 
 CHART_NAME = "ray-cluster"
 CHART_VERSION = "1.7.0"
@@ -162,8 +162,8 @@ def _ignored(key: str, known: set[str] | frozenset[str]) -> IgnoredKey:
     pattern = re.sub(r"^additionalWorkerGroups\.[^.]+\.", "additionalWorkerGroups.*.", key)
     if pattern in LEGACY_KEYS:
         return IgnoredKey(key, f"read by the ray-cluster chart up to {LEGACY_KEYS[pattern]}, not by {CHART_VERSION}")
-    close = difflib.get_close_matches(leaf, sorted(known), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    guess = did_you_mean(leaf, sorted(known))
+    hint = f"; {guess}" if guess else ""
     return IgnoredKey(key, f"no ray-cluster chart since 0.3.0 reads it{hint}")
 
 

@@ -5,10 +5,12 @@ turning of pydantic's locations into CRD field paths (``spec.workerGroupSpecs[1]
 
 from __future__ import annotations
 
+import re
 import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -82,11 +84,32 @@ class ManifestError(ValueError):
         return [p.path for p in self.problems]
 
 
+class ModelValidationError(ValidationError):
+    """A model built from keywords (``WorkerGroupSpec(min_replicas="x")``) with bad values: still a pydantic
+    :class:`~pydantic.ValidationError` (``errors()`` unchanged), printed as :class:`ManifestError` is, one line
+    per problem with its field path and fix, and without pydantic's documentation URL."""
+
+    #: The model whose field paths the problems name (set by :func:`with_suggestions`).
+    model: type[BaseModel] | None = None
+
+    def __str__(self) -> str:
+        problems = self.problems
+        count = len(problems)
+        lines = [f"{self.title} is invalid ({count} problem{'s' if count != 1 else ''}):"]
+        return "\n".join(lines + [f"  - {p}" for p in problems])
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem, located by its field path as the keywords (and the dicts in them) spelt it."""
+        model: type[BaseModel] | None = getattr(self, "model", None)
+        return problems_from_validation_error(self, model, as_written=True)
+
+
 def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
-    """``exc`` with "did you mean ...?" added to unknown keyword errors (pydantic only says "Extra inputs are
-    not permitted"); the error type and location stay, so tools reading ``errors()`` are unaffected."""
+    """``exc`` as a :class:`ModelValidationError`, with "did you mean ...?" added to unknown keyword errors
+    (pydantic only says "Extra inputs are not permitted"); the error types and locations stay, so tools reading
+    ``errors()`` are unaffected."""
     details: list[InitErrorDetails] = []
-    improved = False
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden" and loc:
@@ -106,18 +129,17 @@ def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> Validation
                         input=err.get("input"),
                     )
                 )
-                improved = True
                 continue
         detail = InitErrorDetails(type=err["type"], loc=loc, input=err.get("input"))
         if "ctx" in err:
             detail["ctx"] = err["ctx"]
         details.append(detail)
-    if not improved:
-        return exc
     try:
-        return ValidationError.from_exception_data(exc.title, details)
+        rebuilt = ModelValidationError.from_exception_data(exc.title, details)
     except Exception:  # an error type that cannot be rebuilt: keep pydantic's own error
         return exc
+    rebuilt.model = model  # the model whose field paths the problems name
+    return rebuilt
 
 
 # --------------------------------------------------------------------------------------------------
@@ -167,8 +189,12 @@ def _fmt_key(key: str) -> str:
     return f"[{key!r}]" if not key.replace("-", "_").replace(".", "_").isidentifier() else f".{key}"
 
 
-def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tuple[str, Any]:
-    """Map a pydantic error location onto a CRD field path; also return the type found at its end."""
+def humanize_loc(
+    root: type[BaseModel] | None, loc: Sequence[int | str], *, as_written: bool = False
+) -> tuple[str, Any]:
+    """Map a pydantic error location onto a CRD field path; also return the type found at its end.
+
+    ``as_written``: each field as the input spelt it (``min_replicas`` of a keyword), not by its CRD name."""
     parts: list[str] = []
     tp: Any = root
     for seg in loc:
@@ -197,7 +223,7 @@ def humanize_loc(root: type[BaseModel] | None, loc: Sequence[int | str]) -> tupl
             found = _model_field(tp, seg)
             if found is not None:
                 alias, tp = found
-                parts.append(f".{alias}")
+                parts.append(f".{seg if as_written else alias}")
                 continue
             if _looks_like_tag(seg) or seg == tp.__name__:
                 continue
@@ -257,16 +283,62 @@ def _amount_key(loc: Sequence[int | str]) -> str:
     return next((seg for seg in reversed(loc[-2:]) if isinstance(seg, str) and is_quantity_key(seg)), "")
 
 
+_BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _bound_fix(etype: str, ctx: Mapping[str, Any]) -> str | None:
+    """The fix of a value out of its field's bounds (``set a value >= 1``), or of a too short or long one."""
+    if etype in _BOUNDS:
+        bound = ctx.get({"greater_than": "gt", "greater_than_equal": "ge", "less_than": "lt", "less_than_equal": "le"}[etype])
+        return f"set a value {_BOUNDS[etype]} {bound}" if bound is not None else None
+    if etype in ("too_short", "string_too_short") and ctx.get("min_length") is not None:
+        return f"give at least {ctx['min_length']} {'item' if etype == 'too_short' else 'character'}(s)"
+    if etype in ("too_long", "string_too_long") and ctx.get("max_length") is not None:
+        return f"give at most {ctx['max_length']} {'item' if etype == 'too_long' else 'character'}(s)"
+    return None
+
+
+def _choices(tp: Any, expected: Any) -> list[str]:
+    """The allowed values of a ``Literal`` (or enum) field, from its type, else from pydantic's ``expected`` text
+    (``"'a', 'b' or 'c'"``)."""
+    tp = _strip_annotated(tp)
+    members = _union_members(tp) or [tp]
+    values = [str(a) for m in members if get_origin(m) is Literal for a in get_args(m)]
+    if not values and isinstance(m := members[0], type) and issubclass(m, Enum):
+        values = [str(e.value) for e in m]
+    if not values and isinstance(expected, str):
+        values = re.findall(r"'([^']*)'", expected)
+    return values
+
+
+def _python_names(tp: Any) -> list[str]:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [name for name, info in tp.model_fields.items() if not info.exclude]
+    return []
+
+
+def _wrong_type_fix(given: Any, expected: list[str], amount_key: str) -> str | None:
+    """The fix of a value of the wrong type: quoting, unquoting, or for an amount what its key counts."""
+    if isinstance(given, bool) and amount_key:
+        return quantity_fix(given, amount_key)  # true is no amount, and "true" no quantity either
+    if "a string" in expected and isinstance(given, (int, float, bool)):
+        return f'quote the value: "{given}"' if not isinstance(given, bool) else f'write "{str(given).lower()}"'
+    if isinstance(given, str) and "an integer" in expected:
+        return "write the number without quotes"
+    return None
+
+
 def problems_from_validation_error(
-    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = ""
+    exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = "", as_written: bool = False
 ) -> list[Problem]:
-    """Convert a pydantic ValidationError into path-located problems, merging union alternatives."""
+    """Convert a pydantic ValidationError into path-located problems, merging union alternatives (``as_written``:
+    paths spelt as the input spelt them, see :func:`humanize_loc`)."""
     merged: dict[tuple[str, str], Problem] = {}
     expected: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         etype = err["type"]
-        path, _ = humanize_loc(root, loc)
+        path, end_tp = humanize_loc(root, loc, as_written=as_written)
         fix: str | None = None
         kind: ProblemKind
         if etype == "extra_forbidden":
@@ -275,7 +347,9 @@ def problems_from_validation_error(
             names = _field_names(parent_tp)
             kind = "unknown_field"
             message = f"unknown field {key!r} (the API server would silently drop it)"
-            fix = did_you_mean(key, names) or (
+            # a snake_case slip is a Python keyword's (``min_replica``): offer the Python name
+            pool = _python_names(parent_tp) if "_" in key and key == key.lower() else names
+            fix = did_you_mean(key, pool) or did_you_mean(key, names) or (
                 f"remove it; known fields here: {', '.join(names)}" if names else "remove it"
             )
         elif etype == "missing":
@@ -289,15 +363,14 @@ def problems_from_validation_error(
             if word not in expected[path]:
                 expected[path].append(word)
             message = f"expected {' or '.join(expected[path])}, got {_describe(err.get('input'))}"
-            key = _amount_key(loc)
-            if isinstance(err.get("input"), bool) and key:
-                fix = quantity_fix(err.get("input"), key)  # true is no amount; "true" is no quantity either
-            elif "a string" in expected[path] and isinstance(err.get("input"), (int, float, bool)):
-                fix = f"quote the value: \"{err.get('input')}\"" if not isinstance(err.get("input"), bool) else (
-                    f'write "{str(err.get("input")).lower()}"'
-                )
-            elif isinstance(err.get("input"), str) and "an integer" in expected[path]:
-                fix = "write the number without quotes"
+            fix = _wrong_type_fix(err.get("input"), expected[path], _amount_key(loc))
+        elif etype in ("literal_error", "enum"):
+            kind = "invalid_value"
+            choices = _choices(end_tp, (err.get("ctx") or {}).get("expected"))
+            given = err.get("input")
+            message = f"{given!r} is not one of {', '.join(repr(c) for c in choices)}" if choices else err["msg"]
+            guess = did_you_mean(str(given), choices) if isinstance(given, str) else None
+            fix = guess or (f"use one of {', '.join(choices)}" if choices else None)
         elif etype == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") == QUANTITY_PATTERN:
             kind = "invalid_value"
             message = f"{err.get('input')!r} is not a Kubernetes quantity"
@@ -316,6 +389,7 @@ def problems_from_validation_error(
                 fix = cause.fix
             else:
                 message = err["msg"].removeprefix("Value error, ")
+                fix = _bound_fix(etype, err.get("ctx") or {})
         full = f"{prefix}.{path}".strip(".") if prefix else path
         full = full.replace(".[", "[")
         merged[(full, kind)] = Problem(path=full, message=message, kind=kind, fix=fix)

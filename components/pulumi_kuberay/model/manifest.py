@@ -26,7 +26,6 @@ in another kind.
 from __future__ import annotations
 
 import copy
-import difflib
 import importlib
 import re
 import warnings
@@ -41,6 +40,7 @@ from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
 from .pod import LENIENT_CONTEXT, WIRE_CONTEXT
+from .suggest import did_you_mean
 
 if TYPE_CHECKING:  # loaded on first use (_LAZY_KINDS, __getattr__)
     from .cronjob import RayCronJobManifest
@@ -153,9 +153,8 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     cls = manifest_class(kind)
     if cls is None:
         kinds = known_kinds()
-        close = difflib.get_close_matches(kind, kinds, n=1)
         message = f"unknown kind {kind!r}"
-        fix = f"did you mean {close[0]!r}?" if close and close[0] != kind else f"one of {', '.join(kinds)}"
+        fix = did_you_mean(kind, kinds) or f"one of {', '.join(kinds)}"
         raise ManifestError([Problem("kind", message, "invalid_value", fix=fix)], subject=_subject(kind, doc))
 
     problems: list[Problem] = []

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
@@ -34,6 +33,7 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.model._errors import ManifestError, Problem
+from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
     DEFAULT_TIMEOUT_SECONDS,
@@ -47,6 +47,7 @@ from pulumi_kuberay.resources._shared import (
     CriticalFindingsError,
     JsonDict,
     RayCustomResource,
+    as_user_error,
     check_manifest,
     child_options,
     coerce_spec,
@@ -133,8 +134,7 @@ class CommonArgs:
         known = sorted(allowed.__annotations__)
         for key in keywords:
             if key not in known:
-                close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-                hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+                hint = did_you_mean(key, known) or f"known: {', '.join(known)}"
                 raise TypeError(f"{kind}() got an unexpected keyword argument {key!r} ({hint})")
         return cls(wait=wait, **keywords)
 
@@ -394,6 +394,17 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
     def _build(self, name: str, args: Any, common: CommonArgs, extra: Any, *, secrets: list[Any]) -> Built[SpecT]:
         """Validate, render and check (pure apart from reading the stack config); raises on a bad spec."""
         subject = self._subject(name, common)
+        try:
+            return self._build_spec(name, args, common, extra, subject=subject, secrets=secrets)
+        except (ValueError, TypeError) as exc:
+            user = as_user_error(exc)  # the user's error, printed without our frames
+            if user is None:
+                raise
+            raise user from None
+
+    def _build_spec(
+        self, name: str, args: Any, common: CommonArgs, extra: Any, *, subject: str, secrets: list[Any]
+    ) -> Built[SpecT]:
         try:
             return self._build_checked(name, args, common, extra, subject)
         except CriticalFindingsError as exc:

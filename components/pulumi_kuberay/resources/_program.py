@@ -37,3 +37,13 @@ def find_cluster(namespace: str | None, name: str) -> RayCluster | None:
     namespace given, the provider's default), or None."""
     return _clusters().get((namespace, name))
 
+
+
+def cluster_names(namespace: str | None) -> list[str]:
+    """The object names of the RayCluster components this program declared (before now) in ``namespace``."""
+    return [name for ns, name in _clusters() if ns == namespace]
+
+
+def cluster_namespaces(name: str) -> list[str | None]:
+    """The namespaces where this program declared (before now) a RayCluster component named ``name``."""
+    return [ns for ns, other in _clusters() if other == name]

@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextvars
 import functools
 import importlib.metadata
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._errors import validate_as
+from pulumi_kuberay.model._errors import ManifestError, validate_as
 from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
@@ -44,6 +44,8 @@ DEFAULT_PORTS: dict[str, int] = {"dashboard": 8265, "client": 10001, "serve": 80
 
 JsonDict = dict[str, Any]
 SpecT = TypeVar("SpecT", bound=BaseModel)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def token(kind: str) -> str:
@@ -238,6 +240,58 @@ class CriticalFindingsError(pulumi.RunError):
             f"  (to silence a rule on this resource, give a reason in the annotation '{SUPPRESS_PREFIX}<rule-id>')"
         )
         super().__init__("\n".join(lines))
+
+
+class SpecRunError(pulumi.RunError, ManifestError):
+    """A :class:`~pulumi_kuberay.model.ManifestError` raised while a component is constructed: the same problems
+    (field path, message, fix), and a ``pulumi.RunError``, which the CLI reports without a Python traceback."""
+
+    def __init__(self, error: ManifestError) -> None:
+        ManifestError.__init__(self, error.problems, subject=error.subject)
+
+    @classmethod
+    def of(cls, error: ManifestError) -> SpecRunError:
+        """``error`` as a :class:`SpecRunError` (itself when it is one)."""
+        return error if isinstance(error, SpecRunError) else cls(error)
+
+
+class ArgumentValueError(pulumi.RunError, ValueError):
+    """A component's argument the component refuses (its message says what, where and the fix): a ``ValueError``
+    and a ``pulumi.RunError``, which the CLI reports without a Python traceback."""
+
+
+class ArgumentTypeError(pulumi.RunError, TypeError):
+    """A component's argument of the wrong type, reported as :class:`ArgumentValueError` is."""
+
+
+def as_user_error(exc: Exception) -> Exception | None:
+    """The ``pulumi.RunError`` to raise for a user's error ``exc`` raised while a component is built (a
+    :class:`~pulumi_kuberay.model.ManifestError`, or a plain ``ValueError``/``TypeError`` of the component's own
+    checks), else ``None`` (a pydantic ``ValidationError`` and other subclasses are left as they are)."""
+    if isinstance(exc, ManifestError):
+        return SpecRunError.of(exc)
+    if type(exc) is ValueError:
+        return ArgumentValueError(*exc.args)
+    if type(exc) is TypeError:
+        return ArgumentTypeError(*exc.args)
+    return None
+
+
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` raising :func:`as_user_error` of the user's errors (a component's constructor: the user's error is
+    reported without the component's frames)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except (ValueError, TypeError) as exc:
+            user = as_user_error(exc)
+            if user is None:
+                raise
+            raise user from None
+
+    return wrapper
 
 
 def check_manifest(manifest: JsonDict, target: Target, *, subject: str) -> list[Finding]:

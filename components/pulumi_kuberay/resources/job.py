@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.model.job import RayJobSpec
+from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
@@ -214,8 +215,13 @@ class RayJob(RayComponent[RayJobSpec]):
         fail_on_job_failure: bool = True,
         **keywords: Unpack[WorkloadKeywords],
     ) -> None:
+        namespace = keywords.get("namespace")
+        self._selector_note: str | None = None
         if cluster is None:
-            cluster = cluster_of_selector(args, keywords.get("namespace"))
+            cluster = cluster_of_selector(args, namespace)
+            selected = selected_cluster(args)
+            if cluster is None and selected is not None and (namespace is None or isinstance(namespace, str)):
+                self._selector_note = _selector_note(namespace, selected)
         self._cluster = cluster
         self._fail_on_job_failure = fail_on_job_failure
         common = CommonArgs.of(KIND, keywords, WorkloadKeywords, wait=wait_for_completion)
@@ -234,6 +240,8 @@ class RayJob(RayComponent[RayJobSpec]):
         return job_spec_on_cluster(args, cluster_manifest, common, subject)
 
     def _finish_spec(self, spec_dict: JsonDict, built: Built[RayJobSpec], subject: str) -> JsonDict:
+        if self._selector_note is not None and self._cluster is None:
+            built.notes.append(f"{subject}: {self._selector_note}")
         note = unhardened_submitter_note(spec_dict, built.spec, self._cluster, subject)
         if note is not None:
             built.notes.append(note)
@@ -301,3 +309,22 @@ def failure_message(subject: str, manifest: JsonDict, status: JsonDict) -> str:
     lines.append(f"  diagnosis: {diagnosis_summary(manifest, status)}")
     lines.append(f"  details: kubectl get rayjob -n {ns} {meta.get('name')} -o json | kuberay-explain -")
     return "\n".join(lines)
+
+
+def _selector_note(namespace: str | None, selected: str) -> str | None:
+    """What to tell of a ``clusterSelector`` naming no RayCluster component of this program when one is close: the
+    program's cluster of a near name (a typo), or of that name in another namespace; ``None`` otherwise (a
+    cluster made outside the program is a valid target)."""
+    where = f"namespace {namespace!r}" if namespace is not None else "the default namespace"
+    guess = did_you_mean(selected, _program.cluster_names(namespace))
+    if guess is not None:
+        return (
+            f"spec.clusterSelector[{CLUSTER_LABEL!r}] is {selected!r}, but no RayCluster component of this program declared before this RayJob in {where} has that name: {guess} (fix: correct the name, or pass cluster=<that RayCluster component>; the operator waits for a RayCluster of that exact name)"
+        )
+    elsewhere = [ns for ns in _program.cluster_namespaces(selected) if ns != namespace]
+    if elsewhere:
+        found = ", ".join(repr(ns) if ns is not None else "the default namespace" for ns in elsewhere)
+        return (
+            f"spec.clusterSelector[{CLUSTER_LABEL!r}] names RayCluster {selected!r}, which this program declares in {found}, not in {where} (fix: give the RayJob that namespace, or pass cluster=<that RayCluster component>; a clusterSelector only selects clusters in the RayJob's own namespace)"
+        )
+    return None

@@ -49,6 +49,7 @@ from pulumi_kuberay.resources._shared import (
     format_finding,
     rule_settings,
     token,
+    user_errors,
 )
 from pulumi_kuberay.rules._engine import Finding
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
@@ -105,6 +106,7 @@ class KubeRayOperator(pulumi.ComponentResource):
         crds: list[k8s.apiextensions.v1.CustomResourceDefinition]
         chart: k8s.helm.v4.Chart | None
 
+    @user_errors
     def __init__(
         self,
         name: str,

@@ -19,12 +19,12 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_kuberay.model.suggest import closest
 from pulumi_kuberay.rules._engine import (
     AUDIENCES,
     DEFAULT_FEATURE_GATES,
@@ -93,14 +93,9 @@ def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool
 
 
 def _closest(value: str, choices: tuple[str, ...]) -> str | None:
-    """The choice ``value`` most likely meant: one it starts with or that starts with it (``production`` ->
-    ``prod``; difflib alone misses that), else difflib's closest."""
-    text = value.strip().lower()
-    prefixed = [c for c in choices if text and (text.startswith(c) or c.startswith(text))]
-    if len(prefixed) == 1:
-        return prefixed[0]
-    close = difflib.get_close_matches(text, choices, n=1, cutoff=0.6)
-    return close[0] if close else None
+    """The choice ``value`` most likely meant (:func:`~pulumi_kuberay.model.suggest.closest` of the lower-cased
+    text)."""
+    return closest(value.strip().lower(), choices)
 
 
 @dataclass(frozen=True)
