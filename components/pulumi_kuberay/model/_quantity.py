@@ -37,10 +37,8 @@ def quantity_fix(value: Any, field: str) -> str:
     match = _BYTE_UNIT.match(value) if isinstance(value, str) else None
     if match:
         number, unit = match.group(1), match.group(2).upper()
-        return (
-            f'write "{number}{unit}i" ({number} x 2^{_BINARY_POWER[unit]} bytes; '
-            f'"{number}{unit}" means {number} x 10^{_DECIMAL_POWER[unit]})'
-        )
+        binary, decimal = _BINARY_POWER[unit], _DECIMAL_POWER[unit]
+        return f'write "{number}{unit}i" ({number} x 2^{binary} bytes; "{number}{unit}" means {number} x 10^{decimal})'
     return 'write a size, e.g. "512Mi" or "16Gi"'
 
 
