@@ -35,11 +35,11 @@ def test_a_handed_over_object_keeps_only_the_rules_its_own_webhook_enforces() ->
     for webhooks in (False, True):
         ctx = rules.Target(webhooks=webhooks).context()
         selected = _selection.document_rules(index, "RayCluster", ctx, handed_over=True)
-        kept_operator_rules = {rule.id for rule in selected if rule.operator_rules}
+        kept_operator_rules = {rule.id for rule in selected if rule.enforced_by}
         webhook_rules = {
             rule.id
             for rule in index.by_kind["RayCluster"]
-            if rule.operator_rules and _selection.webhook_rule(rule, "RayCluster") and rule.applies(ctx)
+            if rule.enforced_by and _selection.webhook_rule(rule, "RayCluster") and rule.applies(ctx)
         }
         assert kept_operator_rules == (webhook_rules if webhooks else set())
 

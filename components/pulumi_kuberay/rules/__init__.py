@@ -477,7 +477,7 @@ def check(
     findings = _drop_schema_duplicates(findings, index.operator_rule_ids)
     if _cron_controller_off(doc, ctx):
         # Only the operator's own checks go unenforced: what the API server rejects stays critical (the typed
-        # model's schema findings, and rules that mirror a CEL or schema rule). A schema finding that only
+        # model's schema findings, and rules declared enforced_by the api-server). A schema finding that only
         # repeated an operator rule went with the duplicates above.
         unenforced = index.operator_only_ids
         findings = [

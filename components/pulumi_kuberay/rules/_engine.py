@@ -7,7 +7,7 @@ A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this on
 
     declare(
         id="rayjob-ttl-negative", title="Negative ttlSecondsAfterFinished", severity="critical",
-        category="correctness", kinds=("RayJob", "RayCronJob"), rows=("RJ-04", "RCJ-06"),
+        category="correctness", kinds=("RayJob", "RayCronJob"), rows=("RJ-04", "RCJ-06"), enforced_by=("operator",),
         rationale="...", fix="...", check=per_job_spec(_check_ttl_negative),
         compliant=example_job(ttlSecondsAfterFinished=0), violating=example_job(ttlSecondsAfterFinished=-1),
         violating_path="spec.ttlSecondsAfterFinished",
@@ -197,6 +197,15 @@ class Context:
         return self.kuberay_version >= (major, minor, patch)
 
 
+#: Which part of KubeRay refuses what a rule reports (``declare(enforced_by=...)``): ``api-server`` (the CRD's
+#: schema or a CEL rule: the create or update is refused, whoever reconciles the object), ``operator`` (the
+#: operator's validation when it reconciles the object: unenforced while no controller of KubeRay acts on it),
+#: ``run-time`` (only a running workload fails: unenforced while none is created) and ``<Kind> webhook`` (that
+#: kind's own validating webhook, on create, when the operator runs its webhooks). The engine reads it, never
+#: ``rows`` (documentation only): a critical finding is downgraded to high where nothing that enforces it acts.
+Enforcer = Literal["api-server", "operator", "run-time", "RayCluster webhook", "RayJob webhook", "RayService webhook"]
+ENFORCERS: tuple[Enforcer, ...] = get_args(Enforcer)
+
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
 #: given to kuberay-lint), or the KubeRay operator's setup (:class:`~._operator.OperatorSetup`).
 Scope = Literal["document", "stack", "setup"]
@@ -231,7 +240,10 @@ class Rule:
     #: Where the rule reports its violating example (tests hold the rule to it).
     violating_path: str | None = None
     scope: Scope = "document"
+    #: The operator validation rows it mirrors (documentation: ``docs/operator-rules.md``; the engine never reads them).
     operator_rules: tuple[str, ...] = ()
+    #: Which parts of KubeRay refuse what it reports (:data:`Enforcer`); empty: KubeRay accepts it (advice).
+    enforced_by: tuple[Enforcer, ...] = ()
     #: First operator version the rule applies to (older targets skip it).
     since: Version | None = None
     #: Operator feature gate that must be on for the rule to apply.
@@ -339,6 +351,7 @@ def declare(
     violating_path: str | None = None,
     scope: Scope = "document",
     rows: tuple[str, ...] = (),
+    enforced_by: tuple[Enforcer, ...] = (),
     since: str | None = None,
     gate: str | None = None,
     remediate: Remediation | None = None,
@@ -353,11 +366,12 @@ def declare(
     (``check(manifests, ctx)``, examples are tuples of manifests) or ``"setup"`` (``check(setup, ctx)``, the
     operator's ``OperatorSetup``). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
-    validation rows it mirrors (``RC-01``...); ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds
-    the ``check()`` keywords its examples need (``environment``, ``options``...). ``fix`` and messages may say
-    ``{gate:Name}``: each audience reads how it turns that gate on. ``fixed`` is the violating example with
-    ``fix`` applied (``patch({"spec.x": 1})`` or the whole subject); ``fixed_elsewhere`` says why a fix cannot be
-    a manifest. ``scripts/new-rule`` writes one.
+    validation rows it mirrors (``RC-01``..., documentation only); ``enforced_by`` which parts of KubeRay refuse
+    what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act);
+    ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds the ``check()`` keywords its examples need
+    (``environment``, ``options``...). ``fix`` and messages may say ``{gate:Name}``: each audience reads how it
+    turns that gate on. ``fixed`` is the violating example with ``fix`` applied (``patch({"spec.x": 1})`` or the
+    whole subject); ``fixed_elsewhere`` says why a fix cannot be a manifest. ``scripts/new-rule`` writes one.
     """
     if scope not in SCOPES:
         raise ValueError(f"rule {id!r}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
@@ -368,6 +382,9 @@ def declare(
         wanted = "none (it looks at the operator)" if scope == "setup" else f"some of {', '.join(KINDS)}"
         raise ValueError(f"rule {id!r}: kinds of a {scope} rule must be {wanted}, got {kinds!r}")
     _check_examples(id, scope, compliant, violating)
+    stray_enforcers = ", ".join(e for e in enforced_by if e not in ENFORCERS)
+    if stray_enforcers or len(set(enforced_by)) != len(enforced_by):
+        raise ValueError(f"rule {id!r}: enforced_by takes distinct values of {', '.join(ENFORCERS)}, got {enforced_by!r}")
     example_context = dict(context or {})
     stray = ", ".join(sorted(set(example_context) - _CONTEXT_KEYS))
     if stray:
@@ -390,6 +407,7 @@ def declare(
         violating_path=violating_path,
         scope=scope,
         operator_rules=tuple(rows),
+        enforced_by=tuple(enforced_by),
         since=parse_kuberay_version(since) if since is not None else None,
         gate=gate,
         remediate=remediate,

@@ -19,18 +19,11 @@ from typing import Any
 from . import _engine
 from ._engine import KINDS, Context, Rule
 
-#: The webhook rows each kind's own validating webhook checks on create (pkg/webhooks/v1): the RayCluster webhook
-#: its metadata and worker group names, the RayJob and RayService webhooks their metadata.
-OWN_WEBHOOK_ROWS: Mapping[str, tuple[str, ...]] = {
-    "RayCluster": ("WH-01", "WH-02"),
-    "RayJob": ("WH-03",),
-    "RayService": ("WH-04",),
-}
-
 
 def webhook_rule(rule: Rule, kind: Any) -> bool:
-    """The object's own webhook enforces it too: on create, whoever manages the object."""
-    return any(row in OWN_WEBHOOK_ROWS.get(kind, ()) for row in rule.operator_rules)
+    """The object's own webhook enforces it too (``enforced_by`` names ``<kind> webhook``): on create, whoever
+    manages the object."""
+    return f"{kind} webhook" in rule.enforced_by
 
 
 @dataclass(frozen=True)
@@ -40,12 +33,12 @@ class CatalogueIndex:
     rules: tuple[Rule, ...]
     #: Document rules by kind, in declaration order.
     by_kind: Mapping[str, tuple[Rule, ...]]
-    #: Ids of the rules that mirror an operator validation row (their findings win over schema duplicates).
+    #: Ids of the rules some part of KubeRay enforces (``enforced_by``; their findings win over schema duplicates).
     operator_rule_ids: frozenset[str]
-    #: Ids of the operator rules that no API-server check (CEL, schema) backs: unenforced while the operator
-    #: ignores the object.
+    #: Ids of the enforced rules that the API server does not enforce (no ``api-server`` in ``enforced_by``):
+    #: unenforced while the operator ignores the object.
     operator_only_ids: frozenset[str]
-    #: Ids of the rules that only mirror run-time failures (``OP-`` rows).
+    #: Ids of the rules only a running workload enforces (``enforced_by=("run-time",)``).
     run_time_ids: frozenset[str]
     #: The feature gates some document rule depends on (the other gates do not change a selection).
     gates: tuple[str, ...]
@@ -54,17 +47,13 @@ class CatalogueIndex:
 
 def _build(rules: tuple[Rule, ...]) -> CatalogueIndex:
     document = [rule for rule in rules if rule.scope == "document"]
-    operator = [rule for rule in rules if rule.operator_rules]
+    enforced = [rule for rule in rules if rule.enforced_by]
     return CatalogueIndex(
         rules=rules,
         by_kind={kind: tuple(rule for rule in document if kind in rule.kinds) for kind in KINDS},
-        operator_rule_ids=frozenset(rule.id for rule in operator),
-        operator_only_ids=frozenset(
-            rule.id for rule in operator if not any(row.startswith(("CEL-", "SCH-")) for row in rule.operator_rules)
-        ),
-        run_time_ids=frozenset(
-            rule.id for rule in operator if all(row.startswith("OP-") for row in rule.operator_rules)
-        ),
+        operator_rule_ids=frozenset(rule.id for rule in enforced),
+        operator_only_ids=frozenset(rule.id for rule in enforced if "api-server" not in rule.enforced_by),
+        run_time_ids=frozenset(rule.id for rule in enforced if set(rule.enforced_by) == {"run-time"}),
         gates=tuple(sorted({rule.gate for rule in document if rule.gate is not None})),
     )
 
@@ -104,7 +93,7 @@ def document_rules(index: CatalogueIndex, kind: str, ctx: Context, *, handed_ove
             rule
             for rule in index.by_kind.get(kind, ())
             if rule.applies(ctx)
-            and not (handed_over and rule.operator_rules and not (ctx.webhooks and webhook_rule(rule, kind)))
+            and not (handed_over and rule.enforced_by and not (ctx.webhooks and webhook_rule(rule, kind)))
         )
         index.selections[key] = rules
     return rules

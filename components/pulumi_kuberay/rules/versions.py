@@ -291,6 +291,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("RC-27", "RC-38", "RC-46", "RC-67", "RC-76"),
+    enforced_by=("operator",),
     rationale="KubeRay rejects alpha/beta features whose feature gate is off: networkPolicy, tlsOptions, historyServerOptions, the rocksdb GCS backend, worker group suspend (critical). It accepts and ignores a RayCronJob (its controller is not started) and a NewClusterWithIncrementalUpgrade RayService (upgrades are never rolled out) while their gates are off (high).",
     fix="Enable the gate on the operator and in the checks' feature_gates, or remove the feature.",
     check=_check_gates,

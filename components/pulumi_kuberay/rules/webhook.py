@@ -60,6 +60,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rows=("WH-02",),
+    enforced_by=("RayCluster webhook",),
     rationale="The RayCluster webhook rejects duplicate workerGroupSpecs[].groupName (the only place this is checked; critical when the target says the webhooks run, ``webhooks=True`` / ``kuberay-lint --webhooks``). Without the webhook the operator accepts the object but keys Pods by group name, so two groups with one name are reconciled as one (high). Embedded specs matter too: the child RayCluster is validated when the operator creates it.",
     fix="Give every worker group a distinct groupName.",
     check=_check_unique_group_names,
