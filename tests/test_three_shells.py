@@ -265,7 +265,7 @@ def test_every_rule_in_every_shell(tmp_path: Path, capsys: pytest.CaptureFixture
     from pulumi_kuberay.rules._docs import render
 
     every = set(rules.RULES)
-    assert {rule.scope for rule in rules.RULES.values()} == {"document", "stack", "setup"}
+    assert {rule.scope for rule in rules.RULES.values()} == {"document", "stack", "setup", "change"}
     assert lint.main(["--list-rules"]) == 0
     listed = {line.split()[0] for line in capsys.readouterr().out.splitlines()[1:] if line.strip()}
     assert every <= listed
@@ -276,10 +276,70 @@ def test_every_rule_in_every_shell(tmp_path: Path, capsys: pytest.CaptureFixture
     reference = render()
     assert all(f"\n## {rule_id}\n" in reference for rule_id in every)
     assert every <= {descriptor["id"] for descriptor in sarif_rules()}
+    # The pack sees only the new inputs: no policy for a change rule (tests: test_change_rules_run_where_...).
+    changes = {rule.id for rule in rules.rules_of("change")}
     policies = {policy.name for policy in pack.build_policies()}
-    assert every <= policies
+    assert every - changes <= policies and not changes & policies
     for environment in ("dev", "staging", "prod"):
-        assert every <= set(pack.policy_config(environment))
+        assert every - changes <= set(pack.policy_config(environment))
+        assert not changes & set(pack.policy_config(environment))
+
+
+# --------------------------------------------------------------------------------------------------
+# The change rules run where the old state is known: the components' resource hook and kuberay-lint --diff.
+
+CHANGE_RULES = sorted(rules.rules_of("change"), key=lambda r: r.id)
+
+
+def _hook(old: dict[str, Any], new: dict[str, Any], version: str, settings: Mapping[str, Any]) -> frozenset[Verdict]:
+    """What the components' resource hook reports: its plan (a replace, as the components apply) and its target."""
+    from pulumi_kuberay.plan import Operator, plan_change
+    from pulumi_kuberay.resources._component import change_findings
+
+    pulumi.runtime.set_all_config(_stack_config(settings.get("options", {})))
+    try:
+        target = rule_settings(version, settings.get("feature_gates"), settings.get("environment"))
+    finally:
+        pulumi.runtime.set_all_config({})
+    operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
+    return _verdicts(change_findings(plan_change(old, new, operator, mode="replace"), old, new, target))
+
+
+def _lint_diff(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    version: str,
+    settings: Mapping[str, Any],
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> frozenset[Verdict]:
+    for side, doc in (("old", old), ("new", new)):
+        (folder / side).mkdir(parents=True)
+        (folder / side / "object.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    capsys.readouterr()
+    lint.main(["--diff", str(folder / "old"), str(folder / "new"), *_lint_flags(version, settings)])
+    report = json.loads(capsys.readouterr().out)
+    return frozenset((f["rule_id"], f["severity"], f["path"]) for c in report["changes"] for f in c["findings"])
+
+
+@pytest.mark.parametrize("rule", CHANGE_RULES, ids=lambda r: r.id)
+@pytest.mark.parametrize("environment", [None, "prod"])
+def test_change_rules_run_where_the_old_state_is_known(
+    rule: rules.Rule, environment: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The resource hook and ``kuberay-lint --diff`` agree on every change rule's examples; the pack has no policy
+    for it (it never sees the old state)."""
+    settings = {**_settings(rule), **({"environment": environment} if environment else {})}
+    for version in ("1.6.0", "1.7.0"):
+        for which in ("compliant", "violating"):
+            old, new = rule.violating if which == "violating" else rule.compliant
+            by_hook = _hook(old, new, version, settings)
+            by_lint = _lint_diff(old, new, version, settings, tmp_path / version / which, capsys)
+            assert by_hook == by_lint, (version, which)
+            fired = {(rule_id, path) for rule_id, _, path in by_hook if rule_id == rule.id}
+            assert fired == ({(rule.id, rule.violating_path)} if which == "violating" else set()), (version, which)
+    assert rule.id not in {policy.name for policy in pack.build_policies()}
+    assert rule.id not in {r.id for r in pack.pack_rules()}
 
 
 def test_a_setup_finding_has_its_rule_in_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,14 +28,13 @@ from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc
 from pulumi_kuberay.cli._lint_report import text_width, to_sarif, wrapped
 from pulumi_kuberay.cli.lint import TOOL_NAME
 from pulumi_kuberay.plan import Change, Operator, object_key, plan_change
+from pulumi_kuberay.rules import check_change
 from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Finding, Severity
-from pulumi_kuberay.rules.change import CHANGE_RULES, check_change
 
 __all__ = ["DiffError", "ObjectChange", "diff_documents", "run_diff"]
 
 #: The pseudo rule of the plan lines in SARIF (a note per changed object, beside the change rules' findings).
 PLAN_RULE_ID = "change-plan"
-_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
 
 
 class DiffError(ValueError):
@@ -100,7 +99,7 @@ def diff_documents(
         )
         located: tuple[LocatedFinding, ...] = ()
         if after is not None:
-            found = check_change(change, before.manifest if before else None, after.manifest, context)
+            found = check_change(before.manifest if before else None, after.manifest, context, plan=change)
             located = tuple(after.locate(f) for f in found)
         changes.append(ObjectChange(before, after, change, located))
     return changes, unchanged
@@ -172,22 +171,10 @@ def _kept(
 
 
 def _descriptors() -> list[dict[str, Any]]:
+    """The plan lines' pseudo rule (the change rules are in the catalogue: every SARIF run lists them)."""
     from pulumi_kuberay.cli import _rule_help
 
-    rows = [
-        {
-            "id": rule.id,
-            "name": rule.id,
-            "shortDescription": {"text": rule.title},
-            "fullDescription": {"text": rule.title},
-            "help": {"text": rule.fix},
-            "helpUri": _rule_help.homepage(),
-            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
-            "properties": {"tags": ["change"], "scope": "change"},
-        }
-        for rule in CHANGE_RULES
-    ]
-    rows.append(
+    return [
         {
             "id": PLAN_RULE_ID,
             "name": PLAN_RULE_ID,
@@ -198,8 +185,7 @@ def _descriptors() -> list[dict[str, Any]]:
             "defaultConfiguration": {"level": "note"},
             "properties": {"tags": ["change"]},
         }
-    )
-    return rows
+    ]
 
 
 def _sarif(changes: Sequence[ObjectChange], base: Path) -> dict[str, Any]:

@@ -65,7 +65,7 @@ def installed_docs() -> Path | None:
 
 
 def all_rules() -> list[Rule]:
-    """Every rule of every scope (each object, the stack, the operator's setup), most severe first."""
+    """Every rule of every scope (each object, the stack, the operator's setup, a change), most severe first."""
     return ordered_rules()
 
 
@@ -100,7 +100,7 @@ def explain_rule(rule_id: str) -> str:
     applies = f"; applies to {rule.applies_to()}" if rule.applies_to() else ""
     silence = (
         f"Silence: --ignore {rule.id} (kuberay-lint), or the policy's enforcement level in the pack's config"
-        if rule.scope != "document"
+        if rule.scope not in ("document", "change")
         else f'Silence on one object: metadata.annotations: {{suppress.pulumi-kuberay.io/{rule.id}: "<reason>"}}'
     )
     parts = [
@@ -114,6 +114,9 @@ def explain_rule(rule_id: str) -> str:
         f"Reference: {help_uri(rule.id)}",
     ]
     examples = (("Violating example", rule.examples("violating")), ("Compliant example", rule.examples("compliant")))
+    if rule.scope == "change":
+        where = "Runs where the old state is known: the components' resource hook and kuberay-lint --diff OLD NEW / --diff-git REV (not the policy pack). Each example is the old manifest, then the new one."
+        parts += ["", where]
     for title, docs in examples:
         body = yaml.safe_dump_all([_as_data(d) for d in docs], sort_keys=False, default_flow_style=False).rstrip()
         parts += ["", f"{title}:", *("  " + line for line in body.splitlines())]

@@ -24,6 +24,12 @@ records it. The plan is made against the live object when the cluster can be rea
 active cluster's hash annotations, the operator version that wrote them), else against the last applied
 manifest.
 
+The change rules judge the plan (`change-not-reaching-pods`, `rayservice-cluster-change-ignored`,
+`rayservice-replicas-change-ignored`, `rollout-gpu-budget-exceeded`: scope `change` in [rules.md](rules.md)):
+warnings on the component, a critical finding fails the step; `kuberay-lint --diff` reports the same findings.
+They are silenced as every rule, on the new manifest and with a reason
+(`suppress.pulumi-kuberay.io/<rule-id>: "why"`); an empty reason, which used to silence a change rule, is ignored.
+
 Every row is held three ways:
 
 - the plan itself (`tests/test_plan.py`);

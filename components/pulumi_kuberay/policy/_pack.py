@@ -298,6 +298,12 @@ def _resource_policy(rule: Rule, verdicts: ResourceVerdicts) -> ResourceValidati
     )
 
 
+def pack_rules() -> list[Rule]:
+    """The rules the pack has a policy for: every scope but ``change`` (the components' resource hook and
+    ``kuberay-lint --diff`` run those, where the old state is known)."""
+    return [rule for rule in rules.RULES.values() if rule.scope != "change"]
+
+
 def resource_verdicts() -> ResourceVerdicts:
     """The verdicts of the resource policies :func:`build_policies` makes (the catalogue's document rules)."""
     return ResourceVerdicts(frozenset(rule.id for rule in rules.RULES.values() if rule.scope == "document"))
@@ -305,8 +311,9 @@ def resource_verdicts() -> ResourceVerdicts:
 
 def build_policies() -> list[Policy]:
     """One policy per catalogue rule (resource policies for the rules on each object, stack policies for the
-    rules across the stack and on the operator), the fallback policy and the operator-objects policy."""
-    catalogue = list(rules.RULES.values())
+    rules across the stack and on the operator), the fallback policy and the operator-objects policy. The change
+    rules are not the pack's: it sees only the new inputs, never the old state a change rule compares with."""
+    catalogue = pack_rules()
     verdicts = resource_verdicts()
     policies: list[Policy] = [
         _resource_policy(rule, verdicts) if rule.scope == "document" else _stack_policy(rule) for rule in catalogue
@@ -344,7 +351,7 @@ def enforcement_for(severity: str, environment: str) -> EnforcementLevel:
 def policy_config(environment: str) -> dict[str, Any]:
     """The policy config file for ``environment`` (written to stacks/policy.<env>.json by scripts/gen-policy-config)."""
     levels: dict[str, Any] = {}
-    for rule in rules.RULES.values():  # every scope: one policy per rule
+    for rule in pack_rules():  # one policy per rule of the pack's scopes
         levels[rule.id] = enforcement_for(rule.severity, environment).value
     levels[FALLBACK_POLICY] = enforcement_for("high", environment).value
     levels[OPERATOR_OBJECTS_POLICY] = enforcement_for("critical", environment).value

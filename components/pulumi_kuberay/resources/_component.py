@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 import pulumi
 from pydantic import BaseModel
 
+from pulumi_kuberay import rules
 from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _change_plan, _inputs
@@ -619,16 +620,22 @@ def _judge_change(  # noqa: PLR0917
     target: Target,
     redact: Callable[[str], str],
 ) -> None:
-    """The plan rules on one change: warnings on the component; a critical finding fails the step."""
-    from pulumi_kuberay.rules.change import check_change
-
-    findings = check_change(change, old, new, target.context())
+    """The change rules on one change: warnings on the component; a critical finding fails the step."""
+    findings = change_findings(change, old, new, target)
     critical = [f for f in findings if f.severity == "critical"]
     for finding in findings:
         if finding.severity != "critical":
             pulumi.log.warn(redact(format_finding(finding)), resource=component)
     if critical:
         raise CriticalFindingsError(change.subject, critical)
+
+
+def change_findings(
+    change: Change, old: Mapping[str, Any] | None, new: Mapping[str, Any], target: Target
+) -> list[Finding]:
+    """What the change rules report on one planned change in the components' resource hook (``change`` is the plan
+    the hook made, with the live objects where it read them)."""
+    return rules.check_change(old, new, target.context(), plan=change)
 
 
 def _redacted(finding: Finding, secrets: list[Any]) -> Finding:

@@ -6,7 +6,8 @@ declare their rules when imported; :mod:`._catalogue` finds and imports them all
 
 Every rule is a :class:`Rule` with a scope: ``check`` runs the ``document`` rules over one manifest,
 ``check_stack`` the ``stack`` rules over a set of manifests, ``check_setup`` the ``setup`` rules over the
-operator's setup. :data:`RULES` holds them all, by id.
+operator's setup, ``check_change`` the ``change`` rules over one object's old and new manifest (where the old
+state is known: the components' resource hook, ``kuberay-lint --diff``). :data:`RULES` holds them all, by id.
 
 >>> from pulumi_kuberay import rules
 >>> target = rules.Target("1.6.0", {"RayCronJob": True}, environment="prod")
@@ -18,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _paths, _selection
 from ._engine import (
@@ -30,6 +31,7 @@ from ._engine import (
     SUPPRESS_PREFIX,
     Audience,
     Category,
+    ChangeSubject,
     Context,
     Environment,
     Finding,
@@ -48,6 +50,9 @@ from ._options import OrgOptions
 from ._paths import UNKNOWN_SENTINEL, is_unknown
 from .target import Target, TargetError
 
+if TYPE_CHECKING:  # only its type: the plan is imported when a change is judged (check_change)
+    from pulumi_kuberay.plan import Change
+
 __all__ = [
     "DEFAULT_FEATURE_GATES",
     "ENVIRONMENTS",
@@ -57,6 +62,7 @@ __all__ = [
     "UNKNOWN_SENTINEL",
     "Audience",
     "Category",
+    "ChangeSubject",
     "Context",
     "Environment",
     "Finding",
@@ -70,6 +76,7 @@ __all__ = [
     "TargetError",
     "Violation",
     "check",
+    "check_change",
     "check_setup",
     "check_stack",
     "declare",
@@ -525,6 +532,36 @@ def check_setup(setup: OperatorSetup, ctx: Context | None = None) -> list[Findin
     return sorted(out, key=_sort_key)
 
 
+def check_change(
+    old: Any, new: Any, ctx: Context | None = None, *, plan: Change | None = None
+) -> list[Finding]:
+    """Run every ``change`` rule over one Ray object going from ``old`` (None: created) to ``new``, worst first.
+
+    ``plan`` is the change plan the caller made (the components make it with the live objects they read); without
+    it the plan is made here as ``kuberay-lint --diff`` makes it (an update in place, by the target's operator
+    version and gates). Suppression annotations on ``new`` are honoured as on any rule (a reason is required).
+    """
+    ctx = ctx or Context()
+    if not is_ray_document(new):
+        return []
+    _load()
+    before = normalise(old) if isinstance(old, Mapping) else None
+    after: dict[str, Any] = normalise(new)
+    if plan is None:
+        from pulumi_kuberay.plan import Operator, plan_change  # the plan is loaded when a change is judged
+
+        operator = Operator(version=ctx.kuberay_version, feature_gates=dict(ctx.feature_gates))
+        plan = plan_change(before, after, operator, mode="apply")
+    subject = ChangeSubject(before, after, plan)
+    silenced = _suppressions(after)
+    out: list[Finding] = []
+    for rule in registered("change"):
+        if rule.applies(ctx) and after.get("kind") in rule.kinds:
+            out.extend(finding for _, finding in _run_rule(rule, subject, ctx))
+    kept = [f for f in out if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
+    return sorted(kept, key=_sort_key)
+
+
 def example_findings(
     rule: Rule, which: Literal["compliant", "violating", "fixed"] = "violating", *, every_rule: bool = False
 ) -> list[Finding]:
@@ -534,6 +571,8 @@ def example_findings(
     example = rule.fixed_example() if which == "fixed" else rule.compliant if which == "compliant" else rule.violating
     if rule.scope == "stack":
         found = [item.finding for item in check_stack(list(example), target.context())]
+    elif rule.scope == "change":
+        found = check_change(example[0], example[1], target.context())
     elif rule.scope == "setup":
         found = check_setup(example, target.context())
     else:

@@ -21,6 +21,8 @@ def looks_at(rule: Rule) -> str:
     if rule.scope == "setup":
         return "the KubeRay operator"
     kinds = ", ".join(rule.kinds)
+    if rule.scope == "change":
+        return f"{kinds} (a change: old -> new)"
     return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
 
 
@@ -41,11 +43,14 @@ def render() -> str:
         "",
         "Generated from the catalogue by `scripts/gen-rule-docs` (do not edit by hand). Every rule runs in the",
         "components (critical findings fail before anything is registered), in the policy pack (one policy per rule,",
-        "same id) and in `kuberay-lint` (SARIF ruleId = rule id). Silence a rule on one resource with the annotation",
-        '`suppress.pulumi-kuberay.io/<rule-id>: "<reason>"`. The operator rule each one mirrors is in',
-        "[operator-rules.md](operator-rules.md). 'Example' is what the rule reports on its own violating example.",
+        "same id) and in `kuberay-lint` (SARIF ruleId = rule id); the change rules (old -> new) run where the old",
+        "state is known: the components' resource hook (at preview and up) and `kuberay-lint --diff` / `--diff-git`,",
+        "not the policy pack. Silence a rule on one resource with the annotation",
+        '`suppress.pulumi-kuberay.io/<rule-id>: "<reason>"` (a reason is required, for the change rules too). The',
+        "operator rule each one mirrors is in [operator-rules.md](operator-rules.md). 'Example' is what the rule",
+        "reports on its own violating example (a change rule: on the change from its old to its new example).",
         "",
-        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup.",
+        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup, {counts['change']} on a change of one object (old -> new).",
         "",
         "| rule id | severity | category | looks at | operator rules | applies to | title |",
         "|---|---|---|---|---|---|---|",

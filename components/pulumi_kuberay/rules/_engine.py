@@ -13,9 +13,11 @@ A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this on
         violating_path="spec.ttlSecondsAfterFinished",
     )
 
-One kind of rule, three scopes: a ``document`` rule (the default) checks one Ray object, a ``stack`` rule the
+One kind of rule, four scopes: a ``document`` rule (the default) checks one Ray object, a ``stack`` rule the
 whole set of objects (a Pulumi stack, the files given to ``kuberay-lint``), a ``setup`` rule the KubeRay
-operator itself. The rule modules (every public module of this package) are found and imported by
+operator itself, a ``change`` rule one object going from an old manifest to a new one (:class:`ChangeSubject`:
+where the old state is known, the components' resource hook and ``kuberay-lint --diff``; never the policy pack,
+which sees only the new inputs). The rule modules (every public module of this package) are found and imported by
 :mod:`._catalogue`; ``scripts/new-rule ROOM ID`` writes a new declaration.
 
 Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
@@ -32,7 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ._options import OrgOptions
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only types: the plan (~60 ms of import) is loaded when a change is judged, never with the rules
+    from pulumi_kuberay.plan import Change
+
     from ._operator import OperatorSetup
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -207,13 +211,27 @@ Enforcer = Literal["api-server", "operator", "run-time", "RayCluster webhook", "
 ENFORCERS: tuple[Enforcer, ...] = get_args(Enforcer)
 
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
-#: given to kuberay-lint), or the KubeRay operator's setup (:class:`~._operator.OperatorSetup`).
-Scope = Literal["document", "stack", "setup"]
+#: given to kuberay-lint), the KubeRay operator's setup (:class:`~._operator.OperatorSetup`), or one object's
+#: change (:class:`ChangeSubject`).
+Scope = Literal["document", "stack", "setup", "change"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 
+
+@dataclass(frozen=True)
+class ChangeSubject:
+    """What a ``change`` rule's check looks at: one Ray object before and after, and the change plan for it (what
+    KubeRay will do: ``pulumi_kuberay.plan.Change``, made by the caller, with the live objects where it read them).
+    Paths of its violations are on the new manifest."""
+
+    #: The last applied manifest (None: the object is created).
+    old: Mapping[str, Any] | None
+    new: Mapping[str, Any]
+    plan: Change
+
+
 #: A rule's check: (subject, context) -> violations. The subject is one manifest dict (``document``), the
-#: sequence of manifest dicts (``stack``; each violation names its document with ``index``) or the operator setup
-#: (``setup``).
+#: sequence of manifest dicts (``stack``; each violation names its document with ``index``), the operator setup
+#: (``setup``) or a :class:`ChangeSubject` (``change``).
 CheckFn = Callable[[Any, Context], Iterable[Violation]]
 Remediation = Callable[[Any], "dict[str, Any] | None"]
 
@@ -234,7 +252,8 @@ class Rule:
     fix: str
     kinds: tuple[str, ...]
     check: CheckFn
-    #: The examples: manifests (``document``), tuples of manifests (``stack``) or OperatorSetups (``setup``).
+    #: The examples: manifests (``document``), tuples of manifests (``stack``), OperatorSetups (``setup``) or
+    #: (old, new) pairs of manifests (``change``).
     compliant: Any
     violating: Any
     #: Where the rule reports its violating example (tests hold the rule to it).
@@ -285,9 +304,10 @@ class Rule:
         )
 
     def examples(self, which: Literal["compliant", "violating"]) -> tuple[Any, ...]:
-        """The example as a tuple of subjects (a stack rule's example is already a set)."""
+        """The example as a tuple of subjects (a stack rule's example is already a set, a change rule's the old and
+        the new manifest)."""
         example = self.compliant if which == "compliant" else self.violating
-        return tuple(example) if self.scope == "stack" else (example,)
+        return tuple(example) if self.scope in ("stack", "change") else (example,)
 
     def fixed_example(self) -> Any:
         """The violating example with the rule's fix applied (None when the rule declares none)."""
@@ -326,6 +346,14 @@ def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> No
         if scope == "stack":
             ok = isinstance(example, tuple) and all(isinstance(doc, dict) for doc in example)
             shape = "a tuple of manifest dicts"
+        elif scope == "change":
+            ok = (
+                isinstance(example, tuple)
+                and len(example) == 2
+                and (example[0] is None or isinstance(example[0], dict))
+                and isinstance(example[1], dict)
+            )
+            shape = "an (old, new) pair of manifest dicts (old may be None: a create)"
         elif scope == "setup":
             ok = isinstance(example, OperatorSetup)
             shape = "an OperatorSetup"
@@ -363,8 +391,9 @@ def declare(
     """Declare (and register) one rule; the only way a rule enters the catalogue.
 
     ``scope`` is what the check looks at: ``"document"`` (default; ``check(manifest, ctx)``), ``"stack"``
-    (``check(manifests, ctx)``, examples are tuples of manifests) or ``"setup"`` (``check(setup, ctx)``, the
-    operator's ``OperatorSetup``). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
+    (``check(manifests, ctx)``, examples are tuples of manifests), ``"setup"`` (``check(setup, ctx)``, the
+    operator's ``OperatorSetup``) or ``"change"`` (``check(change, ctx)``, a :class:`ChangeSubject`; examples are
+    (old, new) pairs of manifests). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``..., documentation only); ``enforced_by`` which parts of KubeRay refuse
     what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act);
