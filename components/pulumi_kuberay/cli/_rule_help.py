@@ -15,7 +15,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import DISTRIBUTION, package_version
-from pulumi_kuberay.rules._docs import looks_at, ordered_rules
+from pulumi_kuberay.rules._docs import enforced_by, looks_at, ordered_rules
 from pulumi_kuberay.rules._engine import Rule
 
 #: Used when the package metadata is not available (running from a source tree without an install).
@@ -97,6 +97,7 @@ def _as_data(example: Any) -> Any:
 def explain_rule(rule_id: str) -> str:
     rule = rules.get_rule(rule_id)  # KeyError: no such rule
     mirrors = f"; mirrors operator rule(s) {', '.join(rule.operator_rules)}" if rule.operator_rules else ""
+    mirrors += f"; enforced by {enforced_by(rule)}" if rule.enforced_by else ""
     applies = f"; applies to {rule.applies_to()}" if rule.applies_to() else ""
     silence = (
         f"Silence: --ignore {rule.id} (kuberay-lint), or the policy's enforcement level in the pack's config"

@@ -26,6 +26,12 @@ def looks_at(rule: Rule) -> str:
     return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
 
 
+def enforced_by(rule: Rule) -> str:
+    """Which parts of KubeRay refuse what the rule reports, in words (``the API server, the operator``)."""
+    words = {"api-server": "the API server", "operator": "the operator", "run-time": "the running workload"}
+    return ", ".join(words.get(e, f"the {e}") for e in rule.enforced_by)
+
+
 def example_finding(rule: Rule) -> str:
     """What the rule reports on its own violating example, as one table-safe line."""
     found = rules.example_findings(rule)
@@ -49,6 +55,10 @@ def render() -> str:
         '`suppress.pulumi-kuberay.io/<rule-id>: "<reason>"` (a reason is required, for the change rules too). The',
         "operator rule each one mirrors is in [operator-rules.md](operator-rules.md). 'Example' is what the rule",
         "reports on its own violating example (a change rule: on the change from its old to its new example).",
+        "'Enforced by' names the part of KubeRay that refuses what a rule reports: where none of them acts (a",
+        "RayCronJob whose gate is off; a suspended RayCronJob, for what fails only when a RayJob runs) a critical",
+        "finding is reported at high, saying why; an object `spec.managedBy` another controller gets none of the",
+        "enforced rules but those its own webhook enforces (with the operator's webhooks on).",
         "",
         f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup, {counts['change']} on a change of one object (old -> new).",
         "",
@@ -64,7 +74,7 @@ def render() -> str:
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.title}** ({rule.severity}, {rule.category}; {looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''})",
+            f"**{rule.title}** ({rule.severity}, {rule.category}; {looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''}{'; enforced by ' + enforced_by(rule) if rule.enforced_by else ''})",
             "",
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",
