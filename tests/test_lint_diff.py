@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pulumi_kuberay.cli.lint import main
 
 CLUSTER = """\
@@ -189,6 +190,22 @@ def test_sarif_has_the_plan_and_the_findings(tmp_path: Path, capsys: pytest.Capt
     assert plan["level"] == "note"
     assert plan["message"]["text"].startswith("plan: RayCluster 'shared': none: upgradeStrategy None")
     assert by_rule["change-not-reaching-pods"]["level"] == "warning"
+    # the change rules are in the catalogue: listed once, with their reference entry, beside the plan's pseudo rule
+    assert len(rules) == len(set(rules)) and rules.count("change-plan") == 1
+    descriptor = run["tool"]["driver"]["rules"][rules.index("change-not-reaching-pods")]
+    assert descriptor["properties"]["scope"] == "change" and descriptor["helpUri"].endswith("#change-not-reaching-pods")
+
+
+def test_a_change_rule_is_silenced_only_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As every rule of the catalogue: an empty reason used to silence a change rule, and no longer does."""
+    old = write(tmp_path / "old", {"c.yaml": cluster()})
+    key = "suppress.pulumi-kuberay.io/change-not-reaching-pods"
+    for reason, found in (("", ["change-not-reaching-pods"]), ("we delete the Pods by hand", [])):
+        doc = yaml.safe_load(cluster(NEW_IMAGE))
+        doc["metadata"]["annotations"] = {key: reason}
+        new = write(tmp_path / f"new-{len(reason)}", {"c.yaml": yaml.safe_dump(doc)})
+        _, report = diff_json(capsys, old, new)
+        assert [f["rule_id"] for f in report["changes"][0]["findings"]] == found, reason
 
 
 def test_ignore_and_severity_apply_to_change_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
