@@ -122,6 +122,20 @@ _SETUP = Template(
     path="{field}",
 )
 
+_CHANGE = Template(
+    kinds='("RayCluster",)',
+    imports={"_engine": ["ChangeSubject"], "_examples": ["example", "spec_of"], "_paths": ["as_dict"]},
+    check='''def {fn}(change: ChangeSubject, ctx: Context) -> Iterator[Violation]:
+    """TODO: what the rule checks on a change (change.old -> change.new; change.plan: what KubeRay will do)."""
+    spec = as_dict(change.new.get("spec"))
+    if change.plan.action == "none" and spec.get("{field}") is True:  # TODO: the real condition
+        yield Violation("TODO: what this change does not do, on one line", "spec.{field}")
+''',
+    compliant="(example(), example())",
+    violating="(example(), example(lambda d: spec_of(d).update({field}=True)))",
+    path="spec.{field}",
+)
+
 
 def _camel(rule_id: str) -> str:
     """A placeholder field name from the id (``worker-foo-bar`` -> ``todoWorkerFooBar``)."""
@@ -134,17 +148,20 @@ def declaration(room: str, rule_id: str, scope: str) -> tuple[dict[str, list[str
         template = _STACK
     elif scope == "setup":
         template = _SETUP
+    elif scope == "change":
+        template = _CHANGE
     else:
         template = _DOCUMENT.get(room.split(".")[0], _DOCUMENT["cluster"])
     field = _camel(rule_id)
     fn = "_check_" + rule_id.replace("-", "_")
-    imports: dict[str, list[str]] = {"_engine": ["Context", "Violation", "declare"], **template.imports}
+    imports: dict[str, list[str]] = {**template.imports}
+    imports["_engine"] = ["Context", "Violation", "declare", *template.imports.get("_engine", [])]
     # The fixed example (tests/rules/test_fixes_clear_findings.py holds every rule's fix to it): the placeholder
     # field removed; a stack rule's paths start at the document; a setup rule's fix is the compliant subject.
     if scope == "setup":
         fixed = template.compliant
     else:
-        prefix = "[1]." if scope == "stack" else ""
+        prefix = "[1]." if scope in ("stack", "change") else ""  # a change's paths are on the new manifest
         fixed = f'patch({{"{prefix}{template.path.format(field=field)}": REMOVE}})  # TODO: the fix the text says'
         imports["_fixed"] = ["REMOVE", "patch"]
     check = template.check.format(fn=fn, field=field)
@@ -215,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     room_help = "rule module under rules/: cluster/groups, job/deletion, practice..."
     parser.add_argument("room", metavar="ROOM", help=room_help)
     parser.add_argument("rule_id", metavar="ID", help="the new rule's id: lower-case words joined by dashes")
-    parser.add_argument("--scope", choices=("document", "stack", "setup"), default="document")
+    parser.add_argument("--scope", choices=("document", "stack", "setup", "change"), default="document")
     args = parser.parse_args(argv)
     rule_id = args.rule_id
     if not _ID.match(rule_id) or len(rule_id) > 63:
