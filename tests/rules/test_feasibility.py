@@ -263,3 +263,51 @@ def test_a_job_on_a_selected_cluster_is_not_judged() -> None:
     job["spec"].pop("shutdownAfterJobFinishes", None)
     job["spec"].pop("ttlSecondsAfterFinished", None)
     assert _found(job) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# tpu-hosts-topology-mismatch
+
+
+def _tpu(topology: str, per_host: str, hosts: int | None) -> dict[str, Any]:
+    doc = example_job()
+    limits = {"cpu": "8", "memory": "32Gi", "google.com/tpu": per_host}
+    _limits(_worker(doc), limits)
+    _worker(doc)["template"]["spec"]["nodeSelector"] = {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+        "cloud.google.com/gke-tpu-topology": topology,
+    }
+    if hosts is not None:
+        _worker(doc)["numOfHosts"] = hosts
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("topology", "per_host", "hosts", "expected"),
+    [
+        ("4x4", "4", 4, None),  # v6e-16: 16 chips, 4 per host
+        ("16x16", "4", 64, None),
+        ("2x4", "8", 1, None),  # one host of 8 chips
+        ("2x2x1", "4", None, None),  # single host: numOfHosts defaults to 1
+        ("2x2", "4", 0, None),  # numOfHosts 0 is read as 1
+        ("4x4", "4", None, "so one slice takes 4 hosts, but numOfHosts is 1"),
+        ("2x2x2", "4", 4, "so one slice takes 2 hosts, but numOfHosts is 4"),
+        ("2x3", "4", 1, "so one slice takes 1.5 hosts, not a whole number, but numOfHosts is 1"),
+    ],
+)
+def test_num_of_hosts_against_the_tpu_topology(
+    topology: str, per_host: str, hosts: int | None, expected: str | None
+) -> None:
+    found = _found(_tpu(topology, per_host, hosts), "tpu-hosts-topology-mismatch")
+    if expected is None:
+        assert found == []
+        return
+    [(rule, severity, path, message)] = found
+    assert (rule, severity, path) == ("tpu-hosts-topology-mismatch", "critical", "spec.rayClusterSpec.workerGroupSpecs[0].numOfHosts")
+    assert f"the TPU topology {topology} has" in message and expected in message
+
+
+def test_a_group_without_a_topology_selector_is_not_judged() -> None:
+    doc = _tpu("4x4", "4", 1)
+    del _worker(doc)["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-tpu-topology"]
+    assert _found(doc, "tpu-hosts-topology-mismatch") == []

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from ._engine import Context, Violation, declare
-from ._examples import example_job, example_service
+from ._examples import example, example_job, example_service, worker_of
 from ._fixed import patch
 from ._kuberay import job_specs
-from ._paths import ClusterSpecRef, as_list, cluster_specs, is_unknown
+from ._paths import (
+    ClusterSpecRef,
+    as_dict,
+    as_list,
+    cluster_specs,
+    group_template,
+    is_unknown,
+    ray_container,
+    worker_groups,
+)
 from ._ray_resources import (
     CPU,
     Offer,
@@ -26,6 +36,7 @@ from ._ray_resources import (
     group_names,
     largest_offers,
     needs_of,
+    quantity,
 )
 from ._serve_config import BASE, DEFAULT_APP_NAME, serve_apps, serve_deployments
 
@@ -229,4 +240,86 @@ declare(
     violating=example_job(entrypointNumGpus=1),
     violating_path="spec.entrypointNumGpus",
     fixed=patch({"spec.entrypointNumGpus": 0}),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Multi-host TPU slices
+
+TPU_RESOURCE = "google.com/tpu"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+
+
+def _topology_chips(text: Any) -> int | None:
+    """The chips of a GKE TPU topology (``2x2x2`` -> 8), None if it is not one."""
+    if not isinstance(text, str) or is_unknown(text):
+        return None
+    dims = text.strip().lower().split("x")
+    if not all(d.isdigit() and int(d) > 0 for d in dims):
+        return None
+    chips = 1
+    for d in dims:
+        chips *= int(d)
+    return chips
+
+
+def _check_tpu_hosts(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    """A worker group on a GKE TPU slice (``google.com/tpu`` and the ``gke-tpu-topology`` node selector) has one Pod
+    per host of the slice: ``numOfHosts`` = max(chips of the topology / chips per host, 1). GKE's documentation for
+    KubeRay and ai-on-gke's kuberay-tpu-webhook (which rejects it) say so; kubectl-ray's ValidateTPU is not part of
+    the operator's module."""
+    for ref in cluster_specs(doc):
+        for group in worker_groups(ref):
+            template = group_template(group)
+            found = ray_container(template) if template is not None else None
+            if template is None or found is None:
+                continue
+            resources = as_dict(found[1].get("resources"))
+            per_host = quantity(as_dict(resources.get("limits")).get(TPU_RESOURCE))
+            if per_host is None:
+                per_host = quantity(as_dict(resources.get("requests")).get(TPU_RESOURCE))
+            chips = _topology_chips(as_dict(template.pod_spec.get("nodeSelector")).get(TPU_TOPOLOGY_LABEL))
+            hosts = group.spec.get("numOfHosts", 1)
+            if per_host is None or per_host <= 0 or chips is None:
+                continue
+            if isinstance(hosts, bool) or not isinstance(hosts, int):
+                continue
+            expected = max(Fraction(chips) / per_host, Fraction(1))
+            if max(hosts, 1) != expected:  # numOfHosts <= 0 is read as 1 (reconcilePods)
+                topology = template.pod_spec["nodeSelector"][TPU_TOPOLOGY_LABEL]
+                needed = f"{expected} hosts" if expected.denominator == 1 else f"{float(expected):g} hosts, not a whole number"
+                yield Violation(
+                    f"worker group {group.name!r}: the TPU topology {topology} has {chips} chips and each Pod gets {float(per_host):g} ({TPU_RESOURCE}), so one slice takes {needed}, but numOfHosts is {hosts}; the slice never forms (its Pods wait for hosts that never join, or stay pending)",
+                    group.path + ".numOfHosts",
+                )
+
+
+def _tpu_group(hosts: int | None) -> dict[str, Any]:
+    def mutate(doc: dict[str, Any]) -> None:
+        worker = worker_of(doc)
+        limits = {"cpu": "8", "memory": "32Gi", TPU_RESOURCE: "4"}
+        worker["template"]["spec"]["containers"][0]["resources"] = {"limits": limits, "requests": dict(limits)}
+        worker["template"]["spec"]["nodeSelector"] = {
+            "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
+            TPU_TOPOLOGY_LABEL: "2x2x2",
+        }
+        if hosts is not None:
+            worker["numOfHosts"] = hosts
+
+    return example(mutate)
+
+
+declare(
+    id="tpu-hosts-topology-mismatch",
+    title="numOfHosts does not match the TPU slice's topology",
+    severity="critical",
+    category="correctness",
+    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    rationale="A multi-host TPU slice runs one Pod per host: numOfHosts must be the topology's chips divided by the chips each Pod requests (google.com/tpu), at least 1 (2x2x2 with 4 per host: 2). Fewer Pods leave the slice incomplete and JAX waits for hosts that never join; more stay pending; GKE's kuberay-tpu-webhook rejects the object.",
+    fix="Set numOfHosts to the topology's chips / google.com/tpu (e.g. 2x2x2 with google.com/tpu: 4 -> numOfHosts: 2), or pick the topology of the slice you want.",
+    check=_check_tpu_hosts,
+    compliant=_tpu_group(2),
+    violating=_tpu_group(None),
+    violating_path="spec.workerGroupSpecs[0].numOfHosts",
+    fixed=patch({"spec.workerGroupSpecs[0].numOfHosts": 2}),
 )
