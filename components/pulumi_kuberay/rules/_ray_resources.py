@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from pulumi_kuberay.model._quantity import quantity_amount
+
 from ._paths import (
     ClusterSpecRef,
     GroupRef,
@@ -50,9 +52,6 @@ CUSTOM_ACCELERATORS = {"aws.amazon.com/neuroncore": "neuron_cores", "google.com/
 _EPSILON = 1e-4 / 2
 
 _MIG = re.compile(r"nvidia\.com/mig-\d+g\.\d+gb$")
-_QUANTITY = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 
 
 def is_gpu_resource_key(key: str) -> bool:
@@ -60,25 +59,8 @@ def is_gpu_resource_key(key: str) -> bool:
     return key.endswith("gpu") or _MIG.search(key) is not None
 
 
-def quantity(value: Any) -> Fraction | None:
-    """The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return Fraction(value)
-    match = _QUANTITY.match(value.strip()) if isinstance(value, str) else None
-    if match is None:
-        return None
-    sign, number, suffix = match.group(1), Fraction(match.group(2)), match.group(3) or ""
-    if suffix in _BINARY:
-        amount = number * (1 << _BINARY[suffix])
-    elif suffix in _DECIMAL:
-        amount = number * Fraction(10) ** _DECIMAL[suffix]
-    else:
-        amount = number * Fraction(10) ** int(suffix[1:])
-    return -amount if sign == "-" else amount
+#: The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one.
+quantity = quantity_amount
 
 
 def go_value(amount: Fraction) -> int:
