@@ -328,6 +328,17 @@ def valid_serve_config(draw: st.DrawFn) -> JsonDict:
 # Valid job, service and cronjob specs.
 
 
+def _feasible_group(**ray_start_params: str) -> JsonDict:
+    """A worker group that can host every Serve replica and entrypoint the valid strategies draw (4 CPUs, a GPU,
+    ``custom`` via ``rayStartParams``): without one, rules/feasibility.py rightly finds them infeasible."""
+    limits = {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"}
+    ray = {"name": "ray-worker", "image": "rayproject/ray:2.52.0", "resources": {"limits": limits, "requests": dict(limits)}}
+    group: JsonDict = {"groupName": "zz-feasible", "maxReplicas": 1, "template": {"spec": {"containers": [ray]}}}
+    if ray_start_params:
+        group["rayStartParams"] = dict(ray_start_params)
+    return group
+
+
 @st.composite
 def valid_job(draw: st.DrawFn, *, inline_cluster: bool | None = None) -> JsonDict:
     """RayJobSpec keyword arguments the operator accepts."""
@@ -354,6 +365,8 @@ def valid_job(draw: st.DrawFn, *, inline_cluster: bool | None = None) -> JsonDic
         spec["entrypointNumCpus"] = draw(st.sampled_from([0, 0.5, 1, 2]))
     if draw(st.booleans()):
         spec["entrypointResources"] = draw(st.sampled_from(['{"custom": 1}', {"custom": 2}]))
+    if inline and ("entrypointNumCpus" in spec or "entrypointResources" in spec):
+        spec["rayClusterSpec"].setdefault("workerGroupSpecs", []).append(_feasible_group(resources='{"custom": 2}'))
     if inline and draw(st.booleans()):
         spec["metadata"] = {"owner": draw(dns_labels(max_size=8))}
     shutdown = inline and draw(st.booleans())
@@ -399,6 +412,8 @@ def valid_service(draw: st.DrawFn) -> JsonDict:
         spec["serveConfigV2"] = yaml.safe_dump(serve, sort_keys=False, allow_unicode=True)
     else:
         spec["serveConfigV2"] = serve
+    if any("ray_actor_options" in d for app in serve.get("applications", []) for d in app.get("deployments", [])):
+        cluster.setdefault("workerGroupSpecs", []).append(_feasible_group())
     if incremental:
         step = draw(st.integers(1, 100))
         spec["upgradeStrategy"] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
@@ -23,6 +23,14 @@ from ._errors import (
 from ._field_docs import FIELD_DOCS
 
 JsonDict = dict[str, Any]
+
+#: The ranges of the CRDs' ``format: int32`` / ``format: int64`` integers. The API server stores any integer there
+#: (kube-openapi's typeValidator checks no range), but KubeRay decodes the object into its Go types and fails
+#: ("cannot unmarshal number ... of type int32"): the object is never reconciled.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 _Validator = TypeVar("_Validator", bound=Callable[..., Any])
 _Model = TypeVar("_Model", bound=BaseModel)

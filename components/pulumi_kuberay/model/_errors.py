@@ -298,6 +298,20 @@ def _bound_fix(etype: str, ctx: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: The integer formats of the CRDs (``format: int32``) by their bounds (model._base.Int32, Int64).
+_FORMAT_BOUNDS = {-(2**31): "int32", 2**31 - 1: "int32", -(2**63): "int64", 2**63 - 1: "int64"}
+
+
+def _format_range_message(etype: str, err: Mapping[str, Any]) -> str | None:
+    """The message of an integer outside its CRD format's range (``format: int32``), else None."""
+    ctx = err.get("ctx") or {}
+    bound = ctx.get("le", ctx.get("ge")) if etype in ("less_than_equal", "greater_than_equal") else None
+    fmt = _FORMAT_BOUNDS.get(bound) if isinstance(bound, int) else None
+    if fmt is None:
+        return None
+    return f"{err.get('input')} is outside the {fmt} range the CRD declares (format: {fmt}); the API server stores it, but KubeRay cannot decode the object (cannot unmarshal number into Go value of type {fmt}), so it is never reconciled"
+
+
 def _choices(tp: Any, expected: Any) -> list[str]:
     """The allowed values of a ``Literal`` (or enum) field, from its type, else from pydantic's ``expected`` text
     (``"'a', 'b' or 'c'"``)."""
@@ -388,7 +402,7 @@ def problems_from_validation_error(
                 message = cause.message
                 fix = cause.fix
             else:
-                message = err["msg"].removeprefix("Value error, ")
+                message = _format_range_message(etype, err) or err["msg"].removeprefix("Value error, ")
                 fix = _bound_fix(etype, err.get("ctx") or {})
         full = f"{prefix}.{path}".strip(".") if prefix else path
         full = full.replace(".[", "[")

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._base import KubeModel
+from ._base import Int32, Int64, KubeModel
 from ._quantity import Quantity, ResourceQuantity
 
 
@@ -54,7 +54,7 @@ class PreferredSchedulingTerm(_K8sModel):
     """Kubernetes ``PreferredSchedulingTerm`` (first found at ``NodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[]``)."""
 
     preference: NodeSelectorTerm
-    weight: int
+    weight: Int32
 
 
 class NodeSelector(_K8sModel):
@@ -92,7 +92,7 @@ class WeightedPodAffinityTerm(_K8sModel):
     """Kubernetes ``WeightedPodAffinityTerm`` (first found at ``PodAffinity.preferredDuringSchedulingIgnoredDuringExecution[]``)."""
 
     pod_affinity_term: PodAffinityTerm
-    weight: int
+    weight: Int32
 
 
 class PodAffinity(_K8sModel):
@@ -201,7 +201,7 @@ class HTTPGetAction(_K8sModel):
 class SleepAction(_K8sModel):
     """Kubernetes ``SleepAction`` (first found at ``LifecycleHandler.sleep``)."""
 
-    seconds: int
+    seconds: Int64
 
 
 class TCPSocketAction(_K8sModel):
@@ -231,7 +231,7 @@ class Lifecycle(_K8sModel):
 class GRPCAction(_K8sModel):
     """Kubernetes ``GRPCAction`` (first found at ``Probe.grpc``)."""
 
-    port: int
+    port: Int32
     service: str | None = None
 
 
@@ -239,23 +239,23 @@ class Probe(_K8sModel):
     """Kubernetes ``Probe`` (first found at ``Container.livenessProbe``)."""
 
     exec: ExecAction | None = None
-    failure_threshold: int | None = None
+    failure_threshold: Int32 | None = None
     grpc: GRPCAction | None = None
     http_get: HTTPGetAction | None = None
-    initial_delay_seconds: int | None = None
-    period_seconds: int | None = None
-    success_threshold: int | None = None
+    initial_delay_seconds: Int32 | None = None
+    period_seconds: Int32 | None = None
+    success_threshold: Int32 | None = None
     tcp_socket: TCPSocketAction | None = None
-    termination_grace_period_seconds: int | None = None
-    timeout_seconds: int | None = None
+    termination_grace_period_seconds: Int64 | None = None
+    timeout_seconds: Int32 | None = None
 
 
 class ContainerPort(_K8sModel):
     """Kubernetes ``ContainerPort`` (first found at ``Container.ports[]``)."""
 
-    container_port: int
+    container_port: Int32
     host_ip: Annotated[str | None, Field(alias="hostIP")] = None
-    host_port: int | None = None
+    host_port: Int32 | None = None
     name: str | None = None
     protocol: str | None = None
 
@@ -286,7 +286,7 @@ class ContainerRestartRuleOnExitCodes(_K8sModel):
     """Kubernetes ``ContainerRestartRuleOnExitCodes`` (first found at ``ContainerRestartRule.exitCodes``)."""
 
     operator: str
-    values: list[int] | None = None
+    values: list[Int32] | None = None
 
 
 class ContainerRestartRule(_K8sModel):
@@ -337,9 +337,9 @@ class SecurityContext(_K8sModel):
     privileged: bool | None = None
     proc_mount: str | None = None
     read_only_root_filesystem: bool | None = None
-    run_as_group: int | None = None
+    run_as_group: Int64 | None = None
     run_as_non_root: bool | None = None
-    run_as_user: int | None = None
+    run_as_user: Int64 | None = None
     se_linux_options: SELinuxOptions | None = None
     seccomp_profile: AppArmorProfile | None = None
     windows_options: WindowsSecurityContextOptions | None = None
@@ -483,15 +483,15 @@ class PodSecurityContext(_K8sModel):
     """Kubernetes ``PodSecurityContext`` (first found at ``PodSpec.securityContext``)."""
 
     app_armor_profile: AppArmorProfile | None = None
-    fs_group: int | None = None
+    fs_group: Int64 | None = None
     fs_group_change_policy: str | None = None
-    run_as_group: int | None = None
+    run_as_group: Int64 | None = None
     run_as_non_root: bool | None = None
-    run_as_user: int | None = None
+    run_as_user: Int64 | None = None
     se_linux_change_policy: str | None = None
     se_linux_options: SELinuxOptions | None = None
     seccomp_profile: AppArmorProfile | None = None
-    supplemental_groups: list[int] | None = None
+    supplemental_groups: list[Int64] | None = None
     supplemental_groups_policy: str | None = None
     sysctls: list[HTTPHeader] | None = None
     windows_options: WindowsSecurityContextOptions | None = None
@@ -503,7 +503,7 @@ class Toleration(_K8sModel):
     effect: str | None = None
     key: str | None = None
     operator: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
     value: str | None = None
 
 
@@ -512,8 +512,8 @@ class TopologySpreadConstraint(_K8sModel):
 
     label_selector: LabelSelector | None = None
     match_label_keys: list[str] | None = None
-    max_skew: int
-    min_domains: int | None = None
+    max_skew: Int32
+    min_domains: Int32 | None = None
     node_affinity_policy: str | None = None
     node_taints_policy: str | None = None
     topology_key: str
@@ -524,7 +524,7 @@ class AWSElasticBlockStoreVolumeSource(_K8sModel):
     """Kubernetes ``AWSElasticBlockStoreVolumeSource`` (first found at ``Volume.awsElasticBlockStore``)."""
 
     fs_type: str | None = None
-    partition: int | None = None
+    partition: Int32 | None = None
     read_only: bool | None = None
     volume_id: Annotated[str, Field(alias="volumeID")]
 
@@ -572,14 +572,14 @@ class KeyToPath(_K8sModel):
     """Kubernetes ``KeyToPath`` (first found at ``ConfigMapVolumeSource.items[]``)."""
 
     key: str
-    mode: int | None = None
+    mode: Int32 | None = None
     path: str
 
 
 class ConfigMapVolumeSource(_K8sModel):
     """Kubernetes ``ConfigMapVolumeSource`` (first found at ``Volume.configMap``)."""
 
-    default_mode: int | None = None
+    default_mode: Int32 | None = None
     items: list[KeyToPath] | None = None
     name: str | None = None
     optional: bool | None = None
@@ -599,7 +599,7 @@ class DownwardAPIVolumeFile(_K8sModel):
     """Kubernetes ``DownwardAPIVolumeFile`` (first found at ``DownwardAPIVolumeSource.items[]``)."""
 
     field_ref: ObjectFieldSelector | None = None
-    mode: int | None = None
+    mode: Int32 | None = None
     path: str
     resource_field_ref: ResourceFieldSelector | None = None
 
@@ -607,7 +607,7 @@ class DownwardAPIVolumeFile(_K8sModel):
 class DownwardAPIVolumeSource(_K8sModel):
     """Kubernetes ``DownwardAPIVolumeSource`` (first found at ``Volume.downwardAPI``)."""
 
-    default_mode: int | None = None
+    default_mode: Int32 | None = None
     items: list[DownwardAPIVolumeFile] | None = None
 
 
@@ -673,7 +673,7 @@ class FCVolumeSource(_K8sModel):
     """Kubernetes ``FCVolumeSource`` (first found at ``Volume.fc``)."""
 
     fs_type: str | None = None
-    lun: int | None = None
+    lun: Int32 | None = None
     read_only: bool | None = None
     target_wwns: Annotated[list[str] | None, Field(alias="targetWWNs")] = None
     wwids: list[str] | None = None
@@ -700,7 +700,7 @@ class GCEPersistentDiskVolumeSource(_K8sModel):
     """Kubernetes ``GCEPersistentDiskVolumeSource`` (first found at ``Volume.gcePersistentDisk``)."""
 
     fs_type: str | None = None
-    partition: int | None = None
+    partition: Int32 | None = None
     pd_name: str
     read_only: bool | None = None
 
@@ -744,7 +744,7 @@ class ISCSIVolumeSource(_K8sModel):
     initiator_name: str | None = None
     iqn: str
     iscsi_interface: str | None = None
-    lun: int
+    lun: Int32
     portals: list[str] | None = None
     read_only: bool | None = None
     secret_ref: LocalObjectReference | None = None
@@ -812,7 +812,7 @@ class PodCertificateProjection(_K8sModel):
     credential_bundle_path: str | None = None
     key_path: str | None = None
     key_type: str
-    max_expiration_seconds: int | None = None
+    max_expiration_seconds: Int32 | None = None
     signer_name: str
     user_annotations: dict[str, str] | None = None
 
@@ -821,7 +821,7 @@ class ServiceAccountTokenProjection(_K8sModel):
     """Kubernetes ``ServiceAccountTokenProjection`` (first found at ``VolumeProjection.serviceAccountToken``)."""
 
     audience: str | None = None
-    expiration_seconds: int | None = None
+    expiration_seconds: Int64 | None = None
     path: str
 
 
@@ -839,7 +839,7 @@ class VolumeProjection(_K8sModel):
 class ProjectedVolumeSource(_K8sModel):
     """Kubernetes ``ProjectedVolumeSource`` (first found at ``Volume.projected``)."""
 
-    default_mode: int | None = None
+    default_mode: Int32 | None = None
     sources: list[VolumeProjection] | None = None
 
 
@@ -885,7 +885,7 @@ class ScaleIOVolumeSource(_K8sModel):
 class SecretVolumeSource(_K8sModel):
     """Kubernetes ``SecretVolumeSource`` (first found at ``Volume.secret``)."""
 
-    default_mode: int | None = None
+    default_mode: Int32 | None = None
     items: list[KeyToPath] | None = None
     optional: bool | None = None
     secret_name: str | None = None
@@ -949,7 +949,7 @@ class Volume(_K8sModel):
 class PodSpec(_K8sModel):
     """Kubernetes ``PodSpec`` (first found at ``PodTemplateSpec.spec``)."""
 
-    active_deadline_seconds: int | None = None
+    active_deadline_seconds: Int64 | None = None
     affinity: Affinity | None = None
     automount_service_account_token: bool | None = None
     containers: list[Container]
@@ -971,7 +971,7 @@ class PodSpec(_K8sModel):
     os: PodOS | None = None
     overhead: dict[str, ResourceQuantity] | None = None
     preemption_policy: str | None = None
-    priority: int | None = None
+    priority: Int32 | None = None
     priority_class_name: str | None = None
     readiness_gates: list[PodReadinessGate] | None = None
     resource_claims: list[PodResourceClaim] | None = None
@@ -987,7 +987,7 @@ class PodSpec(_K8sModel):
     set_hostname_as_fqdn: Annotated[bool | None, Field(alias="setHostnameAsFQDN")] = None
     share_process_namespace: bool | None = None
     subdomain: str | None = None
-    termination_grace_period_seconds: int | None = None
+    termination_grace_period_seconds: Int64 | None = None
     tolerations: list[Toleration] | None = None
     topology_spread_constraints: list[TopologySpreadConstraint] | None = None
     volumes: list[Volume] | None = None
@@ -1005,8 +1005,8 @@ class ServicePort(_K8sModel):
 
     app_protocol: str | None = None
     name: str | None = None
-    node_port: int | None = None
-    port: int
+    node_port: Int32 | None = None
+    port: Int32
     protocol: str | None = None
     target_port: Quantity | None = None
 
@@ -1014,7 +1014,7 @@ class ServicePort(_K8sModel):
 class ClientIPConfig(_K8sModel):
     """Kubernetes ``ClientIPConfig`` (first found at ``SessionAffinityConfig.clientIP``)."""
 
-    timeout_seconds: int | None = None
+    timeout_seconds: Int32 | None = None
 
 
 class SessionAffinityConfig(_K8sModel):
@@ -1032,7 +1032,7 @@ class ServiceSpec(_K8sModel):
     external_ips: Annotated[list[str] | None, Field(alias="externalIPs")] = None
     external_name: str | None = None
     external_traffic_policy: str | None = None
-    health_check_node_port: int | None = None
+    health_check_node_port: Int32 | None = None
     internal_traffic_policy: str | None = None
     ip_families: list[str] | None = None
     ip_family_policy: str | None = None
@@ -1053,7 +1053,7 @@ class Condition(_K8sModel):
 
     last_transition_time: str
     message: str
-    observed_generation: int | None = None
+    observed_generation: Int64 | None = None
     reason: str
     status: Literal["True", "False", "Unknown"]
     type: str
@@ -1063,7 +1063,7 @@ class PortStatus(_K8sModel):
     """Kubernetes ``PortStatus`` (first found at ``LoadBalancerIngress.ports[]``)."""
 
     error: str
-    port: int
+    port: Int32
     protocol: str
 
 
@@ -1124,7 +1124,7 @@ class NetworkPolicyPeer(_K8sModel):
 class NetworkPolicyPort(_K8sModel):
     """Kubernetes ``NetworkPolicyPort`` (first found at ``NetworkPolicyIngressRule.ports[]``)."""
 
-    end_port: int | None = None
+    end_port: Int32 | None = None
     port: Quantity | None = None
     protocol: str | None = None
 

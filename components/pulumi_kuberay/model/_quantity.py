@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 from typing import Annotated, Any
 
 from pydantic import StringConstraints
@@ -47,3 +49,30 @@ def is_quantity_key(field: str) -> bool:
     return field in ("cpu", "memory", "ephemeral-storage", "storage", "gpu", "shm_size", "object_store_memory") or (
         field.startswith("hugepages-") or "/" in field
     )
+
+
+_PARTS = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
+_SUFFIX_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_SUFFIX_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+
+
+def quantity_amount(value: Any) -> Fraction | None:
+    """The exact amount of a quantity (``"500m"`` -> 1/2, ``"1Gi"`` -> 1073741824, ``2`` -> 2), as
+    ``resource.ParseQuantity`` reads it; None if it is not one (a decimal exponent such as ``1e2.5`` included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(value) if math.isfinite(value) else None
+    match = _PARTS.match(value.strip()) if isinstance(value, str) else None
+    if match is None:
+        return None
+    sign, number, suffix = match.group(1), Fraction(match.group(2)), match.group(3) or ""
+    if suffix in _SUFFIX_BINARY:
+        amount = number * (1 << _SUFFIX_BINARY[suffix])
+    elif suffix in _SUFFIX_DECIMAL:
+        amount = number * Fraction(10) ** _SUFFIX_DECIMAL[suffix]
+    else:
+        amount = number * Fraction(10) ** int(suffix[1:])
+    return -amount if sign == "-" else amount

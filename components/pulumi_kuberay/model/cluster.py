@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
-from ._base import KubeModel, wire_noop
+from ._base import Int32, KubeModel, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
 from ._k8s import (
@@ -181,18 +181,18 @@ class WorkerGroupSpec(PodShortcuts):
 
     group_name: str
     """Name of the group (unique in the cluster; in Pod names and label ``ray.io/group``), e.g. ``"cpu"``."""
-    replicas: int | None = None
+    replicas: Int32 | None = None
     """Desired worker count (CRD default 0; clamped into [minReplicas, maxReplicas]; the autoscaler rewrites
     it when autoscaling is on), e.g. ``2``."""
-    min_replicas: int | None = None
+    min_replicas: Int32 | None = None
     """Lower bound, e.g. ``0`` (CRD-required with default 0)."""
-    max_replicas: int | None = None
+    max_replicas: Int32 | None = None
     """Upper bound, e.g. ``10`` (CRD-required with default 2147483647)."""
-    num_of_hosts: int | None = None
+    num_of_hosts: Int32 | None = None
     """Pods per replica (multi-host, e.g. TPU slices), e.g. ``4`` (CRD default 1)."""
-    idle_timeout_seconds: int | None = None
+    idle_timeout_seconds: Int32 | None = None
     """Per-group scale-down idle time (autoscaler v2 only), e.g. ``120``."""
-    priority: int | None = None
+    priority: Int32 | None = None
     """Scheduling priority of the group (v1.7; Ray >= 2.56.0, autoscaler v2), e.g. ``10``."""
     suspend: bool | None = None
     """Suspend the group (internal: used by RayJob ``DeleteWorkers``)."""
@@ -255,7 +255,7 @@ class AutoscalerOptions(KubeModel):
     """Autoscaler image pull policy, e.g. ``"IfNotPresent"``."""
     security_context: SecurityContext | None = None
     """Security context of the autoscaler container."""
-    idle_timeout_seconds: int | None = None
+    idle_timeout_seconds: Int32 | None = None
     """Seconds a worker must be idle before scale-down, e.g. ``60``."""
     upscaling_mode: Literal["Default", "Aggressive", "Conservative"] | None = None
     """Upscaling speed of the Ray autoscaler, e.g. ``"Default"``."""

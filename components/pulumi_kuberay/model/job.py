@@ -27,7 +27,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
-from ._base import KubeModel, Self, wire_noop
+from ._base import INT32_MAX, Int32, KubeModel, Self, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
 from ._k8s import PodTemplateSpec
@@ -107,7 +107,7 @@ class DeletionCondition(KubeModel):
     job_status: Literal["SUCCEEDED", "FAILED"] | None = None
     job_deployment_status: Literal["Failed"] | None = None
     """(KubeRay >= 1.6) e.g. the job failed to deploy (submission failure, deadline exceeded)."""
-    ttl_seconds: Annotated[int, Field(ge=0)] | None = None
+    ttl_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
     """Delay after the condition is met (CRD default 0)."""
 
     @model_validator(mode="after")
@@ -167,7 +167,7 @@ class DeletionStrategy(KubeModel):
 class SubmitterConfig(KubeModel):
     """Settings of the K8sJobMode submitter ``batch/v1`` Job."""
 
-    backoff_limit: int | None = None
+    backoff_limit: Int32 | None = None
     """Retries of the submitter Job (operator default 2)."""
 
 
@@ -211,13 +211,13 @@ class RayJobSpec(KubeModel):
     ``False`` leaves ``submitterPodTemplate`` out, so KubeRay uses its own default, as a manifest does."""
     shutdown_after_job_finishes: bool | None = None
     """Delete the RayCluster when the job finishes (after ``ttl_seconds_after_finished``)."""
-    ttl_seconds_after_finished: int | None = None
+    ttl_seconds_after_finished: Int32 | None = None
     """CRD default 0; > 0 requires ``shutdown_after_job_finishes``."""
-    active_deadline_seconds: int | None = None
+    active_deadline_seconds: Int32 | None = None
     """Whole-RayJob deadline (> 0) before it fails with ``DeadlineExceeded``."""
-    pre_running_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
+    pre_running_deadline_seconds: Annotated[int, Field(ge=1, le=INT32_MAX)] | None = None
     """(KubeRay >= 1.6) deadline to reach Running."""
-    backoff_limit: int | None = None
+    backoff_limit: Int32 | None = None
     """RayJob-level retries (CRD default 0); each retry creates a new RayCluster."""
     deletion_strategy: DeletionStrategy | None = None
     suspend: bool | None = None

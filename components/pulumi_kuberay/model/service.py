@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
-from ._base import KubeModel, Self
+from ._base import INT32_MAX, Int32, KubeModel, Self
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
@@ -58,11 +58,11 @@ class ClusterUpgradeOptions(KubeModel):
 
     gateway_class_name: str
     """GatewayClass of the Gateway ``<rayservice>-gateway`` the operator creates (e.g. ``istio``)."""
-    step_size_percent: int
+    step_size_percent: Int32
     """Percentage of traffic moved per interval (0-100, <= max_surge_percent)."""
-    interval_seconds: int
+    interval_seconds: Int32
     """Seconds between traffic steps (> 0)."""
-    max_surge_percent: int | None = None
+    max_surge_percent: Int32 | None = None
     """Extra capacity the new cluster may scale to ahead of traffic (CRD default 100)."""
 
 
@@ -83,7 +83,7 @@ class RayServiceSpec(KubeModel):
     serve_config_v2: ServeConfig | str | None = None
     """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
     upgrade_strategy: ServiceUpgradeStrategy | None = None
-    ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0)] | None = None
+    ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
     """Delay before the old cluster is deleted after a switch-over (operator default 60)."""
     serve_service: Service | None = None
     """Custom serve Service (name, type, annotations, ports with appProtocol); the selector is replaced."""
@@ -92,9 +92,9 @@ class RayServiceSpec(KubeModel):
     suspend: bool | None = None
     """(KubeRay >= 1.7) delete every cluster and Service of the RayService until unsuspended."""
     managed_by: ManagedBy | None = None
-    service_unhealthy_second_threshold: int | None = None
+    service_unhealthy_second_threshold: Int32 | None = None
     """Deprecated and unused by KubeRay: accepted with a warning."""
-    deployment_unhealthy_second_threshold: int | None = None
+    deployment_unhealthy_second_threshold: Int32 | None = None
     """Deprecated and unused by KubeRay: accepted with a warning."""
 
     _serve_config: ServeConfig | None = PrivateAttr(default=None)

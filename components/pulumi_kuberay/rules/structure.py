@@ -56,10 +56,11 @@ class _Loaded:
 
 
 def _unjudgeable(doc: dict[str, Any], path: str) -> bool:
-    """The problem sits on, under or next to a value Pulumi has not computed yet (sentinel or null).
+    """The problem sits on, under or next to a value Pulumi has not computed yet (the sentinel).
 
-    A cross-field problem is reported on the parent object, so a null/unknown direct child also counts. A null
-    *list item* is judged, though: the API server rejects it whatever else is known ("must be of type object").
+    A cross-field problem is reported on the parent object, so an unknown direct child also counts. ``doc``'s spec
+    holds no null property (:func:`_without_nulls`); a null *list item* is judged: the API server rejects it
+    whatever else is known ("must be of type object").
     """
     if path_touches_unknown(doc, path):
         return True
@@ -83,17 +84,46 @@ def _top_level_shape(doc: dict[str, Any], path: str) -> bool:
     return path in ("spec", "metadata") and (path not in doc or not isinstance(doc[path], dict))
 
 
+def _without_nulls(value: Any) -> Any:
+    """``value`` as the API server keeps it: every null property or map value dropped, as
+    ``PruneNonNullableNullsWithoutDefaults`` does (no field of the KubeRay CRDs' specs is ``nullable``; one with a
+    ``default`` is then defaulted, as if absent). A null *list item* stays: the schema rejects it."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
+def _null_note(doc: dict[str, Any], path: str) -> str:
+    """Why a required field set to null is missing (the message of a missing one otherwise)."""
+    cur: Any = doc
+    for key in parse_path(path):
+        if not isinstance(cur, dict) or key not in cur:
+            return ""
+        cur = cur[key]
+    return " (it is null: the API server drops a null field, as if it were not there)" if cur is None else ""
+
+
 def _load(doc: dict[str, Any]) -> _Loaded:
+    spec = doc.get("spec")
+    # metadata is decoded as ObjectMeta (nulls are zero values there): only the spec is pruned
+    pruned = {**doc, "spec": _without_nulls(spec)} if isinstance(spec, dict) else doc
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
-            load_manifest(doc)
+            load_manifest(pruned)
     except ManifestError as exc:
         return _Loaded(
             tuple(
-                _Problem(str(p.path), str(p.message), str(p.kind), p.fix)
+                _Problem(
+                    str(p.path),
+                    str(p.message) + (_null_note(doc, str(p.path)) if p.kind == "missing" else ""),
+                    str(p.kind),
+                    p.fix,
+                )
                 for p in exc.problems
-                if not _unjudgeable(doc, str(p.path)) and not _top_level_shape(doc, str(p.path))
+                if not _unjudgeable(pruned, str(p.path)) and not _top_level_shape(pruned, str(p.path))
             )
         )
     except Exception as exc:
@@ -192,7 +222,7 @@ _SCHEMA_RULES = (
         "schema-missing-field",
         "missing",
         "Required field missing",
-        "The API server rejects an object that lacks a field the CRD schema requires.",
+        "The API server rejects an object that lacks a field the CRD schema requires; a null one is missing too (the API server drops a null field that is not nullable, PruneNonNullableNullsWithoutDefaults).",
         "Add the required field.",
         _without_group_name(),
         "spec.workerGroupSpecs[0].groupName",
@@ -202,7 +232,7 @@ _SCHEMA_RULES = (
         "schema-invalid-value",
         "invalid_value",
         "Field value not allowed by the schema",
-        "The API server rejects values outside the CRD's enums and bounds.",
+        "The API server rejects values outside the CRD's enums and bounds; an integer outside its format (int32, int64) is stored, but KubeRay cannot decode the object into its Go types and never reconciles it.",
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
         "spec.autoscalerOptions.upscalingMode",
@@ -237,8 +267,9 @@ def _check_malformed(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if not is_unknown(meta) and not isinstance(meta, dict):
         yield Violation(f"metadata must be an object, got {type(meta).__name__}", "metadata")
     spec = doc.get("spec")
-    if "spec" not in doc:
-        yield Violation(f"a {doc.get('kind')} needs a spec", "spec", fix="Add the spec of the resource.")
+    if spec is None:  # a null spec is dropped by the API server (PruneNonNullableNullsWithoutDefaults): no spec
+        shown = f"a {doc.get('kind')} needs a spec" + (" (a null spec is dropped by the API server)" if "spec" in doc else "")
+        yield Violation(shown, "spec", fix="Add the spec of the resource.")
     elif not is_unknown(spec) and not isinstance(spec, dict):
         yield Violation(f"spec must be an object, got {type(spec).__name__}", "spec")
 
