@@ -218,7 +218,7 @@ _LAZY: dict[str, str] = {
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
     "KubeRayOperator": "pulumi_kuberay.resources.kuberay_operator",
     "CriticalFindingsError": "pulumi_kuberay.resources._shared",
-    "KUEUE_QUEUE_LABEL": "pulumi_kuberay.resources._component",
+    "KUEUE_QUEUE_LABEL": "pulumi_kuberay.kuberay",
 }
 
 __all__ = sorted([*_LAZY, "rules"])
@@ -241,6 +241,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them in sync)
     from pulumi_kuberay import rules as rules
+    from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
     from pulumi_kuberay.model._deferred import Deferred as Deferred
     from pulumi_kuberay.model._deferred import In as In
     from pulumi_kuberay.model._errors import ManifestError as ManifestError
@@ -415,7 +416,6 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.model.service import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
-    from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
     from pulumi_kuberay.resources._component_await import watch_with as watch_with
     from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._yaml import _LOADER
+from pulumi_kuberay.model import YAML_LOADER
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs
 from pulumi_kuberay.rules import parse_kuberay_version
 
@@ -91,7 +91,7 @@ def _crds_in_file(path: str, _size: int, _mtime_ns: int) -> tuple[dict[str, Any]
             return tuple(json.loads(entry.read_bytes()))
         except (OSError, ValueError):
             pass  # not cached yet, or unreadable: parse the YAML
-    docs = yaml.load_all(text, Loader=_LOADER)
+    docs = yaml.load_all(text, Loader=YAML_LOADER)
     crds = tuple(d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
     if entry is not None:
         _write_cache(entry, crds)

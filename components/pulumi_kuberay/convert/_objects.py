@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as CLUSTER_LABEL
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.model.pod import lenient_validation
@@ -27,7 +28,6 @@ from ._shortcuts import expected_rendering, model_differences, renders, strip_nu
 from ._tree import Node
 from ._typed import ConversionError, Typer
 
-CLUSTER_LABEL = "ray.io/cluster"
 GATE_RULE = "feature-gate-disabled"
 #: metadata the API server sets on live objects (``kubectl get -o yaml``): never part of a declaration.
 SERVER_SET = (

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 import pulumi
 from pydantic import BaseModel
 
+from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.model._errors import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _change_plan, _inputs
@@ -62,8 +64,6 @@ from pulumi_kuberay.resources._shared import (
     with_annotations,
 )
 from pulumi_kuberay.rules._engine import Finding
-from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules.target import Target
 
 if TYPE_CHECKING:
@@ -76,7 +76,6 @@ SpecT = TypeVar("SpecT", bound=BaseModel)
 _T = TypeVar("_T")
 
 #: The label Kueue reads to admit a workload into a LocalQueue (``local_queue=``; rule ``kueue-rayjob-limits``).
-KUEUE_QUEUE_LABEL = QUEUE_LABEL
 
 
 class ObjectKeywords(TypedDict, total=False):
@@ -640,4 +639,4 @@ def _redacted(finding: Finding, secrets: list[Any]) -> Finding:
     )
 
 
-__all__ = ["KUEUE_QUEUE_LABEL", "Built", "CommonArgs", "ObjectKeywords", "RayComponent", "WorkloadKeywords"]
+__all__ = ["Built", "CommonArgs", "ObjectKeywords", "RayComponent", "WorkloadKeywords"]

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as _KUEUE_QUEUE_LABEL
+from pulumi_kuberay.kuberay import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status import diagnose
 from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _parse_time
 
@@ -71,7 +73,6 @@ REJECTION_EVENTS: Final = frozenset(
     }
 )
 _BUSY_APPS: Final = frozenset({"NOT_STARTED", "DEPLOYING", "DELETING", ""})
-_KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
 State = Literal["done", "failed", "waiting"]
 
@@ -320,7 +321,7 @@ def _service(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
     return Verdict("waiting", _line(obj))
 
 
-_JOB_TERMINAL: Final = frozenset({"Complete", "Failed", "ValidationFailed"})
+_JOB_TERMINAL: Final = frozenset(RAYJOB_TERMINAL_DEPLOYMENT_STATUSES)
 
 
 def job_failed(obj: Mapping[str, Any]) -> bool:

@@ -20,7 +20,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from . import _paths, _selection
+from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay import paths as _paths
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
+
+from . import _selection
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     ENVIRONMENTS,
@@ -45,7 +49,6 @@ from ._engine import (
 )
 from ._operator import OperatorSetup
 from ._options import OrgOptions
-from ._paths import UNKNOWN_SENTINEL, is_unknown
 from .target import Target, TargetError
 
 __all__ = [
@@ -291,7 +294,6 @@ def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozense
 
 
 _DEFAULT_VERSION = "1.7.0"
-_KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
 
 
 def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
@@ -303,7 +305,7 @@ def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
     if doc.get("kind") not in ("RayCluster", "RayJob", "RayService") or not isinstance(spec, Mapping):
         return False
     manager = spec.get("managedBy")
-    return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
+    return isinstance(manager, str) and not is_unknown(manager) and manager != KUBERAY_CONTROLLER
 
 
 def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:

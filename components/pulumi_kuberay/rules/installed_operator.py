@@ -32,11 +32,12 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_dict, as_str, is_unknown, pod_templates
+
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
 from ._fixed import REMOVE, patch
 from ._operator import OperatorSetup
-from ._paths import as_dict, as_str, is_unknown, pod_templates
 
 JsonDict = dict[str, Any]
 

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
-from pulumi_kuberay.rules._paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,

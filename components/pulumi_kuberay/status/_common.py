@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, NamedTuple
 
-from pulumi_kuberay.rules._paths import get
+from pulumi_kuberay.kuberay.paths import get
 
 Phase = Literal["healthy", "succeeded", "progressing", "degraded", "failed", "suspended", "unknown"]
 

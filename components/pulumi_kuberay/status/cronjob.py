@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from pulumi_kuberay.rules._paths import get
+from pulumi_kuberay.kuberay.paths import get
 from pulumi_kuberay.status._common import _EVENTS, Phase, _Facts, _one_line, _Reader, _render, _Rule
 
 _CRON_RULES: Final[dict[str, _Rule]] = {

@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Final
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,

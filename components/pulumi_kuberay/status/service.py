@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, is_unknown
+
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
 from .._fixed import REMOVE, patch
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
-from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode
