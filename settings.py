@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
@@ -52,7 +52,7 @@ from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.operator_args import KubeRayOperatorArgs
 from pulumi_kuberay.operator_setup import TargetConflictError, merge_target, resolve_operator
-from pulumi_kuberay.resources._shared import CONFIG_KEYS
+from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS as CONFIG_KEYS
 from pulumi_kuberay.rules.target import Target, TargetError, target_from_stack_config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 

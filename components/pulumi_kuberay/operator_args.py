@@ -11,12 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from pulumi_kuberay.model._base import KubeModel
-from pulumi_kuberay.model._errors import SpecError
-from pulumi_kuberay.model._k8s import ResourceRequirements
+from pulumi_kuberay.model import KubeModel, ResourceRequirements, SpecError
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
-from pulumi_kuberay.rules import default_feature_gates, parse_kuberay_version
-from pulumi_kuberay.rules._operator import DEFAULT_NAMESPACE
+from pulumi_kuberay.rules import DEFAULT_NAMESPACE, default_feature_gates, parse_kuberay_version
 
 Version = tuple[int, int, int]
 

@@ -35,13 +35,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
-from pulumi_kuberay.model._helm_values import coalesce
+from pulumi_kuberay.model import ManifestError, Problem, coalesce, problems_from_validation_error
 from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
-from pulumi_kuberay.rules import parse_kuberay_version
-from pulumi_kuberay.rules._operator import OperatorSetup
+from pulumi_kuberay.rules import OperatorSetup, parse_kuberay_version
 from pulumi_kuberay.rules.target import Target
 
 Version = tuple[int, int, int]

@@ -47,8 +47,7 @@ from pulumi_kuberay.operator_setup import (
     setup_from_deployment,
     target_for_operator,
 )
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.rules._options import OrgOptions, kebab
+from pulumi_kuberay.rules import SEVERITY_ORDER, OrgOptions, Severity, kebab
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "info_command", "lint_documents", "run", "run_or_explain"]

@@ -33,7 +33,7 @@ from pulumi_kuberay.convert.helm import (
     values_key,
 )
 from pulumi_kuberay.kuberay.paths import placeholder_note
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 
 TOOL_NAME = "kuberay-convert"

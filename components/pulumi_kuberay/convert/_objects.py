@@ -18,7 +18,7 @@ from typing import Any
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as CLUSTER_LABEL
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.model.pod import lenient_validation
 from pulumi_kuberay.model.service import KubeRayDeprecationWarning

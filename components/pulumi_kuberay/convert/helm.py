@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._helm_values import coalesce, merge_maps
+from pulumi_kuberay.model import coalesce, merge_maps
 from pulumi_kuberay.model.suggest import did_you_mean
 
 CHART_NAME = "ray-cluster"

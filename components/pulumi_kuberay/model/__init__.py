@@ -45,17 +45,19 @@ _K8S = "._k8s"
 __all__ = sorted(_LAZY)  # and every name of _k8s.__all__ (not listed here: that would import pydantic)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None and name[:1].isupper():
-        k8s = importlib.import_module(_K8S, __name__)
-        if name in k8s.__all__:
-            module = _K8S
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # mypy reads the imports below instead, so a misspelt name is an error
+
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None and name[:1].isupper():
+            k8s = importlib.import_module(_K8S, __name__)
+            if name in k8s.__all__:
+                module = _K8S
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
 
 
 if TYPE_CHECKING:  # the same names as _LAZY, and the Kubernetes types

@@ -128,6 +128,13 @@ def plan_documents(
     return plans
 
 
+def render_docs() -> str:
+    """docs/changes.md, rendered from the change table (``scripts/gen-change-docs`` writes it)."""
+    from pulumi_kuberay.plan._docs import render
+
+    return render()
+
+
 __all__ = [
     "ACTIONS",
     "Action",
@@ -142,5 +149,6 @@ __all__ = [
     "object_key",
     "plan_change",
     "plan_documents",
+    "render_docs",
     "service_goal_hash",
 ]

@@ -47,9 +47,8 @@ from pulumi_kuberay.operator_setup import (
 from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.policy._servicer import OneRunServicer, serve
+from pulumi_kuberay.rules import ENVIRONMENTS, Finding, OrgOptions, Rule
 from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
-from pulumi_kuberay.rules._options import OrgOptions
 from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")

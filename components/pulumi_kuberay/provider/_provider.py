@@ -43,7 +43,7 @@ from pulumi_kuberay.provider._schema import (
     package_version,
     type_token,
 )
-from pulumi_kuberay.resources._shared import CriticalFindingsError
+from pulumi_kuberay.resources import CriticalFindingsError
 
 JsonDict = dict[str, Any]
 
@@ -166,7 +166,7 @@ def _problem_text(problem: Any) -> str:
 
 
 def _finding_text(finding: Any) -> str:
-    from pulumi_kuberay.resources._shared import format_finding
+    from pulumi_kuberay.resources import format_finding
 
     return str(format_finding(finding))
 

@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.model._errors import ManifestError, Problem
+from pulumi_kuberay.model import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
@@ -63,7 +63,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     with_annotations,
 )
-from pulumi_kuberay.rules._engine import Finding
+from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target
 
 if TYPE_CHECKING:

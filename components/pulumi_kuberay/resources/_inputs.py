@@ -22,8 +22,7 @@ import pulumi
 from pulumi.output import Unknown
 
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.model._base import KubeModel, holds_deferred
-from pulumi_kuberay.model._deferred import is_deferred
+from pulumi_kuberay.model import KubeModel, holds_deferred, is_deferred
 
 T = TypeVar("T")
 

@@ -21,9 +21,9 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.kuberay import HEAD_DEFAULT_PORTS
-from pulumi_kuberay.model._errors import ManifestError, validate_as
+from pulumi_kuberay.model import ManifestError, validate_as
 from pulumi_kuberay.resources import _provider_wait_for
-from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
+from pulumi_kuberay.rules import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
 
 API_VERSION = "ray.io/v1"

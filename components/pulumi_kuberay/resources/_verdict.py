@@ -38,8 +38,7 @@ from typing import Any, Final, Literal
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as _KUEUE_QUEUE_LABEL
 from pulumi_kuberay.kuberay import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
 from pulumi_kuberay.kuberay.paths import as_int, get
-from pulumi_kuberay.status import diagnose
-from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _parse_time
+from pulumi_kuberay.status import HEAD_WAITING_STUCK_REASONS, diagnose, parse_time
 
 __all__ = [
     "DEFAULT_SETTLE_SECONDS",
@@ -94,7 +93,7 @@ class Verdict:
 
 
 def _time(value: Any) -> datetime | None:
-    return _parse_time(value) if isinstance(value, str) else None
+    return parse_time(value) if isinstance(value, str) else None
 
 
 def _conditions(status: Any) -> dict[str, Mapping[str, Any]]:

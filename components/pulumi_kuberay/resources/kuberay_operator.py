@@ -24,7 +24,7 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import resource_pb2
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._errors import ManifestError, Problem
+from pulumi_kuberay.model import ManifestError, Problem
 from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.operator_args import CHART_NAME, KubeRayOperatorArgs
 from pulumi_kuberay.operator_crds import (
@@ -51,7 +51,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     user_errors,
 )
-from pulumi_kuberay.rules._engine import Finding
+from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 KIND = "KubeRayOperator"

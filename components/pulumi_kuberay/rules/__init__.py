@@ -47,15 +47,17 @@ from ._engine import (
     registered,
     render_text,
 )
-from ._operator import OperatorSetup
-from ._options import OrgOptions
+from ._operator import DEFAULT_NAMESPACE, OperatorSetup
+from ._options import OrgOptions, kebab
 from .target import Target, TargetError
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
+    "DEFAULT_NAMESPACE",
     "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
     "RULES",
+    "SEVERITY_ORDER",
     "SUPPRESS_PREFIX",
     "UNKNOWN_SENTINEL",
     "Audience",
@@ -80,9 +82,13 @@ __all__ = [
     "example_findings",
     "get_rule",
     "is_ray_document",
+    "kebab",
+    "looks_at",
     "make_context",
     "normalise",
+    "ordered_rules",
     "parse_kuberay_version",
+    "render_docs",
     "render_text",
     "rules_of",
 ]
@@ -141,6 +147,26 @@ def get_rule(rule_id: str) -> Rule:
         return RULES[rule_id]
     except KeyError:
         raise KeyError(f"no rule with id {rule_id!r}") from None
+
+
+def ordered_rules() -> list[Rule]:
+    """Every rule, most severe first, then by id (the order of the reference and of ``--list-rules``)."""
+    return sorted(RULES.values(), key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
+
+
+def looks_at(rule: Rule) -> str:
+    """The table's 'looks at' cell: the kinds, and across the stack or at the operator where it is not one object."""
+    if rule.scope == "setup":
+        return "the KubeRay operator"
+    kinds = ", ".join(rule.kinds)
+    return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
+
+
+def render_docs() -> str:
+    """docs/rules.md, rendered from the catalogue (``scripts/gen-rule-docs`` writes it; a test keeps it current)."""
+    from ._docs import render
+
+    return render()
 
 
 def make_context(**settings: Any) -> Context:

@@ -24,8 +24,8 @@ from pulumi_kuberay.kuberay.paths import (
     is_unknown,
     parse_generic_version,
 )
+from pulumi_kuberay.model import is_dns1035_label
 
-from ..model._names import is_dns1035_label
 from ._engine import Context, Violation
 
 # --------------------------------------------------------------------------------------------------

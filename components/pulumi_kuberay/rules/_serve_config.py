@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay.kuberay.paths import as_list, is_unknown
-from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve_versions import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
 from pulumi_kuberay.model.serve_versions import known_keys
 

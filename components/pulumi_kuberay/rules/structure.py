@@ -23,8 +23,7 @@ from pulumi_kuberay.kuberay.paths import (
     placeholder_note,
     pod_templates,
 )
-from pulumi_kuberay.model._base import render_scalar
-from pulumi_kuberay.model._errors import KubeRayDeprecationWarning, ManifestError
+from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered

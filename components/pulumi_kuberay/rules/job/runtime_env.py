@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int, as_str
-from pulumi_kuberay.model._yaml import runtime_env_error
+from pulumi_kuberay.model import runtime_env_error
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
