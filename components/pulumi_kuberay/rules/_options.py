@@ -12,13 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any
 
+from ..kuberay.kubernetes import POD_SECURITY_PROFILES, PodSecurityProfile
 from ..model import lower_camel
 
 #: The Pod Security Standards profiles, loosest first (a namespace's ``pod-security.kubernetes.io/enforce`` label).
-PodSecurityProfile = Literal["privileged", "baseline", "restricted"]
-POD_SECURITY_PROFILES: tuple[PodSecurityProfile, ...] = get_args(PodSecurityProfile)
 _KUEUE_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
