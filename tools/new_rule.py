@@ -111,7 +111,7 @@ _STACK = Template(
 
 _SETUP = Template(
     kinds="()",
-    imports={"_operator": ["OperatorSetup"]},
+    imports={"pulumi_kuberay.operator": ["OperatorSetup"]},
     check='''def {fn}(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks on the operator's setup (an OperatorSetup: version, gates, replicas...)."""
     if setup.source == "TODO":  # TODO: the real condition on the setup

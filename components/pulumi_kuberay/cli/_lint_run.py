@@ -36,8 +36,8 @@ from pulumi_kuberay.cli._lint_findings import (
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, text_width, to_json, to_sarif
 from pulumi_kuberay.cli.lint import DEFAULT_BASELINE, TOOL_NAME
-from pulumi_kuberay.operator_crds import crd_version_label
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.operator.crds import crd_version_label
+from pulumi_kuberay.operator.derive import (
     TargetConflictError,
     is_operator_deployment,
     load_values_file,

@@ -35,8 +35,8 @@ from pulumi_policy import (
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.model import lower_camel
-from pulumi_kuberay.operator_crds import crd_version_label
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.operator.crds import crd_version_label
+from pulumi_kuberay.operator.derive import (
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
     is_operator_deployment,

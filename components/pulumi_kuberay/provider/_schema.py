@@ -78,7 +78,7 @@ def components() -> list[ComponentEntry]:
     from pulumi_kuberay.model.cronjob import RayCronJobSpec
     from pulumi_kuberay.model.job import RayJobSpec
     from pulumi_kuberay.model.service import RayServiceSpec
-    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
+    from pulumi_kuberay.operator.args import KubeRayOperatorArgs
     from pulumi_kuberay.resources.cluster import RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob
     from pulumi_kuberay.resources.job import RayJob

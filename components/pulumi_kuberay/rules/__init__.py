@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay import paths as _paths
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
+from pulumi_kuberay.operator.setup import OperatorSetup
 
 from . import _selection
 from ._engine import (
@@ -47,13 +48,11 @@ from ._engine import (
     registered,
     render_text,
 )
-from ._operator import DEFAULT_NAMESPACE, OperatorSetup
 from ._options import OrgOptions, kebab
 from .target import Target, TargetError
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
-    "DEFAULT_NAMESPACE",
     "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
     "RULES",

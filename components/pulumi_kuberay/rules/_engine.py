@@ -41,7 +41,7 @@ from ..kuberay.api import parse_kuberay_version as parse_kuberay_version
 from ._options import OrgOptions
 
 if TYPE_CHECKING:
-    from ._operator import OperatorSetup
+    from pulumi_kuberay.operator.setup import OperatorSetup
 
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
@@ -150,7 +150,7 @@ class Context:
 
 
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
-#: given to kuberay-lint), or the KubeRay operator's setup (:class:`~._operator.OperatorSetup`).
+#: given to kuberay-lint), or the KubeRay operator's setup (:class:`~pulumi_kuberay.operator.setup.OperatorSetup`).
 Scope = Literal["document", "stack", "setup"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 
@@ -260,7 +260,7 @@ def _declaring_module() -> str:
 
 
 def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> None:
-    from ._operator import OperatorSetup  # it reads the engine's gates: imported once both exist
+    from pulumi_kuberay.operator.setup import OperatorSetup
 
     for which, example in (("compliant", compliant), ("violating", violating)):
         if scope == "stack":

@@ -26,6 +26,7 @@ from typing import Any
 
 from pulumi_kuberay.model import lower_camel
 from pulumi_kuberay.model.suggest import closest
+from pulumi_kuberay.operator.setup import OperatorSetup
 from pulumi_kuberay.rules._engine import (
     AUDIENCES,
     DEFAULT_FEATURE_GATES,
@@ -37,7 +38,6 @@ from pulumi_kuberay.rules._engine import (
     format_version,
     parse_kuberay_version,
 )
-from pulumi_kuberay.rules._operator import OperatorSetup
 from pulumi_kuberay.rules._options import OrgOptions, TargetError
 
 __all__ = [

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
+from pulumi_kuberay.kuberay import parse_kuberay_version
 from pulumi_kuberay.model import YAML_LOADER
-from pulumi_kuberay.operator_args import KubeRayOperatorArgs
-from pulumi_kuberay.rules import parse_kuberay_version
+from pulumi_kuberay.operator.args import KubeRayOperatorArgs
 
 #: Field manager of our server-side applies of the CRDs (``pulumi.com/patchFieldManager``).
 FIELD_MANAGER = "pulumi-kuberay"
