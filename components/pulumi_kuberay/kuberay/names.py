@@ -19,6 +19,10 @@ KUBERAY_CONTROLLER: Final[ManagedBy] = MANAGED_BY[0]
 RAY_CLUSTER_LABEL: Final = "ray.io/cluster"
 #: Kueue's label: the LocalQueue that admits a workload.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+#: The legacy annotation turning GCS fault tolerance on (``IsGCSFaultToleranceEnabled`` still reads it).
+FT_ENABLED_ANNOTATION: Final = "ray.io/ft-enabled"
+#: The number of worker groups the operator wrote at the last update (``utils/constant.go``).
+NUM_WORKER_GROUPS_ANNOTATION: Final = "ray.io/num-worker-groups"
 
 #: The head Ray container's ports that KubeRay gives a head without any (and looks up by name).
 GCS_SERVER_PORT: Final = 6379
@@ -46,12 +50,14 @@ def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) 
 __all__ = [
     "CLIENT_PORT",
     "DASHBOARD_PORT",
+    "FT_ENABLED_ANNOTATION",
     "GCS_SERVER_PORT",
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
     "KUBERAY_CONTROLLER",
     "KUEUE_QUEUE_LABEL",
     "MANAGED_BY",
+    "NUM_WORKER_GROUPS_ANNOTATION",
     "RAY_CLUSTER_LABEL",
     "SERVE_PORT",
     "ManagedBy",

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.kuberay import parse_kuberay_version
+from pulumi_kuberay.kuberay import RAY_GROUP, parse_kuberay_version
 from pulumi_kuberay.model import YAML_LOADER
 from pulumi_kuberay.operator.args import KubeRayOperatorArgs
 
@@ -122,7 +122,7 @@ def crd_documents(docs: Sequence[Mapping[str, Any]], version: str) -> list[dict[
     for doc in docs:
         if doc.get("kind") != "CustomResourceDefinition":
             continue
-        if (doc.get("spec") or {}).get("group") != "ray.io":
+        if (doc.get("spec") or {}).get("group") != RAY_GROUP:
             continue
         meta = dict(doc.get("metadata") or {})
         meta["labels"] = {**(meta.get("labels") or {}), CRD_VERSION_LABEL: version}

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
@@ -31,7 +32,6 @@ from ._engine import Context, Violation
 # --------------------------------------------------------------------------------------------------
 # RayClusterSpec constants
 
-FT_ENABLED_ANNOTATION = "ray.io/ft-enabled"
 EXTERNAL_STORAGE_NS_ANNOTATION = "ray.io/external-storage-namespace"
 ORIGINATED_FROM_CRD_LABEL = "ray.io/originated-from-crd"
 MAX_RAYCLUSTER_NAME = 53

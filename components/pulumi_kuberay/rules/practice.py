@@ -34,7 +34,7 @@ from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
-from ._kuberay import image_tag, ray_version_of
+from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
@@ -260,7 +260,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = manifest.get("kind")
     if kind not in ("RayService", "RayCluster"):
         return
-    legacy = str(doc_annotations(manifest).get("ray.io/ft-enabled", "")).lower() == "true"
+    legacy = str(doc_annotations(manifest).get(FT_ENABLED_ANNOTATION, "")).lower() == "true"
     for ref in cluster_specs(manifest):
         if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
             yield Violation(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, is_unknown
 
 from .._engine import Context, Violation, declare
@@ -95,7 +96,7 @@ declare(
 
 def _check_selector_name(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     selector = spec.get("clusterSelector")
-    if has_cluster_selector(spec) and not as_dict(selector).get("ray.io/cluster"):
+    if has_cluster_selector(spec) and not as_dict(selector).get(RAY_CLUSTER_LABEL):
         yield Violation(
             "clusterSelector has no non-empty 'ray.io/cluster' key (the only key the operator uses)",
             f"{path}.clusterSelector",
