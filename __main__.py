@@ -17,8 +17,7 @@ from pulumi_kubernetes import Provider
 # The program directory is on sys.path when Pulumi runs it; make that explicit for runpy-based test runs too.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pulumi_kuberay.resources._change_plan import renders_to
-from pulumi_kuberay.resources._component_await import watch_with
+from pulumi_kuberay.resources import renders_to, watch_with
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob
 from pulumi_kuberay.resources.job import RayJob

@@ -23,7 +23,7 @@ Keys (the CLI checks the top-level types declared in ``Pulumi.yaml``; this model
     instead of an inline ``rayClusterSpec``.
 ``pulumi-kuberay:operator`` (object)
     the KubeRay operator this stack installs: one ``KubeRayOperator`` component named ``kuberay``, with the
-    keys of ``pulumi_kuberay.operator_args.KubeRayOperatorArgs`` (``version``, ``chart``, ``namespace``, ``crds``,
+    keys of ``pulumi_kuberay.operator.args.KubeRayOperatorArgs`` (``version``, ``chart``, ``namespace``, ``crds``,
     ``featureGates``, ``watchNamespaces``, ``batchScheduler``, ``values``...) plus ``createNamespace``
     (default true). Every Ray object of the stack then takes its rule target (version, feature gates) from
     it and is created after it, so ``kuberay:version`` / ``kuberay:featureGates`` are not needed (set, they
@@ -44,15 +44,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pulumi_kuberay.model._errors import ManifestError, problems_from_validation_error
+from pulumi_kuberay.model import ManifestError, problems_from_validation_error
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.model.suggest import did_you_mean
-from pulumi_kuberay.operator_args import KubeRayOperatorArgs
-from pulumi_kuberay.operator_setup import TargetConflictError, merge_target, resolve_operator
-from pulumi_kuberay.resources._shared import CONFIG_KEYS
+from pulumi_kuberay.operator.args import KubeRayOperatorArgs
+from pulumi_kuberay.operator.derive import TargetConflictError, merge_target, resolve_operator
+from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS as CONFIG_KEYS
 from pulumi_kuberay.rules.target import Target, TargetError, target_from_stack_config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 

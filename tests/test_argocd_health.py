@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pulumi_kuberay.kuberay import KINDS
 from pulumi_kuberay.status import ARGOCD_HEALTH, PHASES, argocd_health, diagnose
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -65,7 +66,7 @@ def test_every_phase_maps_to_an_argo_status() -> None:
 
 
 def test_every_kind_has_fixtures_in_argo_layout() -> None:
-    for kind in gen_argocd_health.KINDS:
+    for kind in KINDS:
         tests = yaml.safe_load((gen_argocd_health.OUT / kind / "health_test.yaml").read_text())["tests"]
         assert tests, kind
         for case in tests:
@@ -85,7 +86,7 @@ def test_lua_verdict_equals_kuberay_explain(fixture: Path) -> None:
 
 
 @pytest.mark.argocd
-@pytest.mark.parametrize("kind", gen_argocd_health.KINDS)
+@pytest.mark.parametrize("kind", KINDS)
 def test_lua_overlay_and_garbage(kind: str) -> None:
     """Deletion in progress, a stale observedGeneration and a non-object status give the same verdict too."""
     script = gen_argocd_health.OUT / kind / "health.lua"

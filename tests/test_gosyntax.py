@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from pulumi_kuberay._gosyntax import cron_error, go_atoi, parse_go_duration_ns
+from pulumi_kuberay.kuberay.gosyntax import cron_error, go_atoi, parse_go_duration_ns
 
 S, MS, US, M, H = 1_000_000_000, 1_000_000, 1_000, 60 * 1_000_000_000, 3600 * 1_000_000_000
 

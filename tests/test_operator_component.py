@@ -17,7 +17,7 @@ from _pulumi_mocks import MockEnv, after_settling, install, mock_env
 from _reference import require_reference
 from pulumi_kuberay import rules
 from pulumi_kuberay.model._errors import ManifestError
-from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, FIELD_MANAGER
+from pulumi_kuberay.operator.crds import CRD_VERSION_LABEL, FIELD_MANAGER
 from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources.cluster import RayCluster
 from pulumi_kuberay.resources.cronjob import RayCronJob

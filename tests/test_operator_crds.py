@@ -11,7 +11,7 @@ import pytest
 import yaml
 from _reference import _LOADER, CRD_FILES, require_reference
 from google.protobuf import struct_pb2
-from pulumi_kuberay.operator_crds import CRD_CACHE_ENV, CRD_VERSION_LABEL, crd_cache_dir, load_crds
+from pulumi_kuberay.operator.crds import CRD_CACHE_ENV, CRD_VERSION_LABEL, crd_cache_dir, load_crds
 from pulumi_kuberay.resources.kuberay_operator import CRD_TYPE, crd_version_in_checkpoint
 
 SMALL_CRD = """\
@@ -39,7 +39,7 @@ metadata: {name: not-a-crd}
 
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    from pulumi_kuberay import operator_crds
+    from pulumi_kuberay.operator import crds as operator_crds
 
     cache = tmp_path / "cache"
     monkeypatch.setenv(CRD_CACHE_ENV, str(cache))
@@ -49,7 +49,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 def _fresh_load(directory: Path) -> list[dict[str, Any]]:
-    from pulumi_kuberay import operator_crds
+    from pulumi_kuberay.operator import crds as operator_crds
 
     operator_crds._crds_in_file.cache_clear()  # as a new program run: the process cache is empty
     return load_crds(directory)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from _reference import require_reference
-from pulumi_kuberay.operator_setup import is_operator_deployment, resolve_operator, setup_from_deployment
+from pulumi_kuberay.operator.derive import is_operator_deployment, resolve_operator, setup_from_deployment
 
 
 def helm() -> str:

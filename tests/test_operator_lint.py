@@ -148,7 +148,7 @@ def test_several_rendered_operators_judge_nothing_against_either(
 
 
 def test_crd_version_label_reads_only_our_label_of_a_crd() -> None:
-    from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_version_label
+    from pulumi_kuberay.operator.crds import CRD_VERSION_LABEL, crd_version_label
 
     crd = {"kind": "CustomResourceDefinition", "metadata": {"labels": {CRD_VERSION_LABEL: "1.6.1"}}}
     assert crd_version_label(crd) == "1.6.1"

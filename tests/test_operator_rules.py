@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator_setup import resolve_operator
+from pulumi_kuberay.operator.derive import resolve_operator
 from pulumi_kuberay.rules._examples import example_cronjob, example_job
 from pulumi_kuberay.rules.target import Target
 

@@ -9,9 +9,9 @@ import pytest
 from _reference import require_reference
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model._helm_values import coalesce
-from pulumi_kuberay.operator_args import KubeRayOperatorArgs, operator_gate_defaults
-from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.operator.args import KubeRayOperatorArgs, operator_gate_defaults
+from pulumi_kuberay.operator.crds import CRD_VERSION_LABEL, crd_documents, crd_downgrade, crds_directory, load_crds
+from pulumi_kuberay.operator.derive import (
     TargetConflictError,
     merge_target,
     resolve_operator,

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from _reference import require_reference
 from pulumi_kuberay.model._errors import ManifestError, _strip_annotated, _union_members
-from pulumi_kuberay.model.operator_values import KubeRayOperatorValues
-from pulumi_kuberay.operator_setup import chart_defaults, validate_values
+from pulumi_kuberay.operator.derive import chart_defaults, validate_values
+from pulumi_kuberay.operator.values import KubeRayOperatorValues
 from pydantic import BaseModel
 
 

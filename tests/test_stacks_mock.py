@@ -22,7 +22,7 @@ from _pulumi_mocks import MockEnv, after_settling, install
 from _reference import crd_schema
 from conformance.openapi import validate
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL
+from pulumi_kuberay.operator.crds import CRD_VERSION_LABEL
 from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, RAYSERVICE_READY, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.rules.target import target_from_stack_config
 

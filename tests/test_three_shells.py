@@ -24,9 +24,10 @@ import yaml
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli import _lint_run, lint
 from pulumi_kuberay.cli._lint_config import ConfigError, parse_config
+from pulumi_kuberay.model import lower_camel as camel
 from pulumi_kuberay.policy import _pack as pack
 from pulumi_kuberay.resources._shared import CriticalFindingsError, check_manifest, rule_settings
-from pulumi_kuberay.rules._options import OrgOptions, camel, kebab
+from pulumi_kuberay.rules._options import OrgOptions, kebab
 from pulumi_kuberay.rules.target import target_from_stack_config
 
 VERSIONS = ("1.3.0", "1.5.0", "1.6.0", "1.7.0")

@@ -23,6 +23,7 @@ from typing import Any
 import jsonpath_rfc9535
 import pytest
 import yaml
+from pulumi_kuberay.kuberay import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
 from pulumi_kuberay.resources import _provider_wait_for as provider_wait_for
 from pulumi_kuberay.resources._provider_wait_for import (
     RAYJOB_TERMINAL,
@@ -180,7 +181,7 @@ def test_rayjob_terminal_means_finished_in_the_diagnosis() -> None:
     for name, obj in _snapshots("rayjob").items():
         if provider_satisfied(annotation_for(obj), obj):
             assert diagnose(obj).phase in ("succeeded", "failed", "suspended", "progressing"), name
-            if obj["status"]["jobDeploymentStatus"] in provider_wait_for.RAYJOB_TERMINAL_DEPLOYMENT_STATUSES:
+            if obj["status"]["jobDeploymentStatus"] in RAYJOB_TERMINAL_DEPLOYMENT_STATUSES:
                 assert diagnose(obj).phase in ("succeeded", "failed"), name
 
 

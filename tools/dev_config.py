@@ -30,7 +30,7 @@ CRD_PROGRAM_FILES = (
     "__main__.py",
     "settings.py",
     "constraints.txt",
-    "components/pulumi_kuberay/operator_crds.py",
+    "components/pulumi_kuberay/operator/crds.py",
     "components/pulumi_kuberay/resources/kuberay_operator.py",
 )
 

@@ -19,30 +19,29 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pulumi_kuberay.status import ARGOCD_HEALTH, diagnose
-from pulumi_kuberay.status._common import _HEAD_STUCK_REASONS, Phase, _Rule
-from pulumi_kuberay.status.cluster import _CLUSTER_LEGACY_STATE, _CLUSTER_NO_STATUS, _CLUSTER_RC86
-from pulumi_kuberay.status.cronjob import _CRON_RULES
+from pulumi_kuberay.kuberay import KINDS
+from pulumi_kuberay.status import ARGOCD_HEALTH, HEAD_STUCK_REASONS, Phase, StatusRule, diagnose
+from pulumi_kuberay.status.cluster import CLUSTER_LEGACY_STATE, CLUSTER_NO_STATUS, CLUSTER_RC86
+from pulumi_kuberay.status.cronjob import CRON_RULES
 from pulumi_kuberay.status.job import (
-    _JOB_COMPLETE_NOT_SUCCESS,
-    _JOB_DEPLOYMENT,
-    _JOB_FAILED,
-    _JOB_FAILED_OTHER,
-    _JOB_NO_STATUS,
-    _JOB_RJ40,
-    _JOB_RUNNING,
+    JOB_COMPLETE_NOT_SUCCESS,
+    JOB_DEPLOYMENT,
+    JOB_FAILED,
+    JOB_FAILED_OTHER,
+    JOB_NO_STATUS,
+    JOB_RJ40,
+    JOB_RUNNING,
 )
 from pulumi_kuberay.status.service import (
-    _APP_STATUS,
-    _SERVICE_LEGACY_STATUS,
-    _SERVICE_NO_STATUS,
-    _SERVICE_READY_FALSE,
+    APP_STATUS,
+    SERVICE_LEGACY_STATUS,
+    SERVICE_NO_STATUS,
+    SERVICE_READY_FALSE,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "components" / "pulumi_kuberay" / "argocd"
 FIXTURES = ROOT / "tests" / "fixtures" / "status"
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 
 
 def _lua_str(text: str) -> str:
@@ -53,7 +52,7 @@ def _argo(phase: Phase) -> str:
     return _lua_str(ARGOCD_HEALTH[phase])
 
 
-def _rules(name: str, rules: Mapping[str, _Rule]) -> str:
+def _rules(name: str, rules: Mapping[str, StatusRule]) -> str:
     rows = "".join(f"  [{_lua_str(key)}] = {_argo(rule.phase)},\n" for key, rule in sorted(rules.items()))
     return f"local {name} = {{\n{rows}}}\n"
 
@@ -275,29 +274,29 @@ end
 def _tables(kind: str) -> str:
     if kind == "RayCluster":
         return (
-            _rules("LEGACY_STATE", _CLUSTER_LEGACY_STATE)
-            + _set("HEAD_STUCK", _HEAD_STUCK_REASONS)
-            + f"local NO_STATUS = {_argo(_CLUSTER_NO_STATUS.phase)}\nlocal RC86 = {_argo(_CLUSTER_RC86.phase)}\n"
+            _rules("LEGACY_STATE", CLUSTER_LEGACY_STATE)
+            + _set("HEAD_STUCK", HEAD_STUCK_REASONS)
+            + f"local NO_STATUS = {_argo(CLUSTER_NO_STATUS.phase)}\nlocal RC86 = {_argo(CLUSTER_RC86.phase)}\n"
         )
     if kind == "RayJob":
         return (
-            _rules("DEPLOYMENT", _JOB_DEPLOYMENT)
-            + _rules("RUNNING", _JOB_RUNNING)
-            + _rules("FAILED", _JOB_FAILED)
-            + _rules("COMPLETE_NOT_SUCCESS", _JOB_COMPLETE_NOT_SUCCESS)
-            + _set("HEAD_STUCK", _HEAD_STUCK_REASONS)
-            + f"local FAILED_OTHER = {_argo(_JOB_FAILED_OTHER.phase)}\n"
-            + f"local NO_STATUS = {_argo(_JOB_NO_STATUS.phase)}\nlocal RJ40 = {_argo(_JOB_RJ40.phase)}\n"
+            _rules("DEPLOYMENT", JOB_DEPLOYMENT)
+            + _rules("RUNNING", JOB_RUNNING)
+            + _rules("FAILED", JOB_FAILED)
+            + _rules("COMPLETE_NOT_SUCCESS", JOB_COMPLETE_NOT_SUCCESS)
+            + _set("HEAD_STUCK", HEAD_STUCK_REASONS)
+            + f"local FAILED_OTHER = {_argo(JOB_FAILED_OTHER.phase)}\n"
+            + f"local NO_STATUS = {_argo(JOB_NO_STATUS.phase)}\nlocal RJ40 = {_argo(JOB_RJ40.phase)}\n"
         )
     if kind == "RayService":
-        app_rows = "".join(f"  [{_lua_str(k)}] = {_lua_str(v)},\n" for k, v in sorted(_APP_STATUS.items()))
+        app_rows = "".join(f"  [{_lua_str(k)}] = {_lua_str(v)},\n" for k, v in sorted(APP_STATUS.items()))
         return (
-            _rules("LEGACY_STATUS", _SERVICE_LEGACY_STATUS)
-            + _rules("READY_FALSE", _SERVICE_READY_FALSE)
+            _rules("LEGACY_STATUS", SERVICE_LEGACY_STATUS)
+            + _rules("READY_FALSE", SERVICE_READY_FALSE)
             + f"local APP_STATUS = {{\n{app_rows}}}\n"
-            + f"local NO_STATUS = {_argo(_SERVICE_NO_STATUS.phase)}\n"
+            + f"local NO_STATUS = {_argo(SERVICE_NO_STATUS.phase)}\n"
         )
-    return _rules("RULES", _CRON_RULES)
+    return _rules("RULES", CRON_RULES)
 
 
 _WALK = {"RayCluster": _CLUSTER, "RayJob": _JOB, "RayService": _SERVICE, "RayCronJob": _CRON}

@@ -52,7 +52,7 @@ def documented_models() -> list[type[Any]]:
     """Every model class of the package that takes its descriptions from attribute docstrings (all modules
     imported), in a stable order. The generated Kubernetes types opt out (``use_attribute_docstrings=False``)."""
     import pulumi_kuberay
-    from pulumi_kuberay.model._base import KubeModel
+    from pulumi_kuberay.model import KubeModel
 
     for module in pkgutil.walk_packages(pulumi_kuberay.__path__, "pulumi_kuberay."):
         if not module.name.endswith("__main__"):

@@ -56,7 +56,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     ),
     "service": Template(
         kinds='("RayService",)',
-        imports={"_examples": ["example_service"], "_paths": ["as_dict"]},
+        imports={"_examples": ["example_service"], "pulumi_kuberay.kuberay.paths": ["as_dict"]},
         check='''def {fn}(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayServiceSpec``)."""
     spec = as_dict(doc.get("spec"))
@@ -69,7 +69,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     ),
     "cronjob": Template(
         kinds='("RayCronJob",)',
-        imports={"_examples": ["example_cronjob"], "_paths": ["as_dict"]},
+        imports={"_examples": ["example_cronjob"], "pulumi_kuberay.kuberay.paths": ["as_dict"]},
         check='''def {fn}(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayCronJobSpec``)."""
     spec = as_dict(doc.get("spec"))
@@ -82,7 +82,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     ),
     "cluster": Template(
         kinds=ALL_KINDS,
-        imports={"_examples": ["example", "spec_of"], "_paths": ["cluster_specs"]},
+        imports={"_examples": ["example", "spec_of"], "pulumi_kuberay.kuberay.paths": ["cluster_specs"]},
         check='''def {fn}(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayClusterSpec``)."""
     for ref in cluster_specs(doc):  # every RayClusterSpec: a RayCluster's or the one a RayJob/RayService embeds
@@ -97,7 +97,7 @@ def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
 
 _STACK = Template(
     kinds='("RayCluster", "RayJob")',
-    imports={"_examples": ["example", "example_job"], "_paths": ["as_dict"]},
+    imports={"_examples": ["example", "example_job"], "pulumi_kuberay.kuberay.paths": ["as_dict"]},
     check='''def {fn}(docs: Sequence[dict[str, Any]], ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks across the objects of a stack (or the files given to kuberay-lint)."""
     for index, doc in enumerate(docs):
@@ -111,7 +111,7 @@ _STACK = Template(
 
 _SETUP = Template(
     kinds="()",
-    imports={"_operator": ["OperatorSetup"]},
+    imports={"pulumi_kuberay.operator": ["OperatorSetup"]},
     check='''def {fn}(setup: OperatorSetup, ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks on the operator's setup (an OperatorSetup: version, gates, replicas...)."""
     if setup.source == "TODO":  # TODO: the real condition on the setup
@@ -191,7 +191,10 @@ declare(
 def _import_lines(imports: dict[str, list[str]], depth: int) -> list[str]:
     dots = "." * depth
     typing = ["from collections.abc import Iterator, Sequence", "from typing import Any"]
-    return typing + [f"from {dots}{module} import {', '.join(sorted(set(names)))}" for module, names in imports.items()]
+    return typing + [
+        f"from {'' if module.startswith('pulumi_kuberay.') else dots}{module} import {', '.join(sorted(set(names)))}"
+        for module, names in imports.items()
+    ]
 
 
 def _end_of_imports(source: str) -> int:

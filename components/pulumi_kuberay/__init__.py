@@ -29,14 +29,14 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     # pure model (no pulumi): errors and manifests
-    "ManifestError": "pulumi_kuberay.model._errors",
-    "Problem": "pulumi_kuberay.model._errors",
-    "SpecError": "pulumi_kuberay.model._errors",
-    "Deferred": "pulumi_kuberay.model._deferred",
-    "In": "pulumi_kuberay.model._deferred",
+    "ManifestError": "pulumi_kuberay.model",
+    "Problem": "pulumi_kuberay.model",
+    "SpecError": "pulumi_kuberay.model",
+    "Deferred": "pulumi_kuberay.model",
+    "In": "pulumi_kuberay.model",
     "load_manifest": "pulumi_kuberay.model.manifest",
-    "KubeManifest": "pulumi_kuberay.model._object",
-    "ObjectMeta": "pulumi_kuberay.model._object",
+    "KubeManifest": "pulumi_kuberay.model",
+    "ObjectMeta": "pulumi_kuberay.model",
     "RayClusterManifest": "pulumi_kuberay.model.manifest",
     "RayJobManifest": "pulumi_kuberay.model.job",
     "RayServiceManifest": "pulumi_kuberay.model.service",
@@ -82,130 +82,130 @@ _LAZY: dict[str, str] = {
     "GrpcOptions": "pulumi_kuberay.model.serve",
     "LoggingConfig": "pulumi_kuberay.model.serve",
     # Kubernetes types used in the specs: every one (the converter names them; tests/test_exports.py)
-    "AWSElasticBlockStoreVolumeSource": "pulumi_kuberay.model._k8s",
-    "Affinity": "pulumi_kuberay.model._k8s",
-    "AppArmorProfile": "pulumi_kuberay.model._k8s",
-    "AzureDiskVolumeSource": "pulumi_kuberay.model._k8s",
-    "AzureFileVolumeSource": "pulumi_kuberay.model._k8s",
-    "CSIVolumeSource": "pulumi_kuberay.model._k8s",
-    "Capabilities": "pulumi_kuberay.model._k8s",
-    "CephFSVolumeSource": "pulumi_kuberay.model._k8s",
-    "CinderVolumeSource": "pulumi_kuberay.model._k8s",
-    "ClientIPConfig": "pulumi_kuberay.model._k8s",
-    "ClusterTrustBundleProjection": "pulumi_kuberay.model._k8s",
-    "Condition": "pulumi_kuberay.model._k8s",
-    "ConfigMapEnvSource": "pulumi_kuberay.model._k8s",
-    "ConfigMapKeySelector": "pulumi_kuberay.model._k8s",
-    "ConfigMapProjection": "pulumi_kuberay.model._k8s",
-    "ConfigMapVolumeSource": "pulumi_kuberay.model._k8s",
-    "Container": "pulumi_kuberay.model._k8s",
-    "ContainerPort": "pulumi_kuberay.model._k8s",
-    "ContainerResizePolicy": "pulumi_kuberay.model._k8s",
-    "ContainerRestartRule": "pulumi_kuberay.model._k8s",
-    "ContainerRestartRuleOnExitCodes": "pulumi_kuberay.model._k8s",
-    "DownwardAPIProjection": "pulumi_kuberay.model._k8s",
-    "DownwardAPIVolumeFile": "pulumi_kuberay.model._k8s",
-    "DownwardAPIVolumeSource": "pulumi_kuberay.model._k8s",
-    "EmbeddedObjectMeta": "pulumi_kuberay.model._k8s",
-    "EmptyDirVolumeSource": "pulumi_kuberay.model._k8s",
-    "EnvFromSource": "pulumi_kuberay.model._k8s",
-    "EnvVar": "pulumi_kuberay.model._k8s",
-    "EnvVarSource": "pulumi_kuberay.model._k8s",
-    "EphemeralContainer": "pulumi_kuberay.model._k8s",
-    "EphemeralVolumeSource": "pulumi_kuberay.model._k8s",
-    "ExecAction": "pulumi_kuberay.model._k8s",
-    "FCVolumeSource": "pulumi_kuberay.model._k8s",
-    "FileKeySelector": "pulumi_kuberay.model._k8s",
-    "FlexVolumeSource": "pulumi_kuberay.model._k8s",
-    "FlockerVolumeSource": "pulumi_kuberay.model._k8s",
-    "GCEPersistentDiskVolumeSource": "pulumi_kuberay.model._k8s",
-    "GRPCAction": "pulumi_kuberay.model._k8s",
-    "GitRepoVolumeSource": "pulumi_kuberay.model._k8s",
-    "GlusterfsVolumeSource": "pulumi_kuberay.model._k8s",
-    "HTTPGetAction": "pulumi_kuberay.model._k8s",
-    "HTTPHeader": "pulumi_kuberay.model._k8s",
-    "HostAlias": "pulumi_kuberay.model._k8s",
-    "HostPathVolumeSource": "pulumi_kuberay.model._k8s",
-    "IPBlock": "pulumi_kuberay.model._k8s",
-    "ISCSIVolumeSource": "pulumi_kuberay.model._k8s",
-    "ImageVolumeSource": "pulumi_kuberay.model._k8s",
-    "IngressTLS": "pulumi_kuberay.model._k8s",
-    "KeyToPath": "pulumi_kuberay.model._k8s",
-    "LabelSelector": "pulumi_kuberay.model._k8s",
-    "LabelSelectorRequirement": "pulumi_kuberay.model._k8s",
-    "Lifecycle": "pulumi_kuberay.model._k8s",
-    "LifecycleHandler": "pulumi_kuberay.model._k8s",
-    "LoadBalancerIngress": "pulumi_kuberay.model._k8s",
-    "LoadBalancerStatus": "pulumi_kuberay.model._k8s",
-    "LocalObjectReference": "pulumi_kuberay.model._k8s",
-    "NFSVolumeSource": "pulumi_kuberay.model._k8s",
-    "NetworkPolicyEgressRule": "pulumi_kuberay.model._k8s",
-    "NetworkPolicyIngressRule": "pulumi_kuberay.model._k8s",
-    "NetworkPolicyPeer": "pulumi_kuberay.model._k8s",
-    "NetworkPolicyPort": "pulumi_kuberay.model._k8s",
-    "NodeAffinity": "pulumi_kuberay.model._k8s",
-    "NodeSelector": "pulumi_kuberay.model._k8s",
-    "NodeSelectorRequirement": "pulumi_kuberay.model._k8s",
-    "NodeSelectorTerm": "pulumi_kuberay.model._k8s",
-    "ObjectFieldSelector": "pulumi_kuberay.model._k8s",
-    "PersistentVolumeClaimSpec": "pulumi_kuberay.model._k8s",
-    "PersistentVolumeClaimTemplate": "pulumi_kuberay.model._k8s",
-    "PersistentVolumeClaimVolumeSource": "pulumi_kuberay.model._k8s",
-    "PhotonPersistentDiskVolumeSource": "pulumi_kuberay.model._k8s",
-    "PodAffinity": "pulumi_kuberay.model._k8s",
-    "PodAffinityTerm": "pulumi_kuberay.model._k8s",
-    "PodAntiAffinity": "pulumi_kuberay.model._k8s",
-    "PodCertificateProjection": "pulumi_kuberay.model._k8s",
-    "PodDNSConfig": "pulumi_kuberay.model._k8s",
-    "PodDNSConfigOption": "pulumi_kuberay.model._k8s",
-    "PodOS": "pulumi_kuberay.model._k8s",
-    "PodReadinessGate": "pulumi_kuberay.model._k8s",
-    "PodResourceClaim": "pulumi_kuberay.model._k8s",
-    "PodSchedulingGate": "pulumi_kuberay.model._k8s",
-    "PodSchedulingGroup": "pulumi_kuberay.model._k8s",
-    "PodSecurityContext": "pulumi_kuberay.model._k8s",
-    "PodSpec": "pulumi_kuberay.model._k8s",
-    "PodTemplateSpec": "pulumi_kuberay.model._k8s",
-    "PortStatus": "pulumi_kuberay.model._k8s",
-    "PortworxVolumeSource": "pulumi_kuberay.model._k8s",
-    "PreferredSchedulingTerm": "pulumi_kuberay.model._k8s",
-    "Probe": "pulumi_kuberay.model._k8s",
-    "ProjectedVolumeSource": "pulumi_kuberay.model._k8s",
-    "QuobyteVolumeSource": "pulumi_kuberay.model._k8s",
-    "RBDVolumeSource": "pulumi_kuberay.model._k8s",
-    "ResourceClaim": "pulumi_kuberay.model._k8s",
-    "ResourceFieldSelector": "pulumi_kuberay.model._k8s",
-    "ResourceRequirements": "pulumi_kuberay.model._k8s",
-    "SELinuxOptions": "pulumi_kuberay.model._k8s",
-    "ScaleIOVolumeSource": "pulumi_kuberay.model._k8s",
-    "SeccompProfile": "pulumi_kuberay.model._k8s",
-    "SecretEnvSource": "pulumi_kuberay.model._k8s",
-    "SecretKeySelector": "pulumi_kuberay.model._k8s",
-    "SecretProjection": "pulumi_kuberay.model._k8s",
-    "SecretVolumeSource": "pulumi_kuberay.model._k8s",
-    "SecurityContext": "pulumi_kuberay.model._k8s",
-    "Service": "pulumi_kuberay.model._k8s",
-    "ServiceAccountTokenProjection": "pulumi_kuberay.model._k8s",
-    "ServicePort": "pulumi_kuberay.model._k8s",
-    "ServiceSpec": "pulumi_kuberay.model._k8s",
-    "ServiceStatus": "pulumi_kuberay.model._k8s",
-    "SessionAffinityConfig": "pulumi_kuberay.model._k8s",
-    "SleepAction": "pulumi_kuberay.model._k8s",
-    "StorageOSVolumeSource": "pulumi_kuberay.model._k8s",
-    "Sysctl": "pulumi_kuberay.model._k8s",
-    "TCPSocketAction": "pulumi_kuberay.model._k8s",
-    "Toleration": "pulumi_kuberay.model._k8s",
-    "TopologySpreadConstraint": "pulumi_kuberay.model._k8s",
-    "TypedLocalObjectReference": "pulumi_kuberay.model._k8s",
-    "TypedObjectReference": "pulumi_kuberay.model._k8s",
-    "Volume": "pulumi_kuberay.model._k8s",
-    "VolumeDevice": "pulumi_kuberay.model._k8s",
-    "VolumeMount": "pulumi_kuberay.model._k8s",
-    "VolumeProjection": "pulumi_kuberay.model._k8s",
-    "VolumeResourceRequirements": "pulumi_kuberay.model._k8s",
-    "VsphereVirtualDiskVolumeSource": "pulumi_kuberay.model._k8s",
-    "WeightedPodAffinityTerm": "pulumi_kuberay.model._k8s",
-    "WindowsSecurityContextOptions": "pulumi_kuberay.model._k8s",
+    "AWSElasticBlockStoreVolumeSource": "pulumi_kuberay.model",
+    "Affinity": "pulumi_kuberay.model",
+    "AppArmorProfile": "pulumi_kuberay.model",
+    "AzureDiskVolumeSource": "pulumi_kuberay.model",
+    "AzureFileVolumeSource": "pulumi_kuberay.model",
+    "CSIVolumeSource": "pulumi_kuberay.model",
+    "Capabilities": "pulumi_kuberay.model",
+    "CephFSVolumeSource": "pulumi_kuberay.model",
+    "CinderVolumeSource": "pulumi_kuberay.model",
+    "ClientIPConfig": "pulumi_kuberay.model",
+    "ClusterTrustBundleProjection": "pulumi_kuberay.model",
+    "Condition": "pulumi_kuberay.model",
+    "ConfigMapEnvSource": "pulumi_kuberay.model",
+    "ConfigMapKeySelector": "pulumi_kuberay.model",
+    "ConfigMapProjection": "pulumi_kuberay.model",
+    "ConfigMapVolumeSource": "pulumi_kuberay.model",
+    "Container": "pulumi_kuberay.model",
+    "ContainerPort": "pulumi_kuberay.model",
+    "ContainerResizePolicy": "pulumi_kuberay.model",
+    "ContainerRestartRule": "pulumi_kuberay.model",
+    "ContainerRestartRuleOnExitCodes": "pulumi_kuberay.model",
+    "DownwardAPIProjection": "pulumi_kuberay.model",
+    "DownwardAPIVolumeFile": "pulumi_kuberay.model",
+    "DownwardAPIVolumeSource": "pulumi_kuberay.model",
+    "EmbeddedObjectMeta": "pulumi_kuberay.model",
+    "EmptyDirVolumeSource": "pulumi_kuberay.model",
+    "EnvFromSource": "pulumi_kuberay.model",
+    "EnvVar": "pulumi_kuberay.model",
+    "EnvVarSource": "pulumi_kuberay.model",
+    "EphemeralContainer": "pulumi_kuberay.model",
+    "EphemeralVolumeSource": "pulumi_kuberay.model",
+    "ExecAction": "pulumi_kuberay.model",
+    "FCVolumeSource": "pulumi_kuberay.model",
+    "FileKeySelector": "pulumi_kuberay.model",
+    "FlexVolumeSource": "pulumi_kuberay.model",
+    "FlockerVolumeSource": "pulumi_kuberay.model",
+    "GCEPersistentDiskVolumeSource": "pulumi_kuberay.model",
+    "GRPCAction": "pulumi_kuberay.model",
+    "GitRepoVolumeSource": "pulumi_kuberay.model",
+    "GlusterfsVolumeSource": "pulumi_kuberay.model",
+    "HTTPGetAction": "pulumi_kuberay.model",
+    "HTTPHeader": "pulumi_kuberay.model",
+    "HostAlias": "pulumi_kuberay.model",
+    "HostPathVolumeSource": "pulumi_kuberay.model",
+    "IPBlock": "pulumi_kuberay.model",
+    "ISCSIVolumeSource": "pulumi_kuberay.model",
+    "ImageVolumeSource": "pulumi_kuberay.model",
+    "IngressTLS": "pulumi_kuberay.model",
+    "KeyToPath": "pulumi_kuberay.model",
+    "LabelSelector": "pulumi_kuberay.model",
+    "LabelSelectorRequirement": "pulumi_kuberay.model",
+    "Lifecycle": "pulumi_kuberay.model",
+    "LifecycleHandler": "pulumi_kuberay.model",
+    "LoadBalancerIngress": "pulumi_kuberay.model",
+    "LoadBalancerStatus": "pulumi_kuberay.model",
+    "LocalObjectReference": "pulumi_kuberay.model",
+    "NFSVolumeSource": "pulumi_kuberay.model",
+    "NetworkPolicyEgressRule": "pulumi_kuberay.model",
+    "NetworkPolicyIngressRule": "pulumi_kuberay.model",
+    "NetworkPolicyPeer": "pulumi_kuberay.model",
+    "NetworkPolicyPort": "pulumi_kuberay.model",
+    "NodeAffinity": "pulumi_kuberay.model",
+    "NodeSelector": "pulumi_kuberay.model",
+    "NodeSelectorRequirement": "pulumi_kuberay.model",
+    "NodeSelectorTerm": "pulumi_kuberay.model",
+    "ObjectFieldSelector": "pulumi_kuberay.model",
+    "PersistentVolumeClaimSpec": "pulumi_kuberay.model",
+    "PersistentVolumeClaimTemplate": "pulumi_kuberay.model",
+    "PersistentVolumeClaimVolumeSource": "pulumi_kuberay.model",
+    "PhotonPersistentDiskVolumeSource": "pulumi_kuberay.model",
+    "PodAffinity": "pulumi_kuberay.model",
+    "PodAffinityTerm": "pulumi_kuberay.model",
+    "PodAntiAffinity": "pulumi_kuberay.model",
+    "PodCertificateProjection": "pulumi_kuberay.model",
+    "PodDNSConfig": "pulumi_kuberay.model",
+    "PodDNSConfigOption": "pulumi_kuberay.model",
+    "PodOS": "pulumi_kuberay.model",
+    "PodReadinessGate": "pulumi_kuberay.model",
+    "PodResourceClaim": "pulumi_kuberay.model",
+    "PodSchedulingGate": "pulumi_kuberay.model",
+    "PodSchedulingGroup": "pulumi_kuberay.model",
+    "PodSecurityContext": "pulumi_kuberay.model",
+    "PodSpec": "pulumi_kuberay.model",
+    "PodTemplateSpec": "pulumi_kuberay.model",
+    "PortStatus": "pulumi_kuberay.model",
+    "PortworxVolumeSource": "pulumi_kuberay.model",
+    "PreferredSchedulingTerm": "pulumi_kuberay.model",
+    "Probe": "pulumi_kuberay.model",
+    "ProjectedVolumeSource": "pulumi_kuberay.model",
+    "QuobyteVolumeSource": "pulumi_kuberay.model",
+    "RBDVolumeSource": "pulumi_kuberay.model",
+    "ResourceClaim": "pulumi_kuberay.model",
+    "ResourceFieldSelector": "pulumi_kuberay.model",
+    "ResourceRequirements": "pulumi_kuberay.model",
+    "SELinuxOptions": "pulumi_kuberay.model",
+    "ScaleIOVolumeSource": "pulumi_kuberay.model",
+    "SeccompProfile": "pulumi_kuberay.model",
+    "SecretEnvSource": "pulumi_kuberay.model",
+    "SecretKeySelector": "pulumi_kuberay.model",
+    "SecretProjection": "pulumi_kuberay.model",
+    "SecretVolumeSource": "pulumi_kuberay.model",
+    "SecurityContext": "pulumi_kuberay.model",
+    "Service": "pulumi_kuberay.model",
+    "ServiceAccountTokenProjection": "pulumi_kuberay.model",
+    "ServicePort": "pulumi_kuberay.model",
+    "ServiceSpec": "pulumi_kuberay.model",
+    "ServiceStatus": "pulumi_kuberay.model",
+    "SessionAffinityConfig": "pulumi_kuberay.model",
+    "SleepAction": "pulumi_kuberay.model",
+    "StorageOSVolumeSource": "pulumi_kuberay.model",
+    "Sysctl": "pulumi_kuberay.model",
+    "TCPSocketAction": "pulumi_kuberay.model",
+    "Toleration": "pulumi_kuberay.model",
+    "TopologySpreadConstraint": "pulumi_kuberay.model",
+    "TypedLocalObjectReference": "pulumi_kuberay.model",
+    "TypedObjectReference": "pulumi_kuberay.model",
+    "Volume": "pulumi_kuberay.model",
+    "VolumeDevice": "pulumi_kuberay.model",
+    "VolumeMount": "pulumi_kuberay.model",
+    "VolumeProjection": "pulumi_kuberay.model",
+    "VolumeResourceRequirements": "pulumi_kuberay.model",
+    "VsphereVirtualDiskVolumeSource": "pulumi_kuberay.model",
+    "WeightedPodAffinityTerm": "pulumi_kuberay.model",
+    "WindowsSecurityContextOptions": "pulumi_kuberay.model",
     # status
     "diagnose": "pulumi_kuberay.status",
     "Diagnosis": "pulumi_kuberay.status",
@@ -213,12 +213,12 @@ _LAZY: dict[str, str] = {
     "RayCluster": "pulumi_kuberay.resources.cluster",
     "RayJob": "pulumi_kuberay.resources.job",
     "RayJobFailedError": "pulumi_kuberay.resources.job",
-    "watch_with": "pulumi_kuberay.resources._component_await",
+    "watch_with": "pulumi_kuberay.resources",
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
     "KubeRayOperator": "pulumi_kuberay.resources.kuberay_operator",
-    "CriticalFindingsError": "pulumi_kuberay.resources._shared",
-    "KUEUE_QUEUE_LABEL": "pulumi_kuberay.resources._component",
+    "CriticalFindingsError": "pulumi_kuberay.resources",
+    "KUEUE_QUEUE_LABEL": "pulumi_kuberay.kuberay",
 }
 
 __all__ = sorted([*_LAZY, "rules"])
@@ -241,137 +241,138 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them in sync)
     from pulumi_kuberay import rules as rules
-    from pulumi_kuberay.model._deferred import Deferred as Deferred
-    from pulumi_kuberay.model._deferred import In as In
-    from pulumi_kuberay.model._errors import ManifestError as ManifestError
-    from pulumi_kuberay.model._errors import Problem as Problem
-    from pulumi_kuberay.model._errors import SpecError as SpecError
-    from pulumi_kuberay.model._k8s import Affinity as Affinity
-    from pulumi_kuberay.model._k8s import AppArmorProfile as AppArmorProfile
-    from pulumi_kuberay.model._k8s import AWSElasticBlockStoreVolumeSource as AWSElasticBlockStoreVolumeSource
-    from pulumi_kuberay.model._k8s import AzureDiskVolumeSource as AzureDiskVolumeSource
-    from pulumi_kuberay.model._k8s import AzureFileVolumeSource as AzureFileVolumeSource
-    from pulumi_kuberay.model._k8s import Capabilities as Capabilities
-    from pulumi_kuberay.model._k8s import CephFSVolumeSource as CephFSVolumeSource
-    from pulumi_kuberay.model._k8s import CinderVolumeSource as CinderVolumeSource
-    from pulumi_kuberay.model._k8s import ClientIPConfig as ClientIPConfig
-    from pulumi_kuberay.model._k8s import ClusterTrustBundleProjection as ClusterTrustBundleProjection
-    from pulumi_kuberay.model._k8s import Condition as Condition
-    from pulumi_kuberay.model._k8s import ConfigMapEnvSource as ConfigMapEnvSource
-    from pulumi_kuberay.model._k8s import ConfigMapKeySelector as ConfigMapKeySelector
-    from pulumi_kuberay.model._k8s import ConfigMapProjection as ConfigMapProjection
-    from pulumi_kuberay.model._k8s import ConfigMapVolumeSource as ConfigMapVolumeSource
-    from pulumi_kuberay.model._k8s import Container as Container
-    from pulumi_kuberay.model._k8s import ContainerPort as ContainerPort
-    from pulumi_kuberay.model._k8s import ContainerResizePolicy as ContainerResizePolicy
-    from pulumi_kuberay.model._k8s import ContainerRestartRule as ContainerRestartRule
-    from pulumi_kuberay.model._k8s import ContainerRestartRuleOnExitCodes as ContainerRestartRuleOnExitCodes
-    from pulumi_kuberay.model._k8s import CSIVolumeSource as CSIVolumeSource
-    from pulumi_kuberay.model._k8s import DownwardAPIProjection as DownwardAPIProjection
-    from pulumi_kuberay.model._k8s import DownwardAPIVolumeFile as DownwardAPIVolumeFile
-    from pulumi_kuberay.model._k8s import DownwardAPIVolumeSource as DownwardAPIVolumeSource
-    from pulumi_kuberay.model._k8s import EmbeddedObjectMeta as EmbeddedObjectMeta
-    from pulumi_kuberay.model._k8s import EmptyDirVolumeSource as EmptyDirVolumeSource
-    from pulumi_kuberay.model._k8s import EnvFromSource as EnvFromSource
-    from pulumi_kuberay.model._k8s import EnvVar as EnvVar
-    from pulumi_kuberay.model._k8s import EnvVarSource as EnvVarSource
-    from pulumi_kuberay.model._k8s import EphemeralContainer as EphemeralContainer
-    from pulumi_kuberay.model._k8s import EphemeralVolumeSource as EphemeralVolumeSource
-    from pulumi_kuberay.model._k8s import ExecAction as ExecAction
-    from pulumi_kuberay.model._k8s import FCVolumeSource as FCVolumeSource
-    from pulumi_kuberay.model._k8s import FileKeySelector as FileKeySelector
-    from pulumi_kuberay.model._k8s import FlexVolumeSource as FlexVolumeSource
-    from pulumi_kuberay.model._k8s import FlockerVolumeSource as FlockerVolumeSource
-    from pulumi_kuberay.model._k8s import GCEPersistentDiskVolumeSource as GCEPersistentDiskVolumeSource
-    from pulumi_kuberay.model._k8s import GitRepoVolumeSource as GitRepoVolumeSource
-    from pulumi_kuberay.model._k8s import GlusterfsVolumeSource as GlusterfsVolumeSource
-    from pulumi_kuberay.model._k8s import GRPCAction as GRPCAction
-    from pulumi_kuberay.model._k8s import HostAlias as HostAlias
-    from pulumi_kuberay.model._k8s import HostPathVolumeSource as HostPathVolumeSource
-    from pulumi_kuberay.model._k8s import HTTPGetAction as HTTPGetAction
-    from pulumi_kuberay.model._k8s import HTTPHeader as HTTPHeader
-    from pulumi_kuberay.model._k8s import ImageVolumeSource as ImageVolumeSource
-    from pulumi_kuberay.model._k8s import IngressTLS as IngressTLS
-    from pulumi_kuberay.model._k8s import IPBlock as IPBlock
-    from pulumi_kuberay.model._k8s import ISCSIVolumeSource as ISCSIVolumeSource
-    from pulumi_kuberay.model._k8s import KeyToPath as KeyToPath
-    from pulumi_kuberay.model._k8s import LabelSelector as LabelSelector
-    from pulumi_kuberay.model._k8s import LabelSelectorRequirement as LabelSelectorRequirement
-    from pulumi_kuberay.model._k8s import Lifecycle as Lifecycle
-    from pulumi_kuberay.model._k8s import LifecycleHandler as LifecycleHandler
-    from pulumi_kuberay.model._k8s import LoadBalancerIngress as LoadBalancerIngress
-    from pulumi_kuberay.model._k8s import LoadBalancerStatus as LoadBalancerStatus
-    from pulumi_kuberay.model._k8s import LocalObjectReference as LocalObjectReference
-    from pulumi_kuberay.model._k8s import NetworkPolicyEgressRule as NetworkPolicyEgressRule
-    from pulumi_kuberay.model._k8s import NetworkPolicyIngressRule as NetworkPolicyIngressRule
-    from pulumi_kuberay.model._k8s import NetworkPolicyPeer as NetworkPolicyPeer
-    from pulumi_kuberay.model._k8s import NetworkPolicyPort as NetworkPolicyPort
-    from pulumi_kuberay.model._k8s import NFSVolumeSource as NFSVolumeSource
-    from pulumi_kuberay.model._k8s import NodeAffinity as NodeAffinity
-    from pulumi_kuberay.model._k8s import NodeSelector as NodeSelector
-    from pulumi_kuberay.model._k8s import NodeSelectorRequirement as NodeSelectorRequirement
-    from pulumi_kuberay.model._k8s import NodeSelectorTerm as NodeSelectorTerm
-    from pulumi_kuberay.model._k8s import ObjectFieldSelector as ObjectFieldSelector
-    from pulumi_kuberay.model._k8s import PersistentVolumeClaimSpec as PersistentVolumeClaimSpec
-    from pulumi_kuberay.model._k8s import PersistentVolumeClaimTemplate as PersistentVolumeClaimTemplate
-    from pulumi_kuberay.model._k8s import PersistentVolumeClaimVolumeSource as PersistentVolumeClaimVolumeSource
-    from pulumi_kuberay.model._k8s import PhotonPersistentDiskVolumeSource as PhotonPersistentDiskVolumeSource
-    from pulumi_kuberay.model._k8s import PodAffinity as PodAffinity
-    from pulumi_kuberay.model._k8s import PodAffinityTerm as PodAffinityTerm
-    from pulumi_kuberay.model._k8s import PodAntiAffinity as PodAntiAffinity
-    from pulumi_kuberay.model._k8s import PodCertificateProjection as PodCertificateProjection
-    from pulumi_kuberay.model._k8s import PodDNSConfig as PodDNSConfig
-    from pulumi_kuberay.model._k8s import PodDNSConfigOption as PodDNSConfigOption
-    from pulumi_kuberay.model._k8s import PodOS as PodOS
-    from pulumi_kuberay.model._k8s import PodReadinessGate as PodReadinessGate
-    from pulumi_kuberay.model._k8s import PodResourceClaim as PodResourceClaim
-    from pulumi_kuberay.model._k8s import PodSchedulingGate as PodSchedulingGate
-    from pulumi_kuberay.model._k8s import PodSchedulingGroup as PodSchedulingGroup
-    from pulumi_kuberay.model._k8s import PodSecurityContext as PodSecurityContext
-    from pulumi_kuberay.model._k8s import PodSpec as PodSpec
-    from pulumi_kuberay.model._k8s import PodTemplateSpec as PodTemplateSpec
-    from pulumi_kuberay.model._k8s import PortStatus as PortStatus
-    from pulumi_kuberay.model._k8s import PortworxVolumeSource as PortworxVolumeSource
-    from pulumi_kuberay.model._k8s import PreferredSchedulingTerm as PreferredSchedulingTerm
-    from pulumi_kuberay.model._k8s import Probe as Probe
-    from pulumi_kuberay.model._k8s import ProjectedVolumeSource as ProjectedVolumeSource
-    from pulumi_kuberay.model._k8s import QuobyteVolumeSource as QuobyteVolumeSource
-    from pulumi_kuberay.model._k8s import RBDVolumeSource as RBDVolumeSource
-    from pulumi_kuberay.model._k8s import ResourceClaim as ResourceClaim
-    from pulumi_kuberay.model._k8s import ResourceFieldSelector as ResourceFieldSelector
-    from pulumi_kuberay.model._k8s import ResourceRequirements as ResourceRequirements
-    from pulumi_kuberay.model._k8s import ScaleIOVolumeSource as ScaleIOVolumeSource
-    from pulumi_kuberay.model._k8s import SeccompProfile as SeccompProfile
-    from pulumi_kuberay.model._k8s import SecretEnvSource as SecretEnvSource
-    from pulumi_kuberay.model._k8s import SecretKeySelector as SecretKeySelector
-    from pulumi_kuberay.model._k8s import SecretProjection as SecretProjection
-    from pulumi_kuberay.model._k8s import SecretVolumeSource as SecretVolumeSource
-    from pulumi_kuberay.model._k8s import SecurityContext as SecurityContext
-    from pulumi_kuberay.model._k8s import SELinuxOptions as SELinuxOptions
-    from pulumi_kuberay.model._k8s import Service as Service
-    from pulumi_kuberay.model._k8s import ServiceAccountTokenProjection as ServiceAccountTokenProjection
-    from pulumi_kuberay.model._k8s import ServicePort as ServicePort
-    from pulumi_kuberay.model._k8s import ServiceSpec as ServiceSpec
-    from pulumi_kuberay.model._k8s import ServiceStatus as ServiceStatus
-    from pulumi_kuberay.model._k8s import SessionAffinityConfig as SessionAffinityConfig
-    from pulumi_kuberay.model._k8s import SleepAction as SleepAction
-    from pulumi_kuberay.model._k8s import StorageOSVolumeSource as StorageOSVolumeSource
-    from pulumi_kuberay.model._k8s import Sysctl as Sysctl
-    from pulumi_kuberay.model._k8s import TCPSocketAction as TCPSocketAction
-    from pulumi_kuberay.model._k8s import Toleration as Toleration
-    from pulumi_kuberay.model._k8s import TopologySpreadConstraint as TopologySpreadConstraint
-    from pulumi_kuberay.model._k8s import TypedLocalObjectReference as TypedLocalObjectReference
-    from pulumi_kuberay.model._k8s import TypedObjectReference as TypedObjectReference
-    from pulumi_kuberay.model._k8s import Volume as Volume
-    from pulumi_kuberay.model._k8s import VolumeDevice as VolumeDevice
-    from pulumi_kuberay.model._k8s import VolumeMount as VolumeMount
-    from pulumi_kuberay.model._k8s import VolumeProjection as VolumeProjection
-    from pulumi_kuberay.model._k8s import VolumeResourceRequirements as VolumeResourceRequirements
-    from pulumi_kuberay.model._k8s import VsphereVirtualDiskVolumeSource as VsphereVirtualDiskVolumeSource
-    from pulumi_kuberay.model._k8s import WeightedPodAffinityTerm as WeightedPodAffinityTerm
-    from pulumi_kuberay.model._k8s import WindowsSecurityContextOptions as WindowsSecurityContextOptions
-    from pulumi_kuberay.model._object import KubeManifest as KubeManifest
-    from pulumi_kuberay.model._object import ObjectMeta as ObjectMeta
+    from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
+    from pulumi_kuberay.model import Affinity as Affinity
+    from pulumi_kuberay.model import AppArmorProfile as AppArmorProfile
+    from pulumi_kuberay.model import AWSElasticBlockStoreVolumeSource as AWSElasticBlockStoreVolumeSource
+    from pulumi_kuberay.model import AzureDiskVolumeSource as AzureDiskVolumeSource
+    from pulumi_kuberay.model import AzureFileVolumeSource as AzureFileVolumeSource
+    from pulumi_kuberay.model import Capabilities as Capabilities
+    from pulumi_kuberay.model import CephFSVolumeSource as CephFSVolumeSource
+    from pulumi_kuberay.model import CinderVolumeSource as CinderVolumeSource
+    from pulumi_kuberay.model import ClientIPConfig as ClientIPConfig
+    from pulumi_kuberay.model import ClusterTrustBundleProjection as ClusterTrustBundleProjection
+    from pulumi_kuberay.model import Condition as Condition
+    from pulumi_kuberay.model import ConfigMapEnvSource as ConfigMapEnvSource
+    from pulumi_kuberay.model import ConfigMapKeySelector as ConfigMapKeySelector
+    from pulumi_kuberay.model import ConfigMapProjection as ConfigMapProjection
+    from pulumi_kuberay.model import ConfigMapVolumeSource as ConfigMapVolumeSource
+    from pulumi_kuberay.model import Container as Container
+    from pulumi_kuberay.model import ContainerPort as ContainerPort
+    from pulumi_kuberay.model import ContainerResizePolicy as ContainerResizePolicy
+    from pulumi_kuberay.model import ContainerRestartRule as ContainerRestartRule
+    from pulumi_kuberay.model import ContainerRestartRuleOnExitCodes as ContainerRestartRuleOnExitCodes
+    from pulumi_kuberay.model import CSIVolumeSource as CSIVolumeSource
+    from pulumi_kuberay.model import Deferred as Deferred
+    from pulumi_kuberay.model import DownwardAPIProjection as DownwardAPIProjection
+    from pulumi_kuberay.model import DownwardAPIVolumeFile as DownwardAPIVolumeFile
+    from pulumi_kuberay.model import DownwardAPIVolumeSource as DownwardAPIVolumeSource
+    from pulumi_kuberay.model import EmbeddedObjectMeta as EmbeddedObjectMeta
+    from pulumi_kuberay.model import EmptyDirVolumeSource as EmptyDirVolumeSource
+    from pulumi_kuberay.model import EnvFromSource as EnvFromSource
+    from pulumi_kuberay.model import EnvVar as EnvVar
+    from pulumi_kuberay.model import EnvVarSource as EnvVarSource
+    from pulumi_kuberay.model import EphemeralContainer as EphemeralContainer
+    from pulumi_kuberay.model import EphemeralVolumeSource as EphemeralVolumeSource
+    from pulumi_kuberay.model import ExecAction as ExecAction
+    from pulumi_kuberay.model import FCVolumeSource as FCVolumeSource
+    from pulumi_kuberay.model import FileKeySelector as FileKeySelector
+    from pulumi_kuberay.model import FlexVolumeSource as FlexVolumeSource
+    from pulumi_kuberay.model import FlockerVolumeSource as FlockerVolumeSource
+    from pulumi_kuberay.model import GCEPersistentDiskVolumeSource as GCEPersistentDiskVolumeSource
+    from pulumi_kuberay.model import GitRepoVolumeSource as GitRepoVolumeSource
+    from pulumi_kuberay.model import GlusterfsVolumeSource as GlusterfsVolumeSource
+    from pulumi_kuberay.model import GRPCAction as GRPCAction
+    from pulumi_kuberay.model import HostAlias as HostAlias
+    from pulumi_kuberay.model import HostPathVolumeSource as HostPathVolumeSource
+    from pulumi_kuberay.model import HTTPGetAction as HTTPGetAction
+    from pulumi_kuberay.model import HTTPHeader as HTTPHeader
+    from pulumi_kuberay.model import ImageVolumeSource as ImageVolumeSource
+    from pulumi_kuberay.model import In as In
+    from pulumi_kuberay.model import IngressTLS as IngressTLS
+    from pulumi_kuberay.model import IPBlock as IPBlock
+    from pulumi_kuberay.model import ISCSIVolumeSource as ISCSIVolumeSource
+    from pulumi_kuberay.model import KeyToPath as KeyToPath
+    from pulumi_kuberay.model import KubeManifest as KubeManifest
+    from pulumi_kuberay.model import LabelSelector as LabelSelector
+    from pulumi_kuberay.model import LabelSelectorRequirement as LabelSelectorRequirement
+    from pulumi_kuberay.model import Lifecycle as Lifecycle
+    from pulumi_kuberay.model import LifecycleHandler as LifecycleHandler
+    from pulumi_kuberay.model import LoadBalancerIngress as LoadBalancerIngress
+    from pulumi_kuberay.model import LoadBalancerStatus as LoadBalancerStatus
+    from pulumi_kuberay.model import LocalObjectReference as LocalObjectReference
+    from pulumi_kuberay.model import ManifestError as ManifestError
+    from pulumi_kuberay.model import NetworkPolicyEgressRule as NetworkPolicyEgressRule
+    from pulumi_kuberay.model import NetworkPolicyIngressRule as NetworkPolicyIngressRule
+    from pulumi_kuberay.model import NetworkPolicyPeer as NetworkPolicyPeer
+    from pulumi_kuberay.model import NetworkPolicyPort as NetworkPolicyPort
+    from pulumi_kuberay.model import NFSVolumeSource as NFSVolumeSource
+    from pulumi_kuberay.model import NodeAffinity as NodeAffinity
+    from pulumi_kuberay.model import NodeSelector as NodeSelector
+    from pulumi_kuberay.model import NodeSelectorRequirement as NodeSelectorRequirement
+    from pulumi_kuberay.model import NodeSelectorTerm as NodeSelectorTerm
+    from pulumi_kuberay.model import ObjectFieldSelector as ObjectFieldSelector
+    from pulumi_kuberay.model import ObjectMeta as ObjectMeta
+    from pulumi_kuberay.model import PersistentVolumeClaimSpec as PersistentVolumeClaimSpec
+    from pulumi_kuberay.model import PersistentVolumeClaimTemplate as PersistentVolumeClaimTemplate
+    from pulumi_kuberay.model import PersistentVolumeClaimVolumeSource as PersistentVolumeClaimVolumeSource
+    from pulumi_kuberay.model import PhotonPersistentDiskVolumeSource as PhotonPersistentDiskVolumeSource
+    from pulumi_kuberay.model import PodAffinity as PodAffinity
+    from pulumi_kuberay.model import PodAffinityTerm as PodAffinityTerm
+    from pulumi_kuberay.model import PodAntiAffinity as PodAntiAffinity
+    from pulumi_kuberay.model import PodCertificateProjection as PodCertificateProjection
+    from pulumi_kuberay.model import PodDNSConfig as PodDNSConfig
+    from pulumi_kuberay.model import PodDNSConfigOption as PodDNSConfigOption
+    from pulumi_kuberay.model import PodOS as PodOS
+    from pulumi_kuberay.model import PodReadinessGate as PodReadinessGate
+    from pulumi_kuberay.model import PodResourceClaim as PodResourceClaim
+    from pulumi_kuberay.model import PodSchedulingGate as PodSchedulingGate
+    from pulumi_kuberay.model import PodSchedulingGroup as PodSchedulingGroup
+    from pulumi_kuberay.model import PodSecurityContext as PodSecurityContext
+    from pulumi_kuberay.model import PodSpec as PodSpec
+    from pulumi_kuberay.model import PodTemplateSpec as PodTemplateSpec
+    from pulumi_kuberay.model import PortStatus as PortStatus
+    from pulumi_kuberay.model import PortworxVolumeSource as PortworxVolumeSource
+    from pulumi_kuberay.model import PreferredSchedulingTerm as PreferredSchedulingTerm
+    from pulumi_kuberay.model import Probe as Probe
+    from pulumi_kuberay.model import Problem as Problem
+    from pulumi_kuberay.model import ProjectedVolumeSource as ProjectedVolumeSource
+    from pulumi_kuberay.model import QuobyteVolumeSource as QuobyteVolumeSource
+    from pulumi_kuberay.model import RBDVolumeSource as RBDVolumeSource
+    from pulumi_kuberay.model import ResourceClaim as ResourceClaim
+    from pulumi_kuberay.model import ResourceFieldSelector as ResourceFieldSelector
+    from pulumi_kuberay.model import ResourceRequirements as ResourceRequirements
+    from pulumi_kuberay.model import ScaleIOVolumeSource as ScaleIOVolumeSource
+    from pulumi_kuberay.model import SeccompProfile as SeccompProfile
+    from pulumi_kuberay.model import SecretEnvSource as SecretEnvSource
+    from pulumi_kuberay.model import SecretKeySelector as SecretKeySelector
+    from pulumi_kuberay.model import SecretProjection as SecretProjection
+    from pulumi_kuberay.model import SecretVolumeSource as SecretVolumeSource
+    from pulumi_kuberay.model import SecurityContext as SecurityContext
+    from pulumi_kuberay.model import SELinuxOptions as SELinuxOptions
+    from pulumi_kuberay.model import Service as Service
+    from pulumi_kuberay.model import ServiceAccountTokenProjection as ServiceAccountTokenProjection
+    from pulumi_kuberay.model import ServicePort as ServicePort
+    from pulumi_kuberay.model import ServiceSpec as ServiceSpec
+    from pulumi_kuberay.model import ServiceStatus as ServiceStatus
+    from pulumi_kuberay.model import SessionAffinityConfig as SessionAffinityConfig
+    from pulumi_kuberay.model import SleepAction as SleepAction
+    from pulumi_kuberay.model import SpecError as SpecError
+    from pulumi_kuberay.model import StorageOSVolumeSource as StorageOSVolumeSource
+    from pulumi_kuberay.model import Sysctl as Sysctl
+    from pulumi_kuberay.model import TCPSocketAction as TCPSocketAction
+    from pulumi_kuberay.model import Toleration as Toleration
+    from pulumi_kuberay.model import TopologySpreadConstraint as TopologySpreadConstraint
+    from pulumi_kuberay.model import TypedLocalObjectReference as TypedLocalObjectReference
+    from pulumi_kuberay.model import TypedObjectReference as TypedObjectReference
+    from pulumi_kuberay.model import Volume as Volume
+    from pulumi_kuberay.model import VolumeDevice as VolumeDevice
+    from pulumi_kuberay.model import VolumeMount as VolumeMount
+    from pulumi_kuberay.model import VolumeProjection as VolumeProjection
+    from pulumi_kuberay.model import VolumeResourceRequirements as VolumeResourceRequirements
+    from pulumi_kuberay.model import VsphereVirtualDiskVolumeSource as VsphereVirtualDiskVolumeSource
+    from pulumi_kuberay.model import WeightedPodAffinityTerm as WeightedPodAffinityTerm
+    from pulumi_kuberay.model import WindowsSecurityContextOptions as WindowsSecurityContextOptions
     from pulumi_kuberay.model.cluster import AuthOptions as AuthOptions
     from pulumi_kuberay.model.cluster import AutoscalerOptions as AutoscalerOptions
     from pulumi_kuberay.model.cluster import CollectorOptions as CollectorOptions
@@ -415,9 +416,8 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.model.service import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
-    from pulumi_kuberay.resources._component import KUEUE_QUEUE_LABEL as KUEUE_QUEUE_LABEL
-    from pulumi_kuberay.resources._component_await import watch_with as watch_with
-    from pulumi_kuberay.resources._shared import CriticalFindingsError as CriticalFindingsError
+    from pulumi_kuberay.resources import CriticalFindingsError as CriticalFindingsError
+    from pulumi_kuberay.resources import watch_with as watch_with
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob as RayCronJob
     from pulumi_kuberay.resources.job import RayJob as RayJob

@@ -34,7 +34,7 @@ import pytest
 import yaml
 from engine.conftest import ENGINE_DIR, Run
 from engine.test_operator_engine import chart_161, crds_161, reference_chart
-from pulumi_kuberay.operator_crds import CRD_VERSION_LABEL, FIELD_MANAGER
+from pulumi_kuberay.operator.crds import CRD_VERSION_LABEL, FIELD_MANAGER
 
 from .conftest import ClusterStack, ExtraApiServer, LocalCluster, extra_apiserver, not_returned
 

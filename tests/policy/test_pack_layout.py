@@ -27,7 +27,7 @@ def test_packaged_pack_dir_has_no_virtualenv_and_imports_the_package() -> None:
     project = yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text())
     assert project["runtime"] == {"name": "python"}
     assert project["name"] == "kuberay-policies"
-    assert "from pulumi_kuberay.policy._pack import run" in (PACK_DIR / "__main__.py").read_text()
+    assert "from pulumi_kuberay.policy import run" in (PACK_DIR / "__main__.py").read_text()
 
 
 def test_written_pack_pins_the_installed_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import _engine, _paths, _selection
+from pulumi_kuberay.kuberay import paths as _paths
+from pulumi_kuberay.rules import _engine, _selection
 from pulumi_kuberay.rules._engine import Rule, Violation
 from pulumi_kuberay.rules._examples import example, example_cronjob
 

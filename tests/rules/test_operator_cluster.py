@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from _reference import sample_documents
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 OWN_MODULES = ("structure", "versions", "cluster")
 #: Every operator feature gate on (the samples of gated features need them).

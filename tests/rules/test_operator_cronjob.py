@@ -9,10 +9,10 @@ import pytest
 from _reference import require_reference, sample_documents
 from _rule_checks import ALL_GATES, public_paths
 from pulumi_kuberay import rules
-from pulumi_kuberay._gosyntax import cron_error
+from pulumi_kuberay.kuberay.gosyntax import cron_error
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cronjob
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 MODULE = "cronjob"
 OWN_RULES = sorted(

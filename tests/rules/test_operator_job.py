@@ -16,9 +16,9 @@ import pytest
 from _reference import upstream_sample
 from _rule_checks import ALL_GATES, public_findings, public_paths
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules import _examples
 from pulumi_kuberay.rules._engine import Rule
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 MODULE = "job"
 

@@ -9,9 +9,9 @@ import pytest
 from _reference import upstream_sample
 from _rule_checks import ALL_GATES, public_findings
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cluster_spec, example_job, example_service
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 MODULE = "selection"
 OWN_RULES = sorted(

@@ -10,10 +10,10 @@ import yaml
 from _reference import require_reference, sample_documents, upstream_sample
 from _rule_checks import ALL_GATES, public_findings, public_paths
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules import _serve_config
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_service
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 MODULES = ("service.serve_apps", "service.serve_deployments")
 OWN_RULES = sorted(

@@ -35,8 +35,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.model.suggest import did_you_mean
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER
-from pulumi_kuberay.rules._options import OrgOptions, TargetError, kebab
+from pulumi_kuberay.rules import SEVERITY_ORDER, OrgOptions, TargetError, kebab
 
 CONFIG_FILES = (".kuberay-lint.yaml", ".kuberay-lint.yml")
 PYPROJECT_TABLE = "kuberay-lint"

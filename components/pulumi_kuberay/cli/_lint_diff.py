@@ -28,8 +28,7 @@ from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc
 from pulumi_kuberay.cli._lint_report import text_width, to_sarif, wrapped
 from pulumi_kuberay.cli.lint import TOOL_NAME
 from pulumi_kuberay.plan import Change, Operator, object_key, plan_change
-from pulumi_kuberay.rules import check_change
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Finding, Severity
+from pulumi_kuberay.rules import SEVERITY_ORDER, Finding, Severity, check_change
 
 __all__ = ["DiffError", "ObjectChange", "diff_documents", "run_diff"]
 

@@ -12,8 +12,9 @@ from typing import Any
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli import _io
 from pulumi_kuberay.cli._yamlpos import line_for
-from pulumi_kuberay.rules._engine import KINDS, Finding
-from pulumi_kuberay.rules._paths import parse_path
+from pulumi_kuberay.kuberay import KINDS
+from pulumi_kuberay.kuberay.paths import parse_path
+from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target
 
 

@@ -36,8 +36,8 @@ from pulumi_kuberay.cli._lint_findings import (
 )
 from pulumi_kuberay.cli._lint_report import Summary, format_text, text_width, to_json, to_sarif
 from pulumi_kuberay.cli.lint import DEFAULT_BASELINE, TOOL_NAME
-from pulumi_kuberay.operator_crds import crd_version_label
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.operator.crds import crd_version_label
+from pulumi_kuberay.operator.derive import (
     TargetConflictError,
     is_operator_deployment,
     load_values_file,
@@ -47,8 +47,7 @@ from pulumi_kuberay.operator_setup import (
     setup_from_deployment,
     target_for_operator,
 )
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Severity
-from pulumi_kuberay.rules._options import OrgOptions, kebab
+from pulumi_kuberay.rules import SEVERITY_ORDER, OrgOptions, Severity, kebab
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 __all__ = ["LocatedFinding", "RayDoc", "info_command", "lint_documents", "run", "run_or_explain"]

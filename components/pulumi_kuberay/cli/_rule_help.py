@@ -15,8 +15,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import DISTRIBUTION, package_version
-from pulumi_kuberay.rules._docs import enforced_by, looks_at, ordered_rules
-from pulumi_kuberay.rules._engine import Rule
+from pulumi_kuberay.rules import Rule, enforced_by, looks_at, ordered_rules
 
 #: Used when the package metadata is not available (running from a source tree without an install).
 FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"

@@ -32,9 +32,9 @@ from pulumi_kuberay.convert.helm import (
     replace_helm_labels,
     values_key,
 )
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.kuberay.paths import placeholder_note
+from pulumi_kuberay.model import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
-from pulumi_kuberay.rules._paths import placeholder_note
 
 TOOL_NAME = "kuberay-convert"
 

@@ -28,12 +28,14 @@ unreadable file, a chart helm cannot render, a bad flag or config), one line per
 
 from __future__ import annotations
 
-# Only the standard library at import: `kuberay-lint --help` and `--version` load no model and no rule (held by
-# tests/test_lint_startup.py). Everything else is imported by `main` once it knows there is work to do.
+# Only the standard library and the kuberay/ leaf at import: `kuberay-lint --help` and `--version` load no model and
+# no rule (held by tests/test_lint_startup.py). Everything else is imported by `main` once it knows there is work to do.
 import argparse
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from pulumi_kuberay.kuberay.kubernetes import POD_SECURITY_PROFILES
 
 if TYPE_CHECKING:
     from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc, lint_documents
@@ -46,7 +48,6 @@ DEFAULT_BASELINE = ".kuberay-lint-baseline.json"
 #: test holds them to): importing the catalogue's engine to print the help would load the rules package.
 SEVERITIES = ("low", "medium", "high", "critical")
 ENVIRONMENTS = ("dev", "staging", "prod")
-POD_SECURITY_PROFILES = ("privileged", "baseline", "restricted")  # rules._options.POD_SECURITY_PROFILES
 #: The environment variable naming the helm binary (``_helm.HELM_ENV``; a test holds them equal).
 HELM_ENV = "KUBERAY_LINT_HELM"
 _LAZY = {"LocatedFinding", "RayDoc", "lint_documents"}

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
+from pulumi_kuberay.kuberay import KINDS as RAY_KINDS
 
 from ._objects import RayObject, prepare_all
 from ._python import python_module

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.kuberay import API_VERSION
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as CLUSTER_LABEL
+from pulumi_kuberay.model import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 from pulumi_kuberay.model.pod import lenient_validation
 from pulumi_kuberay.model.service import KubeRayDeprecationWarning
@@ -27,7 +29,6 @@ from ._shortcuts import expected_rendering, model_differences, renders, strip_nu
 from ._tree import Node
 from ._typed import ConversionError, Typer
 
-CLUSTER_LABEL = "ray.io/cluster"
 GATE_RULE = "feature-gate-disabled"
 #: metadata the API server sets on live objects (``kubectl get -o yaml``): never part of a declaration.
 SERVER_SET = (
@@ -71,7 +72,7 @@ class RayObject:
         for key, value in (("namespace", self.namespace), ("labels", self.labels), ("annotations", self.annotations)):
             if value:
                 meta[key] = value
-        return {"apiVersion": "ray.io/v1", "kind": self.kind, "metadata": meta, "spec": self.spec}
+        return {"apiVersion": API_VERSION, "kind": self.kind, "metadata": meta, "spec": self.spec}
 
 
 def _metadata(meta: Mapping[str, Any], notes: list[str]) -> tuple[str, dict[str, Any]]:
@@ -143,7 +144,7 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
         for p in stored.dropped
     ]
     notes += [f"kept, but deprecated: {line}" for line in stored.deprecations]
-    if normalised["apiVersion"] != "ray.io/v1":
+    if normalised["apiVersion"] != API_VERSION:
         notes.append(f"apiVersion {normalised['apiVersion']} became ray.io/v1 (the components declare ray.io/v1)")
     if "status" in normalised:
         notes.append("status left out (written by the operator)")

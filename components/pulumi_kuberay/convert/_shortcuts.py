@@ -14,9 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from pulumi_kuberay.model._errors import ManifestError
-from pulumi_kuberay.model._k8s import PodTemplateSpec, Toleration
-from pulumi_kuberay.model._yaml import YAMLError, parse_yaml
+from pulumi_kuberay.model import ManifestError, PodTemplateSpec, Toleration, YAMLError, parse_yaml
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.pod import DEFAULT_GPU_RESOURCE, SecretRef
 from pulumi_kuberay.model.serve import ServeConfig

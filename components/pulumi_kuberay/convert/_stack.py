@@ -14,7 +14,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from ._objects import CLUSTER_LABEL, RayObject
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as CLUSTER_LABEL
+
+from ._objects import RayObject
 from ._python import COMMENT_WIDTH, object_comments
 from ._tree import DictOf, ListOf, Lit, Node
 from ._typed import ConversionError

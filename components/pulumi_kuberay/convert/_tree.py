@@ -89,9 +89,9 @@ class Imports:
 
 
 def _public_name(cls: type, name: str) -> str:
-    from pulumi_kuberay import _LAZY  # the package's public (lazy) names and their modules
+    import pulumi_kuberay  # the package's public (lazy) names
 
-    if _LAZY.get(name) != cls.__module__:
+    if name not in pulumi_kuberay.__all__ or getattr(pulumi_kuberay, name) is not cls:
         raise ValueError(f"{cls.__module__}.{name} is not exported from pulumi_kuberay: add it to _LAZY and the TYPE_CHECKING imports of pulumi_kuberay/__init__.py")
     return f"{PACKAGE_ALIAS}.{name}"
 

@@ -31,7 +31,8 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._helm_values import coalesce, merge_maps
+from pulumi_kuberay.kuberay import API_VERSION
+from pulumi_kuberay.model import coalesce, merge_maps
 from pulumi_kuberay.model.suggest import did_you_mean
 
 CHART_NAME = "ray-cluster"
@@ -504,7 +505,7 @@ def render_values(  # noqa: C901
         if not truthy(group.get("disabled")):
             groups.append(_worker(merged, group, f"additionalWorkerGroups.{name}", name, labels, extra=True))
     spec["workerGroupSpecs"] = groups or None
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": metadata, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": metadata, "spec": spec}
 
 
 _CONTAINER_TO_VALUES = {

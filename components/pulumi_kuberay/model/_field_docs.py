@@ -219,30 +219,6 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     "pulumi_kuberay.model.manifest.RayClusterManifest": {
         "kind": "Always ``\"RayCluster\"``.",
     },
-    "pulumi_kuberay.model.operator_values.BatchSchedulerValues": {
-        "enabled": "Deprecated by the chart: ``true`` means volcano. Do not set it together with ``name``.",
-        "name": "The batch scheduler integration: volcano, yunikorn, kai-scheduler or scheduler-plugins (\"\" = none).",
-    },
-    "pulumi_kuberay.model.operator_values.ConfigurationValues": {
-        "enabled": "Configure the operator with a ConfigMap (``--config``) instead of command-line flags.",
-    },
-    "pulumi_kuberay.model.operator_values.ImageValues": {
-        "repository": "Image repository.",
-        "tag": "Image tag (keep it equal to the chart version: rule ``operator-image-tag-mismatch``).",
-    },
-    "pulumi_kuberay.model.operator_values.KubeRayOperatorValues": {
-        "feature_gates": "Rendered as ``--feature-gates``; a gate left out takes the operator's built-in default.",
-        "use_kubernetes_proxy": "Commented out in values.yaml: unset means the flag is not passed.",
-        "single_namespace_install": "Namespaced RBAC; without ``watchNamespace`` the operator then watches only its own namespace.",
-        "watch_namespace": "Commented out in values.yaml: the namespaces the operator watches (unset = all, see\n``singleNamespaceInstall``).",
-    },
-    "pulumi_kuberay.model.operator_values.LoggingValues": {
-        "base_dir": "Directory of the log file (with ``fileName``: the operator also logs to ``baseDir/fileName``).",
-        "size_limit": "EmptyDir size limit of the log volume (a quantity, e.g. ``1Gi``).",
-    },
-    "pulumi_kuberay.model.operator_values.MetricsValues": {
-        "enabled": "``--enable-metrics``: the operator's control-plane metrics.",
-    },
     "pulumi_kuberay.model.pod.PodShortcuts": {
         "image": "Ray container image, e.g. ``\"rayproject/ray:2.52.0\"`` (``RayClusterSpec.image`` is the default).",
         "image_pull_policy": "Ray container ``imagePullPolicy``, e.g. ``\"IfNotPresent\"``.",
@@ -363,7 +339,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "type": "Unset means ``NewCluster`` unless the operator runs with ``ENABLE_ZERO_DOWNTIME=false``.",
         "cluster_upgrade_options": "Required with ``NewClusterWithIncrementalUpgrade``.",
     },
-    "pulumi_kuberay.operator_args.KubeRayOperatorArgs": {
+    "pulumi_kuberay.operator.args.KubeRayOperatorArgs": {
         "version": "Chart (and operator) version; the CRDs follow it.",
         "chart": "A local chart directory; unset: ``kuberay-operator`` from ``repository`` at ``version``.",
         "namespace": "Namespace of the operator (the Helm release namespace).",
@@ -371,5 +347,29 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "crds_dir": "Directory of the CRD YAML for ``version`` (default: the local chart's ``crds/``).",
         "installed_crds": "With ``crds: leave``: the KubeRay version of the CRDs already installed (for the CRD-age rule).",
         "retain_crds": "Keep the CRDs on ``pulumi destroy`` (deleting a CRD deletes every object of its kind, as Helm knows).",
+    },
+    "pulumi_kuberay.operator.values.BatchSchedulerValues": {
+        "enabled": "Deprecated by the chart: ``true`` means volcano. Do not set it together with ``name``.",
+        "name": "The batch scheduler integration: volcano, yunikorn, kai-scheduler or scheduler-plugins (\"\" = none).",
+    },
+    "pulumi_kuberay.operator.values.ConfigurationValues": {
+        "enabled": "Configure the operator with a ConfigMap (``--config``) instead of command-line flags.",
+    },
+    "pulumi_kuberay.operator.values.ImageValues": {
+        "repository": "Image repository.",
+        "tag": "Image tag (keep it equal to the chart version: rule ``operator-image-tag-mismatch``).",
+    },
+    "pulumi_kuberay.operator.values.KubeRayOperatorValues": {
+        "feature_gates": "Rendered as ``--feature-gates``; a gate left out takes the operator's built-in default.",
+        "use_kubernetes_proxy": "Commented out in values.yaml: unset means the flag is not passed.",
+        "single_namespace_install": "Namespaced RBAC; without ``watchNamespace`` the operator then watches only its own namespace.",
+        "watch_namespace": "Commented out in values.yaml: the namespaces the operator watches (unset = all, see\n``singleNamespaceInstall``).",
+    },
+    "pulumi_kuberay.operator.values.LoggingValues": {
+        "base_dir": "Directory of the log file (with ``fileName``: the operator also logs to ``baseDir/fileName``).",
+        "size_limit": "EmptyDir size limit of the log volume (a quantity, e.g. ``1Gi``).",
+    },
+    "pulumi_kuberay.operator.values.MetricsValues": {
+        "enabled": "``--enable-metrics``: the operator's control-plane metrics.",
     },
 }

@@ -52,4 +52,26 @@ def name_problems(kind: str, name: str, *, generated: bool = False) -> list[str]
     return problems
 
 
-__all__ = ["DNS1035_KINDS", "GENERATE_NAME_SUFFIX", "NAME_LIMITS", "is_dns1035_label", "name_problems"]
+def lower_camel(name: str) -> str:
+    """``gpu_budget`` -> ``gpuBudget``, each later word capitalised (its other letters lower-cased): the
+    organisation options' keys in the stack config and the policy config."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def lower_camel_keep_case(name: str) -> str:
+    """``head_service_name`` -> ``headServiceName``, only each later word's first letter upper-cased (the
+    others kept as written): the component package schema's input and output names."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+__all__ = [
+    "DNS1035_KINDS",
+    "GENERATE_NAME_SUFFIX",
+    "NAME_LIMITS",
+    "is_dns1035_label",
+    "lower_camel",
+    "lower_camel_keep_case",
+    "name_problems",
+]

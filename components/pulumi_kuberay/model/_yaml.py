@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: What a malformed YAML string raises (libyaml and pure Python raise the same classes).
 YAMLError = yaml.YAMLError
@@ -23,7 +23,7 @@ YAMLError = yaml.YAMLError
 @lru_cache(maxsize=256)
 def parse_yaml(text: str) -> Any:
     """``yaml.safe_load(text)``, cached; raises :data:`YAMLError` on malformed input. Do not mutate the result."""
-    return yaml.load(text, Loader=_LOADER)
+    return yaml.load(text, Loader=YAML_LOADER)
 
 
 def parse_yaml_copy(text: str) -> Any:
@@ -34,7 +34,7 @@ def parse_yaml_copy(text: str) -> Any:
 def first_document(text: str) -> Any:
     """The first YAML document of ``text`` (None when there is none), as go-yaml's ``Unmarshal`` reads it: later
     documents are not even parsed. Raises :data:`YAMLError` when the first one is malformed. A fresh value."""
-    loader = _LOADER(text)
+    loader = YAML_LOADER(text)
     try:
         return loader.get_data() if loader.check_data() else None  # type: ignore[no-untyped-call]
     finally:

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticKnownError
 
+from ..kuberay import HEAD_DEFAULT_PORTS as HEAD_DEFAULT_PORTS
+from ..kuberay import ManagedBy
 from ._base import Int32, KubeModel, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
@@ -76,14 +78,8 @@ from .pod import (
 INT32_MAX = 2147483647
 """CRD default of ``workerGroupSpecs[].maxReplicas``."""
 
-HEAD_DEFAULT_PORTS: tuple[tuple[str, int], ...] = (
-    ("gcs-server", 6379),
-    ("dashboard", 8265),
-    ("client", 10001),
-    ("serve", 8000),
-)
-"""Ports of a head Ray container generated from convenience fields (KubeRay's defaults; ``serve`` included
-because RayService and the serve Service look the port up by that name)."""
+# HEAD_DEFAULT_PORTS (kuberay.names): ports of a head Ray container generated from convenience fields (KubeRay's
+# defaults; ``serve`` included because RayService and the serve Service look the port up by that name).
 
 
 def _missing_on_wire(value: Any, info: ValidationInfo) -> Any:
@@ -467,7 +463,7 @@ class RayClusterSpec(KubeModel):
     ``autoscalerOptions.securityContext`` is not set; ``False`` keeps KubeRay's own (none), as a manifest does."""
     suspend: bool | None = None
     """Delete all Pods (and keep the CR), e.g. ``True``."""
-    managed_by: Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"] | None = None
+    managed_by: ManagedBy | None = None
     """Controller of the object (immutable), e.g. ``"kueue.x-k8s.io/multikueue"``."""
     head_service_annotations: dict[str, In[str]] | None = None
     """Annotations merged onto the head Service, e.g. ``{"cloud.google.com/neg": '{"ingress": true}'}``."""

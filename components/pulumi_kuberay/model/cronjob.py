@@ -7,7 +7,7 @@ the Helm chart); without it the CR is accepted and never acted upon.
 day-of-month month day-of-week`` with ``*``, ``?``, lists ``a,b``, ranges ``a-b``, steps ``*/n`` / ``a-b/n`` /
 ``a/n``, month names ``JAN``-``DEC`` and weekday names ``SUN``-``SAT`` (case-insensitive, weekday 0-6), or a
 descriptor ``@yearly``/``@annually``/``@monthly``/``@weekly``/``@daily``/``@midnight``/``@hourly`` or
-``@every <duration>`` (:mod:`pulumi_kuberay._gosyntax`). A ``TZ=``/``CRON_TZ=`` prefix is left to the
+``@every <duration>`` (:mod:`pulumi_kuberay.kuberay.gosyntax`). A ``TZ=``/``CRON_TZ=`` prefix is left to the
 version-aware rule ``raycronjob-schedule-has-timezone`` (KubeRay >= 1.7 wants ``timeZone`` instead).
 ``timeZone`` must be an IANA zone name or ``Local`` (as Go's ``time.LoadLocation`` loads it).
 """
@@ -18,7 +18,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .._gosyntax import cron_error, go_location_exists
+from pulumi_kuberay.kuberay.gosyntax import cron_error, go_location_exists
+
 from ._base import KubeModel, Self
 from ._errors import SpecError
 from ._object import KubeManifest

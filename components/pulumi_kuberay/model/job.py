@@ -27,6 +27,8 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
+from ..kuberay import RAY_CLUSTER_LABEL as CLUSTER_SELECTOR_KEY
+from ..kuberay import ManagedBy as ManagedBy
 from ._base import INT32_MAX, Int32, KubeModel, Self, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
@@ -38,10 +40,8 @@ from .pod import hardened_security_context, is_lenient, is_wire, reject_on_wire
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
 """How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
 DeletionPolicyType = Literal["DeleteCluster", "DeleteWorkers", "DeleteSelf", "DeleteNone"]
-ManagedBy = Literal["ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"]
 
-#: Label key of ``clusterSelector`` naming the RayCluster a job runs on.
-CLUSTER_SELECTOR_KEY = "ray.io/cluster"
+#: Label key of ``clusterSelector`` naming the RayCluster a job runs on: CLUSTER_SELECTOR_KEY (kuberay.names).
 
 
 def _render_yaml_mapping(value: str | dict[str, Any], *, what: str, info: ValidationInfo) -> str:

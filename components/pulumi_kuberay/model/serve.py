@@ -40,12 +40,12 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import parse_yaml
 
+from ..kuberay import SERVE_PORT as DEFAULT_SERVE_PORT
 from ._base import KubeModel, Self, iter_unique_duplicates
 from ._errors import ManifestError, Problem, SpecError, validate_as
 from .serve_versions import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # Ray Serve's fact, kept with its keys
 
 #: Ray Serve's default HTTP port (``http_options.port``), also what KubeRay assumes for the ``serve`` port.
-DEFAULT_SERVE_PORT = 8000
 #: Route prefix Ray Serve gives an application that does not set ``route_prefix``.
 DEFAULT_ROUTE_PREFIX = "/"
 

@@ -24,15 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import KINDS
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.plan._change import ACTIONS, Action, Change, Footprint, Resources, WaitFor
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan.cluster import plan_cluster
 from pulumi_kuberay.plan.hashing import cluster_spec_hash, service_goal_hash
 from pulumi_kuberay.plan.job import Mode, plan_cronjob, plan_job
 from pulumi_kuberay.plan.service import plan_service
-
-KINDS = ("RayCluster", "RayService", "RayJob", "RayCronJob")
-UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 
 def _holds_unknown(value: Any) -> bool:
@@ -128,6 +127,13 @@ def plan_documents(
     return plans
 
 
+def render_docs() -> str:
+    """docs/changes.md, rendered from the change table (``scripts/gen-change-docs`` writes it)."""
+    from pulumi_kuberay.plan._docs import render
+
+    return render()
+
+
 __all__ = [
     "ACTIONS",
     "Action",
@@ -142,5 +148,6 @@ __all__ = [
     "object_key",
     "plan_change",
     "plan_documents",
+    "render_docs",
     "service_goal_hash",
 ]

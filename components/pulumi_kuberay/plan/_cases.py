@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_kuberay.kuberay import NUM_WORKER_GROUPS_ANNOTATION
 from pulumi_kuberay.plan._change import Action
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan.job import Mode
@@ -248,7 +249,7 @@ class Case:
             return Live(obj=old, head_pods=({"metadata": {"annotations": annotations}},))
         config = old["spec"]["rayClusterConfig"]
         annotations[hashing.SERVICE_HASH_ANNOTATION] = hashing.service_goal_hash(config, self.version)
-        annotations["ray.io/num-worker-groups"] = str(len(config["workerGroupSpecs"]))
+        annotations[NUM_WORKER_GROUPS_ANNOTATION] = str(len(config["workerGroupSpecs"]))
         active = "plan-rs-active"
         obj = {**old, "status": {"activeServiceStatus": {"rayClusterName": active}}}
         cluster = {"metadata": {"name": active, "annotations": annotations}, "spec": config}

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
+from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER as KUBERAY_CONTROLLER
+
 #: The actions of the plan, from the operator's point of view (see docs/changes.md):
 #:
 #: * ``create`` -- there is no old object: the operator builds it from scratch; ``delete``: no new one;
@@ -171,8 +173,6 @@ class Change:
         return out
 
 
-#: spec.managedBy of an object KubeRay itself reconciles (any other value hands it to another controller).
-KUBERAY_CONTROLLER: Final = "ray.io/kuberay-operator"
 
 
 def not_reconciled(

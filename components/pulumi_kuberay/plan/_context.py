@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi_kuberay.rules._engine import LATEST_VERSION, Version, default_feature_gates, format_version
+from pulumi_kuberay.kuberay import LATEST_VERSION, Version, default_feature_gates, format_version
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pulumi_kuberay.plan import plan_change
 from pulumi_kuberay.plan._cases import CASES, Case
 
-KINDS = ("RayCluster", "RayService", "RayJob", "RayCronJob")
+KINDS = ("RayCluster", "RayService", "RayJob", "RayCronJob")  # the order of docs/changes.md
 
 INTRO = """\
 # What KubeRay does with each change

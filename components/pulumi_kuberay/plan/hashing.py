@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import NUM_WORKER_GROUPS_ANNOTATION as NUM_WORKER_GROUPS_ANNOTATION
 from pulumi_kuberay.plan import _gojson
 from pulumi_kuberay.plan._gojson import Struct
 
@@ -28,7 +29,6 @@ Version = tuple[int, int, int]
 #: Annotations the operator writes and compares (``utils/constant.go``).
 RECREATE_HASH_ANNOTATION = "ray.io/upgrade-strategy-recreate-hash"
 SERVICE_HASH_ANNOTATION = "ray.io/hash-without-replicas-and-workers-to-delete"
-NUM_WORKER_GROUPS_ANNOTATION = "ray.io/num-worker-groups"
 KUBERAY_VERSION_ANNOTATION = "ray.io/kuberay-version"
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pulumi_kuberay.kuberay import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
 from pulumi_kuberay.plan import _fields
 from pulumi_kuberay.plan._change import Change
 from pulumi_kuberay.plan._context import Live, Operator
@@ -24,7 +25,7 @@ from pulumi_kuberay.plan._context import Live, Operator
 #: How the new spec reaches the object: ``replace`` (the components: delete and create) or ``apply`` (an
 #: update in place, as ``kubectl apply`` or a GitOps tool does).
 Mode = Literal["replace", "apply"]
-_FINISHED = frozenset({"Complete", "Failed", "ValidationFailed"})
+_FINISHED = frozenset(RAYJOB_TERMINAL_DEPLOYMENT_STATUSES)
 
 
 def _dict(value: Any) -> dict[str, Any]:

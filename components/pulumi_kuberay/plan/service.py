@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.plan import _fields, hashing
 from pulumi_kuberay.plan._change import Action, Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator

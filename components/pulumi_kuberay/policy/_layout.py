@@ -16,7 +16,7 @@ DESCRIPTION = "KubeRay (ray.io/v1) safety and selection rules, generated from th
 #: The whole pack program: everything else lives in the installed package.
 MAIN_PY = '''"""Entry point the Pulumi engine runs for this pack: the pack itself is in the installed pulumi-kuberay."""
 
-from pulumi_kuberay.policy._pack import run
+from pulumi_kuberay.policy import run
 
 run()
 '''

@@ -34,8 +34,9 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.operator_crds import crd_version_label
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.model import lower_camel
+from pulumi_kuberay.operator.crds import crd_version_label
+from pulumi_kuberay.operator.derive import (
     OPERATOR_OBJECT_RULES,
     OperatorSetup,
     is_operator_deployment,
@@ -46,9 +47,8 @@ from pulumi_kuberay.operator_setup import (
 from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.policy._servicer import OneRunServicer, serve
+from pulumi_kuberay.rules import ENVIRONMENTS, Finding, OrgOptions, Rule
 from pulumi_kuberay.rules import remediate as _remediate
-from pulumi_kuberay.rules._engine import ENVIRONMENTS, Finding, Rule
-from pulumi_kuberay.rules._options import OrgOptions, camel
 from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
 RAY_TYPE_PREFIXES = ("kubernetes:ray.io/v1:", "kubernetes:ray.io/v1alpha1:")
@@ -71,7 +71,7 @@ CONFIG_SCHEMA = PolicyConfigSchema(
             "description": "Operator feature gates over the version's defaults",
         },
         "environment": {"type": "string", "enum": list(ENVIRONMENTS)},
-        **OrgOptions.json_schema(camel),
+        **OrgOptions.json_schema(lower_camel),
     }
 )
 
@@ -117,7 +117,7 @@ def _target_for(config_json: str, stack_config: str) -> Target:
         kuberay_version=config.get("kuberayVersion"),
         feature_gates=config.get("featureGates"),
         environment=config.get("environment"),
-        options=OrgOptions.parse(config, spell=camel, where="policy config "),
+        options=OrgOptions.parse(config, spell=lower_camel, where="policy config "),
     )
 
 

@@ -32,11 +32,10 @@ from pulumi.provider.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from pulumi_kuberay.model._errors import ManifestError
+from pulumi_kuberay.model import ManifestError, lower_camel_keep_case
 from pulumi_kuberay.provider._inputs import Decoder
 from pulumi_kuberay.provider._schema import (
     ComponentEntry,
-    camel,
     components,
     declared_outputs,
     keyword_inputs,
@@ -44,7 +43,7 @@ from pulumi_kuberay.provider._schema import (
     package_version,
     type_token,
 )
-from pulumi_kuberay.resources._shared import CriticalFindingsError
+from pulumi_kuberay.resources import CriticalFindingsError
 
 JsonDict = dict[str, Any]
 
@@ -90,7 +89,7 @@ class KubeRayProvider(Provider):
         call = _CALL.get(None)
         if call is not None:
             call.component = component
-        state = {camel(key): getattr(component, key, None) for key in declared_outputs(entry.component)}
+        state = {lower_camel_keep_case(key): getattr(component, key, None) for key in declared_outputs(entry.component)}
         return ConstructResult(component.urn, state)
 
 
@@ -98,7 +97,7 @@ def build_component(
     entry: ComponentEntry, name: str, inputs: dict[str, Any], opts: pulumi.ResourceOptions | None
 ) -> Any:
     """Call the Python component as a Python program would: the spec positionally, the keywords by name."""
-    names = {camel(key): key for key in keyword_inputs(entry.component)}
+    names = {lower_camel_keep_case(key): key for key in keyword_inputs(entry.component)}
     if entry.spec_input is None:  # KubeRayOperator: its args model's fields are the inputs
         keywords = {names[k]: v for k, v in inputs.items() if k in names and k not in _model_aliases(entry)}
         args = {k: v for k, v in inputs.items() if k in _model_aliases(entry)}
@@ -167,7 +166,7 @@ def _problem_text(problem: Any) -> str:
 
 
 def _finding_text(finding: Any) -> str:
-    from pulumi_kuberay.resources._shared import format_finding
+    from pulumi_kuberay.resources import format_finding
 
     return str(format_finding(finding))
 

@@ -29,6 +29,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from pulumi_kuberay.model import lower_camel_keep_case
+
 JsonDict = dict[str, Any]
 
 #: The package name: the wheel ``pulumi-kuberay`` without Pulumi's ``pulumi-`` prefix, as Pulumi names its own
@@ -55,11 +57,6 @@ def resource_ref(name: str) -> str:
     return f"#/resources/{type_token(name)}"
 
 
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
 # --------------------------------------------------------------------------------------------------
 # What the package serves.
 
@@ -81,7 +78,7 @@ def components() -> list[ComponentEntry]:
     from pulumi_kuberay.model.cronjob import RayCronJobSpec
     from pulumi_kuberay.model.job import RayJobSpec
     from pulumi_kuberay.model.service import RayServiceSpec
-    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
+    from pulumi_kuberay.operator.args import KubeRayOperatorArgs
     from pulumi_kuberay.resources.cluster import RayCluster
     from pulumi_kuberay.resources.cronjob import RayCronJob
     from pulumi_kuberay.resources.job import RayJob
@@ -411,19 +408,19 @@ def package_schema() -> JsonDict:
             for prop, sub in (model_type.get("properties") or {}).items():
                 inputs[prop] = translator.property(sub, entry.spec_model.__name__, prop)
         for key, (annotation, description) in keyword_inputs(entry.component).items():
-            if camel(key) in inputs:
+            if lower_camel_keep_case(key) in inputs:
                 continue  # KubeRayOperator: a keyword that sets the args model's field of the same name
             spec, _ = python_type_spec(annotation, f"{entry.kind}({key}=)")
             if description:
                 spec["description"] = description
-            inputs[camel(key)] = spec
+            inputs[lower_camel_keep_case(key)] = spec
         outputs: dict[str, JsonDict] = {}
         required_outputs: list[str] = []
         for key, source in declared_outputs(entry.component).items():
             spec, optional = python_type_spec(output_annotation(entry.component, source), f"{entry.kind}.{key}")
-            outputs[camel(key)] = spec
+            outputs[lower_camel_keep_case(key)] = spec
             if not optional:
-                required_outputs.append(camel(key))
+                required_outputs.append(lower_camel_keep_case(key))
         doc = inspect.cleandoc(entry.component.__doc__ or "")
         resource: JsonDict = {"isComponent": True, "description": doc, "inputProperties": inputs}
         if required:

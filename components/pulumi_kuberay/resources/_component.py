@@ -33,7 +33,9 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._errors import ManifestError, Problem
+from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.model import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _change_plan, _inputs
 from pulumi_kuberay.resources._component_await import (
@@ -62,9 +64,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     with_annotations,
 )
-from pulumi_kuberay.rules._engine import Finding
-from pulumi_kuberay.rules._kuberay import QUEUE_LABEL
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target
 
 if TYPE_CHECKING:
@@ -77,7 +77,6 @@ SpecT = TypeVar("SpecT", bound=BaseModel)
 _T = TypeVar("_T")
 
 #: The label Kueue reads to admit a workload into a LocalQueue (``local_queue=``; rule ``kueue-rayjob-limits``).
-KUEUE_QUEUE_LABEL = QUEUE_LABEL
 
 
 class ObjectKeywords(TypedDict, total=False):
@@ -647,4 +646,4 @@ def _redacted(finding: Finding, secrets: list[Any]) -> Finding:
     )
 
 
-__all__ = ["KUEUE_QUEUE_LABEL", "Built", "CommonArgs", "ObjectKeywords", "RayComponent", "WorkloadKeywords"]
+__all__ = ["Built", "CommonArgs", "ObjectKeywords", "RayComponent", "WorkloadKeywords"]

@@ -21,9 +21,8 @@ from typing import Any, TypeVar
 import pulumi
 from pulumi.output import Unknown
 
-from pulumi_kuberay.model._base import KubeModel, holds_deferred
-from pulumi_kuberay.model._deferred import is_deferred
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.model import KubeModel, holds_deferred, is_deferred
 
 T = TypeVar("T")
 

@@ -38,11 +38,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ..kuberay import KUEUE_QUEUE_LABEL, RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
+
 __all__ = [
     "RAYCLUSTER_READY",
     "RAYCLUSTER_SUSPENDED",
     "RAYJOB_TERMINAL",
-    "RAYJOB_TERMINAL_DEPLOYMENT_STATUSES",
     "RAYSERVICE_READY",
     "RAYSERVICE_SUSPENDED",
     "TIMEOUT_ANNOTATION",
@@ -66,12 +67,6 @@ TIMEOUT_ANNOTATION: Final = "pulumi.com/timeoutSeconds"
 RAYCLUSTER_READY: Final = (
     "jsonpath={$[?@.conditions[?@.type=='HeadPodReady' && @.status=='True'] || (!@.conditions && @.state=='ready')]}"
 )
-
-#: RayJob jobDeploymentStatus values after which nothing more happens: Complete and Failed
-#: (IsJobDeploymentTerminal; a Failed RayJob that will be retried is written as Retrying, never as Failed)
-#: and ValidationFailed (no transition out of it in v1.7.0). jobStatus is deliberately not used: a terminal
-#: jobStatus while jobDeploymentStatus is still Running only means the submitter has not exited yet.
-RAYJOB_TERMINAL_DEPLOYMENT_STATUSES: Final = ("Complete", "Failed", "ValidationFailed")
 
 #: RayJob: finished, one way or the other (the component then reads the status to tell success from failure).
 RAYJOB_TERMINAL: Final = (
@@ -106,7 +101,6 @@ WAIT_FOR: Final[Mapping[str, str]] = {
     "RayService": RAYSERVICE_READY,
 }
 
-KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
 
 def rayjob_done_statuses(spec: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> tuple[str, ...]:

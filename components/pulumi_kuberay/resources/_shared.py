@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from pulumi_kuberay.model._errors import ManifestError, validate_as
+from pulumi_kuberay.kuberay import HEAD_DEFAULT_PORTS
+from pulumi_kuberay.model import ManifestError, validate_as
 from pulumi_kuberay.resources import _provider_wait_for
-from pulumi_kuberay.rules._engine import SUPPRESS_PREFIX, Finding
+from pulumi_kuberay.rules import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
 
 API_VERSION = "ray.io/v1"
@@ -40,7 +41,7 @@ TIMEOUT_ANNOTATION = _provider_wait_for.TIMEOUT_ANNOTATION
 CLUSTER_DOMAIN = "cluster.local"
 #: KubeRay's default ports (``DefaultDashboardPort``, ``DefaultClientPort``, ... in its ``utils`` constants), used when
 #: the head container declares no port of that name.
-DEFAULT_PORTS: dict[str, int] = {"dashboard": 8265, "client": 10001, "serve": 8000, "gcs-server": 6379}
+DEFAULT_PORTS: dict[str, int] = dict(HEAD_DEFAULT_PORTS)
 
 JsonDict = dict[str, Any]
 SpecT = TypeVar("SpecT", bound=BaseModel)

@@ -35,9 +35,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
-from pulumi_kuberay.rules._paths import as_int, get
-from pulumi_kuberay.status import diagnose
-from pulumi_kuberay.status._common import HEAD_WAITING_STUCK_REASONS, _parse_time
+from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as _KUEUE_QUEUE_LABEL
+from pulumi_kuberay.kuberay import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
+from pulumi_kuberay.kuberay.paths import as_int, get
+from pulumi_kuberay.status import HEAD_WAITING_STUCK_REASONS, diagnose, parse_time
 
 __all__ = [
     "DEFAULT_SETTLE_SECONDS",
@@ -71,7 +72,6 @@ REJECTION_EVENTS: Final = frozenset(
     }
 )
 _BUSY_APPS: Final = frozenset({"NOT_STARTED", "DEPLOYING", "DELETING", ""})
-_KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
 State = Literal["done", "failed", "waiting"]
 
@@ -93,7 +93,7 @@ class Verdict:
 
 
 def _time(value: Any) -> datetime | None:
-    return _parse_time(value) if isinstance(value, str) else None
+    return parse_time(value) if isinstance(value, str) else None
 
 
 def _conditions(status: Any) -> dict[str, Mapping[str, Any]]:
@@ -320,7 +320,7 @@ def _service(obj: Mapping[str, Any], events: Sequence[Mapping[str, Any]], clock:
     return Verdict("waiting", _line(obj))
 
 
-_JOB_TERMINAL: Final = frozenset({"Complete", "Failed", "ValidationFailed"})
+_JOB_TERMINAL: Final = frozenset(RAYJOB_TERMINAL_DEPLOYMENT_STATUSES)
 
 
 def job_failed(obj: Mapping[str, Any]) -> bool:

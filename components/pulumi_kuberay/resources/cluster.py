@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
+from pulumi_kuberay.kuberay import head_service_name
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
@@ -20,13 +21,6 @@ from pulumi_kuberay.resources._shared import (
 )
 
 KIND = "RayCluster"
-
-
-def head_service_name(cluster_name: str, spec: Mapping[str, Any]) -> str:
-    """``headGroupSpec.headService.metadata.name`` if set, else KubeRay's ``<cluster>-head-svc``."""
-    head = spec.get("headGroupSpec") or {}
-    custom = ((head.get("headService") or {}).get("metadata") or {}).get("name")
-    return str(custom) if custom else f"{cluster_name}-head-svc"
 
 
 def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:

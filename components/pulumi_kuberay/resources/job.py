@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as CLUSTER_LABEL
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _program
@@ -23,10 +25,8 @@ from pulumi_kuberay.resources._shared import (
 )
 from pulumi_kuberay.resources._verdict import job_failed
 from pulumi_kuberay.resources.cluster import RayCluster
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL
 
 KIND = "RayJob"
-CLUSTER_LABEL = "ray.io/cluster"
 #: jobDeploymentStatus values that mean the job failed for good (ValidationFailed has no way out in v1.7.0;
 #: a Failed job that will be retried is written as Retrying, never as Failed).
 FAILED_DEPLOYMENT_STATUSES = ("Failed", "ValidationFailed")

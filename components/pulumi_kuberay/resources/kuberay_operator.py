@@ -24,10 +24,9 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import resource_pb2
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._errors import ManifestError, Problem
-from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
-from pulumi_kuberay.operator_args import CHART_NAME, KubeRayOperatorArgs
-from pulumi_kuberay.operator_crds import (
+from pulumi_kuberay.model import ManifestError, Problem
+from pulumi_kuberay.operator.args import CHART_NAME, KubeRayOperatorArgs
+from pulumi_kuberay.operator.crds import (
     CRD_VERSION_LABEL,
     FIELD_MANAGER,
     chart_version,
@@ -36,13 +35,14 @@ from pulumi_kuberay.operator_crds import (
     crds_directory,
     load_crds,
 )
-from pulumi_kuberay.operator_setup import (
+from pulumi_kuberay.operator.derive import (
     OperatorSetup,
     TargetConflictError,
     merge_target,
     resolve_operator,
     target_for_operator,
 )
+from pulumi_kuberay.operator.values import CHART_VERSION, KubeRayOperatorValues
 from pulumi_kuberay.resources._shared import (
     CONFIG_NAMESPACE,
     CriticalFindingsError,
@@ -51,7 +51,7 @@ from pulumi_kuberay.resources._shared import (
     token,
     user_errors,
 )
-from pulumi_kuberay.rules._engine import Finding
+from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target, TargetError, parse_feature_gates
 
 KIND = "KubeRayOperator"
@@ -69,11 +69,11 @@ class CrdDowngradeError(pulumi.RunError):
 class KubeRayOperator(pulumi.ComponentResource):
     """The KubeRay operator (official ``kuberay-operator`` chart) and its CRDs, as one component.
 
-    ``args`` is a :class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs` or a dict in its shape; the keyword
+    ``args`` is a :class:`~pulumi_kuberay.operator.args.KubeRayOperatorArgs` or a dict in its shape; the keyword
     arguments set the same fields (``version``, ``chart``, ``namespace``, ``crds``, ``feature_gates``,
     ``watch_namespaces``, ``batch_scheduler``, ``resources``, ``leader_election``, ``metrics``, ``replicas``,
     ``values``...). ``values`` are the chart's values, typed
-    (:class:`~pulumi_kuberay.model.operator_values.KubeRayOperatorValues`): a misspelled key fails here with
+    (:class:`~pulumi_kuberay.operator.values.KubeRayOperatorValues`): a misspelled key fails here with
     its path and a suggestion, before anything is registered.
 
     Example::

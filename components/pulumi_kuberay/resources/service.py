@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
-from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.kuberay import head_service_name
+from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
@@ -124,7 +125,7 @@ class RayService(RayComponent[RayServiceSpec]):
             cluster = spec.get("rayClusterConfig") or {}
             return (
                 serve_service_name(name, spec),
-                f"{name}-head-svc",
+                head_service_name(name),
                 head_port(cluster, "serve"),
                 head_port(cluster, "dashboard"),
                 application_routes(spec),

@@ -21,7 +21,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _paths, _selection
+from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay import paths as _paths
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
+from pulumi_kuberay.operator.setup import OperatorSetup
+
+from . import _selection
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     ENVIRONMENTS,
@@ -45,9 +50,7 @@ from ._engine import (
     registered,
     render_text,
 )
-from ._operator import OperatorSetup
-from ._options import OrgOptions
-from ._paths import UNKNOWN_SENTINEL, is_unknown
+from ._options import OrgOptions, kebab
 from .target import Target, TargetError
 
 if TYPE_CHECKING:  # only its type: the plan is imported when a change is judged (check_change)
@@ -58,6 +61,7 @@ __all__ = [
     "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
     "RULES",
+    "SEVERITY_ORDER",
     "SUPPRESS_PREFIX",
     "UNKNOWN_SENTINEL",
     "Audience",
@@ -81,12 +85,17 @@ __all__ = [
     "check_stack",
     "declare",
     "default_feature_gates",
+    "enforced_by",
     "example_findings",
     "get_rule",
     "is_ray_document",
+    "kebab",
+    "looks_at",
     "make_context",
     "normalise",
+    "ordered_rules",
     "parse_kuberay_version",
+    "render_docs",
     "render_text",
     "rules_of",
 ]
@@ -145,6 +154,34 @@ def get_rule(rule_id: str) -> Rule:
         return RULES[rule_id]
     except KeyError:
         raise KeyError(f"no rule with id {rule_id!r}") from None
+
+
+def ordered_rules() -> list[Rule]:
+    """Every rule, most severe first, then by id (the order of the reference and of ``--list-rules``)."""
+    return sorted(RULES.values(), key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
+
+
+def looks_at(rule: Rule) -> str:
+    """The table's 'looks at' cell: the kinds, and across the stack or at the operator where it is not one object."""
+    if rule.scope == "setup":
+        return "the KubeRay operator"
+    kinds = ", ".join(rule.kinds)
+    if rule.scope == "change":
+        return f"{kinds} (a change: old -> new)"
+    return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
+
+
+def enforced_by(rule: Rule) -> str:
+    """Which parts of KubeRay refuse what the rule reports, in words (``the API server, the operator``)."""
+    words = {"api-server": "the API server", "operator": "the operator", "run-time": "the running workload"}
+    return ", ".join(words.get(e, f"the {e}") for e in rule.enforced_by)
+
+
+def render_docs() -> str:
+    """docs/rules.md, rendered from the catalogue (``scripts/gen-rule-docs`` writes it; a test keeps it current)."""
+    from ._docs import render
+
+    return render()
 
 
 def make_context(**settings: Any) -> Context:
@@ -298,7 +335,6 @@ def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozense
 
 
 _DEFAULT_VERSION = "1.7.0"
-_KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
 
 
 def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
@@ -310,7 +346,7 @@ def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
     if doc.get("kind") not in ("RayCluster", "RayJob", "RayService") or not isinstance(spec, Mapping):
         return False
     manager = spec.get("managedBy")
-    return isinstance(manager, str) and not is_unknown(manager) and manager != _KUBERAY_CONTROLLER
+    return isinstance(manager, str) and not is_unknown(manager) and manager != KUBERAY_CONTROLLER
 
 
 def _cron_controller_off(doc: Mapping[str, Any], ctx: Context) -> bool:

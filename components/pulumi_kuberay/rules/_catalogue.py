@@ -1,8 +1,8 @@
 """Finding the rule modules: every public module of the ``rules`` package (and its sub-packages) is imported
 once, on first use; each declares its rules at import. No hand list: a new module is found by being there.
 
-Rule modules import only the engine (``_engine``, ``_examples``), the typed settings (``_operator``,
-``_options``) and the readers (``_paths``, ``_kuberay``, ``_serve_config``), never each other. Private modules
+Rule modules import only the engine (``_engine``, ``_examples``), the typed settings (``operator.OperatorSetup``,
+``_options``) and the readers (``kuberay.paths``, ``_kuberay``, ``_serve_config``), never each other. Private modules
 (``_name``) are helpers and are not walked. A rule module that fails to import fails the load: a broken catalogue
 must be loud, never silently thinner.
 """

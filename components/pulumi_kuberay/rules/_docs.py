@@ -8,28 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules._engine import SEVERITY_ORDER, Rule, render_text
-
-
-def ordered_rules() -> list[Rule]:
-    """Every rule, most severe first, then by id (the order of the reference and of ``--list-rules``)."""
-    return sorted(rules.RULES.values(), key=lambda r: (-SEVERITY_ORDER[r.severity], r.id))
-
-
-def looks_at(rule: Rule) -> str:
-    """The table's 'looks at' cell: the kinds, and across the stack or at the operator where it is not one object."""
-    if rule.scope == "setup":
-        return "the KubeRay operator"
-    kinds = ", ".join(rule.kinds)
-    if rule.scope == "change":
-        return f"{kinds} (a change: old -> new)"
-    return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
-
-
-def enforced_by(rule: Rule) -> str:
-    """Which parts of KubeRay refuse what the rule reports, in words (``the API server, the operator``)."""
-    words = {"api-server": "the API server", "operator": "the operator", "run-time": "the running workload"}
-    return ", ".join(words.get(e, f"the {e}") for e in rule.enforced_by)
+from pulumi_kuberay.rules._engine import Rule, render_text
 
 
 def example_finding(rule: Rule) -> str:
@@ -42,7 +21,7 @@ def example_finding(rule: Rule) -> str:
 
 
 def render() -> str:
-    ordered = ordered_rules()
+    ordered = rules.ordered_rules()
     counts = Counter(rule.scope for rule in ordered)
     lines = [
         "# Rule reference",
@@ -67,14 +46,14 @@ def render() -> str:
     ]
     for rule in ordered:
         lines.append(
-            f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {looks_at(rule)} | {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
+            f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {rules.looks_at(rule)} | {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
         )
     for rule in ordered:
         lines += [
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.title}** ({rule.severity}, {rule.category}; {looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''}{'; enforced by ' + enforced_by(rule) if rule.enforced_by else ''})",
+            f"**{rule.title}** ({rule.severity}, {rule.category}; {rules.looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''}{'; enforced by ' + rules.enforced_by(rule) if rule.enforced_by else ''})",
             "",
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",

@@ -32,82 +32,33 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from ..kuberay.api import DEFAULT_FEATURE_GATES as DEFAULT_FEATURE_GATES
+from ..kuberay.api import KINDS as KINDS
+from ..kuberay.api import LATEST_VERSION as LATEST_VERSION
+from ..kuberay.api import RAY_GROUP as RAY_GROUP
+from ..kuberay.api import Version as Version
+from ..kuberay.api import default_feature_gates as default_feature_gates
+from ..kuberay.api import format_version as format_version
+from ..kuberay.api import parse_kuberay_version as parse_kuberay_version
 from ._options import OrgOptions
 
 if TYPE_CHECKING:  # only types: the plan (~60 ms of import) is loaded when a change is judged, never with the rules
+    from pulumi_kuberay.operator.setup import OperatorSetup
     from pulumi_kuberay.plan import Change
-
-    from ._operator import OperatorSetup
 
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
 Environment = Literal["dev", "staging", "prod"]
 #: Who reads a finding: the Python components, ``kuberay-lint`` on plain YAML, or the CrossGuard pack.
 Audience = Literal["python", "cli", "pack"]
-Version = tuple[int, int, int]
 
 SEVERITY_ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3}
-KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
-RAY_GROUP = "ray.io"
 #: The environments a target may name (stack config ``kuberay:environment``, ``--environment``).
 ENVIRONMENTS: tuple[Environment, ...] = get_args(Environment)
 AUDIENCES: tuple[Audience, ...] = get_args(Audience)
-#: The operator version targeted when none is given.
-LATEST_VERSION: Version = (1, 7, 0)
 
 #: Annotation prefix to silence one rule on one resource: ``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"``.
 SUPPRESS_PREFIX = "suppress.pulumi-kuberay.io/"
-
-#: Operator feature gates of KubeRay v1.7.0 and their defaults (upstream ``features.defaultFeatureGates``).
-DEFAULT_FEATURE_GATES: dict[str, bool] = {
-    "RayClusterStatusConditions": True,
-    "RayJobDeletionPolicy": True,
-    "RayMultiHostIndexing": True,
-    "RayServiceIncrementalUpgrade": True,
-    "RayCronJob": False,
-    "SidecarSubmitterRestart": False,
-    "RayClusterNetworkPolicy": False,
-    "GCSFaultToleranceEmbeddedStorage": False,
-    "RayClusterMTLS": False,
-    "RayClusterHistoryServer": False,
-    "KubernetesWAS": False,
-}
-
-
-def default_feature_gates(version: Version = LATEST_VERSION) -> dict[str, bool]:
-    """The operator's gate defaults at ``version`` (gates reach beta, and so default on, over releases)."""
-    gates = dict(DEFAULT_FEATURE_GATES)
-    if version < (1, 7, 0):
-        gates["RayServiceIncrementalUpgrade"] = False  # alpha in 1.5-1.6
-    if version < (1, 6, 0):
-        gates["RayJobDeletionPolicy"] = False  # alpha in 1.3-1.5
-        gates["RayMultiHostIndexing"] = False  # alpha in 1.5
-    if version < (1, 3, 0):
-        gates["RayClusterStatusConditions"] = False  # alpha in 1.2
-    return gates
-
-
-_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?\s*$")
-
-
-def parse_kuberay_version(version: str | tuple[int, ...]) -> Version:
-    """``"1.6.0"``, ``"v1.6"`` or ``(1, 6)`` -> ``(1, 6, 0)``; anything else is a caller bug (ValueError)."""
-    if isinstance(version, tuple):
-        if 2 <= len(version) <= 3 and all(isinstance(p, int) and not isinstance(p, bool) for p in version):
-            major, minor, *rest = version
-            return (major, minor, rest[0] if rest else 0)
-        raise ValueError(f"invalid KubeRay version {version!r}: expected (major, minor[, patch])")
-    if not isinstance(version, str):
-        raise ValueError(f"invalid KubeRay version {version!r}: expected a string like '1.7.0'")
-    match = _VERSION.match(version)
-    if match is None:
-        raise ValueError(f"invalid KubeRay version {version!r}: expected 'MAJOR.MINOR[.PATCH]', e.g. '1.7.0'")
-    return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
-
-
-def format_version(version: tuple[int, ...]) -> str:
-    return ".".join(str(part) for part in version)
-
 
 # --------------------------------------------------------------------------------------------------
 # Audience-specific wording: ``{gate:Name}`` in a rule's fix or message says how THIS reader turns a gate on.
@@ -211,8 +162,8 @@ Enforcer = Literal["api-server", "operator", "run-time", "RayCluster webhook", "
 ENFORCERS: tuple[Enforcer, ...] = get_args(Enforcer)
 
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
-#: given to kuberay-lint), the KubeRay operator's setup (:class:`~._operator.OperatorSetup`), or one object's
-#: change (:class:`ChangeSubject`).
+#: given to kuberay-lint), the KubeRay operator's setup (:class:`~pulumi_kuberay.operator.setup.OperatorSetup`), or
+#: one object's change (:class:`ChangeSubject`).
 Scope = Literal["document", "stack", "setup", "change"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 
@@ -340,7 +291,7 @@ def _declaring_module() -> str:
 
 
 def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> None:
-    from ._operator import OperatorSetup  # it reads the engine's gates: imported once both exist
+    from pulumi_kuberay.operator.setup import OperatorSetup
 
     for which, example in (("compliant", compliant), ("violating", violating)):
         if scope == "stack":

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._paths import parse_path
+from pulumi_kuberay.kuberay.paths import parse_path
 
 
 class _Remove:

@@ -1,7 +1,7 @@
 """Readers that mirror KubeRay's own helpers (``IsGCSFaultToleranceEnabled``, ``IsAutoscalingV2Enabled``,
 ``validation.IsDNS1035Label``, Go's ``time.ParseDuration``...), shared by the rule modules.
 
-Like :mod:`._paths`, these read untrusted manifest dicts and never raise; values Pulumi has not computed yet
+Like :mod:`..kuberay.paths`, these read untrusted manifest dicts and never raise; values Pulumi has not computed yet
 (None / the unknown sentinel) read as "not known". Rule modules import this, the engine and the path helpers,
 never each other.
 """
@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from .. import _gosyntax
-from ..model._names import is_dns1035_label
-from ._engine import Context, Violation
-from ._paths import (
+from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
+from pulumi_kuberay.kuberay import gosyntax as _gosyntax
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
     as_list,
@@ -26,11 +25,13 @@ from ._paths import (
     is_unknown,
     parse_generic_version,
 )
+from pulumi_kuberay.model import is_dns1035_label
+
+from ._engine import Context, Violation
 
 # --------------------------------------------------------------------------------------------------
 # RayClusterSpec constants
 
-FT_ENABLED_ANNOTATION = "ray.io/ft-enabled"
 EXTERNAL_STORAGE_NS_ANNOTATION = "ray.io/external-storage-namespace"
 ORIGINATED_FROM_CRD_LABEL = "ray.io/originated-from-crd"
 MAX_RAYCLUSTER_NAME = 53
@@ -314,7 +315,7 @@ def submission_mode(spec: dict[str, Any]) -> str:
 # Go parsers the operator relies on
 
 # The code base's one Go duration parser (time.ParseDuration), cron parser (robfig/cron ParseStandard), time zone
-# lookup (time.LoadLocation) and Masterminds semver parser live in pulumi_kuberay._gosyntax; rule modules import
+# lookup (time.LoadLocation) and Masterminds semver parser live in pulumi_kuberay.kuberay.gosyntax; rule modules import
 # them from here.
 parse_go_duration = _gosyntax.parse_go_duration
 go_atoi = _gosyntax.go_atoi
@@ -363,7 +364,6 @@ def service_cluster(spec: dict[str, Any]) -> dict[str, Any]:
 # Kueue (the kueue_version option)
 
 #: The label Kueue reads to queue a workload (``local_queue=`` on the components).
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 #: The newest Kueue release (the default of the ``kueue_version`` option).
 NEWEST_KUEUE = (0, 19, 2)
 #: From this release Kueue's RayJob webhook accepts a clusterSelector-only RayJob and leaves it unmanaged

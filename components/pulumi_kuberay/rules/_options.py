@@ -3,7 +3,7 @@ images may come from, the GPUs all clusters may claim, the Pod Security profile 
 release the cluster runs). One typed object, :class:`OrgOptions`, validated once by
 :meth:`OrgOptions.parse` wherever the options come from: the stack config (``kuberay:gpuBudget``), the policy
 pack's config (``gpuBudget``), ``.kuberay-lint.yaml`` (``gpu-budget``) and the lint flags (``--gpu-budget``).
-Each source spells a key its own way, derived from the field name by :func:`camel` or :func:`kebab`, so the
+Each source spells a key its own way, derived from the field name by ``model.lower_camel`` or :func:`kebab`, so the
 spellings cannot drift apart. Plain Python.
 """
 
@@ -12,22 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any
+
+from ..kuberay.kubernetes import POD_SECURITY_PROFILES, PodSecurityProfile
+from ..model import lower_camel
 
 #: The Pod Security Standards profiles, loosest first (a namespace's ``pod-security.kubernetes.io/enforce`` label).
-PodSecurityProfile = Literal["privileged", "baseline", "restricted"]
-POD_SECURITY_PROFILES: tuple[PodSecurityProfile, ...] = get_args(PodSecurityProfile)
 _KUEUE_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
 class TargetError(ValueError):
     """A target setting that cannot be used (bad version string, unknown gate, unknown environment...)."""
-
-
-def camel(name: str) -> str:
-    """``gpu_budget`` -> ``gpuBudget`` (stack config and policy config keys)."""
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 def kebab(name: str) -> str:
@@ -81,7 +76,7 @@ class OrgOptions:
     """The organisation's settings. A field left None turns the rule that reads it off (registries, budget) or
     leaves it its default (no Pod Security profile enforced, the newest Kueue release).
 
-    >>> OrgOptions.parse({"gpuBudget": 16}, spell=camel).gpu_budget
+    >>> OrgOptions.parse({"gpuBudget": 16}, spell=lower_camel).gpu_budget
     16
     """
 
@@ -131,11 +126,11 @@ class OrgOptions:
 
     @classmethod
     def keys(cls, spell: Callable[[str], str] = str) -> tuple[str, ...]:
-        """The option keys as a source spells them (``OrgOptions.keys(camel)``: the stack config keys)."""
+        """The option keys as a source spells them (``OrgOptions.keys(lower_camel)``: the stack config keys)."""
         return tuple(spell(f.name) for f in fields(cls))
 
     @classmethod
-    def json_schema(cls, spell: Callable[[str], str] = camel) -> dict[str, Any]:
+    def json_schema(cls, spell: Callable[[str], str] = lower_camel) -> dict[str, Any]:
         """The options as JSON-schema properties (the policy pack's config schema)."""
         return {
             spell("allowed_registries"): {"type": "array", "items": {"type": "string"}},
@@ -149,4 +144,4 @@ class OrgOptions:
         return replace(base, **{f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None})
 
 
-__all__ = ["POD_SECURITY_PROFILES", "OrgOptions", "PodSecurityProfile", "TargetError", "camel", "kebab"]
+__all__ = ["POD_SECURITY_PROFILES", "OrgOptions", "PodSecurityProfile", "TargetError", "kebab"]

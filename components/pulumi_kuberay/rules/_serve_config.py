@@ -10,14 +10,12 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._yaml import parse_yaml
+from pulumi_kuberay.kuberay.paths import as_list, is_unknown
+from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve_versions import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
 from pulumi_kuberay.model.serve_versions import known_keys
 
-from ._paths import as_list, is_unknown
-
 BASE = "spec.serveConfigV2"
-DEFAULT_HTTP_PORT = 8000
 DEFAULT_ROUTE_PREFIX = "/"
 
 # The keys some Ray release from 2.9 on knows, per section: the table generated from Ray's own ray.serve.schema

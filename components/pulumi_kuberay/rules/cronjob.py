@@ -3,13 +3,16 @@
 Reference: ``kuberay-v1.7.0.md`` sections 5 and 8.4 (RCJ-01 .. RCJ-05). RCJ-06 (the jobTemplate fails a RayJob
 spec rule) is covered by every RayJob spec rule in ``operator_job``, which also checks ``spec.jobTemplate``.
 The schedule is parsed like robfig/cron ``ParseStandard`` and the time zone looked up like Go's
-``time.LoadLocation``: the code base's one implementation of each, ``pulumi_kuberay._gosyntax``.
+``time.LoadLocation``: the code base's one implementation of each, ``pulumi_kuberay.kuberay.gosyntax``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.paths import as_str, get
 
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
@@ -23,7 +26,6 @@ from ._kuberay import (
     is_dns1035,
     known_zones,
 )
-from ._paths import as_str, get
 
 MAX_RAYCRONJOB_NAME_LENGTH = 36
 
@@ -81,7 +83,7 @@ def _check_child_job_name(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
     if found is None or spec is None or spec.get("suspend") is True:
         return  # suspended: Reconcile returns before constructRayJob, no RayJob is created
     manager = as_str(get(spec, "jobTemplate", "managedBy"))
-    if manager and manager != "ray.io/kuberay-operator":
+    if manager and manager != KUBERAY_CONTROLLER:
         return  # the RayJobs go to another controller (ManagedByExternalController): KubeRay never validates them
     name, path = found
     child = f"{name}-{'x' * GENERATED_SUFFIX_LENGTH}"

@@ -1,7 +1,7 @@
 """Rules about the operator that runs the Ray objects (as the kuberay-operator chart installs it).
 
 The operator setup (version, gates, watched namespaces, batch scheduler, replicas, limits, image, CRD version)
-reaches a check typed, as ``ctx.operator`` (:class:`~._operator.OperatorSetup`): set by
+reaches a check typed, as ``ctx.operator`` (:class:`~pulumi_kuberay.operator.setup.OperatorSetup`): set by
 ``RayCluster(..., operator=op)`` and friends, by the pack's ``operator-objects`` stack policy (from the operator
 Deployment of the stack) and by ``kuberay-lint --operator-values``. Without it these rules are silent.
 
@@ -32,11 +32,12 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_dict, as_str, is_unknown, pod_templates
+from pulumi_kuberay.operator.setup import OperatorSetup
+
 from ._engine import KINDS, Context, Violation, declare, parse_kuberay_version, registered
 from ._examples import example_job
 from ._fixed import REMOVE, patch
-from ._operator import OperatorSetup
-from ._paths import as_dict, as_str, is_unknown, pod_templates
 
 JsonDict = dict[str, Any]
 

@@ -11,11 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from . import _examples as ex
-from ._engine import KINDS, Context, Violation, declare
-from ._fixed import REMOVE, patch
-from ._kuberay import image_tag, ray_version_of
-from ._paths import (
+from pulumi_kuberay.kuberay import CLIENT_PORT, DASHBOARD_PORT, SERVE_PORT
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
     as_list,
@@ -32,7 +29,12 @@ from ._paths import (
     ray_container,
     worker_groups,
 )
-from ._paths import annotations as doc_annotations
+from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
+
+from . import _examples as ex
+from ._engine import KINDS, Context, Violation, declare
+from ._fixed import REMOVE, patch
+from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
@@ -258,7 +260,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     kind = manifest.get("kind")
     if kind not in ("RayService", "RayCluster"):
         return
-    legacy = str(doc_annotations(manifest).get("ray.io/ft-enabled", "")).lower() == "true"
+    legacy = str(doc_annotations(manifest).get(FT_ENABLED_ANNOTATION, "")).lower() == "true"
     for ref in cluster_specs(manifest):
         if ref.spec.get("gcsFaultToleranceOptions") is None and not legacy:
             yield Violation(
@@ -295,7 +297,7 @@ def _exposure(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         )
 
 
-_WELL_KNOWN_PORTS = {8265: "dashboard", 8000: "serve", 10001: "client"}
+_WELL_KNOWN_PORTS = {DASHBOARD_PORT: "dashboard", SERVE_PORT: "serve", CLIENT_PORT: "client"}
 
 
 def _port_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:

@@ -9,10 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from . import _examples as ex
-from ._engine import KINDS, Context, Violation, declare
-from ._fixed import REMOVE, patch
-from ._paths import (
+from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_str,
     cluster_specs,
@@ -21,7 +18,11 @@ from ._paths import (
     pod_templates,
     template_containers,
 )
-from ._paths import placeholder_note as _placeholder_note
+from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
+
+from . import _examples as ex
+from ._engine import KINDS, Context, Violation, declare
+from ._fixed import REMOVE, patch
 
 # --------------------------------------------------------------------------------------------------
 # metadata.namespace (the API server's ValidateObjectMetaAccessor: ValidateNamespaceName, a DNS-1123 label)

@@ -14,16 +14,8 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._engine import (
-    KINDS,
-    Context,
-    Violation,
-    declare,
-)
-from ._examples import example_cluster_spec, example_job, example_service
-from ._fixed import patch
-from ._kuberay import has_cluster_selector, job_specs, semver_parse
-from ._paths import (
+from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_int,
     as_list,
@@ -35,6 +27,16 @@ from ._paths import (
     join,
     worker_groups,
 )
+
+from ._engine import (
+    KINDS,
+    Context,
+    Violation,
+    declare,
+)
+from ._examples import example_cluster_spec, example_job, example_service
+from ._fixed import patch
+from ._kuberay import has_cluster_selector, job_specs, semver_parse
 
 ENABLE_SERVE_SERVICE_ANNOTATION = "ray.io/enable-serve-service"
 
@@ -114,7 +116,7 @@ def _check_dashboard_port(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
     if manifest.get("kind") not in ("RayJob", "RayService", "RayCronJob"):
         return
     manager = as_str(get(manifest, "spec", "jobTemplate", "managedBy"))
-    if manifest.get("kind") == "RayCronJob" and manager and manager != "ray.io/kuberay-operator":
+    if manifest.get("kind") == "RayCronJob" and manager and manager != KUBERAY_CONTROLLER:
         return  # its RayJobs go to another controller (ManagedByExternalController): KubeRay never runs them
     job = get(manifest, "spec", "jobTemplate") if manifest.get("kind") == "RayCronJob" else manifest.get("spec")
     if manifest.get("kind") != "RayService" and isinstance(job, dict) and has_cluster_selector(job):

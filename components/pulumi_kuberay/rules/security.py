@@ -12,12 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import _examples as ex
-from ._engine import KINDS, Context, Severity, Violation, declare
-from ._fixed import REMOVE, patch
-from ._kuberay import image_tag
-from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
-from ._paths import (
+from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
     as_list,
@@ -29,6 +24,12 @@ from ._paths import (
     pod_templates,
     template_containers,
 )
+
+from . import _examples as ex
+from ._engine import KINDS, Context, Severity, Violation, declare
+from ._fixed import REMOVE, patch
+from ._kuberay import image_tag
+from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.
 _BASELINE_CAPS = {

@@ -14,11 +14,13 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as QUEUE_LABEL
+from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
+
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import REMOVE, patch
-from ._kuberay import QUEUE_LABEL, SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
-from ._paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
+from ._kuberay import SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 
 #: CRD default of workerGroupSpecs[].maxReplicas (int32 max): effectively unbounded.
 UNBOUNDED_MAX_REPLICAS = 2147483647
@@ -328,6 +330,6 @@ declare(
     violating=_queued_job(
         {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
     ),
-    violating_path="metadata.labels['kueue.x-k8s.io/queue-name']",
-    fixed=patch({'metadata.labels["kueue.x-k8s.io/queue-name"]': REMOVE}),
+    violating_path=f"metadata.labels['{QUEUE_LABEL}']",
+    fixed=patch({f'metadata.labels["{QUEUE_LABEL}"]': REMOVE}),
 )

@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as _SELECTOR_KEY
+from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list
+
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
 from ._kuberay import job_specs
-from ._paths import as_dict, as_int, as_list
 
 JsonDict = dict[str, Any]
 #: The one key of a RayJob's clusterSelector KubeRay v1.7.0 reads: the name of the RayCluster to run on.
-_SELECTOR_KEY = "ray.io/cluster"
 
 
 def _kind(doc: JsonDict) -> str:

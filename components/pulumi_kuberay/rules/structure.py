@@ -12,8 +12,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_kuberay.model._base import render_scalar
-from pulumi_kuberay.model._errors import KubeRayDeprecationWarning, ManifestError
+from pulumi_kuberay.kuberay.paths import (
+    UNKNOWN_SENTINEL,
+    cluster_specs,
+    get,
+    is_unknown,
+    memo,
+    parse_path,
+    path_touches_unknown,
+    placeholder_note,
+    pod_templates,
+)
+from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
@@ -24,17 +34,6 @@ from ._kuberay import (
     is_dns1123_subdomain,
     label_value_error,
     qualified_name_error,
-)
-from ._paths import (
-    UNKNOWN_SENTINEL,
-    cluster_specs,
-    get,
-    is_unknown,
-    memo,
-    parse_path,
-    path_touches_unknown,
-    placeholder_note,
-    pod_templates,
 )
 
 

@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_kuberay.model import lower_camel
 from pulumi_kuberay.model.suggest import closest
+from pulumi_kuberay.operator.setup import OperatorSetup
 from pulumi_kuberay.rules._engine import (
     AUDIENCES,
     DEFAULT_FEATURE_GATES,
@@ -36,8 +38,7 @@ from pulumi_kuberay.rules._engine import (
     format_version,
     parse_kuberay_version,
 )
-from pulumi_kuberay.rules._operator import OperatorSetup
-from pulumi_kuberay.rules._options import OrgOptions, TargetError, camel
+from pulumi_kuberay.rules._options import OrgOptions, TargetError
 
 __all__ = [
     "CONFIG_NAMESPACE",
@@ -53,7 +54,7 @@ __all__ = [
 
 CONFIG_NAMESPACE = "kuberay"
 #: The ``kuberay:*`` stack config keys, read by the components and the policy pack alike.
-STACK_CONFIG_KEYS: tuple[str, ...] = ("version", "environment", "featureGates", *OrgOptions.keys(camel), "webhooks")
+STACK_CONFIG_KEYS: tuple[str, ...] = ("version", "environment", "featureGates", *OrgOptions.keys(lower_camel), "webhooks")
 
 
 def parse_version(text: str | tuple[int, ...]) -> tuple[int, int, int]:
@@ -237,7 +238,7 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
     version = get("version")
     environment = get("environment")
     gates = get("featureGates")
-    options = OrgOptions.parse({key: get(key) for key in OrgOptions.keys(camel)}, spell=camel, where="kuberay:")
+    options = OrgOptions.parse({key: get(key) for key in OrgOptions.keys(lower_camel)}, spell=lower_camel, where="kuberay:")
     if gates is not None and not isinstance(gates, (dict, str)):
         raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
     webhooks = get("webhooks")

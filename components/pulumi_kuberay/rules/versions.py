@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import cluster_specs, get, iter_present, worker_groups
+
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example
 from ._fixed import REMOVE, patch
-from ._paths import cluster_specs, get, iter_present, worker_groups
 
 Version = tuple[int, int, int]
 

@@ -11,10 +11,11 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, worker_groups
+
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example_cluster_spec
 from ._fixed import patch
-from ._paths import as_str, cluster_specs, worker_groups
 
 
 def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:

@@ -19,19 +19,23 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pulumi_kuberay.rules._engine import KINDS as RAY_KINDS
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay import KINDS as RAY_KINDS
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
+    HEAD_STUCK_REASONS,
+    HEAD_WAITING_STUCK_REASONS,
     OK_PHASES,
     PHASES,
     Diagnosis,
     Phase,
+    StatusRule,
     _Facts,
     _one_line,
     _Reader,
     _text,
+    parse_time,
 )
 from pulumi_kuberay.status.argocd import ARGOCD_HEALTH, ArgoHealth, argocd_health
 from pulumi_kuberay.status.cluster import _diagnose_cluster
@@ -41,13 +45,17 @@ from pulumi_kuberay.status.service import _diagnose_service
 
 __all__ = [
     "ARGOCD_HEALTH",
+    "HEAD_STUCK_REASONS",
+    "HEAD_WAITING_STUCK_REASONS",
     "OK_PHASES",
     "PHASES",
     "ArgoHealth",
     "Diagnosis",
     "Phase",
+    "StatusRule",
     "argocd_health",
     "diagnose",
+    "parse_time",
 ]
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, NamedTuple
 
-from pulumi_kuberay.rules._paths import get
+from pulumi_kuberay.kuberay.paths import get
 
 Phase = Literal["healthy", "succeeded", "progressing", "degraded", "failed", "suspended", "unknown"]
 
@@ -80,7 +80,7 @@ class Diagnosis:
         }
 
 
-class _Rule(NamedTuple):
+class StatusRule(NamedTuple):
     phase: Phase
     summary: str
     next_step: str = ""
@@ -109,7 +109,7 @@ HEAD_WAITING_STUCK_REASONS: Final[frozenset[str]] = frozenset(
 
 #: Every HeadPodReady reason the diagnosis calls stuck: the waiting ones plus terminated reasons, which on a
 #: restarting head are transient on their own (the wait leaves them to turn into CrashLoopBackOff).
-_HEAD_STUCK_REASONS: Final[frozenset[str]] = HEAD_WAITING_STUCK_REASONS | {
+HEAD_STUCK_REASONS: Final[frozenset[str]] = HEAD_WAITING_STUCK_REASONS | {
     "PreStartHookError",
     "PostStartHookError",
     "OOMKilled",
@@ -151,7 +151,7 @@ def _scalar(value: Any) -> Any:
     return _one_line(repr(value), 200)
 
 
-def _parse_time(value: Any) -> datetime | None:
+def parse_time(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str) or not value:
@@ -235,7 +235,7 @@ class _Reader:
         return status, reason, message
 
 
-def _render(rule: _Rule, facts: _Facts) -> tuple[Phase, str, str]:
+def _render(rule: StatusRule, facts: _Facts) -> tuple[Phase, str, str]:
     return (
         rule.phase,
         _one_line(rule.summary.format_map(facts), limit=600),

@@ -6,21 +6,21 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
     _HEAD_POD,
-    _HEAD_STUCK_REASONS,
+    HEAD_STUCK_REASONS,
     Phase,
+    StatusRule,
     _brief_message,
     _duration,
     _Facts,
     _one_line,
-    _parse_time,
     _Reader,
     _render,
-    _Rule,
+    parse_time,
 )
 
 #: ReplicaFailure reasons -> what failed.
@@ -32,13 +32,13 @@ _CLUSTER_REPLICA_FAILURE: Final[dict[str, str]] = {
     "FailedDeleteAllPods": "could not delete the pods",
 }
 
-_CLUSTER_RC86: Final = _Rule(
+CLUSTER_RC86: Final = StatusRule(
     "failed",
     "invalid status: conditions RayClusterSuspending and RayClusterSuspended are both True (operator rule RC-86); the operator refuses to reconcile it",
     "see the event: " + _EVENTS + "; recreating the RayCluster clears it",
 )
 
-_CLUSTER_NO_STATUS: Final = _Rule(
+CLUSTER_NO_STATUS: Final = StatusRule(
     "progressing",
     "no status yet: the operator has not reconciled it; if this lasts, the spec or metadata was probably rejected (RayCluster validation errors appear only as InvalidRayClusterSpec/InvalidRayClusterMetadata events)",
     _EVENTS,
@@ -47,20 +47,20 @@ _CLUSTER_NO_STATUS: Final = _Rule(
 #: Deprecated status.state (older operators, or the RayClusterStatusConditions gate off). v1.7.0 writes only
 #: "ready" (all desired+1 Pods Running, not just the head) and "suspended" (calculateStatus); "failed" and
 #: "unhealthy" were written by operators before v1.2 only.
-_CLUSTER_LEGACY_STATE: Final[dict[str, _Rule]] = {
-    "ready": _Rule(
+CLUSTER_LEGACY_STATE: Final[dict[str, StatusRule]] = {
+    "ready": StatusRule(
         "healthy",
         "state ready: all pods were running (deprecated status.state, no conditions: older operator or RayClusterStatusConditions gate off; never reset afterwards){workers}",
         "",
     ),
-    "suspended": _Rule(
+    "suspended": StatusRule(
         "suspended",
         "state suspended (spec.suspend=true): all pods deleted",
         "set spec.suspend=false to resume",
     ),
-    "failed": _Rule("failed", "state failed{reason_part} (written by operators before v1.2 only)", _EVENTS),
-    "unhealthy": _Rule("degraded", "state unhealthy{reason_part} (operators before v1.2 only)", _HEAD_POD),
-    "": _Rule(
+    "failed": StatusRule("failed", "state failed{reason_part} (written by operators before v1.2 only)", _EVENTS),
+    "unhealthy": StatusRule("degraded", "state unhealthy{reason_part} (operators before v1.2 only)", _HEAD_POD),
+    "": StatusRule(
         "progressing",
         "not ready yet{reason_part} (deprecated status.state empty, no conditions){workers}",
         "kubectl get pods -n {ns} -l ray.io/cluster={name}",
@@ -78,7 +78,7 @@ def _workers(reader: _Reader, base: str) -> str:
 
 def _for_how_long(condition: Mapping[str, Any], now: datetime | None) -> str:
     """How long a condition has held, as ``" (for 12m)"``, from its lastTransitionTime (needs ``now``)."""
-    since = _parse_time(condition.get("lastTransitionTime"))
+    since = parse_time(condition.get("lastTransitionTime"))
     if now is None or since is None:
         return ""
     return f" (for {_duration((now - since).total_seconds())})"
@@ -91,7 +91,7 @@ def _diagnose_cluster(  # noqa: C901, PLR0912
     status = get(reader.obj, *base.split("."))
     facts["cluster"] = facts["name"]
     if not status:
-        return _render(_CLUSTER_NO_STATUS, facts)
+        return _render(CLUSTER_NO_STATUS, facts)
     conds = reader.conditions(base)
     suspend_requested = get(reader.obj, "spec", "suspend") is True
     if not conds:
@@ -102,7 +102,7 @@ def _diagnose_cluster(  # noqa: C901, PLR0912
         if state == "" and suspend_requested:
             reader.note("spec.suspend", True)
             return "suspended", "suspend requested (spec.suspend=true), pods are being deleted", ""
-        rule = _CLUSTER_LEGACY_STATE.get(state)
+        rule = CLUSTER_LEGACY_STATE.get(state)
         if rule is None:
             return (
                 "unknown",
@@ -114,7 +114,7 @@ def _diagnose_cluster(  # noqa: C901, PLR0912
     suspending = reader.condition(base, conds, "RayClusterSuspending")
     suspended = reader.condition(base, conds, "RayClusterSuspended")
     if suspending[0] == "True" and suspended[0] == "True":
-        return _render(_CLUSTER_RC86, facts)
+        return _render(CLUSTER_RC86, facts)
     if suspending[0] == "True":
         return (
             "suspended",
@@ -152,7 +152,7 @@ def _diagnose_cluster(  # noqa: C901, PLR0912
         detail = f": {_brief_message(head_message)}" if head_message else ""
         detail += _for_how_long(conds.get("HeadPodReady", {}), now)
         was_up = prov_status == "True"
-        if head_reason in _HEAD_STUCK_REASONS:
+        if head_reason in HEAD_STUCK_REASONS:
             return (
                 "degraded",
                 _one_line(f"head pod not ready: {why}{detail} (HeadPodReady False){workers}", 600),

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import Final
 
-from pulumi_kuberay.rules._paths import get
-from pulumi_kuberay.status._common import _EVENTS, Phase, _Facts, _one_line, _Reader, _render, _Rule
+from pulumi_kuberay.kuberay.paths import get
+from pulumi_kuberay.status._common import _EVENTS, Phase, StatusRule, _Facts, _one_line, _Reader, _render
 
-_CRON_RULES: Final[dict[str, _Rule]] = {
-    "suspended": _Rule(
+CRON_RULES: Final[dict[str, StatusRule]] = {
+    "suspended": StatusRule(
         "suspended",
         "suspended (spec.suspend=true): no new RayJobs are scheduled{last}",
         "set spec.suspend=false to resume scheduling",
     ),
-    "scheduled": _Rule(
+    "scheduled": StatusRule(
         "healthy",
         "scheduling on '{schedule}'{tz}; last run scheduled at {last_time}",
         "its runs are RayJobs: kubectl get rayjobs -n {ns} -l ray.io/cronjob-name={name} -o json | kuberay-explain -",
     ),
-    "never": _Rule(
+    "never": StatusRule(
         "progressing",
         "nothing scheduled yet on '{schedule}'{tz} (no status.lastScheduleTime); if a tick has passed, the RayCronJob controller is off (operator feature gate RayCronJob is alpha, default off) or the spec was rejected (InvalidRayCronJobSpec event)",
         _EVENTS,
@@ -38,5 +38,5 @@ def _diagnose_cronjob(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
     )
     if get(reader.obj, "spec", "suspend") is True:
         reader.note("spec.suspend", True)
-        return _render(_CRON_RULES["suspended"], facts)
-    return _render(_CRON_RULES["scheduled" if last else "never"], facts)
+        return _render(CRON_RULES["suspended"], facts)
+    return _render(CRON_RULES["scheduled" if last else "never"], facts)

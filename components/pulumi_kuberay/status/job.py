@@ -7,64 +7,64 @@ import re
 from datetime import datetime
 from typing import Final
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
     _EXPLAIN_CLUSTER,
     _HEAD_POD,
-    _HEAD_STUCK_REASONS,
+    HEAD_STUCK_REASONS,
     Phase,
+    StatusRule,
     _brief_message,
     _duration,
     _Facts,
     _one_line,
-    _parse_time,
     _Reader,
     _render,
-    _Rule,
     _text,
+    parse_time,
 )
 
 #: status.jobDeploymentStatus -> rule, for every value of the v1.7.0 state machine except Running and Failed
 #: (which depend on jobStatus and reason, tables below). "" is New.
-_JOB_DEPLOYMENT: Final[dict[str, _Rule]] = {
-    "": _Rule(
+JOB_DEPLOYMENT: Final[dict[str, StatusRule]] = {
+    "": StatusRule(
         "progressing",
         "new: the operator accepted it and is about to create the RayCluster",
         _DESCRIBE,
     ),
-    "Initializing": _Rule(
+    "Initializing": StatusRule(
         "progressing",
         "waiting for cluster: jobDeploymentStatus Initializing, RayCluster {cluster} is not ready yet{since}{cluster_detail}",
         _EXPLAIN_CLUSTER,
     ),
-    "Waiting": _Rule(
+    "Waiting": StatusRule(
         "progressing",
         "waiting for you to submit the job (InteractiveMode): RayCluster {cluster} is up{since}",
         "submit with `ray job submit --address http://{dashboard} -- ...`, then set spec.jobId to its submission id",
     ),
-    "Complete": _Rule(
+    "Complete": StatusRule(
         "succeeded",
         "job {job_status_or_done}{duration}{grace_note}",
         "",
     ),
-    "Retrying": _Rule(
+    "Retrying": StatusRule(
         "degraded",
         "retrying: attempt {attempt} failed ({reason_text}){message_part}; a new RayCluster is being created (backoffLimit {backoff_limit})",
         "{logs}",
     ),
-    "Suspending": _Rule(
+    "Suspending": StatusRule(
         "suspended",
         "suspending (spec.suspend=true): deleting RayCluster {cluster} and the submitter",
         "set spec.suspend=false to run it again (it restarts from scratch)",
     ),
-    "Suspended": _Rule(
+    "Suspended": StatusRule(
         "suspended",
         "suspended (spec.suspend=true): no RayCluster, nothing runs",
         "set spec.suspend=false to run it again (it restarts from scratch with a new RayCluster)",
     ),
-    "ValidationFailed": _Rule(
+    "ValidationFailed": StatusRule(
         "failed",
         "spec rejected by the operator (ValidationFailed): {message}",
         "fix the spec, then delete and recreate the RayJob (the operator never leaves ValidationFailed)",
@@ -72,29 +72,29 @@ _JOB_DEPLOYMENT: Final[dict[str, _Rule]] = {
 }
 
 #: status.jobStatus while jobDeploymentStatus is Running.
-_JOB_RUNNING: Final[dict[str, _Rule]] = {
-    "": _Rule(
+JOB_RUNNING: Final[dict[str, StatusRule]] = {
+    "": StatusRule(
         "progressing",
         "submitting: RayCluster {cluster} is ready, the job has not been seen by the Ray dashboard yet{since}",
         "{logs}",
     ),
-    "PENDING": _Rule(
+    "PENDING": StatusRule(
         "progressing",
         "job PENDING on RayCluster {cluster} (waiting for resources or for the driver to start){since}",
         "{logs}",
     ),
-    "RUNNING": _Rule("progressing", "job RUNNING on RayCluster {cluster}{since}", "{logs}"),
-    "SUCCEEDED": _Rule(
+    "RUNNING": StatusRule("progressing", "job RUNNING on RayCluster {cluster}{since}", "{logs}"),
+    "SUCCEEDED": StatusRule(
         "progressing",
         "job SUCCEEDED; waiting for the submitter to exit before marking the RayJob Complete",
         "{logs}",
     ),
-    "STOPPED": _Rule(
+    "STOPPED": StatusRule(
         "progressing",
         "job STOPPED; waiting for the submitter to exit before marking the RayJob Complete",
         "{logs}",
     ),
-    "FAILED": _Rule(
+    "FAILED": StatusRule(
         "degraded",
         "job FAILED{message_part}; the RayJob is not marked Failed yet (waiting for the submitter to exit)",
         "{logs}",
@@ -102,35 +102,35 @@ _JOB_RUNNING: Final[dict[str, _Rule]] = {
 }
 
 #: status.reason when jobDeploymentStatus is Failed.
-_JOB_FAILED: Final[dict[str, _Rule]] = {
-    "AppFailed": _Rule("failed", "job FAILED{duration}{attempts}{message_part}", "{logs}"),
-    "SubmissionFailed": _Rule(
+JOB_FAILED: Final[dict[str, StatusRule]] = {
+    "AppFailed": StatusRule("failed", "job FAILED{duration}{attempts}{message_part}", "{logs}"),
+    "SubmissionFailed": StatusRule(
         "failed",
         "job submission failed{duration}{attempts}: the submitter could not submit the job{message_part}",
         "{logs}",
     ),
-    "DeadlineExceeded": _Rule(
+    "DeadlineExceeded": StatusRule(
         "failed",
         "activeDeadlineSeconds {active_deadline}exceeded{duration}; {deadline_cause} (not retried)",
         "{deadline_next}",
     ),
-    "PreRunningDeadlineExceeded": _Rule(
+    "PreRunningDeadlineExceeded": StatusRule(
         "failed",
         "preRunningDeadlineSeconds {pre_running_deadline}exceeded{attempts}: the job never reached Running — {deadline_cause}",
         "{deadline_next}",
     ),
     # checkTransitionGracePeriodAndUpdateStatusIfNeeded: the Ray job ended, the submitter did not exit.
-    "JobDeploymentStatusTransitionGracePeriodExceeded": _Rule(
+    "JobDeploymentStatusTransitionGracePeriodExceeded": StatusRule(
         "failed",
         "job {job_status_or_unknown} but the submitter never exited; the operator gave up after the transition grace period{message_part}",
         "{logs}",
     ),
-    "JobStatusCheckTimeoutExceeded": _Rule(
+    "JobStatusCheckTimeoutExceeded": StatusRule(
         "failed",
         "lost contact with the Ray dashboard (status checks failed{check_since} for longer than RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS); the job's own outcome is unknown (not retried)",
         "check the head pod and dashboard: " + _HEAD_POD,
     ),
-    "ValidationFailed": _Rule(
+    "ValidationFailed": StatusRule(
         "failed",
         "spec rejected by the operator (ValidationFailed): {message}",
         "fix the spec, then delete and recreate the RayJob",
@@ -140,34 +140,34 @@ _JOB_FAILED: Final[dict[str, _Rule]] = {
 #: submitter exited, the Ray job was not terminal DefaultSubmitterFinishedTimeout (30 s) later; jobStatus is
 #: then forced to FAILED although Ray never said so. Told apart by its message.
 _JOB_SUBMITTER_FINISHED_PREFIX: Final = "The RayJob submitter finished"
-_JOB_SUBMITTER_FINISHED: Final = _Rule(
+_JOB_SUBMITTER_FINISHED: Final = StatusRule(
     "failed",
     "the submitter exited but the Ray job was not finished 30s later; the operator marked it FAILED (jobStatus forced, the Ray job's own outcome is unknown){message_part}",
     "{logs}; the driver may still run on the cluster: " + _HEAD_POD,
 )
-_JOB_FAILED_OTHER: Final = _Rule(
+JOB_FAILED_OTHER: Final = StatusRule(
     "failed", "job failed{duration}{attempts} (reason {reason_text}){message_part}", "{logs}"
 )
 
 #: jobStatus values in a Complete RayJob that are not a success.
-_JOB_COMPLETE_NOT_SUCCESS: Final[dict[str, _Rule]] = {
-    "STOPPED": _Rule(
+JOB_COMPLETE_NOT_SUCCESS: Final[dict[str, StatusRule]] = {
+    "STOPPED": StatusRule(
         "failed",
         "job STOPPED{duration}: it was stopped (ray job stop) before finishing; the RayJob is Complete",
         "{logs}",
     ),
-    "FAILED": _Rule("failed", "job FAILED{duration}{message_part}", "{logs}"),
+    "FAILED": StatusRule("failed", "job FAILED{duration}{message_part}", "{logs}"),
 }
 
 #: Waiting is only valid for InteractiveMode (operator rule RJ-40, ValidateRayJobStatus). Only seen between a
 #: spec.submissionMode edit and the next reconcile, which rewrites it to ValidationFailed (validateRayJob).
-_JOB_RJ40: Final = _Rule(
+JOB_RJ40: Final = StatusRule(
     "failed",
     "invalid status: jobDeploymentStatus Waiting with submissionMode {mode} (Waiting is only valid for InteractiveMode, operator rule RJ-40); the operator's next reconcile marks it ValidationFailed for good",
     "delete and recreate the RayJob; see the InvalidRayJobStatus event: " + _EVENTS,
 )
 
-_JOB_NO_STATUS: Final = _Rule(
+JOB_NO_STATUS: Final = StatusRule(
     "progressing",
     "no status yet: the operator has not picked it up (is the KubeRay operator running and watching namespace {ns_or_default}? an invalid metadata.name is reported only as an event)",
     _EVENTS,
@@ -217,7 +217,7 @@ def _diagnose_job(  # noqa: C901, PLR0912
 ) -> tuple[Phase, str, str]:
     status = reader.obj.get("status")
     if not status:
-        return _render(_JOB_NO_STATUS, facts)
+        return _render(JOB_NO_STATUS, facts)
 
     jds_raw = reader.get("status.jobDeploymentStatus")
     jds = _text(jds_raw)
@@ -228,8 +228,8 @@ def _diagnose_job(  # noqa: C901, PLR0912
     message = reader.text("status.message")
     cluster = reader.text("status.rayClusterName")
     mode = reader.text("spec.submissionMode", record=False) or "K8sJobMode"
-    start = _parse_time(reader.get("status.startTime"))
-    end = _parse_time(reader.get("status.endTime")) if jds in ("Complete", "Failed") else None
+    start = parse_time(reader.get("status.startTime"))
+    end = parse_time(reader.get("status.endTime")) if jds in ("Complete", "Failed") else None
     failed = as_int(reader.get("status.failed", record=False)) or 0
     backoff = as_int(get(reader.obj, "spec", "backoffLimit")) or 0
 
@@ -268,7 +268,7 @@ def _diagnose_job(  # noqa: C901, PLR0912
     # RJ-40: the operator's own status rule.
     if jds == "Waiting" and mode != "InteractiveMode":
         reader.note("spec.submissionMode", mode)
-        return _render(_JOB_RJ40, facts)
+        return _render(JOB_RJ40, facts)
 
     check_failing = reader.text("status.jobStatusCheckFailureStartTime")
     if check_failing:
@@ -276,7 +276,7 @@ def _diagnose_job(  # noqa: C901, PLR0912
 
     if jds == "Initializing":
         facts["cluster_detail"], stuck = _job_cluster_detail(reader)
-        phase, summary, next_step = _render(_JOB_DEPLOYMENT["Initializing"], facts)
+        phase, summary, next_step = _render(JOB_DEPLOYMENT["Initializing"], facts)
         if stuck:
             phase = "degraded"
         if not cluster:
@@ -292,7 +292,7 @@ def _diagnose_job(  # noqa: C901, PLR0912
                 ),
                 _HEAD_POD.format_map(facts),
             )
-        rule = _JOB_RUNNING.get(job_status)
+        rule = JOB_RUNNING.get(job_status)
         if rule is None:
             return (
                 "unknown",
@@ -307,16 +307,16 @@ def _diagnose_job(  # noqa: C901, PLR0912
             _JOB_SUBMITTER_FINISHED_PREFIX
         ):
             return _render(_JOB_SUBMITTER_FINISHED, facts)
-        return _render(_JOB_FAILED.get(reason, _JOB_FAILED_OTHER), facts)
+        return _render(JOB_FAILED.get(reason, JOB_FAILED_OTHER), facts)
     if jds == "Complete":
         if reason == "JobDeploymentStatusTransitionGracePeriodExceeded":
             facts["grace_note"] = " (the submitter never exited; forced Complete after the transition grace period)"
-        not_success = _JOB_COMPLETE_NOT_SUCCESS.get(job_status)
-        return _render(not_success or _JOB_DEPLOYMENT["Complete"], facts)
+        not_success = JOB_COMPLETE_NOT_SUCCESS.get(job_status)
+        return _render(not_success or JOB_DEPLOYMENT["Complete"], facts)
     if jds == "Retrying":
         reader.note("status.failed", failed)
         reader.note("spec.backoffLimit", backoff)
-    rule = _JOB_DEPLOYMENT.get(jds)
+    rule = JOB_DEPLOYMENT.get(jds)
     if rule is None:
         return (
             "unknown",
@@ -340,7 +340,7 @@ def _job_cluster_detail(reader: _Reader) -> tuple[str, bool]:
             parts.append(f"ReplicaFailure {rreason or 'no reason'}{detail}")
         hstatus, hreason, _ = reader.condition(base, conds, "HeadPodReady")
         if hstatus and hstatus != "True":
-            stuck = stuck or hreason in _HEAD_STUCK_REASONS
+            stuck = stuck or hreason in HEAD_STUCK_REASONS
             parts.append(f"head pod not ready ({hreason or hstatus})")
     state = reader.text(f"{base}.state")
     if state and state != "ready" and not parts:

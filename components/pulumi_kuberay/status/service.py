@@ -6,39 +6,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
-from pulumi_kuberay.rules._paths import as_int, get
+from pulumi_kuberay.kuberay.paths import as_int, get
 from pulumi_kuberay.status._common import (
     _DESCRIBE,
     _EVENTS,
     _EXPLAIN_CLUSTER,
     Phase,
+    StatusRule,
     _brief_message,
     _Facts,
     _one_line,
     _Reader,
     _render,
-    _Rule,
     _text,
 )
 
 #: Ready=False reasons that decide the phase on their own.
-_SERVICE_READY_FALSE: Final[dict[str, _Rule]] = {
-    "ValidationFailed": _Rule(
+SERVICE_READY_FALSE: Final[dict[str, StatusRule]] = {
+    "ValidationFailed": StatusRule(
         "failed",
         "spec rejected by the operator (Ready False, ValidationFailed): {ready_message}",
         "fix the spec; see " + _EVENTS,
     ),
-    "InitializingTimeout": _Rule(
+    "InitializingTimeout": StatusRule(
         "failed",
         "did not become ready within the ray.io/initializing-timeout annotation (Ready False, InitializingTimeout); its clusters were deleted and it stays failed{ready_message_part}",
         "delete and recreate the RayService after fixing the cause (earlier events: " + _EVENTS + ")",
     ),
-    "SuspendInProgress": _Rule(
+    "SuspendInProgress": StatusRule(
         "suspended",
         "suspending (spec.suspend=true): deleting its clusters and services",
         "set spec.suspend=false to resume",
     ),
-    "SuspendComplete": _Rule(
+    "SuspendComplete": StatusRule(
         "suspended",
         "suspended (spec.suspend=true): no clusters, no traffic",
         "set spec.suspend=false to resume",
@@ -46,7 +46,7 @@ _SERVICE_READY_FALSE: Final[dict[str, _Rule]] = {
 }
 
 #: Ray Serve application statuses: "ok", "busy" (transitional) or "bad".
-_APP_STATUS: Final[dict[str, str]] = {
+APP_STATUS: Final[dict[str, str]] = {
     "RUNNING": "ok",
     "NOT_STARTED": "busy",
     "DEPLOYING": "busy",
@@ -65,17 +65,17 @@ _DEPLOYMENT_STATUS: Final[dict[str, str]] = {
 }
 
 #: Deprecated status.serviceStatus (no conditions: older operator). v1.7 writes only "Running" or "".
-_SERVICE_LEGACY_STATUS: Final[dict[str, _Rule]] = {
-    "Running": _Rule("healthy", "serviceStatus Running (deprecated field, no conditions: older operator){apps}", ""),
-    "": _Rule("progressing", "not running yet (deprecated serviceStatus empty, no conditions){apps}", _DESCRIBE),
-    "WaitForServeDeploymentReady": _Rule(
+SERVICE_LEGACY_STATUS: Final[dict[str, StatusRule]] = {
+    "Running": StatusRule("healthy", "serviceStatus Running (deprecated field, no conditions: older operator){apps}", ""),
+    "": StatusRule("progressing", "not running yet (deprecated serviceStatus empty, no conditions){apps}", _DESCRIBE),
+    "WaitForServeDeploymentReady": StatusRule(
         "progressing", "waiting for the Serve deployments to become ready{apps}", _DESCRIBE
     ),
-    "WaitForDashboard": _Rule("progressing", "waiting for the Ray dashboard{apps}", _DESCRIBE),
-    "Restarting": _Rule("degraded", "restarting (older operator serviceStatus Restarting){apps}", _DESCRIBE),
+    "WaitForDashboard": StatusRule("progressing", "waiting for the Ray dashboard{apps}", _DESCRIBE),
+    "Restarting": StatusRule("degraded", "restarting (older operator serviceStatus Restarting){apps}", _DESCRIBE),
 }
 
-_SERVICE_NO_STATUS: Final = _Rule(
+SERVICE_NO_STATUS: Final = StatusRule(
     "progressing",
     "no status yet: the operator has not reconciled it (is the KubeRay operator running and watching namespace {ns_or_default}?)",
     _EVENTS,
@@ -101,7 +101,7 @@ def _app_problems(reader: _Reader, base: str, label: str) -> tuple[list[_AppProb
         path = f"{base}.applicationStatuses.{app_name}"
         app_status = _text(app.get("status"))
         reader.note(f"{path}.status", app_status)
-        health = _APP_STATUS.get(app_status, "bad" if app_status else "busy")
+        health = APP_STATUS.get(app_status, "bad" if app_status else "busy")
         if health == "ok":
             running.append(str(app_name))
             continue
@@ -154,7 +154,7 @@ def _traffic(reader: _Reader, active: str, pending: str) -> str:
 def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:  # noqa: C901, PLR0912, PLR0915
     status = reader.obj.get("status")
     if not status:
-        return _render(_SERVICE_NO_STATUS, facts)
+        return _render(SERVICE_NO_STATUS, facts)
     active = reader.text("status.activeServiceStatus.rayClusterName")
     pending = reader.text("status.pendingServiceStatus.rayClusterName")
     facts["cluster"] = active or pending or "?"
@@ -173,9 +173,9 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
             if legacy_problems
             else (f"; {traffic}" if active or pending else "")
         )
-        rule = _SERVICE_LEGACY_STATUS.get(legacy)
+        rule = SERVICE_LEGACY_STATUS.get(legacy)
         if rule is None and legacy.startswith("Failed"):
-            rule = _Rule("degraded", f"serviceStatus {legacy} (older operator){{apps}}", _DESCRIBE)
+            rule = StatusRule("degraded", f"serviceStatus {legacy} (older operator){{apps}}", _DESCRIBE)
         if rule is None:
             return (
                 "unknown",
@@ -195,12 +195,12 @@ def _diagnose_service(reader: _Reader, facts: _Facts) -> tuple[Phase, str, str]:
     facts["ready_message"] = _brief_message(ready_message) or "(no message)"
     facts["ready_message_part"] = f": {_brief_message(ready_message)}" if ready_message else ""
 
-    if ready != "True" and ready_reason in _SERVICE_READY_FALSE:
-        return _render(_SERVICE_READY_FALSE[ready_reason], facts)
+    if ready != "True" and ready_reason in SERVICE_READY_FALSE:
+        return _render(SERVICE_READY_FALSE[ready_reason], facts)
     if suspended == "True":
-        return _render(_SERVICE_READY_FALSE["SuspendComplete"], facts)
+        return _render(SERVICE_READY_FALSE["SuspendComplete"], facts)
     if suspending == "True":
-        return _render(_SERVICE_READY_FALSE["SuspendInProgress"], facts)
+        return _render(SERVICE_READY_FALSE["SuspendInProgress"], facts)
 
     endpoints_text = f"{endpoints} serve endpoint{'s' if endpoints != 1 else ''}" if endpoints is not None else ""
     explain_pending = (

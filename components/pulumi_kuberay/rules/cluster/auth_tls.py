@@ -6,11 +6,7 @@ import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
-from .._fixed import REMOVE, patch
-from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
-from .._paths import (
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_str,
     cluster_specs,
@@ -22,6 +18,11 @@ from .._paths import (
     ray_container,
     volume_mounts,
 )
+
+from .._engine import KINDS, Context, Violation, declare
+from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
+from .._fixed import REMOVE, patch
+from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
 
 # RC-61..RC-66: auth (v1.6)
 

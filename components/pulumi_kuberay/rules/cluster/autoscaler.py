@@ -5,11 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import (
+    as_int,
+    as_str,
+    cluster_specs,
+    env_list,
+    get,
+    group_template,
+    groups,
+    join,
+    worker_groups,
+)
+
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
 from .._fixed import REMOVE, patch
 from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
-from .._paths import as_int, as_str, cluster_specs, env_list, get, group_template, groups, join, worker_groups
 
 # RC-39..RC-45: autoscaler
 

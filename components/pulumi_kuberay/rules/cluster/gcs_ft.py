@@ -7,6 +7,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import (
+    as_dict,
+    as_list,
+    cluster_specs,
+    env_var,
+    head_group,
+    head_ray_container,
+    head_template,
+    is_unknown,
+    join,
+    volume_mounts,
+)
+
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
 from .._fixed import REMOVE, patch
@@ -20,18 +33,6 @@ from .._kuberay import (
     is_set,
     reported_as,
     rocksdb_backend,
-)
-from .._paths import (
-    as_dict,
-    as_list,
-    cluster_specs,
-    env_var,
-    head_group,
-    head_ray_container,
-    head_template,
-    is_unknown,
-    join,
-    volume_mounts,
 )
 
 # RC-21..RC-26, RC-37: GCS fault tolerance (redis)

@@ -7,6 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import (
+    GroupRef,
+    as_dict,
+    as_int,
+    cluster_specs,
+    groups,
+    is_unknown,
+    join,
+    worker_groups,
+)
+
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from .._fixed import REMOVE, patch
@@ -18,7 +29,6 @@ from .._kuberay import (
     ray_version_of,
     reported_as,
 )
-from .._paths import GroupRef, as_dict, as_int, cluster_specs, groups, is_unknown, join, worker_groups
 
 # --------------------------------------------------------------------------------------------------
 # RC-05..RC-08: group resources and labels

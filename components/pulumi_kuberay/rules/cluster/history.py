@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import example, head_of, spec_of
-from .._fixed import REMOVE, patch
-from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
-from .._paths import (
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
     as_str,
@@ -21,6 +17,11 @@ from .._paths import (
     is_unknown,
     join,
 )
+
+from .._engine import KINDS, Context, Violation, declare
+from .._examples import example, head_of, spec_of
+from .._fixed import REMOVE, patch
+from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 
 # RC-47..RC-60: history server (v1.7, gate RayClusterHistoryServer)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, get, is_unknown
+
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import base_cluster, example, spec_of
 from .._fixed import REMOVE, patch
@@ -15,7 +17,6 @@ from .._kuberay import (
     is_dns1035,
     reported_as,
 )
-from .._paths import as_str, cluster_specs, get, is_unknown
 
 # --------------------------------------------------------------------------------------------------
 # RC-01, RC-02: RayCluster metadata.name

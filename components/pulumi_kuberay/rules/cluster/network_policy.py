@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import (
+    ClusterSpecRef,
+    as_dict,
+    as_list,
+    as_str,
+    cluster_specs,
+    is_unknown,
+    join,
+    worker_groups,
+)
+
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import example, spec_of, worker_of
 from .._fixed import REMOVE, patch
 from .._kuberay import is_dns1123_label, reported_as
-from .._paths import ClusterSpecRef, as_dict, as_list, as_str, cluster_specs, is_unknown, join, worker_groups
 
 # RC-68..RC-75: network policy (v1.7, gate RayClusterNetworkPolicy)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_dict, as_int
+
 from .._engine import Context, Violation, declare
 from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
 from .._fixed import REMOVE, patch
@@ -24,7 +26,6 @@ from .._kuberay import (
     legacy_deletion_policy,
     per_job_spec,
 )
-from .._paths import as_dict, as_int
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-06 .. RJ-24: deletionStrategy

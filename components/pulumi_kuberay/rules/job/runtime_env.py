@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pulumi_kuberay.model._yaml import runtime_env_error
+from pulumi_kuberay.kuberay.paths import as_int, as_str
+from pulumi_kuberay.model import runtime_env_error
 
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
 from .._kuberay import per_job_spec
-from .._paths import as_int, as_str
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-36 .. RJ-39: runtime env, deadlines, retries

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_int
+
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
 from .._kuberay import per_job_spec
-from .._paths import as_int
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-03 .. RJ-05: suspend and TTL

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL
+from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, is_unknown
+
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
 from .._fixed import REMOVE, patch
 from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
-from .._paths import as_dict, as_int, as_list, as_str, is_unknown
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode
@@ -96,7 +98,7 @@ declare(
 
 def _check_selector_name(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     selector = spec.get("clusterSelector")
-    if has_cluster_selector(spec) and not as_dict(selector).get("ray.io/cluster"):
+    if has_cluster_selector(spec) and not as_dict(selector).get(RAY_CLUSTER_LABEL):
         yield Violation(
             "clusterSelector has no non-empty 'ray.io/cluster' key (the only key the operator uses)",
             f"{path}.clusterSelector",

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_dict, as_list
+
 from .._engine import Context, Violation, declare
 from .._examples import SERVE_COMPLIANT, TWO_APPS, example_service, serve_mutated, serve_service
 from .._fixed import patch
-from .._paths import as_dict, as_list
 from .._serve_config import (
     BASE,
     DEFAULT_APP_NAME,

@@ -10,16 +10,27 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import SERVE_PORT as DEFAULT_HTTP_PORT
+from pulumi_kuberay.kuberay.paths import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    cluster_specs,
+    group_template,
+    groups,
+    join,
+    ray_container,
+)
+
 from .._engine import Context, Violation, declare
 from .._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
 from .._fixed import patch
-from .._paths import as_dict, as_int, as_list, as_str, cluster_specs, group_template, groups, join, ray_container
 from .._serve_config import (
     ACTOR_OPTION_KEYS,
     APP_KEYS,
     AUTOSCALING_KEYS,
     BASE,
-    DEFAULT_HTTP_PORT,
     DEPLOYMENT_KEYS,
     GRPC_KEYS,
     HTTP_KEYS,

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_int, as_str, get
+
 from .._engine import Context, Violation, declare
 from .._examples import example_service, set_ray_version
 from .._fixed import REMOVE, patch
@@ -22,7 +24,6 @@ from .._kuberay import (
     service_spec,
     upgrade_type,
 )
-from .._paths import as_int, as_str, get
 
 # ----------------------------------------------------------------------------------------------------
 # RS-01 .. RS-05 (and WH-04): metadata

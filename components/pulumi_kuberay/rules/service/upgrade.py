@@ -6,6 +6,8 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.paths import as_int, get
+
 from .._engine import Context, Violation, declare
 from .._examples import (
     GOOD_UPGRADE_OPTIONS,
@@ -14,7 +16,6 @@ from .._examples import (
 )
 from .._fixed import patch
 from .._kuberay import INCREMENTAL, service_cluster, service_spec, upgrade_type
-from .._paths import as_int, get
 
 # ----------------------------------------------------------------------------------------------------
 # RS-11 .. RS-17: incremental upgrade

@@ -1,8 +1,8 @@
 """What to install of the KubeRay operator: :class:`KubeRayOperatorArgs` (chart, version, CRD handling, typed chart
 values and the conveniences) and the operator's feature gates per version (:func:`operator_gate_defaults`).
 
-Plain Python (no pulumi). :mod:`pulumi_kuberay.operator_setup` turns the args into the chart values and the
-:class:`~pulumi_kuberay.operator_setup.OperatorSetup` the rules judge against.
+Plain Python (no pulumi). :mod:`pulumi_kuberay.operator.derive` turns the args into the chart values and the
+:class:`~pulumi_kuberay.operator.setup.OperatorSetup` the rules judge against.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from pulumi_kuberay.model._base import KubeModel
-from pulumi_kuberay.model._errors import SpecError
-from pulumi_kuberay.model._k8s import ResourceRequirements
-from pulumi_kuberay.model.operator_values import CHART_VERSION, KubeRayOperatorValues
-from pulumi_kuberay.rules import default_feature_gates, parse_kuberay_version
-from pulumi_kuberay.rules._operator import DEFAULT_NAMESPACE
+from pulumi_kuberay.kuberay import default_feature_gates, parse_kuberay_version
+from pulumi_kuberay.model import KubeModel, ResourceRequirements, SpecError
+from pulumi_kuberay.operator.setup import DEFAULT_NAMESPACE
+from pulumi_kuberay.operator.values import CHART_VERSION, KubeRayOperatorValues
 
 Version = tuple[int, int, int]
 

@@ -5,7 +5,7 @@ Ray components (``operator=``), the policy pack (from the operator Deployment in
 ``kuberay-lint --operator-values`` all derive one :class:`OperatorSetup` here, so "what does the installed
 operator do" is computed in one place:
 
-* :func:`resolve_operator` - typed args (:class:`~pulumi_kuberay.operator_args.KubeRayOperatorArgs`: version,
+* :func:`resolve_operator` - typed args (:class:`~pulumi_kuberay.operator.args.KubeRayOperatorArgs`: version,
   chart, CRD handling, conveniences, chart values) -> the values sent to Helm and the :class:`OperatorSetup`;
 * :func:`setup_from_values` - a chart values document (``--operator-values FILE``) -> setup;
 * :func:`setup_from_deployment` - the rendered operator Deployment (container args) -> setup;
@@ -13,8 +13,8 @@ operator do" is computed in one place:
 
 Example::
 
-    from pulumi_kuberay.operator_args import KubeRayOperatorArgs
-    from pulumi_kuberay.operator_setup import resolve_operator
+    from pulumi_kuberay.operator.args import KubeRayOperatorArgs
+    from pulumi_kuberay.operator.derive import resolve_operator
 
     resolved = resolve_operator(KubeRayOperatorArgs(
         feature_gates={"RayCronJob": True}, watch_namespaces=["ray"], namespace="kuberay-system"))
@@ -35,13 +35,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from pulumi_kuberay.model._errors import ManifestError, Problem, problems_from_validation_error
-from pulumi_kuberay.model._helm_values import coalesce
-from pulumi_kuberay.model.operator_values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
+from pulumi_kuberay.kuberay import parse_kuberay_version
+from pulumi_kuberay.model import ManifestError, Problem, coalesce, problems_from_validation_error
 from pulumi_kuberay.model.suggest import did_you_mean
-from pulumi_kuberay.operator_args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
-from pulumi_kuberay.rules import parse_kuberay_version
-from pulumi_kuberay.rules._operator import OperatorSetup
+from pulumi_kuberay.operator.args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
+from pulumi_kuberay.operator.setup import OperatorSetup
+from pulumi_kuberay.operator.values import CHART_VERSION, FeatureGateValue, KubeRayOperatorValues
 from pulumi_kuberay.rules.target import Target
 
 Version = tuple[int, int, int]

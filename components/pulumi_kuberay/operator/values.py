@@ -15,7 +15,7 @@ Two things differ from the CRD models, both because Helm merges user values over
 Keys the chart reads but leaves commented out in ``values.yaml`` (``watchNamespace``, ``useKubernetesProxy``)
 are modelled too, defaulting to unset. Example::
 
-    from pulumi_kuberay.model.operator_values import KubeRayOperatorValues
+    from pulumi_kuberay.operator.values import KubeRayOperatorValues
 
     values = KubeRayOperatorValues.model_validate({
         "replicas": 2,
@@ -31,18 +31,18 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from ._base import KubeModel
-from ._errors import SpecError
-from ._k8s import (
+from pulumi_kuberay.model import (
     Affinity,
     Capabilities,
     Container,
     EnvVar,
+    KubeModel,
     LocalObjectReference,
     PodSecurityContext,
     ResourceRequirements,
     SeccompProfile,
     SecurityContext,
+    SpecError,
     Toleration,
 )
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from pulumi_kuberay.model._yaml import _LOADER
-from pulumi_kuberay.operator_args import KubeRayOperatorArgs
-from pulumi_kuberay.rules import parse_kuberay_version
+from pulumi_kuberay.kuberay import RAY_GROUP, parse_kuberay_version
+from pulumi_kuberay.model import YAML_LOADER
+from pulumi_kuberay.operator.args import KubeRayOperatorArgs
 
 #: Field manager of our server-side applies of the CRDs (``pulumi.com/patchFieldManager``).
 FIELD_MANAGER = "pulumi-kuberay"
@@ -91,7 +91,7 @@ def _crds_in_file(path: str, _size: int, _mtime_ns: int) -> tuple[dict[str, Any]
             return tuple(json.loads(entry.read_bytes()))
         except (OSError, ValueError):
             pass  # not cached yet, or unreadable: parse the YAML
-    docs = yaml.load_all(text, Loader=_LOADER)
+    docs = yaml.load_all(text, Loader=YAML_LOADER)
     crds = tuple(d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
     if entry is not None:
         _write_cache(entry, crds)
@@ -122,7 +122,7 @@ def crd_documents(docs: Sequence[Mapping[str, Any]], version: str) -> list[dict[
     for doc in docs:
         if doc.get("kind") != "CustomResourceDefinition":
             continue
-        if (doc.get("spec") or {}).get("group") != "ray.io":
+        if (doc.get("spec") or {}).get("group") != RAY_GROUP:
             continue
         meta = dict(doc.get("metadata") or {})
         meta["labels"] = {**(meta.get("labels") or {}), CRD_VERSION_LABEL: version}

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._engine import DEFAULT_FEATURE_GATES, LATEST_VERSION, format_version
+from pulumi_kuberay.kuberay import DEFAULT_FEATURE_GATES, LATEST_VERSION, format_version
 
 #: The operator version of the catalogue (the chart version of the v1.7.0 kuberay-operator chart).
 LATEST = format_version(LATEST_VERSION)
@@ -21,7 +21,7 @@ class OperatorSetup:
     """What an installed operator does, as far as the rules care: the ``setup`` rules judge it, and the rules on
     each Ray object read it from ``Context.operator``. ``watch_namespaces`` None = every namespace.
 
-    Derived in one place, :mod:`pulumi_kuberay.operator_setup` (from the component's args, chart values, the
+    Derived in one place, :mod:`pulumi_kuberay.operator.derive` (from the component's args, chart values, the
     rendered Deployment or the stack config).
     """
 

@@ -1,0 +1,68 @@
+"""What KubeRay is, as plain data and readers: a leaf package (no pydantic, no pulumi, nothing of this package).
+
+- :mod:`.api`: the API group and version, the kinds, operator versions and feature gates;
+- :mod:`.names`: labels, ``spec.managedBy``, the head Pod's ports and head Service name;
+- :mod:`.states`: the terminal states of the state machines;
+- :mod:`.paths`: the readers of untrusted manifest dicts (typed accessors, unknown values, embedded specs);
+- :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.
+
+Everything else (models, rules, status, plan, the components, the operator) imports these names from here.
+"""
+
+from __future__ import annotations
+
+from .api import (
+    API_VERSION,
+    DEFAULT_FEATURE_GATES,
+    KINDS,
+    LATEST_VERSION,
+    RAY_GROUP,
+    Version,
+    default_feature_gates,
+    format_version,
+    parse_kuberay_version,
+)
+from .names import (
+    CLIENT_PORT,
+    DASHBOARD_PORT,
+    FT_ENABLED_ANNOTATION,
+    GCS_SERVER_PORT,
+    HEAD_DEFAULT_PORTS,
+    HEAD_SERVICE_SUFFIX,
+    KUBERAY_CONTROLLER,
+    KUEUE_QUEUE_LABEL,
+    MANAGED_BY,
+    NUM_WORKER_GROUPS_ANNOTATION,
+    RAY_CLUSTER_LABEL,
+    SERVE_PORT,
+    ManagedBy,
+    head_service_name,
+)
+from .states import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
+
+__all__ = [
+    "API_VERSION",
+    "CLIENT_PORT",
+    "DASHBOARD_PORT",
+    "DEFAULT_FEATURE_GATES",
+    "FT_ENABLED_ANNOTATION",
+    "GCS_SERVER_PORT",
+    "HEAD_DEFAULT_PORTS",
+    "HEAD_SERVICE_SUFFIX",
+    "KINDS",
+    "KUBERAY_CONTROLLER",
+    "KUEUE_QUEUE_LABEL",
+    "LATEST_VERSION",
+    "MANAGED_BY",
+    "NUM_WORKER_GROUPS_ANNOTATION",
+    "RAYJOB_TERMINAL_DEPLOYMENT_STATUSES",
+    "RAY_CLUSTER_LABEL",
+    "RAY_GROUP",
+    "SERVE_PORT",
+    "ManagedBy",
+    "Version",
+    "default_feature_gates",
+    "format_version",
+    "head_service_name",
+    "parse_kuberay_version",
+]

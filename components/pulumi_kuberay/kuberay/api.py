@@ -1,0 +1,82 @@
+"""What KubeRay is, as data: the API group and version, the kinds, the operator versions and feature gates.
+
+A leaf: plain Python, imports nothing of this package (tests/test_public_seams.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: An operator version, ``(major, minor, patch)``.
+Version = tuple[int, int, int]
+
+#: The API group of the KubeRay custom resources, and their one served version.
+RAY_GROUP = "ray.io"
+API_VERSION = "ray.io/v1"
+#: The kinds of ``ray.io/v1``.
+KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
+#: The operator version targeted when none is given.
+LATEST_VERSION: Version = (1, 7, 0)
+
+#: Operator feature gates of KubeRay v1.7.0 and their defaults (upstream ``features.defaultFeatureGates``).
+DEFAULT_FEATURE_GATES: dict[str, bool] = {
+    "RayClusterStatusConditions": True,
+    "RayJobDeletionPolicy": True,
+    "RayMultiHostIndexing": True,
+    "RayServiceIncrementalUpgrade": True,
+    "RayCronJob": False,
+    "SidecarSubmitterRestart": False,
+    "RayClusterNetworkPolicy": False,
+    "GCSFaultToleranceEmbeddedStorage": False,
+    "RayClusterMTLS": False,
+    "RayClusterHistoryServer": False,
+    "KubernetesWAS": False,
+}
+
+
+def default_feature_gates(version: Version = LATEST_VERSION) -> dict[str, bool]:
+    """The operator's gate defaults at ``version`` (gates reach beta, and so default on, over releases)."""
+    gates = dict(DEFAULT_FEATURE_GATES)
+    if version < (1, 7, 0):
+        gates["RayServiceIncrementalUpgrade"] = False  # alpha in 1.5-1.6
+    if version < (1, 6, 0):
+        gates["RayJobDeletionPolicy"] = False  # alpha in 1.3-1.5
+        gates["RayMultiHostIndexing"] = False  # alpha in 1.5
+    if version < (1, 3, 0):
+        gates["RayClusterStatusConditions"] = False  # alpha in 1.2
+    return gates
+
+
+_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?\s*$")
+
+
+def parse_kuberay_version(version: str | tuple[int, ...]) -> Version:
+    """``"1.6.0"``, ``"v1.6"`` or ``(1, 6)`` -> ``(1, 6, 0)``; anything else is a caller bug (ValueError)."""
+    if isinstance(version, tuple):
+        if 2 <= len(version) <= 3 and all(isinstance(p, int) and not isinstance(p, bool) for p in version):
+            major, minor, *rest = version
+            return (major, minor, rest[0] if rest else 0)
+        raise ValueError(f"invalid KubeRay version {version!r}: expected (major, minor[, patch])")
+    if not isinstance(version, str):
+        raise ValueError(f"invalid KubeRay version {version!r}: expected a string like '1.7.0'")
+    match = _VERSION.match(version)
+    if match is None:
+        raise ValueError(f"invalid KubeRay version {version!r}: expected 'MAJOR.MINOR[.PATCH]', e.g. '1.7.0'")
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
+
+
+def format_version(version: tuple[int, ...]) -> str:
+    return ".".join(str(part) for part in version)
+
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_FEATURE_GATES",
+    "KINDS",
+    "LATEST_VERSION",
+    "RAY_GROUP",
+    "Version",
+    "default_feature_gates",
+    "format_version",
+    "parse_kuberay_version",
+]
