@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, cluster_specs
 from pulumi_kuberay.rules._examples import example_cronjob, example_job, example_service
-from pulumi_kuberay.rules._paths import UNKNOWN_SENTINEL, cluster_specs
 from pulumi_kuberay.rules._ray_resources import cluster_offers
 
 SERVE_RULES = ("serve-replica-infeasible", "serve-cluster-no-cpu")

@@ -37,6 +37,8 @@ _LAZY: dict[str, str] = {
     "is_dns1035_label": "._names",
     "lower_camel": "._names",
     "lower_camel_keep_case": "._names",
+    # quantities (CPU, memory, GPUs)
+    "quantity_amount": "._quantity",
 }
 
 #: The generated Kubernetes types (``_k8s.__all__``): class names, so capitalised; no other name here is.
@@ -81,6 +83,7 @@ if TYPE_CHECKING:  # the same names as _LAZY, and the Kubernetes types
     from ._names import lower_camel_keep_case as lower_camel_keep_case
     from ._object import KubeManifest as KubeManifest
     from ._object import ObjectMeta as ObjectMeta
+    from ._quantity import quantity_amount as quantity_amount
     from ._yaml import YAML_LOADER as YAML_LOADER
     from ._yaml import YAMLError as YAMLError
     from ._yaml import parse_yaml as parse_yaml

@@ -29,9 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from pulumi_kuberay.model._quantity import quantity_amount
-
-from ._paths import (
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     GroupRef,
     PodTemplateRef,
@@ -43,6 +41,7 @@ from ._paths import (
     is_unknown,
     ray_container,
 )
+from pulumi_kuberay.model import quantity_amount
 
 CPU, GPU, MEMORY = "CPU", "GPU", "memory"
 ACCELERATOR_PREFIX = "accelerator_type:"

@@ -12,11 +12,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from ._engine import Context, Violation, declare
-from ._examples import example, example_job, example_service, worker_of
-from ._fixed import patch
-from ._kuberay import job_specs
-from ._paths import (
+from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
     as_list,
@@ -26,6 +22,11 @@ from ._paths import (
     ray_container,
     worker_groups,
 )
+
+from ._engine import Context, Violation, declare
+from ._examples import example, example_job, example_service, worker_of
+from ._fixed import patch
+from ._kuberay import job_specs
 from ._ray_resources import (
     CPU,
     Offer,
