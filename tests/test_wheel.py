@@ -363,10 +363,12 @@ def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypa
         outputs.append((command, run.output))
         if command[0] == "up" and len([c for c, _ in outputs if c[0] == "up"]) == 2:
             rendered = next((workspace.cwd / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
-            assert "rayproject/ray:2.53.0" in rendered and "maxReplicas: 12" in rendered
+            assert "rayproject/ray:2.52.0-py312" in rendered and "maxReplicas: 12" in rendered
     first_up, preview, second_up = (out for c, out in outputs if c[0] in ("up", "preview"))
     assert [line.split(":")[2].strip() for line in plan_lines(first_up)] == ["create"], first_up
     assert "No such file or directory" not in preview and "gotypes" not in preview
+    # the README's change keeps the image's Ray at spec.rayVersion: a reader following it meets no warning of ours
+    assert "image-ray-version-mismatch" not in preview and "probes-need-ray-2-53" not in preview, preview
     lines = plan_lines(preview)
     assert len(lines) == 1 and lines[0].startswith("plan: RayCluster 'shared': "), preview
     assert "image of container ray-head" in lines[0], lines[0]
