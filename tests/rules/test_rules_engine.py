@@ -435,7 +435,7 @@ def test_rule_modules_import_only_the_engine_and_the_readers() -> None:
 
     from pulumi_kuberay.rules import _catalogue
 
-    allowed = {"_engine", "_examples", "_fixed", "_operator", "_options", "_paths", "_kuberay", "_serve_config"}
+    allowed = {"_engine", "_cel", "_examples", "_fixed", "_operator", "_options", "_paths", "_kuberay", "_serve_config"}
     root = Path(rules.__file__).parent
     for name in _catalogue.load():
         if name in ("target", "remediate"):

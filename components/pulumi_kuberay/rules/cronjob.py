@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ._cel import Cel
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
 from ._fixed import REMOVE, patch
@@ -68,6 +69,7 @@ declare(
     violating_path="metadata.name",
     context=_GATE_ON,
     fixed=patch({"metadata.name": "nightly-train"}),
+    cel=Cel('!has(object.spec) || !has(object.metadata.name) || size(object.metadata.name) <= 36', path="metadata.name"),
 )
 
 

@@ -11,6 +11,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from ._cel import Cel
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example_cluster_spec
 from ._fixed import patch
@@ -68,4 +69,5 @@ declare(
     violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
     fixed=patch({"spec.workerGroupSpecs[1].groupName": "gpu"}),
+    cel=Cel('!has(g.groupName) || variables.workers.filter(h, has(h.groupName) && h.groupName == g.groupName).size() == 1', over="worker", path="groupName"),
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from pulumi_kuberay.model._yaml import runtime_env_error
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
@@ -68,6 +69,7 @@ declare(
     violating=example_job(activeDeadlineSeconds=0),
     violating_path="spec.activeDeadlineSeconds",
     fixed=patch({"spec.activeDeadlineSeconds": 3600}),
+    cel=Cel('!has(j.activeDeadlineSeconds) || j.activeDeadlineSeconds > 0', over="job", path="activeDeadlineSeconds"),
 )
 
 
@@ -92,6 +94,7 @@ declare(
     violating=example_job(preRunningDeadlineSeconds=0),
     violating_path="spec.preRunningDeadlineSeconds",
     fixed=patch({"spec.preRunningDeadlineSeconds": 600}),
+    cel=Cel('!has(j.preRunningDeadlineSeconds) || j.preRunningDeadlineSeconds > 0', over="job", path="preRunningDeadlineSeconds"),
 )
 
 
@@ -115,4 +118,5 @@ declare(
     violating=example_job(backoffLimit=-1),
     violating_path="spec.backoffLimit",
     fixed=patch({"spec.backoffLimit": 1}),
+    cel=Cel('!has(j.backoffLimit) || j.backoffLimit >= 0', over="job", path="backoffLimit"),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
@@ -42,6 +43,7 @@ declare(
     violating=example_job(suspend=True, shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None),
     violating_path="spec.suspend",
     fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
+    cel=Cel('!(has(j.suspend) && j.suspend) || (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="suspend"),
 )
 
 
@@ -65,6 +67,7 @@ declare(
     violating=example_job(ttlSecondsAfterFinished=-1),
     violating_path="spec.ttlSecondsAfterFinished",
     fixed=patch({"spec.ttlSecondsAfterFinished": 0}),
+    cel=Cel('!has(j.ttlSecondsAfterFinished) || j.ttlSecondsAfterFinished >= 0', over="job", path="ttlSecondsAfterFinished"),
 )
 
 
@@ -91,4 +94,5 @@ declare(
     violating=example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=30),
     violating_path="spec.ttlSecondsAfterFinished",
     fixed=patch({"spec.shutdownAfterJobFinishes": True}),
+    cel=Cel('!has(j.ttlSecondsAfterFinished) || j.ttlSecondsAfterFinished <= 0 || (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="ttlSecondsAfterFinished"),
 )
