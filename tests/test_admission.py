@@ -212,3 +212,10 @@ def test_operator_refuses_an_unknown_mode(mocks: MockEnv) -> None:
 
     with pytest.raises(ManifestError, match="admissionPolicies"):
         KubeRayOperator("kuberay", chart=_chart_dir(), admission_policies="deny")  # type: ignore[arg-type]
+
+
+def test_the_coverage_page_is_current() -> None:
+    doc = Path(__file__).resolve().parents[1] / "docs" / "admission.md"
+    assert doc.read_text() == admission.render_docs(), "docs/admission.md is stale: run scripts/gen-admission-docs"
+    for item in admission.coverage():
+        assert f"| `{item.rule.id}` |" in doc.read_text()
