@@ -143,7 +143,8 @@ def main() -> None:
         docs = [{**d, "metadata": {**(d.get("metadata") or {}), "namespace": NAMESPACE}} for d in sample_documents()]
         out: dict[str, Any] = {"documents": len(docs), "policies": len(admission.covered_rules())}
         out["without"] = {"sequential": _phase(api, docs, n, 1), "concurrent": _phase(api, docs, n, CONCURRENCY)}
-        _kubectl(kube_dir, state, "apply", "--server-side", "-f", "-", stdin=admission.to_yaml(admission.admission_policies("staging")))
+        policies = admission.to_yaml(admission.admission_policies("staging"))
+        _kubectl(kube_dir, state, "apply", "--server-side", "-f", "-", stdin=policies)
         probe = {**rules.RULES["worker-min-exceeds-max"].violating}
         probe["metadata"] = {**probe["metadata"], "namespace": NAMESPACE}
         _wait_active(api, probe)

@@ -67,6 +67,9 @@ REASONS: Mapping[str, str] = {
     "field-newer-than-target": _NEEDS_VERSION,
     "field-required-by-target": _NEEDS_VERSION,
     "feature-gate-disabled": "needs the operator's feature gates",
+    "rayjob-deletion-strategy-gate-disabled": "needs the operator's feature gates (RayJobDeletionPolicy)",
+    "rayjob-deletion-rule-duplicate": "not expressed in CEL yet",
+    "rayjob-deletion-ttl-order": "not expressed in CEL yet",
     "raycronjob-schedule-invalid": "CEL has no cron parser (robfig/cron's ParseStandard)",
     "raycronjob-schedule-has-timezone": "CEL has no cron parser (robfig/cron's ParseStandard)",
     "raycronjob-timezone-invalid": "needs Go's time zone database",
@@ -118,8 +121,6 @@ def _reason_by_need(rule: Rule) -> str | None:
         return _SCHEMA
     if rule.module.startswith("service.serve_"):
         return _SERVE_CONFIG
-    if rule.id.startswith("rayjob-deletion") or rule.id.startswith("rayjob-legacy-deletion"):
-        return "not expressed in CEL yet"
     return None
 
 
@@ -211,11 +212,15 @@ _SUBJECTS: dict[Over, tuple[tuple[str, ...], str, str]] = {
         "variables.clusterPath + '.' + variables.groups.filter(g, !({E})).map(g, has(g.groupName) ? 'workerGroupSpecs[groupName=' + g.groupName + ']' : 'headGroupSpec').join(', ') + '.'",
     ),
     "job": (("jobs", "jobPath"), "variables.jobs.all(j, {E})", "variables.jobPath + '.'"),
-    "template": (("clusters", "workers", "groups", "jobs", "templates"), "variables.templates.all(t, {E})", "'(pod template).'"),
+    "template": (
+        ("clusters", "clusterPath", "workers", "groups", "jobs", "jobPath", "templates"),
+        "variables.templates.all(t, {E})",
+        "(variables.groups.filter(g, has(g.template) && ![g.template].all(t, {E})).map(g, variables.clusterPath + (has(g.groupName) ? '.workerGroupSpecs[groupName=' + g.groupName + ']' : '.headGroupSpec') + '.template') + variables.jobs.filter(j, has(j.submitterPodTemplate) && ![j.submitterPodTemplate].all(t, {E})).map(j, variables.jobPath + '.submitterPodTemplate')).join(', ') + '.'",
+    ),
     "container": (
         ("clusters", "workers", "groups", "jobs", "templates"),
         "variables.templates.all(t, !has(t.spec) || ((!has(t.spec.initContainers) || t.spec.initContainers.all(k, {E})) && (!has(t.spec.containers) || t.spec.containers.all(k, {E}))))",
-        "'(container).'",
+        "'containers[name=' + variables.templates.filter(t, has(t.spec)).map(t, ((has(t.spec.initContainers) ? t.spec.initContainers : []) + (has(t.spec.containers) ? t.spec.containers : [])).filter(k, !({E})).map(k, has(k.name) ? k.name : '?').join(', ')).filter(n, n != '').join(', ') + '].'",
     ),
 }
 
@@ -238,8 +243,8 @@ def _static_location(over: Over) -> str:
         "worker": "<cluster spec>.workerGroupSpecs[].",
         "group": "<cluster spec>.<group>.",
         "job": "<job spec>.",
-        "template": "(pod template).",
-        "container": "(container).",
+        "template": "<pod template>.",
+        "container": "<container>.",
     }[over]
 
 

@@ -69,5 +69,5 @@ declare(
     violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
     fixed=patch({"spec.workerGroupSpecs[1].groupName": "gpu"}),
-    cel=Cel('!has(g.groupName) || variables.workers.filter(h, has(h.groupName) && h.groupName == g.groupName).size() == 1', over="worker", path="groupName"),
+    cel=Cel('!has(g.groupName) || variables.workers.filter(h, has(h.groupName) && h.groupName == g.groupName).size() == 1', over="worker", path="groupName", message="worker group name used by more than one worker group"),
 )

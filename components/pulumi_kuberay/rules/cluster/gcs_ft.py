@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
 from .._fixed import REMOVE, patch
@@ -69,6 +70,7 @@ declare(
     violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
     violating_path="metadata.annotations[\"ray.io/ft-enabled\"]",
     fixed=patch({"metadata.annotations": REMOVE}),
+    cel=Cel("!(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'] != '') || !has(c.gcsFaultToleranceOptions)", over="cluster", path="gcsFaultToleranceOptions"),
 )
 
 
@@ -107,6 +109,7 @@ declare(
             },
         }
     ),
+    cel=Cel("(has(c.gcsFaultToleranceOptions) || (object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'].lowerAscii() == 'true')) || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -154,6 +157,7 @@ declare(
     ),
     violating_path="spec.headGroupSpec.rayStartParams.redis-password",
     fixed=patch({"spec.headGroupSpec.rayStartParams.redis-password": REMOVE}),
+    cel=Cel("!has(c.gcsFaultToleranceOptions) || (!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-password' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-password'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_PASSWORD') : []).size() == 0 && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0 && !(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/external-storage-namespace' in object.metadata.annotations && object.metadata.annotations['ray.io/external-storage-namespace'] != ''))", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -193,6 +197,7 @@ declare(
             "spec.gcsFaultToleranceOptions.redisUsername": {"value": "ray"},
         }
     ),
+    cel=Cel("!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-username' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-username'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_USERNAME') : []).size() == 0", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -346,6 +351,7 @@ declare(
     violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
     violating_path="spec.gcsFaultToleranceOptions.storage",
     fixed=patch({"spec.gcsFaultToleranceOptions.storage": REMOVE}),
+    cel=Cel("!has(c.gcsFaultToleranceOptions) || !has(c.gcsFaultToleranceOptions.storage) || (has(c.gcsFaultToleranceOptions.backend) && !(c.gcsFaultToleranceOptions.backend in ['', 'redis']))", over="cluster", path="gcsFaultToleranceOptions.storage"),
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
 from .._fixed import REMOVE, patch
@@ -95,6 +96,7 @@ declare(
     ),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
+    cel=Cel('!(size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 && (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes))', over="job", path="shutdownAfterJobFinishes"),
 )
 
 
@@ -127,6 +129,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy",
     fixed=patch({"spec.deletionStrategy.deletionRules": REMOVE}),
+    cel=Cel('!(has(j.deletionStrategy) && size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 && (has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)))', over="job", path="deletionStrategy"),
 )
 
 
@@ -163,6 +166,7 @@ declare(
             ],
         }
     ),
+    cel=Cel('!(has(j.deletionStrategy) && size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) == 0 && !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)))', over="job", path="deletionStrategy"),
 )
 
 
@@ -195,6 +199,7 @@ declare(
     violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
     violating_path="spec.deletionStrategy.onFailure",
     fixed=patch({"spec.deletionStrategy.onFailure": {"policy": "DeleteCluster"}}),
+    cel=Cel('!has(j.deletionStrategy) || size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)) || (has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onFailure))', over="job", path="deletionStrategy.onSuccess/onFailure"),
 )
 
 
@@ -224,6 +229,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
     fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
+    cel=Cel('!has(j.deletionStrategy) || size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)) || ((!has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onSuccess.policy)) && (!has(j.deletionStrategy.onFailure) || has(j.deletionStrategy.onFailure.policy)))', over="job", path="deletionStrategy.onSuccess/onFailure.policy"),
 )
 
 
@@ -263,6 +269,7 @@ declare(
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteSelf"}),
+    cel=Cel("!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || ((size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !has(j.deletionStrategy) || (!((has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) ? j.deletionStrategy.onSuccess.policy : '') in ['DeleteCluster', 'DeleteWorkers']) && !((has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) ? j.deletionStrategy.onFailure.policy : '') in ['DeleteCluster', 'DeleteWorkers']))) && (has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, !has(r.policy) || !(r.policy in ['DeleteCluster', 'DeleteWorkers'])))", over="job", path="deletionStrategy"),
 )
 
 
@@ -310,6 +317,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteCluster"}),
+    cel=Cel("!(has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) || ((size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !has(j.deletionStrategy) || ((has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) ? j.deletionStrategy.onSuccess.policy : '') != 'DeleteWorkers' && (has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) ? j.deletionStrategy.onFailure.policy : '') != 'DeleteWorkers')) && (has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, !has(r.policy) || r.policy != 'DeleteWorkers'))", over="job", path="deletionStrategy"),
 )
 
 
@@ -342,6 +350,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy.onFailure.policy",
     fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
+    cel=Cel("!has(j.deletionStrategy) || size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !(has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes) || ((has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) ? j.deletionStrategy.onSuccess.policy : '') != 'DeleteNone' && (has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) ? j.deletionStrategy.onFailure.policy : '') != 'DeleteNone')", over="job", path="deletionStrategy"),
 )
 
 
@@ -412,6 +421,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition",
     fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": REMOVE}),
+    cel=Cel("(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, (has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') != (has(r.condition) && has(r.condition.jobDeploymentStatus) && r.condition.jobDeploymentStatus != ''))", over="job", path="deletionStrategy.deletionRules[].condition"),
 )
 
 
@@ -447,6 +457,7 @@ declare(
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 0}),
+    cel=Cel('(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, !has(r.condition) || !has(r.condition.ttlSeconds) || r.condition.ttlSeconds >= 0)', over="job", path="deletionStrategy.deletionRules[].condition.ttlSeconds"),
 )
 
 
