@@ -89,13 +89,9 @@ REASONS: Mapping[str, str] = {
     "head-memory-too-small": "compares resource quantities (CEL's quantity library is not enabled for admission policies in every cluster)",
     "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
-    "port-misnamed": "not expressed in CEL yet",
-    "dashboard-exposed-without-auth": "not expressed in CEL yet",
     "rayjob-cluster-not-freed": "not expressed in CEL yet",
     "rayjob-deadline-unbounded": "not expressed in CEL yet",
-    "rayjob-shutdown-with-cluster-selector": "not expressed in CEL yet",
     "pod-security-restricted": "not expressed in CEL yet",
-    "autoscaler-v1-worker-restart-policy": "not expressed in CEL yet",
     "head-serve-port-missing": "not expressed in CEL yet",
     "head-dashboard-port-missing": "not expressed in CEL yet",
 }

@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ._cel import Cel
 from ._engine import (
     KINDS,
     Context,
@@ -189,6 +190,7 @@ declare(
     violating=_v1_cluster("Always"),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": "Never"}),
+    cel=Cel("!((has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) && has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v1') || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.template) || !has(g.template.spec) || !has(g.template.spec.restartPolicy) || g.template.spec.restartPolicy in ['', 'Never'])", over="cluster", path="workerGroupSpecs[].template.spec.restartPolicy"),
 )
 
 

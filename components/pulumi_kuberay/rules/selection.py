@@ -14,6 +14,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from ._cel import Cel
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import REMOVE, patch
@@ -294,6 +295,7 @@ declare(
     ),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
+    cel=Cel('!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || has(j.rayClusterSpec) || !(has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="shutdownAfterJobFinishes"),
 )
 
 
