@@ -23,6 +23,7 @@ with its default feature gates. Plain Python: never imports pulumi.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -89,11 +90,7 @@ REASONS: Mapping[str, str] = {
     "head-memory-too-small": "compares resource quantities (CEL's quantity library is not enabled for admission policies in every cluster)",
     "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
-    "rayjob-cluster-not-freed": "not expressed in CEL yet",
-    "rayjob-deadline-unbounded": "not expressed in CEL yet",
     "pod-security-restricted": "not expressed in CEL yet",
-    "head-serve-port-missing": "not expressed in CEL yet",
-    "head-dashboard-port-missing": "not expressed in CEL yet",
 }
 
 
@@ -256,10 +253,18 @@ def _validation(rule: Rule, part: Cel) -> dict[str, Any]:
     return validation
 
 
+_VARIABLE_USE = re.compile(r"variables\.([A-Za-z]+)")
+
+
 def _variables(rule: Rule) -> list[dict[str, str]]:
+    """The variables the rule's subjects and expressions read, with those they read, in dependency order."""
     wanted: set[str] = set()
     for part in rule.cel.parts() if rule.cel else ():
         wanted.update(_SUBJECTS[part.over][0])
+        for name in _VARIABLE_USE.findall(part.expression):
+            if name not in _VARIABLES:
+                raise ValueError(f"rule {rule.id!r}: its CEL reads variables.{name}, which is not one of {', '.join(_VARIABLES)}")
+            wanted.update((name, *_VARIABLES[name][1]))
     return [{"name": name, "expression": expr} for name, (expr, _) in _VARIABLES.items() if name in wanted]
 
 

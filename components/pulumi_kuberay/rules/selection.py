@@ -170,6 +170,7 @@ declare(
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
+    cel=Cel("!(has(j.rayClusterSpec) && !(has(j.clusterSelector) && size(j.clusterSelector) > 0)) || (has(j.submissionMode) && j.submissionMode == 'InteractiveMode') || ((has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes) || (size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 ? ((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).exists(r, has(r.policy) && r.policy in ['DeleteCluster', 'DeleteSelf'] && ((has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') ? r.condition.jobStatus : ((has(r.condition) && has(r.condition.jobDeploymentStatus)) ? r.condition.jobDeploymentStatus : '')) in ['SUCCEEDED']) && (has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).exists(r, has(r.policy) && r.policy in ['DeleteCluster', 'DeleteSelf'] && ((has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') ? r.condition.jobStatus : ((has(r.condition) && has(r.condition.jobDeploymentStatus)) ? r.condition.jobDeploymentStatus : '')) in ['FAILED', 'Failed'])) : ((has(j.deletionStrategy) && has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) && j.deletionStrategy.onSuccess.policy in ['DeleteCluster', 'DeleteSelf']) && (has(j.deletionStrategy) && has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) && j.deletionStrategy.onFailure.policy in ['DeleteCluster', 'DeleteSelf']))))", over="job", path="shutdownAfterJobFinishes"),
 )
 
 
@@ -206,6 +207,7 @@ declare(
     violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
     violating_path="spec.activeDeadlineSeconds",
     fixed=patch({"spec.activeDeadlineSeconds": 21600}),
+    cel=Cel("!(has(j.rayClusterSpec) && !(has(j.clusterSelector) && size(j.clusterSelector) > 0)) || (has(j.submissionMode) && j.submissionMode == 'InteractiveMode') || (has(j.activeDeadlineSeconds) && j.activeDeadlineSeconds <= 604800)", over="job", path="activeDeadlineSeconds"),
 )
 
 
