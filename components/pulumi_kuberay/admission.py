@@ -90,7 +90,6 @@ REASONS: Mapping[str, str] = {
     "head-memory-too-small": "compares resource quantities (CEL's quantity library is not enabled for admission policies in every cluster)",
     "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
-    "pod-security-restricted": "not expressed in CEL yet",
 }
 
 
