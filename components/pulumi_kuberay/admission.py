@@ -86,8 +86,8 @@ REASONS: Mapping[str, str] = {
     "worker-priority-unsupported": "compares parsed Ray versions (not expressed in CEL here)",
     "kueue-rayjob-limits": "needs the Kueue version and option of the organisation",
     "kueue-rayjob-unmanaged": "needs the Kueue option of the organisation",
-    "requests-not-equal-limits": "compares resource quantities (CEL's quantity library is not enabled for admission policies in every cluster)",
-    "head-memory-too-small": "compares resource quantities (CEL's quantity library is not enabled for admission policies in every cluster)",
+    "requests-not-equal-limits": "compares resource quantities (Kubernetes' CEL quantity() library could; not expressed in CEL yet)",
+    "head-memory-too-small": "compares resource quantities (Kubernetes' CEL quantity() library could; not expressed in CEL yet)",
     "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
 }

@@ -113,6 +113,7 @@ declare(
     violating_path="metadata.name",
     context=_GATE_ON,
     fixed=patch({"metadata.name": "nightly-train"}),
+    cel=Cel("!has(object.spec) || (has(object.spec.suspend) && object.spec.suspend) || (has(object.spec.jobTemplate) && has(object.spec.jobTemplate.managedBy) && object.spec.jobTemplate.managedBy != '' && object.spec.jobTemplate.managedBy != 'ray.io/kuberay-operator') || !has(object.metadata.name) || (size((object.metadata.name + '-xxxxx')) > 63 ? (object.metadata.name + '-xxxxx').substring(0, 63) : (object.metadata.name + '-xxxxx')).matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')", path="metadata.name"),
 )
 
 

@@ -6,6 +6,7 @@ import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
 from .._fixed import REMOVE, patch
@@ -125,6 +126,7 @@ declare(
     ),
     violating_path="spec.authOptions.mode",
     fixed=patch({"spec.authOptions.mode": "token"}),
+    cel=Cel("!has(c.authOptions) || !has(c.authOptions.enableK8sTokenAuth) || !c.authOptions.enableK8sTokenAuth || (has(c.authOptions.mode) && c.authOptions.mode == 'token' && (!has(c.authOptions.secretName) || c.authOptions.secretName == ''))", over="cluster", path="authOptions"),
 )
 
 
