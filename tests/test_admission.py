@@ -219,3 +219,20 @@ def test_the_coverage_page_is_current() -> None:
     assert doc.read_text() == admission.render_docs(), "docs/admission.md is stale: run scripts/gen-admission-docs"
     for item in admission.coverage():
         assert f"| `{item.rule.id}` |" in doc.read_text()
+
+
+def test_every_variable_an_expression_reads_is_declared_before() -> None:
+    """The API server refuses a policy whose expression reads an undeclared variable: checked here for every
+    validation, message expression and variable (which may read only the variables declared above it)."""
+    import re
+
+    uses = re.compile(r"variables\.([A-Za-z]+)")
+    for rule in admission.covered_rules():
+        spec = admission.policy(rule)["spec"]
+        declared: list[str] = []
+        for variable in spec["variables"]:
+            assert set(uses.findall(variable["expression"])) <= set(declared), (rule.id, variable["name"])
+            declared.append(variable["name"])
+        for validation in spec["validations"]:
+            for key in ("expression", "messageExpression"):
+                assert set(uses.findall(validation.get(key, ""))) <= set(declared), (rule.id, key)
