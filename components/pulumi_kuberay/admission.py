@@ -69,8 +69,6 @@ REASONS: Mapping[str, str] = {
     "field-required-by-target": _NEEDS_VERSION,
     "feature-gate-disabled": "needs the operator's feature gates",
     "rayjob-deletion-strategy-gate-disabled": "needs the operator's feature gates (RayJobDeletionPolicy)",
-    "rayjob-deletion-rule-duplicate": "not expressed in CEL yet",
-    "rayjob-deletion-ttl-order": "not expressed in CEL yet",
     "raycronjob-schedule-invalid": "CEL has no cron parser (robfig/cron's ParseStandard)",
     "raycronjob-schedule-has-timezone": "CEL has no cron parser (robfig/cron's ParseStandard)",
     "raycronjob-timezone-invalid": "needs Go's time zone database",
