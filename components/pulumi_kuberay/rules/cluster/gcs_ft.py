@@ -265,6 +265,7 @@ declare(
     violating_path="spec.gcsFaultToleranceOptions.redisAddress",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.gcsFaultToleranceOptions.redisAddress": REMOVE}),
+    cel=Cel("!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || (!(has(c.gcsFaultToleranceOptions.redisAddress) && c.gcsFaultToleranceOptions.redisAddress != '') && !has(c.gcsFaultToleranceOptions.redisUsername) && !has(c.gcsFaultToleranceOptions.redisPassword) && !(has(c.gcsFaultToleranceOptions.externalStorageNamespace) && c.gcsFaultToleranceOptions.externalStorageNamespace != '') && !(has(c.gcsFaultToleranceOptions.storage) && has(c.gcsFaultToleranceOptions.storage.claimName) && c.gcsFaultToleranceOptions.storage.claimName != '' && (has(c.gcsFaultToleranceOptions.storage.size) || has(c.gcsFaultToleranceOptions.storage.storageClassName) || (has(c.gcsFaultToleranceOptions.storage.accessModes) && size(c.gcsFaultToleranceOptions.storage.accessModes) > 0))))", over="cluster", path="gcsFaultToleranceOptions"),
 )
 
 
@@ -317,6 +318,7 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
+    cel=Cel("!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || ((!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0) || ((!has(c.headGroupSpec.template.spec.containers[0].env) || !c.headGroupSpec.template.spec.containers[0].env.exists(e, e.name in ['RAY_gcs_storage', 'RAY_gcs_storage_path'])) && (!has(c.headGroupSpec.template.spec.containers[0].volumeMounts) || !c.headGroupSpec.template.spec.containers[0].volumeMounts.exists(m, (has(m.name) && m.name == 'gcs-storage') || (has(m.mountPath) && m.mountPath == '/data/gcs'))))) && (!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.volumes)) || !c.headGroupSpec.template.spec.volumes.exists(v, has(v.name) && v.name == 'gcs-storage')))", over="cluster", path="headGroupSpec.template.spec"),
 )
 
 
