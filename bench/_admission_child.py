@@ -1,12 +1,12 @@
 """What the catalogue's ValidatingAdmissionPolicies add to a create: server-side dry-run latency, with and without.
 
-``python -m bench._admission_child N`` starts a throw-away control plane (``scripts/local-cluster up`` in a
-temporary directory, loopback ports; never builds: the binaries must be in the ``scripts/ensure-kube`` cache), then
-sends N server-side dry-run creates of the upstream samples' Ray objects (cycled), sequentially on one keep-alive
-connection and then five at a time, first without the policies, then with every policy bound as staging binds them
-(Deny for critical rules, Warn for the rest: the samples pass, with warnings), then without again (the drift of a
-shared machine shows as a difference between the two baselines). It stops by itself and tears the control plane
-down. Prints one JSON object: p50/p99 in milliseconds per phase.
+``python -m bench._admission_child N`` starts a throw-away etcd and kube-apiserver (``tools/local_apiserver.py``:
+loopback ports, no controllers; never builds: the binaries come from ``$PULUMI_KUBERAY_KUBE_DIR`` or the
+``scripts/ensure-kube`` cache) with the v1.7.0 CRDs, then sends N server-side dry-run creates of the upstream samples'
+Ray objects (cycled), sequentially on one keep-alive connection and then five at a time, first without the policies,
+then with every policy bound as staging binds them (Deny for critical rules, Warn for the rest: the samples pass,
+with warnings), then without again (the drift of a shared machine shows as a difference between the two
+baselines). It stops by itself and stops the API server. Prints one JSON object: p50/p99 in milliseconds per phase.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -25,36 +24,27 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from bench._rules_child import sample_documents
 from bench._stats import median, percentile
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+from local_apiserver import LocalApiServer  # noqa: E402  (a tool of the repository)
+
 PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
 NAMESPACE = "bench"
 CONCURRENCY = 5
 WARM_UP = 20
 
 
-def _free_base() -> int:
-    for base in range(21000, 29000, 10):
-        try:
-            for port in range(base, base + 8):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-    raise RuntimeError("no 8 free loopback ports between 21000 and 29000")
-
-
 class Api:
     """A keep-alive HTTPS connection per thread to the local API server (client certificate auth)."""
 
-    def __init__(self, state: Path) -> None:
-        self.port = int((state / "api-port").read_text())
-        pki = state / "pki"
-        self.context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
-        self.context.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+    def __init__(self, server: LocalApiServer) -> None:
+        self.port = server.port
+        self.context: ssl.SSLContext = server.ssl_context()
 
     def connection(self) -> http.client.HTTPSConnection:
         return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=60)
@@ -93,16 +83,6 @@ def _phase(api: Api, docs: list[dict[str, Any]], n: int, workers: int) -> dict[s
     }
 
 
-def _kubectl(kube_dir: Path, state: Path, *args: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(
-        [str(kube_dir / "bin" / "kubectl"), f"--kubeconfig={state / 'kubeconfig'}", *args],
-        input=stdin, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        raise RuntimeError(f"kubectl {' '.join(args)}: {proc.stderr[-2000:]}")
-    return proc.stdout
-
-
 def _wait_active(api: Api, probe: dict[str, Any]) -> None:
     deadline = time.monotonic() + 120
     conn = api.connection()
@@ -114,46 +94,48 @@ def _wait_active(api: Api, probe: dict[str, Any]) -> None:
     raise RuntimeError("the admission policies never became active")
 
 
+def _kube_bin() -> Path:
+    kube_dir = os.environ.get("PULUMI_KUBERAY_KUBE_DIR")
+    if not kube_dir:
+        found = subprocess.run(
+            [str(REPO / "scripts" / "ensure-kube"), "--no-build", "--print-dir"], capture_output=True, text=True, check=False
+        )
+        kube_dir = found.stdout.strip() if found.returncode == 0 else ""
+    if not kube_dir or not (Path(kube_dir) / "bin" / "kube-apiserver").exists():
+        raise RuntimeError("the control plane is not built (scripts/ensure-kube); this benchmark never builds it")
+    return Path(kube_dir) / "bin"
+
+
+def _phases(api: Api, docs: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    return {"sequential": _phase(api, docs, n, 1), "concurrent": _phase(api, docs, n, CONCURRENCY)}
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     from pulumi_kuberay import admission, rules
 
-    found = subprocess.run(
-        [str(REPO / "scripts" / "ensure-kube"), "--no-build", "--print-dir"], capture_output=True, text=True, check=False
-    )
-    if found.returncode != 0 or not found.stdout.strip():
-        raise RuntimeError("the control plane is not built (scripts/ensure-kube); this benchmark never builds it")
-    kube_dir = Path(found.stdout.strip())
+    reference = Path(os.environ.get("KUBERAY_REFERENCE_DIR", REPO.parent / "shared"))
+    crds = [yaml.safe_load(p.read_text()) for p in sorted((reference / "kuberay" / "v1.7.0" / "crds").glob("*.yaml"))]
     work = Path(tempfile.mkdtemp(prefix="kuberay-bench-admission-"))
-    state = work / "state"
-    env = {
-        **os.environ,
-        "PULUMI_KUBERAY_CLUSTER_DIR": str(state),
-        "PULUMI_KUBERAY_KUBE_DIR": str(kube_dir),
-        "PULUMI_KUBERAY_CLUSTER_PORT_BASE": str(_free_base()),
-        "PULUMI_KUBERAY_NO_BUILD": "1",
-    }
-    script = str(REPO / "scripts" / "local-cluster")
-    up = subprocess.run([script, "up"], env=env, capture_output=True, text=True, timeout=900, check=False)
     try:
-        if up.returncode != 0:
-            raise RuntimeError(f"scripts/local-cluster up failed:\n{up.stderr[-3000:]}")
-        _kubectl(kube_dir, state, "create", "namespace", NAMESPACE)
-        api = Api(state)
-        docs = [{**d, "metadata": {**(d.get("metadata") or {}), "namespace": NAMESPACE}} for d in sample_documents()]
-        out: dict[str, Any] = {"documents": len(docs), "policies": len(admission.covered_rules())}
-        out["without"] = {"sequential": _phase(api, docs, n, 1), "concurrent": _phase(api, docs, n, CONCURRENCY)}
-        policies = admission.to_yaml(admission.admission_policies("staging"))
-        _kubectl(kube_dir, state, "apply", "--server-side", "-f", "-", stdin=policies)
-        probe = {**rules.RULES["worker-min-exceeds-max"].violating}
-        probe["metadata"] = {**probe["metadata"], "namespace": NAMESPACE}
-        _wait_active(api, probe)
-        out["with"] = {"sequential": _phase(api, docs, n, 1), "concurrent": _phase(api, docs, n, CONCURRENCY)}
-        _kubectl(kube_dir, state, "delete", "validatingadmissionpolicybindings", "--all", "--wait=true")
-        time.sleep(3)  # the bindings leave the admission plugin through its informer
-        out["without_again"] = {"sequential": _phase(api, docs, n, 1), "concurrent": _phase(api, docs, n, CONCURRENCY)}
+        with LocalApiServer(_kube_bin(), work) as server:
+            server.install_crds(crds)
+            server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+            api = Api(server)
+            docs = [{**d, "metadata": {**(d.get("metadata") or {}), "namespace": NAMESPACE}} for d in sample_documents()]
+            out: dict[str, Any] = {"documents": len(docs), "policies": len(admission.covered_rules())}
+            out["without"] = _phases(api, docs, n)
+            for doc in admission.admission_policies("staging"):
+                server.create(doc)
+            probe = {**rules.RULES["worker-min-exceeds-max"].violating}
+            probe["metadata"] = {**probe["metadata"], "namespace": NAMESPACE}
+            _wait_active(api, probe)
+            out["with"] = _phases(api, docs, n)
+            bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+            server.delete_collection(bindings, "app.kubernetes.io/managed-by=pulumi-kuberay")
+            time.sleep(3)  # the bindings leave the admission plugin through its informer
+            out["without_again"] = _phases(api, docs, n)
     finally:
-        subprocess.run([script, "down"], env=env, capture_output=True, text=True, timeout=300, check=False)
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(out))
 

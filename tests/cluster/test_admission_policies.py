@@ -1,7 +1,8 @@
 """The catalogue's ValidatingAdmissionPolicies in a real kube-apiserver agree with the Python checks.
 
-A second kube-apiserver (``extra_apiserver``: the control plane's etcd under its own prefix, no controllers, no
-operator: the policies judge nothing else) gets the v1.7.0 CRDs and the generated policies. Then:
+One control plane for the module, of its own (``tools/local_apiserver.py``: etcd and kube-apiserver from the
+``scripts/ensure-kube`` entry, no controllers, no operator: the policies judge nothing else), gets the v1.7.0 CRDs
+and the generated policies. Then:
 
 * **agreement** (bindings on Warn, ``failurePolicy: Fail`` so that a CEL evaluation error shows as a warning too):
   every rule example (compliant, violating, fixed), every upstream sample and generated cases (cluster-rule
@@ -19,12 +20,9 @@ Requests run five at a time (``dryRun=All``, ``fieldValidation=Strict`` as kubec
 from __future__ import annotations
 
 import copy
-import json
 import re
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,9 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import yaml
 from pulumi_kuberay import admission, rules
 
-from .conftest import ExtraApiServer, LocalCluster, extra_apiserver
+from .conftest import REPO_ROOT, _kube_dir_or_fail
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+from local_apiserver import LocalApiServer
 
 REFERENCE_VERSION = "1.7.0"
 NAMESPACE = "vap"
@@ -56,22 +58,13 @@ class Reply:
         return str(self.body.get("message", ""))
 
 
-def _dry_run(server: ExtraApiServer, manifest: dict[str, Any]) -> Reply:
-    plural = admission.PLURALS[manifest["kind"]]
-    request = urllib.request.Request(
-        f"{server.api_url}/apis/ray.io/v1/namespaces/{NAMESPACE}/{plural}?dryRun=All&fieldValidation=Strict",
-        data=json.dumps(manifest).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, context=server.ssl_context(), timeout=60) as response:
-            return Reply(response.status, json.loads(response.read()), response.headers.get_all("Warning") or [])
-    except urllib.error.HTTPError as err:
-        return Reply(err.code, json.loads(err.read() or b"{}"), err.headers.get_all("Warning") or [])
+def _dry_run(server: LocalApiServer, manifest: dict[str, Any]) -> Reply:
+    path = f"/apis/ray.io/v1/namespaces/{NAMESPACE}/{admission.PLURALS[manifest['kind']]}"
+    code, body, warnings = server.request("POST", path, manifest, query={"dryRun": "All", "fieldValidation": "Strict"})
+    return Reply(code, body, warnings)
 
 
-def dry_run_all(server: ExtraApiServer, manifests: list[dict[str, Any]]) -> list[Reply]:
+def dry_run_all(server: LocalApiServer, manifests: list[dict[str, Any]]) -> list[Reply]:
     with ThreadPoolExecutor(WORKERS) as pool:
         return list(pool.map(lambda m: _dry_run(server, m), manifests))
 
@@ -84,40 +77,43 @@ def prepared(manifest: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _apply(server: ExtraApiServer, docs: list[dict[str, Any]]) -> None:
-    server.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=admission.to_yaml(docs))
+def _apply(server: LocalApiServer, docs: list[dict[str, Any]]) -> None:
+    for doc in docs:
+        server.create(doc)
 
 
-def _delete_bindings(server: ExtraApiServer) -> None:
-    server.kubectl("delete", "validatingadmissionpolicybindings", "-l", "app.kubernetes.io/managed-by=pulumi-kuberay", "--wait=true")
+def _delete_bindings(server: LocalApiServer) -> None:
+    bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+    server.delete_collection(bindings, "app.kubernetes.io/managed-by=pulumi-kuberay")
 
 
-def _wait_until_active(server: ExtraApiServer, expect: str) -> None:
+def _wait_until_active(server: LocalApiServer, expect: str) -> None:
     """Policies and bindings reach the admission plugin through informers: wait until a known violation is judged
     (``expect``: ``warn`` or ``deny``)."""
     probe = prepared(rules.RULES["worker-min-exceeds-max"].violating)
     probe_id = admission.policy_name("worker-min-exceeds-max")
-
-    def active() -> bool:
+    deadline = time.monotonic() + 120
+    while True:
         reply = _dry_run(server, probe)
-        if expect == "deny":
-            return reply.code != 201 and probe_id in reply.message
-        return any(probe_id in w for w in reply.warnings)
-
-    server.wait_for(active, 120, f"the admission policies to {expect}", interval=0.5)
+        if expect == "deny" and reply.code != 201 and probe_id in reply.message:
+            return
+        if expect == "warn" and any(probe_id in w for w in reply.warnings):
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the admission policies did not {expect} within 120 s: {reply}")
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")
-def vap_apiserver(local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtraApiServer]:
+def vap_apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalApiServer]:
     from _reference import require_reference
 
     crds = require_reference() / "kuberay" / f"v{REFERENCE_VERSION}" / "crds"
-    work = tmp_path_factory.mktemp("vap-apiserver")
-    with extra_apiserver(local_cluster, work, f"/kuberay-vap-{int(time.time())}") as server:
-        server.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(crds))
-        server.kubectl("wait", "--for=condition=Established", "--timeout=120s", "-f", str(crds))
-        server.kubectl("create", "namespace", NAMESPACE, check=False)
-        time.sleep(2)  # a CRD is served a moment after Established
+    started = time.monotonic()
+    with LocalApiServer(_kube_dir_or_fail() / "bin", tmp_path_factory.mktemp("vap-apiserver")) as server:
+        server.install_crds([yaml.safe_load(path.read_text()) for path in sorted(crds.glob("*.yaml"))])
+        server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+        sys.stderr.write(f"\n[admission policies] kube-apiserver with the v{REFERENCE_VERSION} CRDs up in {time.monotonic() - started:.0f} s\n")
         yield server
 
 
@@ -232,7 +228,7 @@ class Tally:
         )
 
 
-def compare(server: ExtraApiServer, cases: list[tuple[str, dict[str, Any]]], tally: Tally) -> None:
+def compare(server: LocalApiServer, cases: list[tuple[str, dict[str, Any]]], tally: Tally) -> None:
     covered = {rule.id for rule in admission.covered_rules()}
     sent = [prepared(doc) for _, doc in cases]
     replies = dry_run_all(server, sent)
@@ -258,7 +254,7 @@ def compare(server: ExtraApiServer, cases: list[tuple[str, dict[str, Any]]], tal
             )
 
 
-def test_the_api_server_warns_about_exactly_what_the_python_checks_find(vap_apiserver: ExtraApiServer) -> None:
+def test_the_api_server_warns_about_exactly_what_the_python_checks_find(vap_apiserver: LocalApiServer) -> None:
     _apply(vap_apiserver, admission.admission_policies("dev", mode="warn", failure_policy="Fail"))
     _wait_until_active(vap_apiserver, "warn")
     tallies: dict[str, Tally] = {}
@@ -284,7 +280,7 @@ def test_the_api_server_warns_about_exactly_what_the_python_checks_find(vap_apis
     assert not never, f"covered rules no case exercised: {never}"
 
 
-def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample(vap_apiserver: ExtraApiServer) -> None:
+def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample(vap_apiserver: LocalApiServer) -> None:
     _delete_bindings(vap_apiserver)
     _apply(vap_apiserver, admission.admission_policies("staging"))
     _wait_until_active(vap_apiserver, "deny")
