@@ -55,6 +55,8 @@ _ACTIONS = {"mandatory": ["Deny", "Audit"], "advisory": ["Warn", "Audit"]}
 
 _SERVE_CONFIG = "CEL cannot parse the serveConfigV2 YAML string"
 _SCHEMA = "the API server's CRD schema enforces it already (types, required fields, enums, formats; unknown fields are pruned, or refused with fieldValidation=Strict, kubectl's default)"
+#: A policy runs after the CRD schema: what the v1.7.0 CRD refuses never reaches it (tests/cluster holds it).
+_CRD_FIRST = "the v1.7.0 CRD refuses it before any admission policy runs"
 _NEEDS_VERSION = "needs the target's KubeRay version (which fields and values each release's CRDs know)"
 #: Rules not in the API server for a reason of their own (tests/test_admission.py holds every rule to a reason or a
 #: CEL check, never both).
@@ -68,6 +70,14 @@ REASONS: Mapping[str, str] = {
     "field-newer-than-target": _NEEDS_VERSION,
     "field-required-by-target": _NEEDS_VERSION,
     "feature-gate-disabled": "needs the operator's feature gates",
+    "cluster-upgrade-strategy-invalid": _CRD_FIRST + " (an enum of upgradeStrategy.type)",
+    "rayjob-deletion-condition-invalid": _CRD_FIRST + " (a CEL rule of the deletion condition)",
+    "rayjob-deletion-rule-ttl-negative": _CRD_FIRST + " (minimum 0 on ttlSeconds)",
+    "rayjob-deletion-strategy-empty": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-deletion-strategy-mixed": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-legacy-deletion-incomplete": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-pre-running-deadline-not-positive": _CRD_FIRST + " (minimum 1 on preRunningDeadlineSeconds)",
+    "rayservice-deletion-delay-negative": _CRD_FIRST + " (minimum 0 on rayClusterDeletionDelaySeconds)",
     "rayjob-deletion-strategy-gate-disabled": "needs the operator's feature gates (RayJobDeletionPolicy)",
     "raycronjob-schedule-invalid": "CEL has no cron parser (robfig/cron's ParseStandard)",
     "raycronjob-schedule-has-timezone": "CEL has no cron parser (robfig/cron's ParseStandard)",

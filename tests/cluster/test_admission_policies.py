@@ -173,8 +173,20 @@ def sample_cases() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+#: Names the API server's metadata validation accepts (DNS-1123 subdomains) but KubeRay may not: dots, a leading
+#: digit, and lengths around each kind's limit.
+NAMES = ["ray.cluster", "1cluster", "a" * 36, "a" * 37, "a" * 47, "a" * 48, "a" * 53, "a" * 54, "a" * 63]
+
+
+def _named(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return {**doc, "metadata": {**doc.get("metadata", {}), "name": name}}
+
+
 def generated_cases() -> list[tuple[str, dict[str, Any]]]:
     cases: list[tuple[str, dict[str, Any]]] = []
+    for rule_id in ("cluster-name-invalid", "rayjob-name-too-long", "rayservice-name-too-long", "raycronjob-name-too-long"):
+        compliant = rules.RULES[rule_id].compliant
+        cases += [(f"{compliant['kind']} named {name!r}", _named(compliant, name)) for name in NAMES]
     for rule in admission.covered_rules():
         for which, doc in (("violating", rule.violating), ("compliant", rule.compliant)):
             cases += [(f"rule {rule.id} {which} in a {kind}", d) for kind, d in _embedded(doc)]

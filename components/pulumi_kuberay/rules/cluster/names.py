@@ -86,7 +86,6 @@ declare(
     violating=example(lambda d: spec_of(d).update(upgradeStrategy={"type": "RollingUpdate"})),
     violating_path="spec.upgradeStrategy.type",
     fixed=patch({"spec.upgradeStrategy.type": "Recreate"}),
-    cel=Cel("!has(c.upgradeStrategy) || !has(c.upgradeStrategy.type) || c.upgradeStrategy.type in ['Recreate', 'None']", over="cluster", path="upgradeStrategy.type"),
 )
 
 

@@ -129,7 +129,6 @@ declare(
     ),
     violating_path="spec.deletionStrategy",
     fixed=patch({"spec.deletionStrategy.deletionRules": REMOVE}),
-    cel=Cel('!(has(j.deletionStrategy) && size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 && (has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)))', over="job", path="deletionStrategy"),
 )
 
 
@@ -166,7 +165,6 @@ declare(
             ],
         }
     ),
-    cel=Cel('!(has(j.deletionStrategy) && size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) == 0 && !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)))', over="job", path="deletionStrategy"),
 )
 
 
@@ -199,7 +197,6 @@ declare(
     violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
     violating_path="spec.deletionStrategy.onFailure",
     fixed=patch({"spec.deletionStrategy.onFailure": {"policy": "DeleteCluster"}}),
-    cel=Cel('!has(j.deletionStrategy) || size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 || !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)) || (has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onFailure))', over="job", path="deletionStrategy.onSuccess/onFailure"),
 )
 
 
@@ -421,7 +418,6 @@ declare(
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition",
     fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": REMOVE}),
-    cel=Cel("(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, (has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') != (has(r.condition) && has(r.condition.jobDeploymentStatus) && r.condition.jobDeploymentStatus != ''))", over="job", path="deletionStrategy.deletionRules[].condition"),
 )
 
 
@@ -457,7 +453,6 @@ declare(
     ),
     violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 0}),
-    cel=Cel('(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).all(r, !has(r.condition) || !has(r.condition.ttlSeconds) || r.condition.ttlSeconds >= 0)', over="job", path="deletionStrategy.deletionRules[].condition.ttlSeconds"),
 )
 
 

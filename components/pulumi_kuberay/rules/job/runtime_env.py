@@ -94,7 +94,6 @@ declare(
     violating=example_job(preRunningDeadlineSeconds=0),
     violating_path="spec.preRunningDeadlineSeconds",
     fixed=patch({"spec.preRunningDeadlineSeconds": 600}),
-    cel=Cel('!has(j.preRunningDeadlineSeconds) || j.preRunningDeadlineSeconds > 0', over="job", path="preRunningDeadlineSeconds"),
 )
 
 

@@ -278,5 +278,4 @@ declare(
     violating=example_service(rayClusterDeletionDelaySeconds=-1),
     violating_path="spec.rayClusterDeletionDelaySeconds",
     fixed=patch({"spec.rayClusterDeletionDelaySeconds": 60}),
-    cel=Cel('!has(object.spec) || !has(object.spec.rayClusterDeletionDelaySeconds) || object.spec.rayClusterDeletionDelaySeconds >= 0', path="spec.rayClusterDeletionDelaySeconds"),
 )
