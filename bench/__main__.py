@@ -3,7 +3,7 @@
 Prints a table, writes ``bench/results/latest.json`` and ``bench/results/scaling.png``. Every comparison runs
 both sides in the same run, interleaved, several repetitions, medians and ratios; each measurement runs in a
 fresh process so peak RSS belongs to one side only. Options: ``--quick`` (fewer repetitions, N up to 100),
-``--only program,rules,pack,imports,engine,devup``.
+``--only program,rules,pack,imports,engine,devup,admission``.
 """
 
 from __future__ import annotations
@@ -129,6 +129,20 @@ def devup_row(devup: dict[str, Any]) -> str:
     )
 
 
+def admission_rows(admission: dict[str, Any]) -> list[str]:
+    """Server-side dry-run creates against the local API server, with the catalogue's policies and without."""
+    rows = []
+    for mode in ("sequential", "concurrent"):
+        without, with_, again = (admission[p][mode] for p in ("without", "with", "without_again"))
+        rows.append(
+            f"| dry-run create, {admission['policies']} admission policies, {with_['requests']} requests, "
+            f"{with_['concurrency']} at a time | p50 {with_['p50_ms']:.1f} ms, p99 {with_['p99_ms']:.1f} ms "
+            f"| without: p50 {without['p50_ms']:.1f} ms, p99 {without['p99_ms']:.1f} ms (after: "
+            f"{again['p50_ms']:.1f} / {again['p99_ms']:.1f}) | {with_['p99_ms'] / without['p99_ms']:.2f} (p99) | | |"
+        )
+    return rows
+
+
 def _table(results: dict[str, Any]) -> str:
     lines = ["| measure | ours | raw / floor | ratio | target | met |", "|---|---|---|---|---|---|"]
     program = results.get("program")
@@ -191,6 +205,9 @@ def _table(results: dict[str, Any]) -> str:
     devup = results.get("devup")
     if devup:
         lines.append(devup_row(devup))
+    admission = results.get("admission")
+    if admission:
+        lines += admission_rows(admission)
     engine = results.get("engine")
     if engine:
         lines.append(
@@ -209,7 +226,7 @@ def _table(results: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="program,rules,pack,imports,engine,devup")
+    parser.add_argument("--only", default="program,rules,pack,imports,engine,devup,admission")
     args = parser.parse_args()
     only = set(args.only.split(","))
     reps = 3 if args.quick else 5
@@ -240,6 +257,11 @@ def main() -> None:
             results["devup"] = run_child("_devup_child", "1", timeout=3600)
         except (RuntimeError, ModuleNotFoundError) as exc:
             results["devup_error"] = str(exc)[-500:]
+    if "admission" in only:
+        try:
+            results["admission"] = run_child("_admission_child", "100" if args.quick else "200", timeout=1800)
+        except (RuntimeError, ModuleNotFoundError) as exc:
+            results["admission_error"] = str(exc)[-500:]
     if "program" in results:
         results["chart"] = _chart(results["program"], RESULTS / "scaling.png")
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
         "pulumi_kuberay/docs/troubleshooting.md",
         "pulumi_kuberay/docs/linting.md",
         "pulumi_kuberay/docs/policy-pack.md",
+        "pulumi_kuberay/docs/admission.md",
         "pulumi_kuberay/py.typed",
     } <= names
     urls = dict(

@@ -14,6 +14,7 @@ Usage::
     kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
     kuberay-lint --diff old/ new/                           # what KubeRay will do with each changed object
     kuberay-lint --diff-git origin/main manifests/           # the same against a git revision (pull requests)
+    kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # the rules in the API server
 
 Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
 working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
@@ -149,6 +150,23 @@ def _parser() -> argparse.ArgumentParser:
         "--helm-binary", metavar="PATH", help=f"helm to render charts with (default ${HELM_ENV}, PATH)"
     )
     helm.add_argument("--helm-namespace", metavar="NS", help="namespace for helm template")
+    adm = p.add_argument_group("admission policies (the rules the API server can run itself)")
+    adm.add_argument(
+        "--emit-admission-policies",
+        action="store_true",
+        help="print the ValidatingAdmissionPolicies and their bindings as YAML (kubectl apply -f -) and exit: with --environment, bound in every namespace with that environment's actions; without, one binding per environment on the namespaces labelled pulumi-kuberay.io/environment=<env>",
+    )
+    adm.add_argument(
+        "--admission-mode",
+        choices=("enforce", "warn", "audit"),
+        default="enforce",
+        help="enforce: the policy pack's levels (mandatory: Deny, advisory: Warn); warn: only warn; audit: only audit",
+    )
+    adm.add_argument(
+        "--policy-config",
+        metavar="FILE",
+        help="levels from a policy pack config file (stacks/policy.<env>.json) over the defaults; needs --environment",
+    )
     return p
 
 
@@ -174,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.diff and args.diff_git:
         print(f"{TOOL_NAME}: error: --diff and --diff-git: give one", file=sys.stderr)
         return 2
+    if args.emit_admission_policies:
+        from pulumi_kuberay.cli import _admission
+
+        return _admission.emit(args)
     if not (args.paths or args.list_rules or args.explain_rule or args.diff or args.diff_git):
         parser.print_usage(sys.stderr)
         print(f"{TOOL_NAME}: error: give at least one PATH ('-' for stdin)", file=sys.stderr)

@@ -47,7 +47,7 @@ from pulumi_kuberay.operator.derive import (
 from pulumi_kuberay.policy._decode_once import install_request_memo
 from pulumi_kuberay.policy._layout import PACK_NAME
 from pulumi_kuberay.policy._servicer import OneRunServicer, serve
-from pulumi_kuberay.rules import ENVIRONMENTS, Finding, OrgOptions, Rule
+from pulumi_kuberay.rules import ENVIRONMENTS, Finding, OrgOptions, Rule, enforcement_level
 from pulumi_kuberay.rules import remediate as _remediate
 from pulumi_kuberay.rules.target import Target, target_from_stack_config
 
@@ -340,12 +340,9 @@ def build_policies() -> list[Policy]:
 
 
 def enforcement_for(severity: str, environment: str) -> EnforcementLevel:
-    """Per-environment levels: dev advisory; staging mandatory for critical; prod mandatory for high and critical."""
-    mandatory_from = {"dev": None, "staging": "critical", "prod": "high"}[environment]
-    order = ["low", "medium", "high", "critical"]
-    if mandatory_from is not None and order.index(severity) >= order.index(mandatory_from):
-        return EnforcementLevel.MANDATORY
-    return EnforcementLevel.ADVISORY
+    """Per-environment levels (``rules._enforcement``, shared with the admission policies): dev advisory; staging
+    mandatory for critical; prod mandatory for high and critical."""
+    return EnforcementLevel(enforcement_level(severity, environment))
 
 
 def policy_config(environment: str) -> dict[str, Any]:

@@ -102,6 +102,7 @@ KEYWORD_DESCRIPTIONS = {
     "cluster": "A RayCluster of this program to run the job on (sets clusterSelector and the namespace).",
     "create_namespace": "Create the operator's namespace (default true).",
     "environment": "`dev` / `staging` / `prod` (default: stack config `kuberay:environment`).",
+    "admission_policies": "Install the rule catalogue's ValidatingAdmissionPolicies: true (the policy pack's levels: Deny what it blocks, Warn about the rest), `warn`, `audit` (default false).",
 }
 
 #: Keyword parameters the component takes in Python that the package does not offer, and why.

@@ -91,6 +91,12 @@ class KubeRayOperator(pulumi.ComponentResource):
     ``crds/``, else the official chart at ``version`` rendered by the provider (``helm template``).
     Going back to older CRDs than this stack applied last is refused unless ``allow_crd_downgrade=True``.
 
+    ``admission_policies=True`` also installs the catalogue's ValidatingAdmissionPolicies and their bindings
+    (:mod:`pulumi_kuberay.admission`): the rules the API server can run itself, for Ray objects created without
+    Pulumi (kubectl, Argo CD, SDKs), with the policy pack's actions for ``environment`` (Deny what it blocks, Warn
+    about the rest); ``"warn"`` only warns, ``"audit"`` only audits. Without an environment, each environment's
+    bindings select the namespaces labelled ``pulumi-kuberay.io/environment=<env>``.
+
     Outputs: ``version``, ``feature_gates`` (effective: the version's defaults with the values over them),
     ``watch_namespaces`` (None = every namespace), ``namespace``. The same, as plain values, in ``setup``.
     """
@@ -105,6 +111,7 @@ class KubeRayOperator(pulumi.ComponentResource):
         args: KubeRayOperatorArgs
         crds: list[k8s.apiextensions.v1.CustomResourceDefinition]
         chart: k8s.helm.v4.Chart | None
+        admission_policies: list[pulumi.CustomResource]
 
     @user_errors
     def __init__(
@@ -131,6 +138,7 @@ class KubeRayOperator(pulumi.ComponentResource):
         replicas: int | None = None,
         create_namespace: bool = True,
         environment: str | None = None,
+        admission_policies: bool | Literal["enforce", "warn", "audit"] = False,
     ) -> None:
         subject = f"KubeRayOperator {name!r}"
         merged = _merge_args(
@@ -158,7 +166,9 @@ class KubeRayOperator(pulumi.ComponentResource):
         resolved = resolve_operator(merged, subject=subject)
         self.args, self.values, self.setup = resolved.args, resolved.values, resolved.setup
         crd_docs = self._crd_documents(opts, subject) if self.args.crds != "leave" else []
-        findings = check_setup(self.setup, rule_settings(environment=environment), subject=subject)
+        target = rule_settings(environment=environment)
+        findings = check_setup(self.setup, target, subject=subject)
+        admission_docs = _admission_documents(admission_policies, target.environment, subject)
 
         super().__init__(token(KIND), name, None, opts)
         for finding in findings:
@@ -202,6 +212,7 @@ class KubeRayOperator(pulumi.ComponentResource):
                 skip_crds=True,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[*namespace_res, *self.crds]),
             )
+        self.admission_policies = self._admission_resources(name, admission_docs)
         setup = self.setup
         self.version = pulumi.Output.from_input(setup.version)
         self.feature_gates = pulumi.Output.from_input(dict(setup.feature_gates))
@@ -219,6 +230,33 @@ class KubeRayOperator(pulumi.ComponentResource):
         )
 
     # ----------------------------------------------------------------------------------------------
+
+    def _admission_resources(self, name: str, docs: list[dict[str, Any]]) -> list[pulumi.CustomResource]:
+        """The catalogue's ValidatingAdmissionPolicies and their bindings (after the CRDs they match)."""
+        made: list[pulumi.CustomResource] = []
+        policies: dict[str, pulumi.CustomResource] = {}
+        for doc in docs:
+            resource_name = f"{name}-{doc['metadata']['name']}"
+            if doc["kind"] == "ValidatingAdmissionPolicy":
+                policy = k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+                    resource_name,
+                    metadata=doc["metadata"],
+                    spec=doc["spec"],
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.crds)),
+                )
+                policies[doc["metadata"]["name"]] = policy
+                made.append(policy)
+            else:
+                made.append(
+                    k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+                        resource_name,
+                        metadata=doc["metadata"],
+                        spec=doc["spec"],
+                        opts=pulumi.ResourceOptions(parent=self, depends_on=[policies[doc["spec"]["policyName"]]]),
+                    )
+                )
+        return made
+
 
     def _crd_documents(self, opts: pulumi.ResourceOptions | None, subject: str) -> list[dict[str, Any]]:
         directory = crds_directory(self.args)
@@ -272,6 +310,33 @@ def _check_local_chart(chart: Any, version: str, subject: str) -> None:
             ],
             subject=subject,
         )
+
+
+def _admission_documents(
+    admission_policies: bool | str, environment: str | None, subject: str
+) -> list[dict[str, Any]]:
+    """``admission_policies``: False (none), True or ``"enforce"`` (the pack's levels for ``environment``: Deny what
+    it blocks, warn about the rest), ``"warn"`` or ``"audit"``; without an environment, one binding per environment on
+    the namespaces labelled ``pulumi-kuberay.io/environment``."""
+    if admission_policies is False:
+        return []
+    from pulumi_kuberay import admission
+
+    modes: dict[Any, admission.Mode] = {True: "enforce", "enforce": "enforce", "warn": "warn", "audit": "audit"}
+    mode = modes.get(admission_policies)
+    if mode is None:
+        raise ManifestError(
+            [
+                Problem(
+                    "admissionPolicies",
+                    f"expected true, false, 'enforce', 'warn' or 'audit', got {admission_policies!r}",
+                    "invalid_value",
+                    "use admission_policies=True (the policy pack's levels), 'warn' or 'audit'",
+                )
+            ],
+            subject=subject,
+        )
+    return admission.admission_policies(environment, mode=mode)
 
 
 def _render_chart_crds(args: KubeRayOperatorArgs, opts: pulumi.ResourceOptions | None) -> list[dict[str, Any]]:

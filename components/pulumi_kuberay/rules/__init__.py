@@ -27,6 +27,8 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
 from pulumi_kuberay.operator.setup import OperatorSetup
 
 from . import _selection
+from ._cel import Cel, Over
+from ._enforcement import enforcement_level
 from ._engine import (
     DEFAULT_FEATURE_GATES,
     ENVIRONMENTS,
@@ -66,12 +68,14 @@ __all__ = [
     "UNKNOWN_SENTINEL",
     "Audience",
     "Category",
+    "Cel",
     "ChangeSubject",
     "Context",
     "Environment",
     "Finding",
     "OperatorSetup",
     "OrgOptions",
+    "Over",
     "Rule",
     "Scope",
     "Severity",
@@ -86,6 +90,7 @@ __all__ = [
     "declare",
     "default_feature_gates",
     "enforced_by",
+    "enforcement_level",
     "example_findings",
     "get_rule",
     "is_ray_document",

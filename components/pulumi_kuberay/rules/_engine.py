@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # only types: the plan (~60 ms of import) is loaded when a ch
     from pulumi_kuberay.operator.setup import OperatorSetup
     from pulumi_kuberay.plan import Change
 
+    from ._cel import Cel
+
 Severity = Literal["low", "medium", "high", "critical"]
 Category = Literal["correctness", "reliability", "security", "cost", "hygiene"]
 Environment = Literal["dev", "staging", "prod"]
@@ -230,6 +232,8 @@ class Rule:
     fixed: Any = None
     #: Why the fix cannot be shown as a manifest (it is on the operator or the cluster), or None.
     fixed_elsewhere: str | None = None
+    #: The check in CEL for the API server's ValidatingAdmissionPolicy (``pulumi_kuberay.admission``), or None.
+    cel: Cel | None = None
 
     def applies(self, ctx: Context) -> bool:
         """Whether the rule runs at all for this target (version, gate, audience)."""
@@ -338,6 +342,7 @@ def declare(
     context: Mapping[str, Any] | None = None,
     fixed: Any = None,
     fixed_elsewhere: str | None = None,
+    cel: Cel | None = None,
 ) -> Rule:
     """Declare (and register) one rule; the only way a rule enters the catalogue.
 
@@ -351,7 +356,8 @@ def declare(
     ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds the ``check()`` keywords its examples need
     (``environment``, ``options``...). ``fix`` and messages may say ``{gate:Name}``: each audience reads how it
     turns that gate on. ``fixed`` is the violating example with ``fix`` applied (``patch({"spec.x": 1})`` or the
-    whole subject); ``fixed_elsewhere`` says why a fix cannot be a manifest. ``scripts/new-rule`` writes one.
+    whole subject); ``fixed_elsewhere`` says why a fix cannot be a manifest. ``cel`` is the check in CEL for the API
+    server (:mod:`._cel`). ``scripts/new-rule`` writes one.
     """
     if scope not in SCOPES:
         raise ValueError(f"rule {id!r}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
@@ -396,6 +402,7 @@ def declare(
         module=_declaring_module(),
         fixed=fixed,
         fixed_elsewhere=fixed_elsewhere,
+        cel=cel,
     )
     if rule.id in _REGISTRY:
         raise ValueError(f"duplicate rule id {rule.id!r}")

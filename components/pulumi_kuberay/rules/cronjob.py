@@ -14,6 +14,7 @@ from typing import Any
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay.paths import as_str, get
 
+from ._cel import Cel
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
 from ._fixed import REMOVE, patch
@@ -71,6 +72,7 @@ declare(
     violating_path="metadata.name",
     context=_GATE_ON,
     fixed=patch({"metadata.name": "nightly-train"}),
+    cel=Cel('!has(object.spec) || !has(object.metadata.name) || size(object.metadata.name) <= 36', path="metadata.name"),
 )
 
 
@@ -115,6 +117,7 @@ declare(
     violating_path="metadata.name",
     context=_GATE_ON,
     fixed=patch({"metadata.name": "nightly-train"}),
+    cel=Cel("!has(object.spec) || (has(object.spec.suspend) && object.spec.suspend) || (has(object.spec.jobTemplate) && has(object.spec.jobTemplate.managedBy) && object.spec.jobTemplate.managedBy != '' && object.spec.jobTemplate.managedBy != 'ray.io/kuberay-operator') || !has(object.metadata.name) || (size((object.metadata.name + '-xxxxx')) > 63 ? (object.metadata.name + '-xxxxx').substring(0, 63) : (object.metadata.name + '-xxxxx')).matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')", path="metadata.name"),
 )
 
 

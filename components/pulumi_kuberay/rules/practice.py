@@ -32,6 +32,7 @@ from pulumi_kuberay.kuberay.paths import (
 from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
 
 from . import _examples as ex
+from ._cel import Cel
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
@@ -478,6 +479,7 @@ declare(
     violating=ex.edit(_CLUSTER, ["spec", "headGroupSpec", "serviceType"], "LoadBalancer"),
     violating_path="spec.headGroupSpec.serviceType",
     fixed=patch({"spec.headGroupSpec.serviceType": REMOVE}),
+    cel=Cel("(has(c.authOptions) && has(c.authOptions.mode) && c.authOptions.mode == 'token') || !has(c.headGroupSpec) || !((has(c.headGroupSpec.serviceType) && c.headGroupSpec.serviceType in ['LoadBalancer', 'NodePort']) || (has(c.headGroupSpec.headService) && has(c.headGroupSpec.headService.spec) && has(c.headGroupSpec.headService.spec.type) && c.headGroupSpec.headService.spec.type in ['LoadBalancer', 'NodePort']) || (has(c.headGroupSpec.enableIngress) && c.headGroupSpec.enableIngress))", over="cluster", path="headGroupSpec.serviceType"),
 )
 declare(
     id="port-misnamed",
@@ -492,6 +494,7 @@ declare(
     violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].ports[1].name",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
+    cel=Cel("(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).all(p, !has(p.containerPort) || !has(p.name) || !(p.containerPort in {8265: 'dashboard', 8000: 'serve', 10001: 'client'}) || p.name == {8265: 'dashboard', 8000: 'serve', 10001: 'client'}[p.containerPort] || ({8265: 'dashboard', 8000: 'serve', 10001: 'client'}[p.containerPort] == 'serve' && p.name.startsWith('serve')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports[].name"),
 )
 declare(
     id="image-registry-not-allowed",

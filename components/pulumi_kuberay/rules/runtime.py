@@ -28,6 +28,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
+from ._cel import Cel
 from ._engine import (
     KINDS,
     Context,
@@ -109,6 +110,7 @@ declare(
             ],
         }
     ),
+    cel=Cel("!(object.kind == 'RayService' ? !(has(object.spec) && has(object.spec.serveService)) : (object.kind == 'RayCluster' && has(object.metadata.annotations) && 'ray.io/enable-serve-service' in object.metadata.annotations && object.metadata.annotations['ray.io/enable-serve-service'] == 'true')) || size((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : [])) == 0 || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).exists(p, has(p.name) && (p.name == 'serve' || p.name.startsWith('serve-')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
 )
 
 
@@ -152,6 +154,7 @@ declare(
     violating=_job_without_dashboard_port(),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports",
     fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
+    cel=Cel("(object.kind == 'RayCronJob' && has(object.spec.jobTemplate) && has(object.spec.jobTemplate.managedBy) && object.spec.jobTemplate.managedBy != '' && object.spec.jobTemplate.managedBy != 'ray.io/kuberay-operator') || (object.kind != 'RayService' && variables.jobs.exists(j, (has(j.clusterSelector) && size(j.clusterSelector) > 0))) || size((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : [])) == 0 || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).exists(p, has(p.name) && p.name == 'dashboard')", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
 )
 
 
@@ -194,6 +197,7 @@ declare(
     violating=_v1_cluster("Always"),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": "Never"}),
+    cel=Cel("!((has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) && has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v1') || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.template) || !has(g.template.spec) || !has(g.template.spec.restartPolicy) || g.template.spec.restartPolicy in ['', 'Never'])", over="cluster", path="workerGroupSpecs[].template.spec.restartPolicy"),
 )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as QUEUE_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
+from ._cel import Cel
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import REMOVE, patch
@@ -171,6 +172,7 @@ declare(
     violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
+    cel=Cel("!(has(j.rayClusterSpec) && !(has(j.clusterSelector) && size(j.clusterSelector) > 0)) || (has(j.submissionMode) && j.submissionMode == 'InteractiveMode') || ((has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes) || (size((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])) > 0 ? ((has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).exists(r, has(r.policy) && r.policy in ['DeleteCluster', 'DeleteSelf'] && ((has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') ? r.condition.jobStatus : ((has(r.condition) && has(r.condition.jobDeploymentStatus)) ? r.condition.jobDeploymentStatus : '')) in ['SUCCEEDED']) && (has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : []).exists(r, has(r.policy) && r.policy in ['DeleteCluster', 'DeleteSelf'] && ((has(r.condition) && has(r.condition.jobStatus) && r.condition.jobStatus != '') ? r.condition.jobStatus : ((has(r.condition) && has(r.condition.jobDeploymentStatus)) ? r.condition.jobDeploymentStatus : '')) in ['FAILED', 'Failed'])) : ((has(j.deletionStrategy) && has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) && j.deletionStrategy.onSuccess.policy in ['DeleteCluster', 'DeleteSelf']) && (has(j.deletionStrategy) && has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) && j.deletionStrategy.onFailure.policy in ['DeleteCluster', 'DeleteSelf']))))", over="job", path="shutdownAfterJobFinishes"),
 )
 
 
@@ -207,6 +209,7 @@ declare(
     violating=example_job(activeDeadlineSeconds=30 * 24 * 3600),
     violating_path="spec.activeDeadlineSeconds",
     fixed=patch({"spec.activeDeadlineSeconds": 21600}),
+    cel=Cel("!(has(j.rayClusterSpec) && !(has(j.clusterSelector) && size(j.clusterSelector) > 0)) || (has(j.submissionMode) && j.submissionMode == 'InteractiveMode') || (has(j.activeDeadlineSeconds) && j.activeDeadlineSeconds <= 604800)", over="job", path="activeDeadlineSeconds"),
 )
 
 
@@ -296,6 +299,7 @@ declare(
     ),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
+    cel=Cel('!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || has(j.rayClusterSpec) || !(has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="shutdownAfterJobFinishes"),
 )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, worker_groups
 
+from ._cel import Cel
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import example_cluster_spec
 from ._fixed import patch
@@ -70,4 +71,5 @@ declare(
     violating_path="spec.workerGroupSpecs[1].groupName",
     context={"webhooks": True},
     fixed=patch({"spec.workerGroupSpecs[1].groupName": "gpu"}),
+    cel=Cel('!has(g.groupName) || variables.workers.filter(h, has(h.groupName) && h.groupName == g.groupName).size() == 1', over="worker", path="groupName", message="worker group name used by more than one worker group"),
 )

@@ -19,6 +19,7 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
 from .._fixed import REMOVE, patch
@@ -128,6 +129,7 @@ declare(
     ),
     violating_path="spec.authOptions.mode",
     fixed=patch({"spec.authOptions.mode": "token"}),
+    cel=Cel("!has(c.authOptions) || !has(c.authOptions.enableK8sTokenAuth) || !c.authOptions.enableK8sTokenAuth || (has(c.authOptions.mode) && c.authOptions.mode == 'token' && (!has(c.authOptions.secretName) || c.authOptions.secretName == ''))", over="cluster", path="authOptions"),
 )
 
 

@@ -17,6 +17,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
 from .._fixed import REMOVE, patch
@@ -59,6 +60,7 @@ declare(
             "spec.autoscalerOptions": {"version": "v2"},
         }
     ),
+    cel=Cel("(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true'])", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -90,6 +92,7 @@ declare(
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(suspend=True))),
     violating_path="spec.workerGroupSpecs[0].suspend",
     fixed=patch({"spec.workerGroupSpecs[0].suspend": REMOVE}),
+    cel=Cel('!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !(has(g.suspend) && g.suspend))', over="cluster", path="workerGroupSpecs[].suspend"),
 )
 
 
@@ -123,6 +126,7 @@ declare(
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
+    cel=Cel("!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !(has(c.autoscalerOptions) && has(c.autoscalerOptions.version)) || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -162,6 +166,7 @@ declare(
     ),
     violating_path="spec.workerGroupSpecs[0].template.spec.restartPolicy",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.restartPolicy": REMOVE}),
+    cel=Cel("!((has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) && (has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2')) || ((!has(c.headGroupSpec) || !has(c.headGroupSpec.template) || !has(c.headGroupSpec.template.spec) || !has(c.headGroupSpec.template.spec.restartPolicy) || c.headGroupSpec.template.spec.restartPolicy in ['', 'Never']) && (!has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.template) || !has(g.template.spec) || !has(g.template.spec.restartPolicy) || g.template.spec.restartPolicy in ['', 'Never'])))", over="cluster", path="template.spec.restartPolicy"),
 )
 
 
@@ -195,6 +200,7 @@ declare(
     ),
     violating_path="spec.autoscalerOptions.idleTimeoutSeconds",
     fixed=patch({"spec.autoscalerOptions.idleTimeoutSeconds": 60}),
+    cel=Cel('!has(c.autoscalerOptions) || !has(c.autoscalerOptions.idleTimeoutSeconds) || c.autoscalerOptions.idleTimeoutSeconds >= 0', over="cluster", path="autoscalerOptions.idleTimeoutSeconds"),
 )
 
 
@@ -240,6 +246,7 @@ declare(
     ),
     violating_path="spec.autoscalerOptions.env[0]",
     fixed=patch({"spec.autoscalerOptions.env[0]": REMOVE}),
+    cel=Cel("!has(c.autoscalerOptions) || !has(c.autoscalerOptions.env) || !c.autoscalerOptions.env.exists(e, e.name == 'KUBERAY_GEN_AUTOSCALER_START_CMD')", over="cluster", path="autoscalerOptions.env"),
 )
 
 

@@ -20,6 +20,7 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
 from .._fixed import REMOVE, patch
@@ -71,6 +72,7 @@ declare(
     violating=example(lambda d: (_redis_ft(d), annotate(d, FT_ENABLED_ANNOTATION, "true"))),
     violating_path="metadata.annotations[\"ray.io/ft-enabled\"]",
     fixed=patch({"metadata.annotations": REMOVE}),
+    cel=Cel("!(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'] != '') || !has(c.gcsFaultToleranceOptions)", over="cluster", path="gcsFaultToleranceOptions"),
 )
 
 
@@ -110,6 +112,7 @@ declare(
             },
         }
     ),
+    cel=Cel("(has(c.gcsFaultToleranceOptions) || (object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'].lowerAscii() == 'true')) || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -158,6 +161,7 @@ declare(
     ),
     violating_path="spec.headGroupSpec.rayStartParams.redis-password",
     fixed=patch({"spec.headGroupSpec.rayStartParams.redis-password": REMOVE}),
+    cel=Cel("!has(c.gcsFaultToleranceOptions) || (!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-password' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-password'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_PASSWORD') : []).size() == 0 && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0 && !(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/external-storage-namespace' in object.metadata.annotations && object.metadata.annotations['ray.io/external-storage-namespace'] != ''))", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -198,6 +202,7 @@ declare(
             "spec.gcsFaultToleranceOptions.redisUsername": {"value": "ray"},
         }
     ),
+    cel=Cel("!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-username' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-username'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_USERNAME') : []).size() == 0", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -266,6 +271,7 @@ declare(
     violating_path="spec.gcsFaultToleranceOptions.redisAddress",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.gcsFaultToleranceOptions.redisAddress": REMOVE}),
+    cel=Cel("!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || (!(has(c.gcsFaultToleranceOptions.redisAddress) && c.gcsFaultToleranceOptions.redisAddress != '') && !has(c.gcsFaultToleranceOptions.redisUsername) && !has(c.gcsFaultToleranceOptions.redisPassword) && !(has(c.gcsFaultToleranceOptions.externalStorageNamespace) && c.gcsFaultToleranceOptions.externalStorageNamespace != '') && !(has(c.gcsFaultToleranceOptions.storage) && has(c.gcsFaultToleranceOptions.storage.claimName) && c.gcsFaultToleranceOptions.storage.claimName != '' && (has(c.gcsFaultToleranceOptions.storage.size) || has(c.gcsFaultToleranceOptions.storage.storageClassName) || (has(c.gcsFaultToleranceOptions.storage.accessModes) && size(c.gcsFaultToleranceOptions.storage.accessModes) > 0))))", over="cluster", path="gcsFaultToleranceOptions"),
 )
 
 
@@ -319,6 +325,7 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
+    cel=Cel("!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || ((!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0) || ((!has(c.headGroupSpec.template.spec.containers[0].env) || !c.headGroupSpec.template.spec.containers[0].env.exists(e, e.name in ['RAY_gcs_storage', 'RAY_gcs_storage_path'])) && (!has(c.headGroupSpec.template.spec.containers[0].volumeMounts) || !c.headGroupSpec.template.spec.containers[0].volumeMounts.exists(m, (has(m.name) && m.name == 'gcs-storage') || (has(m.mountPath) && m.mountPath == '/data/gcs'))))) && (!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.volumes)) || !c.headGroupSpec.template.spec.volumes.exists(v, has(v.name) && v.name == 'gcs-storage')))", over="cluster", path="headGroupSpec.template.spec"),
 )
 
 
@@ -354,6 +361,7 @@ declare(
     violating=example(lambda d: (_redis_ft(d), spec_of(d)["gcsFaultToleranceOptions"].update(storage={"size": "1Gi"}))),
     violating_path="spec.gcsFaultToleranceOptions.storage",
     fixed=patch({"spec.gcsFaultToleranceOptions.storage": REMOVE}),
+    cel=Cel("!has(c.gcsFaultToleranceOptions) || !has(c.gcsFaultToleranceOptions.storage) || (has(c.gcsFaultToleranceOptions.backend) && !(c.gcsFaultToleranceOptions.backend in ['', 'redis']))", over="cluster", path="gcsFaultToleranceOptions.storage"),
 )
 
 

@@ -18,6 +18,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from .._fixed import REMOVE, patch
@@ -72,6 +73,7 @@ declare(
             "spec.workerGroupSpecs[0].resources.CPU": "1",
         }
     ),
+    cel=Cel("!has(g.resources) || size(g.resources) == 0 || !has(g.rayStartParams) || !['num-cpus', 'num-gpus', 'memory', 'resources'].exists(p, p in g.rayStartParams && g.rayStartParams[p] != '')", over="group", path="resources"),
 )
 
 
@@ -106,6 +108,7 @@ declare(
             "spec.workerGroupSpecs[0].labels": {"ray.io/market-type": "spot"},
         }
     ),
+    cel=Cel("!has(g.rayStartParams) || !('labels' in g.rayStartParams)", over="group", path="rayStartParams.labels"),
 )
 
 
@@ -154,6 +157,7 @@ declare(
             'spec.workerGroupSpecs[0].labels["ray.io/accelerator-type"]': "A100",
         }
     ),
+    cel=Cel("!has(g.labels) || g.labels.all(l, (l.split('/').size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (l.split('/').size() == 2 && size(l.split('/')[0]) > 0 && size(l.split('/')[0]) <= 253 && l.split('/')[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(l.split('/')[1]) > 0 && size(l.split('/')[1]) <= 63 && l.split('/')[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
 )
 
 
@@ -213,6 +217,7 @@ declare(
             ],
         }
     ),
+    cel=Cel('has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0', over="group", path="template.spec.containers"),
 )
 
 
@@ -258,6 +263,7 @@ declare(
     violating=example(lambda d: worker_of(d).update(minReplicas=-1)),
     violating_path="spec.workerGroupSpecs[0].minReplicas",
     fixed=patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
+    cel=Cel('(!has(g.minReplicas) || g.minReplicas >= 0) && (!has(g.maxReplicas) || g.maxReplicas >= 0)', over="worker", path="minReplicas"),
 )
 
 
@@ -297,6 +303,7 @@ declare(
             "spec.workerGroupSpecs[0].maxReplicas": 5,
         }
     ),
+    cel=Cel('(has(g.minReplicas) ? g.minReplicas : 0) <= (has(g.maxReplicas) ? g.maxReplicas : 2147483647)', over="worker", path="minReplicas"),
 )
 
 
@@ -331,6 +338,7 @@ declare(
     violating=example(lambda d: (with_autoscaling_v2(d), worker_of(d).update(idleTimeoutSeconds=-5))),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
     fixed=patch({"spec.workerGroupSpecs[0].idleTimeoutSeconds": 120}),
+    cel=Cel('!has(g.idleTimeoutSeconds) || g.idleTimeoutSeconds >= 0', over="worker", path="idleTimeoutSeconds"),
 )
 
 
@@ -365,6 +373,7 @@ declare(
     ),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
     fixed=patch({"spec.autoscalerOptions": {"version": "v2"}}),
+    cel=Cel("(has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2') || ((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true']) || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.idleTimeoutSeconds))", over="cluster", path="workerGroupSpecs[].idleTimeoutSeconds"),
 )
 
 

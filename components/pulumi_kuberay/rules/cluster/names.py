@@ -7,6 +7,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, get, is_unknown
 
+from .._cel import Cel
 from .._engine import KINDS, Context, Violation, declare
 from .._examples import base_cluster, example, spec_of
 from .._fixed import REMOVE, patch
@@ -54,6 +55,7 @@ declare(
     violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
     violating_path="metadata.name",
     fixed=patch({"metadata.name": "raycluster-demo"}),
+    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 53 && size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
 )
 
 
@@ -138,4 +140,5 @@ declare(
     violating=_rayjob({**base_cluster()["spec"], "upgradeStrategy": {"type": "Recreate"}}),
     violating_path="spec.rayClusterSpec.upgradeStrategy",
     fixed=patch({"spec.rayClusterSpec.upgradeStrategy": REMOVE}),
+    cel=Cel("!has(c.upgradeStrategy) || !has(c.upgradeStrategy.type) || (object.kind == 'RayCluster' && !(has(object.metadata.labels) && 'ray.io/originated-from-crd' in object.metadata.labels && object.metadata.labels['ray.io/originated-from-crd'] in ['RayJob', 'RayService']))", over="cluster", path="upgradeStrategy"),
 )

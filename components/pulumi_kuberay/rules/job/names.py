@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
@@ -69,6 +70,7 @@ declare(
     violating=example_job("rayjob-" + "x" * 41),
     violating_path="metadata.name",
     fixed=patch({"metadata.name": "rayjob-sample"}),
+    cel=Cel('!has(object.metadata.name) || (size(object.metadata.name) <= 47)', path="metadata.name"),
 )
 
 declare(
@@ -86,4 +88,5 @@ declare(
     violating=example_job("train.resnet"),
     violating_path="metadata.name",
     fixed=patch({"metadata.name": "train-resnet"}),
+    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
 )

@@ -13,6 +13,7 @@ from typing import Any
 from pulumi_kuberay.kuberay.paths import as_int, as_str
 from pulumi_kuberay.model import runtime_env_error
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
@@ -70,6 +71,7 @@ declare(
     violating=example_job(activeDeadlineSeconds=0),
     violating_path="spec.activeDeadlineSeconds",
     fixed=patch({"spec.activeDeadlineSeconds": 3600}),
+    cel=Cel('!has(j.activeDeadlineSeconds) || j.activeDeadlineSeconds > 0', over="job", path="activeDeadlineSeconds"),
 )
 
 
@@ -119,4 +121,5 @@ declare(
     violating=example_job(backoffLimit=-1),
     violating_path="spec.backoffLimit",
     fixed=patch({"spec.backoffLimit": 1}),
+    cel=Cel('!has(j.backoffLimit) || j.backoffLimit >= 0', over="job", path="backoffLimit"),
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_job
 from .._fixed import patch
@@ -44,6 +45,7 @@ declare(
     violating=example_job(suspend=True, shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=None),
     violating_path="spec.suspend",
     fixed=patch({"spec.shutdownAfterJobFinishes": True, "spec.ttlSecondsAfterFinished": 60}),
+    cel=Cel('!(has(j.suspend) && j.suspend) || (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="suspend"),
 )
 
 
@@ -68,6 +70,7 @@ declare(
     violating=example_job(ttlSecondsAfterFinished=-1),
     violating_path="spec.ttlSecondsAfterFinished",
     fixed=patch({"spec.ttlSecondsAfterFinished": 0}),
+    cel=Cel('!has(j.ttlSecondsAfterFinished) || j.ttlSecondsAfterFinished >= 0', over="job", path="ttlSecondsAfterFinished"),
 )
 
 
@@ -95,4 +98,5 @@ declare(
     violating=example_job(shutdownAfterJobFinishes=False, ttlSecondsAfterFinished=30),
     violating_path="spec.ttlSecondsAfterFinished",
     fixed=patch({"spec.shutdownAfterJobFinishes": True}),
+    cel=Cel('!has(j.ttlSecondsAfterFinished) || j.ttlSecondsAfterFinished <= 0 || (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes)', over="job", path="ttlSecondsAfterFinished"),
 )

@@ -14,6 +14,7 @@ from typing import Any
 from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, is_unknown
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
 from .._fixed import REMOVE, patch
@@ -43,6 +44,7 @@ declare(
     violating=selector_job(suspend=True, shutdownAfterJobFinishes=True),
     violating_path="spec.suspend",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE, "spec.suspend": REMOVE}),
+    cel=Cel('!(has(j.suspend) && j.suspend) || !(has(j.clusterSelector) && size(j.clusterSelector) > 0)', over="job", path="suspend"),
 )
 
 
@@ -69,6 +71,7 @@ declare(
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec",
     fixed=patch({"spec.clusterSelector": {"ray.io/cluster": "shared-cluster"}}),
+    cel=Cel('has(j.rayClusterSpec) || (has(j.clusterSelector) && size(j.clusterSelector) > 0)', over="job", path="rayClusterSpec"),
 )
 
 
@@ -93,6 +96,7 @@ declare(
     violating=selector_job(rayClusterSpec=example_cluster_spec()),
     violating_path="spec.rayClusterSpec",
     fixed=patch({"spec.rayClusterSpec": REMOVE}),
+    cel=Cel('!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || !has(j.rayClusterSpec)', over="job", path="rayClusterSpec"),
 )
 
 
@@ -120,6 +124,7 @@ declare(
     violating=selector_job(clusterSelector={"app": "shared-cluster"}),
     violating_path="spec.clusterSelector",
     fixed=patch({"spec.clusterSelector.app": REMOVE, 'spec.clusterSelector["ray.io/cluster"]': "shared-cluster"}),
+    cel=Cel("!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || ('ray.io/cluster' in j.clusterSelector && j.clusterSelector['ray.io/cluster'] != '')", over="job", path="clusterSelector"),
 )
 
 
@@ -143,6 +148,7 @@ declare(
     violating=selector_job(submissionMode="SidecarMode"),
     violating_path="spec.submissionMode",
     fixed=patch({"spec.submissionMode": "HTTPMode"}),
+    cel=Cel("!(has(j.clusterSelector) && size(j.clusterSelector) > 0) || (has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') != 'SidecarMode'", over="job", path="submissionMode"),
 )
 
 
@@ -174,6 +180,7 @@ declare(
     violating=selector_job(backoffLimit=2),
     violating_path="spec.backoffLimit",
     fixed=patch({"spec.backoffLimit": 0}),
+    cel=Cel("!has(j.backoffLimit) || j.backoffLimit <= 0 || (!(has(j.clusterSelector) && size(j.clusterSelector) > 0) && (has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') != 'InteractiveMode')", over="job", path="backoffLimit"),
 )
 
 
@@ -200,6 +207,7 @@ declare(
     violating=example_job(submissionMode="SidecarMode", submitterConfig={"backoffLimit": 3}),
     violating_path="spec.submitterConfig",
     fixed=patch({"spec.submitterConfig": REMOVE}),
+    cel=Cel("(has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') != 'SidecarMode' || (!has(j.submitterPodTemplate) && !has(j.submitterConfig))", over="job", path="submitterConfig"),
 )
 
 
@@ -238,6 +246,7 @@ declare(
     violating=example_job(submissionMode="SidecarMode", rayClusterSpec=_with_head_restart("Always")),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
     fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy": "Never"}),
+    cel=Cel("(has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') != 'SidecarMode' || !has(j.rayClusterSpec) || !has(j.rayClusterSpec.headGroupSpec) || !has(j.rayClusterSpec.headGroupSpec.template) || !has(j.rayClusterSpec.headGroupSpec.template.spec) || !has(j.rayClusterSpec.headGroupSpec.template.spec.restartPolicy) || j.rayClusterSpec.headGroupSpec.template.spec.restartPolicy in ['', 'Never']", over="job", path="rayClusterSpec.headGroupSpec.template.spec.restartPolicy"),
 )
 
 
@@ -273,6 +282,7 @@ declare(
     violating=example_job(rayClusterSpec=_with_auth({"mode": "token", "enableK8sTokenAuth": True})),
     violating_path="spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
     fixed=patch({"spec.rayClusterSpec.authOptions.enableK8sTokenAuth": REMOVE}),
+    cel=Cel('!has(j.rayClusterSpec) || !has(j.rayClusterSpec.authOptions) || !has(j.rayClusterSpec.authOptions.enableK8sTokenAuth) || !j.rayClusterSpec.authOptions.enableK8sTokenAuth', over="job", path="rayClusterSpec.authOptions.enableK8sTokenAuth"),
 )
 
 
@@ -308,6 +318,7 @@ declare(
     violating=example_job(submissionMode="HttpMode"),
     violating_path="spec.submissionMode",
     fixed=patch({"spec.submissionMode": "HTTPMode"}),
+    cel=Cel("!has(j.submissionMode) || j.submissionMode == '' || j.submissionMode in ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode']", over="job", path="submissionMode"),
 )
 
 
@@ -341,4 +352,5 @@ declare(
     violating=example_job(entrypoint=None),
     violating_path="spec.entrypoint",
     fixed=patch({"spec.submissionMode": "InteractiveMode"}),
+    cel=Cel("(has(j.entrypoint) && j.entrypoint.trim() != '') || !((has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') == 'SidecarMode' || ((has(j.submissionMode) && j.submissionMode != '' ? j.submissionMode : 'K8sJobMode') == 'K8sJobMode' && !(has(j.submitterPodTemplate) && has(j.submitterPodTemplate.spec) && has(j.submitterPodTemplate.spec.containers) && size(j.submitterPodTemplate.spec.containers) > 0 && has(j.submitterPodTemplate.spec.containers[0].command) && size(j.submitterPodTemplate.spec.containers[0].command) > 0)))", over="job", path="entrypoint"),
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int, as_str, get
 
+from .._cel import Cel
 from .._engine import Context, Violation, declare
 from .._examples import example_service, set_ray_version
 from .._fixed import REMOVE, patch
@@ -69,6 +70,7 @@ declare(
     violating=example_service("text-summarizer-" + "x" * 32),
     violating_path="metadata.name",
     fixed=patch({"metadata.name": "text-summarizer"}),
+    cel=Cel('!has(object.metadata.name) || (size(object.metadata.name) <= 47)', path="metadata.name"),
 )
 
 declare(
@@ -86,6 +88,7 @@ declare(
     violating=example_service("Text_Summarizer"),
     violating_path="metadata.name",
     fixed=patch({"metadata.name": "text-summarizer"}),
+    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
 )
 
 
@@ -177,6 +180,7 @@ declare(
     violating=_with_auth({"mode": "token", "enableK8sTokenAuth": True}),
     violating_path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth",
     fixed=patch({"spec.rayClusterConfig.authOptions.enableK8sTokenAuth": REMOVE}),
+    cel=Cel('!has(object.spec) || !has(object.spec.rayClusterConfig) || !has(object.spec.rayClusterConfig.authOptions) || !has(object.spec.rayClusterConfig.authOptions.enableK8sTokenAuth) || !object.spec.rayClusterConfig.authOptions.enableK8sTokenAuth', path="spec.rayClusterConfig.authOptions.enableK8sTokenAuth"),
 )
 
 
@@ -218,6 +222,7 @@ declare(
             "spec.rayClusterConfig.headGroupSpec.headService.metadata.labels": {"team": "ml"},
         }
     ),
+    cel=Cel("!has(object.spec) || !has(object.spec.rayClusterConfig) || !has(object.spec.rayClusterConfig.headGroupSpec) || !has(object.spec.rayClusterConfig.headGroupSpec.headService) || !has(object.spec.rayClusterConfig.headGroupSpec.headService.metadata) || !has(object.spec.rayClusterConfig.headGroupSpec.headService.metadata.name) || object.spec.rayClusterConfig.headGroupSpec.headService.metadata.name == ''", path="spec.rayClusterConfig.headGroupSpec.headService.metadata.name"),
 )
 
 
@@ -252,6 +257,7 @@ declare(
     violating=example_service(upgradeStrategy={"type": "Recreate"}),
     violating_path="spec.upgradeStrategy.type",
     fixed=patch({"spec.upgradeStrategy.type": "NewCluster"}),
+    cel=Cel("!has(object.spec) || !has(object.spec.upgradeStrategy) || !has(object.spec.upgradeStrategy.type) || object.spec.upgradeStrategy.type in ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None']", path="spec.upgradeStrategy.type"),
 )
 
 

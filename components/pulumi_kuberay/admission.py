@@ -1,0 +1,486 @@
+"""The rule catalogue inside the API server: ValidatingAdmissionPolicies generated from the rules' CEL.
+
+For teams that create Ray objects with kubectl, Argo CD or an SDK (no ``pulumi preview``, no policy pack): every
+rule that declares its check in CEL (``declare(..., cel=Cel(...))``, :mod:`pulumi_kuberay.rules._cel`) becomes one
+``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy named ``kuberay-<rule id>``, and one binding per
+environment whose actions come from the policy pack's own mapping (:mod:`pulumi_kuberay.rules._enforcement`: a
+mandatory rule denies, an advisory one warns; both audit). Nothing of ours runs in the cluster.
+
+- ``admission_policies(environment)``: the policies and their bindings for one environment (bound in every
+  namespace), or, with ``environment=None``, bindings for each environment matching the namespaces labelled
+  ``pulumi-kuberay.io/environment=<env>``.
+- ``coverage()``: every rule with why it is not in the API server (None when it is): ``docs/admission.md``.
+- ``kuberay-lint --emit-admission-policies [--environment ENV]`` prints them; ``KubeRayOperator(...,
+  admission_policies=True)`` installs them.
+
+Each policy mirrors what ``rules.check`` adds around a rule: the suppression annotation
+(``suppress.pulumi-kuberay.io/<rule id>`` with a reason) skips it, and a rule mirroring an operator check skips an
+object whose ``spec.managedBy`` names another controller. On update a policy only judges a changed spec (the
+operator's own metadata updates of an object created before the policy pass). The policies judge KubeRay v1.7.0
+with its default feature gates. Plain Python: never imports pulumi.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pulumi_kuberay.kuberay.api import LATEST_VERSION, format_version
+from pulumi_kuberay.rules import (
+    ENVIRONMENTS,
+    RULES,
+    SUPPRESS_PREFIX,
+    Cel,
+    Over,
+    Rule,
+    enforcement_level,
+    ordered_rules,
+    render_text,
+)
+
+#: Policy names: ``kuberay-<rule id>``; bindings ``kuberay-<rule id>-<environment>``.
+POLICY_PREFIX = "kuberay-"
+#: The namespace label that selects an environment's bindings (``environment=None``).
+ENVIRONMENT_LABEL = "pulumi-kuberay.io/environment"
+RULE_LABEL = "pulumi-kuberay.io/rule"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "pulumi-kuberay"}
+#: The KubeRay version (and its default feature gates) the policies judge.
+TARGET_VERSION = format_version(LATEST_VERSION)
+PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
+_KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
+
+#: How a binding acts: ``enforce`` follows the pack's levels (mandatory: Deny, advisory: Warn), ``warn`` only
+#: warns (a first rollout), ``audit`` only writes audit annotations.
+Mode = Literal["enforce", "warn", "audit"]
+MODES: tuple[Mode, ...] = ("enforce", "warn", "audit")
+_ACTIONS = {"mandatory": ["Deny", "Audit"], "advisory": ["Warn", "Audit"]}
+
+# --------------------------------------------------------------------------------------------------
+# Why a rule is not in the API server: by what it needs, then rule by rule.
+
+_SERVE_CONFIG = "CEL cannot parse the serveConfigV2 YAML string"
+_SCHEMA = "the API server's CRD schema enforces it already (types, required fields, enums, formats; unknown fields are pruned, or refused with fieldValidation=Strict, kubectl's default)"
+#: A policy runs after the CRD schema: what the v1.7.0 CRD refuses never reaches it (tests/cluster holds it).
+_CRD_FIRST = "the v1.7.0 CRD refuses it before any admission policy runs"
+_NEEDS_VERSION = "needs the target's KubeRay version (which fields and values each release's CRDs know)"
+#: Rules not in the API server for a reason of their own (tests/test_admission.py holds every rule to a reason or a
+#: CEL check, never both).
+REASONS: Mapping[str, str] = {
+    "manifest-malformed": _SCHEMA,
+    "list-map-duplicate-key": _SCHEMA,
+    "metadata-syntax-invalid": "the API server validates metadata (label and annotation syntax) itself",
+    "metadata-namespace-invalid": "the API server validates the namespace itself",
+    "suppression-reason-missing": "about the suppression annotations of the catalogue's other shells; a policy honours a suppression with a reason and ignores one without",
+    "suppression-unknown-rule": "needs the list of rule ids (a policy knows only its own rule)",
+    "field-newer-than-target": _NEEDS_VERSION,
+    "field-required-by-target": _NEEDS_VERSION,
+    "feature-gate-disabled": "needs the operator's feature gates",
+    "cluster-upgrade-strategy-invalid": _CRD_FIRST + " (an enum of upgradeStrategy.type)",
+    "rayjob-deletion-condition-invalid": _CRD_FIRST + " (a CEL rule of the deletion condition)",
+    "rayjob-deletion-rule-ttl-negative": _CRD_FIRST + " (minimum 0 on ttlSeconds)",
+    "rayjob-deletion-strategy-empty": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-deletion-strategy-mixed": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-legacy-deletion-incomplete": _CRD_FIRST + " (a CEL rule of deletionStrategy)",
+    "rayjob-pre-running-deadline-not-positive": _CRD_FIRST + " (minimum 1 on preRunningDeadlineSeconds)",
+    "rayservice-deletion-delay-negative": _CRD_FIRST + " (minimum 0 on rayClusterDeletionDelaySeconds)",
+    "rayjob-deletion-strategy-gate-disabled": "needs the operator's feature gates (RayJobDeletionPolicy)",
+    "raycronjob-schedule-invalid": "CEL has no cron parser (robfig/cron's ParseStandard)",
+    "raycronjob-schedule-has-timezone": "CEL has no cron parser (robfig/cron's ParseStandard)",
+    "raycronjob-timezone-invalid": "needs Go's time zone database",
+    "raycronjob-timezone-empty": "the CRD schema (minLength) refuses an empty timeZone already",
+    "rayjob-runtime-env-yaml-invalid": "CEL cannot parse the runtimeEnvYAML string",
+    "rayservice-initializing-timeout-invalid": "Go's duration and integer parsing (time.ParseDuration, strconv.Atoi) differ from CEL's duration() at the edges",
+    "image-reference-invalid": "the image reference grammar (distribution/reference) is not expressed in CEL here",
+    "ray-version-invalid": "semantic version parsing (Masterminds semver) is not expressed in CEL here",
+    "image-ray-version-mismatch": "compares the image tag with rayVersion as parsed versions (not expressed in CEL here)",
+    "probes-need-ray-2-53": "compares Ray versions parsed from the image tag (not expressed in CEL here)",
+    "auth-token-ray-version": "compares parsed Ray versions (not expressed in CEL here)",
+    "rayjob-metadata-requires-ray-2-6": "compares parsed Ray versions (not expressed in CEL here)",
+    "worker-priority-unsupported": "compares parsed Ray versions (not expressed in CEL here)",
+    "kueue-rayjob-limits": "needs the Kueue version and option of the organisation",
+    "kueue-rayjob-unmanaged": "needs the Kueue option of the organisation",
+    "requests-not-equal-limits": "compares resource quantities (Kubernetes' CEL quantity() library could; not expressed in CEL yet)",
+    "head-memory-too-small": "compares resource quantities (Kubernetes' CEL quantity() library could; not expressed in CEL yet)",
+    "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
+    "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
+}
+
+
+def _reason_by_need(rule: Rule) -> str | None:
+    """Why a rule cannot run in a policy, from what it needs (scope, gate, target settings), or None."""
+    if rule.scope == "stack":
+        return "needs the other objects of the stack (a policy sees one object)"
+    if rule.scope == "setup":
+        return "judges the operator's installation, not a Ray object"
+    if rule.gate is not None:
+        return f"applies only with the operator's {rule.gate} feature gate on, which a policy cannot see"
+    if rule.pulumi_only:
+        return "only meaningful for objects Pulumi manages"
+    if "operator" in rule.context:
+        return "needs the installed operator's setup (its version, watched namespaces, scheduler)"
+    if "options" in rule.context:
+        return "needs the organisation's options (rules.OrgOptions)"
+    if "environment" in rule.context:
+        return "its verdict depends on the target's environment"
+    if rule.id.startswith("schema-"):
+        return _SCHEMA
+    if rule.module.startswith("service.serve_"):
+        return _SERVE_CONFIG
+    return None
+
+
+@dataclass(frozen=True)
+class Coverage:
+    rule: Rule
+    #: None: the rule runs in the API server; else why it only runs at preview/CI.
+    reason: str | None
+
+
+def coverage() -> list[Coverage]:
+    """Every rule of the catalogue, in declaration order, with why it is not in the API server (None if it is)."""
+    out: list[Coverage] = []
+    for rule in RULES.values():
+        if rule.cel is not None:
+            out.append(Coverage(rule, None))
+            continue
+        reason = REASONS.get(rule.id) or _reason_by_need(rule) or "not expressed in CEL yet"
+        out.append(Coverage(rule, reason))
+    return out
+
+
+def covered_rules() -> list[Rule]:
+    return [rule for rule in RULES.values() if rule.cel is not None]
+
+
+# --------------------------------------------------------------------------------------------------
+# CEL scaffolding: the subjects a rule's expression is written over.
+
+
+def _has_chain(path: str) -> str:
+    """``object.spec.a`` -> ``has(object.spec) && has(object.spec.a)``."""
+    parts = path.split(".")
+    return " && ".join(f"has({'.'.join(parts[: i + 1])})" for i in range(1, len(parts)))
+
+
+def _kind_list(locations: Mapping[str, str]) -> str:
+    """A 0/1-element list: the value at the kind's location (``[]`` for other kinds or when absent)."""
+    expr = "[]"
+    for kind, path in reversed(list(locations.items())):
+        expr = f"object.kind == '{kind}' ? ({_has_chain(path)} ? [{path}] : []) : {expr}"
+    return expr
+
+
+_CLUSTER_LOCATIONS = {
+    "RayCluster": "object.spec",
+    "RayJob": "object.spec.rayClusterSpec",
+    "RayService": "object.spec.rayClusterConfig",
+    "RayCronJob": "object.spec.jobTemplate.rayClusterSpec",
+}
+_JOB_LOCATIONS = {"RayJob": "object.spec", "RayCronJob": "object.spec.jobTemplate"}
+
+#: name -> (expression, the variables it reads), in dependency order.
+_VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "clusters": (_kind_list(_CLUSTER_LOCATIONS), ()),
+    "clusterPath": (
+        "object.kind == 'RayCluster' ? 'spec' : object.kind == 'RayJob' ? 'spec.rayClusterSpec' : object.kind == 'RayService' ? 'spec.rayClusterConfig' : 'spec.jobTemplate.rayClusterSpec'",
+        (),
+    ),
+    "workers": (
+        "variables.clusters.size() > 0 && has(variables.clusters[0].workerGroupSpecs) ? variables.clusters[0].workerGroupSpecs : []",
+        ("clusters",),
+    ),
+    "groups": (
+        "(variables.clusters.size() > 0 && has(variables.clusters[0].headGroupSpec) ? [variables.clusters[0].headGroupSpec] : []) + variables.workers",
+        ("clusters", "workers"),
+    ),
+    "jobs": (_kind_list(_JOB_LOCATIONS), ()),
+    "jobPath": ("object.kind == 'RayCronJob' ? 'spec.jobTemplate' : 'spec'", ()),
+    "templates": (
+        "variables.groups.filter(g, has(g.template)).map(g, g.template) + variables.jobs.filter(j, has(j.submitterPodTemplate)).map(j, j.submitterPodTemplate)",
+        ("clusters", "workers", "groups", "jobs"),
+    ),
+}
+
+#: What each subject needs: (the variables, how the expression ``E`` is applied to every subject, the location
+#: shown in the message as a CEL string expression and which subjects failed).
+_SUBJECTS: dict[Over, tuple[tuple[str, ...], str, str]] = {
+    "object": ((), "{E}", "''"),
+    "cluster": (("clusters", "clusterPath"), "variables.clusters.all(c, {E})", "variables.clusterPath + '.'"),
+    "worker": (
+        ("clusters", "clusterPath", "workers"),
+        "variables.workers.all(g, {E})",
+        "variables.clusterPath + '.workerGroupSpecs[' + variables.workers.filter(g, !({E})).map(g, has(g.groupName) ? 'groupName=' + g.groupName : '?').join(', ') + '].'",
+    ),
+    "group": (
+        ("clusters", "clusterPath", "workers", "groups"),
+        "variables.groups.all(g, {E})",
+        "variables.clusterPath + '.' + variables.groups.filter(g, !({E})).map(g, has(g.groupName) ? 'workerGroupSpecs[groupName=' + g.groupName + ']' : 'headGroupSpec').join(', ') + '.'",
+    ),
+    "job": (("jobs", "jobPath"), "variables.jobs.all(j, {E})", "variables.jobPath + '.'"),
+    "template": (
+        ("clusters", "clusterPath", "workers", "groups", "jobs", "jobPath", "templates"),
+        "variables.templates.all(t, {E})",
+        "(variables.groups.filter(g, has(g.template) && ![g.template].all(t, {E})).map(g, variables.clusterPath + (has(g.groupName) ? '.workerGroupSpecs[groupName=' + g.groupName + ']' : '.headGroupSpec') + '.template') + variables.jobs.filter(j, has(j.submitterPodTemplate) && ![j.submitterPodTemplate].all(t, {E})).map(j, variables.jobPath + '.submitterPodTemplate')).join(', ') + '.'",
+    ),
+    "container": (
+        ("clusters", "workers", "groups", "jobs", "templates"),
+        "variables.templates.all(t, !has(t.spec) || ((!has(t.spec.initContainers) || t.spec.initContainers.all(k, {E})) && (!has(t.spec.containers) || t.spec.containers.all(k, {E}))))",
+        "'containers[name=' + variables.templates.filter(t, has(t.spec)).map(t, ((has(t.spec.initContainers) ? t.spec.initContainers : []) + (has(t.spec.containers) ? t.spec.containers : [])).filter(k, !({E})).map(k, has(k.name) ? k.name : '?').join(', ')).filter(n, n != '').join(', ') + '].'",
+    ),
+}
+
+
+def cel_string(text: str) -> str:
+    """``text`` as a CEL string literal (JSON's escapes are CEL's)."""
+    return json.dumps(text)
+
+
+def _message(rule: Rule, part: Cel, location: str) -> str:
+    message = part.message or (rule.cel.message if rule.cel and rule.cel.message else rule.title)
+    where = f" at {location}{part.path}" if (location or part.path) else ""
+    return f"{rule.id} ({rule.severity}): {message}{where}. Fix: {render_text(rule.fix, 'docs')}"
+
+
+def _static_location(over: Over) -> str:
+    return {
+        "object": "",
+        "cluster": "<cluster spec>.",
+        "worker": "<cluster spec>.workerGroupSpecs[].",
+        "group": "<cluster spec>.<group>.",
+        "job": "<job spec>.",
+        "template": "<pod template>.",
+        "container": "<container>.",
+    }[over]
+
+
+def _validation(rule: Rule, part: Cel) -> dict[str, Any]:
+    _, wrap, location = _SUBJECTS[part.over]
+    expression = wrap.replace("{E}", part.expression)
+    message = _message(rule, part, _static_location(part.over))
+    head, _, fix = message.partition(f" at {_static_location(part.over)}{part.path}")
+    validation: dict[str, Any] = {"expression": expression, "message": message, "reason": "Invalid"}
+    if part.over != "object" and head != message:
+        located = location.replace("{E}", part.expression)
+        validation["messageExpression"] = f"{cel_string(head + ' at ')} + {located} + {cel_string(part.path + fix)}"
+    return validation
+
+
+_VARIABLE_USE = re.compile(r"variables\.([A-Za-z]+)")
+
+
+def _variables(rule: Rule) -> list[dict[str, str]]:
+    """The variables the rule's subjects and expressions read, with those they read, in dependency order."""
+    wanted: set[str] = set()
+    for part in rule.cel.parts() if rule.cel else ():
+        wanted.update(_SUBJECTS[part.over][0])
+        for name in _VARIABLE_USE.findall(part.expression):
+            if name not in _VARIABLES:
+                raise ValueError(f"rule {rule.id!r}: its CEL reads variables.{name}, which is not one of {', '.join(_VARIABLES)}")
+            wanted.update((name, *_VARIABLES[name][1]))
+    return [{"name": name, "expression": expr} for name, (expr, _) in _VARIABLES.items() if name in wanted]
+
+
+def _match_conditions(rule: Rule) -> list[dict[str, str]]:
+    key = cel_string(SUPPRESS_PREFIX + rule.id)
+    conditions = [
+        {
+            "name": "not-suppressed",
+            "expression": f"!(has(object.metadata.annotations) && {key} in object.metadata.annotations && object.metadata.annotations[{key}].trim() != '')",
+        },
+        {
+            "name": "created-or-spec-changed",
+            "expression": "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
+        },
+    ]
+    if rule.operator_rules:
+        conditions.append(
+            {
+                "name": "managed-by-kuberay",
+                "expression": f"!(object.kind in ['RayCluster', 'RayJob', 'RayService'] && has(object.spec) && has(object.spec.managedBy) && object.spec.managedBy != '{_KUBERAY_CONTROLLER}')",
+            }
+        )
+    return conditions
+
+
+def policy_name(rule_id: str) -> str:
+    return POLICY_PREFIX + rule_id
+
+
+def policy(rule: Rule, *, failure_policy: str = "Ignore") -> dict[str, Any]:
+    """The ValidatingAdmissionPolicy of one rule (which must declare ``cel``)."""
+    if rule.cel is None:
+        raise ValueError(f"rule {rule.id!r} declares no CEL check")
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {
+            "name": policy_name(rule.id),
+            "labels": {**MANAGED_BY, RULE_LABEL: rule.id},
+            "annotations": {
+                "pulumi-kuberay.io/severity": rule.severity,
+                "pulumi-kuberay.io/kuberay-version": TARGET_VERSION,
+                "pulumi-kuberay.io/title": rule.title,
+            },
+        },
+        "spec": {
+            "failurePolicy": failure_policy,
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": ["ray.io"],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE", "UPDATE"],
+                        "resources": [PLURALS[kind] for kind in rule.kinds],
+                    }
+                ]
+            },
+            "matchConditions": _match_conditions(rule),
+            "variables": _variables(rule),
+            "validations": [_validation(rule, part) for part in rule.cel.parts()],
+        },
+    }
+
+
+def actions(rule: Rule, environment: str, mode: Mode = "enforce", levels: Mapping[str, Any] | None = None) -> list[str]:
+    """The binding's validationActions for ``rule`` in ``environment`` ([] = not bound: the level is disabled).
+
+    ``levels``: a policy pack config (``stacks/policy.<env>.json``: rule id -> level, or ``{"enforcementLevel":
+    ...}``) overriding the pack's default level of a rule, as the pack itself reads it."""
+    level: Any = enforcement_level(rule.severity, environment)
+    if levels is not None and rule.id in levels:
+        given = levels[rule.id]
+        level = given.get("enforcementLevel", level) if isinstance(given, Mapping) else given
+    if level == "disabled":
+        return []
+    if mode == "audit":
+        return ["Audit"]
+    if mode == "warn":
+        return ["Warn", "Audit"]
+    return list(_ACTIONS["mandatory" if level in ("mandatory", "remediate") else "advisory"])
+
+
+def binding(rule: Rule, environment: str, validation_actions: list[str], *, selector: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"policyName": policy_name(rule.id), "validationActions": validation_actions}
+    if selector:
+        spec["matchResources"] = {"namespaceSelector": {"matchLabels": {ENVIRONMENT_LABEL: environment}}}
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {
+            "name": f"{policy_name(rule.id)}-{environment}",
+            "labels": {**MANAGED_BY, RULE_LABEL: rule.id, ENVIRONMENT_LABEL: environment},
+        },
+        "spec": spec,
+    }
+
+
+def admission_policies(
+    environment: str | None = None,
+    *,
+    mode: Mode = "enforce",
+    levels: Mapping[str, Any] | None = None,
+    failure_policy: str = "Ignore",
+    rule_ids: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The policies and bindings: for ``environment`` in every namespace, or (None) for each environment on the
+    namespaces labelled ``pulumi-kuberay.io/environment=<env>``. ``failure_policy``: ``Ignore`` (default: an
+    evaluation error, a bug of ours, never blocks a workload) or ``Fail``."""
+    if environment is not None and environment not in ENVIRONMENTS:
+        raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    wanted = set(rule_ids) if rule_ids is not None else None
+    environments = (environment,) if environment is not None else ENVIRONMENTS
+    docs: list[dict[str, Any]] = []
+    for rule in covered_rules():
+        if wanted is not None and rule.id not in wanted:
+            continue
+        bindings = [
+            binding(rule, env, found, selector=environment is None)
+            for env in environments
+            if (found := actions(rule, env, mode, levels))
+        ]
+        if bindings:
+            docs.append(policy(rule, failure_policy=failure_policy))
+            docs.extend(bindings)
+    return docs
+
+
+def to_yaml(docs: Iterable[Mapping[str, Any]]) -> str:
+    """A multi-document YAML stream (what ``kubectl apply -f -`` reads)."""
+    import yaml
+
+    return "".join(
+        "---\n" + yaml.safe_dump(dict(doc), sort_keys=False, width=1_000_000, allow_unicode=True) for doc in docs
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# docs/admission.md
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_docs() -> str:
+    """docs/admission.md: how to install the policies, and which rules run in the API server and which only at
+    preview/CI, and why (``scripts/gen-admission-docs`` writes it; a test keeps it current)."""
+    reasons = {item.rule.id: item.reason for item in coverage()}
+    covered = [rule for rule in ordered_rules() if reasons[rule.id] is None]
+    others = [rule for rule in ordered_rules() if reasons[rule.id] is not None]
+    lines = [
+        "# The catalogue in the API server: ValidatingAdmissionPolicies",
+        "",
+        "<!-- Generated by scripts/gen-admission-docs from the rule catalogue; do not edit. -->",
+        "",
+        "Ray objects created with kubectl, Argo CD or an SDK never meet `pulumi preview` or the policy pack. For them,",
+        f"{len(covered)} of the catalogue's {len(reasons)} rules also run inside the Kubernetes API server as",
+        "ValidatingAdmissionPolicies (`admissionregistration.k8s.io/v1`, Kubernetes 1.30 and later), generated from",
+        "the CEL each rule declares next to its Python check: no webhook, no server of ours. One policy per rule",
+        "(`kuberay-<rule id>`), its message naming the rule, the field path and the fix.",
+        "",
+        "```bash",
+        "kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # every namespace, prod's actions",
+        "kuberay-lint --emit-admission-policies | kubectl apply -f -   # per namespace label pulumi-kuberay.io/environment",
+        "kuberay-lint --emit-admission-policies --admission-mode warn   # a first rollout: warn only",
+        "```",
+        "",
+        "or `KubeRayOperator(..., admission_policies=True)` (`\"warn\"`, `\"audit\"`), which installs them after the",
+        "CRDs, with the component's `environment`.",
+        "",
+        "**Actions** come from the policy pack's own mapping (one place: `rules/_enforcement.py`): a rule the pack",
+        "makes mandatory in an environment is bound with `Deny` there, an advisory one with `Warn` (both with",
+        "`Audit`): dev warns about everything, staging denies critical rules, prod denies high and critical ones.",
+        "`--policy-config stacks/policy.<env>.json` takes the levels of a pack config file instead (`disabled`: no",
+        "binding). Without `--environment`, each rule gets one binding per environment selecting the namespaces",
+        "labelled `pulumi-kuberay.io/environment=<env>`.",
+        "",
+        "**As the other shells**: the annotation `suppress.pulumi-kuberay.io/<rule id>: <reason>` skips a rule on an",
+        "object; a rule mirroring an operator check skips an object whose `spec.managedBy` names another controller;",
+        "on update a policy only judges a changed spec.",
+        f"The policies judge KubeRay {TARGET_VERSION} with its default feature gates; `failurePolicy: Ignore`, so an",
+        "evaluation error never blocks a workload. `tests/cluster/test_admission_policies.py` holds the policies to",
+        "the Python checks in a",
+        "real kube-apiserver: every rule example, every upstream sample and generated cases.",
+        "",
+        f"## In the API server ({len(covered)} rules)",
+        "",
+        "| rule | severity | kinds | dev | staging | prod |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rule in covered:
+        acts = ["/".join(actions(rule, env)) for env in ENVIRONMENTS]
+        lines.append(f"| `{rule.id}` | {rule.severity} | {', '.join(rule.kinds)} | {' | '.join(acts)} |")
+    lines += [
+        "",
+        f"## Only at preview, in the pack and in kuberay-lint ({len(others)} rules)",
+        "",
+        "| rule | severity | why not in the API server |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{rule.id}` | {rule.severity} | {_cell(str(reasons[rule.id]))} |" for rule in others]
+    return "\n".join(lines) + "\n"

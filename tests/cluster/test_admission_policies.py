@@ -1,0 +1,346 @@
+"""The catalogue's ValidatingAdmissionPolicies in a real kube-apiserver agree with the Python checks.
+
+One control plane for the module, of its own (``tools/local_apiserver.py``: etcd and kube-apiserver from the
+``scripts/ensure-kube`` entry, no controllers, no operator: the policies judge nothing else), gets the v1.7.0 CRDs
+and the generated policies. Then:
+
+* **agreement** (bindings on Warn, ``failurePolicy: Fail`` so that a CEL evaluation error shows as a warning too):
+  every rule example (compliant, violating, fixed), every upstream sample and generated cases (cluster-rule
+  examples embedded in the other kinds, near-valid manifests of the oracle tier's generator) go through a
+  server-side dry-run create; the policies that warn must be exactly the covered rules whose Python check fires
+  (``rules.check`` at KubeRay 1.7.0, the policies' target). A case the API server refuses before any policy can
+  warn (the CRD schema, metadata validation) is counted and listed, never compared silently.
+* **enforcement** (the staging bindings: Deny for what the pack blocks there, critical rules; Warn for the rest):
+  every covered critical rule's violating example is refused with our message, every other covered rule's warns,
+  and every upstream sample is accepted.
+
+Requests run five at a time (``dryRun=All``, ``fieldValidation=Strict`` as kubectl sends them).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import yaml
+from pulumi_kuberay import admission, rules
+
+from .conftest import REPO_ROOT, _kube_dir_or_fail
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+from local_apiserver import LocalApiServer
+
+REFERENCE_VERSION = "1.7.0"
+NAMESPACE = "vap"
+WORKERS = 5
+_POLICY = re.compile(r"ValidatingAdmissionPolicy '(kuberay-[a-z0-9-]+)'")
+#: The API server's budget for the warnings of one response (k8s.io/apiserver warning recorder): past it each
+#: warning is cut to 256 characters and further ones are dropped.
+WARNING_BUDGET = 4096
+
+
+@dataclass
+class Reply:
+    code: int
+    body: dict[str, Any]
+    warnings: list[str]
+
+    @property
+    def message(self) -> str:
+        return str(self.body.get("message", ""))
+
+
+def _dry_run(server: LocalApiServer, manifest: dict[str, Any]) -> Reply:
+    path = f"/apis/ray.io/v1/namespaces/{NAMESPACE}/{admission.PLURALS[manifest['kind']]}"
+    code, body, warnings = server.request("POST", path, manifest, query={"dryRun": "All", "fieldValidation": "Strict"})
+    return Reply(code, body, warnings)
+
+
+def dry_run_all(server: LocalApiServer, manifests: list[dict[str, Any]]) -> list[Reply]:
+    with ThreadPoolExecutor(WORKERS) as pool:
+        return list(pool.map(lambda m: _dry_run(server, m), manifests))
+
+
+def prepared(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The object as sent: in the test namespace, nothing else changed."""
+    doc = copy.deepcopy(manifest)
+    if isinstance(doc.get("metadata"), dict):
+        doc["metadata"]["namespace"] = NAMESPACE
+    return doc
+
+
+def _apply(server: LocalApiServer, docs: list[dict[str, Any]]) -> None:
+    for doc in docs:
+        server.create(doc)
+
+
+def _delete_bindings(server: LocalApiServer) -> None:
+    bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+    server.delete_collection(bindings, "app.kubernetes.io/managed-by=pulumi-kuberay")
+
+
+def _wait_until_active(server: LocalApiServer, expect: str) -> None:
+    """Policies and bindings reach the admission plugin through informers, each in its own time: wait until every
+    covered rule's violating example is judged by its own policy (``expect``: ``warn``, or ``deny`` for the critical
+    rules as staging binds them); examples the CRD schema refuses first are left out."""
+    covered = admission.covered_rules()
+    examples = [prepared(rule.violating) for rule in covered]
+    deadline = time.monotonic() + 120
+    while True:
+        waiting = []
+        for rule, reply in zip(covered, dry_run_all(server, examples), strict=True):
+            if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+                continue  # refused before any policy
+            name = admission.policy_name(rule.id)
+            denied = reply.code != 201 and "ValidatingAdmissionPolicy" in reply.message
+            if expect == "deny" and rule.severity == "critical":
+                ok = denied
+            else:
+                ok = denied or any(f"'{name}'" in w for w in reply.warnings)
+            if not ok:
+                waiting.append(rule.id)
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the admission policies of {waiting} did not {expect} within 120 s")
+        time.sleep(1)
+
+
+@pytest.fixture(scope="module")
+def vap_apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalApiServer]:
+    from _reference import require_reference
+
+    crds = require_reference() / "kuberay" / f"v{REFERENCE_VERSION}" / "crds"
+    started = time.monotonic()
+    with LocalApiServer(_kube_dir_or_fail() / "bin", tmp_path_factory.mktemp("vap-apiserver")) as server:
+        server.install_crds([yaml.safe_load(path.read_text()) for path in sorted(crds.glob("*.yaml"))])
+        server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+        sys.stderr.write(f"\n[admission policies] kube-apiserver with the v{REFERENCE_VERSION} CRDs up in {time.monotonic() - started:.0f} s\n")
+        yield server
+
+
+# ---- the cases ----------------------------------------------------------------------------------------------
+
+
+def _embedded(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A RayCluster's spec in a RayJob, a RayService and a RayCronJob (the policies find cluster specs per kind)."""
+    if doc.get("kind") != "RayCluster" or not isinstance(doc.get("spec"), dict):
+        return []
+    spec = copy.deepcopy(doc["spec"])
+    name = "embedded"
+    job = {"entrypoint": "python main.py", "shutdownAfterJobFinishes": True, "rayClusterSpec": spec}
+    return [
+        ("RayJob", {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": name}, "spec": job}),
+        (
+            "RayService",
+            {
+                "apiVersion": "ray.io/v1",
+                "kind": "RayService",
+                "metadata": {"name": name},
+                "spec": {"serveConfigV2": "applications:\n- name: app\n  import_path: app:app\n  route_prefix: /\n", "rayClusterConfig": spec},
+            },
+        ),
+        (
+            "RayCronJob",
+            {
+                "apiVersion": "ray.io/v1",
+                "kind": "RayCronJob",
+                "metadata": {"name": name},
+                "spec": {"schedule": "0 * * * *", "jobTemplate": copy.deepcopy(job)},
+            },
+        ),
+    ]
+
+
+def rule_example_cases() -> list[tuple[str, dict[str, Any]]]:
+    cases: list[tuple[str, dict[str, Any]]] = []
+    for rule in rules.rules_of("document"):
+        examples = [("compliant", rule.compliant), ("violating", rule.violating)]
+        fixed = rule.fixed_example()
+        if isinstance(fixed, dict):
+            examples.append(("fixed", fixed))
+        for which, doc in examples:
+            if isinstance(doc, dict) and doc.get("kind") in admission.PLURALS:
+                cases.append((f"rule {rule.id} {which}", doc))
+    return cases
+
+
+def sample_cases() -> list[tuple[str, dict[str, Any]]]:
+    from _reference import sample_documents
+
+    return [
+        (f"sample {name}#{index}", doc)
+        for name, index, doc in sample_documents()
+        if doc.get("kind") in admission.PLURALS and str(doc.get("apiVersion", "")).startswith("ray.io/")
+    ]
+
+
+#: Names the API server's metadata validation accepts (DNS-1123 subdomains) but KubeRay may not: dots, a leading
+#: digit, and lengths around each kind's limit.
+NAMES = ["ray.cluster", "1cluster", "a" * 36, "a" * 37, "a" * 47, "a" * 48, "a" * 53, "a" * 54, "a" * 63]
+
+
+def _named(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return {**doc, "metadata": {**doc.get("metadata", {}), "name": name}}
+
+
+def generated_cases() -> list[tuple[str, dict[str, Any]]]:
+    cases: list[tuple[str, dict[str, Any]]] = []
+    for rule_id in ("cluster-name-invalid", "rayjob-name-too-long", "rayservice-name-too-long", "raycronjob-name-too-long"):
+        compliant = rules.RULES[rule_id].compliant
+        cases += [(f"{compliant['kind']} named {name!r}", _named(compliant, name)) for name in NAMES]
+    for rule in admission.covered_rules():
+        for which, doc in (("violating", rule.violating), ("compliant", rule.compliant)):
+            cases += [(f"rule {rule.id} {which} in a {kind}", d) for kind, d in _embedded(doc)]
+    return cases + _near_valid_manifests(120)
+
+
+def _near_valid_manifests(count: int) -> list[tuple[str, dict[str, Any]]]:
+    """The oracle tier's near-valid manifests (a base of each kind with 1-3 mutations), drawn reproducibly."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from oracle._generate import mutated_manifests
+
+    drawn: list[tuple[str, dict[str, Any]]] = []
+
+    @settings(
+        max_examples=count // 20,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.lists(mutated_manifests(), min_size=20, max_size=20))
+    def draw(batch: list[tuple[str, Any]]) -> None:
+        drawn.extend((f"generated {tag}", doc) for tag, doc in batch if isinstance(doc, dict))
+
+    draw()
+    return drawn
+
+
+# ---- the comparison -----------------------------------------------------------------------------------------
+
+
+def expected_ids(doc: dict[str, Any], covered: set[str]) -> set[str]:
+    return {f.rule_id for f in rules.check(doc, kuberay_version=REFERENCE_VERSION) if f.rule_id in covered}
+
+
+@dataclass
+class Tally:
+    cases: int = 0
+    agreements: int = 0
+    refused_before_policies: list[str] = field(default_factory=list)
+    warnings_cut: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    fired: Counter[str] = field(default_factory=Counter)
+
+    def line(self, what: str) -> str:
+        return (
+            f"[admission policies] {what}: {self.cases} cases, {self.agreements} agree, {len(self.disagreements)} "
+            f"disagree, {len(self.refused_before_policies)} refused by the CRD schema or metadata validation before "
+            f"any policy, {len(self.warnings_cut)} with warnings cut by the API server's 4 KB budget"
+        )
+
+
+def compare(server: LocalApiServer, cases: list[tuple[str, dict[str, Any]]], tally: Tally) -> None:
+    covered = {rule.id for rule in admission.covered_rules()}
+    sent = [prepared(doc) for _, doc in cases]
+    replies = dry_run_all(server, sent)
+    for (label, _), doc, reply in zip(cases, sent, replies, strict=True):
+        tally.cases += 1
+        want = expected_ids(doc, covered)
+        if reply.code != 201:
+            tally.refused_before_policies.append(f"{label}: HTTP {reply.code}: {reply.message[:240]}")
+            continue
+        named = [(w, m.group(1)) for w in reply.warnings if (m := _POLICY.search(w))]
+        ours = [w for w, _ in named]
+        got = {name.removeprefix(admission.POLICY_PREFIX) for _, name in named}
+        errors = [w for w in ours if not re.search(r"': [a-z0-9-]+ \((low|medium|high|critical)\): ", w)]
+        tally.fired.update(got)
+        if got == want and not errors:
+            tally.agreements += 1
+        elif got < want and sum(len(w) for w in reply.warnings) >= WARNING_BUDGET - 512:
+            tally.warnings_cut.append(f"{label}: Python {sorted(want)}, API server kept {sorted(got)}")
+        else:
+            tally.disagreements.append(
+                f"{label}: Python only {sorted(want - got)}, API server only {sorted(got - want)}"
+                + (f"; evaluation errors: {errors}" if errors else "")
+            )
+
+
+def test_the_api_server_warns_about_exactly_what_the_python_checks_find(vap_apiserver: LocalApiServer) -> None:
+    _apply(vap_apiserver, admission.admission_policies("dev", mode="warn", failure_policy="Fail"))
+    _wait_until_active(vap_apiserver, "warn")
+    tallies: dict[str, Tally] = {}
+    for what, cases in (
+        ("rule examples", rule_example_cases()),
+        ("upstream samples", sample_cases()),
+        ("generated", generated_cases()),
+    ):
+        started = time.monotonic()
+        tally = tallies[what] = Tally()
+        compare(vap_apiserver, cases, tally)
+        sys.stderr.write(f"{tally.line(what)} ({time.monotonic() - started:.1f} s)\n")
+        for line in tally.refused_before_policies:
+            sys.stderr.write(f"  refused before the policies: {line}\n")
+        for line in tally.warnings_cut:
+            sys.stderr.write(f"  warnings cut: {line}\n")
+    fired = sum((t.fired for t in tallies.values()), Counter[str]())
+    never = sorted(rule.id for rule in admission.covered_rules() if not fired[rule.id])
+    sys.stderr.write(f"[admission policies] covered rules that warned on no case: {never}\n")
+    disagreements = [d for t in tallies.values() for d in t.disagreements]
+    assert disagreements == [], "\n".join(disagreements)
+    assert tallies["upstream samples"].cases > 80 and tallies["rule examples"].cases > 300
+    assert not never, f"covered rules no case exercised: {never}"
+
+
+def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample(vap_apiserver: LocalApiServer) -> None:
+    _delete_bindings(vap_apiserver)
+    _apply(vap_apiserver, admission.admission_policies("staging"))
+    _wait_until_active(vap_apiserver, "deny")
+    covered = admission.covered_rules()
+    covered_ids = {rule.id for rule in covered}
+    replies = dry_run_all(vap_apiserver, [prepared(rule.violating) for rule in covered])
+    problems: list[str] = []
+    refused = 0
+    before: list[str] = []
+    for rule, reply in zip(covered, replies, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+            before.append(f"{rule.id}: HTTP {reply.code}: {reply.message[:240]}")  # the CRD schema or metadata
+            continue
+        fired = expected_ids(prepared(rule.violating), covered_ids)
+        critical = {rid for rid in fired if rules.RULES[rid].severity == "critical"}
+        if critical:
+            # The API server reports the first denying policy only: one of the critical rules that fire.
+            named = _POLICY.search(reply.message)
+            name = named.group(1).removeprefix(admission.POLICY_PREFIX) if named else None
+            if reply.code == 201:
+                problems.append(f"{rule.id}: the violating example was accepted")
+            elif name not in critical or f"{name} (critical): " not in reply.message:
+                problems.append(f"{rule.id}: refused without our message: HTTP {reply.code}: {reply.message[:300]}")
+            else:
+                refused += 1
+        elif reply.code != 201 or not any(f"{rule.id} ({rule.severity}): " in w for w in reply.warnings):
+            problems.append(f"{rule.id}: expected a warning, got HTTP {reply.code} {reply.message[:200]} {reply.warnings}")
+    samples = sample_cases()
+    sample_replies = dry_run_all(vap_apiserver, [prepared(doc) for _, doc in samples])
+    for (label, _), reply in zip(samples, sample_replies, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" in reply.message:
+            problems.append(f"{label}: refused by a policy: HTTP {reply.code}: {reply.message[:300]}")
+        elif reply.code != 201:
+            before.append(f"{label}: HTTP {reply.code}: {reply.message[:240]}")  # the CRD schema refuses it
+    sys.stderr.write(
+        f"[admission policies] staging: {len(covered)} violating examples, {refused} refused by Deny with our message, "
+        f"{len(before)} refused before any policy, {len(samples)} upstream samples sent\n"
+    )
+    for line in before:
+        sys.stderr.write(f"  refused before the policies: {line}\n")
+    assert problems == [], "\n".join(problems)
