@@ -106,6 +106,10 @@ REASONS: Mapping[str, str] = {
     "head-memory-too-small": "compares resource quantities (Kubernetes' CEL quantity() library could; not expressed in CEL yet)",
     "worker-replicas-clamped": "advice about the replicas the operator computes, not expressed in CEL here",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
+    "serve-replica-infeasible": _SERVE_CONFIG,
+    "serve-cluster-no-cpu": _SERVE_CONFIG,
+    "rayjob-entrypoint-infeasible": "parses entrypointResources (a JSON string) and derives each group's Ray resources from quantities (not expressed in CEL here)",
+    "tpu-hosts-topology-mismatch": "parses the TPU topology label and compares it with google.com/tpu quantities (not expressed in CEL here)",
 }
 
 
@@ -115,6 +119,8 @@ def _reason_by_need(rule: Rule) -> str | None:
         return "needs the other objects of the stack (a policy sees one object)"
     if rule.scope == "setup":
         return "judges the operator's installation, not a Ray object"
+    if rule.scope == "change":
+        return "judges a change with the change plan (what KubeRay does with old -> new), run by the components' hook and kuberay-lint --diff"
     if rule.gate is not None:
         return f"applies only with the operator's {rule.gate} feature gate on, which a policy cannot see"
     if rule.pulumi_only:
