@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import hypothesis  # noqa: F401  (see below)
 import pytest
@@ -28,3 +29,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if any("helm" in Path(str(item.path)).name for item in items):
         needs.add("helm")  # the modules that render charts with a real helm say so in their name
     Path(target).write_text("".join(f"{need}\n" for need in sorted(needs)))
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: on the controller, without xdist never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadgroup`` (scripts/test with workers): one unit per module, the engine and cluster tests' modules
+    in one unit (tests/_live_scheduling.py). xdist's own loadgroup reads ``xdist_group`` marks, which this suite
+    does not use (and pytest 9.2 drops the node ids it builds from them: pytest-xdist issue 1386)."""
+    if config.getoption("dist", "no") != "loadgroup":
+        return None
+    from _live_scheduling import LiveGroupScheduling
+
+    return LiveGroupScheduling(config, log)
+
+
+#: The terminal size a test may read (kuberay-lint wraps to ``$COLUMNS``): a pytest-xdist worker starts with
+#: ``COLUMNS=80 LINES=24`` of its own; it gets the controller's instead (unset where the controller has none).
+TERMINAL_ENV = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook (the controller, once per worker)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["terminal_env"] = {name: os.environ.get(name) for name in TERMINAL_ENV}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    terminal_env: dict[str, str | None] = getattr(config, "workerinput", {}).get("terminal_env", {})
+    for name, value in terminal_env.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -113,12 +113,12 @@ def test_compact_is_one_line_per_finding_with_long_messages_cut(
 def test_messages_wrap_to_columns_without_losing_a_word(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "bad.yaml"
-    path.write_text(BAD_CLUSTER)
+    (tmp_path / "bad.yaml").write_text(BAD_CLUSTER)
+    monkeypatch.chdir(tmp_path)  # a short relative path: the file's header line (a path is never wrapped) fits
     monkeypatch.delenv("COLUMNS", raising=False)
-    _, whole, _ = _run(capsys, "--color", "never", "--show-fixes", str(path))
+    _, whole, _ = _run(capsys, "--color", "never", "--show-fixes", "bad.yaml")
     monkeypatch.setenv("COLUMNS", "72")
-    _, wrapped, _ = _run(capsys, "--color", "never", "--show-fixes", str(path))
+    _, wrapped, _ = _run(capsys, "--color", "never", "--show-fixes", "bad.yaml")
     rows = wrapped.splitlines()
     assert max(len(row) for row in rows[:-1]) <= 72  # the summary line is not wrapped
     assert all(row.startswith(" " * 9) for row in rows[2:-2] if row and not row[2:7].strip().isdigit())

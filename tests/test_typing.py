@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "typing"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "typing"
 PROGRAM = FIXTURES / "program.py"
 WRONG = FIXTURES / "wrong_keyword.py"
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +61,11 @@ def _mypy(tmp_path: Path, target: Path) -> tuple[int, list[str]]:
     return result.returncode, errors
 
 
-def _pyright(tmp_path: Path, target: Path) -> list[dict[str, object]]:
-    """pyright (strict) on ``target``: its error diagnostics. Skips, saying why, where pyright cannot run."""
+@pytest.fixture(scope="module")
+def pyright_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, list[dict[str, object]]]:
+    """pyright (strict) on both fixtures in one run (one Node.js start, pulumi's stubs read once): the error
+    diagnostics of each file. Skips, saying why, where pyright cannot run."""
+    tmp_path = tmp_path_factory.mktemp("pyright")
     if importlib.util.find_spec("pyright") is None:
         pytest.skip("pyright is not installed: `pip install -c constraints.txt -e '.[test]'` installs it")
     executable = shutil.which("pyright", path=str(Path(sys.executable).parent)) or shutil.which("pyright")
@@ -73,7 +76,7 @@ def _pyright(tmp_path: Path, target: Path) -> list[dict[str, object]]:
     config = tmp_path / "pyrightconfig.json"
     config.write_text(json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"}), encoding="utf-8")
     result = subprocess.run(
-        [executable, "--outputjson", "-p", str(config), "--pythonpath", sys.executable, str(target)],
+        [executable, "--outputjson", "-p", str(config), "--pythonpath", sys.executable, str(PROGRAM), str(WRONG)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -87,7 +90,11 @@ def _pyright(tmp_path: Path, target: Path) -> list[dict[str, object]]:
         pytest.skip(f"pyright could not run (exit {result.returncode}): {' | '.join(detail)}")
     assert report["version"] == "1.1.414", report["version"]
     diagnostics: list[dict[str, object]] = report["generalDiagnostics"]
-    return [d for d in diagnostics if d["severity"] == "error"]
+    errors: dict[Path, list[dict[str, object]]] = {PROGRAM: [], WRONG: []}
+    for diagnostic in diagnostics:
+        if diagnostic["severity"] == "error":
+            errors.setdefault(Path(str(diagnostic["file"])).resolve(), []).append(diagnostic)
+    return errors
 
 
 def test_program_passes_mypy_strict_without_the_pydantic_plugin(tmp_path: Path) -> None:
@@ -104,13 +111,13 @@ def test_mypy_without_plugin_reports_each_wrong_keyword(tmp_path: Path) -> None:
     assert any('Unexpected keyword argument "headGroupSpec"' in line and "head_group_spec" in line for line in errors)
 
 
-def test_program_passes_pyright_strict(tmp_path: Path) -> None:
-    errors = _pyright(tmp_path, PROGRAM)
+def test_program_passes_pyright_strict(pyright_errors: dict[Path, list[dict[str, object]]]) -> None:
+    errors = [e for file, found in pyright_errors.items() if file != WRONG for e in found]  # any file but WRONG
     assert [str(e["message"]) for e in errors] == []
 
 
-def test_pyright_reports_each_wrong_keyword(tmp_path: Path) -> None:
-    errors = _pyright(tmp_path, WRONG)
+def test_pyright_reports_each_wrong_keyword(pyright_errors: dict[Path, list[dict[str, object]]]) -> None:
+    errors = pyright_errors[WRONG]
     reported = {int(e["range"]["start"]["line"]) + 1 for e in errors}  # type: ignore[index]
     assert reported == _wrong_lines(), [e["message"] for e in errors]
     assert any(e["message"] == 'No parameter named "headGroupSpec"' for e in errors)
