@@ -405,6 +405,12 @@ declare(
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory": "16Gi"}),
+    cel=Cel(
+        "(has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 ? [g.template.spec.containers[0]] : []).all(k, !has(k.resources) || !has(k.resources.requests) || k.resources.requests.all(n, !(n == 'memory' || n.lowerAscii().endsWith('gpu')) || (has(k.resources.limits) && n in k.resources.limits && k.resources.limits[n] == k.resources.requests[n])))",
+        over="group",
+        path="template.spec.containers[0].resources.requests",
+        message="the Ray container requests memory or GPUs without a limit written equal to the request",
+    ),
 )
 declare(
     id="head-memory-too-small",
@@ -427,6 +433,15 @@ declare(
             "spec.headGroupSpec.template.spec.containers[0].resources.limits.memory": "8Gi",
             "spec.headGroupSpec.template.spec.containers[0].resources.requests.memory": "8Gi",
         }
+    ),
+    # The 2G floor (high) in CEL with Kubernetes' quantity library; quantities memory_bytes cannot read (a sign, an
+    # exponent, n or u) are skipped as the Python check skips them. Production's 8G advice (medium) needs the
+    # environment, which a policy does not see.
+    cel=Cel(
+        "!has(c.headGroupSpec) || !has(c.headGroupSpec.template) || !has(c.headGroupSpec.template.spec) || !has(c.headGroupSpec.template.spec.containers) || size(c.headGroupSpec.template.spec.containers) == 0 || !has(c.headGroupSpec.template.spec.containers[0].resources) || !has(c.headGroupSpec.template.spec.containers[0].resources.limits) || !('memory' in c.headGroupSpec.template.spec.containers[0].resources.limits) || [string(c.headGroupSpec.template.spec.containers[0].resources.limits['memory'])].all(m, !m.matches('^[0-9.]+([KMGTPE]i|[kMGTPEm])?$') || !isQuantity(m) || quantity(m).compareTo(quantity('2G')) >= 0)",
+        over="cluster",
+        path="headGroupSpec.template.spec.containers[0].resources.limits.memory",
+        message="the head's memory limit is below 2G, the least Ray supports for a head",
     ),
 )
 declare(
