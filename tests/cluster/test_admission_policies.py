@@ -14,6 +14,10 @@ and the generated policies. Then:
   every covered critical rule's violating example is refused with our message, every other covered rule's warns,
   and every upstream sample is accepted but one the Python check finds a covered critical rule on (KubeRay's vLLM
   TPU sample, an envsubst template: image-reference-invalid), refused by that rule as the pack refuses it.
+* **deny-all** (every covered rule bound with Deny, ``failurePolicy: Fail``): each covered rule's violating
+  example, the other covered rules the Python check finds on it suppressed, is refused by its own policy with our
+  message, unless the API server's own validation refuses it first (counted and listed); every upstream sample is
+  accepted once the covered rules the Python check finds on it are suppressed, and as it is is refused by one of them.
 
 Requests run five at a time (``dryRun=All``, ``fieldValidation=Strict`` as kubectl sends them).
 """
@@ -364,3 +368,82 @@ def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample
         sys.stderr.write(f"  refused before the policies: {line}\n")
     assert problems == [], "\n".join(problems)
 
+
+def _suppressing(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
+    """``doc`` with the suppression annotation (and a reason) of each of ``rule_ids``."""
+    out = copy.deepcopy(doc)
+    if rule_ids and isinstance(out.get("metadata"), dict):
+        annotations = out["metadata"].setdefault("annotations", {})
+        annotations.update({f"{rules.SUPPRESS_PREFIX}{rid}": "the deny-all phase isolates one rule" for rid in sorted(rule_ids)})
+    return out
+
+
+def test_deny_all_refuses_every_covered_violation_with_its_rule_and_no_sample_beyond_the_python_checks(
+    vap_apiserver: LocalApiServer,
+) -> None:
+    """Every covered rule bound with Deny (a policy config making each mandatory), ``failurePolicy: Fail`` (an
+    evaluation error refuses, and shows). The API server names the first denying policy only, so each violating
+    example is sent with the other covered rules the Python check finds on it suppressed: it must be refused by its
+    own rule's policy with our message. Each upstream sample, with the covered rules the Python check finds on it
+    suppressed, must be accepted; sent as it is, one the Python check finds nothing on is accepted and any other
+    is refused by one of the rules the Python check finds."""
+    covered = admission.covered_rules()
+    covered_ids = {rule.id for rule in covered}
+    _delete_bindings(vap_apiserver)
+    mandatory = dict.fromkeys(covered_ids, "mandatory")
+    docs = admission.admission_policies("prod", levels=mandatory, failure_policy="Fail")
+    assert all(d["spec"]["validationActions"] == ["Deny", "Audit"] for d in docs if d["kind"] == "ValidatingAdmissionPolicyBinding")
+    _apply(vap_apiserver, docs)
+    problems: list[str] = []
+    examples: list[dict[str, Any]] = []
+    for rule in covered:
+        doc = prepared(rule.violating)
+        isolated = _suppressing(doc, expected_ids(doc, covered_ids) - {rule.id})
+        if expected_ids(isolated, covered_ids) != {rule.id}:
+            problems.append(f"{rule.id}: its violating example, others suppressed, fires {sorted(expected_ids(isolated, covered_ids))}")
+        examples.append(isolated)
+    deadline = time.monotonic() + 120
+    while True:  # bindings reach the admission plugin through informers, each in its own time
+        replies = dry_run_all(vap_apiserver, examples)
+        if all(r.code != 201 for r in replies) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    refused: list[str] = []
+    before: list[str] = []
+    for rule, reply in zip(covered, replies, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+            before.append(f"{rule.id}: HTTP {reply.code}: {reply.message[:240]}")  # the API server's own validation
+        elif _ours(reply) == rule.id:
+            refused.append(rule.id)
+        else:
+            problems.append(f"{rule.id}: not refused by its own policy: HTTP {reply.code}: {reply.message[:300]}")
+    samples = sample_cases()
+    sent = [prepared(doc) for _, doc in samples]
+    found = [expected_ids(doc, covered_ids) for doc in sent]
+    as_is = dry_run_all(vap_apiserver, sent)
+    suppressed = dry_run_all(vap_apiserver, [_suppressing(doc, ids) for doc, ids in zip(sent, found, strict=True)])
+    accepted = samples_before = refused_samples = 0
+    for (label, _), ids, reply, quiet in zip(samples, found, as_is, suppressed, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+            samples_before += 1
+            sys.stderr.write(f"  sample refused before the policies: {label}: HTTP {reply.code}: {reply.message[:240]}\n")
+            continue
+        if quiet.code != 201:
+            problems.append(f"{label}: refused with {sorted(ids)} suppressed: HTTP {quiet.code}: {quiet.message[:300]}")
+        if not ids and reply.code == 201:
+            accepted += 1
+        elif ids and _ours(reply) in ids:
+            refused_samples += 1
+        else:
+            problems.append(f"{label}: Python finds {sorted(ids)}, the API server answers HTTP {reply.code}: {reply.message[:300]}")
+    sys.stderr.write(
+        f"[admission policies] deny-all: {len(covered)} covered rules, {len(refused)} violating examples refused by their "
+        f"own policy with our message, {len(before)} refused first by the API server's own validation; "
+        f"{len(samples)} upstream samples: {len(samples) - samples_before} accepted with the rules the Python check finds "
+        f"suppressed ({accepted} as they are, {refused_samples} refused as they are by a rule the Python check finds), "
+        f"{samples_before} refused before any policy\n"
+    )
+    for line in before:
+        sys.stderr.write(f"  refused first by the API server: {line}\n")
+    assert problems == [], "\n".join(problems)
+    assert len(refused) + len(before) == len(covered)
