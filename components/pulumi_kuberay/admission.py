@@ -93,18 +93,15 @@ REASONS: Mapping[str, str] = {
     "raycronjob-timezone-empty": "the CRD schema (minLength) refuses an empty timeZone already",
     "rayjob-runtime-env-yaml-invalid": "CEL cannot parse the runtimeEnvYAML string",
     "rayservice-initializing-timeout-invalid": "Go's duration and integer parsing (time.ParseDuration, strconv.Atoi) differ from CEL's duration() at the edges",
-    "image-ray-version-mismatch": "compares the image tag with rayVersion as parsed versions (not expressed in CEL here)",
-    "probes-need-ray-2-53": "compares Ray versions parsed from the image tag (not expressed in CEL here)",
-    "auth-token-ray-version": "compares parsed Ray versions (not expressed in CEL here)",
-    "rayjob-metadata-requires-ray-2-6": "compares parsed Ray versions (not expressed in CEL here)",
-    "worker-priority-unsupported": "compares parsed Ray versions (not expressed in CEL here)",
+    "image-ray-version-mismatch": "reads the Ray release from each Ray image's tag (the repository names ray, the tag starts x.y.z) and compares the releases with one another and with rayVersion, leaving out the images probes-need-ray-2-53 reports: CEL lacks nothing for it (split, regex find(), int()), but it is not written in CEL yet, and it repeats that rule's parsing",
+    "probes-need-ray-2-53": "reads the Ray release from a Ray image's tag and compares it and rayVersion (ParseGeneric) with 2.53.0, and reports a tag or digest that hides the release (medium): CEL lacks nothing for it (split, regex find(), int()), but it is not written in CEL yet",
     "kueue-rayjob-limits": "needs the Kueue version and option of the organisation",
     "kueue-rayjob-unmanaged": "needs the Kueue option of the organisation",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",
     "serve-replica-infeasible": _SERVE_CONFIG,
     "serve-cluster-no-cpu": _SERVE_CONFIG,
-    "rayjob-entrypoint-infeasible": "parses entrypointResources (a JSON string) and derives each group's Ray resources from quantities (not expressed in CEL here)",
-    "tpu-hosts-topology-mismatch": "parses the TPU topology label and compares it with google.com/tpu quantities (not expressed in CEL here)",
+    "rayjob-entrypoint-infeasible": "parses entrypointResources, a JSON string, and Kubernetes' CEL has no JSON decoder (the Ray resources of each group it compares them with come from quantities and rayStartParams)",
+    "tpu-hosts-topology-mismatch": "compares numOfHosts with the topology's chips (AxBxC) divided by the google.com/tpu quantity of a Pod, an exact fraction (500m, 1.5): Kubernetes' CEL quantity library compares, adds and subtracts quantities but neither multiplies nor divides them",
 }
 
 

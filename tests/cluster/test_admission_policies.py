@@ -193,6 +193,60 @@ def sample_cases() -> list[tuple[str, dict[str, Any]]]:
 NAMES = ["ray.cluster", "1cluster", "a" * 36, "a" * 37, "a" * 47, "a" * 48, "a" * 53, "a" * 54, "a" * 63]
 
 
+#: rayVersion texts at the edges of k8s version.ParseGeneric (how the operator and the Python checks read it).
+RAY_VERSIONS = [
+    "2.52",
+    "v2.52.0",
+    " 2.52.0",
+    "\t\n2.55.0",
+    "2.52.0-rc1",
+    "2.52.0 beta",
+    "2.51.9",
+    "2.052.0",
+    "02.52.0",
+    "0.52.0",
+    "2.52.0\n",
+    "2.54.9.1",
+    "2.55.0.0",
+    "2.55.99",
+    "2.56",
+    "v2.56.0-rc1",
+    "3",
+    "3.0",
+    "18446744073709551615.0",
+    "18446744073709551616.0",
+    "000000000000000000000002.55",
+    "99999999999999999999.1",
+    "2.99999999999999999999",
+    "latest",
+    "2.x",
+    "v",
+    "",
+]
+
+#: ... and of Masterminds semver's NewVersion (how the operator reads it for the submitter's --metadata-json).
+SEMVERS = [
+    "2.6.0",
+    "v2.6.0",
+    "2.6",
+    "3",
+    "v3",
+    "2.5.9",
+    "2.6.0-rc1",
+    "2.6.0+build.7",
+    "2.6.0-01",
+    "02.6.0",
+    "2.06",
+    "2.6.0.0",
+    " 2.6.0",
+    "2.6.0 ",
+    "18446744073709551615",
+    "18446744073709551616",
+    "2",
+    "latest",
+]
+
+
 def _named(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return {**doc, "metadata": {**doc.get("metadata", {}), "name": name}}
 
@@ -202,6 +256,23 @@ def generated_cases() -> list[tuple[str, dict[str, Any]]]:
     for rule_id in ("cluster-name-invalid", "rayjob-name-too-long", "rayservice-name-too-long", "raycronjob-name-too-long"):
         compliant = rules.RULES[rule_id].compliant
         cases += [(f"{compliant['kind']} named {name!r}", _named(compliant, name)) for name in NAMES]
+    auth = rules.RULES["auth-token-ray-version"].compliant
+    for k8s_auth in (False, True):
+        for version in RAY_VERSIONS:
+            doc = copy.deepcopy(auth)
+            doc["spec"]["rayVersion"] = version
+            doc["spec"]["authOptions"]["enableK8sTokenAuth"] = k8s_auth
+            cases.append((f"token auth (k8s {k8s_auth}) with rayVersion {version!r}", doc))
+    priority = rules.RULES["worker-priority-unsupported"].compliant
+    for version in RAY_VERSIONS:
+        doc = copy.deepcopy(priority)
+        doc["spec"]["rayVersion"] = version
+        cases.append((f"worker priority with rayVersion {version!r}", doc))
+    metadata = rules.RULES["rayjob-metadata-requires-ray-2-6"].compliant
+    for version in SEMVERS:
+        doc = copy.deepcopy(metadata)
+        doc["spec"]["rayClusterSpec"]["rayVersion"] = version
+        cases.append((f"RayJob metadata with rayVersion {version!r}", doc))
     for rule in admission.covered_rules():
         for which, doc in (("violating", rule.violating), ("compliant", rule.compliant)):
             cases += [(f"rule {rule.id} {which} in a {kind}", d) for kind, d in _embedded(doc)]

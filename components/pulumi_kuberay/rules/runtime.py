@@ -28,7 +28,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel
+from ._cel import Cel, semver_release_at_least
 from ._engine import (
     KINDS,
     Context,
@@ -257,6 +257,12 @@ declare(
     violating=_job_with_metadata("2.5.1"),
     violating_path="spec.metadata",
     fixed=patch({"spec.rayClusterSpec.rayVersion": "2.52.0"}),
+    cel=Cel(
+        f"!has(j.metadata) || size(j.metadata) == 0 || (has(j.submissionMode) && !(j.submissionMode in ['', 'K8sJobMode', 'SidecarMode'])) || !has(j.rayClusterSpec) || !has(j.rayClusterSpec.rayVersion) || j.rayClusterSpec.rayVersion == '' || {semver_release_at_least('j.rayClusterSpec.rayVersion', (2, 6, 0))}",
+        over="job",
+        path="metadata",
+        message="spec metadata (--metadata-json) needs rayClusterSpec.rayVersion >= 2.6.0 (a semantic version, no pre-release)",
+    ),
 )
 
 
