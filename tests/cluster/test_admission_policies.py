@@ -246,6 +246,29 @@ SEMVERS = [
     "latest",
 ]
 
+#: Ray images whose tags show, hide or misstate the Ray release (probes-need-ray-2-53).
+_DIGEST = "@sha256:" + "a" * 64
+RAY_IMAGES = [
+    "rayproject/ray:2.52.0",
+    "rayproject/ray:2.53.0-py311",
+    "rayproject/ray:2.9.3" + _DIGEST,
+    "rayproject/ray" + _DIGEST,
+    "rayproject/ray:nightly-gpu",
+    "rayproject/ray:latest",
+    "rayproject/ray",
+    "rayproject/ray:gpu",
+    "team/app:2.41.0",
+    "localhost:5000/ray:2.41.0",
+    "registry.example.com:5000/ml/Ray-custom:2.41.0",
+    "rayproject/ray:02.41.0",
+    "rayproject/ray:2.41",
+    "rayproject/ray-ml:2.9.3-py310",
+    "rayproject/ray:\u0662.\u0665\u0663.0",
+    "rayproject/ray:${TAG}",
+    "rayproject/ray:99999999999999999999.0.0",
+    "rayproject/ray:3.0.0",
+]
+
 
 def _named(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return {**doc, "metadata": {**doc.get("metadata", {}), "name": name}}
@@ -268,6 +291,18 @@ def generated_cases() -> list[tuple[str, dict[str, Any]]]:
         doc = copy.deepcopy(priority)
         doc["spec"]["rayVersion"] = version
         cases.append((f"worker priority with rayVersion {version!r}", doc))
+    probes = rules.RULES["probes-need-ray-2-53"].compliant
+    for image in RAY_IMAGES:
+        exec_probe = {"exec": {"command": ["true"]}}
+        for ray_version, probe in (("2.53.0", None), ("v2.60", None), ("2.52.9", None), ("2.53.0", exec_probe)):
+            doc = copy.deepcopy(probes)
+            doc["spec"]["rayVersion"] = ray_version
+            for group in [doc["spec"]["headGroupSpec"], *doc["spec"]["workerGroupSpecs"]]:
+                ray = group["template"]["spec"]["containers"][0]
+                ray["image"] = image
+                if probe is not None:
+                    ray["livenessProbe"] = ray["readinessProbe"] = probe
+            cases.append((f"image {image!r}, rayVersion {ray_version!r}{', probes set' if probe else ''}", doc))
     metadata = rules.RULES["rayjob-metadata-requires-ray-2-6"].compliant
     for version in SEMVERS:
         doc = copy.deepcopy(metadata)

@@ -32,7 +32,7 @@ from pulumi_kuberay.kuberay.paths import (
 from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
 
 from . import _examples as ex
-from ._cel import Cel
+from ._cel import Cel, generic_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
@@ -357,6 +357,9 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             )
 
 
+#: probes-need-ray-2-53 in CEL, over each group (the cluster's rayVersion through variables.clusters).
+_PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
+
 # ------------------------------------------------------------------------------------------------ examples
 
 _CLUSTER = ex.ray_cluster()
@@ -391,6 +394,16 @@ declare(
     violating=ex.edit(_CLUSTER, ["spec", "rayVersion"], "2.53.0"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
     fixed=patch({"spec.rayVersion": "2.52.0"}),
+    # _readiness: the Ray container of each group (probes left to the operator) of a cluster whose rayVersion is
+    # >= 2.53.0 runs a Ray image whose tag shows Ray >= 2.53 (or nightly, latest, or a team's own image).
+    cel=Cel(
+        _PROBES_CEL.replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
+        .replace("@PARSES_V@", generic_version_at_least("v", (0, 0, 0)))
+        .replace("@AT_LEAST_V@", generic_version_at_least("v", _UNIFIED_HEALTH_RAY)),
+        over="group",
+        path="template.spec.containers[0].image",
+        message="rayVersion >= 2.53.0 makes KubeRay build HTTP /api/healthz probes, but the Ray image's tag shows an older Ray or hides its release",
+    ),
 )
 declare(
     id="requests-not-equal-limits",
