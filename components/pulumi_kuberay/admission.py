@@ -93,7 +93,6 @@ REASONS: Mapping[str, str] = {
     "raycronjob-timezone-empty": "the CRD schema (minLength) refuses an empty timeZone already",
     "rayjob-runtime-env-yaml-invalid": "CEL cannot parse the runtimeEnvYAML string",
     "rayservice-initializing-timeout-invalid": "Go's duration and integer parsing (time.ParseDuration, strconv.Atoi) differ from CEL's duration() at the edges",
-    "image-ray-version-mismatch": "reads the Ray release from each Ray image's tag (the repository names ray, the tag starts x.y.z) and compares the releases with one another and with rayVersion, leaving out the images probes-need-ray-2-53 reports: CEL lacks nothing for it (split, regex find(), int()), but it is not written in CEL yet, and it repeats that rule's parsing",
     "kueue-rayjob-limits": "needs the Kueue version and option of the organisation",
     "kueue-rayjob-unmanaged": "needs the Kueue option of the organisation",
     "kuberay-field-deprecated": "needs the deprecation table of each KubeRay release",

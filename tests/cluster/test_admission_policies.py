@@ -303,6 +303,13 @@ def generated_cases() -> list[tuple[str, dict[str, Any]]]:
                 if probe is not None:
                     ray["livenessProbe"] = ray["readinessProbe"] = probe
             cases.append((f"image {image!r}, rayVersion {ray_version!r}{', probes set' if probe else ''}", doc))
+    mismatch = rules.RULES["image-ray-version-mismatch"].compliant
+    for image in RAY_IMAGES:
+        for ray_version in ("2.52.0", "2.52", "2.41.0", "2.53.0", "3.0.0", ""):
+            doc = copy.deepcopy(mismatch)
+            doc["spec"]["rayVersion"] = ray_version
+            doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"] = image
+            cases.append((f"worker image {image!r} in a cluster of rayVersion {ray_version!r}", doc))
     metadata = rules.RULES["rayjob-metadata-requires-ray-2-6"].compliant
     for version in SEMVERS:
         doc = copy.deepcopy(metadata)

@@ -359,6 +359,9 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 
 #: probes-need-ray-2-53 in CEL, over each group (the cluster's rayVersion through variables.clusters).
 _PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
+#: image-ray-version-mismatch in CEL, over each cluster spec; per group [the Ray release of the image's tag or '',
+#: 'y' when the operator builds the probes].
+_MISMATCH_CEL = "[variables.groups.filter(g, has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, name.substring(name.lastIndexOf('/') + 1)).map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
 
 # ------------------------------------------------------------------------------------------------ examples
 
@@ -378,7 +381,14 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
-    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),    cel=Cel(
+        _MISMATCH_CEL.replace("@HTTP@", f"(has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _UNIFIED_HEALTH_RAY)})")
+        .replace("@PARSES_Q@", generic_version_at_least("q[0]", (0, 0, 0)))
+        .replace("@AT_LEAST_Q@", generic_version_at_least("q[0]", _UNIFIED_HEALTH_RAY)),
+        over="cluster",
+        path="rayVersion",
+        message="the Ray images' tags show a Ray release other than rayVersion, or different releases across groups",
+    ),
 )
 declare(
     id="probes-need-ray-2-53",
