@@ -102,6 +102,11 @@ REASONS: Mapping[str, str] = {
     "tpu-hosts-topology-mismatch": "compares numOfHosts with the topology's chips (AxBxC) divided by the google.com/tpu quantity of a Pod, an exact fraction (500m, 1.5): Kubernetes' CEL quantity library compares, adds and subtracts quantities but neither multiplies nor divides them",
 }
 
+#: Covered rules whose policy judges less than the Python check, and what it leaves to preview/CI.
+PARTIAL: Mapping[str, str] = {
+    "head-memory-too-small": "the policy applies the 2G floor; production's 8G advice (medium) depends on the target's environment, which a policy does not see",
+}
+
 
 def _reason_by_need(rule: Rule) -> str | None:
     """Why a rule cannot run in a policy, from what it needs (scope, gate, target settings), or None."""
@@ -437,7 +442,10 @@ def render_docs() -> str:
         f"{len(covered)} of the catalogue's {len(reasons)} rules also run inside the Kubernetes API server as",
         "ValidatingAdmissionPolicies (`admissionregistration.k8s.io/v1`, Kubernetes 1.30 and later), generated from",
         "the CEL each rule declares next to its Python check: no webhook, no server of ours. One policy per rule",
-        "(`kuberay-<rule id>`), its message naming the rule, the field path and the fix.",
+        "(`kuberay-<rule id>`), its message naming the rule, the field path and the fix. The expressions use CEL's",
+        "standard library, the strings extension and Kubernetes' regex (`find`) and quantity (`quantity()`, 1.28+)",
+        "libraries, all in 1.30; not the semver library (1.33+): rayVersion is read as the operator reads it",
+        "(ParseGeneric, Masterminds semver) with regular expressions.",
         "",
         "```bash",
         "kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # every namespace, prod's actions",
@@ -471,6 +479,9 @@ def render_docs() -> str:
     for rule in covered:
         acts = ["/".join(actions(rule, env)) for env in ENVIRONMENTS]
         lines.append(f"| `{rule.id}` | {rule.severity} | {', '.join(rule.kinds)} | {' | '.join(acts)} |")
+    if PARTIAL:
+        lines += ["", "Partly: what these policies leave to preview/CI:", ""]
+        lines += [f"- `{rule_id}`: {text}" for rule_id, text in PARTIAL.items()]
     lines += [
         "",
         f"## Only at preview, in the pack and in kuberay-lint ({len(others)} rules)",

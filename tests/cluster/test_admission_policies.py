@@ -6,7 +6,8 @@ and the generated policies. Then:
 
 * **agreement** (bindings on Warn, ``failurePolicy: Fail`` so that a CEL evaluation error shows as a warning too):
   every rule example (compliant, violating, fixed), every upstream sample and generated cases (cluster-rule
-  examples embedded in the other kinds, near-valid manifests of the oracle tier's generator) go through a
+  examples embedded in the other kinds, rayVersions and Ray image tags at the edges of the operator's version
+  parsers, near-valid manifests of the oracle tier's generator) go through a
   server-side dry-run create; the policies that warn must be exactly the covered rules whose Python check fires
   (``rules.check`` at KubeRay 1.7.0, the policies' target). A case the API server refuses before any policy can
   warn (the CRD schema, metadata validation) is counted and listed, never compared silently.
