@@ -39,6 +39,7 @@ def test_every_rule_is_covered_or_says_why_not() -> None:
     both = [rid for rid in admission.REASONS if rules.RULES[rid].cel is not None]
     assert not both, f"rules with a CEL check and a reason not to have one: {both}"
     assert len(admission.covered_rules()) >= 40
+    assert set(admission.PARTIAL) <= {rule.id for rule in admission.covered_rules()}, "PARTIAL names rules without a CEL check"
 
 
 def test_covered_rules_are_judged_alike_by_every_target_of_the_policies() -> None:

@@ -6,13 +6,19 @@ and the generated policies. Then:
 
 * **agreement** (bindings on Warn, ``failurePolicy: Fail`` so that a CEL evaluation error shows as a warning too):
   every rule example (compliant, violating, fixed), every upstream sample and generated cases (cluster-rule
-  examples embedded in the other kinds, near-valid manifests of the oracle tier's generator) go through a
+  examples embedded in the other kinds, rayVersions and Ray image tags at the edges of the operator's version
+  parsers, near-valid manifests of the oracle tier's generator) go through a
   server-side dry-run create; the policies that warn must be exactly the covered rules whose Python check fires
   (``rules.check`` at KubeRay 1.7.0, the policies' target). A case the API server refuses before any policy can
   warn (the CRD schema, metadata validation) is counted and listed, never compared silently.
 * **enforcement** (the staging bindings: Deny for what the pack blocks there, critical rules; Warn for the rest):
   every covered critical rule's violating example is refused with our message, every other covered rule's warns,
-  and every upstream sample is accepted.
+  and every upstream sample is accepted but one the Python check finds a covered critical rule on (KubeRay's vLLM
+  TPU sample, an envsubst template: image-reference-invalid), refused by that rule as the pack refuses it.
+* **deny-all** (every covered rule bound with Deny, ``failurePolicy: Fail``): each covered rule's violating
+  example, the other covered rules the Python check finds on it suppressed, is refused by its own policy with our
+  message, unless the API server's own validation refuses it first (counted and listed); every upstream sample is
+  accepted once the covered rules the Python check finds on it are suppressed, and as it is is refused by one of them.
 
 Requests run five at a time (``dryRun=All``, ``fieldValidation=Strict`` as kubectl sends them).
 """
@@ -188,6 +194,83 @@ def sample_cases() -> list[tuple[str, dict[str, Any]]]:
 NAMES = ["ray.cluster", "1cluster", "a" * 36, "a" * 37, "a" * 47, "a" * 48, "a" * 53, "a" * 54, "a" * 63]
 
 
+#: rayVersion texts at the edges of k8s version.ParseGeneric (how the operator and the Python checks read it).
+RAY_VERSIONS = [
+    "2.52",
+    "v2.52.0",
+    " 2.52.0",
+    "\t\n2.55.0",
+    "2.52.0-rc1",
+    "2.52.0 beta",
+    "2.51.9",
+    "2.052.0",
+    "02.52.0",
+    "0.52.0",
+    "2.52.0\n",
+    "2.54.9.1",
+    "2.55.0.0",
+    "2.55.99",
+    "2.56",
+    "v2.56.0-rc1",
+    "3",
+    "3.0",
+    "18446744073709551615.0",
+    "18446744073709551616.0",
+    "000000000000000000000002.55",
+    "99999999999999999999.1",
+    "2.99999999999999999999",
+    "latest",
+    "2.x",
+    "v",
+    "",
+]
+
+#: ... and of Masterminds semver's NewVersion (how the operator reads it for the submitter's --metadata-json).
+SEMVERS = [
+    "2.6.0",
+    "v2.6.0",
+    "2.6",
+    "3",
+    "v3",
+    "2.5.9",
+    "2.6.0-rc1",
+    "2.6.0+build.7",
+    "2.6.0-01",
+    "02.6.0",
+    "2.06",
+    "2.6.0.0",
+    " 2.6.0",
+    "2.6.0 ",
+    "18446744073709551615",
+    "18446744073709551616",
+    "2",
+    "latest",
+]
+
+#: Ray images whose tags show, hide or misstate the Ray release (probes-need-ray-2-53).
+_DIGEST = "@sha256:" + "a" * 64
+RAY_IMAGES = [
+    "rayproject/ray:2.52.0",
+    "rayproject/ray:2.53.0-py311",
+    "rayproject/ray:2.9.3" + _DIGEST,
+    "rayproject/ray" + _DIGEST,
+    "rayproject/ray:nightly-gpu",
+    "rayproject/ray:latest",
+    "rayproject/ray",
+    "rayproject/ray:gpu",
+    "team/app:2.41.0",
+    "localhost:5000/ray:2.41.0",
+    "registry.example.com:5000/ml/Ray-custom:2.41.0",
+    "rayproject/ray:02.41.0",
+    "rayproject/ray:2.41",
+    "rayproject/ray-ml:2.9.3-py310",
+    "rayproject/ray:\u0662.\u0665\u0663.0",
+    "rayproject/ray:${TAG}",
+    "rayproject/ray:99999999999999999999.0.0",
+    "rayproject/ray:3.0.0",
+]
+
+
 def _named(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return {**doc, "metadata": {**doc.get("metadata", {}), "name": name}}
 
@@ -197,6 +280,42 @@ def generated_cases() -> list[tuple[str, dict[str, Any]]]:
     for rule_id in ("cluster-name-invalid", "rayjob-name-too-long", "rayservice-name-too-long", "raycronjob-name-too-long"):
         compliant = rules.RULES[rule_id].compliant
         cases += [(f"{compliant['kind']} named {name!r}", _named(compliant, name)) for name in NAMES]
+    auth = rules.RULES["auth-token-ray-version"].compliant
+    for k8s_auth in (False, True):
+        for version in RAY_VERSIONS:
+            doc = copy.deepcopy(auth)
+            doc["spec"]["rayVersion"] = version
+            doc["spec"]["authOptions"]["enableK8sTokenAuth"] = k8s_auth
+            cases.append((f"token auth (k8s {k8s_auth}) with rayVersion {version!r}", doc))
+    priority = rules.RULES["worker-priority-unsupported"].compliant
+    for version in RAY_VERSIONS:
+        doc = copy.deepcopy(priority)
+        doc["spec"]["rayVersion"] = version
+        cases.append((f"worker priority with rayVersion {version!r}", doc))
+    probes = rules.RULES["probes-need-ray-2-53"].compliant
+    for image in RAY_IMAGES:
+        exec_probe = {"exec": {"command": ["true"]}}
+        for ray_version, probe in (("2.53.0", None), ("v2.60", None), ("2.52.9", None), ("2.53.0", exec_probe)):
+            doc = copy.deepcopy(probes)
+            doc["spec"]["rayVersion"] = ray_version
+            for group in [doc["spec"]["headGroupSpec"], *doc["spec"]["workerGroupSpecs"]]:
+                ray = group["template"]["spec"]["containers"][0]
+                ray["image"] = image
+                if probe is not None:
+                    ray["livenessProbe"] = ray["readinessProbe"] = probe
+            cases.append((f"image {image!r}, rayVersion {ray_version!r}{', probes set' if probe else ''}", doc))
+    mismatch = rules.RULES["image-ray-version-mismatch"].compliant
+    for image in RAY_IMAGES:
+        for ray_version in ("2.52.0", "2.52", "2.41.0", "2.53.0", "3.0.0", ""):
+            doc = copy.deepcopy(mismatch)
+            doc["spec"]["rayVersion"] = ray_version
+            doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"] = image
+            cases.append((f"worker image {image!r} in a cluster of rayVersion {ray_version!r}", doc))
+    metadata = rules.RULES["rayjob-metadata-requires-ray-2-6"].compliant
+    for version in SEMVERS:
+        doc = copy.deepcopy(metadata)
+        doc["spec"]["rayClusterSpec"]["rayVersion"] = version
+        cases.append((f"RayJob metadata with rayVersion {version!r}", doc))
     for rule in admission.covered_rules():
         for which, doc in (("violating", rule.violating), ("compliant", rule.compliant)):
             cases += [(f"rule {rule.id} {which} in a {kind}", d) for kind, d in _embedded(doc)]
@@ -276,6 +395,16 @@ def compare(server: LocalApiServer, cases: list[tuple[str, dict[str, Any]]], tal
             )
 
 
+def _ours(reply: Reply) -> str | None:
+    """The rule whose policy refused the request with our message, or None."""
+    named = _POLICY.search(reply.message)
+    if reply.code == 201 or named is None:
+        return None
+    rule_id = named.group(1).removeprefix(admission.POLICY_PREFIX)
+    rule = rules.RULES.get(rule_id)
+    return rule_id if rule is not None and f"{rule_id} ({rule.severity}): " in reply.message else None
+
+
 def test_the_api_server_warns_about_exactly_what_the_python_checks_find(vap_apiserver: LocalApiServer) -> None:
     _apply(vap_apiserver, admission.admission_policies("dev", mode="warn", failure_policy="Fail"))
     _wait_until_active(vap_apiserver, "warn")
@@ -332,15 +461,103 @@ def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample
             problems.append(f"{rule.id}: expected a warning, got HTTP {reply.code} {reply.message[:200]} {reply.warnings}")
     samples = sample_cases()
     sample_replies = dry_run_all(vap_apiserver, [prepared(doc) for _, doc in samples])
-    for (label, _), reply in zip(samples, sample_replies, strict=True):
+    samples_refused = 0
+    for (label, doc), reply in zip(samples, sample_replies, strict=True):
+        # A sample on which the Python check finds a critical covered rule is refused, as the pack refuses it.
+        critical = {rid for rid in expected_ids(prepared(doc), covered_ids) if rules.RULES[rid].severity == "critical"}
         if reply.code != 201 and "ValidatingAdmissionPolicy" in reply.message:
-            problems.append(f"{label}: refused by a policy: HTTP {reply.code}: {reply.message[:300]}")
+            if _ours(reply) not in critical:
+                problems.append(f"{label}: refused by a policy: HTTP {reply.code}: {reply.message[:300]}")
+            samples_refused += 1
         elif reply.code != 201:
             before.append(f"{label}: HTTP {reply.code}: {reply.message[:240]}")  # the CRD schema refuses it
+        elif critical:
+            problems.append(f"{label}: Python finds {sorted(critical)}, accepted")
     sys.stderr.write(
         f"[admission policies] staging: {len(covered)} violating examples, {refused} refused by Deny with our message, "
-        f"{len(before)} refused before any policy, {len(samples)} upstream samples sent\n"
+        f"{len(before)} refused before any policy, {len(samples)} upstream samples sent, {samples_refused} refused by a "
+        f"critical rule the Python check finds on them\n"
     )
     for line in before:
         sys.stderr.write(f"  refused before the policies: {line}\n")
     assert problems == [], "\n".join(problems)
+
+
+def _suppressing(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
+    """``doc`` with the suppression annotation (and a reason) of each of ``rule_ids``."""
+    out = copy.deepcopy(doc)
+    if rule_ids and isinstance(out.get("metadata"), dict):
+        annotations = out["metadata"].setdefault("annotations", {})
+        annotations.update({f"{rules.SUPPRESS_PREFIX}{rid}": "the deny-all phase isolates one rule" for rid in sorted(rule_ids)})
+    return out
+
+
+def test_deny_all_refuses_every_covered_violation_with_its_rule_and_no_sample_beyond_the_python_checks(
+    vap_apiserver: LocalApiServer,
+) -> None:
+    """Every covered rule bound with Deny (a policy config making each mandatory), ``failurePolicy: Fail`` (an
+    evaluation error refuses, and shows). The API server names the first denying policy only, so each violating
+    example is sent with the other covered rules the Python check finds on it suppressed: it must be refused by its
+    own rule's policy with our message. Each upstream sample, with the covered rules the Python check finds on it
+    suppressed, must be accepted; sent as it is, one the Python check finds nothing on is accepted and any other
+    is refused by one of the rules the Python check finds."""
+    covered = admission.covered_rules()
+    covered_ids = {rule.id for rule in covered}
+    _delete_bindings(vap_apiserver)
+    mandatory = dict.fromkeys(covered_ids, "mandatory")
+    docs = admission.admission_policies("prod", levels=mandatory, failure_policy="Fail")
+    assert all(d["spec"]["validationActions"] == ["Deny", "Audit"] for d in docs if d["kind"] == "ValidatingAdmissionPolicyBinding")
+    _apply(vap_apiserver, docs)
+    problems: list[str] = []
+    examples: list[dict[str, Any]] = []
+    for rule in covered:
+        doc = prepared(rule.violating)
+        isolated = _suppressing(doc, expected_ids(doc, covered_ids) - {rule.id})
+        if expected_ids(isolated, covered_ids) != {rule.id}:
+            problems.append(f"{rule.id}: its violating example, others suppressed, fires {sorted(expected_ids(isolated, covered_ids))}")
+        examples.append(isolated)
+    deadline = time.monotonic() + 120
+    while True:  # bindings reach the admission plugin through informers, each in its own time
+        replies = dry_run_all(vap_apiserver, examples)
+        if all(r.code != 201 for r in replies) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    refused: list[str] = []
+    before: list[str] = []
+    for rule, reply in zip(covered, replies, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+            before.append(f"{rule.id}: HTTP {reply.code}: {reply.message[:240]}")  # the API server's own validation
+        elif _ours(reply) == rule.id:
+            refused.append(rule.id)
+        else:
+            problems.append(f"{rule.id}: not refused by its own policy: HTTP {reply.code}: {reply.message[:300]}")
+    samples = sample_cases()
+    sent = [prepared(doc) for _, doc in samples]
+    found = [expected_ids(doc, covered_ids) for doc in sent]
+    as_is = dry_run_all(vap_apiserver, sent)
+    suppressed = dry_run_all(vap_apiserver, [_suppressing(doc, ids) for doc, ids in zip(sent, found, strict=True)])
+    accepted = samples_before = refused_samples = 0
+    for (label, _), ids, reply, quiet in zip(samples, found, as_is, suppressed, strict=True):
+        if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
+            samples_before += 1
+            sys.stderr.write(f"  sample refused before the policies: {label}: HTTP {reply.code}: {reply.message[:240]}\n")
+            continue
+        if quiet.code != 201:
+            problems.append(f"{label}: refused with {sorted(ids)} suppressed: HTTP {quiet.code}: {quiet.message[:300]}")
+        if not ids and reply.code == 201:
+            accepted += 1
+        elif ids and _ours(reply) in ids:
+            refused_samples += 1
+        else:
+            problems.append(f"{label}: Python finds {sorted(ids)}, the API server answers HTTP {reply.code}: {reply.message[:300]}")
+    sys.stderr.write(
+        f"[admission policies] deny-all: {len(covered)} covered rules, {len(refused)} violating examples refused by their "
+        f"own policy with our message, {len(before)} refused first by the API server's own validation; "
+        f"{len(samples)} upstream samples: {len(samples) - samples_before} accepted with the rules the Python check finds "
+        f"suppressed ({accepted} as they are, {refused_samples} refused as they are by a rule the Python check finds), "
+        f"{samples_before} refused before any policy\n"
+    )
+    for line in before:
+        sys.stderr.write(f"  refused first by the API server: {line}\n")
+    assert problems == [], "\n".join(problems)
+    assert len(refused) + len(before) == len(covered)

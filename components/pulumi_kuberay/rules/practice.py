@@ -32,7 +32,7 @@ from pulumi_kuberay.kuberay.paths import (
 from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
 
 from . import _examples as ex
-from ._cel import Cel
+from ._cel import Cel, generic_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
@@ -357,6 +357,12 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             )
 
 
+#: probes-need-ray-2-53 in CEL, over each group (the cluster's rayVersion through variables.clusters).
+_PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
+#: image-ray-version-mismatch in CEL, over each cluster spec; per group [the Ray release of the image's tag or '',
+#: 'y' when the operator builds the probes].
+_MISMATCH_CEL = "[variables.groups.filter(g, has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, name.substring(name.lastIndexOf('/') + 1)).map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
+
 # ------------------------------------------------------------------------------------------------ examples
 
 _CLUSTER = ex.ray_cluster()
@@ -375,7 +381,14 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
-    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),    cel=Cel(
+        _MISMATCH_CEL.replace("@HTTP@", f"(has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _UNIFIED_HEALTH_RAY)})")
+        .replace("@PARSES_Q@", generic_version_at_least("q[0]", (0, 0, 0)))
+        .replace("@AT_LEAST_Q@", generic_version_at_least("q[0]", _UNIFIED_HEALTH_RAY)),
+        over="cluster",
+        path="rayVersion",
+        message="the Ray images' tags show a Ray release other than rayVersion, or different releases across groups",
+    ),
 )
 declare(
     id="probes-need-ray-2-53",
@@ -391,6 +404,16 @@ declare(
     violating=ex.edit(_CLUSTER, ["spec", "rayVersion"], "2.53.0"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
     fixed=patch({"spec.rayVersion": "2.52.0"}),
+    # _readiness: the Ray container of each group (probes left to the operator) of a cluster whose rayVersion is
+    # >= 2.53.0 runs a Ray image whose tag shows Ray >= 2.53 (or nightly, latest, or a team's own image).
+    cel=Cel(
+        _PROBES_CEL.replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
+        .replace("@PARSES_V@", generic_version_at_least("v", (0, 0, 0)))
+        .replace("@AT_LEAST_V@", generic_version_at_least("v", _UNIFIED_HEALTH_RAY)),
+        over="group",
+        path="template.spec.containers[0].image",
+        message="rayVersion >= 2.53.0 makes KubeRay build HTTP /api/healthz probes, but the Ray image's tag shows an older Ray or hides its release",
+    ),
 )
 declare(
     id="requests-not-equal-limits",
@@ -405,6 +428,12 @@ declare(
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "resources", "requests", "memory"], "4Gi"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory": "16Gi"}),
+    cel=Cel(
+        "(has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 ? [g.template.spec.containers[0]] : []).all(k, !has(k.resources) || !has(k.resources.requests) || k.resources.requests.all(n, !(n == 'memory' || n.lowerAscii().endsWith('gpu')) || (has(k.resources.limits) && n in k.resources.limits && k.resources.limits[n] == k.resources.requests[n])))",
+        over="group",
+        path="template.spec.containers[0].resources.requests",
+        message="the Ray container requests memory or GPUs without a limit written equal to the request",
+    ),
 )
 declare(
     id="head-memory-too-small",
@@ -427,6 +456,15 @@ declare(
             "spec.headGroupSpec.template.spec.containers[0].resources.limits.memory": "8Gi",
             "spec.headGroupSpec.template.spec.containers[0].resources.requests.memory": "8Gi",
         }
+    ),
+    # The 2G floor (high) in CEL with Kubernetes' quantity library; quantities memory_bytes cannot read (a sign, an
+    # exponent, n or u) are skipped as the Python check skips them. Production's 8G advice (medium) needs the
+    # environment, which a policy does not see.
+    cel=Cel(
+        "!has(c.headGroupSpec) || !has(c.headGroupSpec.template) || !has(c.headGroupSpec.template.spec) || !has(c.headGroupSpec.template.spec.containers) || size(c.headGroupSpec.template.spec.containers) == 0 || !has(c.headGroupSpec.template.spec.containers[0].resources) || !has(c.headGroupSpec.template.spec.containers[0].resources.limits) || !('memory' in c.headGroupSpec.template.spec.containers[0].resources.limits) || [string(c.headGroupSpec.template.spec.containers[0].resources.limits['memory'])].all(m, !m.matches('^[0-9.]+([KMGTPE]i|[kMGTPEm])?$') || !isQuantity(m) || quantity(m).compareTo(quantity('2G')) >= 0)",
+        over="cluster",
+        path="headGroupSpec.template.spec.containers[0].resources.limits.memory",
+        message="the head's memory limit is below 2G, the least Ray supports for a head",
     ),
 )
 declare(

@@ -5,6 +5,7 @@ case), a ``rayVersion`` that is no version, and deprecated fields KubeRay ignore
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from pulumi_kuberay.kuberay.paths import (
 from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 
 from . import _examples as ex
+from ._cel import Cel
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 
@@ -75,7 +77,8 @@ _DOMAIN = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[[0-9a-fA-F:.]+\])(?::[0-9]
 _REFERENCE = re.compile(  # text-block
     rf"(?:{_DOMAIN}/)?{_COMPONENT}(?:/{_COMPONENT})*"  # name
     r"(?::[\w][\w.-]{0,127})?"  # tag
-    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"  # digest
+    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?",  # digest
+    re.ASCII,  # Go's \w: the grammar is Go regexp's (RE2), as CEL's matches() is
 )
 
 
@@ -163,13 +166,21 @@ declare(
             "spec.headGroupSpec.template.spec.containers[0].image": "registry.example.com:5000/ml/ray:2.52.0-py311",
         }
     ),
+    # The same grammar in RE2 (an empty or blank image never matches it; an envsubst template is a finding too).
+    cel=Cel(
+        f"!has(k.image) || k.image.matches({json.dumps('^(?:' + _REFERENCE.pattern + ')$')})",
+        over="container",
+        path="image",
+        also=(Cel(f"!has(c.autoscalerOptions) || !has(c.autoscalerOptions.image) || c.autoscalerOptions.image.matches({json.dumps('^(?:' + _REFERENCE.pattern + ')$')})", over="cluster", path="autoscalerOptions.image"),),
+    ),
 )
 
 
 # --------------------------------------------------------------------------------------------------
 # rayVersion (KubeRay reads it with k8s version.ParseGeneric when it picks features)
 
-_VERSION = re.compile(r"\s*v?[0-9]+\.[0-9]+(\.[0-9]+)*.*")
+#: Go's \s (ParseGeneric's regexp): ASCII white space only, no \v.
+_VERSION = re.compile(r"[\t\n\f\r ]*v?[0-9]+\.[0-9]+(\.[0-9]+)*.*")
 
 
 def _check_ray_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -203,6 +214,7 @@ declare(
     violating=_with_ray_version("${RAY_VERSION}"),
     violating_path="spec.rayVersion",
     fixed=patch({"spec.rayVersion": "2.52.0"}),
+    cel=Cel(f"!has(c.rayVersion) || c.rayVersion == '' || c.rayVersion.matches({json.dumps('^(?:' + _VERSION.pattern + ')$')})", over="cluster", path="rayVersion"),
 )
 
 

@@ -28,7 +28,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel
+from ._cel import Cel, semver_release_at_least
 from ._engine import (
     KINDS,
     Context,
@@ -257,6 +257,12 @@ declare(
     violating=_job_with_metadata("2.5.1"),
     violating_path="spec.metadata",
     fixed=patch({"spec.rayClusterSpec.rayVersion": "2.52.0"}),
+    cel=Cel(
+        f"!has(j.metadata) || size(j.metadata) == 0 || (has(j.submissionMode) && !(j.submissionMode in ['', 'K8sJobMode', 'SidecarMode'])) || !has(j.rayClusterSpec) || !has(j.rayClusterSpec.rayVersion) || j.rayClusterSpec.rayVersion == '' || {semver_release_at_least('j.rayClusterSpec.rayVersion', (2, 6, 0))}",
+        over="job",
+        path="metadata",
+        message="spec metadata (--metadata-json) needs rayClusterSpec.rayVersion >= 2.6.0 (a semantic version, no pre-release)",
+    ),
 )
 
 
@@ -274,9 +280,9 @@ def _check_replicas_clamped(doc: dict[str, Any], ctx: Context) -> Iterator[Viola
     for ref in cluster_specs(doc):
         for group in worker_groups(ref):
             replicas = as_int(group.spec.get("replicas"))
-            # CRD defaults: minReplicas 0, maxReplicas 2147483647
-            low = as_int(group.spec.get("minReplicas", 0))
-            high = as_int(group.spec.get("maxReplicas", 2147483647))
+            # CRD defaults: minReplicas 0, maxReplicas 2147483647 (the API server drops a null and defaults it)
+            low = as_int(0 if group.spec.get("minReplicas") is None else group.spec["minReplicas"])
+            high = as_int(2147483647 if group.spec.get("maxReplicas") is None else group.spec["maxReplicas"])
             if replicas is None or low is None or high is None or low > high or group.spec.get("suspend") is True:
                 continue
             clamped = min(max(replicas, low), high)
@@ -301,4 +307,10 @@ declare(
     violating=_cluster_with_replicas(9),
     violating_path="spec.workerGroupSpecs[0].replicas",
     fixed=patch({"spec.workerGroupSpecs[0].replicas": 2}),
+    cel=Cel(
+        "!has(g.replicas) || (has(g.suspend) && g.suspend) || (has(g.minReplicas) ? g.minReplicas : 0) > (has(g.maxReplicas) ? g.maxReplicas : 2147483647) || (g.replicas >= (has(g.minReplicas) ? g.minReplicas : 0) && g.replicas <= (has(g.maxReplicas) ? g.maxReplicas : 2147483647))",
+        over="worker",
+        path="replicas",
+        message="replicas is outside [minReplicas, maxReplicas], and KubeRay clamps it",
+    ),
 )

@@ -18,7 +18,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from .._cel import Cel
+from .._cel import Cel, generic_version_at_least
 from .._engine import KINDS, Context, Severity, Violation, declare
 from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from .._fixed import REMOVE, patch
@@ -52,6 +52,9 @@ def _check_group_resources(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
                     fix=f"Keep only one: remove rayStartParams {', '.join(clash)} or the group's resources map.",
                 )
 
+
+#: Autoscaler v2 as validateWorkerGroupIdleTimeout and validateWorkerGroupPriority see it (autoscaler_v2_enabled).
+_V2_CEL = "(has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2') || ((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true'])"
 
 declare(
     id="group-resources-conflict",
@@ -373,7 +376,7 @@ declare(
     ),
     violating_path="spec.workerGroupSpecs[0].idleTimeoutSeconds",
     fixed=patch({"spec.autoscalerOptions": {"version": "v2"}}),
-    cel=Cel("(has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2') || ((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true']) || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.idleTimeoutSeconds))", over="cluster", path="workerGroupSpecs[].idleTimeoutSeconds"),
+    cel=Cel(_V2_CEL + " || !has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.idleTimeoutSeconds))", over="cluster", path="workerGroupSpecs[].idleTimeoutSeconds"),
 )
 
 
@@ -438,6 +441,12 @@ declare(
     rationale="Worker group priority (KubeRay 1.7) is implemented by autoscaler v2 in Ray >= 2.56.0; the operator rejects it when rayVersion is missing, invalid or older, or autoscaler v2 is off.",
     fix="Set rayVersion >= 2.56.0 and autoscalerOptions.version: v2, or remove priority.",
     check=_check_priority,
+    cel=Cel(
+        f"!has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.priority) || g.priority == 0) || (has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _PRIORITY_MIN_RAY)} && ({_V2_CEL}))",
+        over="cluster",
+        path="workerGroupSpecs[].priority",
+        message="a worker group sets priority without rayVersion >= 2.56.0 and autoscaler v2",
+    ),
     compliant=example(_priority_ok),
     violating=example(lambda d: worker_of(d).update(priority=10)),
     violating_path="spec.workerGroupSpecs[0].priority",
