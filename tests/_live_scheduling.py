@@ -1,13 +1,15 @@
 """The xdist schedule of scripts/test (``--dist loadgroup`` with workers, see ``tests/conftest.py``).
 
-Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except that
-every module with an engine or cluster test is in one unit, ``live``: one worker runs those in order (one local
-control plane, one project copy; they mostly wait on the pulumi CLI and the API server) while the others run the
-CPU-bound modules. With ``--no-loadscope-reorder`` the units go out in collection order, and ``tests/cluster/``
-is collected first: the long live unit starts at once.
+Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except two
+live units: ``cluster`` (every module with a cluster test: one worker runs them in order against one local control
+plane, which its session fixture starts) and ``engine`` (every other module with an engine test: one project copy,
+one pulumi at a time). Both mostly wait on the pulumi CLI and the API server, so they run beside each other and
+beside the CPU-bound modules. With ``--no-loadscope-reorder`` the units go out in collection order, and
+``tests/cluster/`` is collected first: the longest unit starts at once, the engine unit with the second worker.
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/`` or ``tests/cluster/`` or
-marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark = [pytest.mark.engine]``).
+marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark = [pytest.mark.engine]``); a
+module that marks both is a cluster module (it needs the control plane).
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ from xdist.remote import Producer  # type: ignore[import-untyped]
 from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
 TESTS_DIR = Path(__file__).resolve().parent
-LIVE_DIRS = ("engine", "cluster")
-_LIVE_MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
+_MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
 @cache
-def live_module(module: str) -> bool:
-    """``module``: a node id's file part, relative to the rootdir (``tests/test_wheel.py``)."""
+def live_unit(module: str) -> str | None:
+    """``"cluster"``, ``"engine"`` or None (not live) for ``module``, a node id's file part relative to the
+    rootdir (``tests/test_wheel.py``)."""
     path = TESTS_DIR.parent / module
-    if any(TESTS_DIR / name in path.parents for name in LIVE_DIRS):
-        return True
-    return path.is_file() and _LIVE_MARK.search(path.read_text(encoding="utf-8")) is not None
+    if TESTS_DIR / "cluster" in path.parents:
+        return "cluster"
+    marks = set(_MARK.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
+    if "cluster" in marks:
+        return "cluster"
+    if TESTS_DIR / "engine" in path.parents or "engine" in marks:
+        return "engine"
+    return None
 
 
 class LiveGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
@@ -43,4 +50,4 @@ class LiveGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
 
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]
-        return "live" if live_module(module) else module
+        return live_unit(module) or module
