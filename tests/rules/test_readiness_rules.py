@@ -57,6 +57,30 @@ def test_a_digest_or_a_tag_without_version_hides_the_ray_release(image: str) -> 
     assert "does not show its Ray version" in found[0].message and "tag the image" in (found[0].fix or "")
 
 
+#: codeflare-sdk's default images, pinned by digest (constants.py of 0.30 to 0.40 names the Ray release of each)
+_CODEFLARE_PY311_2_52_1 = "quay.io/modh/ray@sha256:595b3acd10244e33fca1ed5469dccb08df66f470df55ae196f80e56edf35ad5a"
+_CODEFLARE_PY312_2_58_0 = "quay.io/modh/ray@sha256:8183007c9b46b359bdc75ea74346f10d642e585bb4f22fa3aa02524b3c966fa0"
+_CODEFLARE_PY311_2_47_1 = "quay.io/modh/ray@sha256:6d076aeb38ab3c34a6a2ef0f58dc667089aa15826fa08a73273c629333e12f1e"
+
+
+@pytest.mark.parametrize("image", [_CODEFLARE_PY311_2_52_1, _CODEFLARE_PY311_2_47_1, "docker.io/" + _CODEFLARE_PY311_2_52_1])
+def test_a_known_client_digest_shows_its_ray_release(image: str) -> None:
+    # codeflare-sdk 0.40.1 on Python 3.11 writes rayVersion 2.58.0 with its Ray 2.52.1 image pinned by digest:
+    # KubeRay builds /api/healthz probes, Ray 2.52 answers 404, the Pods never turn Ready.
+    found = [f for f in rules.check(_cluster("2.58.0", image)) if f.rule_id == "probes-need-ray-2-53"]
+    assert [(f.severity, f.path) for f in found] == [("critical", _HEAD), ("critical", _WORKER)]
+    assert "carries Ray 2." in found[0].message and "never turns Ready" in found[0].message
+
+
+def test_a_known_client_digest_of_a_new_ray_runs() -> None:
+    assert _found(_cluster("2.58.0", _CODEFLARE_PY312_2_58_0)) == []
+    # the same digest under an older rayVersion: exec probes, only the mismatch of releases
+    assert _found(_cluster("2.52.1", _CODEFLARE_PY312_2_58_0)) == [
+        ("image-ray-version-mismatch", "high", _HEAD),
+        ("image-ray-version-mismatch", "high", _WORKER),
+    ]
+
+
 @pytest.mark.parametrize(
     "image", ["rayproject/ray:nightly", "rayproject/ray:latest", "mycorp/trainer:1.0", "$RAY_IMAGE",
               "rayproject/ray:2.58.0@sha256:" + "a" * 64]

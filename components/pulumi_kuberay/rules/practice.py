@@ -63,9 +63,34 @@ def memory_bytes(value: Any) -> float | None:
     return None if scale is None else amount * scale
 
 
+#: Ray images that clients pin by digest as their default, with the Ray release each holds, as the client names it
+#: beside the digest (codeflare-sdk's common/utils/constants.py: CUDA_RUNTIME_IMAGE, CUDA_PY311_RUNTIME_IMAGE and
+#: CUDA_PY312_RUNTIME_IMAGE of releases 0.30 to 0.40). A digest names its content for good, so the release is as
+#: visible in the manifest as a tag would make it.
+_KNOWN_RAY_DIGESTS: dict[str, str] = {
+    "quay.io/modh/ray@sha256:6d076aeb38ab3c34a6a2ef0f58dc667089aa15826fa08a73273c629333e12f1e": "2.47.1",
+    "quay.io/modh/ray@sha256:fb6f207de63e442c67bb48955cf0584f3704281faf17b90419cfa274fdec63c5": "2.47.1",
+    "quay.io/modh/ray@sha256:595b3acd10244e33fca1ed5469dccb08df66f470df55ae196f80e56edf35ad5a": "2.52.1",
+    "quay.io/modh/ray@sha256:6b135421b6e756593a58b4df6664f82fc4b55237ca81475f2867518f15fe6d84": "2.52.1",
+    "quay.io/modh/ray@sha256:42fbc5d898cb9c7d202ee89308ef328838d42985ec384f2476d8f3356acd01cb": "2.54.1",
+    "quay.io/modh/ray@sha256:8183007c9b46b359bdc75ea74346f10d642e585bb4f22fa3aa02524b3c966fa0": "2.58.0",
+}
+
+
+def _known_digest_version(image: str) -> str | None:
+    """The Ray release of a digest-pinned image that a client ships as its default (``_KNOWN_RAY_DIGESTS``)."""
+    if "@" not in image:
+        return None
+    name, digest = image.split("@", 1)
+    repository = name if image_tag(image) is None else name.rsplit(":", 1)[0]
+    return _KNOWN_RAY_DIGESTS.get(f"{repository.removeprefix('docker.io/')}@{digest}")
+
+
 def _ray_version_of_image(image: str) -> str | None:
     # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu
-    # says nothing about the Ray inside it.
+    # says nothing about the Ray inside it. A known digest (_KNOWN_RAY_DIGESTS) names its release as well as a tag.
+    if image_tag(image) is None and (known := _known_digest_version(image)) is not None:
+        return known
     repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     if "ray" not in repository.lower():
         return None
