@@ -162,11 +162,15 @@ def _fake_ray_api(home: Path) -> Iterator[Path]:
 #: create cluster NAME --dry-run: name -> flags
 CLUSTER_FLAGS: dict[str, list[str]] = {
     "default": [],
-    "ray-version-2.46.0": ["--ray-version", "2.46.0"],
-    "ray-version-2.58.0-image-2.52.1": ["--ray-version", "2.58.0", "--image", "rayproject/ray:2.52.1"],
-    "ray-version-2.52.1-image-2.58.0": ["--ray-version", "2.52.1", "--image", "rayproject/ray:2.58.0"],
-    "image-digest": ["--image", "rayproject/ray@sha256:3f0c2a8d9c4b3e1f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f"],
-    "image-custom-tag-latest": ["--image", "registry.example.com/ml/ray:latest"],
+    "ray-version-2-46-0": ["--ray-version", "2.46.0"],
+    "ray-version-2-58-0-image-2-52-1": ["--ray-version", "2.58.0", "--image", "rayproject/ray:2.52.1"],
+    "ray-version-2-52-1-image-2-58-0": ["--ray-version", "2.52.1", "--image", "rayproject/ray:2.58.0"],
+    # two digests codeflare-sdk 0.40.1 pins (ray:2.58.0-py312-cu128 and ray:2.52.1-py311-cu121, as its constants say)
+    "ray-version-2-58-0-digest-of-2-58-0": ["--ray-version", "2.58.0", "--image",
+                                           "quay.io/modh/ray@sha256:8183007c9b46b359bdc75ea74346f10d642e585bb4f22fa3aa02524b3c966fa0"],
+    "ray-version-2-58-0-digest-of-2-52-1": ["--ray-version", "2.58.0", "--image",
+                                           "quay.io/modh/ray@sha256:595b3acd10244e33fca1ed5469dccb08df66f470df55ae196f80e56edf35ad5a"],
+    "image-latest": ["--image", "rayproject/ray:latest"],
     "gpus": ["--head-gpu", "1", "--worker-gpu", "2"],
     "workers-0": ["--worker-replicas", "0"],
     "workers-5-big": ["--worker-replicas", "5", "--worker-cpu", "8", "--worker-memory", "32Gi"],
@@ -219,7 +223,7 @@ WORKERGROUP_FLAGS: dict[str, list[str]] = {
             "--worker-min-replicas", "0", "--worker-max-replicas", "4"],
     "tpu-multihost": ["--worker-tpu", "4", "--num-of-hosts", "2", "--worker-node-selectors",
                       "cloud.google.com/gke-tpu-accelerator=tpu-v4-podslice,cloud.google.com/gke-tpu-topology=2x2x2"],
-    "image-2.52.1": ["--image", "rayproject/ray:2.52.1"],
+    "image-2-52-1": ["--image", "rayproject/ray:2.52.1"],
     "ray-start-params": ["--worker-ray-start-params", "num-cpus=1,metrics-export-port=8081"],
 }  # fmt: skip
 
@@ -227,8 +231,8 @@ WORKERGROUP_FLAGS: dict[str, list[str]] = {
 JOB_FLAGS: dict[str, list[str]] = {
     "default": [],
     "gpus": ["--head-gpu", "1", "--worker-gpu", "1", "--worker-replicas", "2"],
-    "ray-version-2.46.0": ["--ray-version", "2.46.0", "--image", "rayproject/ray:2.46.0"],
-    "image-2.52.1": ["--image", "rayproject/ray:2.52.1"],
+    "ray-version-2-46-0": ["--ray-version", "2.46.0", "--image", "rayproject/ray:2.46.0"],
+    "image-2-52-1": ["--image", "rayproject/ray:2.52.1"],
     "ttl": ["--ttl-seconds-after-finished", "600"],
     "node-selectors": ["--head-node-selectors", "topology.kubernetes.io/zone=us-east-1c",
                        "--worker-node-selectors", "topology.kubernetes.io/zone=us-east-1c"],
@@ -262,19 +266,23 @@ def kubectl_ray(version: str, binary: Path | None, source: Path | None) -> None:
             env = {**os.environ, "KUBECONFIG": str(kubeconfig), "HOME": str(home)}
 
             def ray(*args: str) -> str:
-                return _run([str(binary), *args], cwd=home, env=env).stdout
+                try:
+                    return _run([str(binary), *args], cwd=home, env=env).stdout
+                except subprocess.CalledProcessError as e:
+                    raise SystemExit(f"kubectl ray {' '.join(args)} failed:\n{e.stdout}{e.stderr}") from e
 
             for name, flags in CLUSTER_FLAGS.items():
                 docs[f"create-cluster-{name}"] = (f"kubectl ray create cluster rc-{name} --dry-run {' '.join(flags)}",
-                                                  _yaml_out(ray("create", "cluster", f"rc-{name}"[:40], "--dry-run", *flags)))
+                                                  _yaml_out(ray("create", "cluster", f"rc-{name}"[:40].rstrip("-"), "--dry-run", *flags)))
             for name, config in CLUSTER_FILES.items():
                 (home / f"{name}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-                docs[f"create-cluster-{name}"] = (f"kubectl ray create cluster --dry-run --file <config {json.dumps(config)}>",
-                                                  _yaml_out(ray("create", "cluster", "--dry-run", "--file", f"{name}.yaml")))
+                docs[f"create-cluster-{name}"] = (f"kubectl ray create cluster {config['name']} --dry-run --file <config {json.dumps(config)}>",
+                                                  _yaml_out(ray("create", "cluster", config["name"], "--dry-run", "--file", f"{name}.yaml")))
             for sample in samples:
-                docs[f"create-cluster-shipped-{sample.stem}"] = (
-                    f"kubectl ray create cluster --dry-run --file kubectl-plugin/config/samples/{sample.name} (the plugin's own sample)",
-                    _yaml_out(ray("create", "cluster", "--dry-run", "--file", str(sample))))
+                sample_name = yaml.safe_load(sample.read_text()).get("name") or f"shipped-{sample.stem.replace('.', '-')}"
+                docs[f"create-cluster-shipped-{sample.stem.replace('.', '-')}"] = (
+                    f"kubectl ray create cluster {sample_name} --dry-run --file kubectl-plugin/config/samples/{sample.name} (the plugin's own sample)",
+                    _yaml_out(ray("create", "cluster", sample_name, "--dry-run", "--file", str(sample))))
             base = docs["create-cluster-default"][1]
             for name, flags in WORKERGROUP_FLAGS.items():
                 cluster = json.loads(json.dumps(base))
