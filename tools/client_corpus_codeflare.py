@@ -29,6 +29,8 @@ import yaml
 from codeflare_sdk import Cluster, ClusterConfiguration, RayJob
 from codeflare_sdk.common.utils.utils import get_ray_image_for_python_version
 from codeflare_sdk.ray.cluster.config import WorkerGroup
+from codeflare_sdk.vendored.python_client.utils.kuberay_cluster_builder import ClusterBuilder, Director
+from codeflare_sdk.vendored.python_client.utils.kuberay_cluster_utils import ClusterUtils
 from kubernetes import client
 from kubernetes.client import (
     V1ConfigMapVolumeSource,
@@ -220,6 +222,59 @@ def _jobs(entry_dir: Path) -> dict[str, dict[str, Any]]:
     }  # fmt: skip
 
 
+def _python_client() -> dict[str, dict[str, Any]]:
+    """KubeRay's python client (clients/python-client), which codeflare-sdk vendors: its Director presets, its
+    ClusterBuilder with the options of build_meta / build_head / build_worker, and ClusterUtils' edits."""
+    out: dict[str, dict[str, Any]] = {}
+    for preset in ("basic", "small", "medium", "large"):
+        doc = getattr(Director(), f"build_{preset}_cluster")(name=f"pc-{preset}", k8s_namespace="ml")
+        out[f"director-{preset}"] = {"how": f"Director().build_{preset}_cluster(name='pc-{preset}', k8s_namespace='ml')",
+                                     "document": doc}
+    builds: dict[str, tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]] = {
+        "builder-defaults": ({}, {}, [{"group_name": "workers"}]),
+        "builder-ray-2-58-0-images": ({"ray_version": "2.58.0"}, {"ray_image": "rayproject/ray:2.58.0"},
+                                      [{"group_name": "workers", "ray_image": "rayproject/ray:2.58.0"}]),
+        "builder-ray-version-only": ({"ray_version": "2.58.0"}, {}, [{"group_name": "workers"}]),
+        "builder-head-num-cpus-0-two-groups": (
+            {"labels": {"team": "ml"}},
+            {"ray_start_params": {"dashboard-host": "0.0.0.0", "num-cpus": "0"}, "cpu_requests": "1", "cpu_limits": "1"},
+            [{"group_name": "cpu", "replicas": 2, "cpu_requests": "4", "cpu_limits": "4", "memory_requests": "8G",
+              "memory_limits": "8G"},
+             {"group_name": "big", "replicas": 0, "min_replicas": 0, "max_replicas": 4, "cpu_requests": "16",
+              "cpu_limits": "16", "memory_requests": "64G", "memory_limits": "64G",
+              "ray_start_params": {"num-cpus": "16"}}]),
+        "builder-nodeport-custom-images": ({}, {"service_type": "NodePort", "ray_image": "rayproject/ray:2.46.0-py311"},
+                                           [{"group_name": "workers", "ray_image": "rayproject/ray:2.46.0-py311",
+                                             "init_image": "busybox:1.36"}]),
+    }  # fmt: skip
+    for name, (meta, head, workers) in builds.items():
+        builder = ClusterBuilder().build_meta(name=f"pc-{name}"[:40].rstrip("-"), k8s_namespace="ml", **meta)
+        builder = builder.build_head(**head)
+        for worker in workers:
+            builder = builder.build_worker(**worker)
+        calls = [_how("build_meta", meta), _how("build_head", head), *(_how("build_worker", w) for w in workers)]
+        out[name] = {"how": "ClusterBuilder()." + ".".join(calls) + ".get_cluster()", "document": builder.get_cluster()}
+    utils = ClusterUtils()
+    base = Director().build_small_cluster(name="pc-edited", k8s_namespace="ml")
+    group = base["spec"]["workerGroupSpecs"][0]["groupName"]
+    edits = {
+        "utils-update-replicas": ("update_worker_group_replicas", {"max_replicas": 8, "min_replicas": 2, "replicas": 4}),
+        "utils-update-resources": ("update_worker_group_resources",
+                                   {"cpu_requests": "4", "memory_requests": "8G", "cpu_limits": "4", "memory_limits": "8G",
+                                    "container_name": "ray-worker"}),
+        "utils-duplicate-group": ("duplicate_worker_group", {"new_group_name": "pc-edited-workers-2"}),
+        "utils-delete-group": ("delete_worker_group", {}),
+    }  # fmt: skip
+    for name, (method, kw) in edits.items():
+        doc, ok = getattr(utils, method)(json.loads(json.dumps(base)), group_name=group, **kw)
+        assert ok, name
+        doc["metadata"]["name"] = f"pc-{name}"
+        out[name] = {"how": f"ClusterUtils().{method}(<Director().build_small_cluster(...)>, group_name={group!r}, "
+                            + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")",
+                     "document": doc}  # fmt: skip
+    return out
+
+
 def _write_kubeconfig(home: Path, server: str) -> None:
     kubeconfig = {
         "apiVersion": "v1", "kind": "Config", "current-context": "fake",
@@ -281,7 +336,10 @@ def main() -> int:
                 out[f"rayjob-{name}"] = {"how": how + ".submit()", "document": jobs[0]}
             except Exception as e:
                 errors[f"rayjob-{name}"] = f"{type(e).__name__}: {e}"
-    json.dump({"documents": out, "refused_by_client": errors}, sys.stdout, indent=1, sort_keys=True)
+    vendored = re.search(r"ray-project/kuberay @ ([0-9a-f]{40})", sys.modules["codeflare_sdk.vendored"].__doc__ or "")
+    python_client = {"commit": vendored.group(1) if vendored else "unknown", "documents": _python_client()}
+    json.dump({"documents": out, "refused_by_client": errors, "python_client": python_client}, sys.stdout, indent=1,
+              sort_keys=True)
     return 0
 
 

@@ -6,7 +6,9 @@
 - codeflare-sdk: the newest version PyPI serves (or ``--codeflare-version``), installed with pip into a venv of its
   own under the cache (never the project's venv); tools/client_corpus_codeflare.py drives its public API there
   (``Cluster(ClusterConfiguration(..., write_to_file=True))``, ``RayJob(...).submit()`` against a fake API on
-  loopback that records what the SDK creates).
+  loopback that records what the SDK creates). KubeRay's own python client (clients/python-client, not on PyPI)
+  comes with it: codeflare-sdk vendors it (``codeflare_sdk.vendored.python_client``, the KubeRay commit in its
+  docstring), and the same driver runs its ClusterBuilder, Director and ClusterUtils.
 - kubectl-ray: the plugin of KubeRay ``--kubectl-ray-version`` (v1.7.0), built from the Go module proxy in the
   cache (KubeRay's root module ``github.com/ray-project/kuberay``, which holds ``kubectl-plugin/`` since v1.7,
   with ``ray-operator`` at the same version; the proxy answered 403 for both on 2026-12-05), or a binary given
@@ -86,6 +88,9 @@ def codeflare(version: str | None) -> None:
         print(f"codeflare-sdk refused {name}: {why}")
     docs = {name: (d["how"], d["document"]) for name, d in data["documents"].items()}
     _write(OUT / f"codeflare-sdk-{version}", docs, f"codeflare-sdk {version}")
+    commit = data["python_client"]["commit"][:8]
+    docs = {name: (d["how"], d["document"]) for name, d in data["python_client"]["documents"].items()}
+    _write(OUT / f"kuberay-python-client-{commit}", docs, f"KubeRay's python client at {commit}, vendored by codeflare-sdk {version}")
 
 
 # --- kubectl-ray -----------------------------------------------------------------------------------------------
@@ -251,55 +256,80 @@ def _yaml_out(stdout: str) -> dict[str, Any]:
     return doc
 
 
+Docs = dict[str, tuple[str, dict[str, Any]]]
+
+
+class _Plugin:
+    """Runs the plugin in a scratch HOME whose kubeconfig points at the fake API (namespace ``ml``)."""
+
+    def __init__(self, binary: Path, home: Path, kubeconfig: Path) -> None:
+        self.binary, self.home = binary, home
+        self.env = {**os.environ, "KUBECONFIG": str(kubeconfig), "HOME": str(home)}
+
+    def __call__(self, *args: str) -> str:
+        try:
+            return _run([str(self.binary), *args], cwd=self.home, env=self.env).stdout
+        except subprocess.CalledProcessError as e:
+            raise SystemExit(f"kubectl ray {' '.join(args)} failed:\n{e.stdout}{e.stderr}") from e
+
+    def dry_run(self, docs: Docs, name: str, args: list[str], how: str | None = None) -> None:
+        docs[name] = (how or f"kubectl ray {' '.join(args)}", _yaml_out(self(*args)))
+
+
+def _clusters(ray: _Plugin, samples: list[Path]) -> Docs:
+    docs: Docs = {}
+    for name, flags in CLUSTER_FLAGS.items():
+        ray.dry_run(docs, f"create-cluster-{name}", ["create", "cluster", f"rc-{name}"[:40].rstrip("-"), "--dry-run", *flags])
+    for name, config in CLUSTER_FILES.items():
+        (ray.home / f"{name}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+        args = ["create", "cluster", config["name"], "--dry-run", "--file", f"{name}.yaml"]
+        ray.dry_run(docs, f"create-cluster-{name}", args, f"kubectl ray {' '.join(args)} with {name}.yaml = {json.dumps(config)}")
+    for sample in samples:
+        stem = sample.stem.replace(".", "-")
+        args = ["create", "cluster", yaml.safe_load(sample.read_text()).get("name") or f"shipped-{stem}", "--dry-run"]
+        how = f"kubectl ray {' '.join(args)} --file kubectl-plugin/config/samples/{sample.name} (the plugin's own sample)"
+        ray.dry_run(docs, f"create-cluster-shipped-{stem}", [*args, "--file", str(sample)], how)
+    return docs
+
+
+def _workergroups(ray: _Plugin, base: dict[str, Any]) -> Docs:
+    docs: Docs = {}
+    for name, flags in WORKERGROUP_FLAGS.items():
+        cluster = json.loads(json.dumps(base))
+        cluster["metadata"].update({"name": "base", "namespace": "ml", "resourceVersion": "1"})
+        _FakeRayApi.clusters = {"base": cluster}
+        _FakeRayApi.updates = []
+        ray("create", "workergroup", f"wg-{name}", "-c", "base", *flags)
+        updated = _FakeRayApi.updates[-1]
+        updated["metadata"] = {k: v for k, v in updated["metadata"].items() if k not in ("resourceVersion", "creationTimestamp")}
+        updated["metadata"]["name"] = f"wg-{name}"
+        how = f"kubectl ray create workergroup wg-{name} -c <its default cluster> {' '.join(flags)} (the update it sends)"
+        docs[f"create-workergroup-{name}"] = (how, updated)
+    return docs
+
+
+def _jobs(ray: _Plugin) -> Docs:
+    docs: Docs = {}
+    (ray.home / "project").mkdir()
+    (ray.home / "project" / "main.py").write_text("import ray\nray.init()\n")
+    (ray.home / "runtime-env.yaml").write_text("pip: [requests==2.32.3]\nenv_vars: {LOG_LEVEL: debug}\n")
+    for name, flags in JOB_FLAGS.items():
+        args = ["job", "submit", "--dry-run", "--name", f"job-{name}", "--submission-id", f"job-{name}-1",
+                "--working-dir", "project", *flags, "--", "python", "main.py"]  # fmt: skip
+        ray.dry_run(docs, f"job-submit-{name}", args)
+    return docs
+
+
 def kubectl_ray(version: str, binary: Path | None, source: Path | None) -> None:
     if binary is None:
         binary, built_source = _build_kubectl_ray(version)
         source = source or built_source
     samples = sorted((source / "kubectl-plugin" / "config" / "samples").glob("*.yaml")) if source else []
-    docs: dict[str, tuple[str, dict[str, Any]]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        (home / "project").mkdir()
-        (home / "project" / "main.py").write_text("import ray\nray.init()\n")
-        (home / "runtime-env.yaml").write_text("pip: [requests==2.32.3]\nenv_vars: {LOG_LEVEL: debug}\n")
-        with _fake_ray_api(home) as kubeconfig:
-            env = {**os.environ, "KUBECONFIG": str(kubeconfig), "HOME": str(home)}
-
-            def ray(*args: str) -> str:
-                try:
-                    return _run([str(binary), *args], cwd=home, env=env).stdout
-                except subprocess.CalledProcessError as e:
-                    raise SystemExit(f"kubectl ray {' '.join(args)} failed:\n{e.stdout}{e.stderr}") from e
-
-            for name, flags in CLUSTER_FLAGS.items():
-                docs[f"create-cluster-{name}"] = (f"kubectl ray create cluster rc-{name} --dry-run {' '.join(flags)}",
-                                                  _yaml_out(ray("create", "cluster", f"rc-{name}"[:40].rstrip("-"), "--dry-run", *flags)))
-            for name, config in CLUSTER_FILES.items():
-                (home / f"{name}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-                docs[f"create-cluster-{name}"] = (f"kubectl ray create cluster {config['name']} --dry-run --file <config {json.dumps(config)}>",
-                                                  _yaml_out(ray("create", "cluster", config["name"], "--dry-run", "--file", f"{name}.yaml")))
-            for sample in samples:
-                sample_name = yaml.safe_load(sample.read_text()).get("name") or f"shipped-{sample.stem.replace('.', '-')}"
-                docs[f"create-cluster-shipped-{sample.stem.replace('.', '-')}"] = (
-                    f"kubectl ray create cluster {sample_name} --dry-run --file kubectl-plugin/config/samples/{sample.name} (the plugin's own sample)",
-                    _yaml_out(ray("create", "cluster", sample_name, "--dry-run", "--file", str(sample))))
-            base = docs["create-cluster-default"][1]
-            for name, flags in WORKERGROUP_FLAGS.items():
-                cluster = json.loads(json.dumps(base))
-                cluster["metadata"].update({"name": "base", "namespace": "ml", "resourceVersion": "1"})
-                _FakeRayApi.clusters = {"base": cluster}
-                _FakeRayApi.updates = []
-                ray("create", "workergroup", f"wg-{name}", "-c", "base", *flags)
-                updated = _FakeRayApi.updates[-1]
-                updated["metadata"] = {k: v for k, v in updated["metadata"].items() if k not in ("resourceVersion", "creationTimestamp")}
-                updated["metadata"]["name"] = f"wg-{name}"
-                docs[f"create-workergroup-{name}"] = (
-                    f"kubectl ray create workergroup wg-{name} -c <the plugin's default cluster> {' '.join(flags)} (the update it sends; the cluster renamed)",
-                    updated)
-            for name, flags in JOB_FLAGS.items():
-                args = ["job", "submit", "--dry-run", "--name", f"job-{name}", "--submission-id", f"job-{name}-1",
-                        "--working-dir", "project", *flags, "--", "python", "main.py"]
-                docs[f"job-submit-{name}"] = (f"kubectl ray {' '.join(args)}", _yaml_out(ray(*args)))
+    with tempfile.TemporaryDirectory() as tmp, _fake_ray_api(Path(tmp)) as kubeconfig:
+        ray = _Plugin(binary, Path(tmp), kubeconfig)
+        docs = _clusters(ray, samples)
+        docs.update(_workergroups(ray, docs["create-cluster-default"][1]))
+        docs.update(_jobs(ray))
     _write(OUT / f"kubectl-ray-{version}", docs, f"kubectl-ray {version}")
 
 
