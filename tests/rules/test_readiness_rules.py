@@ -110,3 +110,38 @@ def test_embedded_cluster_of_a_rayservice() -> None:
     spec["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = "rayproject/ray:2.52.1"
     found = [f for f in _found(doc) if f[0] == "probes-need-ray-2-53"]
     assert ("probes-need-ray-2-53", "critical", "spec.rayClusterConfig." + _HEAD.removeprefix("spec.")) in found
+
+
+def _two_releases(head: str, worker: str, ray_version: str = "2.52.0") -> dict[str, Any]:
+    doc = _cluster(ray_version, head)
+    doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"] = worker
+    return doc
+
+
+def test_groups_of_different_ray_releases_are_critical() -> None:
+    # kubectl ray create workergroup --image rayproject/ray:2.52.1 on its default cluster (Ray 2.52.0): the worker's
+    # `ray start` raises "Version mismatch" (check_version_info) and its container is restarted forever
+    found = [f for f in rules.check(_two_releases("rayproject/ray:2.52.0", "rayproject/ray:2.52.1"))
+             if f.rule_id == "image-ray-version-mismatch"]  # fmt: skip
+    assert sorted((f.severity, f.path) for f in found) == [("critical", _WORKER), ("high", _WORKER)]
+    critical = next(f for f in found if f.severity == "critical")
+    assert "different Ray versions (2.52.0 at" in critical.message and "Version mismatch" in critical.message
+    assert critical.fix == "use one Ray image (one Ray release, one Python) for the head and every worker group"
+
+
+@pytest.mark.parametrize(
+    ("head", "worker"),
+    [("rayproject/ray:2.52.0-py311", "rayproject/ray:2.52.0-py312-gpu"), (_CODEFLARE_PY312_2_58_0, "quay.io/modh/ray:2.58.0-py311-cu121")],
+)
+def test_groups_of_different_pythons_are_critical(head: str, worker: str) -> None:
+    version = "2.58.0" if "2.58" in worker else "2.52.0"
+    found = _found(_two_releases(head, worker, version))
+    assert found == [("image-ray-version-mismatch", "critical", _WORKER)]
+    message = next(f.message for f in rules.check(_two_releases(head, worker, version)) if f.rule_id == "image-ray-version-mismatch")
+    assert "different Python versions (3.1" in message
+
+
+@pytest.mark.parametrize(("head", "worker"), [("rayproject/ray:2.52.0-py311", "rayproject/ray:2.52.0"),
+                                              ("rayproject/ray:2.52.0-py311", "mycorp/ray-worker:1.0-py312")])  # fmt: skip
+def test_a_python_the_tag_does_not_show_is_not_judged(head: str, worker: str) -> None:
+    assert _found(_two_releases(head, worker)) == []
