@@ -117,6 +117,9 @@ def _clusters() -> dict[str, dict[str, Any]]:
     return {
         "default": {},
         "name-with-dots": {"name": "cf.team-a.v2", "image": PY312_IMAGE},
+        "name-54-chars": {"name": "llama-3-70b-finetune-research-experiment-2026-12-05-ab", "image": PY312_IMAGE},
+        "worker-memory-request-above-limit": {"image": PY312_IMAGE, "worker_memory_requests": 16,
+                                              "worker_memory_limits": 8},
         "default-image-py312": {"image": PY312_IMAGE},
         "image-tag-ray-2-58-0": {"image": "quay.io/modh/ray:2.58.0-py312-cu128"},
         "image-tag-ray-2-52-1": {"image": "quay.io/modh/ray:2.52.1-py311-cu121"},
@@ -183,6 +186,8 @@ def _jobs(entry_dir: Path) -> dict[str, dict[str, Any]]:
     workdir.mkdir(exist_ok=True)
     (workdir / "main.py").write_text("print('hello')\n")
     return {
+        "name-48-chars": {"job_name": "nightly-eval-llama-3-70b-research-2026-12-05-run", "entrypoint": "python -c 'print(1)'",
+                          "cluster_config": {"image": PY312_IMAGE}},
         "name-with-dots": {"job_name": "cfj.nightly.v2", "entrypoint": "python -c 'print(1)'",
                            "cluster_config": {"image": PY312_IMAGE}},
         "default-cluster": {"entrypoint": "python -c 'import ray; ray.init()'", "cluster_config": {}},

@@ -198,6 +198,7 @@ CLUSTER_FLAGS: dict[str, list[str]] = {
 
 #: create cluster --file: name -> our own config files (the plugin's config format, generation.RayClusterConfig)
 CLUSTER_FILES: dict[str, dict[str, Any]] = {
+    "file-name-54-chars": {"name": "llama-3-70b-finetune-research-experiment-2026-12-05-ab", "namespace": "ml"},
     "file-service-account": {"name": "file-sa", "namespace": "ml", "service-account": "ray-workloads",
                              "head": {"cpu": 2, "memory": "8Gi"}, "worker-groups": [{"name": "cpu", "replicas": 2}]},
     "file-multi-group": {
