@@ -105,7 +105,6 @@ def _build_kubectl_ray(version: str) -> tuple[Path, Path]:
         src.mkdir(parents=True, exist_ok=True)
         requires = [f"github.com/ray-project/kuberay {version}", f"github.com/ray-project/kuberay/ray-operator {version}"]
         (src / "go.mod").write_text("module kuberaycorpus/kubectlray\n\ngo 1.26\n\n" + "".join(f"require {r}\n" for r in requires))
-        (src / "tools.go").write_text('//go:build tools\n\npackage tools\n\nimport _ "github.com/ray-project/kuberay/kubectl-plugin/cmd"\n')
         env = {**os.environ, "GOFLAGS": "-mod=mod"}
         try:
             _run(["go", "mod", "download", f"github.com/ray-project/kuberay@{version}"], cwd=src, env=env)
