@@ -70,6 +70,7 @@ def test_a_known_client_digest_shows_its_ray_release(image: str) -> None:
     found = [f for f in rules.check(_cluster("2.58.0", image)) if f.rule_id == "probes-need-ray-2-53"]
     assert [(f.severity, f.path) for f in found] == [("critical", _HEAD), ("critical", _WORKER)]
     assert "carries Ray 2." in found[0].message and "never turns Ready" in found[0].message
+    assert "(a digest codeflare-sdk pins as its default image, naming its Ray release beside it)" in found[0].message
 
 
 def test_a_known_client_digest_of_a_new_ray_runs() -> None:

@@ -87,6 +87,11 @@ def _known_digest(image: str) -> tuple[str, str] | None:
     return _KNOWN_RAY_DIGESTS.get(f"{name.removeprefix('docker.io/')}@{digest}")
 
 
+def _digest_note(image: str) -> str:
+    """How a digest shows its Ray release: the client that pins it names the release beside it."""
+    return " (a digest codeflare-sdk pins as its default image, naming its Ray release beside it)" if _known_digest(image) else ""
+
+
 def _python_of_image(image: str) -> str | None:
     """The Python (``3.11``) a Ray image's tag or known digest shows, None when it shows none."""
     known = _known_digest(image)
@@ -170,7 +175,7 @@ def _readiness(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             version = _ray_version_of_image(image)
             if version is not None and _probe_failure(ref, ctx, container, version):
                 yield Violation(
-                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}: for rayVersion >= 2.53.0 KubeRay builds the liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent, which Ray before 2.53 answers with 404, so the Pod never turns Ready and is restarted forever",
+                    f"image {image!r} carries Ray {version}{_digest_note(image)} but {ref.path('rayVersion')} is {ray_version!r}: for rayVersion >= 2.53.0 KubeRay builds the liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent, which Ray before 2.53 answers with 404, so the Pod never turns Ready and is restarted forever",
                     join(path, "image"),
                     fix=f"use an image of Ray >= 2.53 (tagged {ray_version}), or set rayVersion to {version!r}",
                 )
@@ -444,7 +449,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     since="1.6",  # supportsUnifiedHealthCheck came with KubeRay v1.6.0
-    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53; medium when a Ray image is pinned by digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
+    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53, or the image is a digest that a client pins as its default and names the release of (codeflare-sdk's quay.io/modh/ray images); medium when a Ray image is pinned by another digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
     fix="Use a Ray >= 2.53 image for rayVersion >= 2.53 (or set rayVersion to the image's Ray); tag a digest-pinned image with its Ray version.",
     check=_readiness,
     compliant=_CLUSTER,
