@@ -179,6 +179,7 @@ CLUSTER_FLAGS: dict[str, list[str]] = {
     "workers-0": ["--worker-replicas", "0"],
     "workers-5-big": ["--worker-replicas", "5", "--worker-cpu", "8", "--worker-memory", "32Gi"],
     "head-resources": ["--head-cpu", "4", "--head-memory", "16Gi", "--head-ephemeral-storage", "20Gi"],
+    "memory-without-unit": ["--head-memory", "4", "--worker-memory", "8"],  # meant as GiB; a quantity without a unit is bytes
     "worker-ephemeral-storage": ["--worker-ephemeral-storage", "50Gi"],
     "head-num-cpus-0": ["--head-ray-start-params", "num-cpus=0"],
     "ray-start-params": ["--head-ray-start-params", "dashboard-host=0.0.0.0,metrics-export-port=8080",
@@ -229,6 +230,7 @@ WORKERGROUP_FLAGS: dict[str, list[str]] = {
     "tpu-multihost": ["--worker-tpu", "4", "--num-of-hosts", "2", "--worker-node-selectors",
                       "cloud.google.com/gke-tpu-accelerator=tpu-v4-podslice,cloud.google.com/gke-tpu-topology=2x2x2"],
     "image-2-52-1": ["--image", "rayproject/ray:2.52.1"],
+    "memory-without-unit": ["--worker-memory", "16"],
     "ray-start-params": ["--worker-ray-start-params", "num-cpus=1,metrics-export-port=8081"],
 }  # fmt: skip
 
@@ -239,6 +241,7 @@ JOB_FLAGS: dict[str, list[str]] = {
     "ray-version-2-46-0": ["--ray-version", "2.46.0", "--image", "rayproject/ray:2.46.0"],
     "image-2-52-1": ["--image", "rayproject/ray:2.52.1"],
     "ttl": ["--ttl-seconds-after-finished", "600"],
+    "memory-without-unit": ["--head-memory", "8", "--worker-memory", "8"],
     "node-selectors": ["--head-node-selectors", "topology.kubernetes.io/zone=us-east-1c",
                        "--worker-node-selectors", "topology.kubernetes.io/zone=us-east-1c"],
     "resources": ["--head-cpu", "1", "--head-memory", "5Gi", "--worker-replicas", "3", "--worker-cpu", "1",

@@ -36,6 +36,7 @@ from ._cel import Cel, generic_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
+from ._ray_resources import RAY_MIN_MEMORY
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
@@ -272,8 +273,8 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         path, container = found
         limit = get(container, "resources", "limits", "memory")
         size = memory_bytes(limit)
-        if size is None:
-            continue
+        if size is None or 0 < size < RAY_MIN_MEMORY:
+            continue  # below RAY_MIN_MEMORY ray-container-memory-unusable reports it, critical
         # Ray's own guidance (its KubeRay config docs and the ray-cluster chart): "never allocate less than 2G
         # memory for the Ray head", and no less than 8G for a Ray pod in production. 2G is decimal: Ray's docs and
         # samples use exactly `2G`, which must pass.
