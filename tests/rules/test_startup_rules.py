@@ -58,3 +58,9 @@ def test_the_cluster_a_rayjob_embeds() -> None:
     container = job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
     container["resources"] = {"limits": {"memory": "8"}}
     assert _found(job) == [("critical", "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory")]
+
+
+@pytest.mark.parametrize(("memory", "hint"), [("16", "16Gi"), ("2048", "2048Mi"), ("512k", "a quantity with a unit, such as 4Gi")])
+def test_the_fix_guesses_the_unit_meant(memory: str, hint: str) -> None:
+    finding = next(f for f in rules.check(_cluster(worker=memory)) if f.rule_id == _ID)
+    assert finding.fix == f"give the memory a unit: {hint} (and the request the same), or at least 64Mi"

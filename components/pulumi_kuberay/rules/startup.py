@@ -22,9 +22,11 @@ _EIGHT_BYTES = {"limits": {"cpu": "1", "memory": "8"}, "requests": {"cpu": "1", 
 
 
 def _unit_hint(limit: str) -> str:
-    """``4`` -> ``4Gi``: what a number without a unit most likely meant."""
+    """What a number without a unit most likely meant: ``4`` -> ``4Gi``, ``2048`` -> ``2048Mi``."""
     number = limit.strip()
-    return f"{number}Gi" if number.isdigit() else "a quantity with a unit, such as 4Gi"
+    if not number.isdigit():
+        return "a quantity with a unit, such as 4Gi"
+    return f"{number}Gi" if int(number) <= 1024 else f"{number}Mi"
 
 
 def _memory_unusable(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
