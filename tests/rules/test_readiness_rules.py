@@ -57,6 +57,31 @@ def test_a_digest_or_a_tag_without_version_hides_the_ray_release(image: str) -> 
     assert "does not show its Ray version" in found[0].message and "tag the image" in (found[0].fix or "")
 
 
+#: codeflare-sdk's default images, pinned by digest (constants.py of 0.30 to 0.40 names the Ray release of each)
+_CODEFLARE_PY311_2_52_1 = "quay.io/modh/ray@sha256:595b3acd10244e33fca1ed5469dccb08df66f470df55ae196f80e56edf35ad5a"
+_CODEFLARE_PY312_2_58_0 = "quay.io/modh/ray@sha256:8183007c9b46b359bdc75ea74346f10d642e585bb4f22fa3aa02524b3c966fa0"
+_CODEFLARE_PY311_2_47_1 = "quay.io/modh/ray@sha256:6d076aeb38ab3c34a6a2ef0f58dc667089aa15826fa08a73273c629333e12f1e"
+
+
+@pytest.mark.parametrize("image", [_CODEFLARE_PY311_2_52_1, _CODEFLARE_PY311_2_47_1, "docker.io/" + _CODEFLARE_PY311_2_52_1])
+def test_a_known_client_digest_shows_its_ray_release(image: str) -> None:
+    # codeflare-sdk 0.40.1 on Python 3.11 writes rayVersion 2.58.0 with its Ray 2.52.1 image pinned by digest:
+    # KubeRay builds /api/healthz probes, Ray 2.52 answers 404, the Pods never turn Ready.
+    found = [f for f in rules.check(_cluster("2.58.0", image)) if f.rule_id == "probes-need-ray-2-53"]
+    assert [(f.severity, f.path) for f in found] == [("critical", _HEAD), ("critical", _WORKER)]
+    assert "carries Ray 2." in found[0].message and "never turns Ready" in found[0].message
+    assert "(a digest codeflare-sdk pins as its default image, naming its Ray release beside it)" in found[0].message
+
+
+def test_a_known_client_digest_of_a_new_ray_runs() -> None:
+    assert _found(_cluster("2.58.0", _CODEFLARE_PY312_2_58_0)) == []
+    # the same digest under an older rayVersion: exec probes, only the mismatch of releases
+    assert _found(_cluster("2.52.1", _CODEFLARE_PY312_2_58_0)) == [
+        ("image-ray-version-mismatch", "high", _HEAD),
+        ("image-ray-version-mismatch", "high", _WORKER),
+    ]
+
+
 @pytest.mark.parametrize(
     "image", ["rayproject/ray:nightly", "rayproject/ray:latest", "mycorp/trainer:1.0", "$RAY_IMAGE",
               "rayproject/ray:2.58.0@sha256:" + "a" * 64]
@@ -86,3 +111,38 @@ def test_embedded_cluster_of_a_rayservice() -> None:
     spec["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = "rayproject/ray:2.52.1"
     found = [f for f in _found(doc) if f[0] == "probes-need-ray-2-53"]
     assert ("probes-need-ray-2-53", "critical", "spec.rayClusterConfig." + _HEAD.removeprefix("spec.")) in found
+
+
+def _two_releases(head: str, worker: str, ray_version: str = "2.52.0") -> dict[str, Any]:
+    doc = _cluster(ray_version, head)
+    doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"] = worker
+    return doc
+
+
+def test_groups_of_different_ray_releases_are_critical() -> None:
+    # kubectl ray create workergroup --image rayproject/ray:2.52.1 on its default cluster (Ray 2.52.0): the worker's
+    # `ray start` raises "Version mismatch" (check_version_info) and its container is restarted forever
+    found = [f for f in rules.check(_two_releases("rayproject/ray:2.52.0", "rayproject/ray:2.52.1"))
+             if f.rule_id == "image-ray-version-mismatch"]  # fmt: skip
+    assert sorted((f.severity, f.path) for f in found) == [("critical", _WORKER), ("high", _WORKER)]
+    critical = next(f for f in found if f.severity == "critical")
+    assert "different Ray versions (2.52.0 at" in critical.message and "Version mismatch" in critical.message
+    assert critical.fix == "use one Ray image (one Ray release, one Python) for the head and every worker group"
+
+
+@pytest.mark.parametrize(
+    ("head", "worker"),
+    [("rayproject/ray:2.52.0-py311", "rayproject/ray:2.52.0-py312-gpu"), (_CODEFLARE_PY312_2_58_0, "quay.io/modh/ray:2.58.0-py311-cu121")],
+)
+def test_groups_of_different_pythons_are_critical(head: str, worker: str) -> None:
+    version = "2.58.0" if "2.58" in worker else "2.52.0"
+    found = _found(_two_releases(head, worker, version))
+    assert found == [("image-ray-version-mismatch", "critical", _WORKER)]
+    message = next(f.message for f in rules.check(_two_releases(head, worker, version)) if f.rule_id == "image-ray-version-mismatch")
+    assert "different Python versions (3.1" in message
+
+
+@pytest.mark.parametrize(("head", "worker"), [("rayproject/ray:2.52.0-py311", "rayproject/ray:2.52.0"),
+                                              ("rayproject/ray:2.52.0-py311", "mycorp/ray-worker:1.0-py312")])  # fmt: skip
+def test_a_python_the_tag_does_not_show_is_not_judged(head: str, worker: str) -> None:
+    assert _found(_two_releases(head, worker)) == []

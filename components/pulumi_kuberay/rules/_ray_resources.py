@@ -61,6 +61,10 @@ def is_gpu_resource_key(key: str) -> bool:
 #: The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one.
 quantity = quantity_amount
 
+#: The least memory a Ray container can start in: 64Mi, far below what the Python interpreter with Ray imported takes
+#: (``ray start`` is OOM-killed under it), and far above the runtimes' own floors. A memory limit below it never runs.
+RAY_MIN_MEMORY = 64 * 2**20
+
 
 def go_value(amount: Fraction) -> int:
     """``Quantity.Value()``: rounded up, away from zero."""

@@ -36,6 +36,7 @@ from ._cel import Cel, generic_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
+from ._ray_resources import RAY_MIN_MEMORY
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
@@ -63,9 +64,50 @@ def memory_bytes(value: Any) -> float | None:
     return None if scale is None else amount * scale
 
 
+#: Ray images that clients pin by digest as their default, with the Ray release each holds, as the client names it
+#: beside the digest (codeflare-sdk's common/utils/constants.py: CUDA_RUNTIME_IMAGE, CUDA_PY311_RUNTIME_IMAGE and
+#: CUDA_PY312_RUNTIME_IMAGE of releases 0.30 to 0.40). A digest names its content for good, so the release is as
+#: visible in the manifest as a tag would make it.
+_KNOWN_RAY_DIGESTS: dict[str, tuple[str, str]] = {
+    "quay.io/modh/ray@sha256:6d076aeb38ab3c34a6a2ef0f58dc667089aa15826fa08a73273c629333e12f1e": ("2.47.1", "3.11"),
+    "quay.io/modh/ray@sha256:fb6f207de63e442c67bb48955cf0584f3704281faf17b90419cfa274fdec63c5": ("2.47.1", "3.12"),
+    "quay.io/modh/ray@sha256:595b3acd10244e33fca1ed5469dccb08df66f470df55ae196f80e56edf35ad5a": ("2.52.1", "3.11"),
+    "quay.io/modh/ray@sha256:6b135421b6e756593a58b4df6664f82fc4b55237ca81475f2867518f15fe6d84": ("2.52.1", "3.12"),
+    "quay.io/modh/ray@sha256:42fbc5d898cb9c7d202ee89308ef328838d42985ec384f2476d8f3356acd01cb": ("2.54.1", "3.12"),
+    "quay.io/modh/ray@sha256:8183007c9b46b359bdc75ea74346f10d642e585bb4f22fa3aa02524b3c966fa0": ("2.58.0", "3.12"),
+}
+#: The Python of a Ray image whose tag shows it: rayproject/ray:2.58.0-py312-gpu, quay.io/modh/ray:2.52.1-py311-cu121.
+_PYTHON_IN_TAG = re.compile(r"^\d+\.\d+\.\d+.*?-py(\d)(\d+)(?:-|$)")
+
+
+def _known_digest(image: str) -> tuple[str, str] | None:
+    """The Ray release and Python of a digest-pinned image that a client ships as its default."""
+    if "@" not in image or image_tag(image) is not None:
+        return None
+    name, digest = image.split("@", 1)
+    return _KNOWN_RAY_DIGESTS.get(f"{name.removeprefix('docker.io/')}@{digest}")
+
+
+def _digest_note(image: str) -> str:
+    """How a digest shows its Ray release: the client that pins it names the release beside it."""
+    return " (a digest codeflare-sdk pins as its default image, naming its Ray release beside it)" if _known_digest(image) else ""
+
+
+def _python_of_image(image: str) -> str | None:
+    """The Python (``3.11``) a Ray image's tag or known digest shows, None when it shows none."""
+    known = _known_digest(image)
+    if known is not None:
+        return known[1]
+    tag = image_tag(image)
+    match = _PYTHON_IN_TAG.match(tag) if tag and _ray_version_of_image(image) else None
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
 def _ray_version_of_image(image: str) -> str | None:
     # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu
-    # says nothing about the Ray inside it.
+    # says nothing about the Ray inside it. A known digest (_KNOWN_RAY_DIGESTS) names its release as well as a tag.
+    if (known := _known_digest(image)) is not None:
+        return known[0]
     repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
     if "ray" not in repository.lower():
         return None
@@ -134,7 +176,7 @@ def _readiness(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             version = _ray_version_of_image(image)
             if version is not None and _probe_failure(ref, ctx, container, version):
                 yield Violation(
-                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}: for rayVersion >= 2.53.0 KubeRay builds the liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent, which Ray before 2.53 answers with 404, so the Pod never turns Ready and is restarted forever",
+                    f"image {image!r} carries Ray {version}{_digest_note(image)} but {ref.path('rayVersion')} is {ray_version!r}: for rayVersion >= 2.53.0 KubeRay builds the liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent, which Ray before 2.53 answers with 404, so the Pod never turns Ready and is restarted forever",
                     join(path, "image"),
                     fix=f"use an image of Ray >= 2.53 (tagged {ray_version}), or set rayVersion to {version!r}",
                 )
@@ -151,6 +193,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
     for ref in cluster_specs(manifest):
         ray_version = as_str(ref.spec.get("rayVersion"))
         seen: dict[str, str] = {}
+        pythons: dict[str, str] = {}
         for group in groups(ref):
             found = ray_container(group_template(group))
             image = as_str(found[1].get("image")) if found is not None else None
@@ -160,6 +203,8 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
             version = _ray_version_of_image(image)
             if version is None:
                 continue
+            if (python := _python_of_image(image)) is not None:
+                pythons.setdefault(python, path)
             if _probe_failure(ref, ctx, found[1], version):
                 seen.setdefault(version, path)
                 continue  # probes-need-ray-2-53 reports it, critical
@@ -170,12 +215,20 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                     fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
                 )
             seen.setdefault(version, path)
+        yield from _versions_across_groups(seen, pythons)
+
+
+def _versions_across_groups(releases: dict[str, str], pythons: dict[str, str]) -> Iterator[Violation]:
+    """Ray's `ray start` on a worker calls check_version_info, which raises "Version mismatch" when the node's Ray
+    release or Python differs from the head's: the worker container exits and is restarted forever."""
+    for what, seen in (("Ray versions", releases), ("Python versions", pythons)):
         if len(seen) > 1:
             shown = ", ".join(f"{v} at {p}" for v, p in seen.items())
-            last_path = list(seen.values())[-1]
             yield Violation(
-                f"Ray containers of one cluster run different Ray versions ({shown}); Ray requires one version (and one Python version) across head and workers",
-                last_path,
+                f"Ray containers of one cluster run different {what} ({shown}): a worker's `ray start` refuses to join a head of another Ray release or Python (check_version_info: Version mismatch), so its container exits and is restarted forever",
+                list(seen.values())[-1],
+                fix="use one Ray image (one Ray release, one Python) for the head and every worker group",
+                severity="critical",
             )
 
 
@@ -220,8 +273,8 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         path, container = found
         limit = get(container, "resources", "limits", "memory")
         size = memory_bytes(limit)
-        if size is None:
-            continue
+        if size is None or 0 < size < RAY_MIN_MEMORY:
+            continue  # below RAY_MIN_MEMORY ray-container-memory-unusable reports it, critical
         # Ray's own guidance (its KubeRay config docs and the ray-cluster chart): "never allocate less than 2G
         # memory for the Ray head", and no less than 8G for a Ray pod in production. 2G is decimal: Ray's docs and
         # samples use exactly `2G`, which must pass.
@@ -375,7 +428,7 @@ declare(
     severity="high",
     category="correctness",
     kinds=KINDS,
-    rationale="KubeRay enables features by rayVersion while the image decides what actually runs; Ray refuses to connect nodes of different Ray or Python versions.",
+    rationale="KubeRay enables features by rayVersion while the image decides what actually runs (high when only rayVersion differs from the images' Ray); Ray refuses to connect nodes of different Ray or Python versions: critical when the Ray containers' images show different Ray releases or Pythons across groups (a worker's `ray start` raises Version mismatch in check_version_info and its container is restarted forever).",
     fix="Use one Ray image version for head and workers and set rayVersion to it.",
     check=_image_version,
     compliant=_CLUSTER,
@@ -397,7 +450,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     since="1.6",  # supportsUnifiedHealthCheck came with KubeRay v1.6.0
-    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53; medium when a Ray image is pinned by digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
+    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53, or the image is a digest that a client pins as its default and names the release of (codeflare-sdk's quay.io/modh/ray images); medium when a Ray image is pinned by another digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
     fix="Use a Ray >= 2.53 image for rayVersion >= 2.53 (or set rayVersion to the image's Ray); tag a digest-pinned image with its Ray version.",
     check=_readiness,
     compliant=_CLUSTER,
