@@ -79,7 +79,8 @@ def _effective(containers: Sequence[ContainerShape], which: str, overhead: Amoun
         values: Amounts = getattr(container, which)
         target = init if container.init else total
         for key, amount in values.items():
-            target[key] = max(target.get(key, Fraction(0)), amount) if container.init else target.get(key, Fraction(0)) + amount
+            have = target.get(key, Fraction(0))
+            target[key] = max(have, amount) if container.init else have + amount
     for key, amount in init.items():
         total[key] = max(total.get(key, Fraction(0)), amount)
     for key, amount in overhead.items():

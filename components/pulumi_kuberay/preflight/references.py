@@ -78,14 +78,16 @@ def _volume_refs(pod_spec: Mapping[str, Any], path: str) -> Iterator[Reference]:
         where = paths.join(path, "volumes", i)
         secret = paths.as_dict(volume.get("secret"))
         if paths.as_str(secret.get("secretName")):
-            keys: list[str | None] = [paths.as_str(paths.as_dict(i).get("key")) for i in paths.as_list(secret.get("items"))]
-            for key in [k for k in keys if k] or [None]:
+            keys = [paths.as_str(paths.as_dict(i).get("key")) for i in paths.as_list(secret.get("items"))]
+            named: list[str | None] = [k for k in keys if k]
+            for key in named or [None]:
                 yield Reference("Secret", str(secret["secretName"]), paths.join(where, "secret"), key,
                                 secret.get("optional") is True)
         config_map = paths.as_dict(volume.get("configMap"))
         if paths.as_str(config_map.get("name")):
             keys = [paths.as_str(paths.as_dict(i).get("key")) for i in paths.as_list(config_map.get("items"))]
-            for key in [k for k in keys if k] or [None]:
+            named = [k for k in keys if k]
+            for key in named or [None]:
                 yield Reference("ConfigMap", str(config_map["name"]), paths.join(where, "configMap"), key,
                                 config_map.get("optional") is True)
         claim = paths.as_dict(volume.get("persistentVolumeClaim"))

@@ -128,7 +128,6 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=ALL_KINDS,
-    enforced_by=("run-time",),
     rationale="The operator creates the Pods and the scheduler leaves them Pending for good when no node has the allocatable for their requests (the autoscaler sidecar included), the labels of their nodeSelector or required node affinity, or tolerations for its taints (GPU nodes are usually tainted); nothing says so until someone reads the FailedScheduling events. Where a node source could add a fitting node the finding is medium and names it.",
     fix="Make the group fit a node that exists (smaller requests, a nodeSelector and tolerations matching a node pool's labels and taints), or add a node pool, a Karpenter NodePool or a cluster-autoscaler node group that can provide such a node.",
     check=_check_never_placed,
@@ -171,7 +170,10 @@ def _resource(key: str) -> str:
     return key.split(".", 1)[1] if key.startswith(("requests.", "limits.")) else key
 
 
-_QUOTA = {"metadata": {"name": "team", "namespace": "default"}, "spec": {"hard": {"requests.cpu": "4", "requests.memory": "16Gi", "pods": "10"}}}
+_QUOTA = {
+    "metadata": {"name": "team", "namespace": "default"},
+    "spec": {"hard": {"requests.cpu": "4", "requests.memory": "16Gi", "pods": "10"}},
+}
 
 declare(
     id="preflight-over-quota",
@@ -180,12 +182,14 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=ALL_KINDS,
-    enforced_by=("api-server",),
     rationale="The ResourceQuota admission plugin charges each Pod at creation: when the head and the workers at their starting replicas (minReplicas, replicas) ask more than the quota has left, or a container leaves a tracked resource unsaid, the operator's Pod creations are refused and it retries forever; the cluster never becomes ready.",
     fix="Lower the requests or the starting replicas, give every container the requests (and limits) the quota tracks, or raise the quota.",
     check=_check_quota,
     compliant=(example(), _snapshot(*_CPU_NODES, resourcequotas=[_QUOTA])),
-    violating=(example(lambda d: worker_of(d).update(replicas=4, minReplicas=4)), _snapshot(*_CPU_NODES, resourcequotas=[_QUOTA])),
+    violating=(
+        example(lambda d: worker_of(d).update(replicas=4, minReplicas=4)),
+        _snapshot(*_CPU_NODES, resourcequotas=[_QUOTA]),
+    ),
     violating_path="spec",
 )
 
@@ -217,7 +221,27 @@ def _queued_gpu(doc: dict[str, Any]) -> None:
 
 _QUEUES = {
     "localqueues": [{"metadata": {"name": "team", "namespace": "default"}, "spec": {"clusterQueue": "cq"}}],
-    "clusterqueues": [{"metadata": {"name": "cq"}, "spec": {"resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "32"}, {"name": "memory", "nominalQuota": "128Gi"}]}]}]}}],
+    "clusterqueues": [
+        {
+            "metadata": {"name": "cq"},
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu", "memory"],
+                        "flavors": [
+                            {
+                                "name": "default",
+                                "resources": [
+                                    {"name": "cpu", "nominalQuota": "32"},
+                                    {"name": "memory", "nominalQuota": "128Gi"},
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            },
+        }
+    ],
     "resourceflavors": [{"metadata": {"name": "default"}}],
 }
 
@@ -228,7 +252,6 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=ALL_KINDS,
-    enforced_by=("run-time",),
     rationale="An object labelled kueue.x-k8s.io/queue-name is created suspended and waits for Kueue's admission: when the LocalQueue does not exist, its ClusterQueue does not, the ClusterQueue covers none of a resource the Pods request (nvidia.com/gpu) or no flavor's quota holds their sum, it waits for good.",
     fix="Name a LocalQueue of the object's namespace whose ClusterQueue covers every resource the Pods request, with a flavor whose quota (nominal plus borrowing limit) holds them.",
     check=_check_kueue,
@@ -281,7 +304,9 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
 
 def _bigger_service(doc: dict[str, Any]) -> dict[str, Any]:
     spec = doc["spec"]["rayClusterConfig"]
-    spec["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "12", "memory": "8Gi"}, "limits": {"cpu": "12", "memory": "8Gi"}}
+    resources = {"cpu": "12", "memory": "8Gi"}
+    container = spec["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    container["resources"] = {"requests": dict(resources), "limits": dict(resources)}
     return doc
 
 
@@ -348,7 +373,6 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=ALL_KINDS,
-    enforced_by=("run-time",),
     rationale="The Pods name objects of the cluster: a missing ServiceAccount, PriorityClass or RuntimeClass gets them refused at creation, a missing PersistentVolumeClaim keeps them Pending, a missing Secret or ConfigMap (or a key not in it) stops the container (CreateContainerConfigError); the operator's events are the only trace. Where the objects created with this one are not known (the components: the stack may create it), a missing one is high.",
     fix="Create the object (and the key) in the object's namespace before the Ray object, fix the name, or mark an env or volume reference optional where the workload can run without it.",
     check=_check_references,
@@ -384,8 +408,6 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=ALL_KINDS,
-    rows=("OP-03",),
-    enforced_by=("operator",),
     gate="RayClusterMTLS",
     rationale="With tlsOptions.enabled the operator asks cert-manager for the Ray nodes' certificates; without cert-manager it records a Warning event and stops reconciling the cluster.",
     fix="Install cert-manager in the cluster, or turn tlsOptions off.",
@@ -424,11 +446,13 @@ declare(
     category="correctness",
     scope="preflight",
     kinds=("RayService",),
-    enforced_by=("run-time",),
     rationale="NewClusterWithIncrementalUpgrade routes traffic through a Gateway of clusterUpgradeOptions.gatewayClassName; without that GatewayClass (or without the Gateway API) nothing programs the Gateway and the upgrade never moves traffic.",
     fix="Install a Gateway API implementation and name its GatewayClass, or use the NewCluster upgrade strategy.",
     check=_check_gateway_class,
-    compliant=(_incremental(example_service()), ClusterSnapshot.from_lists({"gatewayclasses": {"items": [{"metadata": {"name": "istio"}}]}}, source="the example cluster")),
+    compliant=(
+        _incremental(example_service()),
+        ClusterSnapshot.from_lists({"gatewayclasses": {"items": [{"metadata": {"name": "istio"}}]}}, source="the example cluster"),
+    ),
     violating=(_incremental(example_service()), ClusterSnapshot.from_lists({"gatewayclasses": {"items": []}}, source="the example cluster")),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
 )
