@@ -190,8 +190,9 @@ class Placement:
 
 
 def placement(pod: PodShape, snapshot: ClusterSnapshot) -> Placement | None:
-    """Where ``pod`` could go (None: the nodes were not read, or the group creates no Pod)."""
-    if snapshot.nodes is None or pod.most == 0:
+    """Where ``pod`` could go (None: the nodes were not read, the group creates no Pod, or where it may go is not
+    known yet)."""
+    if snapshot.nodes is None or pod.most == 0 or pod.unknown:
         return None
     fitting: list[str] = []
     rejected: dict[str, str] = {}

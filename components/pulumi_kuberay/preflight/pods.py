@@ -58,6 +58,8 @@ class PodShape:
     #: Pods of this group at most (maxReplicas times numOfHosts with autoscaling, else ``count``)
     most: int
     overhead: Amounts = field(default_factory=lambda: MappingProxyType({}))
+    #: where it may go is not known yet (a nodeSelector, affinity or toleration value known only after preview)
+    unknown: bool = False
 
     @property
     def requests(self) -> Amounts:
@@ -164,6 +166,10 @@ def pod_shapes(manifest: Mapping[str, Any], limit_ranges: Sequence[LimitRange] =
                     count=count,
                     most=most,
                     overhead=amounts(pod_spec.get("overhead")),
+                    unknown=any(
+                        paths.contains_unknown(pod_spec.get(key))
+                        for key in ("nodeSelector", "affinity", "tolerations", "containers", "initContainers")
+                    ),
                 )
             )
     return tuple(out)
