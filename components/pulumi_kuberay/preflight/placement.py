@@ -10,7 +10,7 @@ limits hold it; a source whose node shape is unknown is taken to be able to (nev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,6 +23,7 @@ __all__ = [
     "affinity_matches",
     "describe_amounts",
     "free_capacity",
+    "jointly_short",
     "node_rejects",
     "placement",
     "show",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 _GIB = 1 << 30
+#: The taint ``NodeUnschedulable`` reads a cordoned node as: a Pod tolerating it may still go there.
+_UNSCHEDULABLE = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
 def show(resource: str, amount: Fraction) -> str:
@@ -115,7 +118,7 @@ def _short(requests: Amounts, capacity: Amounts) -> list[str]:
 
 def node_rejects(pod: PodShape, node: Node) -> str | None:
     """Why ``node`` can never take the Pod (None: it can, once it has room)."""
-    if node.unschedulable:
+    if node.unschedulable and not tolerates(pod.tolerations, _UNSCHEDULABLE):
         return "unschedulable (cordoned)"
     wrong = [f"{k}={v}" for k, v in sorted(pod.node_selector.items()) if node.labels.get(k) != v]
     if wrong:
@@ -217,3 +220,31 @@ def free_capacity(snapshot: ClusterSnapshot) -> dict[str, Fraction]:
         for key, amount in node.allocatable.items():
             free[key] = free.get(key, Fraction(0)) + max(amount - node.used.get(key, Fraction(0)), Fraction(0))
     return free
+
+
+def jointly_short(placements: Sequence[Placement], snapshot: ClusterSnapshot) -> list[tuple[Placement, dict[str, tuple[Fraction, Fraction]], tuple[str, ...]]]:
+    """Groups whose Pods at start can each go somewhere but not all together, even on empty nodes: for a group's
+    fitting nodes S, the Pods of every group that can only go within S ask more than S's allocatable in all (a
+    necessary condition of any placement, so never a false alarm). (placement, resource -> (asked, allocatable), the
+    groups counted)."""
+    nodes = {node.name: node for node in snapshot.nodes or ()}
+    out = []
+    judged: set[frozenset[str]] = set()
+    for mine in placements:
+        if not mine.fitting or mine.pod.count == 0 or frozenset(mine.fitting) in judged:
+            continue
+        judged.add(frozenset(mine.fitting))
+        within = set(mine.fitting)
+        members = [p for p in placements if p.fitting and p.pod.count and set(p.fitting) <= within]
+        asked: dict[str, Fraction] = {}
+        for member in members:
+            for key, amount in {**member.pod.requests, "pods": Fraction(1)}.items():
+                asked[key] = asked.get(key, Fraction(0)) + amount * member.pod.count
+        room: dict[str, Fraction] = {}
+        for name in within:
+            for key, amount in nodes[name].allocatable.items():
+                room[key] = room.get(key, Fraction(0)) + amount
+        short = {k: (v, room.get(k, Fraction(0))) for k, v in sorted(asked.items()) if v > room.get(k, Fraction(0))}
+        if short:
+            out.append((mine, short, tuple(m.pod.label() for m in members)))
+    return out

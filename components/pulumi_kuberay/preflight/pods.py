@@ -3,7 +3,8 @@
 Pure: from a manifest dict (a RayCluster, or the cluster a RayJob, RayService or RayCronJob embeds) to one
 :class:`PodShape` per group: the effective request of one Pod (the containers' requests, a limit alone requesting
 the limit, the largest init container, the autoscaler sidecar KubeRay adds to the head with in-tree autoscaling:
-500m / 512Mi unless ``autoscalerOptions.resources`` says otherwise, ``BuildAutoscalerContainer``), the LimitRange
+500m / 512Mi unless ``autoscalerOptions.resources`` says otherwise, ``BuildAutoscalerContainer``, and the
+``wait-gcs-ready`` init container it adds to each worker, 200m / 256Mi, ``DefaultWorkerPodTemplate``), the LimitRange
 defaults of the namespace filled in where a container says nothing, its nodeSelector, required node affinity and
 tolerations, and how many such Pods the operator keeps at start (``GetWorkerGroupDesiredReplicas``).
 """
@@ -20,8 +21,13 @@ from pulumi_kuberay.kuberay import paths
 
 from .snapshot import Amounts, LimitRange, amounts
 
-__all__ = ["AUTOSCALER_DEFAULT", "ContainerShape", "PodShape", "desired_pods", "pod_shapes"]
+__all__ = ["AUTOSCALER_DEFAULT", "WAIT_GCS_READY", "ContainerShape", "PodShape", "desired_pods", "pod_shapes"]
 
+#: The ``wait-gcs-ready`` init container ``DefaultWorkerPodTemplate`` adds to every worker Pod (unless the operator
+#: runs with ``ENABLE_INIT_CONTAINER_INJECTION=false``): its resources count in the Pod's effective request and quota.
+WAIT_GCS_READY: Mapping[str, Any] = MappingProxyType(
+    {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "200m", "memory": "256Mi"}}
+)
 #: ``BuildAutoscalerContainer``'s resources when ``autoscalerOptions.resources`` is not given.
 AUTOSCALER_DEFAULT: Mapping[str, Any] = MappingProxyType(
     {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
@@ -141,9 +147,11 @@ def pod_shapes(manifest: Mapping[str, Any], limit_ranges: Sequence[LimitRange] =
             pod_spec = template.pod_spec if template is not None else {}
             containers = [_container(c, limit_ranges) for c in paths.as_list(pod_spec.get("containers"))]
             containers += [_container(c, limit_ranges, init=True) for c in paths.as_list(pod_spec.get("initContainers"))]
+            if group.role == "worker":
+                containers.append(_container({"name": "wait-gcs-ready", "resources": dict(WAIT_GCS_READY)}, (), init=True))
             if group.role == "head" and autoscaled:
                 options = paths.as_dict(ref.spec.get("autoscalerOptions"))
-                sidecar = options.get("resources") if isinstance(options.get("resources"), dict) else AUTOSCALER_DEFAULT
+                sidecar = options.get("resources") if isinstance(options.get("resources"), dict) else dict(AUTOSCALER_DEFAULT)
                 containers.append(_container({"name": "autoscaler", "resources": sidecar}, limit_ranges))
             if group.role == "head":
                 count = most = 1

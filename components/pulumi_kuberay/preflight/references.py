@@ -156,7 +156,7 @@ def missing_references(manifest: Mapping[str, Any], namespace: str, snapshot: Cl
     """The references the snapshot shows unsatisfied (an optional Secret or ConfigMap is never missing)."""
     out: list[Missing] = []
     for reference in references(manifest):
-        if reference.optional or paths.is_unknown(reference.name) or paths.is_unknown(reference.key):
+        if reference.optional or paths.contains_unknown(reference.name) or paths.contains_unknown(reference.key):
             continue
         why = _lookup(reference, namespace, snapshot)
         if why is not None:

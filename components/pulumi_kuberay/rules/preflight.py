@@ -20,6 +20,7 @@ from pulumi_kuberay.preflight import (
     PodShape,
     describe_amounts,
     free_capacity,
+    jointly_short,
     kueue_problem,
     missing_references,
     placement,
@@ -58,9 +59,12 @@ def _check_never_placed(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
     cluster = subject.cluster
     if subject.manifest.get("kind") == "RayCronJob" and paths.get(subject.manifest, "spec", "suspend") is True:
         return
+    placements = []
     for pod in _shapes(subject):
         verdict = placement(pod, cluster)
         if verdict is None or verdict.fitting:
+            if verdict is not None:
+                placements.append(verdict)
             continue
         requests = describe_amounts({**pod.requests})
         compared = verdict.nodes_compared()
@@ -85,6 +89,20 @@ def _check_never_placed(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
             f"{pod.label()}: its Pods can never be placed: requests {requests}; compared with the {where}: {compared}; no node source (Karpenter NodePool, cluster-autoscaler node group) could add one",
             pod.path,
         )
+    yield from _jointly(placements, cluster)
+
+
+def _jointly(placements: list[Any], cluster: ClusterSnapshot) -> Iterator[Violation]:
+    """Pods that each fit a node but not all together (the nodes that take them are too few, even empty)."""
+    for verdict, short, members in jointly_short(placements, cluster):
+        numbers = "; ".join(f"{key} {show(key, asked)} asked, {show(key, room)} allocatable" for key, (asked, room) in short.items())
+        nodes = ", ".join(sorted(verdict.fitting)[:6])
+        text = f"{verdict.pod.label()}: its Pods at start can each go to a node but not all together: with {', '.join(members)} they need more than the nodes that take them ({nodes}) have in all, even empty ({numbers}): some stay Pending"
+        sources = cluster.node_sources or cluster.cloud_pools()
+        if sources:
+            yield Violation(f"{text}; {_sources_text(sources)} could add nodes: not critical", verdict.pod.path, severity="medium")
+        else:
+            yield Violation(text, verdict.pod.path)
 
 
 def _node_json(name: str, cpu: str, memory: str, *, gpu: int = 0, labels: Mapping[str, str] | None = None,
