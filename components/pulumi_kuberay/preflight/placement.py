@@ -129,7 +129,7 @@ def node_rejects(pod: PodShape, node: Node) -> str | None:
     if untolerated:
         taint = untolerated[0]
         return f"taint {taint.key}{'=' + taint.value if taint.value else ''}:{taint.effect} not tolerated"
-    requests = {**pod.requests, "pods": Fraction(1)}
+    requests = pod.requests_with_slot
     short = _short(requests, node.allocatable)
     if short:
         return f"allocatable {describe_amounts(node.allocatable, short)} < requested {describe_amounts(requests, short)}"
@@ -197,6 +197,11 @@ def placement(pod: PodShape, snapshot: ClusterSnapshot) -> Placement | None:
     known yet)."""
     if snapshot.nodes is None or pod.most == 0 or pod.unknown:
         return None
+    key = ("placement", tuple(sorted(pod.requests.items())), tuple(sorted(pod.node_selector.items())),
+           repr(pod.affinity_terms), repr(pod.tolerations))
+    kept = snapshot.memo.get(key)
+    if kept is not None:
+        return Placement(pod, *kept)
     fitting: list[str] = []
     rejected: dict[str, str] = {}
     for node in snapshot.nodes:
@@ -208,6 +213,7 @@ def placement(pod: PodShape, snapshot: ClusterSnapshot) -> Placement | None:
     sources: tuple[NodeSource, ...] = ()
     if not fitting:
         sources = tuple(s for s in snapshot.node_sources if source_could_add(pod, s))
+    snapshot.memo[key] = (tuple(fitting), rejected, sources)
     return Placement(pod, tuple(fitting), rejected, sources)
 
 
@@ -240,10 +246,12 @@ def jointly_short(placements: Sequence[Placement], snapshot: ClusterSnapshot) ->
         for member in members:
             for key, amount in {**member.pod.requests, "pods": Fraction(1)}.items():
                 asked[key] = asked.get(key, Fraction(0)) + amount * member.pod.count
-        room: dict[str, Fraction] = {}
-        for name in within:
-            for key, amount in nodes[name].allocatable.items():
-                room[key] = room.get(key, Fraction(0)) + amount
+        room: dict[str, Fraction] = snapshot.memo.get(("room", frozenset(within))) or {}
+        if not room:
+            for name in within:
+                for key, amount in nodes[name].allocatable.items():
+                    room[key] = room.get(key, Fraction(0)) + amount
+            snapshot.memo["room", frozenset(within)] = room
         short = {k: (v, room.get(k, Fraction(0))) for k, v in sorted(asked.items()) if v > room.get(k, Fraction(0))}
         if short:
             out.append((mine, short, tuple(m.pod.label() for m in members)))

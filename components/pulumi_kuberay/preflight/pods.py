@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -67,12 +68,17 @@ class PodShape:
     #: where it may go is not known yet (a nodeSelector, affinity or toleration value known only after preview)
     unknown: bool = False
 
-    @property
+    @cached_property
     def requests(self) -> Amounts:
         """The scheduler's effective request of one Pod (containers summed, or the largest init container)."""
         return _effective(self.containers, "requests", self.overhead)
 
-    @property
+    @cached_property
+    def requests_with_slot(self) -> Amounts:
+        """:attr:`requests` plus the one ``pods`` slot a Pod takes on its node."""
+        return MappingProxyType({**self.requests, "pods": Fraction(1)})
+
+    @cached_property
     def limits(self) -> Amounts:
         return _effective(self.containers, "limits", MappingProxyType({}))
 

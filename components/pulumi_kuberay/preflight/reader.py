@@ -99,6 +99,7 @@ class SnapshotReader:
     _unread: dict[str, str] = field(default_factory=dict)
     _skipped: Skipped | None = None
     _started: float | None = None
+    _made: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], ClusterSnapshot] = field(default_factory=dict)
 
     def _get(self, key: str, path: str) -> Any:
         """The list at ``path`` (None: not readable, noted in ``unread``); raises _Unreachable."""
@@ -126,6 +127,15 @@ class SnapshotReader:
         if self._skipped is not None:
             return self._skipped
         wanted = None if namespaces is None else tuple(sorted(set(namespaces)))
+        made = self._made.get((wanted, tuple(sorted(needs))))
+        if made is not None:
+            return made  # nothing new to read: the same snapshot (every component of a namespace shares it)
+        snapshot = self._read(wanted, needs)
+        if isinstance(snapshot, ClusterSnapshot):
+            self._made[wanted, tuple(sorted(needs))] = snapshot
+        return snapshot
+
+    def _read(self, wanted: tuple[str, ...] | None, needs: Iterable[str]) -> ClusterSnapshot | Skipped:
         try:
             for key, path in CLUSTER_KINDS.items():
                 if key not in self._lists:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -35,13 +36,18 @@ Amounts = Mapping[str, Fraction]
 _EMPTY: Amounts = MappingProxyType({})
 
 
+@lru_cache(maxsize=4096)
+def _amount(value: str | int) -> Fraction | None:
+    return quantity_amount(value)
+
+
 def amounts(raw: Any) -> Amounts:
     """``{"cpu": "500m", "memory": "1Gi"}`` as exact amounts; entries that are not quantities are left out."""
     if not isinstance(raw, Mapping):
         return _EMPTY
     out: dict[str, Fraction] = {}
     for key, value in raw.items():
-        amount = quantity_amount(value)
+        amount = _amount(value) if type(value) in (str, int) else quantity_amount(value)
         if isinstance(key, str) and amount is not None:
             out[key] = amount
     return MappingProxyType(out)
@@ -300,6 +306,8 @@ class ClusterSnapshot:
     unread: tuple[str, ...] = ()
     #: The namespaces the namespaced kinds were read in (None: every namespace).
     namespaces: tuple[str, ...] | None = field(default=None)
+    #: Verdicts already made on this snapshot, by what they depend on (a thousand objects of a few shapes).
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_lists(cls, lists: Mapping[str, Any], *, source: str = "the cluster", unread: Sequence[str] = (),

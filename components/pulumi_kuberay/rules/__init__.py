@@ -645,9 +645,13 @@ def check_preflight(
     subject = PreflightSubject(doc, cluster, where, plan, created_here)
     silenced = _suppressions(doc)
     out: list[Finding] = []
-    for rule in registered("preflight"):
-        if rule.applies(ctx) and doc.get("kind") in rule.kinds:
-            out.extend(finding for _, finding in _run_rule(rule, subject, ctx))
+    views = _paths.open_views(doc)  # the rules share the Pods the manifest makes (pod_shapes, once)
+    try:
+        for rule in registered("preflight"):
+            if rule.applies(ctx) and doc.get("kind") in rule.kinds:
+                out.extend(finding for _, finding in _run_rule(rule, subject, ctx))
+    finally:
+        _paths.close_views(views)
     kept = [f for f in out if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
     return sorted(kept, key=_sort_key)
 

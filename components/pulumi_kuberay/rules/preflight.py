@@ -39,8 +39,12 @@ _LABEL_PATH = f'metadata.labels["{KUEUE_QUEUE_LABEL}"]'
 
 
 def _shapes(subject: PreflightSubject) -> tuple[PodShape, ...]:
-    ranges = [r for r in subject.cluster.limit_ranges or () if r.namespace == subject.namespace]
-    return pod_shapes(subject.manifest, ranges)
+    def build(manifest: Any) -> tuple[PodShape, ...]:
+        ranges = [r for r in subject.cluster.limit_ranges or () if r.namespace == subject.namespace]
+        return pod_shapes(manifest, ranges)
+
+    shapes: tuple[PodShape, ...] = paths.memo(subject.manifest, f"preflight-shapes:{subject.namespace}", build)
+    return shapes
 
 
 def _reads_namespace(subject: PreflightSubject) -> bool:
