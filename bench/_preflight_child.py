@@ -4,8 +4,9 @@
 A fake Kubernetes API (plain HTTP on loopback, in this process, a thread) serves NODES nodes, the Pods of N Ray
 objects (three each, bound), ten namespaces with a ResourceQuota, ServiceAccounts and Secrets; 404 for the APIs a
 small cluster lacks (Karpenter, Kueue). ``on``: the components read it through the preflight's reader (the
-kubeconfig points at it; under mocks the component cannot know its cluster, so ``snapshot_for`` is given the
-access); ``off``: the preflight is skipped. Both sides declare the same N clusters across the ten namespaces.
+kubeconfig points at it; under mocks the component cannot know its cluster, so the reader is handed to them with
+``use_cluster_snapshot``); ``off``: the preflight is skipped. Both sides declare the same N clusters across the ten
+namespaces.
 """
 
 from __future__ import annotations
@@ -102,22 +103,22 @@ def main() -> None:
     }))
     import pulumi_kuberay as kr
     from pulumi_kuberay import preflight
-    from pulumi_kuberay.resources import _preflight
+    from pulumi_kuberay.resources import use_cluster_snapshot
 
     read_s = [0.0]
-    original = _preflight.snapshot_for
+    reader = preflight.reader_for(str(kubeconfig), deadline=30)
 
-    def on(access: Any, namespace: str, manifest: Any) -> Any:
+    def on(namespace: str, manifest: Any) -> Any:
         start = time.perf_counter()
         try:
-            return original(((kubeconfig.read_text(), None), None), namespace, manifest)
+            return reader.snapshot([namespace]) if isinstance(reader, preflight.SnapshotReader) else reader
         finally:
             read_s[0] += time.perf_counter() - start
 
-    def off(access: Any, namespace: str, manifest: Any) -> Any:
+    def off(namespace: str, manifest: Any) -> Any:
         return preflight.Skipped("off")
 
-    _preflight.snapshot_for = on if side == "on" else off  # type: ignore[assignment]
+    use_cluster_snapshot(on if side == "on" else off)
     asyncio.set_event_loop(asyncio.new_event_loop())
     pulumi.runtime.set_mocks(_Mocks(), project="bench", stack="bench", preview=True)
 

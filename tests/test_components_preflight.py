@@ -11,7 +11,7 @@ import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, after_settling, mock_env
 from pulumi_kuberay import preflight
-from pulumi_kuberay.resources import _preflight
+from pulumi_kuberay.resources import _preflight, use_cluster_snapshot
 from pulumi_kuberay.resources._shared import CriticalFindingsError
 from pulumi_kuberay.resources.cluster import RayCluster
 
@@ -47,17 +47,18 @@ def mocks() -> Iterator[MockEnv]:
 
 
 @pytest.fixture
-def cluster(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """What ``snapshot_for`` hands the components: set ``["snapshot"]`` (a snapshot or a Skipped)."""
+def cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """What the components judge against (``use_cluster_snapshot``): set ``["snapshot"]`` (a snapshot or a Skipped)."""
     state: dict[str, Any] = {"snapshot": _snapshot(), "namespaces": []}
 
-    def fake(access: Any, namespace: str, manifest: Mapping[str, Any]) -> Any:
+    def fake(namespace: str, manifest: Mapping[str, Any]) -> Any:
         state["namespaces"].append(namespace)
         return state["snapshot"]
 
-    monkeypatch.setattr(_preflight, "snapshot_for", fake)
+    use_cluster_snapshot(fake)
     monkeypatch.setattr(_preflight, "_SAID", set())
-    return state
+    yield state
+    use_cluster_snapshot(None)
 
 
 def gpu_spec() -> dict[str, Any]:

@@ -193,7 +193,8 @@ def test_references_and_keys() -> None:
     assert rules.check_preflight(manifest, wrong_key, created_here=created) == [
         f for f in rules.check_preflight(manifest, wrong_key, created_here=created) if "key 'token'" in f.message
     ]
-    severities = {f.message.split(" ")[0]: f.severity for f in rules.check_preflight(manifest, wrong_key, created_here=frozenset())}
+    found_now = rules.check_preflight(manifest, wrong_key, created_here=frozenset())
+    severities = {f.message.split(" ")[0]: f.severity for f in found_now}
     assert severities == {"ServiceAccount": "critical", "Secret": "critical"}
 
 

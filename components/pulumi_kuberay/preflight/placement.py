@@ -228,13 +228,17 @@ def free_capacity(snapshot: ClusterSnapshot) -> dict[str, Fraction]:
     return free
 
 
-def jointly_short(placements: Sequence[Placement], snapshot: ClusterSnapshot) -> list[tuple[Placement, dict[str, tuple[Fraction, Fraction]], tuple[str, ...]]]:
+#: A group short together with others: its placement, resource -> (asked, allocatable), the groups counted.
+Shortfall = tuple[Placement, dict[str, tuple[Fraction, Fraction]], tuple[str, ...]]
+
+
+def jointly_short(placements: Sequence[Placement], snapshot: ClusterSnapshot) -> list[Shortfall]:
     """Groups whose Pods at start can each go somewhere but not all together, even on empty nodes: for a group's
     fitting nodes S, the Pods of every group that can only go within S ask more than S's allocatable in all (a
     necessary condition of any placement, so never a false alarm). (placement, resource -> (asked, allocatable), the
     groups counted)."""
     nodes = {node.name: node for node in snapshot.nodes or ()}
-    out = []
+    out: list[Shortfall] = []
     judged: set[frozenset[str]] = set()
     for mine in placements:
         if not mine.fitting or mine.pod.count == 0 or frozenset(mine.fitting) in judged:

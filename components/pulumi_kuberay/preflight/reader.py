@@ -10,6 +10,7 @@ out; when the cluster cannot be reached at all, or the deadline passes, the read
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ class SnapshotReader:
     _skipped: Skipped | None = None
     _started: float | None = None
     _made: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], ClusterSnapshot] = field(default_factory=dict)
+    _base: tuple[tuple[str, ...], ClusterSnapshot] | None = None
 
     def _get(self, key: str, path: str) -> Any:
         """The list at ``path`` (None: not readable, noted in ``unread``); raises _Unreachable."""
@@ -155,21 +157,35 @@ class SnapshotReader:
         except _Unreachable as exc:
             self._skipped = Skipped(str(exc))
             return self._skipped
-        lists = dict(self._lists)
+        lists: dict[str, Any] = {}
         for kind in NAMESPACED_KINDS:
             parts = [self._namespaced.get((kind, ns)) for ns in ((None,) if wanted is None else wanted)]
             lists[kind] = None if any(p is None for p in parts) else {
                 "items": [item for part in parts for item in (part or {}).get("items") or []]
             }
         existing = None
-        if lists.get("namespaces") is not None:
-            names = {str((i.get("metadata") or {}).get("name")) for i in lists["namespaces"].get("items") or []}
+        if self._lists.get("namespaces") is not None:
+            names = {str((i.get("metadata") or {}).get("name")) for i in self._lists["namespaces"].get("items") or []}
             existing = tuple(sorted(names if wanted is None else names & set(wanted)))
-        return ClusterSnapshot.from_lists(
-            lists,
-            source=self.source,
+        namespaced = ClusterSnapshot.from_lists(lists)
+        # The cluster-wide part (nodes, their usage from every Pod, node sources...) is parsed once and shared, with
+        # the verdicts made on it; each namespace set adds its own namespaced kinds.
+        base_key = tuple(sorted(self._lists))
+        if self._base is None or self._base[0] != base_key:
+            self._base = (base_key, ClusterSnapshot.from_lists(self._lists, source=self.source))
+        base = self._base[1]
+        return dataclasses.replace(
+            base,
+            quotas=namespaced.quotas,
+            limit_ranges=namespaced.limit_ranges,
+            local_queues=namespaced.local_queues,
+            secrets=namespaced.secrets,
+            config_maps=namespaced.config_maps,
+            service_accounts=namespaced.service_accounts,
+            pvcs=namespaced.pvcs,
             unread=tuple(f"{k}: {v}" for k, v in sorted(self._unread.items())),
             namespaces=existing if existing is not None else wanted,
+            memo=base.memo,
         )
 
 

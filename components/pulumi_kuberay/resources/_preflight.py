@@ -29,9 +29,25 @@ READ_DEADLINE_SECONDS: Final = 5.0
 _SAID: set[str] = set()
 
 
+#: What :func:`use_cluster_snapshot` gave, else None (the components read their cluster).
+_SOURCE: list[Callable[[str, Mapping[str, Any]], preflight.ClusterSnapshot | preflight.Skipped] | None] = [None]
+
+
+def use_cluster_snapshot(
+    source: Callable[[str, Mapping[str, Any]], preflight.ClusterSnapshot | preflight.Skipped] | None,
+) -> None:
+    """Give the components the cluster to judge against: ``source(namespace, manifest)`` returns a
+    :class:`~pulumi_kuberay.preflight.ClusterSnapshot` (or a ``Skipped``), e.g. a snapshot saved for an offline CI
+    preview, or a ``SnapshotReader`` of a cluster the program reaches its own way; None: read the cluster the
+    components' provider talks to (the default)."""
+    _SOURCE[0] = source
+
+
 def snapshot_for(access: tuple[tuple[str, Any], str | None] | None, namespace: str,
                  manifest: Mapping[str, Any]) -> preflight.ClusterSnapshot | preflight.Skipped:
-    """The snapshot of the component's cluster for ``namespace`` (tests replace this function)."""
+    """The snapshot of the component's cluster for ``namespace``."""
+    if _SOURCE[0] is not None:
+        return _SOURCE[0](namespace, manifest)
     if access is None:
         return preflight.Skipped("the component cannot read its cluster (render mode, or an explicit provider not given to kr.watch_with)")
     (text, _base), context = access
@@ -70,7 +86,9 @@ def preflight_findings(manifest: Mapping[str, Any], target: Target, access: tupl
     )
 
 
-def check(manifest: Mapping[str, Any], target: Target, opts: pulumi.ResourceOptions | None, subject: str) -> list[Finding]:
+def check(
+    manifest: Mapping[str, Any], target: Target, opts: pulumi.ResourceOptions | None, subject: str
+) -> list[Finding]:
     """At construction: the preflight findings on the rendered manifest; a critical one raises
     :class:`CriticalFindingsError` (before the object is registered), the others are returned (warnings)."""
     findings = preflight_findings(manifest, target, cluster_access(opts))

@@ -155,6 +155,7 @@ declare(
     check=_check_never_placed,
     compliant=(example(_gpu_cluster), _snapshot(*_CPU_NODES, _GPU_NODE)),
     violating=(example(_gpu_cluster), _snapshot(*_CPU_NODES)),
+    fixed=(example(_gpu_cluster), _snapshot(*_CPU_NODES, _GPU_NODE)),
     violating_path="spec.workerGroupSpecs[0]",
 )
 
@@ -212,6 +213,7 @@ declare(
         example(lambda d: worker_of(d).update(replicas=4, minReplicas=4)),
         _snapshot(*_CPU_NODES, resourcequotas=[_QUOTA]),
     ),
+    fixed=(example(), _snapshot(*_CPU_NODES, resourcequotas=[_QUOTA])),
     violating_path="spec",
 )
 
@@ -279,6 +281,7 @@ declare(
     check=_check_kueue,
     compliant=(example(_queued), _snapshot(*_CPU_NODES, **_QUEUES)),
     violating=(example(_queued_gpu), _snapshot(*_CPU_NODES, _GPU_NODE, **_QUEUES)),
+    fixed=(example(_queued), _snapshot(*_CPU_NODES, **_QUEUES)),
     violating_path=_LABEL_PATH,
 )
 
@@ -350,6 +353,7 @@ declare(
     check=_check_upgrade_fits,
     compliant=(example_service(), _snapshot(*_CPU_NODES), example_service()),
     violating=(_bigger_service(example_service()), _busy_nodes(), example_service()),
+    fixed=(example_service(), _snapshot(*_CPU_NODES), example_service()),
     violating_path="spec",
 )
 
@@ -400,6 +404,7 @@ declare(
     check=_check_references,
     compliant=(example(_with_secret), _snapshot(*_CPU_NODES, secrets=[_SECRET], serviceaccounts=[_ACCOUNT])),
     violating=(example(_with_secret), _snapshot(*_CPU_NODES, serviceaccounts=[_ACCOUNT])),
+    fixed=(example(_with_secret), _snapshot(*_CPU_NODES, secrets=[_SECRET], serviceaccounts=[_ACCOUNT])),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0].valueFrom.secretKeyRef",
 )
 
@@ -436,6 +441,7 @@ declare(
     check=_check_cert_manager,
     compliant=(example(_tls), ClusterSnapshot.from_lists({"cert-manager": True}, source="the example cluster")),
     violating=(example(_tls), ClusterSnapshot.from_lists({"cert-manager": False}, source="the example cluster")),
+    fixed=(example(_tls), ClusterSnapshot.from_lists({"cert-manager": True}, source="the example cluster")),
     violating_path="spec.tlsOptions.enabled",
 )
 
@@ -476,5 +482,9 @@ declare(
         ClusterSnapshot.from_lists({"gatewayclasses": {"items": [{"metadata": {"name": "istio"}}]}}, source="the example cluster"),
     ),
     violating=(_incremental(example_service()), ClusterSnapshot.from_lists({"gatewayclasses": {"items": []}}, source="the example cluster")),
+    fixed=(
+        _incremental(example_service()),
+        ClusterSnapshot.from_lists({"gatewayclasses": {"items": [{"metadata": {"name": "istio"}}]}}, source="the example cluster"),
+    ),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
 )
