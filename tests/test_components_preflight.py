@@ -1,3 +1,4 @@
+# mypy: disallow-untyped-decorators=False, disallow-untyped-calls=False
 """The preflight in the components (mocks): with the target cluster readable, a GPU group that no node takes fails
 the preview before anything is registered, naming the group, the numbers and the nodes; a node source that could
 add such a node makes it a warning naming that source; an unreadable cluster is one info line, never an error."""

@@ -12,7 +12,7 @@ import pytest
 from pulumi_kuberay import preflight, rules
 from pulumi_kuberay.preflight import ClusterSnapshot, KubeError, SnapshotReader
 
-NODE = {
+NODE: dict[str, Any] = {
     "metadata": {"name": "n0", "labels": {"pool": "a", "zone": "z1"}},
     "spec": {"taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]},
     "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "2"}},
