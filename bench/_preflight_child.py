@@ -131,6 +131,7 @@ def main() -> None:
     program()
     elapsed = time.perf_counter() - start
     server.shutdown()
+    server.server_close()
     print(json.dumps({"side": side, "n": n, "nodes": nodes, "seconds": elapsed, "requests": len(seen),
                       "read_s": read_s[0]}))
 
