@@ -126,3 +126,35 @@ def test_an_unreadable_cluster_skips_the_preflight(mocks: MockEnv, cluster: dict
         assert len(mocks.created()) == 2
 
     return after_settling(check, comp.urn, comp.resource.urn)
+
+
+def test_the_hook_adds_what_the_change_plan_shows(monkeypatch: pytest.MonkeyPatch, cluster: dict[str, Any]) -> None:
+    """The resource hook: a NewCluster upgrade's second cluster against the free room (a warning) and the quota
+    (fails the step); what the construction already said is not said again."""
+    from pulumi_kuberay import rules
+    from pulumi_kuberay.plan import Operator, plan_change
+    from pulumi_kuberay.rules import Target
+
+    rule = rules.RULES["preflight-upgrade-does-not-fit"]
+    new, busy, old = rule.violating
+    change = plan_change(old, new, Operator(), mode="apply")
+    assert change.action == "new-cluster"
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, resource=None, *a, **k: warned.append(message))
+    cluster["snapshot"] = busy
+    def judge() -> None:
+        component: Any = None  # the hook logs on the component; none here
+        _preflight.judge_plan(component, change, new, Target(), access=None, redact=lambda text: text)
+
+    judge()
+    assert len(warned) == 1
+    assert warned[0].startswith("[preflight-upgrade-does-not-fit] high at spec: the new-cluster upgrade's second cluster needs cpu 13 (free 4)")
+    quota = {"metadata": {"name": "team", "namespace": "default"}, "spec": {"hard": {"requests.cpu": "4"}},
+             "status": {"used": {"requests.cpu": "2"}}}
+    cluster["snapshot"] = preflight.ClusterSnapshot.from_lists(
+        {"nodes": {"items": [CPU_NODE]}, "resourcequotas": {"items": [quota]}}, namespaces=("default",)
+    )
+    with pytest.raises(CriticalFindingsError) as raised:
+        judge()
+    assert [f.rule_id for f in raised.value.findings] == ["preflight-upgrade-does-not-fit"]
+    assert "ResourceQuota 'team' has 2 left" in raised.value.findings[0].message

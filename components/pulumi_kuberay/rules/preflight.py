@@ -307,6 +307,7 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
                 yield Violation(
                     f"the {plan.action} upgrade's second cluster needs {key} {show(_resource(key), amount)} while the old one runs, and ResourceQuota {quota.name!r} has {show(_resource(key), left)} left: the upgrade never completes (the new cluster's Pods are refused)",
                     "spec",
+                    severity="critical",
                 )
                 return
     if subject.cluster.nodes is None:
