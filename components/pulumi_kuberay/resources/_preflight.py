@@ -19,6 +19,7 @@ from typing import Any, Final
 import pulumi
 
 from pulumi_kuberay import preflight, rules
+from pulumi_kuberay.resources import _change_plan
 from pulumi_kuberay.resources._component_await import _mocked, cluster_access
 from pulumi_kuberay.resources._shared import CriticalFindingsError, format_finding
 from pulumi_kuberay.rules import Finding, Target
@@ -91,7 +92,9 @@ def check(
 ) -> list[Finding]:
     """At construction: the preflight findings on the rendered manifest; a critical one raises
     :class:`CriticalFindingsError` (before the object is registered), the others are returned (warnings)."""
-    findings = preflight_findings(manifest, target, cluster_access(opts))
+    # Rendering to a directory: no cluster behind the provider (a kubeconfig found would be another cluster's).
+    rendering = _change_plan.render_dir_of(opts) is not None
+    findings = preflight_findings(manifest, target, None if rendering else cluster_access(opts))
     critical = [f for f in findings if f.severity == "critical"]
     if critical:
         raise CriticalFindingsError(subject, critical)
