@@ -3,7 +3,7 @@
 Prints a table, writes ``bench/results/latest.json`` and ``bench/results/scaling.png``. Every comparison runs
 both sides in the same run, interleaved, several repetitions, medians and ratios; each measurement runs in a
 fresh process so peak RSS belongs to one side only. Options: ``--quick`` (fewer repetitions, N up to 100),
-``--only program,rules,pack,imports,engine,devup,admission``.
+``--only program,rules,pack,imports,engine,devup,admission,preflight``.
 """
 
 from __future__ import annotations
@@ -143,6 +143,36 @@ def admission_rows(admission: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _preflight(n: int, nodes: int, reps: int) -> dict[str, Any]:
+    """The preview's added time of the preflight: N RayClusters under mocks, the cluster (NODES nodes, the Pods of N
+    Ray objects) read from a fake API, against the same program with the preflight skipped; interleaved, medians."""
+    runs: dict[str, list[dict[str, Any]]] = {"off": [], "on": []}
+    for _ in range(reps):
+        for side in ("off", "on"):
+            runs[side].append(run_child("_preflight_child", side, str(n), str(nodes)))
+    on, off = (median([r["seconds"] for r in runs[s]]) for s in ("on", "off"))
+    return {
+        "n": n,
+        "nodes": nodes,
+        "on_s": on,
+        "off_s": off,
+        "added_s": on - off,
+        "read_s": median([r["read_s"] for r in runs["on"]]),
+        "requests": runs["on"][-1]["requests"],
+        "repetitions": reps,
+    }
+
+
+def preflight_rows(result: dict[str, Any]) -> list[str]:
+    added_ms = result["added_s"] * 1000 / result["n"]
+    return [
+        f"| preview with the preflight, N={result['n']} Ray objects, {result['nodes']} nodes (fake API) "
+        f"| {result['on_s']:.1f} s | {result['off_s']:.1f} s (skipped) | {result['on_s'] / result['off_s']:.2f} | | |",
+        f"| the preflight's part: added {result['added_s']:.1f} s ({added_ms:.2f} ms/object), the snapshot reads "
+        f"{result['read_s']:.2f} s | {result['requests']} API requests | | | | |",
+    ]
+
+
 def _table(results: dict[str, Any]) -> str:
     lines = ["| measure | ours | raw / floor | ratio | target | met |", "|---|---|---|---|---|---|"]
     program = results.get("program")
@@ -208,6 +238,9 @@ def _table(results: dict[str, Any]) -> str:
     admission = results.get("admission")
     if admission:
         lines += admission_rows(admission)
+    preflight = results.get("preflight")
+    if preflight:
+        lines += preflight_rows(preflight)
     engine = results.get("engine")
     if engine:
         lines.append(
@@ -226,7 +259,7 @@ def _table(results: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="program,rules,pack,imports,engine,devup,admission")
+    parser.add_argument("--only", default="program,rules,pack,imports,engine,devup,admission,preflight")
     args = parser.parse_args()
     only = set(args.only.split(","))
     reps = 3 if args.quick else 5
@@ -262,6 +295,8 @@ def main() -> None:
             results["admission"] = run_child("_admission_child", "100" if args.quick else "200", timeout=1800)
         except (RuntimeError, ModuleNotFoundError) as exc:
             results["admission_error"] = str(exc)[-500:]
+    if "preflight" in only:
+        results["preflight"] = _preflight(100 if args.quick else 1000, 100, 1 if args.quick else 3)
     if "program" in results:
         results["chart"] = _chart(results["program"], RESULTS / "scaling.png")
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -266,7 +266,7 @@ def test_every_rule_in_every_shell(tmp_path: Path, capsys: pytest.CaptureFixture
     from pulumi_kuberay.rules._docs import render
 
     every = set(rules.RULES)
-    assert {rule.scope for rule in rules.RULES.values()} == {"document", "stack", "setup", "change"}
+    assert {rule.scope for rule in rules.RULES.values()} == {"document", "stack", "setup", "change", "preflight"}
     assert lint.main(["--list-rules"]) == 0
     listed = {line.split()[0] for line in capsys.readouterr().out.splitlines()[1:] if line.strip()}
     assert every <= listed
@@ -277,8 +277,9 @@ def test_every_rule_in_every_shell(tmp_path: Path, capsys: pytest.CaptureFixture
     reference = render()
     assert all(f"\n## {rule_id}\n" in reference for rule_id in every)
     assert every <= {descriptor["id"] for descriptor in sarif_rules()}
-    # The pack sees only the new inputs: no policy for a change rule (tests: test_change_rules_run_where_...).
-    changes = {rule.id for rule in rules.rules_of("change")}
+    # The pack sees only the new inputs: no policy for a change rule (tests: test_change_rules_run_where_...), nor
+    # for a preflight rule (it reads the target cluster).
+    changes = {rule.id for rule in rules.rules_of("change") + rules.rules_of("preflight")}
     policies = {policy.name for policy in pack.build_policies()}
     assert every - changes <= policies and not changes & policies
     for environment in ("dev", "staging", "prod"):

@@ -116,6 +116,8 @@ def _reason_by_need(rule: Rule) -> str | None:
         return "judges the operator's installation, not a Ray object"
     if rule.scope == "change":
         return "judges a change with the change plan (what KubeRay does with old -> new), run by the components' hook and kuberay-lint --diff"
+    if rule.scope == "preflight":
+        return "judges the object against the cluster it lands in (nodes, quotas, Kueue, the objects it names), read at preview and by kuberay-lint --cluster / --live"
     if rule.gate is not None:
         return f"applies only with the operator's {rule.gate} feature gate on, which a policy cannot see"
     if rule.pulumi_only:

@@ -67,9 +67,10 @@ def test_one_policy_per_rule_with_metadata() -> None:
     names = [p.name for p in POLICIES]
     assert len(names) == len(set(names))
     # every rule of every scope but change (the pack never sees the old state: the hook and lint --diff run those)
-    changes = {rule.id for rule in rules.rules_of("change")}
+    # and preflight (the pack never reads the target cluster: the components and lint --cluster run those)
+    changes = {rule.id for rule in rules.rules_of("change") + rules.rules_of("preflight")}
     assert changes and set(rules.RULES) - changes <= set(names) and not changes & set(names)
-    rule = next(r for r in rules.RULES.values() if r.scope != "change")
+    rule = next(r for r in rules.RULES.values() if r.scope not in ("change", "preflight"))
     policy = BY_NAME[rule.id]
     assert policy.severity is not None and policy.severity.value == rule.severity
     assert policy.remediation_steps == rule.fix
@@ -227,7 +228,7 @@ def test_pack_process_over_grpc() -> None:
             else __import__("google.protobuf.empty_pb2", fromlist=["Empty"]).Empty()
         )
         assert info.name == PACK_NAME
-        assert {p.name for p in info.policies} >= {r.id for r in rules.RULES.values() if r.scope != "change"}
+        assert {p.name for p in info.policies} >= {r.id for r in rules.RULES.values() if r.scope not in ("change", "preflight")}
         configure(stub, STACKS / "policy.prod.json")
         for kind in ("RayCluster", "RayJob", "RayService"):
             rule = _first_rule(kind, "critical")

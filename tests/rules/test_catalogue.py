@@ -28,7 +28,7 @@ def test_catalogue_is_substantial_and_ids_are_policy_names() -> None:
         assert rule.id == rule.id.lower() and " " not in rule.id and len(rule.id) <= 63, rule.id
         assert rule.severity in ("low", "medium", "high", "critical")
         assert rule.category in ("correctness", "reliability", "security", "cost", "hygiene")
-        assert rule.scope in ("document", "stack", "setup", "change")
+        assert rule.scope in ("document", "stack", "setup", "change", "preflight")
         assert rule.title and rule.rationale and rule.fix
 
 

@@ -113,6 +113,8 @@ def format_text(
             current_file = file
         first = items[0]
         at = f" (line {first.object_line})" if first.object_line else " (rendered from the chart)"
+        if first.file == "<cluster>":
+            at = " (in the cluster)"
         out.write(f"  {first.object_ref}{paint(at, _DIM)}\n")
         for item in items:
             x = item.finding

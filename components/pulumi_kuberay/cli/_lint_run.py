@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from pulumi_kuberay import rules
-from pulumi_kuberay.cli import _helm, _io, _rule_help
+from pulumi_kuberay.cli import _helm, _io, _lint_cluster, _rule_help
 from pulumi_kuberay.cli._lint_baseline import BaselineError, read_baseline, subtract_baseline, write_baseline
+from pulumi_kuberay.cli._lint_cluster import LIVE_STATUS_RULE_ID
 from pulumi_kuberay.cli._lint_config import (
     ConfigError,
     LintConfig,
@@ -66,6 +67,8 @@ class _Inputs:
     """KubeRay operator Deployments among the inputs (file name, line, manifest), e.g. a rendered chart."""
     crd_versions: set[str] = field(default_factory=set)
     """The KubeRay versions our CRDs among the inputs are labelled with (``pulumi-kuberay.io/kuberay-version``)."""
+    all_documents: list[Any] = field(default_factory=list)
+    """Every document of the inputs (``--cluster``: a Secret the files create is not a missing reference)."""
 
 
 def target_of(args: argparse.Namespace, config: LintConfig) -> Target:
@@ -123,6 +126,7 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
         for source in _helm.chart_sources(helm_binary, chart, helm_values, args.helm_namespace):
             inputs.files += 1
             inputs.docs.extend(ray_documents(source, rendered=True))
+            inputs.all_documents.extend(d.data for d in source.documents)
 
     def add_file(name: str, explicit: bool) -> None:
         try:
@@ -136,6 +140,7 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
             return
         inputs.files += 1
         inputs.docs.extend(ray_documents(source))
+        inputs.all_documents.extend(d.data for d in source.documents)
         inputs.values_docs.extend(
             (source.name, d.data) for d in source.documents if looks_like_operator_values(d.data)
         )
@@ -211,7 +216,7 @@ def _selected(args: argparse.Namespace, config: LintConfig) -> set[str]:
     select = split_list(args.select) if args.select else config.select
     chosen = expand_selectors(select, "--select" if args.select else "select") if select else None
     ignored = expand_selectors([*config.ignore, *(split_list(args.ignore) if args.ignore else [])], "--ignore")
-    universe = chosen if chosen is not None else set(rules.RULES)
+    universe = chosen if chosen is not None else set(rules.RULES) | {LIVE_STATUS_RULE_ID}
     return (universe | {rules.INTERNAL_ERROR_RULE_ID}) - ignored
 
 
@@ -261,7 +266,15 @@ def run(args: argparse.Namespace) -> int:
     selected = _selected(args, config)
     overrides = severity_overrides(config.severity)
     helm_values = [Path(v) for v in args.helm_values] or list(config.helm_values)
-    inputs = read_inputs(args, config, helm_values)
+    cluster_findings: list[LocatedFinding] = []
+    if args.live:  # the Ray objects of the cluster instead of files (--live)
+        inputs = _Inputs()
+        inputs.docs, cluster_findings, unreadable = _lint_cluster.live_documents(args)
+        inputs.files = 1 if unreadable is None else 0
+        if unreadable is not None:
+            inputs.problems.append(f"--live: the cluster cannot be read: {unreadable}")
+    else:
+        inputs = read_inputs(args, config, helm_values)
     for problem in inputs.problems:
         print(f"{TOOL_NAME}: {problem}", file=sys.stderr)
     try:
@@ -269,8 +282,19 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
         return 2
+    if (args.cluster or args.live) and inputs.docs:  # the preflight against the cluster
+        found, line = _lint_cluster.preflight_findings(
+            args, inputs.docs, inputs.all_documents, target, created=not args.live
+        )
+        cluster_findings += found
+        if line:
+            print(f"{TOOL_NAME}: {line}", file=sys.stderr)
     findings = _apply_settings(
-        [*setup_findings, *lint_documents(inputs.docs, target, stack_rules=not args.no_stack_rules)],
+        [
+            *setup_findings,
+            *lint_documents(inputs.docs, target, stack_rules=not args.no_stack_rules),
+            *cluster_findings,
+        ],
         selected,
         overrides,
     )
@@ -294,7 +318,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif args.format == "sarif":
         sarif_root = Path(args.sarif_root) if args.sarif_root else config.root
-        json.dump(to_sarif(shown, sarif_root), sys.stdout, indent=2)
+        extra = _lint_cluster.descriptors() if args.live else ()
+        json.dump(to_sarif(shown, sarif_root, extra_rules=extra), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         colour = args.color == "always" or (
@@ -324,6 +349,10 @@ def run_or_explain(args: argparse.Namespace) -> int:
     info = info_command(args)
     if info is not None:
         return info
+    problem = _lint_cluster.check_options(args)
+    if problem is not None:
+        print(f"{TOOL_NAME}: error: {problem}", file=sys.stderr)
+        return 2
     try:
         if args.diff or args.diff_git:
             from pulumi_kuberay.cli._lint_diff import run_diff

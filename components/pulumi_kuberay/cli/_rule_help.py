@@ -100,7 +100,7 @@ def explain_rule(rule_id: str) -> str:
     applies = f"; applies to {rule.applies_to()}" if rule.applies_to() else ""
     silence = (
         f"Silence: --ignore {rule.id} (kuberay-lint), or the policy's enforcement level in the pack's config"
-        if rule.scope not in ("document", "change")
+        if rule.scope not in ("document", "change", "preflight")
         else f'Silence on one object: metadata.annotations: {{suppress.pulumi-kuberay.io/{rule.id}: "<reason>"}}'
     )
     parts = [
@@ -116,6 +116,9 @@ def explain_rule(rule_id: str) -> str:
     examples = (("Violating example", rule.examples("violating")), ("Compliant example", rule.examples("compliant")))
     if rule.scope == "change":
         where = "Runs where the old state is known: the components' resource hook and kuberay-lint --diff OLD NEW / --diff-git REV (not the policy pack). Each example is the old manifest, then the new one."
+        parts += ["", where]
+    if rule.scope == "preflight":
+        where = "Runs where the target cluster can be read: the components at preview, kuberay-lint --cluster PATH... and --live (not the policy pack). Each example is the manifest, then the cluster it is judged against."
         parts += ["", where]
     for title, docs in examples:
         body = yaml.safe_dump_all([_as_data(d) for d in docs], sort_keys=False, default_flow_style=False).rstrip()

@@ -15,6 +15,8 @@ Usage::
     kuberay-lint --diff old/ new/                           # what KubeRay will do with each changed object
     kuberay-lint --diff-git origin/main manifests/           # the same against a git revision (pull requests)
     kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # the rules in the API server
+    kuberay-lint --cluster --context prod manifests/         # also: will it schedule there? (the preflight rules)
+    kuberay-lint --live --all-namespaces                     # audit the Ray objects already in the cluster
 
 Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
 working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
@@ -22,6 +24,10 @@ working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags ov
 ``--diff OLD NEW`` (two files or folders) and ``--diff-git REV [PATH...]`` (the working tree's files against a git
 revision) print the change plan of every Ray object that changed (:mod:`pulumi_kuberay.plan`, as an update in
 place: kubectl apply, Argo CD) with the change rules' findings, in the same formats and with the same exit codes.
+
+``--cluster`` reads the cluster the kubeconfig names (read-only, one list request per kind) and adds the preflight
+rules' findings; ``--live`` lints the Ray objects in the cluster (catalogue, preflight, status diagnosis) instead of
+files. A cluster that cannot be read is one line on stderr (``--live`` then exits 2).
 
 Exit codes: 0 no (new) finding at or above ``--fail-on``; 1 some; 2 unusable input or settings (empty input, an
 unreadable file, a chart helm cannot render, a bad flag or config), one line per problem on stderr.
@@ -87,6 +93,24 @@ def _parser() -> argparse.ArgumentParser:
         "--diff-git",
         metavar="REV",
         help="as --diff, the PATHs (default .) of the working tree against git revision REV (e.g. origin/main)",
+    )
+    live = p.add_argument_group("the target cluster (read-only: the ClusterRole of docs/preflight.md)")
+    live.add_argument(
+        "--cluster",
+        action="store_true",
+        help="also check the PATHs against the cluster: can each group's Pods be placed, the quota, Kueue, every object they name (the preflight rules)",
+    )
+    live.add_argument(
+        "--live",
+        action="store_true",
+        help="audit the Ray objects already in the cluster: the catalogue, the preflight and the status diagnosis (no PATH)",
+    )
+    live.add_argument("--kubeconfig", metavar="FILE", help="the cluster's kubeconfig (default $KUBECONFIG, ~/.kube/config)")
+    live.add_argument("--context", metavar="NAME", help="the kubeconfig context (default its current-context)")
+    live.add_argument("--namespace", "-n", metavar="NS", help="--live: this namespace (default: default)")
+    live.add_argument("--all-namespaces", "-A", action="store_true", help="--live: every namespace")
+    live.add_argument(
+        "--cluster-timeout", type=float, default=20.0, metavar="SECONDS", help="give up reading the cluster after this"
     )
     out = p.add_argument_group("output")
     out.add_argument("--format", choices=("text", "json", "sarif"), default="text")
@@ -196,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pulumi_kuberay.cli import _admission
 
         return _admission.emit(args)
-    if not (args.paths or args.list_rules or args.explain_rule or args.diff or args.diff_git):
+    if not (args.paths or args.list_rules or args.explain_rule or args.diff or args.diff_git or args.live):
         parser.print_usage(sys.stderr)
         print(f"{TOOL_NAME}: error: give at least one PATH ('-' for stdin)", file=sys.stderr)
         return 2

@@ -300,8 +300,9 @@ def _resource_policy(rule: Rule, verdicts: ResourceVerdicts) -> ResourceValidati
 
 def pack_rules() -> list[Rule]:
     """The rules the pack has a policy for: every scope but ``change`` (the components' resource hook and
-    ``kuberay-lint --diff`` run those, where the old state is known)."""
-    return [rule for rule in rules.RULES.values() if rule.scope != "change"]
+    ``kuberay-lint --diff`` run those, where the old state is known) and ``preflight`` (they read the target
+    cluster: the components at preview and ``kuberay-lint --cluster`` run those)."""
+    return [rule for rule in rules.RULES.values() if rule.scope not in ("change", "preflight")]
 
 
 def resource_verdicts() -> ResourceVerdicts:

@@ -12,6 +12,7 @@ _LAZY: dict[str, str] = {
     "format_finding": "._shared",
     "watch_with": "._component_await",
     "renders_to": "._change_plan",
+    "use_cluster_snapshot": "._preflight",
 }
 
 __all__ = sorted(_LAZY)
@@ -31,5 +32,6 @@ if not TYPE_CHECKING:  # mypy reads the imports below instead, so a misspelt nam
 if TYPE_CHECKING:  # the same names as _LAZY
     from ._change_plan import renders_to as renders_to
     from ._component_await import watch_with as watch_with
+    from ._preflight import use_cluster_snapshot as use_cluster_snapshot
     from ._shared import CriticalFindingsError as CriticalFindingsError
     from ._shared import format_finding as format_finding

@@ -37,7 +37,7 @@ from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.model import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
-from pulumi_kuberay.resources import _change_plan, _inputs
+from pulumi_kuberay.resources import _change_plan, _inputs, _preflight
 from pulumi_kuberay.resources._component_await import (
     DEFAULT_TIMEOUT_SECONDS,
     WaitSpec,
@@ -466,6 +466,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         built.target = settings
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)
         built.findings = check_manifest(built.manifest, settings, subject=subject)
+        # --- preflight (owned by _preflight): the target cluster, when it can be read
+        built.findings += _preflight.check(built.manifest, settings, getattr(self, "_await_opts", None), subject)
         return built
 
     def _diagnosis(self, built: pulumi.Output[Built[SpecT]], status: pulumi.Output[Any]) -> pulumi.Output[str | None]:
@@ -523,6 +525,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
 
         def judge(change: Change, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
             _judge_change(self, change, old, new, target, redact)
+            _preflight.judge_plan(self, change, new, target, access=self._planner.access, redact=redact)
 
         return _change_plan.PlanSettings(manifest, operator, redact, judge)
 

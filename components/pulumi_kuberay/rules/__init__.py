@@ -7,7 +7,9 @@ declare their rules when imported; :mod:`._catalogue` finds and imports them all
 Every rule is a :class:`Rule` with a scope: ``check`` runs the ``document`` rules over one manifest,
 ``check_stack`` the ``stack`` rules over a set of manifests, ``check_setup`` the ``setup`` rules over the
 operator's setup, ``check_change`` the ``change`` rules over one object's old and new manifest (where the old
-state is known: the components' resource hook, ``kuberay-lint --diff``). :data:`RULES` holds them all, by id.
+state is known: the components' resource hook, ``kuberay-lint --diff``), ``check_preflight`` the ``preflight``
+rules over one object and the cluster it lands in (where the cluster can be read: the components at preview,
+``kuberay-lint --cluster`` and ``--live``). :data:`RULES` holds them all, by id.
 
 >>> from pulumi_kuberay import rules
 >>> target = rules.Target("1.6.0", {"RayCronJob": True}, environment="prod")
@@ -42,6 +44,7 @@ from ._engine import (
     Context,
     Environment,
     Finding,
+    PreflightSubject,
     Rule,
     Scope,
     Severity,
@@ -57,6 +60,7 @@ from .target import Target, TargetError
 
 if TYPE_CHECKING:  # only its type: the plan is imported when a change is judged (check_change)
     from pulumi_kuberay.plan import Change
+    from pulumi_kuberay.preflight import ClusterSnapshot
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
@@ -76,6 +80,7 @@ __all__ = [
     "OperatorSetup",
     "OrgOptions",
     "Over",
+    "PreflightSubject",
     "Rule",
     "Scope",
     "Severity",
@@ -85,6 +90,7 @@ __all__ = [
     "Violation",
     "check",
     "check_change",
+    "check_preflight",
     "check_setup",
     "check_stack",
     "declare",
@@ -148,7 +154,7 @@ RULES: Mapping[str, Rule] = _RuleView()
 
 
 def rules_of(scope: Scope) -> list[Rule]:
-    """The rules of one scope (``document``, ``stack`` or ``setup``), in declaration order."""
+    """The rules of one scope (``document``, ``stack``, ``setup``, ``change`` or ``preflight``), in declaration order."""
     _load()
     return list(registered(scope))
 
@@ -173,6 +179,8 @@ def looks_at(rule: Rule) -> str:
     kinds = ", ".join(rule.kinds)
     if rule.scope == "change":
         return f"{kinds} (a change: old -> new)"
+    if rule.scope == "preflight":
+        return f"{kinds} (against the target cluster)"
     return kinds if rule.scope == "document" else f"{kinds} (across the stack)"
 
 
@@ -603,6 +611,51 @@ def check_change(
     return sorted(kept, key=_sort_key)
 
 
+def check_preflight(
+    manifest: Any,
+    cluster: ClusterSnapshot,
+    ctx: Context | None = None,
+    *,
+    namespace: str | None = None,
+    plan: Change | None = None,
+    old: Any = None,
+    created_here: frozenset[tuple[str, str, str]] | None = None,
+) -> list[Finding]:
+    """Run every ``preflight`` rule over one Ray object and the cluster it lands in (``cluster``: a
+    :class:`~pulumi_kuberay.preflight.ClusterSnapshot`), worst first.
+
+    ``namespace`` is where the object lands when its manifest names none (default ``default``); ``plan`` the change
+    plan when the object exists (a NewCluster upgrade's second cluster is judged against what is free), or ``old``
+    the live object's manifest to plan it from as ``kuberay-lint --diff`` does;
+    ``created_here`` the (kind, namespace, name) of the objects created with it (a reference to one is not
+    missing; None: not known, and a missing reference is then not critical). Suppression annotations are honoured.
+    """
+    ctx = ctx or Context()
+    if not is_ray_document(manifest):
+        return []
+    _load()
+    doc: dict[str, Any] = normalise(manifest)
+    declared_ns = _paths.as_str(_paths.metadata(doc).get("namespace"))
+    where = declared_ns if declared_ns and not is_unknown(declared_ns) else namespace or "default"
+    if plan is None and isinstance(old, Mapping):
+        from pulumi_kuberay.plan import Operator, plan_change  # the plan is loaded when a change is judged
+
+        operator = Operator(version=ctx.kuberay_version, feature_gates=dict(ctx.feature_gates))
+        plan = plan_change(normalise(old), doc, operator, mode="apply")
+    subject = PreflightSubject(doc, cluster, where, plan, created_here)
+    silenced = _suppressions(doc)
+    out: list[Finding] = []
+    views = _paths.open_views(doc)  # the rules share the Pods the manifest makes (pod_shapes, once)
+    try:
+        for rule in registered("preflight"):
+            if rule.applies(ctx) and doc.get("kind") in rule.kinds:
+                out.extend(finding for _, finding in _run_rule(rule, subject, ctx))
+    finally:
+        _paths.close_views(views)
+    kept = [f for f in out if f.rule_id not in silenced or f.rule_id == INTERNAL_ERROR_RULE_ID]
+    return sorted(kept, key=_sort_key)
+
+
 def example_findings(
     rule: Rule, which: Literal["compliant", "violating", "fixed"] = "violating", *, every_rule: bool = False
 ) -> list[Finding]:
@@ -614,6 +667,8 @@ def example_findings(
         found = [item.finding for item in check_stack(list(example), target.context())]
     elif rule.scope == "change":
         found = check_change(example[0], example[1], target.context())
+    elif rule.scope == "preflight":
+        found = check_preflight(example[0], example[1], target.context(), old=example[2] if len(example) > 2 else None)
     elif rule.scope == "setup":
         found = check_setup(example, target.context())
     else:

@@ -39,7 +39,7 @@ def render() -> str:
         "finding is reported at high, saying why; an object `spec.managedBy` another controller gets none of the",
         "enforced rules but those its own webhook enforces (with the operator's webhooks on).",
         "",
-        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup, {counts['change']} on a change of one object (old -> new).",
+        f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup, {counts['change']} on a change of one object (old -> new), {counts['preflight']} on one object against the target cluster (where it can be read: the components at preview, `kuberay-lint --cluster` / `--live`).",
         "",
         "| rule id | severity | category | looks at | operator rules | applies to | title |",
         "|---|---|---|---|---|---|---|",

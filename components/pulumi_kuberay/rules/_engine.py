@@ -13,11 +13,13 @@ A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this on
         violating_path="spec.ttlSecondsAfterFinished",
     )
 
-One kind of rule, four scopes: a ``document`` rule (the default) checks one Ray object, a ``stack`` rule the
+One kind of rule, five scopes: a ``document`` rule (the default) checks one Ray object, a ``stack`` rule the
 whole set of objects (a Pulumi stack, the files given to ``kuberay-lint``), a ``setup`` rule the KubeRay
 operator itself, a ``change`` rule one object going from an old manifest to a new one (:class:`ChangeSubject`:
 where the old state is known, the components' resource hook and ``kuberay-lint --diff``; never the policy pack,
-which sees only the new inputs). The rule modules (every public module of this package) are found and imported by
+which sees only the new inputs), a ``preflight`` rule one object against the cluster it lands in
+(:class:`PreflightSubject`: where the cluster can be read, the components at preview, ``kuberay-lint --cluster``
+and ``--live``; never the pack). The rule modules (every public module of this package) are found and imported by
 :mod:`._catalogue`; ``scripts/new-rule ROOM ID`` writes a new declaration.
 
 Which operator versions and feature gates a rule applies to (``since=``, ``gate=``) are data: the engine
@@ -45,6 +47,7 @@ from ._options import OrgOptions
 if TYPE_CHECKING:  # only types: the plan (~60 ms of import) is loaded when a change is judged, never with the rules
     from pulumi_kuberay.operator.setup import OperatorSetup
     from pulumi_kuberay.plan import Change
+    from pulumi_kuberay.preflight import ClusterSnapshot
 
     from ._cel import Cel
 
@@ -165,8 +168,9 @@ ENFORCERS: tuple[Enforcer, ...] = get_args(Enforcer)
 
 #: What a rule looks at: one Ray document (a resource), the whole set of documents (a Pulumi stack, the files
 #: given to kuberay-lint), the KubeRay operator's setup (:class:`~pulumi_kuberay.operator.setup.OperatorSetup`), or
-#: one object's change (:class:`ChangeSubject`).
-Scope = Literal["document", "stack", "setup", "change"]
+#: one object's change (:class:`ChangeSubject`), or one object against the cluster it lands in
+#: (:class:`PreflightSubject`).
+Scope = Literal["document", "stack", "setup", "change", "preflight"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 
 
@@ -180,6 +184,24 @@ class ChangeSubject:
     old: Mapping[str, Any] | None
     new: Mapping[str, Any]
     plan: Change
+
+
+@dataclass(frozen=True)
+class PreflightSubject:
+    """What a ``preflight`` rule's check looks at: one Ray object and the cluster it lands in (a
+    :class:`~pulumi_kuberay.preflight.ClusterSnapshot` read once per preview or lint run). Paths of its violations
+    are on the manifest."""
+
+    manifest: Mapping[str, Any]
+    cluster: ClusterSnapshot
+    #: the namespace the object lands in (the manifest's, else the caller's default)
+    namespace: str
+    #: the change plan when the object exists already (its ``extra`` is what a second cluster needs), else None
+    plan: Change | None = None
+    #: (kind, namespace, name) of the objects created with this one (the files given to ``kuberay-lint``): a
+    #: reference to one of them is not missing. None: not known (the components), a missing one is then not
+    #: critical, since the stack may create it.
+    created_here: frozenset[tuple[str, str, str]] | None = None
 
 
 #: A rule's check: (subject, context) -> violations. The subject is one manifest dict (``document``), the
@@ -205,8 +227,8 @@ class Rule:
     fix: str
     kinds: tuple[str, ...]
     check: CheckFn
-    #: The examples: manifests (``document``), tuples of manifests (``stack``), OperatorSetups (``setup``) or
-    #: (old, new) pairs of manifests (``change``).
+    #: The examples: manifests (``document``), tuples of manifests (``stack``), OperatorSetups (``setup``),
+    #: (old, new) pairs of manifests (``change``) or (manifest, ClusterSnapshot) pairs (``preflight``).
     compliant: Any
     violating: Any
     #: Where the rule reports its violating example (tests hold the rule to it).
@@ -260,8 +282,10 @@ class Rule:
 
     def examples(self, which: Literal["compliant", "violating"]) -> tuple[Any, ...]:
         """The example as a tuple of subjects (a stack rule's example is already a set, a change rule's the old and
-        the new manifest)."""
+        the new manifest, a preflight rule's the manifest and the cluster snapshot as plain data)."""
         example = self.compliant if which == "compliant" else self.violating
+        if self.scope == "preflight":  # the manifest, the cluster as plain data, and the live object if any
+            return (example[0], example[1].to_data(), *example[2:])
         return tuple(example) if self.scope in ("stack", "change") else (example,)
 
     def fixed_example(self) -> Any:
@@ -309,6 +333,17 @@ def _check_examples(id: str, scope: Scope, compliant: Any, violating: Any) -> No
                 and isinstance(example[1], dict)
             )
             shape = "an (old, new) pair of manifest dicts (old may be None: a create)"
+        elif scope == "preflight":
+            from pulumi_kuberay.preflight import ClusterSnapshot
+
+            ok = (
+                isinstance(example, tuple)
+                and len(example) in (2, 3)
+                and isinstance(example[0], dict)
+                and isinstance(example[1], ClusterSnapshot)
+                and (len(example) == 2 or isinstance(example[2], dict))
+            )
+            shape = "a (manifest dict, ClusterSnapshot) pair, or (manifest, ClusterSnapshot, the live object's manifest)"
         elif scope == "setup":
             ok = isinstance(example, OperatorSetup)
             shape = "an OperatorSetup"
@@ -349,7 +384,9 @@ def declare(
     ``scope`` is what the check looks at: ``"document"`` (default; ``check(manifest, ctx)``), ``"stack"``
     (``check(manifests, ctx)``, examples are tuples of manifests), ``"setup"`` (``check(setup, ctx)``, the
     operator's ``OperatorSetup``) or ``"change"`` (``check(change, ctx)``, a :class:`ChangeSubject`; examples are
-    (old, new) pairs of manifests). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
+    (old, new) pairs of manifests) or ``"preflight"`` (``check(subject, ctx)``, a :class:`PreflightSubject`;
+    examples are (manifest, ClusterSnapshot) pairs, or triples with the live object last: a change is then
+    planned). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``..., documentation only); ``enforced_by`` which parts of KubeRay refuse
     what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act);

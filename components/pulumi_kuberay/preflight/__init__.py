@@ -1,0 +1,90 @@
+"""Will it schedule? The target cluster as the preflight reads it, and the verdicts on a Ray object in it.
+
+Plain Python (never imports pulumi): a typed, immutable :class:`ClusterSnapshot` (nodes, node sources, quotas,
+LimitRanges, PriorityClasses, Kueue queues, the objects a spec names), :class:`SnapshotReader` that fills it from
+the Kubernetes API read-only (one list request per kind, a deadline, cached per process: once per preview or lint
+run), and the pure verdicts the catalogue's ``preflight`` rules (``rules/preflight.py``) turn into findings:
+:func:`placement` (can a group's Pod ever be placed), :func:`quota_verdicts` and :func:`kueue_problem`,
+:func:`missing_references`. The small read-only REST client the components' await and change plan use lives here
+too (:class:`KubeClient`), so the linter reads a cluster without the Pulumi shell.
+"""
+
+from __future__ import annotations
+
+from ._kube import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
+from .placement import (
+    Placement,
+    affinity_matches,
+    describe_amounts,
+    free_capacity,
+    jointly_short,
+    node_rejects,
+    placement,
+    show,
+    source_could_add,
+    tolerates,
+)
+from .pods import AUTOSCALER_DEFAULT, ContainerShape, PodShape, desired_pods, pod_shapes
+from .quota import QuotaVerdict, charge, kueue_problem, quota_verdicts, totals
+from .reader import CLUSTER_KINDS, NAMESPACED_KINDS, Getter, Skipped, SnapshotReader, reader_for
+from .references import Missing, Reference, missing_references, references
+from .snapshot import (
+    ClusterQueue,
+    ClusterSnapshot,
+    LimitRange,
+    LocalQueue,
+    Node,
+    NodeSource,
+    ResourceQuota,
+    Taint,
+    amounts,
+    pod_requests,
+)
+
+__all__ = [
+    "AUTOSCALER_DEFAULT",
+    "CLUSTER_KINDS",
+    "NAMESPACED_KINDS",
+    "ClusterQueue",
+    "ClusterSnapshot",
+    "ContainerShape",
+    "Getter",
+    "KubeClient",
+    "KubeConfigError",
+    "KubeError",
+    "LimitRange",
+    "LocalQueue",
+    "Missing",
+    "Node",
+    "NodeSource",
+    "Placement",
+    "PodShape",
+    "QuotaVerdict",
+    "Reference",
+    "ResourceQuota",
+    "Skipped",
+    "SnapshotReader",
+    "Taint",
+    "affinity_matches",
+    "amounts",
+    "charge",
+    "describe_amounts",
+    "desired_pods",
+    "find_kubeconfig",
+    "free_capacity",
+    "jointly_short",
+    "kueue_problem",
+    "load_client",
+    "missing_references",
+    "node_rejects",
+    "placement",
+    "pod_requests",
+    "pod_shapes",
+    "quota_verdicts",
+    "reader_for",
+    "references",
+    "show",
+    "source_could_add",
+    "tolerates",
+    "totals",
+]
