@@ -289,6 +289,12 @@ func (j *judgement) rayJob(rj *rayv1.RayJob, object string, root bool) {
 			return
 		}
 	}
+	if len(rj.Spec.ClusterSelector) != 0 && rj.Spec.SubmitterPodTemplate != nil {
+		// The selected RayCluster is not in the manifest: a stand-in with its name (a submitter template of the
+		// user's own reads nothing else of it).
+		standIn := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: rj.Spec.ClusterSelector[utils.RayJobClusterSelectorKey], Namespace: rj.Namespace}}
+		j.submitterJob(rj, standIn, object)
+	}
 	if len(rj.Spec.ClusterSelector) != 0 || rj.Spec.RayClusterSpec == nil {
 		return
 	}
