@@ -26,8 +26,8 @@ from ._generate_base import (
 from ._generate_base import head as _head
 from ._generate_base import show as _show
 from ._generate_base import worker as _worker
-from ._mutate_v17 import CLUSTER_V17_MUTATIONS, COMMON_V17_MUTATIONS, CRON_V17_MUTATIONS, JOB_V17_MUTATIONS
 from ._mutate_pods import POD_MUTATIONS
+from ._mutate_v17 import CLUSTER_V17_MUTATIONS, COMMON_V17_MUTATIONS, CRON_V17_MUTATIONS, JOB_V17_MUTATIONS
 from ._mutate_workloads import m_cron, m_service
 
 # --------------------------------------------------------------------------------------------------
