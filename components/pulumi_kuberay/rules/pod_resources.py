@@ -14,6 +14,7 @@ from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, template_container
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
+from ._fixed import patch
 from ._kuberay import built_pod_templates, label_value_error, qualified_name_error
 from ._ray_resources import quantity
 
@@ -107,6 +108,7 @@ declare(
     compliant=_with_worker_resources({"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}}),
     violating=_with_worker_resources({"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}}),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu": "1"}),
 )
 
 
@@ -150,4 +152,5 @@ declare(
     compliant=_with_head_label("app.kubernetes.io/part-of", "ray"),
     violating=_with_head_label("app.kubernetes.io/part-of", "my ray app"),
     violating_path="spec.headGroupSpec.template.metadata.labels",
+    fixed=patch({"spec.headGroupSpec.template.metadata.labels": {"app.kubernetes.io/part-of": "my-ray-app"}}),
 )

@@ -26,6 +26,7 @@ from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
+from ._fixed import patch
 from ._kuberay import built_pod_templates, is_dns1123_label, is_dns1123_subdomain
 
 Doc = dict[str, Any]
@@ -86,6 +87,7 @@ declare(
     compliant=_with_head_spec(serviceAccountName="ray-sa"),
     violating=_with_head_spec(serviceAccountName="my-service-account@my-project.iam.gserviceaccount.com"),
     violating_path="spec.headGroupSpec.template.spec.serviceAccountName",
+    fixed=patch({"spec.headGroupSpec.template.spec.serviceAccountName": "ray-sa"}),
 )
 
 
@@ -111,6 +113,13 @@ def port_name_error(name: str) -> str | None:
     return None
 
 
+def _int32(value: Any) -> int | None:
+    """An integer to judge: outside int32 KubeRay cannot decode the object (schema-invalid-value), so it builds nothing."""
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31:
+        return value
+    return None
+
+
 def _port_problems(port: dict[str, Any], seen: set[str]) -> Iterator[tuple[str, str]]:
     name = _judged(port.get("name"))
     if name:
@@ -121,8 +130,8 @@ def _port_problems(port: dict[str, Any], seen: set[str]) -> Iterator[tuple[str, 
             yield "name", f"port name {name!r} is used twice in the container"
         seen.add(name)
     for key in ("containerPort", "hostPort"):
-        number = port.get(key)
-        in_range = not isinstance(number, int) or isinstance(number, bool) or 1 <= number <= 65535
+        number = _int32(port.get(key))
+        in_range = number is None or 1 <= number <= 65535
         if not in_range and (key == "containerPort" or number != 0):  # hostPort 0: none
             yield key, f"{key} {number} is not a port number (1-65535)"
     protocol = _judged(port.get("protocol"))
@@ -158,6 +167,7 @@ declare(
     compliant=_with_head_port({"name": "metrics", "containerPort": 8080}),
     violating=_with_head_port({"name": "Metrics_Port", "containerPort": 8080}),
     violating_path="spec.headGroupSpec.template.spec.containers[0].ports[3].name",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[3].name": "metrics"}),
 )
 
 
@@ -244,6 +254,7 @@ declare(
     compliant=_with_head_env({"name": "MY_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}),
     violating=_with_head_env({"name": "MY_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.foo"}}}),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0].valueFrom.fieldRef.fieldPath",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env[0].valueFrom.fieldRef.fieldPath": "metadata.name"}),
 )
 
 
@@ -305,6 +316,7 @@ declare(
     compliant=_with_mount("data", "data"),
     violating=_with_mount("data", "dataset"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].volumeMounts[0].name",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].volumeMounts[0].name": "data"}),
 )
 
 
@@ -318,18 +330,18 @@ def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str
     handlers = [h for h in _HANDLERS if probe.get(h) is not None]
     if len(handlers) != 1:
         yield "", f"{kind} must set exactly one handler of exec, httpGet, tcpSocket, grpc; it sets {len(handlers)}"
-    threshold = probe.get("successThreshold")
-    if kind != "readinessProbe" and isinstance(threshold, int) and threshold not in (0, 1):
+    threshold = _int32(probe.get("successThreshold"))
+    if kind != "readinessProbe" and threshold is not None and threshold not in (0, 1):
         yield ".successThreshold", f"{kind} successThreshold {threshold} must be 1"
     for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold", "terminationGracePeriodSeconds"):
-        value = probe.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        value = _int32(probe.get(key))
+        if value is not None and value < 0:
             yield f".{key}", f"{kind} {key} {value} must not be negative"
     for handler in ("httpGet", "tcpSocket", "grpc"):
         port = as_dict(probe.get(handler)).get("port")
         if isinstance(port, bool) or is_unknown(port):
             continue
-        if isinstance(port, int) and not 1 <= port <= 65535:
+        if isinstance(port, int) and _int32(port) is not None and not 1 <= port <= 65535:
             yield f".{handler}.port", f"{kind} {handler} port {port} is not a port number (1-65535)"
         elif isinstance(port, str) and handler != "grpc" and port_name_error(port) and not port.isdigit():
             yield f".{handler}.port", f"{kind} {handler} port {port!r} is neither a number nor a valid port name"
@@ -363,6 +375,7 @@ declare(
     compliant=_with_probe({"exec": {"command": ["true"]}, "successThreshold": 1}),
     violating=_with_probe({"exec": {"command": ["true"]}, "successThreshold": 2}),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].livenessProbe.successThreshold",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].livenessProbe.successThreshold": 1}),
 )
 
 
@@ -398,6 +411,7 @@ declare(
     compliant=ex.example(lambda d: ex.head_container_of(d).update(name="ray-head")),
     violating=ex.example(lambda d: ex.head_container_of(d).update(name="Ray_Head")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].name",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].name": "ray-head"}),
 )
 
 
@@ -437,6 +451,7 @@ declare(
     compliant=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="IfNotPresent")),
     violating=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="always")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].imagePullPolicy",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].imagePullPolicy": "IfNotPresent"}),
 )
 
 
@@ -467,4 +482,5 @@ declare(
     compliant=ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(initContainers=[{"name": "init", "image": "busybox:1.36", "command": ["true"]}])),
     violating=ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(initContainers=[{"name": "init", "command": ["true"]}])),
     violating_path="spec.workerGroupSpecs[0].template.spec.initContainers[0].image",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.initContainers[0].image": "busybox:1.36"}),
 )
