@@ -145,6 +145,11 @@ func judgePod(pod *corev1.Pod, role, by string, mapPath func(string) string) Chi
 	if err := k8scorev1.Convert_v1_Pod_To_core_Pod(in, internal, nil); err != nil {
 		return out.fail(field.ErrorList{field.InternalError(nil, err)}, mapPath)
 	}
+	// The ServiceAccount admission plugin (on by default) runs before validation: a Pod without a service
+	// account gets "default" (Plugin.Admit), so its projected service account token volumes are allowed.
+	if internal.Spec.ServiceAccountName == "" {
+		internal.Spec.ServiceAccountName = "default"
+	}
 	internal.Generation = 1
 	internal.Status = api.PodStatus{Phase: api.PodPending}
 	podutil.DropDisabledPodFields(internal, nil)
