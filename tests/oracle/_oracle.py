@@ -68,7 +68,9 @@ class Oracle:
         )
         if proc.returncode != 0:
             raise RuntimeError(f"kuberay-oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        verdicts = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        # One verdict a line: split on "\n" only (str.splitlines also splits on U+0085 and U+2028, which a verdict
+        # may carry inside a string, e.g. a generated name echoed in an error's detail).
+        verdicts = [json.loads(line) for line in proc.stdout.split("\n") if line.strip()]
         if len(verdicts) != len(docs):
             raise RuntimeError(f"kuberay-oracle gave {len(verdicts)} verdicts for {len(docs)} documents")
         return verdicts

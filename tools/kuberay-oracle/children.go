@@ -216,7 +216,8 @@ var pathStep = regexp.MustCompile(`^([^.\[]+)((?:\[[^\]]*\])*)`)
 
 // walk follows a child's field path ("spec.containers[0].ports[1].name", "spec.containers[0].resources.
 // limits[cpu]") through what the user wrote (a JSON-like tree) and returns its longest prefix present there:
-// an error on something the operator added or defaulted is reported at the nearest field the user wrote.
+// an error on something the operator added or defaulted is reported at the nearest field the user wrote (a
+// field left out of an object the user wrote is named itself: spec.restartPolicy).
 func walk(path string, tree any) string {
 	kept := ""
 	node := tree
@@ -232,6 +233,9 @@ func walk(path string, tree any) string {
 		}
 		next, ok := obj[m[1]]
 		if !ok {
+			if m[2] == "" && strings.TrimPrefix(rest, m[0]) == "" {
+				kept = join(kept, m[1]) // a field the user left out, in an object they wrote: the field itself
+			}
 			break
 		}
 		step := m[1]
