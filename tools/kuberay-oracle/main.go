@@ -176,7 +176,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kuberay-oracle: loading CRDs: %v\n", err)
 		os.Exit(2)
 	}
+	// The verdicts own stdout: the operator's code prints to it (utils.CheckName: "pod name is too long ..."),
+	// which would land inside a verdict line; whatever else writes to os.Stdout goes to stderr.
 	out := bufio.NewWriter(os.Stdout)
+	os.Stdout = os.Stderr
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
