@@ -62,6 +62,7 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "pod-resources-invalid",
         "pod-template-metadata-invalid",
         "pod-container-image-missing",
+        "head-service-port-duplicate",
     }
 
 

@@ -251,6 +251,27 @@ def test_a_container_without_an_image_as_validate_container_common() -> None:
     assert _found(doc, "pod-container-image-missing") == [(f"{WORKER_C}.image", "critical")]
 
 
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        ({"containerPort": 8080}, True),  # "8080-port" and KubeRay's "metrics" 8080
+        ({"name": "app", "containerPort": 8080}, True),
+        ({"name": "metrics", "containerPort": 8080}, False),  # replaces the default
+        ({"name": "app", "containerPort": 9090}, False),
+    ],
+)
+def test_the_head_service_ports_as_validate_service(extra: JsonDict, refused: bool) -> None:
+    """BuildServiceForHeadPod: the head's ports by name, plus metrics 8080 unless named; ValidateService refuses a
+    port number twice (the deep run found a head port on 8080 under another name)."""
+    doc = example()
+    ports = _head_container(doc)["ports"]
+    ports.append(extra)
+    expected = [(f"{HEAD_C}.ports[{len(ports) - 1}].containerPort", "critical")] if refused else []
+    assert _found(doc, "head-service-port-duplicate") == expected
+    if refused:
+        assert "gets port 8080 twice" in _messages(doc, "head-service-port-duplicate")[0]
+
+
 # --------------------------------------------------------------------------------------------------
 # Where the operator builds nothing, and what is not known yet
 

@@ -484,3 +484,64 @@ declare(
     violating_path="spec.workerGroupSpecs[0].template.spec.initContainers[0].image",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.initContainers[0].image": "busybox:1.36"}),
 )
+
+
+# --------------------------------------------------------------------------------------------------
+# ValidateService on the head Service: BuildServiceForHeadPod names its ports after the head container's
+# (getServicePorts: an unnamed port is "<number>-port") and adds "metrics" 8080 unless a port has that name
+
+_DEFAULT_METRICS_PORT = 8080
+
+
+def _check_head_service_ports(manifest: Doc, ctx: Context) -> Iterator[Violation]:
+    for template in built_pod_templates(manifest):
+        containers = as_list(template.pod_spec.get("containers"))
+        if template.role != "head" or not containers or not isinstance(containers[0], dict):
+            continue
+        ports = as_list(containers[0].get("ports"))
+        named: dict[str, tuple[int, int]] = {}  # service port name -> (number, index of the container port)
+        for i, port in enumerate(ports):
+            number = _int32(as_dict(port).get("containerPort"))
+            name = as_dict(port).get("name")
+            if number is None or (name is not None and (not isinstance(name, str) or is_unknown(name))):
+                break  # not known (or not a port at all): no verdict on the Service
+            named[name or f"{number}-port"] = (number, i)
+        else:
+            if not named:
+                continue  # getDefaultPorts: five distinct ports
+            named.setdefault("metrics", (_DEFAULT_METRICS_PORT, -1))
+            yield from _duplicate_service_ports(named, f"{template.spec_path}.containers[0].ports")
+
+
+def _duplicate_service_ports(named: dict[str, tuple[int, int]], path: str) -> Iterator[Violation]:
+    by_number: dict[int, list[tuple[str, int]]] = {}
+    for name, (number, index) in named.items():
+        by_number.setdefault(number, []).append((name, index))
+    for number, users in by_number.items():
+        if len(users) < 2:
+            continue
+        names = ", ".join(repr(n) + (" (KubeRay's default metrics port)" if i < 0 else "") for n, i in users)
+        index = max(i for _, i in users)
+        yield Violation(f"the head Service KubeRay builds from the head container's ports (BuildServiceForHeadPod) gets port {number} twice ({names}): the API server refuses the Service (ValidateService: duplicate port) and the cluster never gets its head Service; name the port 'metrics' if it is Ray's metrics port, or use another number", f"{path}[{index}].containerPort")
+
+
+def _with_head_ports(*ports: dict[str, Any]) -> Doc:
+    return ex.example(lambda d: ex.head_container_of(d).update(ports=list(ports)))
+
+
+declare(
+    id="head-service-port-duplicate",
+    title="Head container ports that give the head Service one port twice",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("OP-19",),
+    enforced_by=("run-time",),
+    rationale="BuildServiceForHeadPod names the head Service's ports after the head container's ports (getServicePorts: an unnamed port becomes '<number>-port') and adds 'metrics' on 8080 unless a port is named 'metrics'; Service validation (ValidateService) refuses one port number twice, so a head port on 8080 under another name (or two names for one number) leaves the cluster without its head Service: workers cannot join, jobs and Serve never start.",
+    fix="Name Ray's metrics port 'metrics' (containerPort 8080), and give every other head port its own number.",
+    check=_check_head_service_ports,
+    compliant=_with_head_ports({"name": "gcs-server", "containerPort": 6379}, {"name": "dashboard", "containerPort": 8265}, {"name": "metrics", "containerPort": 8080}),
+    violating=_with_head_ports({"name": "gcs-server", "containerPort": 6379}, {"name": "dashboard", "containerPort": 8265}, {"name": "app", "containerPort": 8080}),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].ports[2].containerPort",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[2].name": "metrics"}),
+)
