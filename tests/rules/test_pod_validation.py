@@ -131,7 +131,7 @@ def test_env_vars_the_api_server_accepts(var: JsonDict) -> None:
 
 def test_volume_mounts_and_names_as_validate_volumes() -> None:
     doc = example()
-    _head_spec(doc)["volumes"] = [{"name": "data", "emptyDir": {}}, {"name": "data", "emptyDir": {}}, {"name": "My_Vol", "emptyDir": {}}]
+    _head_spec(doc)["volumes"] = [{"name": name, "emptyDir": {}} for name in ("data", "data", "My_Vol")]
     _head_container(doc)["volumeMounts"] = [{"name": "dataset", "mountPath": "/d"}, {"name": "data", "mountPath": "/d"}]
     assert _found(doc, "pod-volume-invalid") == [
         (f"{HEAD_C}.volumeMounts[0].name", "critical"),

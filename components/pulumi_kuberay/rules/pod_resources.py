@@ -135,7 +135,10 @@ def _check_template_metadata(manifest: Doc, ctx: Context) -> Iterator[Violation]
 
 
 def _with_head_label(key: str, value: str) -> Doc:
-    return ex.example(lambda d: ex.head_of(d)["template"].setdefault("metadata", {}).setdefault("labels", {}).update({key: value}))
+    def edit(doc: Doc) -> None:
+        ex.head_of(doc)["template"].setdefault("metadata", {}).setdefault("labels", {})[key] = value
+
+    return ex.example(edit)
 
 
 declare(

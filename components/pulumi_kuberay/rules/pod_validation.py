@@ -176,7 +176,8 @@ declare(
 
 _SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
 _ENV_FIELD_PATHS = frozenset(
-    ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+    {"metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName"}
+    | {"status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"}
 )
 _SUBSCRIPT_PATH = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
 _RESOURCE_PATHS = frozenset(f"{k}.{r}" for k in ("limits", "requests") for r in ("cpu", "memory", "ephemeral-storage"))
@@ -199,7 +200,8 @@ def _source_problem(kind: str, source: dict[str, Any]) -> tuple[str, str] | None
             return "fieldRef.fieldPath", f"fieldPath {path!r} is not one the downward API serves to env (metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], spec.nodeName, status.podIP...)"
     elif kind == "resourceFieldRef":
         resource = _judged(source.get("resource"))
-        if resource is not None and resource not in _RESOURCE_PATHS and not resource.startswith(("limits.hugepages-", "requests.hugepages-")):
+        hugepages = resource is not None and resource.startswith(("limits.hugepages-", "requests.hugepages-"))
+        if resource is not None and resource not in _RESOURCE_PATHS and not hugepages:
             return "resourceFieldRef.resource", f"resource {resource!r} is not one of limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory, requests.ephemeral-storage"
     elif kind in ("configMapKeyRef", "secretKeyRef"):
         key = _judged(source.get("key"))
@@ -426,7 +428,8 @@ def _check_policies(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         policy = _judged(template.pod_spec.get("restartPolicy"))
         path = f"{template.spec_path}.restartPolicy"
-        if template.role == "submitter" and policy not in ("Never", "OnFailure") and not _not_known(template.pod_spec, "restartPolicy"):
+        unknown = _not_known(template.pod_spec, "restartPolicy")
+        if template.role == "submitter" and policy not in ("Never", "OnFailure") and not unknown:
             shown = repr(policy) if policy else "unset (Kubernetes defaults it to Always)"
             yield Violation(f"the submitter's restartPolicy is {shown}: the API server refuses the submitter Job (ValidateJob: a Job's Pods restart OnFailure or Never) and the job is never submitted", path)
         elif policy and policy not in _RESTART_POLICIES:
@@ -460,6 +463,10 @@ declare(
 # validateContainerCommon: every container names an image
 
 
+def _with_init_container(container: dict[str, Any]) -> Doc:
+    return ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(initContainers=[container]))
+
+
 def _check_images_present(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         for path, container in _app_containers(template):
@@ -479,8 +486,8 @@ declare(
     rationale="Pod validation (validateContainerCommon) requires an image on every container and init container; the CRD does not, and KubeRay copies the template's containers as they are, so the operator's Pods (or the submitter Job) are refused.",
     fix="Give the container an image, e.g. the group's Ray image 'rayproject/ray:2.52.0'.",
     check=_check_images_present,
-    compliant=ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(initContainers=[{"name": "init", "image": "busybox:1.36", "command": ["true"]}])),
-    violating=ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(initContainers=[{"name": "init", "command": ["true"]}])),
+    compliant=_with_init_container({"name": "init", "image": "busybox:1.36", "command": ["true"]}),
+    violating=_with_init_container({"name": "init", "command": ["true"]}),
     violating_path="spec.workerGroupSpecs[0].template.spec.initContainers[0].image",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.initContainers[0].image": "busybox:1.36"}),
 )
@@ -525,8 +532,9 @@ def _duplicate_service_ports(named: dict[str, tuple[int, int]], path: str) -> It
         yield Violation(f"the head Service KubeRay builds from the head container's ports (BuildServiceForHeadPod) gets port {number} twice ({names}): the API server refuses the Service (ValidateService: duplicate port) and the cluster never gets its head Service; name the port 'metrics' if it is Ray's metrics port, or use another number", f"{path}[{index}].containerPort")
 
 
-def _with_head_ports(*ports: dict[str, Any]) -> Doc:
-    return ex.example(lambda d: ex.head_container_of(d).update(ports=list(ports)))
+def _with_head_ports(extra: dict[str, Any]) -> Doc:
+    ports = [{"name": "gcs-server", "containerPort": 6379}, {"name": "dashboard", "containerPort": 8265}, extra]
+    return ex.example(lambda d: ex.head_container_of(d).update(ports=ports))
 
 
 declare(
@@ -540,8 +548,8 @@ declare(
     rationale="BuildServiceForHeadPod names the head Service's ports after the head container's ports (getServicePorts: an unnamed port becomes '<number>-port') and adds 'metrics' on 8080 unless a port is named 'metrics'; Service validation (ValidateService) refuses one port number twice, so a head port on 8080 under another name (or two names for one number) leaves the cluster without its head Service: workers cannot join, jobs and Serve never start.",
     fix="Name Ray's metrics port 'metrics' (containerPort 8080), and give every other head port its own number.",
     check=_check_head_service_ports,
-    compliant=_with_head_ports({"name": "gcs-server", "containerPort": 6379}, {"name": "dashboard", "containerPort": 8265}, {"name": "metrics", "containerPort": 8080}),
-    violating=_with_head_ports({"name": "gcs-server", "containerPort": 6379}, {"name": "dashboard", "containerPort": 8265}, {"name": "app", "containerPort": 8080}),
+    compliant=_with_head_ports({"name": "metrics", "containerPort": 8080}),
+    violating=_with_head_ports({"name": "app", "containerPort": 8080}),
     violating_path="spec.headGroupSpec.template.spec.containers[0].ports[2].containerPort",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[2].name": "metrics"}),
 )
