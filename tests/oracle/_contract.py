@@ -4,7 +4,9 @@
         if and only if
     the real system rejects the object: the API server or the operator rejects it (the webhooks too when the
     target says they are on), or the API server prunes a field it does not know (``kubectl create`` refuses it
-    with its default strict field validation; through other clients the setting silently has no effect).
+    with its default strict field validation; through other clients the setting silently has no effect), or
+    the API server refuses a child the operator creates from the accepted object (``children``: the head and
+    worker Pods, the head Service, the submitter Job; the object is stored but its workload never runs).
 
     What the operator accepts and ignores (its controller is off behind a feature gate, or its own code never
     acts on a setting under these gates: ``operator.inert``) must not block: we report it at high, with a
@@ -26,7 +28,7 @@ from typing import Any
 import yaml
 from pulumi_kuberay import rules
 
-from ._oracle import Verdict
+from ._oracle import Verdict, child_errors
 
 KNOWN_DIFFERENCES = Path(__file__).resolve().parent / "known_differences.yaml"
 #: How a high finding says the operator accepts and ignores something.
@@ -114,6 +116,10 @@ def expected(verdict: Verdict, *, webhooks: bool) -> tuple[bool, bool, str]:
         return False, "managedBy" not in reason, "operator ignores it: " + reason
     if not op.get("accepted", True):
         return True, False, "operator: " + "; ".join(op.get("errors", []))
+    refused = child_errors(verdict)
+    if refused:
+        # Stored, but a Pod, Service or Job the operator creates from it is refused: the workload never runs.
+        return True, False, "children: " + "; ".join(f"{e['field']}: {e['detail']} ({e['object']})" for e in refused)
     if op.get("inert"):
         return False, True, "operator ignores: " + "; ".join(f"{i['field']}: {i['why']}" for i in op["inert"])
     return False, False, ""

@@ -26,6 +26,7 @@ from ._generate_base import (
 from ._generate_base import head as _head
 from ._generate_base import show as _show
 from ._generate_base import worker as _worker
+from ._mutate_pods import POD_MUTATIONS
 from ._mutate_v17 import CLUSTER_V17_MUTATIONS, COMMON_V17_MUTATIONS, CRON_V17_MUTATIONS, JOB_V17_MUTATIONS
 from ._mutate_workloads import m_cron, m_service
 
@@ -541,7 +542,7 @@ JOB_MUTATIONS: list[Mutation] = [
 ]
 
 def mutations_for(kind: str) -> list[Mutation]:
-    out = COMMON_MUTATIONS + COMMON_V17_MUTATIONS + CLUSTER_MUTATIONS + CLUSTER_V17_MUTATIONS
+    out = COMMON_MUTATIONS + COMMON_V17_MUTATIONS + CLUSTER_MUTATIONS + CLUSTER_V17_MUTATIONS + POD_MUTATIONS
     if kind in ("RayJob", "RayCronJob"):
         out = out + JOB_MUTATIONS + JOB_V17_MUTATIONS
     if kind == "RayService":

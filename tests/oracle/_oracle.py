@@ -1,7 +1,8 @@
 """Running the oracle (``tools/kuberay-oracle``, built by ``scripts/ensure-oracle``) from the tests.
 
 The oracle judges many documents per process: :meth:`Oracle.judge` sends a whole batch on stdin and gets one
-JSON verdict per document back, in order.
+JSON verdict per document back, in order. A verdict's ``children`` are the objects the operator creates from an
+accepted document (:func:`child_errors` lists what the API server refuses of them).
 """
 
 from __future__ import annotations
@@ -67,10 +68,23 @@ class Oracle:
         )
         if proc.returncode != 0:
             raise RuntimeError(f"kuberay-oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        verdicts = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        # One verdict a line: split on "\n" only (str.splitlines also splits on U+0085 and U+2028, which a verdict
+        # may carry inside a string, e.g. a generated name echoed in an error's detail).
+        verdicts = [json.loads(line) for line in proc.stdout.split("\n") if line.strip()]
         if len(verdicts) != len(docs):
             raise RuntimeError(f"kuberay-oracle gave {len(verdicts)} verdicts for {len(docs)} documents")
         return verdicts
+
+
+def child_errors(verdict: Verdict) -> list[dict[str, str]]:
+    """Every error of the children the API server refuses (``children``: the head and worker Pods, the head
+    Service and the submitter Job the operator builds, judged by the API server's own validation), each with
+    ``field`` (the path in the input document), ``childField``, ``type``, ``detail`` and ``object`` (the child)."""
+    out: list[dict[str, str]] = []
+    for child in verdict.get("children") or []:
+        if not child.get("accepted", True):
+            out += [{**e, "object": child["object"]} for e in child.get("errors") or []]
+    return out
 
 
 def _env_from_ensure() -> dict[str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._contract import Case, Outcome, judge_cases, summary
-from ._oracle import Oracle
+from ._oracle import Oracle, child_errors
 
 #: Where the last run's figures go (read by the docs line in docs/operator-rules.md, printed by the tests).
 REPORT = Path(os.environ.get("PULUMI_KUBERAY_ORACLE_REPORT", "/tmp/pulumi-kuberay-oracle-report.json"))
@@ -50,6 +50,8 @@ def record(section: str, outcomes: Sequence[Outcome]) -> str:
         "unexplained": sum(1 for o in bad if o.known_as is None),
         "oracle_rejects": sum(1 for o in outcomes if o.expected_block),
         "corrected": sum(1 for o in outcomes if o.verdict.get("corrected")),
+        # stored, but a Pod, Service or Job the operator builds from it is refused (the verdict's children)
+        "children_refused": sum(1 for o in outcomes if child_errors(o.verdict)),
     }
     REPORT.write_text(json.dumps(data, indent=2, sort_keys=True))
     text = f"[oracle:{section}] " + summary(outcomes)

@@ -12,8 +12,8 @@ import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import LATEST_VERSION, format_version
 
-from ._generate_base import base
-from ._oracle import Oracle, find_oracles
+from ._generate_base import IMAGE, base
+from ._oracle import Oracle, child_errors, find_oracles
 
 JsonDict = dict[str, Any]
 
@@ -221,3 +221,73 @@ def test_yaml_that_is_not_json_is_refused(oracle: Oracle) -> None:
 def test_many_documents_per_call_keep_their_order(oracle: Oracle) -> None:
     docs = [_named("RayCluster", f"c{i}") for i in range(25)]
     assert [v["name"] for v in oracle.judge(docs, oracle.gates("default"))] == [f"c{i}" for i in range(25)]
+
+
+# --------------------------------------------------------------------------------------------------
+# The children: what the operator builds from an accepted object, judged by the API server's own validation
+
+
+def _children(verdict: JsonDict) -> list[tuple[str, str, bool]]:
+    return [(c["kind"], c["role"], c["accepted"]) for c in verdict["children"]]
+
+
+@pytest.mark.parametrize("kind", ["RayCluster", "RayJob", "RayService"])
+def test_the_children_of_the_base_manifests_are_accepted(oracle: Oracle, kind: str) -> None:
+    """buildHeadPod, buildWorkerPod, BuildServiceForHeadPod (and a RayJob's submitter Job) pass ValidatePodCreate,
+    ValidateServiceCreate and ValidateJob."""
+    verdict = _one(oracle, base(kind))
+    expected = [("Pod", "head", True), ("Pod", "worker:cpu", True), ("Service", "head-service", True)]
+    if kind == "RayJob":
+        expected.append(("Job", "submitter", True))
+    assert _children(verdict) == expected
+    assert verdict["childrenAccepted"] is True and child_errors(verdict) == []
+    functions = {c["kind"]: c["function"] for c in verdict["children"]}
+    expected_functions = {"Pod": "ValidatePodCreate", "Service": "ValidateServiceCreate"}
+    if kind == "RayJob":
+        expected_functions["Job"] = "ValidateJob"
+    assert functions == expected_functions
+
+
+def test_a_cloud_identity_as_service_account_refuses_every_pod_at_its_cr_path(oracle: Oracle) -> None:
+    """kubectl-ray's complete sample: the RayCluster is stored (rejected stays false), its Pods are refused by
+    ValidateServiceAccountName, each error at the field of the RayCluster it came from."""
+    doc = base("RayCluster")
+    for group in (doc["spec"]["headGroupSpec"], doc["spec"]["workerGroupSpecs"][0]):
+        group["template"]["spec"]["serviceAccountName"] = "my-service-account@my-project.iam.gserviceaccount.com"
+    verdict = _one(oracle, doc)
+    assert verdict["rejected"] is False and verdict["childrenAccepted"] is False
+    assert _children(verdict) == [("Pod", "head", False), ("Pod", "worker:cpu", False), ("Service", "head-service", True)]
+    assert [(e["field"], e["childField"], e["type"]) for e in child_errors(verdict)] == [
+        ("spec.headGroupSpec.template.spec.serviceAccountName", "spec.serviceAccountName", "FieldValueInvalid"),
+        ("spec.workerGroupSpecs[0].template.spec.serviceAccountName", "spec.serviceAccountName", "FieldValueInvalid"),
+    ]
+
+
+def test_errors_of_a_rayservice_cluster_are_at_its_rayclusterconfig(oracle: Oracle) -> None:
+    doc = base("RayService")
+    head = doc["spec"]["rayClusterConfig"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "dashboard", "containerPort": 8265}, {"name": "Serve_Port", "containerPort": 8000}]
+    errors = [(e["field"], e["object"].split("/")[0]) for e in child_errors(_one(oracle, doc))]
+    assert ("spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports[1].name", "Pod") in errors
+    # the head Service is named after the head's ports (getServicePorts): its error points at them
+    assert ("spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports", "Service") in errors
+
+
+def test_a_submitter_template_without_restart_policy_refuses_the_job(oracle: Oracle) -> None:
+    """getSubmitterTemplate keeps the user's template; ValidateJob wants OnFailure or Never (unset: Always)."""
+    doc = base("RayJob")
+    doc["spec"]["submitterPodTemplate"] = {"spec": {"containers": [{"name": "submitter", "image": IMAGE}]}}
+    verdict = _one(oracle, doc)
+    assert verdict["rejected"] is False
+    assert [(e["field"], e["childField"]) for e in child_errors(verdict)] == [
+        ("spec.submitterPodTemplate.spec.restartPolicy", "spec.template.spec.restartPolicy")
+    ]
+    doc["spec"]["submitterPodTemplate"]["spec"]["restartPolicy"] = "Never"
+    assert _one(oracle, doc)["childrenAccepted"] is True
+
+
+def test_a_rejected_object_has_no_children(oracle: Oracle) -> None:
+    doc = base("RayCluster")
+    doc["spec"]["workerGroupSpecs"][0]["replicas"] = "two"  # the CRD's schema: the API server refuses it
+    verdict = _one(oracle, doc)
+    assert verdict["rejected"] is True and verdict["children"] == [] and verdict["childrenAccepted"] is True

@@ -169,7 +169,9 @@ def test_an_int32_field_refuses_what_kuberay_cannot_decode(kind: str, make: Any,
     ]
     # below the range: the field's own rule (e.g. rayjob-backoff-limit-negative) may say it instead, as critical
     assert [p for _, p, _ in _critical(_set(make(), path, INT32_MIN - 1))] == [shown]
-    assert [p for _, p, _ in _critical(_set(make(), path, INT32_MAX))] == []
+    # within int32 the object decodes; what the Pod validation then refuses of its Pods (a containerPort over 65535:
+    # pod-container-port-invalid) is another rule's
+    assert [p for r, p, _ in _critical(_set(make(), path, INT32_MAX)) if not r.startswith("pod-")] == []
 
 
 def test_an_int64_field_takes_more_than_int32() -> None:

@@ -13,14 +13,6 @@ func (j *judgement) validateClusterUpgradeOptions(rc *rayv1.RayCluster, object s
 	return j.call(object, "ValidateRayClusterUpgradeOptions", func() error { return utils.ValidateRayClusterUpgradeOptions(rc) })
 }
 
-// jobClusterMetadata: what constructRayClusterForRayJob adds to the RayCluster's labels and annotations.
-func jobClusterMetadata(rj *rayv1.RayJob, labels, annotations map[string]string) {
-	labels[utils.RayJobSubmissionModeLabelKey] = string(rj.Spec.SubmissionMode)
-	if rj.Spec.SubmissionMode == rayv1.SidecarMode {
-		annotations[utils.DisableProvisionedHeadRestartAnnotationKey] = "true"
-	}
-}
-
 const incrementalUpgradeType = rayv1.RayServiceNewClusterWithIncrementalUpgrade
 
 func desiredReplicas(wg rayv1.WorkerGroupSpec) int32 { return utils.GetWorkerGroupDesiredReplicas(wg) }

@@ -12,7 +12,7 @@ import (
 )
 
 // Operator versions before 1.6: no RayCronJob (its CRD does not exist, so the API server refuses it first),
-// no ValidateRayClusterUpgradeOptions, the RayCluster of a RayJob has no submission-mode label, a RayService
+// no ValidateRayClusterUpgradeOptions, a RayService
 // has no managedBy, GetWorkerGroupDesiredReplicas takes a context, the upgrade types have no RayService prefix.
 
 const incrementalUpgradeType = rayv1.NewClusterWithIncrementalUpgrade
@@ -28,5 +28,3 @@ func (j *judgement) reconcileCronJob(u *unstructured.Unstructured, object string
 }
 
 func (j *judgement) validateClusterUpgradeOptions(*rayv1.RayCluster, string) bool { return true }
-
-func jobClusterMetadata(*rayv1.RayJob, map[string]string, map[string]string) {}

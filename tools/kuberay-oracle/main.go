@@ -59,6 +59,10 @@ type Verdict struct {
 	Operator        *OperatorVerdict  `json:"operator,omitempty"`
 	Webhooks        *WebhookVerdict   `json:"webhooks,omitempty"`
 	Corrected       []Correction      `json:"corrected"`
+	// Children: the API server's answer to each Pod, Service and Job the operator creates for the object
+	// (children.go); ChildrenAccepted is false when any is refused (the object is stored, its workload never runs).
+	Children         []ChildVerdict `json:"children"`
+	ChildrenAccepted bool           `json:"childrenAccepted"`
 	// Rejected is true when the API server or the operator rejects the object (webhooks not counted).
 	Rejected bool `json:"rejected"`
 }
@@ -172,7 +176,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kuberay-oracle: loading CRDs: %v\n", err)
 		os.Exit(2)
 	}
+	// The verdicts own stdout: the operator's code prints to it (utils.CheckName: "pod name is too long ..."),
+	// which would land inside a verdict line; whatever else writes to os.Stdout goes to stderr.
 	out := bufio.NewWriter(os.Stdout)
+	os.Stdout = os.Stderr
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)

@@ -7,12 +7,12 @@ import (
 	"maps"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayctrl "github.com/ray-project/kuberay/ray-operator/controllers/ray"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/common"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils/dashboardclient"
@@ -74,6 +74,8 @@ type judgement struct {
 	declared map[string]any
 	// childWebhookErrors: what the webhooks (when on) answer to the objects the operator creates.
 	childWebhookErrors []string
+	// children: the API server's answer to each Pod, Service and Job the operator creates (children.go).
+	children []ChildVerdict
 }
 
 // clusterSpecPaths: where the input document of each kind holds the RayClusterSpec its clusters get.
@@ -97,7 +99,8 @@ func (j *judgement) declaredReplicas(group int) bool {
 }
 
 func judge(server *apiServer, doc []byte, convErr error) Verdict {
-	v := Verdict{OperatorVersion: operatorVersion(), FeatureGates: gateValues(), Corrected: []Correction{}}
+	v := Verdict{OperatorVersion: operatorVersion(), FeatureGates: gateValues(), Corrected: []Correction{},
+		Children: []ChildVerdict{}, ChildrenAccepted: true}
 	if convErr != nil {
 		v.APIServer = reject("", "the document cannot be sent as JSON: "+convErr.Error())
 		v.Rejected = true
@@ -121,6 +124,14 @@ func judge(server *apiServer, doc []byte, convErr error) Verdict {
 	v.Operator, v.Corrected = j.operator, j.corrected
 	if v.Corrected == nil {
 		v.Corrected = []Correction{}
+	}
+	v.Children = j.children
+	if v.Children == nil {
+		v.Children = []ChildVerdict{}
+	}
+	v.ChildrenAccepted = true
+	for _, c := range v.Children {
+		v.ChildrenAccepted = v.ChildrenAccepted && c.Accepted
 	}
 	v.Webhooks = runWebhooks(u)
 	v.Webhooks.Errors = append(v.Webhooks.Errors, j.childWebhookErrors...)
@@ -201,12 +212,15 @@ func (j *judgement) rayCluster(rc *rayv1.RayCluster, object string, root bool) {
 		}
 		return
 	}
-	_ = j.call(object, "ValidateRayClusterMetadata", func() error { return utils.ValidateRayClusterMetadata(rc.ObjectMeta) }) &&
+	ok := j.call(object, "ValidateRayClusterMetadata", func() error { return utils.ValidateRayClusterMetadata(rc.ObjectMeta) }) &&
 		j.call(object, "ValidateRayClusterSpec", func() error { return utils.ValidateRayClusterSpec(&rc.Spec, rc.Annotations) }) &&
 		j.tlsNeedsCertManager(rc, object) &&
 		j.validateClusterUpgradeOptions(rc, object) &&
 		j.call(object, "ValidateRayClusterStatus", func() error { return utils.ValidateRayClusterStatus(rc) })
 	j.clampedReplicas(&rc.Spec, object)
+	if ok {
+		j.clusterChildren(rc, object)
+	}
 }
 
 // clampedReplicas reports worker replicas outside [minReplicas, maxReplicas] (GetWorkerGroupDesiredReplicas).
@@ -275,29 +289,29 @@ func (j *judgement) rayJob(rj *rayv1.RayJob, object string, root bool) {
 			return
 		}
 	}
+	if len(rj.Spec.ClusterSelector) != 0 && rj.Spec.SubmitterPodTemplate != nil {
+		// The selected RayCluster is not in the manifest: a stand-in with its name (a submitter template of the
+		// user's own reads nothing else of it).
+		standIn := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: rj.Spec.ClusterSelector[utils.RayJobClusterSelectorKey], Namespace: rj.Namespace}}
+		j.submitterJob(rj, standIn, object)
+	}
 	if len(rj.Spec.ClusterSelector) != 0 || rj.Spec.RayClusterSpec == nil {
 		return
 	}
-	labels := map[string]string{}
-	maps.Copy(labels, rj.Labels)
-	labels[utils.RayOriginatedFromCRNameLabelKey] = rj.Name
-	labels[utils.RayOriginatedFromCRDLabelKey] = utils.RayOriginatedFromCRDLabelValue(utils.RayJobCRD)
-	annotations := map[string]string{}
-	maps.Copy(annotations, rj.Annotations)
-	jobClusterMetadata(rj, labels, annotations)
-	spec := rj.Spec.RayClusterSpec.DeepCopy()
-	if rj.Spec.SubmissionMode == rayv1.SidecarMode {
-		spec.HeadGroupSpec.Template.Spec.Containers = append(spec.HeadGroupSpec.Template.Spec.Containers,
-			corev1.Container{Name: "ray-job-submitter", Image: "submitter"})
-		spec.HeadGroupSpec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	// getOrCreateRayClusterInstance: the RayCluster of constructRayClusterForRayJob (in SidecarMode with the
+	// submitter container of getSubmitterContainer), owned by the RayJob.
+	owner := rj.DeepCopy()
+	owner.UID = rayctrl.OracleUID
+	var cluster *rayv1.RayCluster
+	if !j.call(object, "constructRayClusterForRayJob", func() (err error) {
+		cluster, err = rayctrl.OracleConstructRayClusterForRayJob(owner, rj.Name+"-"+childSuffix)
+		return err
+	}) {
+		return
 	}
-	cluster := &rayv1.RayCluster{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayCluster"},
-		ObjectMeta: metav1.ObjectMeta{Name: rj.Name + "-" + childSuffix, Namespace: rj.Namespace, Labels: labels, Annotations: annotations},
-		Spec:       *spec,
-	}
-	if j.child(cluster, " (created by "+object+")") {
-		j.dashboardPort(cluster, object)
+	cluster.TypeMeta = metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayCluster"}
+	if j.child(cluster, " (created by "+object+")") && j.dashboardPort(cluster, object) {
+		j.submitterJob(rj, cluster, object)
 	}
 }
 

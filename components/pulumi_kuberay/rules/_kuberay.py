@@ -14,16 +14,22 @@ from typing import Any
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
+from pulumi_kuberay.kuberay.names import KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
+    PodTemplateRef,
     as_dict,
     as_list,
     as_str,
+    cluster_specs,
     env_var,
     get,
+    group_template,
+    groups,
     head_ray_container,
     is_unknown,
     parse_generic_version,
+    pod_templates,
 )
 from pulumi_kuberay.model import is_dns1035_label
 
@@ -284,6 +290,25 @@ def str_or_empty(value: Any) -> str:
 def has_cluster_selector(spec: dict[str, Any]) -> bool:
     selector = spec.get("clusterSelector")
     return isinstance(selector, dict) and len(selector) > 0
+
+
+def built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
+    """The pod templates the operator builds objects from: every group's template of each RayCluster it creates
+    and reconciles (buildHeadPod, buildWorkerPod; not a RayJob's rayClusterSpec while clusterSelector picks a
+    cluster, nor a cluster spec whose managedBy hands it to another controller: ManagedByExternalController), and
+    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template)."""
+    jobs = list(job_specs(manifest))
+    if not any(has_cluster_selector(spec) for spec, _ in jobs):
+        for ref in cluster_specs(manifest):
+            manager = ref.spec.get("managedBy")
+            if isinstance(manager, str) and manager != KUBERAY_CONTROLLER:
+                continue
+            for group in groups(ref):
+                template = group_template(group)
+                if template is not None:
+                    yield template
+    if jobs and submission_mode(jobs[0][0]) == "K8sJobMode":
+        yield from (t for t in pod_templates(manifest) if t.role == "submitter")
 
 
 def job_autoscaling_enabled(spec: dict[str, Any]) -> bool:
