@@ -64,7 +64,7 @@ def _check_service_account(manifest: Doc, ctx: Context) -> Iterator[Violation]:
                 continue
             path = f"{template.spec_path}.{key}"
             if placeholders(name) and _SHELL_ONLY.fullmatch(name):
-                yield Violation(f"{key} {name!r} is an unrendered template{_placeholder_note(name)}; applied as it is, {_REFUSED} (ValidateServiceAccountName)", path, severity="high")
+                yield Violation(f"{key} {name!r}{_placeholder_note(name)}; applied as it is, {_REFUSED} (ValidateServiceAccountName)", path, severity="high")
                 continue
             yield Violation(f"{key} {name!r} is not a DNS-1123 subdomain (at most 253 lower-case letters, digits, '-' and '.'): {_REFUSED} (ValidateServiceAccountName); a cloud identity such as a GCP service account e-mail belongs in the Kubernetes ServiceAccount's annotations (iam.gke.io/gcp-service-account), not here", path)
 
