@@ -56,3 +56,35 @@ def rayjob(name: str, entrypoint: str, *, mode: str = "HTTPMode", shutdown: bool
     else:
         spec["clusterSelector"] = {"ray.io/cluster": selector}
     return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": name}, "spec": spec}
+
+
+def serve_config(greeting: str = "hello") -> str:
+    """Two applications of apps/rr_serve_app.py on their own route prefixes (small CPU shares: 2 cores)."""
+    return f"""applications:
+- name: greet
+  route_prefix: /greet
+  import_path: rr_serve_app:greeter
+  args: {{greeting: {greeting}}}
+  deployments: [{{name: Greeter, num_replicas: 1, ray_actor_options: {{num_cpus: 0.1}}}}]
+- name: echo
+  route_prefix: /echo
+  import_path: rr_serve_app:echo
+  deployments: [{{name: Echo, num_replicas: 1, ray_actor_options: {{num_cpus: 0.1}}}}]
+"""  # text-block
+
+
+def rayservice(name: str, *, greeting: str = "hello", marker: str = "v1", **kw: Any) -> dict[str, Any]:
+    """``marker``: an env var of the head whose change makes KubeRay upgrade to a new cluster (NewCluster)."""
+    spec = cluster_spec(**kw)
+    spec["headGroupSpec"]["template"]["spec"]["containers"][0]["env"].append({"name": "RR_MARKER", "value": marker})
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
+        "metadata": {"name": name},
+        "spec": {
+            "serveConfigV2": serve_config(greeting),
+            "upgradeStrategy": {"type": "NewCluster"},
+            "rayClusterDeletionDelaySeconds": 10,
+            "rayClusterConfig": spec,
+        },
+    }

@@ -58,8 +58,22 @@ APPS_DIR = REALRAY_DIR / "apps"
 T = TypeVar("T")
 
 
+#: What the venvs get besides ray[serve] (scripts/setup-serve-venvs): Serve of these releases breaks on protobuf 7.
+VENV_EXTRA = "protobuf<7"
+
+
 def serve_cache() -> Path:
-    return Path(os.environ.get("PULUMI_KUBERAY_SERVE_CACHE", Path.home() / ".cache" / "pulumi-kuberay" / "serve"))
+    """The tier's Ray venvs (scripts/local-cluster's PULUMI_KUBERAY_RAY_VENVS): apart from the Serve schema
+    checks' (~/.cache/pulumi-kuberay/serve), as they pin what running Serve needs."""
+    default = Path.home() / ".cache" / "pulumi-kuberay" / "realray"
+    return Path(os.environ.get("PULUMI_KUBERAY_RAY_VENVS", default))
+
+
+def setup_venvs_command(versions: list[str]) -> str:
+    return (
+        f'PULUMI_KUBERAY_SERVE_CACHE={serve_cache()} PULUMI_KUBERAY_SERVE_EXTRA="{VENV_EXTRA}" '
+        f"scripts/setup-serve-venvs {' '.join(versions)}"
+    )
 
 
 def _missing_venvs() -> list[str]:
@@ -81,7 +95,7 @@ def _skip_reason() -> str | None:
         return "realray tier skipped: the control plane is not built (run scripts/ensure-kube, needs Go)"
     missing = _missing_venvs()
     if missing:
-        return f"realray tier skipped: no Ray venvs for {', '.join(missing)} (scripts/setup-serve-venvs {' '.join(missing)})"
+        return f"realray tier skipped: no Ray venvs for {', '.join(missing)} ({setup_venvs_command(missing)})"
     return None
 
 
@@ -190,12 +204,13 @@ def _ensure_venvs() -> None:
     if not missing:
         return
     if not _required():
-        pytest.fail(f"no Ray venvs for {missing}: scripts/setup-serve-venvs {' '.join(missing)}", pytrace=False)
+        pytest.fail(f"no Ray venvs for {missing}: {setup_venvs_command(missing)}", pytrace=False)
     started = time.monotonic()
+    env = dict(os.environ, PULUMI_KUBERAY_SERVE_CACHE=str(serve_cache()), PULUMI_KUBERAY_SERVE_EXTRA=VENV_EXTRA)
     proc = subprocess.run([str(REPO_ROOT / "scripts" / "setup-serve-venvs"), *missing], capture_output=True,
-                          text=True, timeout=1200)
+                          text=True, timeout=1200, env=env)
     if proc.returncode != 0:
-        pytest.fail(f"scripts/setup-serve-venvs {' '.join(missing)} failed:\n{proc.stderr[-3000:]}", pytrace=False)
+        pytest.fail(f"{setup_venvs_command(missing)} failed:\n{proc.stderr[-3000:]}", pytrace=False)
     sys.stderr.write(f"\n[realray] Ray venvs {missing} built in {time.monotonic() - started:.0f}s\n")
 
 

@@ -29,7 +29,9 @@ def _finished(rr: RealRay, ns: str, name: str) -> dict[str, Any] | None:
     return obj if status.get("jobDeploymentStatus") in ("Complete", "Failed") else None
 
 
-def _run(rr: RealRay, ns: str, manifest: dict[str, Any], timeout: float = 420) -> tuple[dict[str, Any], list[str], float]:
+def _run(
+    rr: RealRay, ns: str, manifest: dict[str, Any], timeout: float = 420
+) -> tuple[dict[str, Any], list[str], float]:
     name = manifest["metadata"]["name"]
     started = time.monotonic()
     rr.apply(manifest, ns)  # then the watch: a watch of an object not there yet ends at once
