@@ -70,10 +70,8 @@ def serve_cache() -> Path:
 
 
 def setup_venvs_command(versions: list[str]) -> str:
-    return (
-        f'PULUMI_KUBERAY_SERVE_CACHE={serve_cache()} PULUMI_KUBERAY_SERVE_EXTRA="{VENV_EXTRA}" '
-        f"scripts/setup-serve-venvs {' '.join(versions)}"
-    )
+    env = f'PULUMI_KUBERAY_SERVE_CACHE={serve_cache()} PULUMI_KUBERAY_SERVE_EXTRA="{VENV_EXTRA}"'
+    return f"{env} scripts/setup-serve-venvs {' '.join(versions)}"
 
 
 def _missing_venvs() -> list[str]:

@@ -126,4 +126,4 @@ def test_new_cluster_upgrade_under_load(realray: RealRay, rr_namespace: str) -> 
     assert {body for _, status, body in load.results if status == 200} <= {f"hello from {old}", f"hi from {new}"}
     assert total >= 100
     assert failed == [], f"{len(failed)} of {total} requests failed during the upgrade: {failed[:5]}"
-    assert not realray.pods(ns, f"ray.io/cluster={old}")
+    realray.wait_for(lambda: not realray.pods(ns, f"ray.io/cluster={old}"), 120, f"the Pods of {old} to end")
