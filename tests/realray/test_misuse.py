@@ -4,6 +4,7 @@ Ready, as the catalogue's probes-need-ray-2-53 says."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from typing import Any
@@ -39,9 +40,11 @@ def test_rayjob_used_as_a_service_is_gone_when_the_job_ends(realray: RealRay, rr
 
     url = realray.wait_for(head_url, 300, "the job's cluster head")
     cluster = _job(realray, ns, "served")["status"]["rayClusterName"]
-    status, body = realray.wait_for(
-        lambda: (got := realray.get_url(url, timeout=5))[0] == 200 and got, 240, "the job's Serve app to answer"
-    )
+    def answered() -> tuple[int, str] | None:
+        got = realray.get_url(url, timeout=5)
+        return got if got[0] == 200 else None
+
+    status, body = realray.wait_for(answered, 240, "the job's Serve app to answer")
     assert body == f"echo hi from {cluster}"
     served_at = time.monotonic()
     # while the job runs, it serves; when the entrypoint returns, the job is Complete and its cluster deleted
@@ -74,10 +77,11 @@ def test_rayversion_2_53_with_a_2_52_image_never_turns_ready(realray: RealRay, r
     pod = realray.wait_for(head, 180, "the head Pod to run")
     name = pod["metadata"]["name"]
     # Ray itself is up (2.52 from the image's venv) ...
-    status = realray.wait_for(
-        lambda: (p := realray.exec_in(ns, name, ["ray", "status"], container="ray-head")).returncode == 0 and p,
-        180, "ray status on the head",
-    )
+    def ray_status() -> subprocess.CompletedProcess[str] | None:
+        proc = realray.exec_in(ns, name, ["ray", "status"], container="ray-head")
+        return proc if proc.returncode == 0 else None
+
+    status = realray.wait_for(ray_status, 180, "ray status on the head")
     assert "1 headgroup" in status.stdout
     # ... but the HTTP /api/healthz probes KubeRay builds for rayVersion 2.53 get 404 from Ray 2.52: never Ready
     probe = pod["spec"]["containers"][0]["readinessProbe"]
