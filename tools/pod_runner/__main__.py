@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import signal
 import sys
@@ -12,12 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .apiproxy import ApiRelay
 from .dns import DnsServer, Records, build_records
 from .kube import ApiError, Kube
 from .kubelet import KubeletServer, self_signed
 from .netns import Network
 from .pod import Node, PodRun
-from .process import now
+from .process import SECRETS, now
 
 LEASE_SECONDS = 40
 LOOP_SECONDS = 1.0
@@ -127,15 +129,22 @@ class Agent:
             if not run.is_alive():
                 del self.pods[uid]
         services = self.kube.get("/api/v1/services")["items"]
-        self.records.by_name = build_records(services, pods)
+        records = build_records(services, pods)
+        records["kubernetes.default.svc.cluster.local"] = [str(self.network.gateway)]  # the API relay
+        self.records.by_name = records
 
     def run(self) -> int:
         self.network.up()
         gw = str(self.network.gateway)
         dns = DnsServer(gw, self.dns_port, self.records)
         kubelet = KubeletServer(gw, self.port, self_signed(self.node.state / "pki", gw), self.log_of)
+        api_host, api_port = self.kube.server.removeprefix("https://").rsplit(":", 1)
+        relay = ApiRelay(gw, 443, (api_host, int(api_port)))
+        made_secrets = not Path(SECRETS).exists()
+        Path(SECRETS).mkdir(exist_ok=True)
         dns.start()
         kubelet.start()
+        relay.start()
         self.register()
         print(f"[pod-runner] node {self.node.name} ready: Pods on {self.network.subnet} via {self.network.bridge}, DNS {gw}:{self.dns_port}, kubelet https://{gw}:{self.port}", flush=True)
         last_beat = time.monotonic()
@@ -157,6 +166,10 @@ class Agent:
                 run.join(timeout=40)
             kubelet.stop()
             dns.stop()
+            relay.stop()
+            if made_secrets:
+                with contextlib.suppress(OSError):
+                    Path(SECRETS).rmdir()
             self.network.down()
             print("[pod-runner] stopped", flush=True)
         return 0

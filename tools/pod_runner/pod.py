@@ -163,6 +163,11 @@ class PodRun(threading.Thread):
             "HOSTNAME": self.pod_name,
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
+            # as the kubelet's, but a name (our DNS answers it with the API relay; the API server's certificate
+            # names it) where the kubelet gives the kubernetes Service's ClusterIP, which nothing routes here
+            "KUBERNETES_SERVICE_HOST": "kubernetes.default",
+            "KUBERNETES_SERVICE_PORT": "443",
+            "KUBERNETES_SERVICE_PORT_HTTPS": "443",
         }
 
     def _start(self, c: Ctr) -> bool:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+#: An empty directory pod-runner makes on the host (and removes): each container mounts its own tmpfs there.
+SECRETS = "/run/secrets"
 # /etc/profile is replaced in the container (a login shell must not reset PATH: `bash -l` runs it)
 PROFILE = "# pod-runner: PATH and the rest come from the container's env\n"
 _ENTER = r"""
@@ -107,6 +109,12 @@ def start(
     for src, target, read_only in mounts:
         if target == "/tmp" or target.startswith("/tmp/"):
             target = str(tmp) + target[len("/tmp"):]  # under the container's /tmp, bound over /tmp last
+            binds.append(f"mkdir -p {shlex.quote(target)}")
+        elif target.startswith(("/var/run/secrets/", "/run/secrets/")) and os.path.isdir(SECRETS):
+            # the ServiceAccount token's place: a tmpfs of the container's own over the empty /run/secrets
+            if "tmpfs" not in " ".join(binds):
+                binds.append(f"mount -t tmpfs tmpfs {SECRETS}")
+            target = SECRETS + target.split("/secrets", 1)[1]
             binds.append(f"mkdir -p {shlex.quote(target)}")
         elif not os.path.exists(target):
             continue  # not made on the host: pod-runner has no root filesystem of its own

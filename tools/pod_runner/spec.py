@@ -114,6 +114,32 @@ class Env:
                             raise ValueError(f"{kind} {self.ns}/{ref['name']} has no key {ref['key']!r}")
         return env
 
+    def _projected(self, projected: Mapping[str, Any], path: Path) -> None:
+        """The ServiceAccount token (TokenRequest), ConfigMap/Secret items and downward API of a projected
+        volume (the API server's kube-api-access-* volume) as files."""
+        for src in projected.get("sources") or []:
+            if "serviceAccountToken" in src:
+                tok = src["serviceAccountToken"]
+                sa = self.pod["spec"].get("serviceAccountName") or "default"
+                spec: dict[str, Any] = {"expirationSeconds": int(tok.get("expirationSeconds", 3607))}
+                if tok.get("audience"):
+                    spec["audiences"] = [tok["audience"]]
+                got = self.kube.request(
+                    "POST", f"/api/v1/namespaces/{self.ns}/serviceaccounts/{sa}/token", {"spec": spec}
+                )
+                (path / tok.get("path", "token")).write_text(got["status"]["token"])
+            for kind in ("configMap", "secret"):
+                if kind in src:
+                    ref = src[kind]
+                    data = self._data(kind, ref["name"], bool(ref.get("optional")))
+                    items = ref.get("items") or [{"key": k, "path": k} for k in data]
+                    for item in items:
+                        if item["key"] in data:
+                            (path / item["path"]).write_text(data[item["key"]])
+            for item in (src.get("downwardAPI") or {}).get("items") or []:
+                if "fieldRef" in item:
+                    (path / item["path"]).write_text(field_ref(self.pod, item["fieldRef"]["fieldPath"]))
+
     def volumes(self, root: Path) -> dict[str, Path]:
         """Each volume of the Pod this agent can provide -> its directory (created now)."""
         out: dict[str, Path] = {}
@@ -126,6 +152,8 @@ class Env:
                     name = ref.get("name") or ref.get("secretName", "")
                     for k, v in self._data(kind, name, bool(ref.get("optional"))).items():
                         (path / k).write_text(v)
-            if any(k in vol for k in ("emptyDir", "configMap", "secret")):
+            if "projected" in vol:
+                self._projected(vol["projected"], path)
+            if any(k in vol for k in ("emptyDir", "configMap", "secret", "projected")):
                 out[vol["name"]] = path
         return out
