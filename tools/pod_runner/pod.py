@@ -205,7 +205,7 @@ class PodRun(threading.Thread):
         )
         if not c.init and c.ready.readiness is None:
             c.ready.readiness = process.ProbeState({"periodSeconds": 1e9}, result=True)
-        last = c.status.get("terminated")
+        last = c.status.get("terminated") or c.status.get("lastState", {}).get("terminated")  # after a back-off
         c.status = {"running": {"startedAt": c.proc.started_at}}
         if last:
             c.status["lastState"] = {"terminated": last}
