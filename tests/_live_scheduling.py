@@ -1,9 +1,9 @@
 """The xdist schedule of scripts/test (``--dist loadgroup`` with workers, see ``tests/conftest.py``).
 
 Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except two
-live units: ``cluster`` (every module with a cluster test: one worker runs them in order against one local control
-plane, which its session fixture starts) and ``engine`` (every other module with an engine test: one project copy,
-one pulumi at a time). Both mostly wait on the pulumi CLI and the API server, so they run beside each other and
+live units: ``cluster`` (every module with a cluster test, then the realray tier's: one worker runs them in order,
+so the realray tier's Ray processes never share the 2 cores with the cluster tests' waits) and ``engine`` (every
+other module with an engine test: one project copy, one pulumi at a time). Both mostly wait on the pulumi CLI and the API server, so they run beside each other and
 beside the CPU-bound modules. With ``--no-loadscope-reorder`` the units go out in collection order, and
 ``tests/cluster/`` is collected first: the longest unit starts at once, the engine unit with the second worker.
 
@@ -33,7 +33,7 @@ def live_unit(module: str) -> str | None:
     """``"cluster"``, ``"engine"`` or None (not live) for ``module``, a node id's file part relative to the
     rootdir (``tests/test_wheel.py``)."""
     path = TESTS_DIR.parent / module
-    if TESTS_DIR / "cluster" in path.parents:
+    if TESTS_DIR / "cluster" in path.parents or TESTS_DIR / "realray" in path.parents:
         return "cluster"
     marks = set(_MARK.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
     if "cluster" in marks:

@@ -26,6 +26,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not target:
         return
     needs = {marker for item in items for marker in TIER_MARKERS if item.get_closest_marker(marker)}
+    if any(item.get_closest_marker("realray") for item in items):
+        needs.add("cluster")  # the realray tier runs on the local control plane (its Ray venvs: its conftest)
     if any("helm" in Path(str(item.path)).name for item in items):
         needs.add("helm")  # the modules that render charts with a real helm say so in their name
     Path(target).write_text("".join(f"{need}\n" for need in sorted(needs)))

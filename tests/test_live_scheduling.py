@@ -12,6 +12,7 @@ from _live_scheduling import live_unit
     [
         ("tests/cluster/test_rayjob.py", "cluster"),
         ("tests/cluster/conftest.py", "cluster"),
+        ("tests/realray/test_rayjob.py", "cluster"),
         ("tests/engine/test_up_dev.py", "engine"),
         ("tests/test_wheel.py", "engine"),  # its tests carry the engine mark
         ("tests/convert/test_convert_engine.py", "engine"),
