@@ -4,8 +4,9 @@ Each test module is a unit, so its module fixtures are built on one worker (as `
 live units: ``cluster`` (every module with a cluster test, then the realray tier's: one worker runs them in order,
 so the realray tier's Ray processes never share the 2 cores with the cluster tests' waits) and ``engine`` (every
 other module with an engine test: one project copy, one pulumi at a time). Both mostly wait on the pulumi CLI
-and the API server, so they run beside each other and beside the CPU-bound modules. With ``--no-loadscope-reorder`` the units go out in collection order, and
-``tests/cluster/`` is collected first: the longest unit starts at once, the engine unit with the second worker.
+and the API server, so they run beside each other and beside the CPU-bound modules. With
+``--no-loadscope-reorder`` the units go out in collection order, and ``tests/cluster/`` is collected first: the
+longest unit starts at once, the engine unit with the second worker.
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/`` or ``tests/cluster/`` or
 marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark = [pytest.mark.engine]``); a
