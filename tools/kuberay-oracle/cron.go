@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayctrl "github.com/ray-project/kuberay/ray-operator/controllers/ray"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"github.com/ray-project/kuberay/ray-operator/pkg/features"
 )
@@ -29,13 +30,13 @@ func (j *judgement) rayCronJob(rcj *rayv1.RayCronJob, object string) {
 	if !j.call(object, "ValidateRayCronJobSpec", func() error { return utils.ValidateRayCronJobSpec(rcj) }) || cronSuspended(rcj) {
 		return
 	}
-	j.child(&rayv1.RayJob{
-		TypeMeta: metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayJob"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: cronChildName(rcj.Name), Namespace: rcj.Namespace,
-			Labels:      map[string]string{utils.RayCronJobNameLabelKey: rcj.Name},
-			Annotations: map[string]string{utils.RayCronJobTimestampAnnotationKey: cronTick.UTC().Format("2006-01-02T15:04:05Z07:00")},
-		},
-		Spec: *rcj.Spec.JobTemplate.DeepCopy(),
-	}, " (created by "+object+")")
+	var job *rayv1.RayJob
+	if !j.call(object, "constructRayJob", func() (err error) { job, err = rayctrl.OracleConstructRayJob(rcj, cronTick); return err }) {
+		return
+	}
+	// The API server sees kind and version in the request; v1.6 names the RayJob "<cron>-" + rand.String(5):
+	// cronChildName keeps the verdicts reproducible with a name of the same length.
+	job.TypeMeta = metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayJob"}
+	job.Name = cronChildName(rcj.Name)
+	j.child(job, " (created by "+object+")")
 }
