@@ -113,7 +113,10 @@ def test_prod_service_changes_print_the_plan(tmp_path: Path, pulumi_cli: str) ->
     base = "pulumi-kuberay:services.serve.spec"
 
     image = f"{base}.rayClusterConfig.image"
-    workspace.pulumi("config", "set", "--stack", "prod", "--path", image, NEW_IMAGE, check=True)
+    # The same Ray release: a new one for the head and the cpu group alone would leave the gpu group's
+    # rayproject/ray:2.52.0-gpu behind, which image-ray-version-mismatch rightly blocks (a worker's ray start refuses
+    # a head of another release).
+    workspace.pulumi("config", "set", "--stack", "prod", "--path", image, "rayproject/ray:2.52.0-py312", check=True)
     line = _service_line(workspace)
     assert line.startswith("plan: RayService 'serve': new-cluster: the cluster spec changed ("), line
     # The second cluster: head 4 CPU/16Gi + the autoscaler sidecar's 500m/512Mi, the cpu group's 1 x 4 CPU/16Gi
