@@ -77,11 +77,12 @@ def test_rayversion_2_53_with_a_2_52_image_never_turns_ready(realray: RealRay, r
     pod = realray.wait_for(head, 180, "the head Pod to run")
     name = pod["metadata"]["name"]
     # Ray itself is up (2.52 from the image's venv) ...
+    # `ray status` answers before the autoscaler has seen the head ("no active nodes"): wait for the head in it.
     def ray_status() -> subprocess.CompletedProcess[str] | None:
         proc = realray.exec_in(ns, name, ["ray", "status"], container="ray-head")
-        return proc if proc.returncode == 0 else None
+        return proc if proc.returncode == 0 and "1 headgroup" in proc.stdout else None
 
-    status = realray.wait_for(ray_status, 180, "ray status on the head")
+    status = realray.wait_for(ray_status, 180, "ray status on the head to list the head")
     assert "1 headgroup" in status.stdout
     # ... but the HTTP /api/healthz probes KubeRay builds for rayVersion 2.53 get 404 from Ray 2.52: never Ready
     probe = pod["spec"]["containers"][0]["readinessProbe"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 from pulumi_kuberay.status import diagnose
@@ -36,8 +37,12 @@ def test_head_and_worker_turn_ready_and_ray_sees_the_worker(realray: RealRay, rr
     assert init["state"]["terminated"]["exitCode"] == 0
 
     # Ray's own view: both nodes, the worker's group by name, the CPUs the two advertise
-    status = realray.exec_in(rr_namespace, head["metadata"]["name"], ["ray", "status"])
-    assert status.returncode == 0, status.stderr
+    # `ray status` can answer before the autoscaler's view has both nodes: wait for them, then judge
+    def both_nodes() -> subprocess.CompletedProcess[str] | None:
+        proc = realray.exec_in(rr_namespace, head["metadata"]["name"], ["ray", "status"])
+        return proc if proc.returncode == 0 and " 1 small" in proc.stdout else None
+
+    status = realray.wait_for(both_nodes, 120, "ray status to list the worker")
     assert " 1 small" in status.stdout and " 1 headgroup" in status.stdout, status.stdout
     assert "0.0/2.0 CPU" in status.stdout, status.stdout
 
