@@ -1,21 +1,23 @@
-"""The xdist schedule of scripts/test (``--dist loadgroup`` with workers, see ``tests/conftest.py``).
+"""The xdist schedule of scripts/test (``--dist loadgroup`` with workers, see ``tests/conftest.py``), and the run's
+figures per unit (:class:`UnitClock`).
 
-Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except two
-live units: ``cluster`` (every module with a cluster test, then the realray tier's: one worker runs them in order,
-so the realray tier's Ray processes never share the 2 cores with the cluster tests' waits) and ``engine`` (every
-other module with an engine test: one project copy, one pulumi at a time). Both mostly wait on the pulumi CLI
-and the API server, so they run beside each other and beside the CPU-bound modules. With
+Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except three
+live units that one worker each runs in order: ``cluster`` (every module with a cluster test: one local control
+plane), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes) and ``engine``
+(every other module with an engine test: one project copy, one pulumi at a time). They mostly wait on the pulumi
+CLI, the API server and Ray, so they run beside each other and beside the CPU-bound modules: the cluster unit is
+the longest, and the realray tier beside it, not after it, takes its ten minutes off the critical path. With
 ``--no-loadscope-reorder`` the units go out in collection order, and ``tests/cluster/`` is collected first: the
 longest unit starts at once, the engine unit with the second worker.
 
-The controller sees node ids only: a module is live when it is under ``tests/engine/`` or ``tests/cluster/`` or
-marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark = [pytest.mark.engine]``); a
-module that marks both is a cluster module (it needs the control plane).
+The controller sees node ids only: a module is live when it is under ``tests/engine/``, ``tests/cluster/`` or
+``tests/realray/`` or marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark =
+[pytest.mark.engine]``); a module that marks both is a cluster module (it needs the control plane).
 """
-
 from __future__ import annotations
 
 import re
+import time
 from functools import cache
 from pathlib import Path
 
@@ -31,10 +33,12 @@ _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 @cache
 def live_unit(module: str) -> str | None:
-    """``"cluster"``, ``"engine"`` or None (not live) for ``module``, a node id's file part relative to the
-    rootdir (``tests/test_wheel.py``)."""
+    """``"cluster"``, ``"realray"``, ``"engine"`` or None (not live) for ``module``, a node id's file part
+    relative to the rootdir (``tests/test_wheel.py``)."""
     path = TESTS_DIR.parent / module
-    if TESTS_DIR / "cluster" in path.parents or TESTS_DIR / "realray" in path.parents:
+    if TESTS_DIR / "realray" in path.parents:
+        return "realray"
+    if TESTS_DIR / "cluster" in path.parents:
         return "cluster"
     marks = set(_MARK.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
     if "cluster" in marks:
@@ -52,3 +56,35 @@ class LiveGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]
         return live_unit(module) or module
+
+
+class UnitClock:
+    """The run's figures by unit, after the summary: tests, the wall span from the unit's first test's start to
+    its last one's end, and the CPU-bound rest together (``other``), then the slowest modules. On the controller
+    (or a serial run), from the reports the workers send."""
+
+    def __init__(self) -> None:
+        self.started = time.time()
+        self.units: dict[str, list[float]] = {}  # unit -> [first start, last stop, tests]
+        self.modules: dict[str, float] = {}  # module -> the sum of its tests' phases
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        module = report.nodeid.split("::", 1)[0]
+        span = self.units.setdefault(live_unit(module) or "other", [report.start, report.stop, 0])
+        span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
+        span[2] += report.when == "call"
+        self.modules[module] = self.modules.get(module, 0.0) + report.duration
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.units:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("-", "test run by unit (wall span from the run's start, minutes)")
+        for unit, (first, last, tests) in sorted(self.units.items(), key=lambda kv: kv[1][1]):
+            begin, end = (first - self.started) / 60, (last - self.started) / 60
+            write(f"{unit:8} {int(tests):5} tests  {begin:5.1f} .. {end:5.1f}  ({end - begin:.1f} min)")
+        slowest = sorted(self.modules.items(), key=lambda kv: -kv[1])[:12]
+        write("slowest modules (the sum of their tests' phases): " + ", ".join(
+            f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in slowest))

@@ -1,10 +1,12 @@
 """The xdist units of scripts/test (tests/_live_scheduling.py): the cluster modules share one worker (one local
-control plane), the other engine modules another, every other module is its own unit."""
+control plane), the realray tier another, the other engine modules a third, every other module is its own unit."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
-from _live_scheduling import live_unit
+from _live_scheduling import UnitClock, live_unit
 
 
 @pytest.mark.parametrize(
@@ -12,7 +14,8 @@ from _live_scheduling import live_unit
     [
         ("tests/cluster/test_rayjob.py", "cluster"),
         ("tests/cluster/conftest.py", "cluster"),
-        ("tests/realray/test_rayjob.py", "cluster"),
+        ("tests/realray/test_rayjob.py", "realray"),
+        ("tests/realray/conftest.py", "realray"),
         ("tests/engine/test_up_dev.py", "engine"),
         ("tests/test_wheel.py", "engine"),  # its tests carry the engine mark
         ("tests/convert/test_convert_engine.py", "engine"),
@@ -23,3 +26,41 @@ from _live_scheduling import live_unit
 )
 def test_live_unit(module: str, unit: str | None) -> None:
     assert live_unit(module) == unit
+
+
+class _Reporter:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write_sep(self, sep: str, title: str) -> None:
+        self.lines.append(title)
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def _report(nodeid: str, when: Literal["setup", "call", "teardown"], start: float, stop: float) -> pytest.TestReport:
+    return pytest.TestReport(nodeid, ("", 0, ""), {}, "passed", None, when, start=start, stop=stop,
+                             duration=stop - start)
+
+
+def test_unit_clock_gives_each_unit_its_span_and_tests() -> None:
+    clock = UnitClock()
+    clock.started = 1000.0
+    for nodeid, start, stop in [
+        ("tests/cluster/test_rayjob.py::test_a", 1000.0, 1060.0),
+        ("tests/cluster/test_rayservice.py::test_b", 1060.0, 1300.0),
+        ("tests/realray/test_rayjob.py::test_c", 1030.0, 1150.0),
+        ("tests/test_plan.py::test_d", 1000.0, 1006.0),
+    ]:
+        for when in ("setup", "call", "teardown"):
+            clock.pytest_runtest_logreport(_report(nodeid, when, start, stop))
+    reporter = _Reporter()
+    clock.pytest_terminal_summary(reporter)  # type: ignore[arg-type]
+    units = [line.split() for line in reporter.lines[1:-1]]
+    # by the end of their spans: other (0.1 min), realray (0.5 .. 2.5), cluster (0 .. 5)
+    assert [(u[0], u[1], u[3], u[5]) for u in units] == [
+        ("other", "1", "0.0", "0.1"), ("realray", "1", "0.5", "2.5"), ("cluster", "2", "0.0", "5.0")]
+    slowest = reporter.lines[-1].removeprefix("slowest modules (the sum of their tests' phases): ")
+    assert slowest == ("cluster/test_rayservice.py 12.0 min, realray/test_rayjob.py 6.0 min, "
+                       "cluster/test_rayjob.py 3.0 min, test_plan.py 0.3 min")

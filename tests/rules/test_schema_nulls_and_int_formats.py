@@ -16,7 +16,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import pytest
 from _reference import crd_schema
 from pulumi_kuberay import rules
-from pulumi_kuberay.model._base import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec

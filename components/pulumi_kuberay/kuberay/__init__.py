@@ -4,6 +4,8 @@
 - :mod:`.names`: labels, ``spec.managedBy``, the head Pod's ports and head Service name;
 - :mod:`.states`: the terminal states of the state machines;
 - :mod:`.paths`: the readers of untrusted manifest dicts (typed accessors, unknown values, embedded specs);
+- :mod:`.replicas`: the Pods of a worker group as the operator counts them;
+- :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, the integer formats' bounds);
 - :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.
 
 Everything else (models, rules, status, plan, the components, the operator) imports these names from here.
@@ -22,6 +24,7 @@ from .api import (
     format_version,
     parse_kuberay_version,
 )
+from .kubernetes import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from .names import (
     CLIENT_PORT,
     DASHBOARD_PORT,
@@ -38,6 +41,7 @@ from .names import (
     ManagedBy,
     head_service_name,
 )
+from .replicas import desired_worker_pods, most_worker_pods
 from .states import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
 
 __all__ = [
@@ -49,6 +53,10 @@ __all__ = [
     "GCS_SERVER_PORT",
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
     "KINDS",
     "KUBERAY_CONTROLLER",
     "KUEUE_QUEUE_LABEL",
@@ -62,7 +70,9 @@ __all__ = [
     "ManagedBy",
     "Version",
     "default_feature_gates",
+    "desired_worker_pods",
     "format_version",
     "head_service_name",
+    "most_worker_pods",
     "parse_kuberay_version",
 ]

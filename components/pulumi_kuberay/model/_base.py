@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic.alias_generators import to_camel
 from pydantic_core import SchemaValidator
 
+from ..kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ._deferred import is_deferred
 from ._errors import (
     SpecError,
@@ -24,11 +25,9 @@ from ._field_docs import FIELD_DOCS
 
 JsonDict = dict[str, Any]
 
-#: The ranges of the CRDs' ``format: int32`` / ``format: int64`` integers. The API server stores any integer there
-#: (kube-openapi's typeValidator checks no range), but KubeRay decodes the object into its Go types and fails
-#: ("cannot unmarshal number ... of type int32"): the object is never reconciled.
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# The ranges of the CRDs' ``format: int32`` / ``format: int64`` integers. The API server stores any integer there
+# (kube-openapi's typeValidator checks no range), but KubeRay decodes the object into its Go types and fails
+# ("cannot unmarshal number ... of type int32"): the object is never reconciled.
 Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 

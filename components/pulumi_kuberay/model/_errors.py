@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from ..kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ._quantity import QUANTITY_PATTERN, is_quantity_key, quantity_fix
 from .suggest import did_you_mean
 
@@ -299,7 +300,7 @@ def _bound_fix(etype: str, ctx: Mapping[str, Any]) -> str | None:
 
 
 #: The integer formats of the CRDs (``format: int32``) by their bounds (model._base.Int32, Int64).
-_FORMAT_BOUNDS = {-(2**31): "int32", 2**31 - 1: "int32", -(2**63): "int64", 2**63 - 1: "int64"}
+_FORMAT_BOUNDS = {INT32_MIN: "int32", INT32_MAX: "int32", INT64_MIN: "int64", INT64_MAX: "int64"}
 
 
 def _format_range_message(etype: str, err: Mapping[str, Any]) -> str | None:

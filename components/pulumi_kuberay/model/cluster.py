@@ -46,6 +46,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, mo
 from pydantic_core import PydanticKnownError
 
 from ..kuberay import HEAD_DEFAULT_PORTS as HEAD_DEFAULT_PORTS
+from ..kuberay import INT32_MAX as INT32_MAX  # the CRD default of workerGroupSpecs[].maxReplicas
 from ..kuberay import ManagedBy
 from ._base import Int32, KubeModel, wire_noop
 from ._deferred import In, known
@@ -74,9 +75,6 @@ from .pod import (
     reject_on_wire,
     secret_ref_to_value_from,
 )
-
-INT32_MAX = 2147483647
-"""CRD default of ``workerGroupSpecs[].maxReplicas``."""
 
 # HEAD_DEFAULT_PORTS (kuberay.names): ports of a head Ray container generated from convenience fields (KubeRay's
 # defaults; ``serve`` included because RayService and the serve Service look the port up by that name).

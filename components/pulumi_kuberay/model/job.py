@@ -27,9 +27,10 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
+from ..kuberay import INT32_MAX
 from ..kuberay import RAY_CLUSTER_LABEL as CLUSTER_SELECTOR_KEY
 from ..kuberay import ManagedBy as ManagedBy
-from ._base import INT32_MAX, Int32, KubeModel, Self, wire_noop
+from ._base import Int32, KubeModel, Self, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
 from ._k8s import PodTemplateSpec

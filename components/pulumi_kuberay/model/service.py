@@ -22,7 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
 
-from ._base import INT32_MAX, Int32, KubeModel, Self
+from ..kuberay import INT32_MAX
+from ._base import Int32, KubeModel, Self
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, SpecError
 from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest

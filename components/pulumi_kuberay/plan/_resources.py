@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import desired_worker_pods, most_worker_pods
 from pulumi_kuberay.plan import _quantity
 from pulumi_kuberay.plan._change import Footprint, Resources
 
-INT32_MAX = 2147483647
 _AUTOSCALER_DEFAULT = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
 
 
@@ -65,20 +65,6 @@ def pod_resources(template: Any, *, sidecars: tuple[Any, ...] = ()) -> Resources
     return _max(total, init)
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def desired_workers(group: Mapping[str, Any]) -> int:
-    """``GetWorkerGroupDesiredReplicas``: Pods of a worker group the operator keeps."""
-    if group.get("suspend") is True:
-        return 0
-    low, high = _int(group.get("minReplicas"), 0), _int(group.get("maxReplicas"), INT32_MAX)
-    replicas = group.get("replicas")
-    count = low if not isinstance(replicas, int) or replicas < low else min(replicas, high)
-    return count * max(_int(group.get("numOfHosts"), 1), 1)
-
-
 def footprint(spec: Mapping[str, Any], *, replicas_unset: bool = False) -> Footprint:
     """The cluster's requests at start and at most (``replicas_unset``: the operator creates the cluster with no
     worker replicas, so each group starts at minReplicas, as for an incremental upgrade's pending cluster)."""
@@ -97,14 +83,10 @@ def footprint(spec: Mapping[str, Any], *, replicas_unset: bool = False) -> Footp
             continue
         pod = pod_resources(group.get("template"))
         effective = {**group, "replicas": None} if replicas_unset else group
-        count = desired_workers(effective)
+        count = desired_worker_pods(effective)
         start = start + pod.times(count)
-        hosts = max(_int(group.get("numOfHosts"), 1), 1)
-        ceiling = _int(group.get("maxReplicas"), INT32_MAX) * hosts if autoscaled else count
-        if group.get("suspend") is True:
-            ceiling = 0
-        most = most + pod.times(max(count, min(ceiling, 100_000)))
+        most = most + pod.times(max(count, min(most_worker_pods(group, autoscaled=autoscaled), 100_000)))
     return Footprint(start=start, most=most)
 
 
-__all__ = ["desired_workers", "footprint", "pod_resources"]
+__all__ = ["footprint", "pod_resources"]

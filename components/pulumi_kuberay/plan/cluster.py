@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import desired_worker_pods
 from pulumi_kuberay.plan import _fields, hashing
 from pulumi_kuberay.plan._change import Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan._gojson import GoDecodeError
-from pulumi_kuberay.plan._resources import desired_workers, footprint
+from pulumi_kuberay.plan._resources import footprint
 
 KIND = "RayCluster"
 #: Fields outside the hash: other controllers (the autoscaler, Kueue) write them.
@@ -77,12 +78,12 @@ def _scaling(old_spec: Mapping[str, Any], new_spec: Mapping[str, Any], recreate:
     left: list[str] = []
     old_groups, new_groups = _groups(old_spec), _groups(new_spec)
     for name, group in new_groups.items():
-        after = desired_workers(group)
+        after = desired_worker_pods(group)
         if name not in old_groups:
             in_place.append(f"worker group {name} added: {after} Pod(s) created")
             continue
         before_group = old_groups[name]
-        before = desired_workers(before_group)
+        before = desired_worker_pods(before_group)
         if after != before and not recreate:
             what = "suspended" if group.get("suspend") is True else f"{before} -> {after} Pod(s)"
             in_place.append(f"worker group {name}: {what}")

@@ -24,7 +24,7 @@ from .placement import (
     source_could_add,
     tolerates,
 )
-from .pods import AUTOSCALER_DEFAULT, ContainerShape, PodShape, desired_pods, pod_shapes
+from .pods import AUTOSCALER_DEFAULT, ContainerShape, PodShape, pod_shapes
 from .quota import QuotaVerdict, charge, kueue_problem, quota_verdicts, totals
 from .reader import CLUSTER_KINDS, NAMESPACED_KINDS, Getter, Skipped, SnapshotReader, reader_for
 from .references import Missing, Reference, missing_references, references
@@ -69,7 +69,6 @@ __all__ = [
     "amounts",
     "charge",
     "describe_amounts",
-    "desired_pods",
     "find_kubeconfig",
     "free_capacity",
     "jointly_short",

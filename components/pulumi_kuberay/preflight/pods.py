@@ -18,11 +18,11 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from pulumi_kuberay.kuberay import paths
+from pulumi_kuberay.kuberay import desired_worker_pods, most_worker_pods, paths
 
 from .snapshot import Amounts, LimitRange, amounts
 
-__all__ = ["AUTOSCALER_DEFAULT", "WAIT_GCS_READY", "ContainerShape", "PodShape", "desired_pods", "pod_shapes"]
+__all__ = ["AUTOSCALER_DEFAULT", "WAIT_GCS_READY", "ContainerShape", "PodShape", "pod_shapes"]
 
 #: The ``wait-gcs-ready`` init container ``DefaultWorkerPodTemplate`` adds to every worker Pod (unless the operator
 #: runs with ``ENABLE_INIT_CONTAINER_INJECTION=false``): its resources count in the Pod's effective request and quota.
@@ -33,7 +33,6 @@ WAIT_GCS_READY: Mapping[str, Any] = MappingProxyType(
 AUTOSCALER_DEFAULT: Mapping[str, Any] = MappingProxyType(
     {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
 )
-INT32_MAX = 2147483647
 
 
 @dataclass(frozen=True)
@@ -102,20 +101,6 @@ def _effective(containers: Sequence[ContainerShape], which: str, overhead: Amoun
     return MappingProxyType(total)
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def desired_pods(group: Mapping[str, Any]) -> int:
-    """``GetWorkerGroupDesiredReplicas`` times ``numOfHosts``: the Pods of a worker group the operator keeps."""
-    if group.get("suspend") is True:
-        return 0
-    low, high = _int(group.get("minReplicas"), 0), _int(group.get("maxReplicas"), INT32_MAX)
-    replicas = group.get("replicas")
-    count = low if not isinstance(replicas, int) or replicas < low else min(replicas, high)
-    return count * max(_int(group.get("numOfHosts"), 1), 1)
-
-
 def _container(raw: Any, ranges: Sequence[LimitRange], *, init: bool = False) -> ContainerShape:
     """The container as admitted: requests default to limits (API server), then the LimitRange fills what is
     still missing (``default`` as the limit, ``defaultRequest`` or else ``default`` as the request)."""
@@ -162,10 +147,8 @@ def pod_shapes(manifest: Mapping[str, Any], limit_ranges: Sequence[LimitRange] =
             if group.role == "head":
                 count = most = 1
             else:
-                count = desired_pods(group.spec)
-                hosts = max(_int(group.spec.get("numOfHosts"), 1), 1)
-                ceiling = _int(group.spec.get("maxReplicas"), INT32_MAX) * hosts if autoscaled else count
-                most = 0 if group.spec.get("suspend") is True else max(count, ceiling)
+                count = desired_worker_pods(group.spec)
+                most = most_worker_pods(group.spec, autoscaled=autoscaled)
             out.append(
                 PodShape(
                     group=group.name if group.role == "worker" else "head",

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay import INT32_MAX, KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_int,
@@ -282,7 +282,7 @@ def _check_replicas_clamped(doc: dict[str, Any], ctx: Context) -> Iterator[Viola
             replicas = as_int(group.spec.get("replicas"))
             # CRD defaults: minReplicas 0, maxReplicas 2147483647 (the API server drops a null and defaults it)
             low = as_int(0 if group.spec.get("minReplicas") is None else group.spec["minReplicas"])
-            high = as_int(2147483647 if group.spec.get("maxReplicas") is None else group.spec["maxReplicas"])
+            high = as_int(INT32_MAX if group.spec.get("maxReplicas") is None else group.spec["maxReplicas"])
             if replicas is None or low is None or high is None or low > high or group.spec.get("suspend") is True:
                 continue
             clamped = min(max(replicas, low), high)

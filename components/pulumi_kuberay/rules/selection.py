@@ -14,6 +14,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import INT32_MAX
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as QUEUE_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
@@ -23,8 +24,6 @@ from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import REMOVE, patch
 from ._kuberay import SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 
-#: CRD default of workerGroupSpecs[].maxReplicas (int32 max): effectively unbounded.
-UNBOUNDED_MAX_REPLICAS = 2147483647
 #: A RayJob deadline longer than this looks like a service, not a batch job.
 SERVICE_LIKE_DEADLINE_SECONDS = 7 * 24 * 3600
 _CLUSTER_FREEING_POLICIES = ("DeleteCluster", "DeleteSelf")
@@ -45,10 +44,11 @@ def _check_autoscaling_bounds(manifest: dict[str, Any], ctx: Context) -> Iterato
         for group in worker_groups(ref):
             raw_max = group.spec.get("maxReplicas")
             max_replicas = as_int(raw_max)
-            if raw_max is None or (max_replicas is not None and max_replicas >= UNBOUNDED_MAX_REPLICAS):
+            # the CRD default of maxReplicas is the int32 bound: no bound at all
+            if raw_max is None or (max_replicas is not None and max_replicas >= INT32_MAX):
                 state = "is not set" if raw_max is None else f"is {max_replicas}"
                 yield Violation(
-                    f"autoscaling is on and worker group {group.name!r} maxReplicas {state} (CRD default {UNBOUNDED_MAX_REPLICAS}): the autoscaler may add Pods without bound",
+                    f"autoscaling is on and worker group {group.name!r} maxReplicas {state} (CRD default {INT32_MAX}): the autoscaler may add Pods without bound",
                     f"{group.path}.maxReplicas",
                     fix="Set maxReplicas to the most Pods (and GPUs) you are willing to pay for.",
                     severity=_prod_high(ctx),

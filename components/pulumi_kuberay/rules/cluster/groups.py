@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import INT32_MAX
 from pulumi_kuberay.kuberay.paths import (
     GroupRef,
     as_dict,
@@ -227,9 +228,6 @@ declare(
 # --------------------------------------------------------------------------------------------------
 # RC-12..RC-14: replicas
 
-_INT32_MAX = 2147483647
-
-
 def _replica_bound(group: GroupRef, key: str, default: int) -> int | None:
     if key not in group.spec:
         return default
@@ -275,7 +273,7 @@ def _check_min_exceeds_max(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
     for ref in cluster_specs(doc):
         for group in worker_groups(ref):
             low = _replica_bound(group, "minReplicas", 0)
-            high = _replica_bound(group, "maxReplicas", _INT32_MAX)
+            high = _replica_bound(group, "maxReplicas", INT32_MAX)
             if low is not None and high is not None and low > high:
                 yield Violation(
                     f"worker group {group.name!r}: minReplicas ({low}) > maxReplicas ({high}){reported_as(ref)}",
