@@ -78,7 +78,7 @@ class Env:
         if obj is None:
             if optional:
                 return {}
-            # the kubelet's words: its Secret and ConfigMap managers' NotFound (resource "secret" / "configmap")
+            # as the kubelet says it: the NotFound of its secretManager.GetSecret / configMapManager.GetConfigMap
             raise ValueError(f'{kind.lower()} "{name}" not found')
         data = obj.get("data") or {}
         if kind == "secret":
