@@ -1,8 +1,10 @@
 """tools/pod_runner's pure parts (the realray tier runs the rest): the image -> Ray venv choice, the kubelet's
-``$(VAR)`` expansion and env sources, the cluster DNS records and answers."""
+``$(VAR)`` expansion and env sources (a missing Secret or key in the kubelet's words), the cluster DNS records and
+answers."""
 
 from __future__ import annotations
 
+import base64
 import socket
 import struct
 import sys
@@ -15,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))  # tes
 
 from pod_runner.dns import Records, answer, build_records
 from pod_runner.images import ImageError, ray_version, venv_for
-from pod_runner.spec import expand, field_ref, resource_ref
+from pod_runner.kube import Kube
+from pod_runner.spec import Env, expand, field_ref, resource_ref
 
 
 @pytest.mark.parametrize(
@@ -67,6 +70,53 @@ def test_field_and_resource_refs() -> None:
     assert resource_ref(container, {"resource": "requests.memory"}, {}) == str(2 * 2**30)  # requests default to limits
     with pytest.raises(ValueError, match="not supported"):
         field_ref(POD, "status.nominatedNodeName")
+
+
+class _Objects(Kube):
+    """The API as far as env resolution reads it: GET of Secrets and ConfigMaps (None: 404)."""
+
+    def __init__(self, objects: dict[str, Any]) -> None:
+        super().__init__("https://127.0.0.1:1", "", "", "")
+        self.objects = objects
+
+    def get_or_none(self, path: str) -> Any:
+        return self.objects.get(path)
+
+
+def _secret_ref(name: str, key: str, optional: bool = False) -> dict[str, Any]:
+    ref: dict[str, Any] = {"name": name, "key": key}
+    if optional:
+        ref["optional"] = True
+    return {"name": "V", "valueFrom": {"secretKeyRef": ref}}
+
+
+def _config_error(env: Env, container: dict[str, Any]) -> str:
+    """The message pod-runner puts in the container's ``CreateContainerConfigError`` (its env does not resolve)."""
+    try:
+        env.resolve(container, {})
+    except ValueError as err:
+        return str(err)
+    raise AssertionError(f"{container} resolved")
+
+
+def test_a_missing_secret_or_key_is_the_kubelets_create_container_config_error() -> None:
+    token = base64.b64encode(b"not-a-secret").decode()
+    kube = _Objects({
+        "/api/v1/namespaces/ns/secrets/creds": {"data": {"token": token}},
+        "/api/v1/namespaces/ns/configmaps/conf": {"data": {"mode": "fast"}},
+    })
+    env = Env(kube, POD, {})
+    assert env.resolve({"env": [_secret_ref("creds", "token")]}, {})["V"] == "not-a-secret"
+    assert "V" not in env.resolve({"env": [_secret_ref("nosuch", "token", optional=True)]}, {})
+    assert "V" not in env.resolve({"env": [_secret_ref("creds", "nokey", optional=True)]}, {})
+    # the messages of the kubelet's makeEnvironmentVariables (the NotFound of its Secret / ConfigMap manager)
+    assert _config_error(env, {"env": [_secret_ref("nosuch", "token")]}) == 'secret "nosuch" not found'
+    assert _config_error(env, {"env": [_secret_ref("creds", "nokey")]}) == "couldn't find key nokey in Secret ns/creds"
+    assert _config_error(env, {"envFrom": [{"secretRef": {"name": "gone"}}]}) == 'secret "gone" not found'
+    config_key = {"name": "M", "valueFrom": {"configMapKeyRef": {"name": "conf", "key": "nokey"}}}
+    assert _config_error(env, {"env": [config_key]}) == "couldn't find key nokey in ConfigMap ns/conf"
+    no_map = {"name": "M", "valueFrom": {"configMapKeyRef": {"name": "none", "key": "k"}}}
+    assert _config_error(env, {"env": [no_map]}) == 'configmap "none" not found'
 
 
 def _pod(name: str, ip: str, ready: bool, labels: dict[str, str]) -> dict[str, Any]:

@@ -138,11 +138,20 @@ def _port_window() -> tuple[int, int]:
     return high + 1, 65536 - PORTS_PER_CLUSTER
 
 
+def _pod_bridge(base: int) -> Path:
+    """The bridge ``scripts/local-cluster up --run-pods`` makes for a cluster on ``base`` (its run_pods_mode: one
+    /24 per cluster, numbered from the port base)."""
+    return Path(f"/sys/class/net/prbr{(base // 10) % 200 + 20}")
+
+
 def _free_port_base() -> int:
-    """The first of PORTS_PER_CLUSTER consecutive loopback ports, outside the ephemeral range, all free now."""
+    """The first of PORTS_PER_CLUSTER consecutive loopback ports, outside the ephemeral range, all free now, and
+    whose Pod network no running ``--run-pods`` cluster has (two would share, and take down, each other's)."""
     start, stop = _port_window()
     for _ in range(200):
         base = random.randrange(start, stop, 10)
+        if _pod_bridge(base).exists():
+            continue
         sockets: list[socket.socket] = []
         try:
             for port in range(base, base + PORTS_PER_CLUSTER):

@@ -6,11 +6,12 @@ No Pulumi here: these are what every other test of the tier stands on.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pulumi_kuberay.rules._engine import LATEST_VERSION, format_version
 
-from .conftest import LocalCluster
+from .conftest import SCRIPTS, LocalCluster, _pod_bridge
 
 MINIMAL_CLUSTER = """
 apiVersion: ray.io/v1
@@ -103,3 +104,10 @@ def test_operator_reconciles_a_raycluster_to_ready_and_gc_removes_its_children(
         120,
         "the RayCluster's Pods and Services to be garbage-collected",
     )
+
+
+def test_a_port_base_names_the_pod_bridge_of_local_cluster() -> None:
+    # the port bases handed out skip one whose --run-pods bridge exists: numbered as the script numbers it
+    assert "NET_N=$(( (BASE / 10) % 200 + 20 ))" in (SCRIPTS / "local-cluster").read_text()
+    assert _pod_bridge(16443) == Path("/sys/class/net/prbr64")
+    assert _pod_bridge(33520) == Path("/sys/class/net/prbr172")

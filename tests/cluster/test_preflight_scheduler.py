@@ -13,8 +13,11 @@ SnapshotReader` and its findings give a verdict:
 * ``secret``: a missing Secret or key (``CreateContainerConfigError`` on a real kubelet);
 * ``placed``: every Pod bound by the scheduler.
 
-kwok runs no container: a Pod whose Secret is missing is bound and reported Running (checked here), so for the
-``secret`` cases the comparison is on placement (bound) and the count is printed separately.
+kwok runs no container: a Pod whose Secret is missing is bound and reported Running, so here the ``secret`` cases
+are compared on placement (bound: the verdict also says every Pod is placed) and counted apart. What their
+containers do is compared in ``test_preflight_secrets.py``, on pod-runner's node that runs them: every case of this
+generator whose Pods read a Secret, ``CreateContainerConfigError`` with the kubelet's message exactly where the
+preflight finds the Secret or key missing, the container started everywhere else.
 
 Capacity: the preflight judges "ever" (an empty node), the scheduler "now". Every case's Pods go only to this test's
 pools (a nodeSelector or required affinity on the pool label), a batch places at most one node's allocatable per
@@ -442,7 +445,8 @@ def test_preflight_agrees_with_the_scheduler(
         print(f"  preflight verdicts: {dict(sorted(verdicts.items()))}")
         print(f"  what the Pods did:  {dict(sorted(outcomes.items()))}")
         print(f"  agreements: {len(cases) - len(disagreements)}, disagreements: {len(disagreements)}; "
-              f"{kwok_secret} missing-Secret cases compared on placement (kwok runs no container: no CreateContainerConfigError)")
+              f"{kwok_secret} missing-Secret cases compared on placement (kwok runs no container; their containers: "
+              "test_preflight_secrets.py)")
         for line in disagreements[:20]:
             print("  " + line)
     assert len(cases) >= 300

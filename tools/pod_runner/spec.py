@@ -78,7 +78,8 @@ class Env:
         if obj is None:
             if optional:
                 return {}
-            raise ValueError(f"{kind} {self.ns}/{name} not found")
+            # as the kubelet says it: the NotFound of its secretManager.GetSecret / configMapManager.GetConfigMap
+            raise ValueError(f'{kind.lower()} "{name}" not found')
         data = obj.get("data") or {}
         if kind == "secret":
             return {k: base64.b64decode(v).decode(errors="replace") for k, v in data.items()}
@@ -111,7 +112,9 @@ class Env:
                         if ref["key"] in data:
                             env[name] = data[ref["key"]]
                         elif not ref.get("optional"):
-                            raise ValueError(f"{kind} {self.ns}/{ref['name']} has no key {ref['key']!r}")
+                            # as the kubelet's makeEnvironmentVariables says it
+                            what = "Secret" if kind == "secret" else "ConfigMap"
+                            raise ValueError(f"couldn't find key {ref['key']} in {what} {self.ns}/{ref['name']}")
         return env
 
     def _projected(self, projected: Mapping[str, Any], path: Path) -> None:
