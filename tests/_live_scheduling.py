@@ -1,19 +1,21 @@
 """The xdist schedule of scripts/test (``--dist loadgroup`` with workers, see ``tests/conftest.py``), and the run's
 figures per unit (:class:`UnitClock`).
 
-Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except three
-live units that one worker each runs in order: ``cluster`` (every module with a cluster test: one local control
-plane), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes) and ``engine``
-(every other module with an engine test: one project copy, one pulumi at a time). They mostly wait on the pulumi
-CLI, the API server and Ray, so they run beside each other and beside the CPU-bound modules: the cluster unit is
-the longest, and the realray tier beside it, not after it, takes its ten minutes off the critical path. With
-``--no-loadscope-reorder`` the units go out in collection order, and ``tests/cluster/`` is collected first: the
-longest unit starts at once, the engine unit with the second worker.
+Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except the
+live units (:data:`LIVE_UNITS`) that one worker each runs in order: ``cluster`` and ``cluster-2`` (the modules with
+a cluster test, split in two halves of about the same time, :data:`SECOND_CLUSTER`: each half on a local control
+plane of its own), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes) and
+``engine`` (every other module with an engine test: one project copy, one pulumi at a time). They mostly wait on
+the pulumi CLI, the API server, the operator's reconciles and Ray, so they run beside each other and beside the
+CPU-bound modules. A worker's collection puts the live units first, longest first (:func:`live_first`), and with
+``--no-loadscope-reorder`` xdist hands out the units in that order: each live unit starts at once on a worker of
+its own (``.ci/run``: 4 workers), the CPU-bound modules go to whichever worker is free.
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/``, ``tests/cluster/`` or
 ``tests/realray/`` or marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark =
 [pytest.mark.engine]``); a module that marks both is a cluster module (it needs the control plane).
 """
+
 from __future__ import annotations
 
 import re
@@ -31,21 +33,44 @@ TESTS_DIR = Path(__file__).resolve().parent
 _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
+#: The live units, longest first (measured 2026-12-05 under load: each cluster half ~17 min, realray ~10, engine ~6).
+LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine")
+#: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
+#: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
+#: test_change_plan 386 s, test_waits_workloads 213 s, test_preflight_secrets ~170 s, test_admission_policies 86 s,
+#: test_operator_upgrade, test_rayjob 59 s and the short ones; sums of a serial run at load 7-20).
+SECOND_CLUSTER = frozenset({
+    "test_admission_policies.py", "test_change_plan.py", "test_operator_rules.py", "test_operator_upgrade.py",
+    "test_preflight_preview.py", "test_preflight_rbac.py", "test_preflight_secrets.py", "test_raycluster.py",
+    "test_rayjob.py", "test_waits_workloads.py",
+})
+
+
 @cache
 def live_unit(module: str) -> str | None:
-    """``"cluster"``, ``"realray"``, ``"engine"`` or None (not live) for ``module``, a node id's file part
-    relative to the rootdir (``tests/test_wheel.py``)."""
+    """A live unit's name (:data:`LIVE_UNITS`) or None (not live) for ``module``, a node id's file part relative
+    to the rootdir (``tests/test_wheel.py``)."""
     path = TESTS_DIR.parent / module
     if TESTS_DIR / "realray" in path.parents:
         return "realray"
     if TESTS_DIR / "cluster" in path.parents:
-        return "cluster"
+        return "cluster-2" if path.name in SECOND_CLUSTER else "cluster"
     marks = set(_MARK.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
     if "cluster" in marks:
         return "cluster"
     if TESTS_DIR / "engine" in path.parents or "engine" in marks:
         return "engine"
     return None
+
+
+def live_first(items: list[pytest.Item]) -> None:
+    """Sort ``items`` in place: the live units first, in :data:`LIVE_UNITS` order, then the rest as collected."""
+
+    def rank(item: pytest.Item) -> int:
+        unit = live_unit(item.nodeid.split("::", 1)[0])
+        return LIVE_UNITS.index(unit) if unit in LIVE_UNITS else len(LIVE_UNITS)
+
+    items.sort(key=rank)  # stable: each unit's modules and tests keep their order
 
 
 class LiveGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]

@@ -1,18 +1,20 @@
-"""The xdist units of scripts/test (tests/_live_scheduling.py): the cluster modules share one worker (one local
-control plane), the realray tier another, the other engine modules a third, every other module is its own unit."""
+"""The xdist units of scripts/test (tests/_live_scheduling.py): the cluster modules in two halves (a local control
+plane each), the realray tier, the other engine modules, each on a worker of its own, first; every other module is
+its own unit."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 import pytest
-from _live_scheduling import UnitClock, live_unit
+from _live_scheduling import LIVE_UNITS, SECOND_CLUSTER, TESTS_DIR, UnitClock, live_first, live_unit
 
 
 @pytest.mark.parametrize(
     ("module", "unit"),
     [
-        ("tests/cluster/test_rayjob.py", "cluster"),
+        ("tests/cluster/test_rayjob.py", "cluster-2"),
+        ("tests/cluster/test_preflight_scheduler.py", "cluster"),
         ("tests/cluster/conftest.py", "cluster"),
         ("tests/realray/test_rayjob.py", "realray"),
         ("tests/realray/conftest.py", "realray"),
@@ -48,7 +50,7 @@ def test_unit_clock_gives_each_unit_its_span_and_tests() -> None:
     clock = UnitClock()
     clock.started = 1000.0
     for nodeid, start, stop in [
-        ("tests/cluster/test_rayjob.py::test_a", 1000.0, 1060.0),
+        ("tests/cluster/test_dry_run.py::test_a", 1000.0, 1060.0),
         ("tests/cluster/test_rayservice.py::test_b", 1060.0, 1300.0),
         ("tests/realray/test_rayjob.py::test_c", 1030.0, 1150.0),
         ("tests/test_plan.py::test_d", 1000.0, 1006.0),
@@ -63,4 +65,32 @@ def test_unit_clock_gives_each_unit_its_span_and_tests() -> None:
         ("other", "1", "0.0", "0.1"), ("realray", "1", "0.5", "2.5"), ("cluster", "2", "0.0", "5.0")]
     slowest = reporter.lines[-1].removeprefix("slowest modules (the sum of their tests' phases): ")
     assert slowest == ("cluster/test_rayservice.py 12.0 min, realray/test_rayjob.py 6.0 min, "
-                       "cluster/test_rayjob.py 3.0 min, test_plan.py 0.3 min")
+                       "cluster/test_dry_run.py 3.0 min, test_plan.py 0.3 min")
+
+
+def test_every_second_half_module_exists() -> None:
+    # a renamed module would silently join the first half
+    assert sorted(p.name for p in (TESTS_DIR / "cluster").glob("test_*.py") if p.name in SECOND_CLUSTER) == sorted(
+        SECOND_CLUSTER)
+
+
+class _Item:
+    def __init__(self, nodeid: str) -> None:
+        self.nodeid = nodeid
+
+
+def test_live_first_puts_each_live_unit_first_in_order_and_keeps_the_rest() -> None:
+    ids = [
+        "tests/convert/test_convert_engine.py::test_a",
+        "tests/cluster/test_rayjob.py::test_b",
+        "tests/test_plan.py::test_c",
+        "tests/realray/test_rayjob.py::test_d",
+        "tests/cluster/test_dry_run.py::test_e",
+        "tests/cluster/test_rayjob.py::test_f",
+        "tests/rules/test_rules_engine.py::test_g",
+    ]
+    items = [_Item(i) for i in ids]
+    live_first(items)  # type: ignore[arg-type]
+    assert [i.nodeid.rsplit("::", 1)[1] for i in items] == ["test_e", "test_b", "test_f", "test_d", "test_a",
+                                                             "test_c", "test_g"]
+    assert LIVE_UNITS == ("cluster", "cluster-2", "realray", "engine")
