@@ -9,7 +9,7 @@ plane of its own), ``realray`` (the realray tier: its own control plane with pod
 the pulumi CLI, the API server, the operator's reconciles and Ray, so they run beside each other and beside the
 CPU-bound modules. A worker's collection puts the live units first, longest first (:func:`live_first`), and with
 ``--no-loadscope-reorder`` xdist hands out the units in that order: each live unit starts at once on a worker of
-its own (``.ci/run``: 4 workers), the CPU-bound modules go to whichever worker is free.
+its own (``.ci/run``: 5 workers, the fifth for the CPU-bound modules, which then go to whichever worker is free).
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/``, ``tests/cluster/`` or
 ``tests/realray/`` or marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark =
@@ -33,7 +33,8 @@ TESTS_DIR = Path(__file__).resolve().parent
 _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
-#: The live units, longest first (measured 2026-12-05 under load: each cluster half ~17 min, realray ~10, engine ~6).
+#: The live units (a clean-clone run of 2026-12-05 at load 10-29: cluster 20.0 min, cluster-2 21.9, realray 15.3,
+#: engine 25.5; the CPU-bound modules beside them).
 LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine")
 #: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
 #: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
@@ -110,6 +111,6 @@ class UnitClock:
         for unit, (first, last, tests) in sorted(self.units.items(), key=lambda kv: kv[1][1]):
             begin, end = (first - self.started) / 60, (last - self.started) / 60
             write(f"{unit:8} {int(tests):5} tests  {begin:5.1f} .. {end:5.1f}  ({end - begin:.1f} min)")
-        slowest = sorted(self.modules.items(), key=lambda kv: -kv[1])[:12]
+        slowest = sorted(self.modules.items(), key=lambda kv: -kv[1])[:20]
         write("slowest modules (the sum of their tests' phases): " + ", ".join(
             f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in slowest))

@@ -22,9 +22,10 @@ TIER_MARKERS = ("engine", "cluster", "oracle", "argocd")
 
 @pytest.hookimpl(trylast=True)  # after the tiers' own hooks have marked their tests
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if hasattr(config, "workerinput") and config.getoption("dist", "no") == "loadgroup":
-        # On a pytest-xdist worker: the live units first (tests/_live_scheduling.py), so that each starts at once
-        # on a worker of its own. Every worker sorts alike, so the collections still agree.
+    if hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False):
+        # On a pytest-xdist worker of `--dist loadgroup` (xdist's setup_config sets option.dist to "no" there and
+        # keeps loadgroup): the live units first (tests/_live_scheduling.py), so that each starts at once on a
+        # worker of its own. Every worker sorts alike, so the collections still agree.
         from _live_scheduling import live_first
 
         live_first(items)

@@ -213,6 +213,11 @@ def test_import_loads_only_pydantic_and_the_model_package() -> None:
     ours = sorted(m for m in loaded if m.startswith("pulumi_kuberay"))
     assert ours == [
         "pulumi_kuberay",
+        "pulumi_kuberay.kuberay",  # the leaf of KubeRay facts: the int32/int64 bounds of the schema
+        "pulumi_kuberay.kuberay.api",
+        "pulumi_kuberay.kuberay.kubernetes",
+        "pulumi_kuberay.kuberay.names",
+        "pulumi_kuberay.kuberay.states",
         "pulumi_kuberay.model",
         "pulumi_kuberay.model._base",
         "pulumi_kuberay.model._deferred",

@@ -4,7 +4,8 @@
 - :mod:`.names`: labels, ``spec.managedBy``, the head Pod's ports and head Service name;
 - :mod:`.states`: the terminal states of the state machines;
 - :mod:`.paths`: the readers of untrusted manifest dicts (typed accessors, unknown values, embedded specs);
-- :mod:`.replicas`: the Pods of a worker group as the operator counts them;
+- :mod:`.replicas`: the Pods of a worker group as the operator counts them (imported as a module, like
+  :mod:`.paths`: the ``kuberay-lint`` front loads this package and needs neither);
 - :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, the integer formats' bounds);
 - :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.
 
@@ -41,7 +42,6 @@ from .names import (
     ManagedBy,
     head_service_name,
 )
-from .replicas import desired_worker_pods, most_worker_pods
 from .states import RAYJOB_TERMINAL_DEPLOYMENT_STATUSES
 
 __all__ = [
@@ -70,9 +70,7 @@ __all__ = [
     "ManagedBy",
     "Version",
     "default_feature_gates",
-    "desired_worker_pods",
     "format_version",
     "head_service_name",
-    "most_worker_pods",
     "parse_kuberay_version",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi_kuberay.kuberay import desired_worker_pods, most_worker_pods
+from pulumi_kuberay.kuberay.replicas import desired_worker_pods, most_worker_pods
 from pulumi_kuberay.plan import _quantity
 from pulumi_kuberay.plan._change import Footprint, Resources
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi_kuberay.kuberay import desired_worker_pods
+from pulumi_kuberay.kuberay.replicas import desired_worker_pods
 from pulumi_kuberay.plan import _fields, hashing
 from pulumi_kuberay.plan._change import Change, not_reconciled
 from pulumi_kuberay.plan._context import Live, Operator

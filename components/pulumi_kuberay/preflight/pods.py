@@ -18,7 +18,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from pulumi_kuberay.kuberay import desired_worker_pods, most_worker_pods, paths
+from pulumi_kuberay.kuberay import paths
+from pulumi_kuberay.kuberay.replicas import desired_worker_pods, most_worker_pods
 
 from .snapshot import Amounts, LimitRange, amounts
 
