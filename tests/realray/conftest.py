@@ -15,7 +15,8 @@ Fixtures:
 * ``rr_module_namespace`` (module) -> the same, shared by a module's tests.
 * ``rr_stack`` (module) -> a :class:`~cluster.conftest.ClusterStack` of the cluster tier's waits program
   (tests/cluster/waits_program: each ``waits:objects`` entry declared as its pulumi_kuberay component, which waits
-  during ``pulumi up``), pointed at this cluster, in ``rr_module_namespace``; one per module, destroyed at its end.
+  during ``pulumi up``), pointed at this cluster, in ``rr_module_namespace``; one per module (not destroyed: the
+  namespace's deletion removes what it made).
   Set its objects with ``set_config(cluster._waits.config(objects, namespace))``.
 """
 
@@ -53,7 +54,6 @@ from cluster.conftest import (  # noqa: E402
     ClusterStack,
     LocalCluster,
     _kube_dir,
-    destroy_left,
     new_stack,
     start_local_cluster,
     stop_local_cluster,
@@ -264,11 +264,10 @@ def rr_module_namespace(realray: RealRay, request: pytest.FixtureRequest) -> Ite
 @pytest.fixture(scope="module")
 def rr_stack(
     realray: RealRay, pulumi_cli: str, rr_module_namespace: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ClusterStack]:
+) -> ClusterStack:
     root = tmp_path_factory.mktemp("realray-stack")
     stack = new_stack(realray.cluster, pulumi_cli, root / "project", waits_config({}, rr_module_namespace),
                       namespace=rr_module_namespace, program=WAITS_PROGRAM)
-    try:
-        yield stack
-    finally:
-        destroy_left([stack])
+    # no `pulumi destroy` at the end: the module's namespace, deleted next, holds everything the stack made, and
+    # the stack's state is a temporary directory
+    return stack
