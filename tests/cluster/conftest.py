@@ -489,6 +489,42 @@ class ClusterStack:
         self.config_file.write_text(yaml.safe_dump({"config": full}, sort_keys=False))
 
 
+def new_stack(
+    cluster: LocalCluster,
+    cli: str,
+    root: Path,
+    config: Mapping[str, Any],
+    *,
+    namespace: str,
+    program: Path | None = None,
+    stack: str = "local",
+) -> ClusterStack:
+    """A stack of a project copy in ``root`` (a new directory) against ``cluster``, initialised: what
+    ``make_stack`` makes, for fixtures bound to another :class:`LocalCluster` (the realray tier's)."""
+    copy_project(root)
+    cwd = root
+    if program is not None:
+        cwd = root / "program"
+        shutil.copytree(program, cwd, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if not (cwd / ".venv").exists():
+            (cwd / ".venv").symlink_to(REPO_VENV, target_is_directory=True)
+    workspace = make_workspace(root, cli, program=cwd)
+    config_dir = cwd / "stacks" if (cwd / "stacks").is_dir() or program is None else cwd
+    result = ClusterStack(workspace, stack, config_dir / f"Pulumi.{stack}.yaml", cluster)
+    result.set_config({"pulumi-kuberay:namespace": namespace, **config})
+    workspace.pulumi("stack", "init", stack, check=True)
+    return result
+
+
+def destroy_left(stacks: list[ClusterStack]) -> None:
+    """Destroy each stack not destroyed yet (teardown), saying so when a destroy fails."""
+    for stack in stacks:
+        if not stack.destroyed:
+            run = stack.destroy()
+            if run.returncode != 0:
+                sys.stderr.write(f"teardown: destroy of a test stack failed:\n{run.describe()}\n")
+
+
 @pytest.fixture
 def make_stack(local_cluster: LocalCluster, pulumi_cli: str, tmp_path: Path) -> Iterator[Callable[..., ClusterStack]]:
     """``make_stack(config, *, namespace, program=None, stack="local")``: a stack ready for ``up``.
@@ -504,27 +540,12 @@ def make_stack(local_cluster: LocalCluster, pulumi_cli: str, tmp_path: Path) -> 
         config: Mapping[str, Any], *, namespace: str, program: Path | None = None, stack: str = "local"
     ) -> ClusterStack:
         root = tmp_path / f"project-{len(made)}"
-        copy_project(root)
-        cwd = root
-        if program is not None:
-            cwd = root / "program"
-            shutil.copytree(program, cwd, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            if not (cwd / ".venv").exists():
-                (cwd / ".venv").symlink_to(REPO_VENV, target_is_directory=True)
-        workspace = make_workspace(root, pulumi_cli, program=cwd)
-        config_dir = cwd / "stacks" if (cwd / "stacks").is_dir() or program is None else cwd
-        result = ClusterStack(workspace, stack, config_dir / f"Pulumi.{stack}.yaml", local_cluster)
-        result.set_config({"pulumi-kuberay:namespace": namespace, **config})
-        workspace.pulumi("stack", "init", stack, check=True)
-        made.append(result)
-        return result
+        made.append(new_stack(local_cluster, pulumi_cli, root, config, namespace=namespace, program=program,
+                              stack=stack))
+        return made[-1]
 
     yield factory
-    for stack in made:
-        if not stack.destroyed:
-            run = stack.destroy()
-            if run.returncode != 0:
-                sys.stderr.write(f"teardown: destroy of a test stack failed:\n{run.describe()}\n")
+    destroy_left(made)
 
 
 # ---- status transitions -------------------------------------------------------------------------------------

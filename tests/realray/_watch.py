@@ -12,8 +12,10 @@ from realray.conftest import RealRay
 
 @dataclass
 class StatusWatch:
-    """``kubectl get <kind> <name> -w`` printing ``jsonpath``; ``states`` are the distinct consecutive lines, with
-    the seconds since the watch began. Stops at ``stop()`` or after ``limit`` seconds, whichever is first."""
+    """``kubectl get <kind> --field-selector metadata.name=<name> -w`` printing ``jsonpath``; ``states`` are the
+    distinct consecutive lines, with the seconds since the watch began. A watch of the list, not of the object: it
+    may start before the object exists (``pulumi up`` creates it later). Stops at ``stop()`` or after ``limit``
+    seconds, whichever is first."""
 
     rr: RealRay
     kind: str
@@ -27,7 +29,8 @@ class StatusWatch:
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [str(self.rr.cluster.kubectl_path), f"--kubeconfig={self.rr.cluster.kubeconfig}", "get", self.kind,
-             self.name, "-n", self.namespace, "-w", "-o", f"jsonpath={self.jsonpath}{{\"\\n\"}}"],
+             f"--field-selector=metadata.name={self.name}", "-n", self.namespace, "-w", "-o",
+             f"jsonpath={self.jsonpath}{{\"\\n\"}}"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         self.thread = threading.Thread(target=self._read, daemon=True)

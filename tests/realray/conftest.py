@@ -12,6 +12,12 @@ Fixtures:
   (a command in a Pod's container, as ``kubectl exec`` would), ``resolve`` (our cluster DNS, as a Pod resolves),
   ``get_url`` (an HTTP GET from the host to a Service), ``apply`` / ``ray_object``, ``wait_for``.
 * ``rr_namespace`` (function) -> a fresh namespace, deleted afterwards (its Pods' processes end with it).
+* ``rr_module_namespace`` (module) -> the same, shared by a module's tests.
+* ``rr_stack`` (module) -> a :class:`~cluster.conftest.ClusterStack` of the cluster tier's waits program
+  (tests/cluster/waits_program: each ``waits:objects`` entry declared as its pulumi_kuberay component, which waits
+  during ``pulumi up``), pointed at this cluster, in ``rr_module_namespace``; one per module (not destroyed: the
+  namespace's deletion removes what it made).
+  Set its objects with ``set_config(cluster._waits.config(objects, namespace))``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,12 +48,17 @@ REPO_ROOT = TESTS_DIR.parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
+from cluster._waits import PROGRAM as WAITS_PROGRAM  # noqa: E402
+from cluster._waits import config as waits_config  # noqa: E402
 from cluster.conftest import (  # noqa: E402
+    ClusterStack,
     LocalCluster,
     _kube_dir,
+    new_stack,
     start_local_cluster,
     stop_local_cluster,
 )
+from cluster.conftest import pulumi_cli as pulumi_cli  # noqa: E402  (the engine tier's fixture, used here)
 
 #: The Ray releases the tier runs: the one the tests use, and an older one (the readiness-probe mismatch).
 RAY_MAIN = "2.53.0"
@@ -89,6 +101,8 @@ def _skip_reason() -> str | None:
         return "realray tier skipped: needs root, ip (iproute2), unshare and nsenter (network namespaces, mounts)"
     if _required():
         return None  # the fixture builds the venvs, or fails loudly
+    if shutil.which("pulumi") is None:
+        return 'realray tier skipped: no `pulumi` on PATH (eval "$(scripts/ensure-pulumi --print-env)")'
     if _kube_dir() is None:
         return "realray tier skipped: the control plane is not built (run scripts/ensure-kube, needs Go)"
     missing = _missing_venvs()
@@ -225,11 +239,35 @@ def realray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealRay]:
             stop_local_cluster(cluster)
 
 
-@pytest.fixture
-def rr_namespace(realray: RealRay, request: pytest.FixtureRequest) -> Iterator[str]:
-    name = f"rr-{request.node.name.lower().replace('_', '-')[:40].strip('-')}-{random.randrange(10**4)}"
+@contextmanager
+def _namespace(realray: RealRay, base: str) -> Iterator[str]:
+    name = f"rr-{base.lower().replace('_', '-')[:40].strip('-')}-{random.randrange(10**4)}"
     realray.kubectl("create", "namespace", name)
     try:
         yield name
     finally:
         realray.kubectl("delete", "namespace", name, "--wait=true", "--timeout=120s", check=False)
+
+
+@pytest.fixture
+def rr_namespace(realray: RealRay, request: pytest.FixtureRequest) -> Iterator[str]:
+    with _namespace(realray, request.node.name) as name:
+        yield name
+
+
+@pytest.fixture(scope="module")
+def rr_module_namespace(realray: RealRay, request: pytest.FixtureRequest) -> Iterator[str]:
+    with _namespace(realray, request.module.__name__.rpartition(".")[2].removeprefix("test_")) as name:
+        yield name
+
+
+@pytest.fixture(scope="module")
+def rr_stack(
+    realray: RealRay, pulumi_cli: str, rr_module_namespace: str, tmp_path_factory: pytest.TempPathFactory
+) -> ClusterStack:
+    root = tmp_path_factory.mktemp("realray-stack")
+    stack = new_stack(realray.cluster, pulumi_cli, root / "project", waits_config({}, rr_module_namespace),
+                      namespace=rr_module_namespace, program=WAITS_PROGRAM)
+    # no `pulumi destroy` at the end: the module's namespace, deleted next, holds everything the stack made, and
+    # the stack's state is a temporary directory
+    return stack

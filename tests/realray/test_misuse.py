@@ -1,14 +1,20 @@
 """(e) The seed's misuse: a RayJob with an embedded cluster used as a service (it serves while the job runs, and
 the service is gone when the job ends); (f) readiness: rayVersion >= 2.53 with a Ray 2.52 image never turns
-Ready, as the catalogue's probes-need-ray-2-53 says."""
+Ready, as the catalogue's probes-need-ray-2-53 says.
+
+The two share a namespace: the mismatched RayCluster is applied when the module starts (``mismatch``), so its
+head runs its minute without turning Ready while the first test's job runs, instead of the second test waiting
+that minute out."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+from datetime import datetime
 from typing import Any
 
+import pytest
 from pulumi_kuberay.rules import check
 from pulumi_kuberay.status import diagnose
 
@@ -27,8 +33,20 @@ def _job(rr: RealRay, ns: str, name: str) -> dict[str, Any]:
     return obj
 
 
-def test_rayjob_used_as_a_service_is_gone_when_the_job_ends(realray: RealRay, rr_namespace: str) -> None:
-    ns = rr_namespace
+#: How long the mismatched head must have run without ever turning Ready.
+NEVER_READY_FOR = 60
+
+
+@pytest.fixture(scope="module", autouse=True)
+def mismatch(realray: RealRay, rr_module_namespace: str) -> dict[str, Any]:
+    """The RayCluster ``mismatch`` (rayVersion 2.53, a Ray 2.52 image, no workers), applied first thing."""
+    manifest = raycluster("mismatch", version=RAY_OLD, ray_version=RAY_MAIN, workers=0)
+    realray.apply(manifest, rr_module_namespace)
+    return manifest
+
+
+def test_rayjob_used_as_a_service_is_gone_when_the_job_ends(realray: RealRay, rr_module_namespace: str) -> None:
+    ns = rr_module_namespace
     realray.apply(rayjob("served", SERVING_JOB, workers=0), ns)
 
     def head_url() -> str | None:
@@ -63,12 +81,16 @@ def test_rayjob_used_as_a_service_is_gone_when_the_job_ends(realray: RealRay, rr
     assert realray.resolve(f"{cluster}-head-svc.{ns}.svc.cluster.local") == []
 
 
-def test_rayversion_2_53_with_a_2_52_image_never_turns_ready(realray: RealRay, rr_namespace: str) -> None:
-    ns = rr_namespace
-    manifest = raycluster("mismatch", version=RAY_OLD, ray_version=RAY_MAIN, workers=0)
-    findings = [f.rule_id for f in check(manifest)]
+def _time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def test_rayversion_2_53_with_a_2_52_image_never_turns_ready(
+    realray: RealRay, rr_module_namespace: str, mismatch: dict[str, Any]
+) -> None:
+    ns = rr_module_namespace
+    findings = [f.rule_id for f in check(mismatch)]
     assert "probes-need-ray-2-53" in findings
-    realray.apply(manifest, ns)
 
     def head() -> dict[str, Any] | None:
         pods = realray.pods(ns, "ray.io/cluster=mismatch,ray.io/node-type=head")
@@ -84,15 +106,24 @@ def test_rayversion_2_53_with_a_2_52_image_never_turns_ready(realray: RealRay, r
 
     status = realray.wait_for(ray_status, 180, "ray status on the head to list the head")
     assert "1 headgroup" in status.stdout
-    # ... but the HTTP /api/healthz probes KubeRay builds for rayVersion 2.53 get 404 from Ray 2.52: never Ready
+    # ... but the HTTP /api/healthz probes KubeRay builds for rayVersion 2.53 get 404 from Ray 2.52: never Ready.
     probe = pod["spec"]["containers"][0]["readinessProbe"]
     assert probe["httpGet"]["path"] == "/api/healthz"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+    # Never Ready for a minute of running: Ready False, with no transition since the container started, once it
+    # has run NEVER_READY_FOR seconds (by now, after the first test, it usually has: else poll until then).
+    def judged() -> dict[str, Any] | None:
         pod = realray.pods(ns, "ray.io/cluster=mismatch,ray.io/node-type=head")[0]
-        ready = {c["type"]: c["status"] for c in pod["status"]["conditions"]}
-        assert ready["Ready"] == "False", "the head turned Ready"
-        time.sleep(5)
+        ready = next(c for c in pod["status"]["conditions"] if c["type"] == "Ready")
+        assert ready["status"] == "False", "the head turned Ready"
+        started = _time(pod["status"]["containerStatuses"][0]["state"]["running"]["startedAt"])
+        # the Ready condition last changed before the container ran: it has been False all along
+        assert _time(ready["lastTransitionTime"]) <= started, (ready, started)
+        ran = (datetime.now(started.tzinfo) - started).total_seconds()
+        return pod if ran >= NEVER_READY_FOR else None
+
+    pod = realray.wait_for(judged, NEVER_READY_FOR + 30, f"the head to have run {NEVER_READY_FOR}s", 5)
+    assert pod["status"]["containerStatuses"][0]["restartCount"] == 0
     obj = realray.get("raycluster", "mismatch", ns)
     assert obj is not None and obj.get("status", {}).get("state") != "ready"
     assert diagnose(obj).phase != "healthy"
