@@ -169,8 +169,45 @@ class RealRay:
         items = self.cluster.get_json("pods", "-n", namespace, "-l", selector)["items"]
         return list(items)
 
-    def wait_for(self, predicate: Callable[[], T | None], timeout: float, what: str, interval: float = 1.0) -> T:
-        return self.cluster.wait_for(predicate, timeout, what, interval)
+    def wait_for(self, predicate: Callable[[], T | None], timeout: float, what: str, interval: float = 1.0,
+                 namespace: str | None = None) -> T:
+        """As :meth:`LocalCluster.wait_for`; with ``namespace``, a timeout's failure carries :meth:`diagnostics`."""
+        try:
+            return self.cluster.wait_for(predicate, timeout, what, interval)
+        except pytest.fail.Exception as failed:
+            if namespace is None:
+                raise
+            pytest.fail(f"{failed}\n{self.diagnostics(namespace)}", pytrace=False)
+
+    def diagnostics(self, namespace: str) -> str:
+        """What a person would look at when Ray in ``namespace`` does not come up: the Pods and their containers,
+        the last events, and per Ray head ``serve status`` and the tails of its Serve and dashboard logs (read in
+        the container's own /tmp). For failure messages: never raises."""
+        out = [f"--- diagnostics of namespace {namespace} ---"]
+        try:
+            out.append(self.kubectl("get", "pods,rayclusters", "-n", namespace, "-o", "wide", check=False).stdout)
+            for pod in self.cluster.get_json("pods", "-n", namespace)["items"]:
+                for cs in pod["status"].get("containerStatuses") or []:
+                    out.append(f"{pod['metadata']['name']}/{cs['name']}: ready={cs.get('ready')} "
+                               f"restarts={cs.get('restartCount')} state={json.dumps(cs.get('state'))}")
+            events = self.kubectl("get", "events", "-n", namespace, "--sort-by=.lastTimestamp", check=False).stdout
+            out.append("events (last 25):\n" + "\n".join(events.splitlines()[-25:]))
+            for pod in self.pods(namespace, "ray.io/node-type=head"):
+                name = pod["metadata"]["name"]
+                if pod["status"].get("phase") != "Running":
+                    continue
+                out.append(f"[{name}] kubectl logs (last 30):\n" + self.kubectl(
+                    "logs", "-n", namespace, name, "-c", pod["spec"]["containers"][0]["name"], "--tail=30",
+                    check=False).stdout)
+                for argv in (["serve", "status"],
+                             ["sh", "-c", "tail -n 40 /tmp/ray/session_latest/logs/serve/controller_*.log "
+                                          "/tmp/ray/session_latest/logs/serve/proxy_*.log "
+                                          "/tmp/ray/session_latest/logs/dashboard.log 2>&1"]):
+                    got = self.exec_in(namespace, name, argv, timeout=60)
+                    out.append(f"[{name}] $ {' '.join(argv)} (exit {got.returncode}):\n{got.stdout}{got.stderr}")
+        except Exception as err:  # a failure message must not fail itself
+            out.append(f"(diagnostics stopped: {err!r})")
+        return "\n".join(out)[-20000:]
 
     @property
     def dns_server(self) -> str:

@@ -53,7 +53,7 @@ def test_autoscaler_scales_a_group_up_and_the_next_up_leaves_it(
     stack_config = config({NAME: {"kind": "RayCluster", "spec": spec, "timeout_seconds": 300}}, ns)
     rr_stack.set_config(stack_config)
     up, took = timed_up(rr_stack, "RayCluster with the in-tree autoscaler")
-    assert up.returncode == 0, up.describe()
+    assert up.returncode == 0, f"{up.describe()}\n{realray.diagnostics(ns)}"
     assert "replicas of worker group(s) small are not sent" in up.output, up.describe()
     assert _replicas(realray, ns) == 0  # KubeRay's start: minReplicas
 

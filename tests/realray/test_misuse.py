@@ -56,13 +56,13 @@ def test_rayjob_used_as_a_service_is_gone_when_the_job_ends(realray: RealRay, rr
         addrs = realray.resolve(f"{cluster}-head-svc.{ns}.svc.cluster.local")
         return f"http://{addrs[0]}:8000/echo?say=hi" if addrs else None
 
-    url = realray.wait_for(head_url, 300, "the job's cluster head")
+    url = realray.wait_for(head_url, 300, "the job's cluster head", namespace=ns)
     cluster = _job(realray, ns, "served")["status"]["rayClusterName"]
     def answered() -> tuple[int, str] | None:
         got = realray.get_url(url, timeout=5)
         return got if got[0] == 200 else None
 
-    status, body = realray.wait_for(answered, 240, "the job's Serve app to answer")
+    status, body = realray.wait_for(answered, 240, "the job's Serve app to answer", namespace=ns)
     assert body == f"echo hi from {cluster}"
     served_at = time.monotonic()
     # while the job runs, it serves; when the entrypoint returns, the job is Complete and its cluster deleted

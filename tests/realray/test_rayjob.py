@@ -67,7 +67,7 @@ def test_jobs_succeed_and_pulumi_up_returns_when_they_end(
     modes = {"http": "HTTPMode", "k8s": "K8sJobMode"}
     jobs = {n: rayjob(n, ANSWER, mode=mode, workers=0) for n, mode in modes.items()}
     up, took, states = _up_watching(realray, stack=rr_stack, ns=ns, jobs=jobs, case="RayJobs HTTPMode + K8sJobMode")
-    assert up.returncode == 0, up.describe()
+    assert up.returncode == 0, f"{up.describe()}\n{realray.diagnostics(ns)}"
     # when `up` returns, both jobs are over: the live objects are terminal, and succeeded
     live = {n: realray.get("rayjob", n, ns) for n in modes}
     for name, obj in live.items():
@@ -148,7 +148,7 @@ def test_job_on_an_existing_cluster(realray: RealRay, rr_stack: ClusterStack, rr
     shared = {"shared": {"kind": "RayCluster", "spec": cluster_spec(workers=1), "timeout_seconds": WAIT}}
     jobs = {"shared-job": rayjob("shared-job", ANSWER, selector="shared")}
     up, took, states = _up_watching(realray, rr_stack, ns, jobs, "RayCluster + RayJob on it", others=shared)
-    assert up.returncode == 0, up.describe()
+    assert up.returncode == 0, f"{up.describe()}\n{realray.diagnostics(ns)}"
     obj = realray.get("rayjob", "shared-job", ns)
     assert obj is not None and obj["status"]["jobStatus"] == "SUCCEEDED", states
     assert obj["status"]["jobDeploymentStatus"] == "Complete", states

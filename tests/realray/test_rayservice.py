@@ -64,7 +64,7 @@ def service(realray: RealRay, rr_stack: ClusterStack, rr_module_namespace: str) 
     read right when the ``up`` returned."""
     rr_stack.set_config(_config(rr_module_namespace, marker="v1"))
     up, took = timed_up(rr_stack, "RayService create (real Serve)")
-    assert up.returncode == 0, up.describe()
+    assert up.returncode == 0, f"{up.describe()}\n{realray.diagnostics(rr_module_namespace)}"
     obj = realray.get("rayservice", NAME, rr_module_namespace)
     assert obj is not None
     return Created(obj, rr_stack.outputs()[NAME], took)
@@ -88,7 +88,7 @@ def test_service_serves_each_route_and_404s_a_mismatch(
     assert [c["status"] for c in ready] == ["True"], service.outputs["status"]
     sys.stderr.write(f"\n[realray] RayService create: pulumi up {service.took:.0f}s (returned Ready)\n")
 
-    status, body = realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet")
+    status, body = realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet", namespace=ns)
     assert (status, body) == (200, f"hello from {active}")
     status, body = realray.get_url(_serve_url(realray, ns, NAME, "/echo?say=hi"))
     assert (status, body) == (200, f"echo hi from {active}")
@@ -141,9 +141,9 @@ def test_new_cluster_upgrade_under_load(
     realray: RealRay, rr_stack: ClusterStack, rr_module_namespace: str, service: Created
 ) -> None:
     ns = rr_module_namespace
-    obj = realray.wait_for(lambda: _ready(realray, ns, NAME), 60, f"RayService {NAME} to be Ready", 2)
+    obj = realray.wait_for(lambda: _ready(realray, ns, NAME), 60, f"RayService {NAME} to be Ready", 2, namespace=ns)
     old = obj["status"]["activeServiceStatus"]["rayClusterName"]
-    realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet")
+    realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet", namespace=ns)
 
     # the second `up`: a head env var (the cluster's template: NewCluster) and the Serve config's greeting
     rr_stack.set_config(_config(ns, marker="v2", greeting="hi"))
@@ -153,7 +153,7 @@ def test_new_cluster_upgrade_under_load(
         changed_at = time.monotonic() - load.started
         up, took = timed_up(rr_stack, "RayService NewCluster upgrade under 10 req/s")
         returned_at = time.monotonic() - load.started
-        assert up.returncode == 0, up.describe()
+        assert up.returncode == 0, f"{up.describe()}\n{realray.diagnostics(ns)}"
         # the wait covered the switch: when `up` returned, the new cluster was active and Ready, no upgrade running
         obj = _ready(realray, ns, NAME)  # type: ignore[assignment]
         assert obj is not None, realray.get("rayservice", NAME, ns)
