@@ -14,8 +14,13 @@ from typing import Any
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, after_settling, install, mock_env
+from pulumi_kuberay.kuberay.replicas import replicas_from_live
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
+from pulumi_kuberay.resources import _change_plan
+from pulumi_kuberay.resources import cluster as cluster_module
+from pulumi_kuberay.resources._component import FORCE_APPLY_ANNOTATION
+from pulumi_kuberay.resources._kube import KubeError
 from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.resources._shared import CriticalFindingsError, RayCustomResource, rule_settings
 from pulumi_kuberay.resources.cluster import RayCluster
@@ -274,6 +279,95 @@ def test_without_autoscaling_replicas_are_sent(mocks: MockEnv) -> pulumi.Output[
         assert not [w for w in mocks.log.warnings if "autoscaler owns them" in w]
 
     return settle(check, comp)
+
+
+@pytest.fixture
+def live(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The cluster the component reads (mocks have none): ``["obj"]`` is the live RayCluster (None: not there),
+    ``["error"]`` a KubeError to raise instead; ``["reads"]`` the (kind, namespace, name) read."""
+    state: dict[str, Any] = {"obj": None, "error": None, "reads": []}
+
+    class Client:
+        def get_object(self, kind: str, namespace: str, name: str) -> tuple[Any, None]:
+            state["reads"].append((kind, namespace, name))
+            if state["error"] is not None:
+                raise state["error"]
+            return state["obj"], None
+
+    monkeypatch.setattr(cluster_module, "_mocked", lambda: False)
+    monkeypatch.setattr(cluster_module, "cluster_access", lambda opts: (("kubeconfig", None), None))
+    monkeypatch.setattr(_change_plan, "live_client", lambda access: Client())
+    return state
+
+
+def _sent_replicas(mocks: MockEnv) -> dict[str, Any]:
+    groups = mocks.ray("RayCluster")[0].inputs["spec"]["workerGroupSpecs"]
+    return {g["groupName"]: g.get("replicas", "unset") for g in groups}
+
+
+def _forced(mocks: MockEnv) -> bool:
+    annotations = mocks.ray("RayCluster")[0].inputs["metadata"].get("annotations") or {}
+    return annotations.get(FORCE_APPLY_ANNOTATION) == "true"
+
+
+@pulumi.runtime.test
+def test_autoscaling_sends_the_live_replicas_forced(mocks: MockEnv, live: dict[str, Any]) -> pulumi.Output[Any]:
+    # the autoscaler scaled cpu to 4; big is not in the live object yet (a group added by this change)
+    live["obj"] = {"spec": {"workerGroupSpecs": [{"groupName": "cpu", "replicas": 4}]}}
+    comp = RayCluster("auto", autoscaling_spec(), namespace="ml")
+
+    def check(component_urn: str) -> None:
+        assert live["reads"] == [("RayCluster", "ml", "auto")]
+        assert _sent_replicas(mocks) == {"cpu": 4, "big": 0}
+        assert _forced(mocks)
+        notes = [w for w in mocks.log.warnings if "autoscaler owns them" in w]
+        assert len(notes) == 1 and "cpu: 2 -> 4" in notes[0] and "the live object's" in notes[0], notes
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_autoscaling_creates_groups_at_min_replicas_forced(mocks: MockEnv, live: dict[str, Any]) -> pulumi.Output[Any]:
+    comp = RayCluster("auto", autoscaling_spec())
+
+    def check(component_urn: str) -> None:
+        assert live["reads"] == [("RayCluster", "default", "auto")]
+        assert _sent_replicas(mocks) == {"cpu": 1, "big": 0}
+        assert _forced(mocks)
+        notes = [w for w in mocks.log.warnings if "autoscaler owns them" in w]
+        assert len(notes) == 1 and "cpu: 2 -> 1" in notes[0] and "minReplicas (a new cluster)" in notes[0], notes
+
+    return settle(check, comp)
+
+
+@pulumi.runtime.test
+def test_autoscaling_with_an_unreadable_cluster_omits_replicas_unforced(
+    mocks: MockEnv, live: dict[str, Any]
+) -> pulumi.Output[Any]:
+    live["error"] = KubeError("connection refused")
+    comp = RayCluster("auto", autoscaling_spec())
+
+    def check(component_urn: str) -> None:
+        assert _sent_replicas(mocks) == {"cpu": "unset", "big": "unset"}
+        assert not _forced(mocks)
+        notes = [w for w in mocks.log.warnings if "autoscaler owns them" in w]
+        assert len(notes) == 1 and "could not be read (connection refused)" in notes[0], notes
+        assert "conflicts with it on spec.workerGroupSpecs" in notes[0]
+
+    return settle(check, comp)
+
+
+def test_replicas_from_live_leaves_a_cluster_without_autoscaling_alone() -> None:
+    spec = {"workerGroupSpecs": [{"groupName": "cpu", "replicas": 2}]}
+    assert replicas_from_live(spec, {"workerGroupSpecs": [{"groupName": "cpu", "replicas": 5}]}) == (spec, [])
+    auto: dict[str, Any] = {
+        "enableInTreeAutoscaling": True, "workerGroupSpecs": [{"groupName": "cpu", "minReplicas": 2}, "junk"],
+    }
+    # a live replicas that is not an integer is not trusted: the group starts at its minimum, as KubeRay's clamp
+    sent, notes = replicas_from_live(auto, {"workerGroupSpecs": [{"groupName": "cpu", "replicas": "3"}]})
+    assert sent["workerGroupSpecs"] == [{"groupName": "cpu", "minReplicas": 2, "replicas": 2}, "junk"]
+    assert notes == []
+    assert auto["workerGroupSpecs"][0] == {"groupName": "cpu", "minReplicas": 2}  # the input is not mutated
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """tools/pod_runner's pure parts (the realray tier runs the rest): the image -> Ray venv choice, the kubelet's
 ``$(VAR)`` expansion and env sources (a missing Secret or key in the kubelet's words), the cluster DNS records and
-answers."""
+answers, the binds of a container's mounts."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))  # tes
 from pod_runner.dns import Records, answer, build_records
 from pod_runner.images import ImageError, ray_version, venv_for
 from pod_runner.kube import Kube
+from pod_runner.process import bind_commands
 from pod_runner.spec import Env, expand, field_ref, resource_ref
 
 
@@ -46,6 +47,24 @@ def test_an_image_without_a_venv_says_so(tmp_path: Path) -> None:
         venv_for("rayproject/ray:2.52.0", tmp_path)
     with pytest.raises(ImageError, match="not a Ray image with a release tag"):
         venv_for("nginx:1.27", tmp_path)
+
+
+def test_a_venv_under_tmp_is_bound_into_the_containers_own_tmp(tmp_path: Path) -> None:
+    # every container mounts its own /tmp over the host's: a venv there (HOME or the cache under /tmp) would be
+    # hidden ("ray: command not found"), so it is bound, read-only, to the same path inside the container's /tmp
+    own_tmp = tmp_path / "containers" / "ray-head" / "tmp"
+    venv = Path("/tmp/home/.cache/pulumi-kuberay/realray/ray-2.53.0")
+    inside = f"{own_tmp}/home/.cache/pulumi-kuberay/realray/ray-2.53.0"
+    assert bind_commands([], own_tmp, [venv]) == [
+        f"mkdir -p {inside}", f"mount --bind {venv} {inside}", f"mount -o remount,bind,ro {inside}",
+    ]
+    # a venv elsewhere is seen through the host's filesystem as it is: nothing to bind
+    assert bind_commands([], own_tmp, [Path("/root/.cache/pulumi-kuberay/realray/ray-2.53.0")]) == []
+    # a volume mounted under /tmp lands in the container's own /tmp; one whose target the host lacks is skipped
+    volume = tmp_path / "volumes" / "apps"
+    assert bind_commands([(volume, "/tmp/apps", False), (volume, "/no/such/dir", False)], own_tmp, []) == [
+        f"mkdir -p {own_tmp}/apps", f"mount --bind {volume} {own_tmp}/apps",
+    ]
 
 
 def test_expand_is_the_kubelets() -> None:

@@ -13,7 +13,18 @@ def container(name: str, version: str, cpu: str = "1", memory: str = "2Gi") -> d
         "image": f"rayproject/ray:{version}",
         "resources": {"limits": {"cpu": cpu, "memory": memory}, "requests": {"cpu": cpu, "memory": memory}},
         # the Serve apps of the test tree: on the Pods' PYTHONPATH (pod-runner runs no image to bake them into)
-        "env": [{"name": "PYTHONPATH", "value": str(APPS_DIR)}, {"name": "RAY_USAGE_STATS_ENABLED", "value": "0"}],
+        "env": [
+            {"name": "PYTHONPATH", "value": str(APPS_DIR)},
+            {"name": "RAY_USAGE_STATS_ENABLED", "value": "0"},
+            # Ray's time-outs are for a machine with CPU to spare; CI runs this tier on 2 cores beside the other
+            # live tiers (load 20 and more), where a slow start is not a dead one. The dashboard's modules get 30 s
+            # to start: past that the head has no dashboard ("Module MetricsHead failed to start"), so KubeRay
+            # can neither submit a job in HTTPMode nor deploy a Serve config, and nothing ever serves. Serve's
+            # proxy ready/health checks: 5 s / 10 s.
+            {"name": "RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT", "value": "300"},
+            {"name": "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S", "value": "60"},
+            {"name": "RAY_SERVE_PROXY_HEALTH_CHECK_TIMEOUT_S", "value": "60"},
+        ],
     }
 
 

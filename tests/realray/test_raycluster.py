@@ -18,7 +18,8 @@ def _ready(rr: RealRay, ns: str, name: str) -> dict[str, Any] | None:
 
 def test_head_and_worker_turn_ready_and_ray_sees_the_worker(realray: RealRay, rr_namespace: str) -> None:
     realray.apply(raycluster("rc", version=RAY_MAIN), rr_namespace)
-    obj = realray.wait_for(lambda: _ready(realray, rr_namespace, "rc"), 240, "RayCluster rc to be ready", 2, namespace=rr_namespace)
+    obj = realray.wait_for(lambda: _ready(realray, rr_namespace, "rc"), 240, "RayCluster rc to be ready", 2,
+                           namespace=rr_namespace)
     assert obj["status"]["readyWorkerReplicas"] == 1
     assert diagnose(obj).phase == "healthy"
 

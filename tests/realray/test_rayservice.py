@@ -88,7 +88,8 @@ def test_service_serves_each_route_and_404s_a_mismatch(
     assert [c["status"] for c in ready] == ["True"], service.outputs["status"]
     sys.stderr.write(f"\n[realray] RayService create: pulumi up {service.took:.0f}s (returned Ready)\n")
 
-    status, body = realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet", namespace=ns)
+    status, body = realray.wait_for(lambda: _answered(realray, ns, NAME, "/greet"), 120, "an answer on /greet",
+                                    namespace=ns)
     assert (status, body) == (200, f"hello from {active}")
     status, body = realray.get_url(_serve_url(realray, ns, NAME, "/echo?say=hi"))
     assert (status, body) == (200, f"echo hi from {active}")

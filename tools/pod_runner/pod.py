@@ -196,7 +196,7 @@ class PodRun(threading.Thread):
             log.replace(log.with_suffix(".previous"))
         c.proc = process.start(
             self.netns, argv, env=c.env, workdir=str(c.spec.get("workingDir", "")) or str(self.dir / "home"),
-            root=self.dir / "containers" / c.name, hostname=self.pod_name, mounts=mounts, log=log)
+            root=self.dir / "containers" / c.name, hostname=self.pod_name, mounts=mounts, keep=[venv], log=log)
         spec = c.spec
         c.ready = ProbeStates(
             readiness=process.ProbeState(spec["readinessProbe"]) if spec.get("readinessProbe") else None,

@@ -87,25 +87,19 @@ class Proc:
             return -9
 
 
-def start(
-    netns: str,
-    argv: list[str],
-    *,
-    env: Mapping[str, str],
-    workdir: str,
-    root: Path,
-    hostname: str,
-    mounts: list[tuple[Path, str, bool]],
-    log: Path,
-) -> Proc:
-    """``argv`` in ``netns`` with ``env``; ``root`` holds the container's /tmp and profile; ``mounts`` are
-    (source, target, read_only)."""
-    tmp = root / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    tmp.chmod(0o1777)
-    profile = root / "profile"
-    profile.write_text(PROFILE)
+def bind_commands(mounts: list[tuple[Path, str, bool]], tmp: Path, keep: list[Path]) -> list[str]:
+    """The shell lines that bind ``mounts`` ((source, target, read_only)) into a container whose own /tmp is
+    ``tmp`` on the host, run before that /tmp is bound over the host's. ``keep``: host paths the container must
+    see as they are (the image's venv): one under /tmp would be hidden by the container's own /tmp, so it is bound
+    (read-only) to the same place inside it.
+
+    >>> bind_commands([], Path("/s/tmp"), [Path("/tmp/h/ray-2.53.0")])[1]
+    'mount --bind /tmp/h/ray-2.53.0 /s/tmp/h/ray-2.53.0'
+    """
     binds = []
+    for path in keep:
+        if str(path) == "/tmp" or str(path).startswith("/tmp/"):
+            mounts = [*mounts, (path, str(path), True)]
     for src, target, read_only in mounts:
         if target == "/tmp" or target.startswith("/tmp/"):
             target = str(tmp) + target[len("/tmp"):]  # under the container's /tmp, bound over /tmp last
@@ -121,6 +115,29 @@ def start(
         binds.append(f"mount --bind {shlex.quote(str(src))} {shlex.quote(target)}")
         if read_only:
             binds.append(f"mount -o remount,bind,ro {shlex.quote(target)}")
+    return binds
+
+
+def start(
+    netns: str,
+    argv: list[str],
+    *,
+    env: Mapping[str, str],
+    workdir: str,
+    root: Path,
+    hostname: str,
+    mounts: list[tuple[Path, str, bool]],
+    keep: list[Path],
+    log: Path,
+) -> Proc:
+    """``argv`` in ``netns`` with ``env``; ``root`` holds the container's /tmp and profile; ``mounts`` are
+    (source, target, read_only); ``keep`` the host paths it must see as they are (:func:`bind_commands`)."""
+    tmp = root / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    tmp.chmod(0o1777)
+    profile = root / "profile"
+    profile.write_text(PROFILE)
+    binds = bind_commands(mounts, tmp, keep)
     wd = workdir if workdir and os.path.isdir(workdir) else str(root / "home")
     Path(wd).mkdir(parents=True, exist_ok=True)
     cmd = ["ip", "netns", "exec", netns, "unshare", "--mount", "--uts", "--propagation", "private", "--"]

@@ -4,7 +4,8 @@
 - :mod:`.names`: labels, ``spec.managedBy``, the head Pod's ports and head Service name;
 - :mod:`.states`: the terminal states of the state machines;
 - :mod:`.paths`: the readers of untrusted manifest dicts (typed accessors, unknown values, embedded specs);
-- :mod:`.replicas`: the Pods of a worker group as the operator counts them (imported as a module, like
+- :mod:`.replicas`: the Pods of a worker group as the operator counts them, and the ``replicas`` to send of a
+  group the in-tree autoscaler owns (imported as a module, like
   :mod:`.paths`: the ``kuberay-lint`` front loads this package and needs neither);
 - :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, the integer formats' bounds);
 - :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.

@@ -108,7 +108,9 @@ class ChangeRecord(TypedDict, total=False):
 # The live view
 
 
-def _client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
+def live_client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
+    """A client of the cluster ``access`` names (:func:`~pulumi_kuberay.resources._component_await.cluster_access`),
+    with the change plan's read time-out."""
     (text, base), context = access
     client = _kube.load_client(text, base, context)
     client.timeout = READ_TIMEOUT_SECONDS
@@ -222,7 +224,7 @@ class Planner:
         meta = new.get("metadata") if isinstance(new.get("metadata"), Mapping) else {}
         name, namespace = str((meta or {}).get("name") or ""), str((meta or {}).get("namespace") or "default")
         try:
-            client = _client(self.access)
+            client = live_client(self.access)
             return await asyncio.to_thread(read_live, client, self.kind, namespace, name), ""
         except (_kube.KubeError, _kube.KubeConfigError) as exc:
             return None, f"the cluster could not be read ({exc}), so the plan compares with the last applied manifest"
@@ -451,6 +453,7 @@ __all__ = [
     "Planner",
     "attach",
     "follow_through",
+    "live_client",
     "read_live",
     "record",
     "render_dir_of",

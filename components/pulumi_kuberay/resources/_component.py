@@ -154,6 +154,9 @@ class Built(Generic[SpecT]):
     """How ``pulumi up`` waits for the object (``_component_await.plan_await``)."""
     target: Target | None = None
     """What the object is checked against (operator version and gates: the change plan's operator too)."""
+    force_apply: bool = False
+    """Send the object with Pulumi's forced server-side apply, as :attr:`RayComponent.FORCE_APPLY` does for a
+    whole kind (a RayCluster whose worker groups' replicas are read from the live object)."""
 
 
 def _expect(subject: str, name: str, value: Any, types: tuple[type, ...], word: str) -> None:
@@ -213,8 +216,9 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         spec: SpecT = coerce_spec(self.SPEC_MODEL, args, subject=subject)
         return spec
 
-    def _finish_spec(self, spec_dict: JsonDict, built: Built[SpecT], subject: str) -> JsonDict:
-        """The rendered spec as sent (override to drop or add fields; add notes to ``built.notes``)."""
+    def _finish_spec(self, spec_dict: JsonDict, built: Built[SpecT], subject: str, ref: tuple[str, str]) -> JsonDict:
+        """The rendered spec as sent (override to drop or add fields; add notes to ``built.notes``; set
+        ``built.force_apply``); ``ref`` is the object's (namespace, name)."""
         return spec_dict
 
     def _resource_options(self, extra: Any) -> dict[str, Any]:
@@ -437,7 +441,8 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
             getattr(self, "_operator", None), common.kuberay_version, common.feature_gates, common.environment
         )
         built: Built[SpecT] = Built(spec=spec, manifest=None)
-        spec_dict = self._finish_spec(render_spec(spec), built, subject)
+        ref = (common.namespace or "default", k8s_name)  # as the change plan reads it
+        spec_dict = self._finish_spec(render_spec(spec), built, subject, ref)
         labels = dict(common.labels or {})
         if common.local_queue is not None:
             current = labels.get(KUEUE_QUEUE_LABEL)
@@ -461,7 +466,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         )
         built.wait_spec = dataclasses.replace(plan, subject=subject)
         metadata = with_annotations(metadata, plan.annotations)
-        if self.FORCE_APPLY:
+        if self.FORCE_APPLY or built.force_apply:
             metadata = with_annotations(metadata, {FORCE_APPLY_ANNOTATION: "true"})
         built.target = settings
         built.manifest = render_manifest(self.KIND, metadata, spec_dict)

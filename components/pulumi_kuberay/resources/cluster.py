@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.kuberay import head_service_name
+from pulumi_kuberay.kuberay.replicas import drop_autoscaled_replicas, replicas_from_live
 from pulumi_kuberay.model.cluster import RayClusterSpec
-from pulumi_kuberay.resources import _program
+from pulumi_kuberay.resources import _change_plan, _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._component_await import _mocked, cluster_access
+from pulumi_kuberay.resources._kube import KubeConfigError, KubeError
 from pulumi_kuberay.resources._outputs import derived, known_output
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -21,27 +24,8 @@ from pulumi_kuberay.resources._shared import (
 )
 
 KIND = "RayCluster"
-
-
-def drop_autoscaled_replicas(spec: JsonDict) -> tuple[JsonDict, list[str]]:
-    """With in-tree autoscaling, remove ``workerGroupSpecs[*].replicas`` (the autoscaler owns them).
-
-    Returns the spec to send (a copy when something was dropped) and the groups whose replicas were dropped.
-    """
-    if not spec.get("enableInTreeAutoscaling"):
-        return spec, []
-    groups = spec.get("workerGroupSpecs")
-    if not isinstance(groups, list) or not any(isinstance(g, dict) and "replicas" in g for g in groups):
-        return spec, []
-    # A copy of the spec and of the groups it changes (the rest is shared, as the caller never mutates it).
-    dropped: list[str] = []
-    kept: list[Any] = []
-    for group in groups:
-        if isinstance(group, dict) and "replicas" in group:
-            group = {k: v for k, v in group.items() if k != "replicas"}
-            dropped.append(str(group.get("groupName", "?")))
-        kept.append(group)
-    return {**spec, "workerGroupSpecs": kept}, dropped
+#: Why no live RayCluster is read when the program renders to a directory or runs under unit-test mocks.
+_NO_CLUSTER = "no cluster behind the provider (rendering, or mocks)"
 
 
 def _name_or(metadata: Mapping[str, Any] | None, default: str) -> str:
@@ -127,13 +111,47 @@ class RayCluster(RayComponent[RayClusterSpec]):
         if isinstance(object_name, str) and (namespace is None or isinstance(namespace, str)):
             _program.add_cluster(self, namespace, object_name)  # a RayJob's clusterSelector may name it
 
-    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayClusterSpec], subject: str) -> JsonDict:
+    def _finish_spec(
+        self, spec_dict: JsonDict, built: Built[RayClusterSpec], subject: str, ref: tuple[str, str]
+    ) -> JsonDict:
+        if not spec_dict.get("enableInTreeAutoscaling"):
+            return spec_dict
+        live = self._live_spec(*ref)
+        if not isinstance(live, str):
+            # The live counts, forced: an update never conflicts with the autoscaler nor undoes its scaling.
+            spec_dict, changed = replicas_from_live(spec_dict, live)
+            built.force_apply = True
+            if changed:
+                source = "the live object's (the autoscaler's)" if live is not None else "minReplicas (a new cluster)"
+                built.notes.append(
+                    f"{subject}: enableInTreeAutoscaling is on, so the replicas sent for worker group(s) {'; '.join(changed)} are {source}: the autoscaler owns them"
+                )
+            return spec_dict
         spec_dict, dropped = drop_autoscaled_replicas(spec_dict)
-        if dropped:
+        # Rendering, or unit-test mocks: no cluster is updated, so the conflict below cannot happen.
+        if dropped or live != _NO_CLUSTER:
+            groups = f"of worker group(s) {', '.join(dropped)} " if dropped else ""
             built.notes.append(
-                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) {', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at minReplicas"
+                f"{subject}: enableInTreeAutoscaling is on, so the replicas {groups}are not sent: the autoscaler owns them and each group starts at minReplicas ({live}: once the autoscaler has scaled a group, an update of this RayCluster conflicts with it on spec.workerGroupSpecs)"
             )
         return spec_dict
+
+    def _live_spec(self, namespace: str, name: str) -> Mapping[str, Any] | str | None:
+        """The spec of the live RayCluster ``namespace/name`` (None: there is none yet), or why it cannot be read."""
+        opts = getattr(self, "_await_opts", None)
+        if _change_plan.render_dir_of(opts) is not None or _mocked():
+            return _NO_CLUSTER
+        access = cluster_access(opts)
+        if access is None:
+            return "the component cannot find its cluster's kubeconfig (an explicit provider: give it to kr.watch_with)"
+        try:
+            obj, _ = _change_plan.live_client(access).get_object(KIND, namespace, name)
+        except (KubeError, KubeConfigError) as exc:
+            return f"the live RayCluster could not be read ({exc})"
+        if obj is None:
+            return None
+        spec = obj.get("spec")
+        return spec if isinstance(spec, Mapping) else {}
 
     def _declare_outputs(
         self, built: pulumi.Output[Built[RayClusterSpec]], k8s_name: pulumi.Output[str]

@@ -94,7 +94,9 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
         spec: RayCronJobSpec = coerce_spec(RayCronJobSpec, {**raw, key: render_spec(template)}, subject=subject)
         return spec
 
-    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayCronJobSpec], subject: str) -> JsonDict:
+    def _finish_spec(
+        self, spec_dict: JsonDict, built: Built[RayCronJobSpec], subject: str, ref: tuple[str, str]
+    ) -> JsonDict:
         template = spec_dict.get("jobTemplate")
         typed: Any = getattr(built.spec, "job_template", None)
         if isinstance(template, Mapping) and isinstance(typed, RayJobSpec):

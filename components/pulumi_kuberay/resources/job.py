@@ -239,7 +239,9 @@ class RayJob(RayComponent[RayJobSpec]):
             return spec
         return job_spec_on_cluster(args, cluster_manifest, common, subject)
 
-    def _finish_spec(self, spec_dict: JsonDict, built: Built[RayJobSpec], subject: str) -> JsonDict:
+    def _finish_spec(
+        self, spec_dict: JsonDict, built: Built[RayJobSpec], subject: str, ref: tuple[str, str]
+    ) -> JsonDict:
         if self._selector_note is not None and self._cluster is None:
             built.notes.append(f"{subject}: {self._selector_note}")
         note = unhardened_submitter_note(spec_dict, built.spec, self._cluster, subject)
