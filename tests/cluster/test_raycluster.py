@@ -70,9 +70,10 @@ def test_autoscaling_cluster_up_waits_for_the_operator_agrees_with_explain_and_d
     conditions = {c["type"]: c for c in live["status"].get("conditions") or []}
     assert conditions["HeadPodReady"]["status"] == "True", live["status"]
     assert live["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"  # the component waits itself
-    # The autoscaler owns replicas, so the component does not send them: the CRD defaults the field to 0 and
-    # the operator clamps that into [minReplicas, maxReplicas] (desiredWorkerReplicas = minReplicas = 1).
-    assert live["spec"]["workerGroupSpecs"][0].get("replicas", 0) == 0, live["spec"]["workerGroupSpecs"][0]
+    # The autoscaler owns replicas: the component reads the live object (none yet) and sends each group's
+    # minReplicas, where the operator starts it (desiredWorkerReplicas = minReplicas = 1), with a forced apply.
+    assert live["spec"]["workerGroupSpecs"][0]["replicas"] == 1, live["spec"]["workerGroupSpecs"][0]
+    assert live["metadata"]["annotations"]["pulumi.com/patchForce"] == "true"
     assert live["status"]["desiredWorkerReplicas"] == 1 and live["status"]["readyWorkerReplicas"] == 1
     head_ready_seen = [t for t, s in transitions.of("RayCluster", namespace, "auto") if "HeadPodReady=True" in s]
     assert head_ready_seen, transitions.of("RayCluster", namespace, "auto")

@@ -128,11 +128,11 @@ class RayCluster(RayComponent[RayClusterSpec]):
                 )
             return spec_dict
         spec_dict, dropped = drop_autoscaled_replicas(spec_dict)
-        # Rendering, or unit-test mocks: no cluster is updated, so the conflict below cannot happen.
-        if dropped or live != _NO_CLUSTER:
-            groups = f"of worker group(s) {', '.join(dropped)} " if dropped else ""
+        if dropped:
+            # Rendering, or unit-test mocks: no cluster is updated, so there is no conflict to foretell.
+            why = "" if live == _NO_CLUSTER else f" ({live}: once the autoscaler has scaled a group, an update of this RayCluster conflicts with it on spec.workerGroupSpecs)"
             built.notes.append(
-                f"{subject}: enableInTreeAutoscaling is on, so the replicas {groups}are not sent: the autoscaler owns them and each group starts at minReplicas ({live}: once the autoscaler has scaled a group, an update of this RayCluster conflicts with it on spec.workerGroupSpecs)"
+                f"{subject}: enableInTreeAutoscaling is on, so the replicas of worker group(s) {', '.join(dropped)} are not sent: the autoscaler owns them and each group starts at minReplicas{why}"
             )
         return spec_dict
 
