@@ -15,8 +15,12 @@ from typing import Any
 from .kubernetes import INT32_MAX
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+    return value if _is_int(value) else default
 
 
 def desired_worker_pods(group: Mapping[str, Any]) -> int:
@@ -89,7 +93,7 @@ def replicas_from_live(spec: dict[str, Any], live_spec: Mapping[str, Any] | None
     live_replicas = {
         g.get("groupName"): g["replicas"]
         for g in (live_groups if isinstance(live_groups, list) else [])
-        if isinstance(g, Mapping) and isinstance(g.get("replicas"), int) and not isinstance(g.get("replicas"), bool)
+        if isinstance(g, Mapping) and _is_int(g.get("replicas"))
     }
     sent: list[Any] = []
     changed: list[str] = []
