@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from realray.conftest import APPS_DIR, RAY_MAIN
+from realray.conftest import APPS_CONFIGMAP, APPS_MOUNT, RAY_MAIN
 
 
 def container(name: str, version: str, cpu: str = "1", memory: str = "2Gi") -> dict[str, Any]:
@@ -12,9 +12,11 @@ def container(name: str, version: str, cpu: str = "1", memory: str = "2Gi") -> d
         "name": name,
         "image": f"rayproject/ray:{version}",
         "resources": {"limits": {"cpu": cpu, "memory": memory}, "requests": {"cpu": cpu, "memory": memory}},
-        # the Serve apps of the test tree: on the Pods' PYTHONPATH (pod-runner runs no image to bake them into)
+        # the Serve apps of the test tree, from the namespace's ConfigMap (there is no image to bake them into;
+        # a path of the checkout would not do: it may be under /tmp, which each container has of its own)
+        "volumeMounts": [{"name": APPS_CONFIGMAP, "mountPath": APPS_MOUNT, "readOnly": True}],
         "env": [
-            {"name": "PYTHONPATH", "value": str(APPS_DIR)},
+            {"name": "PYTHONPATH", "value": APPS_MOUNT},
             {"name": "RAY_USAGE_STATS_ENABLED", "value": "0"},
             # Ray's time-outs are for a machine with CPU to spare; CI runs this tier on 2 cores beside the other
             # live tiers (load 20 and more), where a slow start is not a dead one. The dashboard's modules get 30 s
@@ -28,6 +30,11 @@ def container(name: str, version: str, cpu: str = "1", memory: str = "2Gi") -> d
     }
 
 
+def _pod(container_spec: dict[str, Any]) -> dict[str, Any]:
+    return {"spec": {"containers": [container_spec],
+                     "volumes": [{"name": APPS_CONFIGMAP, "configMap": {"name": APPS_CONFIGMAP}}]}}
+
+
 def cluster_spec(
     version: str = RAY_MAIN, *, workers: int = 1, ray_version: str | None = None, head_cpus: str = "1",
     group: str = "small",
@@ -36,7 +43,7 @@ def cluster_spec(
         "rayVersion": ray_version or version,
         "headGroupSpec": {
             "rayStartParams": {"num-cpus": head_cpus},
-            "template": {"spec": {"containers": [container("ray-head", version, memory="2Gi")]}},
+            "template": _pod(container("ray-head", version, memory="2Gi")),
         },
         "workerGroupSpecs": [],
     }
@@ -47,7 +54,7 @@ def cluster_spec(
             "minReplicas": 0,
             "maxReplicas": max(workers, 2),
             "rayStartParams": {"num-cpus": "1"},
-            "template": {"spec": {"containers": [container("ray-worker", version, memory="1Gi")]}},
+            "template": _pod(container("ray-worker", version, memory="1Gi")),
         })
     return spec
 

@@ -64,8 +64,11 @@ from cluster.conftest import pulumi_cli as pulumi_cli  # noqa: E402  (the engine
 RAY_MAIN = "2.53.0"
 RAY_OLD = "2.52.0"
 RAY_VERSIONS = (RAY_MAIN, RAY_OLD)
-#: The Serve applications of the test tree (put on the Pods' PYTHONPATH: there is no image to bake them into).
+#: The Serve applications of the test tree: each namespace's ConfigMap ``APPS_CONFIGMAP`` holds them, mounted in the
+#: Ray containers at ``APPS_MOUNT``, their PYTHONPATH (there is no image to bake them into).
 APPS_DIR = REALRAY_DIR / "apps"
+APPS_CONFIGMAP = "rr-apps"
+APPS_MOUNT = "/tmp/rr-apps"
 
 T = TypeVar("T")
 
@@ -280,6 +283,8 @@ def realray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealRay]:
 def _namespace(realray: RealRay, base: str) -> Iterator[str]:
     name = f"rr-{base.lower().replace('_', '-')[:40].strip('-')}-{random.randrange(10**4)}"
     realray.kubectl("create", "namespace", name)
+    apps = [f"--from-file={path}" for path in sorted(APPS_DIR.glob("*.py"))]
+    realray.kubectl("create", "configmap", APPS_CONFIGMAP, "-n", name, *apps)
     try:
         yield name
     finally:
