@@ -276,7 +276,7 @@ def start_local_cluster(state_dir: Path, *up_args: str, reuse: bool = False, own
     else:
         env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = (state_dir / "api-port").read_text().strip()
     started = time.monotonic()
-    up = _run_script(["up", *up_args], env, timeout=600)
+    up = _run_script(["up", *up_args], env, timeout=1500)
     if up.returncode != 0 and "address already in use" in up.stderr and not given_ports:
         # another process took one of the probed ports before our server bound it: `up` stopped what it had
         # started, so try once more on another free range
@@ -284,7 +284,7 @@ def start_local_cluster(state_dir: Path, *up_args: str, reuse: bool = False, own
             f"[cluster tier] a port was taken while starting; retrying on another range:\n{up.stderr[-800:]}"
         )
         env["PULUMI_KUBERAY_CLUSTER_PORT_BASE"] = str(_free_port_base())
-        up = _run_script(["up", *up_args], env, timeout=600)
+        up = _run_script(["up", *up_args], env, timeout=1500)
     if up.returncode != 0:
         pytest.fail(f"scripts/local-cluster up failed ({up.returncode}):\n{up.stderr[-6000:]}", pytrace=False)
     cluster = LocalCluster(
