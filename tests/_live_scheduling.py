@@ -19,6 +19,7 @@ The controller sees node ids only: a module is live when it is under ``tests/eng
 from __future__ import annotations
 
 import re
+import resource
 import time
 from functools import cache
 from pathlib import Path
@@ -84,6 +85,35 @@ class LiveGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
         return live_unit(module) or module
 
 
+#: The name of the user property that carries a test's CPU seconds (:class:`CpuMeter`) to the controller.
+CPU_PROPERTY = "cpu-seconds"
+
+
+def _cpu_now() -> float:
+    """CPU seconds of this process and of the children it has waited for (subprocess.run's CLIs, pulumi, Go tools)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class CpuMeter:
+    """On each worker (or a serial run): the CPU a test cost from its setup to its teardown (module fixtures count
+    in the test that builds or ends them), as the user property :data:`CPU_PROPERTY` of its teardown report. CI's
+    2 cores are busy through the run, so CPU, not wall time, says what a module costs the run. Daemons a test
+    starts and does not wait for (a control plane, Ray) are not in it."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, float] = {}
+
+    @pytest.hookimpl
+    def pytest_runtest_logstart(self, nodeid: str) -> None:  # before the test's setup
+        self.started[nodeid] = _cpu_now()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+        if call.when == "teardown" and item.nodeid in self.started:  # teardown done, its report not made yet
+            item.user_properties.append((CPU_PROPERTY, _cpu_now() - self.started.pop(item.nodeid)))
+
+
 class UnitClock:
     """The run's figures by unit, after the summary: tests, the wall span from the unit's first test's start to
     its last one's end, and the CPU-bound rest together (``other``), then the slowest modules. On the controller
@@ -93,6 +123,7 @@ class UnitClock:
         self.started = time.time()
         self.units: dict[str, list[float]] = {}  # unit -> [first start, last stop, tests]
         self.modules: dict[str, float] = {}  # module -> the sum of its tests' phases
+        self.cpu: dict[str, float] = {}  # module -> the CPU seconds of its tests (CpuMeter)
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -101,6 +132,9 @@ class UnitClock:
         span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
         span[2] += report.when == "call"
         self.modules[module] = self.modules.get(module, 0.0) + report.duration
+        for name, value in report.user_properties:
+            if name == CPU_PROPERTY and isinstance(value, (int, float)):
+                self.cpu[module] = self.cpu.get(module, 0.0) + value
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -114,3 +148,8 @@ class UnitClock:
         slowest = sorted(self.modules.items(), key=lambda kv: -kv[1])[:20]
         write("slowest modules (the sum of their tests' phases): " + ", ".join(
             f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in slowest))
+        if self.cpu:
+            costly = sorted(self.cpu.items(), key=lambda kv: -kv[1])[:20]
+            write(f"CPU by module (the test process and the subprocesses it waited for; all modules "
+                  f"{sum(self.cpu.values()) / 60:.1f} min): " + ", ".join(
+                      f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in costly))

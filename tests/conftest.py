@@ -63,9 +63,10 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):  # the controller, or a serial run: the figures by unit at the end
-        from _live_scheduling import UnitClock
+    from _live_scheduling import CpuMeter, UnitClock
 
+    config.pluginmanager.register(CpuMeter(), "cpu-meter")  # each test process measures its own tests
+    if not hasattr(config, "workerinput"):  # the controller, or a serial run: the figures by unit at the end
         config.pluginmanager.register(UnitClock(), "unit-clock")
     terminal_env: dict[str, str | None] = getattr(config, "workerinput", {}).get("terminal_env", {})
     for name, value in terminal_env.items():

@@ -8,13 +8,15 @@ Every Pulumi test is ``@pulumi.runtime.test`` and RETURNS an Output (assertions 
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pulumi
 import pytest
+import yaml
 from _pulumi_mocks import MockEnv, mock_env
-from pulumi_kuberay.resources import _change_plan
+from pulumi_kuberay.resources import _change_plan, _kube
 
 
 @pytest.fixture
@@ -74,3 +76,44 @@ def test_every_custom_resource_shares_one_hook_binding(monkeypatch: pytest.Monke
     assert first.before_create == [_change_plan._hook("create")]
     assert first.before_update == [_change_plan._hook("update")]
     assert [name for _, _, name in _change_plan._PENDING] == ["a", "b"]  # each still registered for its URN
+
+
+def test_a_server_out_of_reach_is_asked_once_per_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's and the replicas' reads of a server that does not answer: the first waits its time-out, the next
+    ones (every later component of the preview) fail at once with the first error, without a connection."""
+    listener = socket.create_server(("127.0.0.1", 0))  # connections wait in its backlog, never answered
+    listener.setblocking(False)
+    accepted: list[socket.socket] = []
+
+    def connections() -> int:  # the connections made since the last call (the kernel queued them at connect)
+        try:
+            while True:
+                accepted.append(listener.accept()[0])
+        except BlockingIOError:
+            pass
+        return len(accepted)
+    server = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    kubeconfig = yaml.safe_dump({
+        "clusters": [{"name": "c", "cluster": {"server": server}}], "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x",
+    })
+    monkeypatch.setattr(_change_plan, "READ_TIMEOUT_SECONDS", 0.5)
+    monkeypatch.setattr(_change_plan, "_UNREACHABLE", {})
+    access = ((kubeconfig, None), None)
+    try:
+        with pytest.raises(_kube.KubeError) as first:
+            _change_plan.live_client(access).get_object("RayCluster", "default", "c1")
+        with pytest.raises(_kube.KubeError) as second:
+            _change_plan.live_client(access).get_object("RayCluster", "default", "c2")
+        assert first.value.status == 0 and "timed out" in str(first.value)
+        assert str(second.value).startswith(str(first.value)) and "not asked again: out of reach" in str(second.value)
+        assert connections() == 1  # the second read opened no connection
+        # the memo ends: a server back in reach is asked again
+        monkeypatch.setattr(_change_plan, "UNREACHABLE_MEMO_SECONDS", 0.0)
+        with pytest.raises(_kube.KubeError) as third:
+            _change_plan.live_client(access).get_object("RayCluster", "default", "c3")
+        assert "not asked again" not in str(third.value) and connections() == 2
+    finally:
+        listener.close()
+        for conn in accepted:
+            conn.close()

@@ -4,10 +4,22 @@ its own unit."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from types import SimpleNamespace
 from typing import Literal
 
 import pytest
-from _live_scheduling import LIVE_UNITS, SECOND_CLUSTER, TESTS_DIR, UnitClock, live_first, live_unit
+from _live_scheduling import (
+    CPU_PROPERTY,
+    LIVE_UNITS,
+    SECOND_CLUSTER,
+    TESTS_DIR,
+    CpuMeter,
+    UnitClock,
+    live_first,
+    live_unit,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,6 +78,28 @@ def test_unit_clock_gives_each_unit_its_span_and_tests() -> None:
     slowest = reporter.lines[-1].removeprefix("slowest modules (the sum of their tests' phases): ")
     assert slowest == ("cluster/test_rayservice.py 12.0 min, realray/test_rayjob.py 6.0 min, "
                        "cluster/test_dry_run.py 3.0 min, test_plan.py 0.3 min")
+
+
+def test_cpu_meter_counts_a_test_and_the_subprocess_it_waited_for() -> None:
+    meter, item = CpuMeter(), SimpleNamespace(nodeid="tests/test_x.py::test_a", user_properties=[])
+    meter.pytest_runtest_logstart("tests/test_x.py::test_a")
+    burn = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass"
+    subprocess.run([sys.executable, "-c", burn], check=True)
+    for when in ("setup", "call", "teardown"):
+        meter.pytest_runtest_makereport(item, SimpleNamespace(when=when))  # type: ignore[arg-type]
+    ((name, seconds),) = item.user_properties
+    assert name == CPU_PROPERTY and 0.4 <= seconds < 5
+
+    clock = UnitClock()
+    for nodeid, cpu in [("tests/test_x.py::test_a", 90.0), ("tests/test_x.py::test_b", 30.0),
+                        ("tests/cluster/test_dry_run.py::test_c", 6.0)]:
+        report = _report(nodeid, "teardown", 0.0, 1.0)
+        report.user_properties = [(CPU_PROPERTY, cpu)]
+        clock.pytest_runtest_logreport(report)
+    reporter = _Reporter()
+    clock.pytest_terminal_summary(reporter)  # type: ignore[arg-type]
+    assert reporter.lines[-1] == ("CPU by module (the test process and the subprocesses it waited for; all modules "
+                                  "2.1 min): test_x.py 2.0 min, cluster/test_dry_run.py 0.1 min")
 
 
 def test_every_second_half_module_exists() -> None:

@@ -1,6 +1,6 @@
 """The change plan in the components: what KubeRay will do with each change, shown at preview, followed at up.
 
-Where the old state comes from (docs/changes.md, "Where the plan's old state comes from"):
+Where the old state comes from (docs/changes.md says it in one sentence):
 
 * The trigger is a Pulumi **resource hook** on the component's custom resource (``before_create`` and
   ``before_update``, registered with ``on_dry_run=True``: pulumi >= 3.18x runs them at preview too). The engine
@@ -11,7 +11,9 @@ Where the old state comes from (docs/changes.md, "Where the plan's old state com
   :func:`~pulumi_kuberay.resources._component_await.cluster_access`), the hook reads what the operator itself compares
   with: the live object, a RayCluster's head Pods (hash and version annotations), a RayService's active and
   pending RayClusters. The live view wins over the state (it also sees edits made outside Pulumi, Pods made
-  before an earlier change under ``upgradeStrategy: None``, clusters of an older operator version).
+  before an earlier change under ``upgradeStrategy: None``, clusters of an older operator version). A server that
+  could not be reached is not asked again for a minute (:data:`UNREACHABLE_MEMO_SECONDS`): the later components of
+  the preview compare with the state at once.
 * Otherwise (render mode, or a cluster that cannot be read at preview, e.g. CI without credentials) the plan
   compares with the last applied manifest: in render mode that is exactly the previously rendered file. A
   RayJob's replacement is a create for the engine (no old inputs): the plan then reads the live RayJob, or
@@ -28,6 +30,7 @@ import dataclasses
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypedDict, TypeVar
 
@@ -108,13 +111,37 @@ class ChangeRecord(TypedDict, total=False):
 # The live view
 
 
+#: How long a server that could not be reached is not asked again by these reads (a preview of many components
+#: against a cluster out of reach pays one time-out, not one per component and read).
+UNREACHABLE_MEMO_SECONDS: Final = 60.0
+#: Servers these reads could not reach in this program run: server -> (when, the error).
+_UNREACHABLE: dict[str, tuple[float, str]] = {}
+
+
+@dataclasses.dataclass
+class _PlanClient(_kube.KubeClient):
+    """A client whose reads fail at once, with the first error, while its server is remembered as out of reach."""
+
+    def get(self, path: str) -> tuple[dict[str, Any] | None, datetime]:
+        seen = _UNREACHABLE.get(self.server)
+        if seen is not None and (ago := time.monotonic() - seen[0]) < UNREACHABLE_MEMO_SECONDS:
+            raise _kube.KubeError(f"{seen[1]} (not asked again: out of reach {ago:.0f}s ago)")
+        try:
+            return super().get(path)
+        except _kube.KubeError as exc:
+            if exc.status == 0:  # not reached at all (refused, a time-out, DNS): an HTTP error is an answer
+                _UNREACHABLE[self.server] = (time.monotonic(), str(exc))
+            raise
+
+
 def live_client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
     """A client of the cluster ``access`` names (:func:`~pulumi_kuberay.resources._component_await.cluster_access`),
-    with the change plan's read time-out."""
+    with the change plan's read time-out; a server it could not reach is not asked again for
+    :data:`UNREACHABLE_MEMO_SECONDS` (the later reads fail at once with the first error)."""
     (text, base), context = access
-    client = _kube.load_client(text, base, context)
-    client.timeout = READ_TIMEOUT_SECONDS
-    return client
+    loaded = _kube.load_client(text, base, context)
+    return _PlanClient(server=loaded.server, context=loaded.context, headers=loaded.headers,
+                       timeout=READ_TIMEOUT_SECONDS)
 
 
 def read_live(client: _kube.KubeClient, kind: str, namespace: str, name: str) -> Live:
