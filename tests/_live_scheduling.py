@@ -4,12 +4,13 @@ figures per unit (:class:`UnitClock`).
 Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except the
 live units (:data:`LIVE_UNITS`) that one worker each runs in order: ``cluster`` and ``cluster-2`` (the modules with
 a cluster test, split in two halves of about the same time, :data:`SECOND_CLUSTER`: each half on a local control
-plane of its own), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes) and
-``engine`` (every other module with an engine test: one project copy, one pulumi at a time). They mostly wait on
+plane of its own), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes),
+``engine`` (every other module with an engine test: one project copy, one pulumi at a time) and ``engine-2`` (the
+engine modules of :data:`SECOND_ENGINE`, which make their own project copies). They mostly wait on
 the pulumi CLI, the API server, the operator's reconciles and Ray, so they run beside each other and beside the
 CPU-bound modules. A worker's collection puts the live units first, longest first (:func:`live_first`), and with
 ``--no-loadscope-reorder`` xdist hands out the units in that order: each live unit starts at once on a worker of
-its own (``.ci/run``: 5 workers, the fifth for the CPU-bound modules, which then go to whichever worker is free).
+its own (``.ci/run``: 6 workers, the sixth for the CPU-bound modules, which then go to whichever worker is free).
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/``, ``tests/cluster/`` or
 ``tests/realray/`` or marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark =
@@ -34,9 +35,12 @@ TESTS_DIR = Path(__file__).resolve().parent
 _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
-#: The live units (a clean-clone run of 2026-12-05 at load 10-29: cluster 20.0 min, cluster-2 21.9, realray 15.3,
-#: engine 25.5; the CPU-bound modules beside them).
-LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine")
+#: The live units (a clean-clone run of 2026-12-06 on 5 workers, before ``engine-2``: realray 16.9 min, cluster
+#: 28.5, cluster-2 29.8, the CPU-bound rest 30.0, engine 33.8 of which test_operator_engine 15.7).
+LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine", "engine-2")
+#: The engine modules of ``engine-2``: they make their own project copies (no session ``project`` fixture), so a
+#: second worker costs no second setup.
+SECOND_ENGINE = frozenset({"test_operator_engine.py"})
 #: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
 #: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
 #: test_change_plan 386 s, test_waits_workloads 213 s, test_preflight_secrets ~170 s, test_admission_policies 86 s,
@@ -61,7 +65,7 @@ def live_unit(module: str) -> str | None:
     if "cluster" in marks:
         return "cluster"
     if TESTS_DIR / "engine" in path.parents or "engine" in marks:
-        return "engine"
+        return "engine-2" if path.name in SECOND_ENGINE else "engine"
     return None
 
 

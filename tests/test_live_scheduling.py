@@ -14,6 +14,7 @@ from _live_scheduling import (
     CPU_PROPERTY,
     LIVE_UNITS,
     SECOND_CLUSTER,
+    SECOND_ENGINE,
     TESTS_DIR,
     CpuMeter,
     UnitClock,
@@ -31,6 +32,7 @@ from _live_scheduling import (
         ("tests/realray/test_rayjob.py", "realray"),
         ("tests/realray/conftest.py", "realray"),
         ("tests/engine/test_up_dev.py", "engine"),
+        ("tests/engine/test_operator_engine.py", "engine-2"),
         ("tests/test_wheel.py", "engine"),  # its tests carry the engine mark
         ("tests/convert/test_convert_engine.py", "engine"),
         ("tests/test_plan.py", None),
@@ -106,6 +108,10 @@ def test_every_second_half_module_exists() -> None:
     # a renamed module would silently join the first half
     assert sorted(p.name for p in (TESTS_DIR / "cluster").glob("test_*.py") if p.name in SECOND_CLUSTER) == sorted(
         SECOND_CLUSTER)
+    assert sorted(p.name for p in (TESTS_DIR / "engine").glob("test_*.py") if p.name in SECOND_ENGINE) == sorted(
+        SECOND_ENGINE)
+    for name in SECOND_ENGINE:  # its own project copies: a second worker builds no second session project
+        assert "project: Workspace" not in (TESTS_DIR / "engine" / name).read_text()
 
 
 class _Item:
@@ -127,4 +133,4 @@ def test_live_first_puts_each_live_unit_first_in_order_and_keeps_the_rest() -> N
     live_first(items)  # type: ignore[arg-type]
     assert [i.nodeid.rsplit("::", 1)[1] for i in items] == ["test_e", "test_b", "test_f", "test_d", "test_a",
                                                              "test_c", "test_g"]
-    assert LIVE_UNITS == ("cluster", "cluster-2", "realray", "engine")
+    assert LIVE_UNITS == ("cluster", "cluster-2", "realray", "engine", "engine-2")
