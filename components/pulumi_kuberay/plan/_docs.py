@@ -38,7 +38,9 @@ Every row is held three ways:
   `checkIfNeedSubmitServeApplications`, `GenerateHashWithoutReplicasAndWorkersToDelete`;
   `tests/oracle/test_plan_differential.py`);
 - where the last column says what it shows, the real operator on the local control plane
-  (`tests/cluster/test_change_plan.py`; kwok Pods never run Ray, so a RayService never serves there).
+  (`tests/cluster/test_change_plan.py`; kwok Pods never run Ray, so a RayService never serves there: its
+  `new-cluster` row is shown with real Ray in `tests/realray/test_rayservice.py`, a NewCluster upgrade through
+  `pulumi up` under load, with the traffic switch and the old cluster's removal).
 
 Actions: `none` (nothing reaches the running Pods), `recreate-pods` (every Pod deleted and recreated),
 `update-in-place` (the running cluster changes without a restart: Pods added or removed, a worker group added,
