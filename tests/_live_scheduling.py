@@ -35,12 +35,13 @@ TESTS_DIR = Path(__file__).resolve().parent
 _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
-#: The live units (a clean-clone run of 2026-12-06 on 5 workers, before ``engine-2``: realray 16.9 min, cluster
-#: 28.5, cluster-2 29.8, the CPU-bound rest 30.0, engine 33.8 of which test_operator_engine 15.7).
+#: The live units (the cold clean-clone run of 2026-12-06 on 5 workers, before ``engine-2``: realray 13.4 min, the
+#: CPU-bound rest 17.6, cluster 19.3, cluster-2 22.0, engine 26.0 at a load under 1 for its last 4 minutes, of which
+#: test_operator_engine 9.3 and test_dev_up_lone_clone 3.3).
 LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine", "engine-2")
 #: The engine modules of ``engine-2``: they make their own project copies (no session ``project`` fixture), so a
 #: second worker costs no second setup.
-SECOND_ENGINE = frozenset({"test_operator_engine.py"})
+SECOND_ENGINE = frozenset({"test_dev_up_lone_clone.py", "test_operator_engine.py"})
 #: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
 #: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
 #: test_change_plan 386 s, test_waits_workloads 213 s, test_preflight_secrets ~170 s, test_admission_policies 86 s,

@@ -33,6 +33,7 @@ from _live_scheduling import (
         ("tests/realray/conftest.py", "realray"),
         ("tests/engine/test_up_dev.py", "engine"),
         ("tests/engine/test_operator_engine.py", "engine-2"),
+        ("tests/engine/test_dev_up_lone_clone.py", "engine-2"),
         ("tests/test_wheel.py", "engine"),  # its tests carry the engine mark
         ("tests/convert/test_convert_engine.py", "engine"),
         ("tests/test_plan.py", None),
