@@ -150,11 +150,13 @@ class UnitClock:
         for unit, (first, last, tests) in sorted(self.units.items(), key=lambda kv: kv[1][1]):
             begin, end = (first - self.started) / 60, (last - self.started) / 60
             write(f"{unit:8} {int(tests):5} tests  {begin:5.1f} .. {end:5.1f}  ({end - begin:.1f} min)")
-        slowest = sorted(self.modules.items(), key=lambda kv: -kv[1])[:20]
-        write("slowest modules (the sum of their tests' phases): " + ", ".join(
-            f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in slowest))
+        write("slowest modules (the sum of their tests' phases): " + _top(self.modules))
         if self.cpu:
-            costly = sorted(self.cpu.items(), key=lambda kv: -kv[1])[:20]
             write(f"CPU by module (the test process and the subprocesses it waited for; all modules "
-                  f"{sum(self.cpu.values()) / 60:.1f} min): " + ", ".join(
-                      f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in costly))
+                  f"{sum(self.cpu.values()) / 60:.1f} min): " + _top(self.cpu))
+
+
+def _top(seconds_by_module: dict[str, float]) -> str:
+    """The 20 largest, in minutes: ``cluster/test_x.py 1.5 min, ...``."""
+    top = sorted(seconds_by_module.items(), key=lambda kv: -kv[1])[:20]
+    return ", ".join(f"{module.removeprefix('tests/')} {seconds / 60:.1f} min" for module, seconds in top)

@@ -140,8 +140,9 @@ def live_client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
     :data:`UNREACHABLE_MEMO_SECONDS` (the later reads fail at once with the first error)."""
     (text, base), context = access
     loaded = _kube.load_client(text, base, context)
-    return _PlanClient(server=loaded.server, context=loaded.context, headers=loaded.headers,
-                       timeout=READ_TIMEOUT_SECONDS)
+    client = _PlanClient(**{f.name: getattr(loaded, f.name) for f in dataclasses.fields(loaded)})
+    client.timeout = READ_TIMEOUT_SECONDS
+    return client
 
 
 def read_live(client: _kube.KubeClient, kind: str, namespace: str, name: str) -> Live:
