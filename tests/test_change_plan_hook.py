@@ -16,7 +16,8 @@ import pulumi
 import pytest
 import yaml
 from _pulumi_mocks import MockEnv, mock_env
-from pulumi_kuberay.resources import _change_plan, _kube
+from pulumi_kuberay import kubeclient
+from pulumi_kuberay.resources import _change_plan
 
 
 @pytest.fixture
@@ -101,16 +102,16 @@ def test_a_server_out_of_reach_is_asked_once_per_memo(monkeypatch: pytest.Monkey
     monkeypatch.setattr(_change_plan, "_UNREACHABLE", {})
     access = ((kubeconfig, None), None)
     try:
-        with pytest.raises(_kube.KubeError) as first:
+        with pytest.raises(kubeclient.KubeError) as first:
             _change_plan.live_client(access).get_object("RayCluster", "default", "c1")
-        with pytest.raises(_kube.KubeError) as second:
+        with pytest.raises(kubeclient.KubeError) as second:
             _change_plan.live_client(access).get_object("RayCluster", "default", "c2")
         assert first.value.status == 0 and "timed out" in str(first.value)
         assert str(second.value).startswith(str(first.value)) and "not asked again: out of reach" in str(second.value)
         assert connections() == 1  # the second read opened no connection
         # the memo ends: a server back in reach is asked again
         monkeypatch.setattr(_change_plan, "UNREACHABLE_MEMO_SECONDS", 0.0)
-        with pytest.raises(_kube.KubeError) as third:
+        with pytest.raises(kubeclient.KubeError) as third:
             _change_plan.live_client(access).get_object("RayCluster", "default", "c3")
         assert "not asked again" not in str(third.value) and connections() == 2
     finally:

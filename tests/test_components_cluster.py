@@ -14,13 +14,13 @@ from typing import Any
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, after_settling, install, mock_env
+from pulumi_kuberay.kubeclient import KubeError
 from pulumi_kuberay.kuberay.replicas import replicas_from_live
 from pulumi_kuberay.model._errors import ManifestError
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.resources import _change_plan
 from pulumi_kuberay.resources import cluster as cluster_module
 from pulumi_kuberay.resources._component import FORCE_APPLY_ANNOTATION
-from pulumi_kuberay.resources._kube import KubeError
 from pulumi_kuberay.resources._provider_wait_for import RAYCLUSTER_READY, TIMEOUT_ANNOTATION, WAIT_FOR_ANNOTATION
 from pulumi_kuberay.resources._shared import CriticalFindingsError, RayCustomResource, rule_settings
 from pulumi_kuberay.resources.cluster import RayCluster

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import preflight, rules
-from pulumi_kuberay.preflight import ClusterSnapshot, KubeError, SnapshotReader
+from pulumi_kuberay.kubeclient import KubeError
+from pulumi_kuberay.preflight import ClusterSnapshot, SnapshotReader
 
 NODE: dict[str, Any] = {
     "metadata": {"name": "n0", "labels": {"pool": "a", "zone": "z1"}},

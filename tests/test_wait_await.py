@@ -19,8 +19,8 @@ from typing import Any
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, mock_env
+from pulumi_kuberay import kubeclient
 from pulumi_kuberay.resources import _component_await as component_await
-from pulumi_kuberay.resources import _kube
 from pulumi_kuberay.resources._provider_wait_for import WAIT_FOR_ANNOTATION
 from test_wait_verdict import NOW, T0, _event, snap
 
@@ -143,7 +143,7 @@ def api_server() -> Iterator[int]:
 
 def test_client_reads_object_events_and_server_time(api_server: int) -> None:
     _Handler.objects = {"/apis/ray.io/v1/namespaces/ml/rayclusters/shared": snap("raycluster-ready")}
-    client = _kube.load_client(KUBECONFIG_TEXT % api_server, None)
+    client = kubeclient.load_client(KUBECONFIG_TEXT % api_server, None)
     obj, now = client.get_object("RayCluster", "ml", "shared")
     assert obj is not None and obj["kind"] == "RayCluster" and now == T0
     assert _Handler.seen_headers[-1]["Authorization"] == "Bearer secret-token"
@@ -153,8 +153,8 @@ def test_client_reads_object_events_and_server_time(api_server: int) -> None:
 
 
 def test_client_unreachable_is_transient() -> None:
-    client = _kube.load_client(KUBECONFIG_TEXT % 1, None)
-    with pytest.raises(_kube.KubeError) as caught:
+    client = kubeclient.load_client(KUBECONFIG_TEXT % 1, None)
+    with pytest.raises(kubeclient.KubeError) as caught:
         client.get_object("RayCluster", "ml", "shared")
     assert not caught.value.permanent
 
@@ -169,19 +169,19 @@ def test_kubeconfig_exec_plugin_and_errors(tmp_path: Path) -> None:
         .replace("user: {token: secret-token}", f"user: {{exec: {{command: '{plugin}'}}}}")
     )
     text = text.replace("cluster: {server:", "cluster: {insecure-skip-tls-verify: true, server:")
-    client = _kube.load_client(text, None)
+    client = kubeclient.load_client(text, None)
     assert client.headers["Authorization"] == "Bearer from-exec"
-    with pytest.raises(_kube.KubeConfigError):
-        _kube.load_client("current-context: nope\ncontexts: []\n", None)
-    with pytest.raises(_kube.KubeConfigError):
-        _kube.load_client(": : :", None)
+    with pytest.raises(kubeclient.KubeConfigError):
+        kubeclient.load_client("current-context: nope\ncontexts: []\n", None)
+    with pytest.raises(kubeclient.KubeConfigError):
+        kubeclient.load_client(": : :", None)
 
 
 def test_find_kubeconfig_prefers_the_stack_config(kubeconfig: Path, tmp_path: Path) -> None:
     inline = KUBECONFIG_TEXT % 5
-    found = _kube.find_kubeconfig(inline)
+    found = kubeclient.find_kubeconfig(inline)
     assert found is not None and found[0] == inline
-    found = _kube.find_kubeconfig(None)
+    found = kubeclient.find_kubeconfig(None)
     assert found is not None and found[1] == kubeconfig.parent
 
 

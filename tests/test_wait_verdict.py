@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
+from pulumi_kuberay import kubeclient
 from pulumi_kuberay.resources import _component_await as component_await
-from pulumi_kuberay.resources import _kube
 from pulumi_kuberay.resources._verdict import (
     DEFAULT_SETTLE_SECONDS,
     DEFAULT_STUCK_SECONDS,
@@ -448,7 +448,7 @@ def test_transient_errors_are_retried_and_permanent_ones_raise() -> None:
     def flaky(kind: str, namespace: str, name: str) -> Any:
         calls["n"] += 1
         if calls["n"] < 3:
-            raise _kube.KubeError("connection refused")
+            raise kubeclient.KubeError("connection refused")
         return cluster.fetch(kind, namespace, name)
 
     _obj, result = _run(
@@ -459,9 +459,9 @@ def test_transient_errors_are_retried_and_permanent_ones_raise() -> None:
     assert result.state == "done" and calls["n"] == 3
 
     def forbidden(kind: str, namespace: str, name: str) -> Any:
-        raise _kube.KubeError("HTTP 403 forbidden", 403)
+        raise kubeclient.KubeError("HTTP 403 forbidden", 403)
 
-    with pytest.raises(_kube.KubeError):
+    with pytest.raises(kubeclient.KubeError):
         _run(
             component_await.poll_until_over(
                 forbidden, "RayCluster", "ml", "x", timeout_seconds=60, sleep=cluster.sleep, monotonic=cluster.monotonic

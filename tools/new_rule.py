@@ -1,6 +1,6 @@
 """``scripts/new-rule ROOM ID``: write a new rule's declaration, with both examples, into its rule module.
 
-ROOM is the rule module relative to ``components/pulumi_kuberay/rules`` (``cluster/groups``, ``job.deletion``,
+ROOM is the rule module relative to ``components/pulumi_kuberay/rules`` (``cluster/groups``, ``job_deletion``,
 ``practice``); a module that does not exist yet is created (the catalogue finds it: no registration). The
 declaration is a working skeleton over a placeholder field with ``TODO`` where the rule's prose and logic go;
 ``tests/rules/test_catalogue.py`` fails while a ``TODO`` is left. Then regenerate the generated files
@@ -43,7 +43,7 @@ class Template:
 _DOCUMENT = {
     "job": Template(
         kinds='("RayJob", "RayCronJob")',
-        imports={"_examples": ["example_job"], "_kuberay": ["per_job_spec"]},
+        imports={"_examples": ["example_job"], "_manifest_readers": ["per_job_spec"]},
         check='''@per_job_spec
 def {fn}(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks, and the KubeRay function it mirrors (e.g. ``ValidateRayJobSpec``)."""

@@ -130,7 +130,7 @@ def _reason_by_need(rule: Rule) -> str | None:
         return "its verdict depends on the target's environment"
     if rule.id.startswith("schema-"):
         return _SCHEMA
-    if rule.module.startswith("service.serve_"):
+    if rule.module.startswith("serve_"):
         return _SERVE_CONFIG
     return None
 

@@ -26,9 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pulumi_kuberay import kubeclient
 from pulumi_kuberay.plan import Operator, plan_change
 from pulumi_kuberay.plan._cases import CASES, Case
-from pulumi_kuberay.resources import _change_plan, _kube
+from pulumi_kuberay.resources import _change_plan
 from pulumi_kuberay.rules._engine import parse_kuberay_version
 
 from ._waits import PROGRAM, SMALL_CLUSTER, config
@@ -70,9 +71,9 @@ def _stable(read: Callable[[], Any], minimum: float = SETTLE_SECONDS, quiet: flo
             return last
 
 
-def _client(cluster: LocalCluster) -> _kube.KubeClient:
+def _client(cluster: LocalCluster) -> kubeclient.KubeClient:
     text = cluster.kubeconfig.read_text()
-    return _kube.load_client(text, cluster.kubeconfig.parent)
+    return kubeclient.load_client(text, cluster.kubeconfig.parent)
 
 
 def _named(manifest: dict[str, Any], namespace: str) -> dict[str, Any]:

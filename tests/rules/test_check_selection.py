@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay import paths as _paths
-from pulumi_kuberay.rules import _engine, _selection
+from pulumi_kuberay.rules import _engine, _rule_index
 from pulumi_kuberay.rules._engine import Rule, Violation
 from pulumi_kuberay.rules._examples import example, example_cronjob
 
@@ -24,30 +24,30 @@ def _cron_job() -> dict[str, Any]:
 def test_a_selection_holds_the_rules_of_the_kind_that_apply_to_the_target() -> None:
     ctx = rules.Target("1.5.0").context()
     expected = [rule for rule in rules.rules_of("document") if "RayJob" in rule.kinds and rule.applies(ctx)]
-    index = _selection.catalogue_index()  # (of the loaded catalogue: rules_of loads it, as check does)
-    selected = _selection.document_rules(index, "RayJob", ctx, handed_over=False)
+    index = _rule_index.catalogue_index()  # (of the loaded catalogue: rules_of loads it, as check does)
+    selected = _rule_index.document_rules(index, "RayJob", ctx, handed_over=False)
     assert list(selected) == expected
     assert all(rule.since is None or rule.since <= (1, 5, 0) for rule in selected)
-    assert _selection.document_rules(index, "RayJob", ctx, handed_over=False) is selected  # kept
+    assert _rule_index.document_rules(index, "RayJob", ctx, handed_over=False) is selected  # kept
 
 
 def test_a_handed_over_object_keeps_only_the_rules_its_own_webhook_enforces() -> None:
-    index = _selection.catalogue_index()
+    index = _rule_index.catalogue_index()
     for webhooks in (False, True):
         ctx = rules.Target(webhooks=webhooks).context()
-        selected = _selection.document_rules(index, "RayCluster", ctx, handed_over=True)
+        selected = _rule_index.document_rules(index, "RayCluster", ctx, handed_over=True)
         kept_operator_rules = {rule.id for rule in selected if rule.enforced_by}
         webhook_rules = {
             rule.id
             for rule in index.by_kind["RayCluster"]
-            if rule.enforced_by and _selection.webhook_rule(rule, "RayCluster") and rule.applies(ctx)
+            if rule.enforced_by and _rule_index.webhook_rule(rule, "RayCluster") and rule.applies(ctx)
         }
         assert kept_operator_rules == (webhook_rules if webhooks else set())
 
 
 def test_the_index_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = example()
-    before = _selection.catalogue_index()
+    before = _rule_index.catalogue_index()
     assert "test-late-rule" not in _ids(rules.check(doc))
     late = Rule(
         id="test-late-rule",
@@ -63,7 +63,7 @@ def test_the_index_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None
     )
     monkeypatch.setitem(_engine._REGISTRY, late.id, late)
     assert "test-late-rule" in _ids(rules.check(doc))
-    assert _selection.catalogue_index() is not before
+    assert _rule_index.catalogue_index() is not before
     monkeypatch.delitem(_engine._REGISTRY, late.id)
     assert "test-late-rule" not in _ids(rules.check(doc))
 

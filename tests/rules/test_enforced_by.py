@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.rules import _selection
+from pulumi_kuberay.rules import _rule_index
 from pulumi_kuberay.rules._engine import ENFORCERS, KINDS, Rule, declare
 
 CATALOGUE = tuple(rules.RULES.values())
@@ -31,16 +31,16 @@ _OLD_WEBHOOK_ROWS = {"RayCluster": ("WH-01", "WH-02"), "RayJob": ("WH-03",), "Ra
 
 
 def test_the_explicit_sets_equal_the_ones_the_row_prefixes_gave() -> None:
-    index = _selection._build(CATALOGUE)
+    index = _rule_index._build(CATALOGUE)
     assert (index.operator_rule_ids, index.operator_only_ids, index.run_time_ids) == _prefix_sets(CATALOGUE)
     for rule in CATALOGUE:
         for kind in KINDS:
             old = any(row in _OLD_WEBHOOK_ROWS.get(kind, ()) for row in rule.operator_rules)
-            assert _selection.webhook_rule(rule, kind) == old, (rule.id, kind)
+            assert _rule_index.webhook_rule(rule, kind) == old, (rule.id, kind)
 
 
 def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
-    index = _selection._build(CATALOGUE)
+    index = _rule_index._build(CATALOGUE)
     assert index.operator_rule_ids == {rule.id for rule in CATALOGUE if rule.enforced_by}
     assert index.operator_only_ids == {
         rule.id for rule in CATALOGUE if rule.enforced_by and "api-server" not in rule.enforced_by
@@ -68,10 +68,10 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
 
 def test_rows_cannot_change_the_severity_behaviour() -> None:
     """Every rule's rows emptied, or given every prefix: the same sets, the same selections."""
-    index = _selection._build(CATALOGUE)
+    index = _rule_index._build(CATALOGUE)
     for rows in ((), ("CEL-01", "SCH-minimum", "OP-01", "WH-01", "WH-03", "WH-04", "RC-01")):
         other = tuple(dataclasses.replace(rule, operator_rules=rows) for rule in CATALOGUE)
-        changed = _selection._build(other)
+        changed = _rule_index._build(other)
         assert (changed.operator_rule_ids, changed.operator_only_ids, changed.run_time_ids) == (
             index.operator_rule_ids,
             index.operator_only_ids,
@@ -81,8 +81,8 @@ def test_rows_cannot_change_the_severity_behaviour() -> None:
             for webhooks in (False, True):
                 ctx = rules.Target(webhooks=webhooks).context()
                 for handed_over in (False, True):
-                    assert [r.id for r in _selection.document_rules(changed, kind, ctx, handed_over=handed_over)] == [
-                        r.id for r in _selection.document_rules(index, kind, ctx, handed_over=handed_over)
+                    assert [r.id for r in _rule_index.document_rules(changed, kind, ctx, handed_over=handed_over)] == [
+                        r.id for r in _rule_index.document_rules(index, kind, ctx, handed_over=handed_over)
                     ]
 
 

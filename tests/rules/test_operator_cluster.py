@@ -1,4 +1,4 @@
-"""Operator rules for RayClusterSpec (``ValidateRayClusterSpec``, ``rules/cluster/``), version, gate, schema rules.
+"""Operator rules for RayClusterSpec (``ValidateRayClusterSpec``, ``OWN_MODULES``), version, gate, schema rules.
 
 Each rule is tested through the public ``check`` with its own compliant/violating examples (data on the rule),
 inside every parent kind that embeds a RayClusterSpec, against mutated upstream samples, and for false
@@ -17,7 +17,17 @@ from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 
-OWN_MODULES = ("structure", "versions", "cluster")
+OWN_MODULES = (
+    "schema",
+    "versions",
+    "auth_tls",
+    "autoscaler",
+    "gcs_fault_tolerance",
+    "groups",
+    "history_collector",
+    "cluster_upgrade_strategy",
+    "network_policy",
+)
 #: Every operator feature gate on (the samples of gated features need them).
 ALL_GATES: dict[str, bool] = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
 
@@ -28,7 +38,7 @@ def _module(rule: Rule) -> str:
 
 OWN_RULES: list[Rule] = sorted((r for r in rules.RULES.values() if _module(r) in OWN_MODULES), key=lambda r: r.id)
 OWN_IDS = {r.id for r in OWN_RULES}
-CLUSTER_RULES = [r for r in OWN_RULES if _module(r) == "cluster"]
+CLUSTER_RULES = [r for r in OWN_RULES if _module(r) not in ("schema", "versions")]
 
 
 def _check(manifest: Any, context: dict[str, Any] | None = None, **overrides: Any) -> list[rules.Finding]:

@@ -14,7 +14,7 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cronjob
 
-MODULE = "cronjob"
+MODULE = "cronjob_spec"
 OWN_RULES = sorted(
     (r for r in rules.RULES.values() if r.module == MODULE),
     key=lambda r: r.id,

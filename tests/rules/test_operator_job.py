@@ -1,4 +1,4 @@
-"""RayJob operator rules (``ValidateRayJobMetadata``, ``ValidateRayJobSpec``; modules ``rules/job/``).
+"""RayJob operator rules (``ValidateRayJobMetadata``, ``ValidateRayJobSpec``; rule modules ``MODULES``).
 
 Every rule: its compliant example yields no finding of it and its violating example yields one at the expected
 path, both through the rule's own ``check`` and through the public ``rules.check``; the same inside a
@@ -20,17 +20,17 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules import _examples
 from pulumi_kuberay.rules._engine import Rule
 
-MODULE = "job"
+MODULES = ("job_deletion", "job_runtime_env", "job_shutdown", "job_submission", "kueue", "names")
 
 
-def _own(module: str) -> list[Rule]:
+def _own(modules: tuple[str, ...]) -> list[Rule]:
     return sorted(
-        (r for r in rules.RULES.values() if r.module.split(".")[0] == module),
+        (r for r in rules.RULES.values() if r.module in modules),
         key=lambda r: r.id,
     )
 
 
-OWN_RULES = _own(MODULE)
+OWN_RULES = _own(MODULES)
 
 
 

@@ -1,4 +1,4 @@
-"""RayService operator rules (``ValidateRayServiceSpec``, ``ValidateClusterUpgradeOptions``; ``rules/service/``)."""
+"""RayService operator rules (``ValidateRayServiceSpec``, ``ValidateClusterUpgradeOptions``; rule modules ``MODULES``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from _reference import upstream_sample
 from _rule_checks import ALL_GATES, public_paths
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
-from pulumi_kuberay.rules import _examples, _kuberay
+from pulumi_kuberay.rules import _examples, _manifest_readers
 from pulumi_kuberay.rules._engine import Rule
 
-MODULES = ("service.spec", "service.upgrade")
+MODULES = ("service_spec", "incremental_upgrade")
 OWN_RULES = sorted(
     (r for r in rules.RULES.values() if r.module in MODULES),
     key=lambda r: r.id,
@@ -64,7 +64,7 @@ def test_initializing_timeout_formats(value: str, bad: bool) -> None:
 
 
 def test_go_duration_parser() -> None:
-    parse = _kuberay.parse_go_duration
+    parse = _manifest_readers.parse_go_duration
     assert parse("1h30m") == 5400
     assert parse("250ms") == pytest.approx(0.25)
     assert parse("1.5h") == 5400

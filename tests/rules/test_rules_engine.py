@@ -17,7 +17,17 @@ from pulumi_kuberay.rules import _engine
 from pulumi_kuberay.rules._engine import Rule, Violation
 from pulumi_kuberay.rules._examples import example
 
-OWN_MODULES = ("structure", "versions", "cluster")
+OWN_MODULES = (
+    "schema",
+    "versions",
+    "auth_tls",
+    "autoscaler",
+    "gcs_fault_tolerance",
+    "groups",
+    "history_collector",
+    "cluster_upgrade_strategy",
+    "network_policy",
+)
 SUPPRESS = rules.SUPPRESS_PREFIX
 
 
@@ -437,7 +447,7 @@ def test_rule_modules_import_only_the_engine_and_the_readers() -> None:
 
     # and the manifest readers of pulumi_kuberay.kuberay, the operator setup of pulumi_kuberay.operator (absolute
     # imports, not checked here)
-    allowed = {"_engine", "_cel", "_examples", "_fixed", "_options", "_kuberay", "_serve_config", "_ray_resources"}
+    allowed = {"_engine", "_cel", "_examples", "_fixed", "_options", "_manifest_readers", "_serve_config", "_ray_resources"}
     root = Path(rules.__file__).parent
     for name in _catalogue.load():
         if name in ("target", "remediate"):

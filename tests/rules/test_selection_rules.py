@@ -13,7 +13,7 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_cluster_spec, example_job, example_service
 
-MODULE = "selection"
+MODULE = "object_choice"
 OWN_RULES = sorted(
     (r for r in rules.RULES.values() if r.module == MODULE),
     key=lambda r: r.id,

@@ -1,4 +1,4 @@
-"""serveConfigV2 rules (``rules/service/serve_*``: checked as Ray Serve's ``ServeDeploySchema`` does)."""
+"""serveConfigV2 rules (``rules/serve_*``: checked as Ray Serve's ``ServeDeploySchema`` does)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pulumi_kuberay.rules import _serve_config
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_service
 
-MODULES = ("service.serve_apps", "service.serve_deployments")
+MODULES = ("serve_apps", "serve_deployments")
 OWN_RULES = sorted(
     (r for r in rules.RULES.values() if r.module in MODULES),
     key=lambda r: r.id,

@@ -13,7 +13,7 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._engine import Rule
 from pulumi_kuberay.rules._examples import example_job, example_service
 
-MODULES = ("webhook", "runtime")
+MODULES = ("webhook", "operator_failures")
 OWN_RULES = sorted(
     (r for r in rules.RULES.values() if r.module in MODULES),
     key=lambda r: r.id,

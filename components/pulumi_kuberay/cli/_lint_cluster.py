@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pulumi_kuberay import preflight, rules
+from pulumi_kuberay import kubeclient, preflight, rules
 from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc
 from pulumi_kuberay.kuberay import KINDS
 from pulumi_kuberay.rules import Finding
@@ -127,7 +127,7 @@ def live_documents(args: argparse.Namespace) -> tuple[list[RayDoc], list[Located
     for kind in KINDS:
         try:
             body, _ = reader.client.get(f"/apis/ray.io/v1{where}/{_PLURALS[kind]}")
-        except preflight.KubeError as exc:
+        except kubeclient.KubeError as exc:
             return [], [], f"the Ray objects cannot be listed ({exc})"
         for item in (body or {}).get("items") or []:
             if not isinstance(item, dict):

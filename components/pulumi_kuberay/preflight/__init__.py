@@ -11,7 +11,6 @@ too (:class:`KubeClient`), so the linter reads a cluster without the Pulumi shel
 
 from __future__ import annotations
 
-from ._kube import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
 from .placement import (
     Placement,
     affinity_matches,
@@ -49,9 +48,6 @@ __all__ = [
     "ClusterSnapshot",
     "ContainerShape",
     "Getter",
-    "KubeClient",
-    "KubeConfigError",
-    "KubeError",
     "LimitRange",
     "LocalQueue",
     "Missing",
@@ -69,11 +65,9 @@ __all__ = [
     "amounts",
     "charge",
     "describe_amounts",
-    "find_kubeconfig",
     "free_capacity",
     "jointly_short",
     "kueue_problem",
-    "load_client",
     "missing_references",
     "node_rejects",
     "placement",

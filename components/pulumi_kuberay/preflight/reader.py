@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ._kube import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
+from pulumi_kuberay.kubeclient import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
+
 from .snapshot import ClusterSnapshot
 
 __all__ = ["CLUSTER_KINDS", "NAMESPACED_KINDS", "Getter", "Skipped", "SnapshotReader", "reader_for"]

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Final, TypedDict, TypeVar
 import pulumi
 import yaml
 
-from pulumi_kuberay.resources import _kube
+from pulumi_kuberay import kubeclient
 
 if TYPE_CHECKING:
     from pulumi_kuberay.plan import Change, Live, Operator
@@ -119,33 +119,33 @@ _UNREACHABLE: dict[str, tuple[float, str]] = {}
 
 
 @dataclasses.dataclass
-class _PlanClient(_kube.KubeClient):
+class _PlanClient(kubeclient.KubeClient):
     """A client whose reads fail at once, with the first error, while its server is remembered as out of reach."""
 
     def get(self, path: str) -> tuple[dict[str, Any] | None, datetime]:
         seen = _UNREACHABLE.get(self.server)
         if seen is not None and (ago := time.monotonic() - seen[0]) < UNREACHABLE_MEMO_SECONDS:
-            raise _kube.KubeError(f"{seen[1]} (not asked again: out of reach {ago:.0f}s ago)")
+            raise kubeclient.KubeError(f"{seen[1]} (not asked again: out of reach {ago:.0f}s ago)")
         try:
             return super().get(path)
-        except _kube.KubeError as exc:
+        except kubeclient.KubeError as exc:
             if exc.status == 0:  # not reached at all (refused, a time-out, DNS): an HTTP error is an answer
                 _UNREACHABLE[self.server] = (time.monotonic(), str(exc))
             raise
 
 
-def live_client(access: tuple[tuple[str, Any], str | None]) -> _kube.KubeClient:
+def live_client(access: tuple[tuple[str, Any], str | None]) -> kubeclient.KubeClient:
     """A client of the cluster ``access`` names (:func:`~pulumi_kuberay.resources._component_await.cluster_access`),
     with the change plan's read time-out; a server it could not reach is not asked again for
     :data:`UNREACHABLE_MEMO_SECONDS` (the later reads fail at once with the first error)."""
     (text, base), context = access
-    loaded = _kube.load_client(text, base, context)
+    loaded = kubeclient.load_client(text, base, context)
     client = _PlanClient(**{f.name: getattr(loaded, f.name) for f in dataclasses.fields(loaded)})
     client.timeout = READ_TIMEOUT_SECONDS
     return client
 
 
-def read_live(client: _kube.KubeClient, kind: str, namespace: str, name: str) -> Live:
+def read_live(client: kubeclient.KubeClient, kind: str, namespace: str, name: str) -> Live:
     """What the operator compares a change of ``kind`` ``namespace/name`` with (``Live(obj=None)``: no such
     object yet). Raises ``KubeError`` when the API server cannot be read."""
     from pulumi_kuberay.plan import Live
@@ -254,7 +254,7 @@ class Planner:
         try:
             client = live_client(self.access)
             return await asyncio.to_thread(read_live, client, self.kind, namespace, name), ""
-        except (_kube.KubeError, _kube.KubeConfigError) as exc:
+        except (kubeclient.KubeError, kubeclient.KubeConfigError) as exc:
             return None, f"the cluster could not be read ({exc}), so the plan compares with the last applied manifest"
 
 
@@ -366,7 +366,7 @@ async def without_wait(  # noqa: PLR0917
     pulumi.log.info(message, resource=planner.component)
     try:
         obj, _events, _now = await asyncio.to_thread(fetch, kind, namespace, name)
-    except _kube.KubeError:
+    except kubeclient.KubeError:
         return provider_status
     status = _status_of(obj)
     return status if isinstance(status, dict) else provider_status
@@ -402,7 +402,7 @@ async def follow_through(  # noqa: PLR0917
 
         new_hash = str(change.facts.get("new_hash") or "")
 
-        def settled(client: _kube.KubeClient) -> tuple[dict[str, Any] | None, bool]:
+        def settled(client: kubeclient.KubeClient) -> tuple[dict[str, Any] | None, bool]:
             pods = client.head_pods(namespace, name)
             fresh = [
                 p
@@ -420,7 +420,7 @@ async def follow_through(  # noqa: PLR0917
         if not old_active:
             return obj, None
 
-        def settled(client: _kube.KubeClient) -> tuple[dict[str, Any] | None, bool]:
+        def settled(client: kubeclient.KubeClient) -> tuple[dict[str, Any] | None, bool]:
             current, _ = client.get_object(kind, namespace, name)
             status = _status_of(current) or {}
             active = (status.get("activeServiceStatus") or {}).get("rayClusterName")
@@ -431,11 +431,11 @@ async def follow_through(  # noqa: PLR0917
     else:
         return obj, None
     (text, base), context = plan.kubeconfig, plan.context
-    client = _kube.load_client(text, base, context)
+    client = kubeclient.load_client(text, base, context)
     while True:
         try:
             current, ok = await asyncio.to_thread(settled, client)
-        except _kube.KubeError as exc:
+        except kubeclient.KubeError as exc:
             if exc.permanent:
                 raise
             current, ok = obj, False

@@ -28,7 +28,8 @@ from typing import Any, Final, Literal, TypeVar
 
 import pulumi
 
-from pulumi_kuberay.resources import _change_plan, _kube, _provider_wait_for
+from pulumi_kuberay import kubeclient
+from pulumi_kuberay.resources import _change_plan, _provider_wait_for
 from pulumi_kuberay.resources._verdict import Verdict, deletes_itself, verdict
 from pulumi_kuberay.status import diagnose
 
@@ -132,7 +133,7 @@ def _cluster_of(opts: pulumi.ResourceOptions | None) -> tuple[bool, tuple[str, A
     known = not explicit
     if explicit and provider is not None and provider in _WATCHED:
         (kubeconfig, context), known = _WATCHED[provider], True
-    return known, _kube.find_kubeconfig(kubeconfig), context
+    return known, kubeclient.find_kubeconfig(kubeconfig), context
 
 
 def cluster_access(opts: pulumi.ResourceOptions | None) -> tuple[tuple[str, Any], str | None] | None:
@@ -189,7 +190,7 @@ def plan_await(
 
 def _fetcher(plan: WaitSpec) -> Fetch:
     assert plan.kubeconfig is not None
-    client = _kube.load_client(plan.kubeconfig[0], plan.kubeconfig[1], plan.context)
+    client = kubeclient.load_client(plan.kubeconfig[0], plan.kubeconfig[1], plan.context)
 
     def fetch(kind: str, namespace: str, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], datetime]:
         obj, now = client.get_object(kind, namespace, name)
@@ -221,7 +222,7 @@ async def poll_until_over(
     while True:
         try:
             obj, events, now = await asyncio.to_thread(fetch, kind, namespace, name)
-        except _kube.KubeError as exc:
+        except kubeclient.KubeError as exc:
             if exc.permanent:
                 raise
             current = Verdict("waiting", f"cannot read the object yet ({exc})")
@@ -283,7 +284,7 @@ def awaited_status(  # noqa: C901  (the wait, then the change plan's follow-thro
         name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
         try:
             fetch = _fetcher(plan)
-        except _kube.KubeConfigError as exc:
+        except kubeclient.KubeConfigError as exc:
             raise WaitFailedError(
                 f"{subject}: cannot watch it ({exc}); set {AWAIT_ENV}=provider to let the provider wait instead"
             ) from None
@@ -307,7 +308,7 @@ def awaited_status(  # noqa: C901  (the wait, then the change plan's follow-thro
                 deleted_ok=deleted_ok,
                 on_progress=progress,
             )
-        except _kube.KubeError as exc:
+        except kubeclient.KubeError as exc:
             raise WaitFailedError(
                 f"{subject}: cannot read it from the API server ({exc}); check the kubeconfig's permissions or set {AWAIT_ENV}=provider"
             ) from None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import pulumi
 
+from pulumi_kuberay.kubeclient import KubeConfigError, KubeError
 from pulumi_kuberay.kuberay import head_service_name
 from pulumi_kuberay.kuberay.replicas import drop_autoscaled_replicas, replicas_from_live
 from pulumi_kuberay.model.cluster import RayClusterSpec
@@ -14,7 +15,6 @@ from pulumi_kuberay.resources import _change_plan, _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._component_await import _mocked, cluster_access
-from pulumi_kuberay.resources._kube import KubeConfigError, KubeError
 from pulumi_kuberay.resources._outputs import derived, known_output
 from pulumi_kuberay.resources._shared import (
     JsonDict,

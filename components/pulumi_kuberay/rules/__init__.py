@@ -28,7 +28,7 @@ from pulumi_kuberay.kuberay import paths as _paths
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
 from pulumi_kuberay.operator.setup import OperatorSetup
 
-from . import _selection
+from . import _rule_index
 from ._cel import Cel, Over
 from ._enforcement import enforcement_level
 from ._engine import (
@@ -392,15 +392,15 @@ class _Checking:
     target: Target
     context: Context
     #: (kind, handed_over) -> (the catalogue index it was made from, the selection): a new index makes new selections.
-    selections: dict[tuple[Any, bool], tuple[_selection.CatalogueIndex, tuple[Rule, ...]]] = dataclasses.field(
+    selections: dict[tuple[Any, bool], tuple[_rule_index.CatalogueIndex, tuple[Rule, ...]]] = dataclasses.field(
         default_factory=dict
     )
 
-    def rules_for(self, index: _selection.CatalogueIndex, kind: Any, handed_over: bool) -> tuple[Rule, ...]:
+    def rules_for(self, index: _rule_index.CatalogueIndex, kind: Any, handed_over: bool) -> tuple[Rule, ...]:
         kept = self.selections.get((kind, handed_over))
         if kept is not None and kept[0] is index:
             return kept[1]
-        selected = _selection.document_rules(index, str(kind), self.context, handed_over=handed_over)
+        selected = _rule_index.document_rules(index, str(kind), self.context, handed_over=handed_over)
         self.selections[kind, handed_over] = (index, selected)
         return selected
 
@@ -517,7 +517,7 @@ def check(
         return []
     if not _catalogue_loaded:
         _load()
-    index = _selection.catalogue_index()
+    index = _rule_index.catalogue_index()
     # The rules and the model only read the document (tests/rules/test_rules_engine.py holds them to it), so one
     # that normalise would only copy is checked as it is: copying it was ~5 % of a check.
     doc: dict[str, Any] = manifest if _normal(manifest) else normalise(manifest)

@@ -2,9 +2,9 @@
 once, on first use; each declares its rules at import. No hand list: a new module is found by being there.
 
 Rule modules import only the engine (``_engine``, ``_examples``), the typed settings (``operator.OperatorSetup``,
-``_options``) and the readers (``kuberay.paths``, ``_kuberay``, ``_serve_config``), never each other. Private modules
-(``_name``) are helpers and are not walked. A rule module that fails to import fails the load: a broken catalogue
-must be loud, never silently thinner.
+``_options``) and the readers (``kuberay.paths``, ``_manifest_readers``, ``_serve_config``), never each other.
+Private modules (``_name``) are helpers and are not walked. A rule module that fails to import fails the load:
+a broken catalogue must be loud, never silently thinner.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _modules: tuple[str, ...] | None = None
 
 
 def rule_modules() -> tuple[str, ...]:
-    """The public modules of the rules package, dotted and relative to it (``cluster.gcs_ft``, ``cronjob``)."""
+    """The public modules of the rules package, dotted and relative to it (``gcs_fault_tolerance``, ``cronjob_spec``)."""
     package = importlib.import_module(_PACKAGE)
     found: list[str] = []
     for info in pkgutil.walk_packages(package.__path__, prefix=f"{_PACKAGE}."):

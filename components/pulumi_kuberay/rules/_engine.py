@@ -3,7 +3,7 @@
 Plain Python: never imports pulumi. The components, the policy pack and ``kuberay-lint`` all call
 :func:`pulumi_kuberay.rules.check`, so a rule is written (and fixed) in exactly one place.
 
-A rule is declared once, with :func:`declare` (``job/shutdown.py`` holds this one in full)::
+A rule is declared once, with :func:`declare` (``job_shutdown.py`` holds this one in full)::
 
     declare(
         id="rayjob-ttl-negative", title="Negative ttlSecondsAfterFinished", severity="critical",
@@ -248,7 +248,7 @@ class Rule:
     pulumi_only: bool = False
     #: Target settings (as ``check()`` keywords) its examples are judged with, on top of since/gate.
     context: Mapping[str, Any] = field(default_factory=dict)
-    #: The rule module that declared it, relative to the catalogue (``cluster.gcs_ft``, ``cronjob``...).
+    #: The rule module that declared it, relative to the catalogue (``gcs_fault_tolerance``, ``cronjob_spec``...).
     module: str = ""
     #: The violating example with ``fix`` applied (a :class:`~._fixed.Patch` or the whole subject), or None.
     fixed: Any = None

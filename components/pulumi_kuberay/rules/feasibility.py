@@ -26,7 +26,7 @@ from pulumi_kuberay.kuberay.paths import (
 from ._engine import Context, Violation, declare
 from ._examples import example, example_job, example_service, worker_of
 from ._fixed import patch
-from ._kuberay import job_specs
+from ._manifest_readers import job_specs
 from ._ray_resources import (
     CPU,
     Offer,

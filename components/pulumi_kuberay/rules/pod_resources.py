@@ -15,7 +15,7 @@ from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, template_container
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._kuberay import built_pod_templates, label_value_error, qualified_name_error
+from ._manifest_readers import built_pod_templates, label_value_error, qualified_name_error
 from ._ray_resources import quantity
 
 Doc = dict[str, Any]

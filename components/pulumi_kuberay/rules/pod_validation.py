@@ -27,7 +27,7 @@ from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._kuberay import built_pod_templates, is_dns1123_label, is_dns1123_subdomain
+from ._manifest_readers import built_pod_templates, is_dns1123_label, is_dns1123_subdomain
 
 Doc = dict[str, Any]
 

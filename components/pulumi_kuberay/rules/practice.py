@@ -35,7 +35,7 @@ from . import _examples as ex
 from ._cel import Cel, generic_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
-from ._kuberay import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
+from ._manifest_readers import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
 from ._ray_resources import RAY_MIN_MEMORY
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")

@@ -29,7 +29,7 @@ from . import _examples as ex
 from ._cel import Cel
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._fixed import REMOVE, patch
-from ._kuberay import image_tag
+from ._manifest_readers import image_tag
 from ._options import POD_SECURITY_PROFILES, PodSecurityProfile
 
 #: Capabilities the Pod Security Standards "baseline" profile allows to be added.

@@ -14,7 +14,7 @@ from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list
 
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._kuberay import job_specs
+from ._manifest_readers import job_specs
 
 JsonDict = dict[str, Any]
 #: The one key of a RayJob's clusterSelector KubeRay v1.7.0 reads: the name of the RayCluster to run on.

@@ -7,11 +7,11 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, get, is_unknown
 
-from .._cel import Cel
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import base_cluster, example, spec_of
-from .._fixed import REMOVE, patch
-from .._kuberay import (
+from ._cel import Cel
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import base_cluster, example, spec_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import (
     MAX_RAYCLUSTER_NAME,
     ORIGINATED_FROM_CRD_LABEL,
     effective_name,

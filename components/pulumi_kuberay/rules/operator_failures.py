@@ -37,7 +37,7 @@ from ._engine import (
 )
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import patch
-from ._kuberay import has_cluster_selector, job_specs, semver_parse
+from ._manifest_readers import has_cluster_selector, job_specs, semver_parse
 
 ENABLE_SERVE_SERVICE_ANNOTATION = "ray.io/enable-serve-service"
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int, as_str, get
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import example_service, set_ray_version
-from .._fixed import REMOVE, patch
-from .._kuberay import (
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import example_service, set_ray_version
+from ._fixed import REMOVE, patch
+from ._manifest_readers import (
     INITIALIZING_TIMEOUT_ANNOTATION,
     MAX_RAYSERVICE_NAME_LENGTH,
     UPGRADE_TYPES,

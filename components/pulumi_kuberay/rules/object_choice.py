@@ -22,7 +22,7 @@ from ._cel import Cel
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import REMOVE, patch
-from ._kuberay import SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
+from ._manifest_readers import SELECTOR_UNMANAGED_SINCE, job_specs, kueue_label, kueue_version
 
 #: A RayJob deadline longer than this looks like a service, not a batch job.
 SERVICE_LIKE_DEADLINE_SECONDS = 7 * 24 * 3600

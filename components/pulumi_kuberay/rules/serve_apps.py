@@ -11,10 +11,10 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list
 
-from .._engine import Context, Violation, declare
-from .._examples import SERVE_COMPLIANT, TWO_APPS, example_service, serve_mutated, serve_service
-from .._fixed import patch
-from .._serve_config import (
+from ._engine import Context, Violation, declare
+from ._examples import SERVE_COMPLIANT, TWO_APPS, example_service, serve_mutated, serve_service
+from ._fixed import patch
+from ._serve_config import (
     BASE,
     DEFAULT_APP_NAME,
     DEFAULT_ROUTE_PREFIX,

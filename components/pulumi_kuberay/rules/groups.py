@@ -19,11 +19,11 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from .._cel import Cel, generic_version_at_least
-from .._engine import KINDS, Context, Severity, Violation, declare
-from .._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
-from .._fixed import REMOVE, patch
-from .._kuberay import (
+from ._cel import Cel, generic_version_at_least
+from ._engine import KINDS, Context, Severity, Violation, declare
+from ._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import (
     autoscaler_v2_enabled,
     is_set,
     label_value_error,

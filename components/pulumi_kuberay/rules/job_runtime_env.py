@@ -13,11 +13,11 @@ from typing import Any
 from pulumi_kuberay.kuberay.paths import as_int, as_str
 from pulumi_kuberay.model import runtime_env_error
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import example_job
-from .._fixed import patch
-from .._kuberay import per_job_spec
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import example_job
+from ._fixed import patch
+from ._manifest_readers import per_job_spec
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-36 .. RJ-39: runtime env, deadlines, retries

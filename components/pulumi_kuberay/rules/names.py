@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import example_job
-from .._fixed import patch
-from .._kuberay import (
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import example_job
+from ._fixed import patch
+from ._manifest_readers import (
     MAX_RAYJOB_NAME_LENGTH,
     effective_name,
     is_dns1035,

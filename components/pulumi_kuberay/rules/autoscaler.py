@@ -17,11 +17,11 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from .._cel import Cel
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
-from .._fixed import REMOVE, patch
-from .._kuberay import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
+from ._cel import Cel
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import AUTOSCALER_V2_ENV, autoscaler_v2_by_version, autoscaling_enabled, head_env, reported_as
 
 # RC-39..RC-45: autoscaler
 

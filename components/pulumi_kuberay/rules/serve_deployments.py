@@ -23,10 +23,10 @@ from pulumi_kuberay.kuberay.paths import (
     ray_container,
 )
 
-from .._engine import Context, Violation, declare
-from .._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
-from .._fixed import patch
-from .._serve_config import (
+from ._engine import Context, Violation, declare
+from ._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
+from ._fixed import patch
+from ._serve_config import (
     ACTOR_OPTION_KEYS,
     APP_KEYS,
     AUTOSCALING_KEYS,

@@ -8,14 +8,14 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int, get
 
-from .._engine import Context, Violation, declare
-from .._examples import (
+from ._engine import Context, Violation, declare
+from ._examples import (
     GOOD_UPGRADE_OPTIONS,
     example_service,
     incremental_service,
 )
-from .._fixed import patch
-from .._kuberay import INCREMENTAL, service_cluster, service_spec, upgrade_type
+from ._fixed import patch
+from ._manifest_readers import INCREMENTAL, service_cluster, service_spec, upgrade_type
 
 # ----------------------------------------------------------------------------------------------------
 # RS-11 .. RS-17: incremental upgrade

@@ -18,7 +18,7 @@ from ._cel import Cel
 from ._engine import Context, Violation, declare
 from ._examples import example_cronjob
 from ._fixed import REMOVE, patch
-from ._kuberay import (
+from ._manifest_readers import (
     GENERATED_SUFFIX_LENGTH,
     MAX_RAYJOB_NAME_LENGTH,
     cron_error,

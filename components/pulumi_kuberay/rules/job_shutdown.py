@@ -12,11 +12,11 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_int
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import example_job
-from .._fixed import patch
-from .._kuberay import per_job_spec
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import example_job
+from ._fixed import patch
+from ._manifest_readers import per_job_spec
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-03 .. RJ-05: suspend and TTL

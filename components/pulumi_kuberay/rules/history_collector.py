@@ -18,10 +18,10 @@ from pulumi_kuberay.kuberay.paths import (
     join,
 )
 
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import example, head_of, spec_of
-from .._fixed import REMOVE, patch
-from .._kuberay import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import example, head_of, spec_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set, reported_as
 
 # RC-47..RC-60: history server (v1.7, gate RayClusterHistoryServer)
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_int
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
-from .._fixed import REMOVE, patch
-from .._kuberay import (
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
+from ._fixed import REMOVE, patch
+from ._manifest_readers import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
     deletion_rules,

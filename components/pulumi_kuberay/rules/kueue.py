@@ -17,10 +17,10 @@ from typing import Any
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as QUEUE_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, metadata
 
-from .._engine import Context, Violation, declare
-from .._examples import example_job
-from .._fixed import patch
-from .._kuberay import SELECTOR_UNMANAGED_SINCE, kueue_label, kueue_version
+from ._engine import Context, Violation, declare
+from ._examples import example_job
+from ._fixed import patch
+from ._manifest_readers import SELECTOR_UNMANAGED_SINCE, kueue_label, kueue_version
 
 #: A Kueue workload has at most 8 PodSets: the head and 7 worker groups.
 MAX_WORKER_GROUPS = 7

@@ -14,11 +14,11 @@ from typing import Any
 from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, is_unknown
 
-from .._cel import Cel
-from .._engine import Context, Violation, declare
-from .._examples import example_cluster_spec, example_job, selector_job, set_ray_version
-from .._fixed import REMOVE, patch
-from .._kuberay import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
+from ._cel import Cel
+from ._engine import Context, Violation, declare
+from ._examples import example_cluster_spec, example_job, selector_job, set_ray_version
+from ._fixed import REMOVE, patch
+from ._manifest_readers import SUBMISSION_MODES_SINCE, has_cluster_selector, per_job_spec, submission_mode
 
 # ----------------------------------------------------------------------------------------------------
 # RJ-25 .. RJ-34: cluster source, submission mode

@@ -16,10 +16,10 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import example, spec_of, worker_of
-from .._fixed import REMOVE, patch
-from .._kuberay import is_dns1123_label, reported_as
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import example, spec_of, worker_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import is_dns1123_label, reported_as
 
 # RC-68..RC-75: network policy (v1.7, gate RayClusterNetworkPolicy)
 

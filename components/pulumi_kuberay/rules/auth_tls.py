@@ -19,11 +19,11 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
-from .._cel import Cel, generic_version_at_least
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
-from .._fixed import REMOVE, patch
-from .._kuberay import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
+from ._cel import Cel, generic_version_at_least
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import TLS_ENV_VARS, TLS_MOUNT_PATH, TLS_VOLUME, is_set, ray_version_of, reported_as
 
 # RC-61..RC-66: auth (v1.6)
 

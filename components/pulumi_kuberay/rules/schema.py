@@ -29,7 +29,7 @@ from pulumi_kuberay.model.manifest import load_manifest
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
 from ._fixed import REMOVE, patch
-from ._kuberay import (
+from ._manifest_readers import (
     effective_name,
     is_dns1123_subdomain,
     label_value_error,

@@ -20,11 +20,11 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
-from .._cel import Cel
-from .._engine import KINDS, Context, Violation, declare
-from .._examples import add_env, annotate, example, head_container_of, head_of, spec_of
-from .._fixed import REMOVE, patch
-from .._kuberay import (
+from ._cel import Cel
+from ._engine import KINDS, Context, Violation, declare
+from ._examples import add_env, annotate, example, head_container_of, head_of, spec_of
+from ._fixed import REMOVE, patch
+from ._manifest_readers import (
     EXTERNAL_STORAGE_NS_ANNOTATION,
     FT_ENABLED_ANNOTATION,
     annotation_path,

@@ -11,10 +11,10 @@ from typing import Any
 from pulumi_kuberay.kuberay.paths import memo
 from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
 
-from .._engine import Context, Severity, Violation, declare
-from .._examples import TWO_APPS, serve_service
-from .._fixed import patch
-from .._serve_config import BASE, serve_config
+from ._engine import Context, Severity, Violation, declare
+from ._examples import TWO_APPS, serve_service
+from ._fixed import patch
+from ._serve_config import BASE, serve_config
 
 _SECTION_NAMES = {"config": "top-level", "application": "application"}
 
