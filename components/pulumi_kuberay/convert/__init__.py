@@ -29,7 +29,8 @@ from ._python import python_module
 from ._stack import stack_config
 from ._typed import ConversionError
 
-Target = Literal["python", "stack-config"]
+#: What ``kuberay-convert`` writes (``--to``): typed Python, or stack config (not ``rules.Target``: what rules judge).
+OutputForm = Literal["python", "stack-config"]
 NOT_CONVERTED_HINT = (
     "declare it with pulumi_kubernetes (kubernetes.yaml.v2.ConfigGroup(files=[...]) keeps the YAML as is) or convert it with `pulumi convert --from kubernetes`"
 )
@@ -65,7 +66,7 @@ def describe(doc: Any) -> str:
 def convert_documents(
     documents: Sequence[tuple[Any, str]],
     *,
-    to: Target = "python",
+    to: OutputForm = "python",
     sources: Sequence[str] = (),
     notes: Mapping[str, Sequence[str]] | None = None,
 ) -> Conversion:
@@ -91,4 +92,4 @@ def convert_documents(
     return result
 
 
-__all__ = ["NOT_CONVERTED_HINT", "Conversion", "ConversionError", "Target", "convert_documents", "is_ray"]
+__all__ = ["NOT_CONVERTED_HINT", "Conversion", "ConversionError", "OutputForm", "convert_documents", "is_ray"]

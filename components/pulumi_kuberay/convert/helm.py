@@ -22,18 +22,17 @@ Example::
 from __future__ import annotations
 
 import copy
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-import yaml
-
 from pulumi_kuberay.kuberay import API_VERSION, INT32_MAX
-from pulumi_kuberay.model import coalesce, merge_maps
+from pulumi_kuberay.model import coalesce
 from pulumi_kuberay.model.suggest import did_you_mean
+
+from ._gotemplate import GoInt, HelmValuesError, _default, go_float, plain, quote, scalar, text, to_yaml, truthy
+from ._helm_set import merge_values
 
 CHART_NAME = "ray-cluster"
 CHART_VERSION = "1.7.0"
@@ -134,14 +133,6 @@ LEGACY_KEYS: dict[str, str] = {
 }
 
 
-class HelmValuesError(ValueError):
-    """A values key the chart does not know or cannot render; ``key`` is its path (``head.resources``)."""
-
-    def __init__(self, key: str, message: str) -> None:
-        self.key = key
-        super().__init__(f"{key}: {message}" if key else message)
-
-
 # --------------------------------------------------------------------------------------------------
 # Checking keys and coalescing over the defaults.
 
@@ -214,97 +205,6 @@ def _group_ignored(path: str, group: Mapping[str, Any], allowed: set[str] | froz
         elif sub == "image" and isinstance(sub_value, Mapping) and path != "image":
             out += [_ignored(f"{path}.image.{k}", _IMAGE_KEYS) for k in sub_value if k not in _IMAGE_KEYS]
     return out
-
-
-# --------------------------------------------------------------------------------------------------
-# Go template semantics.
-
-
-def truthy(value: Any) -> bool:
-    """Go template truth (``if``/``with``/``default``): false, 0, "", nil, empty map/list are false."""
-    return bool(value) if isinstance(value, (bool, int, float, str, list, dict)) else value is not None
-
-
-def go_float(number: float) -> str:
-    """Go's ``%v`` of a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``): ``1e+06``, ``1.5``, ``100000``."""
-    if number != number:
-        return "NaN"
-    if number in (float("inf"), float("-inf")):
-        return "+Inf" if number > 0 else "-Inf"
-    if number == 0:
-        return "-0" if str(number).startswith("-") else "0"
-    sign, digit_tuple, exponent = Decimal(repr(number)).normalize().as_tuple()
-    digits = "".join(str(d) for d in digit_tuple)
-    point = len(digits) + int(exponent)  # position of the decimal point
-    exp = point - 1
-    prefix = "-" if sign else ""
-    if exp < -4 or exp >= 6:  # shortest %g switches to %e from exponent 6 (Go uses precision 6 for the choice)
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{prefix}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{prefix}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return prefix + digits + "0" * (point - len(digits))
-    return f"{prefix}{digits[:point]}.{digits[point:]}"
-
-
-class GoInt(int):
-    """An integer Go holds as an ``int``: a literal of the template (``default 2147483647``) or a ``--set``
-    number (Helm's strvals parses it as int64). Printed as digits, where a values-file number (float64) may
-    print as ``1e+06``."""
-
-
-def text(value: Any, key: str) -> str:
-    """What ``{{ value }}`` prints (Helm reads every number of a values file as a float64)."""
-    if value is None:
-        return ""  # Helm replaces "<no value>" by an empty string
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, GoInt):
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return go_float(float(value))
-    if isinstance(value, str):
-        return value
-    raise HelmValuesError(key, f"expected a scalar, got {type(value).__name__}: the chart would print Go syntax")
-
-
-def scalar(rendered: str, key: str) -> Any:
-    """The value YAML reads back from a line ``field: <rendered>``."""
-    try:
-        parsed = yaml.safe_load(f"field: {rendered}")
-    except yaml.YAMLError as exc:
-        raise HelmValuesError(key, f"the chart would render invalid YAML ({rendered!r}): {exc}") from None
-    if not isinstance(parsed, dict) or set(parsed) != {"field"} or isinstance(parsed["field"], (dict, list)):
-        raise HelmValuesError(key, f"the chart would render {rendered!r}, which is not one YAML scalar")
-    return parsed["field"]
-
-
-def plain(value: Any, key: str) -> Any:
-    """``{{ value }}`` on a line of its own, read back by YAML."""
-    return scalar(text(value, key), key)
-
-
-def quote(value: Any, key: str) -> str | None:
-    """``{{ value | quote }}``: a string (nothing at all for a missing value)."""
-    return None if value is None else text(value, key)
-
-
-def to_yaml(value: Any) -> Any:
-    """``toYaml``: the structure as is, except that Helm's float64 numbers come back as integers when whole."""
-    if isinstance(value, Mapping):
-        return {str(k): to_yaml(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_yaml(v) for v in value]
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if isinstance(value, GoInt):
-        return int(value)
-    return value
-
-
-def _default(value: Any, fallback: Any) -> Any:
-    return value if truthy(value) else fallback
 
 
 # --------------------------------------------------------------------------------------------------
@@ -549,129 +449,6 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
     if rest[:2] == ["template", "metadata"] and len(rest) > 2:
         return f"{group}.{rest[2]}"
     return f"{group}.{rest[0]}" if rest else group
-
-
-# --------------------------------------------------------------------------------------------------
-# Several values files and --set: Helm's pkg/cli/values Options.MergeValues and pkg/strvals.
-
-
-def merge_values(
-    files: Sequence[Mapping[str, Any]] = (),
-    *,
-    set_json: Sequence[str] = (),
-    set_values: Sequence[str] = (),
-    set_string: Sequence[str] = (),
-) -> dict[str, Any]:
-    """The values Helm hands the chart for ``-f a -f b --set-json .. --set .. --set-string ..``: the files
-    merged in order (a later file wins: maps merged, anything else replaced), then every ``--set-json``, every
-    ``--set``, every ``--set-string``, each applied in order (Helm's own precedence, whatever the order on the
-    command line). Raises :class:`HelmValuesError` on a ``--set`` it cannot parse."""
-    merged: dict[str, Any] = {}
-    for values in files:
-        merged = merge_maps(merged, values)
-    for item in set_json:
-        _parse_set(item, merged, as_json=True)
-    for item in set_values:
-        _parse_set(item, merged)
-    for item in set_string:
-        _parse_set(item, merged, as_string=True)
-    return merged
-
-
-_INT64 = re.compile(r"-?(0|[1-9][0-9]*)")
-
-
-def _typed(text_value: str) -> Any:
-    """strvals' ``typedVal``: true/false, null, int64 (no leading zero); anything else stays a string."""
-    if text_value in ("true", "false"):
-        return text_value == "true"
-    if text_value == "null":
-        return None
-    if _INT64.fullmatch(text_value) and -(2**63) <= int(text_value) < 2**63:
-        return GoInt(int(text_value))
-    return text_value
-
-
-def _split(text_value: str, separator: str) -> list[str]:
-    """Split on ``separator`` outside ``{...}`` lists, honouring ``\\`` escapes (kept for the next step)."""
-    parts, current, depth, escaped = [], "", 0, False
-    for char in text_value:
-        if escaped:
-            current += "\\" + char
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "{":
-            depth += 1
-            current += char
-        elif char == "}":
-            depth -= 1
-            current += char
-        elif char == separator and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
-
-
-def _unescape(text_value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text_value)
-
-
-_KEY_PART = re.compile(r"([^\[]+)((?:\[\d+\])*)$")
-
-
-def _parse_set(item: str, values: dict[str, Any], *, as_string: bool = False, as_json: bool = False) -> None:
-    pairs = [item] if as_json else _split(item, ",")
-    for pair in pairs:
-        if not pair:
-            continue
-        key_text, sep, raw = pair.partition("=")
-        if not sep:
-            raise HelmValuesError(key_text, f"--set {pair!r}: key has no value (write key=value)")
-        path = [_unescape(p) for p in _split(key_text, ".")]
-        if as_json:
-            try:
-                value: Any = json.loads(raw)
-            except ValueError as exc:
-                raise HelmValuesError(key_text, f"--set-json {pair!r}: not JSON ({exc})") from None
-        elif raw.startswith("{") and raw.endswith("}"):
-            items = [_unescape(v) for v in _split(raw[1:-1], ",")] if raw[1:-1] else []
-            value = items if as_string else [_typed(v) for v in items]
-        else:
-            value = _unescape(raw) if as_string else _typed(_unescape(raw))
-        _assign(values, path, value, key_text)
-
-
-def _assign(values: dict[str, Any], path: list[str], value: Any, key_text: str) -> None:
-    target: Any = values
-    for depth, part in enumerate(path):
-        match = _KEY_PART.match(part)
-        if match is None:
-            raise HelmValuesError(key_text, f"--set key {key_text!r} cannot be parsed")
-        name, indexes = match.group(1), [int(i) for i in re.findall(r"\d+", match.group(2))]
-        last = depth == len(path) - 1
-        steps: list[str | int] = [name, *indexes]
-        for step_index, step in enumerate(steps):
-            final = last and step_index == len(steps) - 1
-            following: Any = value if final else ([] if isinstance(steps[step_index + 1], int) else {}) if (
-                step_index + 1 < len(steps)) else {}
-            if isinstance(step, int):
-                if not isinstance(target, list):
-                    raise HelmValuesError(key_text, f"--set {key_text!r}: not a list at [{step}]")
-                while len(target) <= step:
-                    target.append(None)
-                if final or not isinstance(target[step], (dict, list)):
-                    target[step] = following
-                target = target[step]
-            else:
-                if not isinstance(target, dict):
-                    raise HelmValuesError(key_text, f"--set {key_text!r}: not a mapping at {step!r}")
-                if final or not isinstance(target.get(step), (dict, list)):
-                    target[step] = following
-                target = target[step]
 
 
 # --------------------------------------------------------------------------------------------------
