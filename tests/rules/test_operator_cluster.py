@@ -27,6 +27,7 @@ OWN_MODULES = (
     "history_collector",
     "cluster_upgrade_strategy",
     "network_policy",
+    "names",
 )
 #: Every operator feature gate on (the samples of gated features need them).
 ALL_GATES: dict[str, bool] = {gate: True for gate in rules.DEFAULT_FEATURE_GATES}
@@ -36,7 +37,12 @@ def _module(rule: Rule) -> str:
     return rule.module.split(".")[0]
 
 
-OWN_RULES: list[Rule] = sorted((r for r in rules.RULES.values() if _module(r) in OWN_MODULES), key=lambda r: r.id)
+def _own(rule: Rule) -> bool:
+    """A rule of these modules about a RayClusterSpec (names.py holds every kind's name rules: the RayCluster's)."""
+    return _module(rule) in OWN_MODULES and (rule.module != "names" or "RayCluster" in rule.kinds)
+
+
+OWN_RULES: list[Rule] = sorted((r for r in rules.RULES.values() if _own(r)), key=lambda r: r.id)
 OWN_IDS = {r.id for r in OWN_RULES}
 CLUSTER_RULES = [r for r in OWN_RULES if _module(r) not in ("schema", "versions")]
 

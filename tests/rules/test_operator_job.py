@@ -25,7 +25,7 @@ MODULES = ("job_deletion", "job_runtime_env", "job_shutdown", "job_submission", 
 
 def _own(modules: tuple[str, ...]) -> list[Rule]:
     return sorted(
-        (r for r in rules.RULES.values() if r.module in modules),
+        (r for r in rules.RULES.values() if r.module in modules and "RayJob" in r.kinds),
         key=lambda r: r.id,
     )
 

@@ -14,9 +14,9 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules import _examples, _manifest_readers
 from pulumi_kuberay.rules._engine import Rule
 
-MODULES = ("service_spec", "incremental_upgrade")
+MODULES = ("service_spec", "incremental_upgrade", "names")
 OWN_RULES = sorted(
-    (r for r in rules.RULES.values() if r.module in MODULES),
+    (r for r in rules.RULES.values() if r.module in MODULES and "RayService" in r.kinds),
     key=lambda r: r.id,
 )
 

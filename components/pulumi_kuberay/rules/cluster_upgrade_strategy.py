@@ -1,4 +1,5 @@
-"""RayCluster name and upgradeStrategy (``ValidateRayClusterMetadata``, ``ValidateRayClusterUpgradeOptions``)."""
+"""RayCluster upgradeStrategy (``ValidateRayClusterUpgradeOptions``); the name (``ValidateRayClusterMetadata``) is in
+``names.py``."""
 
 from __future__ import annotations
 
@@ -12,52 +13,9 @@ from ._engine import KINDS, Context, Violation, declare
 from ._examples import base_cluster, example, spec_of
 from ._fixed import REMOVE, patch
 from ._manifest_readers import (
-    MAX_RAYCLUSTER_NAME,
     ORIGINATED_FROM_CRD_LABEL,
-    effective_name,
-    is_dns1035,
     reported_as,
 )
-
-# --------------------------------------------------------------------------------------------------
-# RC-01, RC-02: RayCluster metadata.name
-
-
-def _check_cluster_name(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = effective_name(doc)
-    if found is None:
-        return
-    name, path = found
-    if len(name) > MAX_RAYCLUSTER_NAME and ctx.at_least(1, 4):
-        yield Violation(
-            f"RayCluster name {name!r} has {len(name)} characters; KubeRay allows at most {MAX_RAYCLUSTER_NAME}",
-            path,
-        )
-    elif not is_dns1035(name):
-        yield Violation(
-            f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
-            path,
-        )
-
-
-declare(
-    id="cluster-name-invalid",
-    title="RayCluster name too long or not a DNS-1035 label",
-    severity="critical",
-    category="correctness",
-    kinds=("RayCluster",),
-    rows=("RC-01", "RC-02", "WH-01"),
-    enforced_by=("operator", "RayCluster webhook"),
-    rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a DNS-1035 label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",
-    fix="Use a lower-case name of at most 53 characters that starts with a letter, e.g. 'raycluster-demo'.",
-    check=_check_cluster_name,
-    compliant=example(),
-    violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "raycluster-demo"}),
-    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 53 && size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
-)
-
 
 # --------------------------------------------------------------------------------------------------
 # RC-03, RC-04: upgradeStrategy

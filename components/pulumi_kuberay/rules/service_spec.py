@@ -1,5 +1,5 @@
-"""RayService metadata and spec: ``ValidateRayServiceMetadata`` and ``ValidateRayServiceSpec`` (the admission
-webhook repeats the metadata checks). The embedded RayClusterSpec is checked by the cluster rules.
+"""RayService metadata and spec: ``ValidateRayServiceMetadata`` (but the name: ``names.py``) and
+``ValidateRayServiceSpec``. The embedded RayClusterSpec is checked by the cluster rules.
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ from ._examples import example_service, set_ray_version
 from ._fixed import REMOVE, patch
 from ._manifest_readers import (
     INITIALIZING_TIMEOUT_ANNOTATION,
-    MAX_RAYSERVICE_NAME_LENGTH,
     UPGRADE_TYPES,
-    effective_name,
     go_atoi,
-    is_dns1035,
     parse_go_duration,
     service_cluster,
     service_spec,
@@ -27,69 +24,7 @@ from ._manifest_readers import (
 )
 
 # ----------------------------------------------------------------------------------------------------
-# RS-01 .. RS-05 (and WH-04): metadata
-
-
-def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
-    if found is None:
-        return
-    name, path = found
-    if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
-        yield Violation(
-            f"RayService name is {len(name)} characters; the operator allows at most {MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
-            path,
-        )
-
-
-def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
-    if found is None:
-        return
-    name, path = found
-    if not is_dns1035(name):
-        yield Violation(
-            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
-            path,
-        )
-
-
-declare(
-    id="rayservice-name-too-long",
-    title="RayService name longer than 47 characters",
-    severity="critical",
-    category="correctness",
-    kinds=("RayService",),
-    rows=("RS-01", "WH-04"),
-    enforced_by=("operator", "RayService webhook"),
-    since="1.4",
-    rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService reports Ready=False/ValidationFailed and never creates a cluster.",
-    fix="Shorten metadata.name to at most 47 characters.",
-    check=_check_name_length,
-    compliant=example_service("text-summarizer"),
-    violating=example_service("text-summarizer-" + "x" * 32),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "text-summarizer"}),
-    cel=Cel('!has(object.metadata.name) || (size(object.metadata.name) <= 47)', path="metadata.name"),
-)
-
-declare(
-    id="rayservice-name-not-dns1035",
-    title="RayService name is not a DNS-1035 label",
-    severity="critical",
-    category="correctness",
-    kinds=("RayService",),
-    rows=("RS-02", "WH-04"),
-    enforced_by=("operator", "RayService webhook"),
-    rationale="The name prefixes Services and Pods, so the operator requires a DNS-1035 label.",
-    fix="Use lower-case letters, digits and '-', starting with a letter.",
-    check=_check_name_dns1035,
-    compliant=example_service("text-summarizer"),
-    violating=example_service("Text_Summarizer"),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "text-summarizer"}),
-    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
-)
+# RS-03 .. RS-05: metadata (RS-01, RS-02, the name: names.py)
 
 
 def _check_initializing_timeout(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:

@@ -1,7 +1,7 @@
 """Admission-webhook rules (KubeRay ``pkg/webhooks/v1``; active only with operator env ENABLE_WEBHOOKS=true).
 
-The webhooks repeat ``ValidateRayClusterMetadata`` (WH-01, ``cluster_upgrade_strategy.py``), ``ValidateRayJobMetadata``
-(WH-03, ``names.py``) and ``ValidateRayServiceMetadata`` (WH-04, ``service_spec.py``); only WH-02 (unique
+The webhooks repeat ``ValidateRayClusterMetadata`` (WH-01, ``names.py``), ``ValidateRayJobMetadata``
+(WH-03, ``names.py``) and ``ValidateRayServiceMetadata`` (WH-04, ``names.py``); only WH-02 (unique
 worker group names, ``RayClusterWebhook.validateWorkerGroups``) is checked nowhere else, so it lives here.
 """
 
