@@ -1,12 +1,15 @@
-"""``scripts/new-rule ROOM ID``: write a new rule's declaration, with both examples, into its rule module.
+"""``scripts/new-rule MODULE ID``: write a new rule's declaration, with both examples, into its rule module.
 
-ROOM is the rule module relative to ``components/pulumi_kuberay/rules`` (``cluster/groups``, ``job_deletion``,
-``practice``); a module that does not exist yet is created (the catalogue finds it: no registration). The
-declaration is a working skeleton over a placeholder field with ``TODO`` where the rule's prose and logic go;
-``tests/rules/test_catalogue.py`` fails while a ``TODO`` is left. Then regenerate the generated files
-(``scripts/gen-rule-docs``, ``scripts/gen-policy-config``) and run ``tests/rules`` and ``tests/test_three_shells.py``.
+MODULE is a rule module of ``components/pulumi_kuberay/rules``, named by its concern (``groups``, ``job_deletion``,
+``practice``; the rule modules are one flat list, no kind folders); a module that does not exist yet is created (the
+catalogue finds it: no registration). The declaration is a working skeleton over a placeholder field with ``TODO``
+where the rule's prose and logic go; ``tests/rules/test_catalogue.py`` fails while a ``TODO`` is left. ``--kind``
+picks the skeleton's subject (a RayJob spec, a RayService, a RayCronJob, else every embedded RayClusterSpec); by
+default the module's name says it (``job_*``, ``service_*`` / ``serve_*``, ``cronjob*``).
 
-In the spirit of ruff's ``scripts/add_rule.py``: adding a rule touches its module and nothing else by hand.
+``--dry-run`` prints the files adding the rule touches (CONTRIBUTING.md's "Adding a rule" shows the same list, and
+``tests/test_layout.py`` holds the two equal) and writes nothing. In the spirit of ruff's ``scripts/add_rule.py``:
+adding a rule touches its module by hand; the rest is regenerated.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 RULES = REPO / "components" / "pulumi_kuberay" / "rules"
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
-_ROOM = re.compile(r"^[a-z][a-z0-9_]*([./][a-z][a-z0-9_]*)?$")
+_ROOM = re.compile(r"^[a-z][a-z0-9_]*$")
+_KIND_PREFIXES = (("job", "job"), ("service", "service"), ("serve", "service"), ("cronjob", "cronjob"))
 ALL_KINDS = '("RayCluster", "RayJob", "RayService", "RayCronJob")'
 
 
@@ -39,7 +43,7 @@ class Template:
     imports: dict[str, list[str]] = field(default_factory=dict)
 
 
-#: Per room (the module's first part): the kinds, the example builder and the check's walk.
+#: Per subject (--kind, or what the module's name says): the kinds, the example builder and the check's walk.
 _DOCUMENT = {
     "job": Template(
         kinds='("RayJob", "RayCronJob")',
@@ -124,7 +128,7 @@ _SETUP = Template(
 
 _CHANGE = Template(
     kinds='("RayCluster",)',
-    imports={"_engine": ["ChangeSubject"], "_examples": ["example", "spec_of"], "_paths": ["as_dict"]},
+    imports={"_engine": ["ChangeSubject"], "_examples": ["example", "spec_of"], "pulumi_kuberay.kuberay.paths": ["as_dict"]},
     check='''def {fn}(change: ChangeSubject, ctx: Context) -> Iterator[Violation]:
     """TODO: what the rule checks on a change (change.old -> change.new; change.plan: what KubeRay will do)."""
     spec = as_dict(change.new.get("spec"))
@@ -142,7 +146,12 @@ def _camel(rule_id: str) -> str:
     return "todo" + "".join(part.capitalize() for part in rule_id.split("-"))
 
 
-def declaration(room: str, rule_id: str, scope: str) -> tuple[dict[str, list[str]], str]:
+def kind_of(module: str) -> str:
+    """The skeleton a module's name implies: ``job_deletion`` -> job, ``serve_apps`` -> service, else cluster."""
+    return next((kind for prefix, kind in _KIND_PREFIXES if module.startswith(prefix)), "cluster")
+
+
+def declaration(kind: str, rule_id: str, scope: str) -> tuple[dict[str, list[str]], str]:
     """The imports (reader module -> names) and the source of the check and its declaration."""
     if scope == "stack":
         template = _STACK
@@ -151,7 +160,7 @@ def declaration(room: str, rule_id: str, scope: str) -> tuple[dict[str, list[str
     elif scope == "change":
         template = _CHANGE
     else:
-        template = _DOCUMENT.get(room.split(".")[0], _DOCUMENT["cluster"])
+        template = _DOCUMENT[kind]
     field = _camel(rule_id)
     fn = "_check_" + rule_id.replace("-", "_")
     imports: dict[str, list[str]] = {**template.imports}
@@ -208,11 +217,28 @@ def _end_of_imports(source: str) -> int:
     return end
 
 
-def write(room: str, rule_id: str, scope: str) -> Path:
-    parts = room.replace("/", ".").removesuffix(".py").split(".")
-    path = RULES.joinpath(*parts).with_suffix(".py")
-    imports, body = declaration(".".join(parts), rule_id, scope)
-    lines = _import_lines(imports, depth=len(parts))
+def module_path(module: str) -> Path:
+    return RULES / f"{module.removesuffix('.py')}.py"
+
+
+def touched(module: str) -> list[tuple[str, str, str]]:
+    """What adding a rule to ``module`` touches: (how, file, why), by hand first, then what is regenerated."""
+    path = module_path(module).relative_to(REPO).as_posix()
+    return [
+        ("by hand", path, "created" if not module_path(module).exists() else "the check and its declaration"),
+        ("generated", "docs/rules.md", "scripts/gen-rule-docs"),
+        ("generated", "docs/admission.md", "scripts/gen-admission-docs"),
+        *[("generated", f"stacks/policy.{env}.json", "scripts/gen-policy-config") for env in ("dev", "staging", "prod")],
+        ("if rows=", "docs/operator-rules.md", "the row's last column: the oracle minors that judged it"),
+        ("if no cel=", "components/pulumi_kuberay/admission.py", "REASONS, unless its scope, gate or context gives one"),
+    ]
+
+
+def write(module: str, rule_id: str, scope: str, kind: str) -> Path:
+    module = module.removesuffix(".py")
+    path = module_path(module)
+    imports, body = declaration(kind, rule_id, scope)
+    lines = _import_lines(imports, depth=1)
     if path.exists():
         source = path.read_text()
         if f'id="{rule_id}"' in source:
@@ -222,37 +248,42 @@ def write(room: str, rule_id: str, scope: str) -> Path:
         head, rest = source.splitlines(keepends=True)[:end], source.splitlines(keepends=True)[end:]
         path.write_text("".join(head) + "\n".join(lines) + "\n" + "".join(rest).rstrip("\n") + "\n" + body)
     else:
-        if len(parts) > 1 and not (RULES / parts[0] / "__init__.py").exists():
-            problem = f"new-rule: no room {parts[0]!r} (rules/{parts[0]}/__init__.py); rooms: cluster, job, service"
-            raise SystemExit(problem)
-        docstring = f'"""TODO: the concept these rules check (rules/{"/".join(parts)}.py)."""'
+        docstring = f'"""TODO: the concern these rules check (rules/{module}.py)."""'
         path.write_text(docstring + "\n\nfrom __future__ import annotations\n\n" + "\n".join(lines) + "\n" + body)
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/new-rule", description=__doc__.split("\n\n")[0])
-    room_help = "rule module under rules/: cluster/groups, job/deletion, practice..."
-    parser.add_argument("room", metavar="ROOM", help=room_help)
+    room_help = "the rule module of rules/, named by its concern: groups, job_deletion, practice..."
+    parser.add_argument("room", metavar="MODULE", help=room_help)
     parser.add_argument("rule_id", metavar="ID", help="the new rule's id: lower-case words joined by dashes")
     parser.add_argument("--scope", choices=("document", "stack", "setup", "change"), default="document")
+    kind_help = "the skeleton's subject (default: from the module's name: job_*, service_*/serve_*, cronjob*)"
+    parser.add_argument("--kind", choices=("cluster", "job", "service", "cronjob"), help=kind_help)
+    parser.add_argument("--dry-run", action="store_true", help="print the files adding the rule touches; write none")
     args = parser.parse_args(argv)
     rule_id = args.rule_id
     if not _ID.match(rule_id) or len(rule_id) > 63:
         problem = f"new-rule: {rule_id!r} is not a rule id (lower-case words joined by dashes, 63 characters at most)"
         print(problem, file=sys.stderr)
         return 2
-    if not _ROOM.match(args.room.removesuffix(".py")) or args.room.lstrip("./").split("/")[0].startswith("_"):
-        problem = f"new-rule: {args.room!r} is not a rule module (e.g. cluster/groups, job/deletion, practice)"
+    if not _ROOM.match(args.room.removesuffix(".py")):
+        problem = f"new-rule: {args.room!r} is not a rule module: one lower-case name of rules/, no folder, no leading '_' (e.g. groups, job_deletion, practice)"
         print(problem, file=sys.stderr)
         return 2
-    path = write(args.room, args.rule_id, args.scope)
+    module = args.room.removesuffix(".py")
+    if args.dry_run:
+        for how, name, why in touched(module):
+            print(f"{how:<11} {name:<42} {why}")
+        return 0
+    path = write(module, args.rule_id, args.scope, args.kind or kind_of(module))
     ruff = REPO / ".venv" / "bin" / "ruff"
     if ruff.exists():  # merge the added imports into the module's own (isort), drop the unused ones
         subprocess.run([str(ruff), "check", "--fix", "--select", "I,F401,F811", "--quiet", str(path)], check=False)
     print(f"new-rule: wrote {args.rule_id} ({args.scope} rule) with both examples to {path.relative_to(REPO)}")
     print("next: replace every TODO (prose, the check, the examples, violating_path), then")
-    print("  scripts/gen-rule-docs && scripts/gen-policy-config")
+    print("  scripts/gen-rule-docs && scripts/gen-admission-docs && scripts/gen-policy-config")
     print("  .venv/bin/python -m pytest -q tests/rules tests/test_three_shells.py")
     return 0
 

@@ -5,8 +5,8 @@ LimitRanges, PriorityClasses, Kueue queues, the objects a spec names), :class:`S
 the Kubernetes API read-only (one list request per kind, a deadline, cached per process: once per preview or lint
 run), and the pure verdicts the catalogue's ``preflight`` rules (``rules/preflight.py``) turn into findings:
 :func:`placement` (can a group's Pod ever be placed), :func:`quota_verdicts` and :func:`kueue_problem`,
-:func:`missing_references`. The small read-only REST client the components' await and change plan use lives here
-too (:class:`KubeClient`), so the linter reads a cluster without the Pulumi shell.
+:func:`missing_references`. The cluster is read through :mod:`pulumi_kuberay.kubeclient`, the read-only REST client
+the components' await and change plan and ``kuberay-lint`` use too.
 """
 
 from __future__ import annotations
