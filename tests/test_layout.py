@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from pulumi_kuberay.rules import _catalogue, _engine
 
 ROOT = Path(__file__).resolve().parent.parent
