@@ -311,3 +311,59 @@ def test_a_group_without_a_topology_selector_is_not_judged() -> None:
     doc = _tpu("4x4", "4", 1)
     del _worker(doc)["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-tpu-topology"]
     assert _found(doc, "tpu-hosts-topology-mismatch") == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The critical contract: what Ray detects on the node itself makes an infeasible request at most high
+
+
+def _neuron_service(*env: dict[str, Any], device: str = "aws.amazon.com/neuron") -> dict[str, Any]:
+    """An Inferentia blueprint: the worker is granted Neuron devices, the deployment asks for neuron_cores."""
+    doc = _service("ray_actor_options:", "  num_cpus: 1", "  resources:", "    neuron_cores: 2")
+    _limits(_worker(doc), {"cpu": "8", "memory": "32Gi", device: "1"})
+    if env:
+        _ray(_worker(doc))["env"] = list(env)
+    return doc
+
+
+def test_neuron_devices_make_neuron_cores_uncertain_high_not_critical() -> None:
+    [(rule_id, severity, path, message)] = _found(_neuron_service())
+    assert (rule_id, severity, path) == ("serve-replica-infeasible", "high", f"spec.{ACTOR}")
+    assert "not certain: group 'small-group' may offer it" in message
+    assert "granted aws.amazon.com/neuron, which Ray's accelerator managers may detect and advertise" in message
+
+
+def test_neuroncore_is_what_kuberay_passes_so_its_amount_is_certain() -> None:
+    """aws.amazon.com/neuroncore is in customAcceleratorToRayResourceMap: KubeRay passes neuron_cores 1, which Ray
+    takes over what it detects; 2 per replica then never fits."""
+    [(rule_id, severity, _, message)] = _found(_neuron_service(device="aws.amazon.com/neuroncore"))
+    assert (rule_id, severity) == ("serve-replica-infeasible", "critical")
+    assert "not certain" not in message
+
+
+def test_ray_override_resources_in_env_is_high_naming_it() -> None:
+    doc = _service("ray_actor_options:", "  num_cpus: 1", "  resources:", "    special: 1")
+    _ray(_worker(doc))["env"] = [{"name": "RAY_OVERRIDE_RESOURCES", "value": '{"special": 4}'}]
+    [(rule_id, severity, _, message)] = _found(doc)
+    assert (rule_id, severity) == ("serve-replica-infeasible", "high")
+    assert "RAY_OVERRIDE_RESOURCES in the Ray container's env overrides the node's resources" in message
+    other = _service("ray_actor_options:", "  num_cpus: 1", "  resources:", "    other: 1")
+    _ray(_worker(other))["env"] = [{"name": "RAY_OVERRIDE_RESOURCES", "value": '{"special": 4}'}]
+    assert [f[1] for f in _found(other)] == ["critical"]  # the override names another resource: still certain
+
+
+def test_gpu_nodes_tolerated_without_a_gpu_request_is_high() -> None:
+    doc = _service("ray_actor_options:", "  num_cpus: 1", "  num_gpus: 1")
+    _worker(doc)["template"]["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    [(rule_id, severity, _, message)] = _found(doc)
+    assert (rule_id, severity) == ("serve-replica-infeasible", "high")
+    assert "the Pod tolerates nvidia.com/gpu without requesting a GPU" in message
+    plain = _service("ray_actor_options:", "  num_cpus: 1", "  num_gpus: 1")
+    assert [f[1] for f in _found(plain)] == ["critical"]
+
+
+def test_entrypoint_on_neuron_devices_is_high() -> None:
+    doc = example_job(entrypointResources='{"neuron_cores": 1}')
+    _limits(_worker(doc), {"cpu": "8", "memory": "32Gi", "aws.amazon.com/neuron": "1"})
+    [(rule_id, severity, _, _)] = _found(doc, "rayjob-entrypoint-infeasible")
+    assert (rule_id, severity) == ("rayjob-entrypoint-infeasible", "high")

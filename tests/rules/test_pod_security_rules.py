@@ -75,3 +75,44 @@ def test_restricted_only_gaps_keep_their_weight(environment: str | None, severit
     assert _baseline(doc, environment=environment) == []
     found = [f for f in rules.check(doc, environment=environment) if f.rule_id == "pod-security-restricted"]
     assert [f.severity for f in found] == [severity]
+
+
+# --------------------------------------------------------------------------------------------------
+# secret-in-plain-env: a secret is a value, not a name that contains TOKEN
+
+
+def _env_findings(name: str, value: str) -> list[str]:
+    doc = copy.deepcopy(ray_cluster())
+    _worker_pod(doc)["containers"][0]["env"] = [{"name": name, "value": value}]
+    return [f.path for f in rules.check(doc) if f.rule_id == "secret-in-plain-env"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HF_TOKEN", "hf_abcdefghijklmnop"),
+        ("OPENAI_API_KEY", "sk-abc123"),
+        ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG"),
+        ("DB_PASSWORD", "hunter2"),
+        ("WANDB_APIKEY", "0123abcd"),
+        ("DATABASE_CREDENTIALS", "postgres://user:pw@db:5432/app"),
+    ],
+)
+def test_a_secret_value_under_a_secret_name_is_found(name: str, value: str) -> None:
+    assert _env_findings(name, value) == ["spec.workerGroupSpecs[0].template.spec.containers[0].env[0].value"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("CHUNK_SIZE_TOKENS", "512"),  # a count, and TOKENS is not a token
+        ("MAX_TOKENS", "4096"),
+        ("GOOGLE_APPLICATION_CREDENTIALS", "/var/secrets/google/key.json"),  # where the secret is, not the secret
+        ("HF_TOKEN", "$(HF_TOKEN_FROM_SECRET)"),
+        ("VAULT_TOKEN_URL", "https://vault:8200/v1/auth"),
+        ("TOKEN_SERVICE", "https://tokens.internal/api"),  # a URL without credentials
+        ("SECRET_REFRESH_SECONDS", "300"),
+    ],
+)
+def test_counts_locations_and_references_are_not_secrets(name: str, value: str) -> None:
+    assert _env_findings(name, value) == []

@@ -124,7 +124,8 @@ def test_groups_of_different_ray_releases_are_critical() -> None:
     # `ray start` raises "Version mismatch" (check_version_info) and its container is restarted forever
     found = [f for f in rules.check(_two_releases("rayproject/ray:2.52.0", "rayproject/ray:2.52.1"))
              if f.rule_id == "image-ray-version-mismatch"]  # fmt: skip
-    assert sorted((f.severity, f.path) for f in found) == [("critical", _WORKER), ("high", _WORKER)]
+    # rayVersion 2.52.0 against the worker's 2.52.1: no KubeRay threshold between them, so that part is low
+    assert sorted((f.severity, f.path) for f in found) == [("critical", _WORKER), ("low", _WORKER)]
     critical = next(f for f in found if f.severity == "critical")
     assert "different Ray versions (2.52.0 at" in critical.message and "Version mismatch" in critical.message
     assert critical.fix == "use one Ray image (one Ray release, one Python) for the head and every worker group"
@@ -146,3 +147,35 @@ def test_groups_of_different_pythons_are_critical(head: str, worker: str) -> Non
                                               ("rayproject/ray:2.52.0-py311", "mycorp/ray-worker:1.0-py312")])  # fmt: skip
 def test_a_python_the_tag_does_not_show_is_not_judged(head: str, worker: str) -> None:
     assert _found(_two_releases(head, worker)) == []
+
+
+def test_rayversion_gap_is_high_only_across_a_kuberay_threshold() -> None:
+    """KubeRay builds or validates differently by rayVersion only at RAY_VERSION_THRESHOLDS (2.53.0: the HTTP
+    probes; 2.52.0: token auth...): a gap that crosses none leaves the operator's Pods the same."""
+    def mismatch(ray_version: str, image: str) -> list[tuple[str, str]]:
+        found = rules.check(_cluster(ray_version, image))
+        return [(f.severity, f.message) for f in found if f.rule_id == "image-ray-version-mismatch"]
+
+    low = mismatch("2.46.0", "rayproject/ray:2.47.1")  # head and worker
+    assert [s for s, _ in low] == ["low", "low"]
+    assert "no release at which KubeRay builds or validates a cluster differently" in low[0][1]
+    high = mismatch("2.51.0", "rayproject/ray:2.52.1")
+    assert [s for s, _ in high] == ["high", "high"]
+    assert "KubeRay treats Ray 2.52.0 and later differently" in high[0][1]
+
+
+@pytest.mark.parametrize("image", ["registry:5000/ray:0.0.9", "ghcr.io/acme/ray:1.2.3", "acme/ray-serve:2.41.0"])
+def test_a_teams_own_ray_image_tag_is_not_a_ray_release(image: str) -> None:
+    """Only repositories known to be tagged by Ray release (rayproject/ray, anyscale/ray, quay.io/modh/ray...) show
+    it: a team's image named ray and tagged 0.0.9 may hold Ray 2.55.1. The probe rule says medium (the tag hides
+    the release), never critical."""
+    found = [(f[0], f[1]) for f in _found(_cluster("2.55.1", image))]
+    assert ("probes-need-ray-2-53", "critical") not in found
+    assert ("probes-need-ray-2-53", "medium") in found
+    assert not [f for f in found if f[0] == "image-ray-version-mismatch"]
+
+
+@pytest.mark.parametrize("image", ["rayproject/ray:2.52.0", "123.dkr.ecr.us-east-1.amazonaws.com/rayproject/ray:2.52.0", "quay.io/modh/ray:2.52.1-py311-cu121", "anyscale/ray-llm:2.52.0"])
+def test_ray_tagged_repositories_still_show_their_release(image: str) -> None:
+    found = [(f[0], f[1]) for f in _found(_cluster("2.55.1", image))]
+    assert ("probes-need-ray-2-53", "critical") in found

@@ -65,6 +65,13 @@ def parse_kuberay_version(version: str | tuple[int, ...]) -> Version:
     return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
 
 
+#: The Ray releases at which KubeRay v1.7.0 builds or validates a cluster differently by its ``rayVersion``: the
+#: submitter's ``ray job submit`` flags (2.6.0, ``GetK8sJobCommand``), token auth (2.52.0) and Kubernetes token auth
+#: (2.55.0, ``ValidateRayClusterSpec``), HTTP health probes (2.53.0, ``supportsUnifiedHealthCheck``), worker group
+#: priority (2.56.0, ``validateWorkerGroupPriority``).
+RAY_VERSION_THRESHOLDS: tuple[tuple[int, int, int], ...] = ((2, 6, 0), (2, 52, 0), (2, 53, 0), (2, 55, 0), (2, 56, 0))
+
+
 def format_version(version: tuple[int, ...]) -> str:
     return ".".join(str(part) for part in version)
 
@@ -75,6 +82,7 @@ __all__ = [
     "KINDS",
     "LATEST_VERSION",
     "RAY_GROUP",
+    "RAY_VERSION_THRESHOLDS",
     "Version",
     "default_feature_gates",
     "format_version",

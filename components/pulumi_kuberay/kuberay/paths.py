@@ -533,6 +533,11 @@ _PLACEHOLDER = re.compile(  # text-block
 )
 
 
+def placeholder_pattern() -> str:
+    """The placeholder syntax as a regular expression (Python's, which RE2 and so CEL's ``matches`` also read)."""
+    return _PLACEHOLDER.pattern
+
+
 def placeholders(text: str) -> list[str]:
     """The template placeholders in ``text`` (``$REGISTRY``, ``${image}``, ``{{ .Values.tag }}``, ``<ns>``)."""
     return _PLACEHOLDER.findall(text)

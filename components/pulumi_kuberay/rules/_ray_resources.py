@@ -79,6 +79,9 @@ class Offer:
     amounts: dict[str, float | None] = field(default_factory=dict)
     custom_known: bool = True  # False: the group's custom resources cannot be read (every custom need may fit)
     may_detect_accelerator: bool = False  # Ray may add accelerator_type:<X> for a detected accelerator
+    #: Resources Ray may add on the node beyond what KubeRay passes to ``ray start`` (its accelerator managers, the
+    #: container's ``RAY_OVERRIDE_RESOURCES``), each with why; ``ANY_RESOURCE`` stands for every resource.
+    detected: Mapping[str, str] = field(default_factory=dict)
 
     def amount(self, resource: str) -> float | None:
         """The amount of ``resource`` one node offers, None if not known."""
@@ -233,7 +236,85 @@ def group_offer(group: GroupRef, annotations: Mapping[str, Any]) -> Offer | None
     }
     amounts.update(custom or {})
     accelerators = gpus is None or gpus > 0 or any((custom or {}).get(name) for name in CUSTOM_ACCELERATORS.values())
-    return Offer(group, amounts, custom_known=custom is not None, may_detect_accelerator=accelerators)
+    detected = _detected(template, found[1], params, amounts)
+    return Offer(group, amounts, custom_known=custom is not None, may_detect_accelerator=accelerators, detected=detected)
+
+
+#: ``Offer.detected``'s key for "any resource" (a ``RAY_OVERRIDE_RESOURCES`` that cannot be read here).
+ANY_RESOURCE = "*"
+#: What Ray's accelerator managers (``ray._private.accelerators``: ``get_resource_name``) advertise from what they
+#: detect on the node: GPUs of every vendor, TPU, AWS Neuron cores, Gaudi (HPU), Ascend (NPU), Rebellions (RBLN),
+#: FuriosaAI (FURIOSA), Mobilint (MBLT), Tenstorrent (TTNPU).
+RAY_ACCELERATOR_RESOURCES = ("GPU", "TPU", "neuron_cores", "HPU", "NPU", "RBLN", "FURIOSA", "MBLT", "TTNPU")
+#: Pod resources that are no device: what they grant gives Ray nothing to detect.
+_PLAIN_RESOURCES = ("cpu", "memory", "ephemeral-storage", "storage", "pods")
+#: Ray's environment variable whose JSON object overrides the node's resources (``ResourceAndLabelSpec``
+#: ``_load_env_resources``, ``_merge_resources``: the environment's values take precedence over ``ray start``'s).
+RAY_OVERRIDE_RESOURCES = "RAY_OVERRIDE_RESOURCES"
+
+
+def detected_reason(offer: Offer, resource: str) -> str | None:
+    """Why Ray may advertise ``resource`` on the node beyond what KubeRay passes it, or None."""
+    reason = offer.detected.get(resource) or offer.detected.get(ANY_RESOURCE)
+    if reason is None and resource.startswith(ACCELERATOR_PREFIX):
+        reason = next((offer.detected[r] for r in RAY_ACCELERATOR_RESOURCES if r in offer.detected), None)
+    return reason
+
+
+def _device_grants(limits: Mapping[str, Any], requests: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
+    """The device resources the Ray container is granted that KubeRay does not translate for ``ray start``: Ray's
+    accelerator managers detect what they expose (``aws.amazon.com/neuron`` devices -> ``neuron_cores``...)."""
+    grants = []
+    for key in sorted({str(k) for k in (*limits, *requests)}):
+        lowered = key.lower()
+        if lowered in _PLAIN_RESOURCES or lowered.startswith("hugepages-") or key in CUSTOM_ACCELERATORS:
+            continue
+        if is_gpu_resource_key(lowered) and "num-gpus" in params:
+            continue
+        grants.append(key)
+    return grants
+
+
+def _gpu_nodes_tolerated(template: PodTemplateRef) -> str | None:
+    """The Pod may land on a GPU node without asking for a GPU: a toleration of a GPU taint (or of every taint), or
+    a node selector on a GPU label; the node's GPUs may then be visible to Ray (a CUDA image sets
+    ``NVIDIA_VISIBLE_DEVICES=all``)."""
+    for toleration in as_list(template.pod_spec.get("tolerations")):
+        key = str(as_dict(toleration).get("key") or "")
+        if (key and is_gpu_resource_key(key.lower())) or (not key and as_dict(toleration).get("operator") == "Exists"):
+            return f"the Pod tolerates {key or 'every taint'} without requesting a GPU"
+    for key, value in as_dict(template.pod_spec.get("nodeSelector")).items():
+        if "gpu" in f"{key}={value}".lower() or "accelerator" in str(key).lower():
+            return f"the Pod selects nodes by {key}={value} without requesting a GPU"
+    return None
+
+
+def _detected(template: PodTemplateRef, container: Mapping[str, Any], params: Mapping[str, Any], amounts: Mapping[str, float | None]) -> dict[str, str]:
+    """``Offer.detected`` of one group (see ``detected_reason``). What KubeRay passes to ``ray start`` wins over what
+    Ray detects (an accelerator manager counts only a resource not given), ``RAY_OVERRIDE_RESOURCES`` over both."""
+    gpus = amounts.get(GPU)
+    resources = as_dict(container.get("resources"))
+    detected: dict[str, str] = {}
+    grants = _device_grants(as_dict(resources.get("limits")), as_dict(resources.get("requests")), params)
+    if grants:
+        why = f"the Ray container is granted {', '.join(grants)}, which Ray's accelerator managers may detect and advertise"
+        detected.update({r: why for r in RAY_ACCELERATOR_RESOURCES if r not in amounts or (r == GPU and gpus == 0.0)})
+    tolerated = _gpu_nodes_tolerated(template) if gpus == 0.0 else None
+    if tolerated is not None:
+        detected.setdefault("GPU", f"{tolerated}, and Ray counts the GPUs it sees")
+    for env in as_list(container.get("env")):
+        if as_dict(env).get("name") != RAY_OVERRIDE_RESOURCES:
+            continue
+        why = f"{RAY_OVERRIDE_RESOURCES} in the Ray container's env overrides the node's resources"
+        try:
+            override = json.loads(str(as_dict(env).get("value")))
+        except ValueError:
+            override = None
+        if isinstance(override, dict):
+            detected.update({str(name): why for name in override})
+        else:
+            detected[ANY_RESOURCE] = why
+    return detected
 
 
 def can_have_nodes(group: GroupRef) -> bool:
@@ -264,10 +345,13 @@ def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> list[
     return offers
 
 
-def fits(need: Mapping[str, float], offer: Offer) -> bool:
-    """One node of the group can host ``need`` (every amount not known counts as enough)."""
+def fits(need: Mapping[str, float], offer: Offer, *, with_detected: bool = False) -> bool:
+    """One node of the group can host ``need`` (every amount not known counts as enough); ``with_detected``: also
+    every resource Ray may detect on the node itself (``Offer.detected``)."""
     for resource, amount in need.items():
         if amount <= 0:
+            continue
+        if with_detected and detected_reason(offer, resource) is not None:
             continue
         offered = offer.amount(resource)
         if offered is not None and offered + _EPSILON < amount:

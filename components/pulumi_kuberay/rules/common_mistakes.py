@@ -15,6 +15,7 @@ from pulumi_kuberay.kuberay.paths import (
     as_str,
     cluster_specs,
     is_unknown,
+    placeholder_pattern,
     placeholders,
     pod_templates,
     template_containers,
@@ -158,12 +159,12 @@ declare(
     rationale="The API server stores any string as an image, but the kubelet parses it as a reference ([registry/]repository[:tag][@digest], lower-case repository) and fails the container with InvalidImageName: placeholders ('<your-image>', '{{ .Values.image }}'), spaces or upper case in the repository leave every Pod of the group pending. A reference made only of shell variables ('$REGISTRY/ray:$TAG', '${IMAGE}') is a file written for envsubst: high, not critical.",
     fix="Render the template (envsubst, helm template) or write the image: e.g. 'rayproject/ray:2.52.0'.",
     check=_check_images,
-    compliant=_with_image("registry.example.com:5000/ml/ray:2.52.0-py311"),
+    compliant=_with_image("registry.internal:5000/ml/ray:2.52.0-py311"),
     violating=_with_image("<your-image>"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].image",
     fixed=patch(
         {
-            "spec.headGroupSpec.template.spec.containers[0].image": "registry.example.com:5000/ml/ray:2.52.0-py311",
+            "spec.headGroupSpec.template.spec.containers[0].image": "registry.internal:5000/ml/ray:2.52.0-py311",
         }
     ),
     # The same grammar in RE2 (an empty or blank image never matches it; an envsubst template is a finding too).
@@ -172,6 +173,122 @@ declare(
         over="container",
         path="image",
         also=(Cel(f"!has(c.autoscalerOptions) || !has(c.autoscalerOptions.image) || c.autoscalerOptions.image.matches({json.dumps('^(?:' + _REFERENCE.pattern + ')$')})", over="cluster", path="autoscalerOptions.image"),),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Registries of the reserved example domains (RFC 2606, RFC 6761): a blueprint's stand-in left in the manifest
+
+#: A registry host (port aside) in a domain reserved for examples or tests: example.com/.net/.org and their
+#: subdomains, the top-level domains .example, .invalid and .test. Public DNS never resolves them.
+_RESERVED_HOST = re.compile(r"(^|[.])example[.](com|net|org)$|[.](example|invalid|test)$")
+
+
+def reserved_registry(image: str) -> str | None:
+    """The registry host of ``image`` when it lies in a reserved example domain (``registry.example.com``)."""
+    first, slash, _ = image.partition("/")
+    if not slash or not ("." in first or ":" in first):
+        return None
+    return first if _RESERVED_HOST.search(first.lower().split(":", 1)[0]) else None
+
+
+def _check_reserved_registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for template in pod_templates(manifest):
+        for item in template_containers(template):
+            image = item.container.get("image")
+            if item.field == "ephemeralContainers" or not isinstance(image, str) or is_unknown(image):
+                continue
+            host = reserved_registry(image)
+            if host is not None:
+                yield Violation(
+                    f"image {image!r} names the registry {host}, a domain reserved for examples that public DNS never resolves: unless the cluster's container runtime mirrors it to a real registry, the pull fails (ErrImagePull) and the Pod never starts",
+                    f"{item.path}.image",
+                )
+
+
+declare(
+    id="image-registry-reserved",
+    title="Image from a reserved example domain",
+    severity="high",
+    category="correctness",
+    kinds=KINDS,
+    rationale="Blueprints and docs write registry.example.com (or a host under .example, .invalid, .test) for the reader's own registry. Left as it is, no node can resolve it and every Pod of the group stays in ErrImagePull. High, not critical: a container runtime's registry mirror configuration can map any host name to a real registry.",
+    fix="Write your registry's host in the image (e.g. 123456789012.dkr.ecr.us-west-2.amazonaws.com/ray:2.52.0).",
+    check=_check_reserved_registries,
+    compliant=_with_image("registry.internal:5000/ml/ray:2.52.0-py311"),
+    violating=_with_image("registry.example.com/ml/ray:2.52.0-py311"),
+    violating_path="spec.headGroupSpec.template.spec.containers[0].image",
+    fixed=patch({"spec.headGroupSpec.template.spec.containers[0].image": "registry.internal:5000/ml/ray:2.52.0-py311"}),
+    cel=Cel(
+        f"!has(k.image) || [k.image.split('/')].all(parts, size(parts) < 2 || !(parts[0].contains('.') || parts[0].contains(':')) || !parts[0].lowerAscii().split(':')[0].matches({json.dumps(_RESERVED_HOST.pattern)}))",
+        over="container",
+        path="image",
+        message="the image's registry is a domain reserved for examples (example.com, .example, .invalid, .test)",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Placeholders left in values the API server accepts (a node selector, a CSI volume's attributes)
+
+#: A value written in upper case with underscores (BUCKET_NAME, YOUR_NODE_POOL, PLACEHOLDER_ZONE): how blueprints mark
+#: what the reader must replace. A valid label value, so nothing refuses it; no node or bucket is named that way.
+_CAPS_PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+
+
+def _placeholder_values(template_spec: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(path, value, what) of each node-selector value and CSI volume attribute that is a placeholder."""
+    for key, value in as_dict(template_spec.get("nodeSelector")).items():
+        if isinstance(value, str) and _CAPS_PLACEHOLDER.match(value):
+            yield f"nodeSelector[{json.dumps(key)}]", value, "the node selector never matches a node: the Pods stay Pending"
+    for i, volume in enumerate(template_spec.get("volumes") or []):
+        attributes = as_dict(as_dict(as_dict(volume).get("csi")).get("volumeAttributes"))
+        for key, value in attributes.items():
+            if isinstance(value, str) and (_CAPS_PLACEHOLDER.match(value) or placeholders(value)):
+                yield f"volumes[{i}].csi.volumeAttributes[{json.dumps(key)}]", value, "the CSI driver mounts nothing by that name: the Pods stay in ContainerCreating"
+
+
+def _check_placeholder_values(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    for template in pod_templates(manifest):
+        if not isinstance(template.pod_spec.get("volumes", []), list):
+            continue
+        for path, value, what in _placeholder_values(template.pod_spec):
+            if is_unknown(value):
+                continue
+            yield Violation(
+                f"{value!r} looks like a template placeholder left unreplaced{_placeholder_note(value)}: {what}",
+                f"{template.spec_path}.{path}",
+            )
+
+
+def _with_node_selector(value: str) -> dict[str, Any]:
+    doc = ex.base_cluster()
+    doc["spec"]["workerGroupSpecs"][0]["template"]["spec"]["nodeSelector"] = {"cloud.google.com/gke-nodepool": value}
+    return doc
+
+
+_CAPS_RE2 = json.dumps(_CAPS_PLACEHOLDER.pattern)
+_ANY_PLACEHOLDER_RE2 = json.dumps(f"{_CAPS_PLACEHOLDER.pattern}|{placeholder_pattern()}")
+
+declare(
+    id="template-placeholder-left",
+    title="Placeholder left in a node selector or volume attribute",
+    severity="high",
+    category="correctness",
+    kinds=KINDS,
+    rationale="Blueprints mark what the reader must fill in with upper-case names (BUCKET_NAME, YOUR_NODE_POOL) or template syntax ($BUCKET, {{ .Values.bucket }}). In a node selector value or a CSI volume attribute the API server accepts them: the Pods then wait for a node labelled BUCKET_NAME, or the CSI driver looks for a bucket that does not exist. High: a node or bucket could, in principle, be named so.",
+    fix="Replace the placeholder with the real value (render the template, or edit the manifest).",
+    check=_check_placeholder_values,
+    compliant=_with_node_selector("gpu-pool"),
+    violating=_with_node_selector("YOUR_NODE_POOL"),
+    violating_path='spec.workerGroupSpecs[0].template.spec.nodeSelector["cloud.google.com/gke-nodepool"]',
+    fixed=patch({'spec.workerGroupSpecs[0].template.spec.nodeSelector["cloud.google.com/gke-nodepool"]': "gpu-pool"}),
+    cel=Cel(
+        f"!has(t.spec) || ((!has(t.spec.nodeSelector) || t.spec.nodeSelector.all(key, !t.spec.nodeSelector[key].matches({_CAPS_RE2}))) && (!has(t.spec.volumes) || t.spec.volumes.all(v, !has(v.csi) || !has(v.csi.volumeAttributes) || v.csi.volumeAttributes.all(a, !v.csi.volumeAttributes[a].matches({_ANY_PLACEHOLDER_RE2})))))",
+        over="template",
+        path="spec",
+        message="a node selector value or CSI volume attribute is a placeholder left unreplaced",
     ),
 )
 

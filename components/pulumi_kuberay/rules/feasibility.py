@@ -33,7 +33,9 @@ from ._ray_resources import (
     bundle_needs,
     cluster_offers,
     describe_need,
+    detected_reason,
     fits,
+    group_label,
     group_names,
     largest_offers,
     needs_of,
@@ -63,6 +65,24 @@ def _infeasible(need: dict[str, float], offers: list[Offer]) -> bool:
     return any(amount > 0 for amount in need.values()) and not any(fits(need, offer) for offer in offers)
 
 
+def _uncertainty(need: dict[str, float], offers: list[Offer]) -> str | None:
+    """Why an infeasible ``need`` may still be placed: a group that would host it if Ray detected on its node what
+    KubeRay does not pass to ``ray start`` (``Offer.detected``); None when nothing can (the failure is certain)."""
+    for offer in offers:
+        if fits(need, offer, with_detected=True):
+            reasons = sorted({r for k in need if need[k] > 0 and (r := detected_reason(offer, k)) is not None})
+            return f"not certain: group {group_label(offer.group)} may offer it ({'; '.join(reasons)})"
+    return None
+
+
+def _infeasible_violation(message: str, path: str, need: dict[str, float], offers: list[Offer]) -> Violation:
+    """Critical when no group can host ``need`` whatever Ray detects; high, saying why, when one might."""
+    uncertain = _uncertainty(need, offers)
+    if uncertain is None:
+        return Violation(message, path)
+    return Violation(f"{message}; {uncertain}", path, severity="high")
+
+
 # --------------------------------------------------------------------------------------------------
 # Serve deployments
 
@@ -83,15 +103,19 @@ def _check_serve_replicas(doc: dict[str, Any], ctx: Context) -> Iterator[Violati
         options = deployment.get("ray_actor_options")
         need = needs_of(options, default_cpus=SERVE_REPLICA_DEFAULT_CPUS) if isinstance(options, dict) else None
         if need is not None and _infeasible(need, offers):
-            yield Violation(
+            yield _infeasible_violation(
                 f"{label} needs {describe_need(need)} per replica, which no group can ever host (groups that can have nodes: {group_names(offers)}; the largest offers: {largest_offers(need, offers)}); its replicas stay pending and the RayService never turns ready",
                 f"{path}.ray_actor_options",
+                need,
+                offers,
             )
         for i, bundle in bundle_needs(deployment.get("placement_group_bundles")):
             if _infeasible(bundle, offers):
-                yield Violation(
+                yield _infeasible_violation(
                     f"{label}: placement group bundle {i} needs {describe_need(bundle)}, which no group can ever host (groups that can have nodes: {group_names(offers)}; the largest offers: {largest_offers(bundle, offers)}); the placement group stays pending",
                     f"{path}.placement_group_bundles[{i}]",
+                    bundle,
+                    offers,
                 )
 
 
@@ -214,9 +238,11 @@ def _check_entrypoint(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             continue
         offers = cluster_offers(ref, ref.annotations)
         if offers is not None and _infeasible(need, offers):
-            yield Violation(
+            yield _infeasible_violation(
                 f"the entrypoint needs {describe_need(need)}, which no group of the job's cluster can ever host (groups that can have nodes: {group_names(offers)}; the largest offers: {largest_offers(need, offers)}); the job stays pending and never runs",
                 f"{path}.{_blamed_field(need, offers)}",
+                need,
+                offers,
             )
 
 

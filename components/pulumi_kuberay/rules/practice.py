@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay import CLIENT_PORT, DASHBOARD_PORT, SERVE_PORT
+from pulumi_kuberay.kuberay.api import RAY_VERSION_THRESHOLDS, format_version
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
@@ -103,13 +104,30 @@ def _python_of_image(image: str) -> str | None:
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
+#: Repositories whose tags are Ray releases, wherever they are mirrored: Ray's own (rayproject/ray:2.52.0-py311-gpu,
+#: ray-ml, ray-llm), Anyscale's, and the Open Data Hub / CodeFlare builds (quay.io/modh/ray:2.52.1-py311-cu121). Any
+#: other image's tag is its owner's numbering (registry:5000/ray:0.0.9 may hold Ray 2.55): it shows no Ray release.
+_RAY_TAGGED_REPOSITORY = re.compile(r"(?:^|/)(?:rayproject|anyscale|project-codeflare|modh)/ray(?:-ml|-llm)?$")
+
+
+def _repository(image: str) -> str:
+    """The image reference without its digest and tag (``registry:5000/team/ray``)."""
+    name = image.split("@", 1)[0]
+    return name.rsplit(":", 1)[0] if ":" in name.rsplit("/", 1)[-1] else name
+
+
+def _ray_tagged(image: str) -> bool:
+    """The image's tag names the Ray release inside it (``_RAY_TAGGED_REPOSITORY``)."""
+    return _RAY_TAGGED_REPOSITORY.search(_repository(image).lower()) is not None
+
+
 def _ray_version_of_image(image: str) -> str | None:
-    # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu
-    # says nothing about the Ray inside it. A known digest (_KNOWN_RAY_DIGESTS) names its release as well as a tag.
+    # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu, or
+    # named ray and tagged with its build number, says nothing about the Ray inside it. A known digest
+    # (_KNOWN_RAY_DIGESTS) names its release as well as a tag.
     if (known := _known_digest(image)) is not None:
         return known[0]
-    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    if "ray" not in repository.lower():
+    if not _ray_tagged(image):
         return None
     tag = image_tag(image)
     match = _VERSION_IN_TAG.match(tag) if tag else None
@@ -151,12 +169,14 @@ def _probe_failure(ref: ClusterSpecRef, ctx: Context, container: dict[str, Any],
 def _hidden_version(image: str) -> bool:
     """A Ray image whose reference does not show its Ray release: a digest only, or a tag that is not a version
     (nightly and latest are the newest Ray, which answers /api/healthz)."""
-    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    if "ray" not in repository.lower():
+    name = _repository(image).rsplit("/", 1)[-1]
+    if "ray" not in name.lower():
         return False  # a team's own image: its tag never names the Ray inside, so there is nothing to read
     tag = image_tag(image)
     if tag is None:
         return "@" in image
+    if not _ray_tagged(image):
+        return True  # a Ray image of a team's own registry: its tag is the team's numbering, not a Ray release
     return not (tag.startswith(("nightly", "latest")) or _VERSION_IN_TAG.match(tag))
 
 
@@ -209,13 +229,35 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                 seen.setdefault(version, path)
                 continue  # probes-need-ray-2-53 reports it, critical
             if ray_version and not ray_version.startswith(version) and not version.startswith(ray_version):
-                yield Violation(
-                    f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; KubeRay picks features (auth, probes, autoscaler) by rayVersion",
-                    path,
-                    fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
-                )
+                crossed = _thresholds_between(ray_version, version)
+                if crossed is None or crossed:
+                    yield Violation(
+                        f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; KubeRay picks features (auth, probes, job submission, priority) by rayVersion{_crossed_note(crossed)}",
+                        path,
+                        fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
+                    )
+                else:
+                    yield Violation(
+                        f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; no release at which KubeRay builds or validates a cluster differently lies between them, so the operator builds the same Pods: keep them equal so the next upgrade does not cross one unseen",
+                        path,
+                        fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
+                        severity="low",
+                    )
             seen.setdefault(version, path)
         yield from _versions_across_groups(seen, pythons)
+
+
+def _thresholds_between(ray_version: str, image_version: str) -> list[str] | None:
+    """The KubeRay thresholds (``RAY_VERSION_THRESHOLDS``) between rayVersion and the image's Ray; None when either
+    is not a version."""
+    a, b = parse_generic_version(ray_version), parse_generic_version(image_version)
+    if a is None or b is None:
+        return None
+    return [format_version(t) for t in RAY_VERSION_THRESHOLDS if (a < t) != (b < t)]
+
+
+def _crossed_note(crossed: list[str] | None) -> str:
+    return f", and KubeRay treats Ray {', '.join(crossed)} and later differently" if crossed else ""
 
 
 def _versions_across_groups(releases: dict[str, str], pythons: dict[str, str]) -> Iterator[Violation]:
@@ -428,7 +470,7 @@ declare(
     severity="high",
     category="correctness",
     kinds=KINDS,
-    rationale="KubeRay enables features by rayVersion while the image decides what actually runs (high when only rayVersion differs from the images' Ray); Ray refuses to connect nodes of different Ray or Python versions: critical when the Ray containers' images show different Ray releases or Pythons across groups (a worker's `ray start` raises Version mismatch in check_version_info and its container is restarted forever).",
+    rationale="KubeRay enables features by rayVersion while the image decides what actually runs (high when rayVersion and the images' Ray lie on two sides of a release at which KubeRay builds or validates a cluster differently: 2.6.0, 2.52.0, 2.53.0, 2.55.0, 2.56.0; low when no such release lies between them); Ray refuses to connect nodes of different Ray or Python versions: critical when the Ray containers' images show different Ray releases or Pythons across groups (a worker's `ray start` raises Version mismatch in check_version_info and its container is restarted forever).",
     fix="Use one Ray image version for head and workers and set rayVersion to it.",
     check=_image_version,
     compliant=_CLUSTER,
@@ -450,7 +492,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     since="1.6",  # supportsUnifiedHealthCheck came with KubeRay v1.6.0
-    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53, or the image is a digest that a client pins as its default and names the release of (codeflare-sdk's quay.io/modh/ray images); medium when a Ray image is pinned by another digest or a tag without a version, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
+    rationale="For rayVersion >= 2.53.0 KubeRay (1.6 and later) builds the Ray container's liveness and readiness probes as HTTP GET /api/healthz on the dashboard agent (supportsUnifiedHealthCheck, initLivenessAndReadinessProbe); Ray before 2.53 answers 404 there, so the Pods never turn Ready and are restarted forever (a runtime failure, not a rejection: the operator and the API server accept the object). Critical when the image tag shows Ray < 2.53 (only the tags of repositories known to be tagged by Ray release show it: rayproject/ray, ray-ml, ray-llm, anyscale/ray, quay.io/modh/ray, project-codeflare/ray; a team's own image named ray is tagged by its own numbering), or the image is a digest that a client pins as its default and names the release of (codeflare-sdk's quay.io/modh/ray images); medium when a Ray image is pinned by another digest, a tag without a version or a team's own numbering, which hides the Ray release these probes need. Probes the user sets on the Ray container are kept by the operator: with both set, no finding.",
     fix="Use a Ray >= 2.53 image for rayVersion >= 2.53 (or set rayVersion to the image's Ray); tag a digest-pinned image with its Ray version.",
     check=_readiness,
     compliant=_CLUSTER,

@@ -48,10 +48,25 @@ _BASELINE_CAPS = {
     "SETUID",
     "SYS_CHROOT",
 }
-_SECRET_NAME = re.compile(r"(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)", re.I)
+#: Names of a secret: a password or secret anywhere in the name; a token, key or credential as a word of it
+#: (HF_TOKEN, OPENAI_API_KEY; not CHUNK_SIZE_TOKENS or MAX_TOKENS, which are counts).
+_SECRET_NAME = re.compile(r"PASSWORD|PASSWD|SECRET|(?:^|_)(?:TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)(?:_|$)", re.I)
 #: Names that mention a secret but hold a switch or a location, never the secret itself.
 _NOT_A_SECRET = re.compile(r"(ENABLE|MODE|PATH|FILE|_DIR|_URL|_NAME)", re.I)
 _FLAG_VALUES = {"true", "false", "0", "1", "yes", "no", "on", "off"}
+_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
+
+
+def _secret_value(value: str) -> bool:
+    """A value that can be a secret: not a variable reference, a switch, a number, a file location
+    (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json names where the secret is) or a URL without credentials."""
+    text = value.strip()
+    if not text or text.startswith("$") or text.lower() in _FLAG_VALUES or _NUMBER.fullmatch(text):
+        return False
+    if text.startswith(("/", "./", "../", "~/")):
+        return False
+    scheme, sep, rest = text.partition("://")
+    return not (sep and scheme.isalpha() and "@" not in rest.split("/", 1)[0])
 
 
 def _all_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -301,8 +316,8 @@ def _secret_literals(manifest: dict[str, Any], ctx: Context) -> Iterator[Violati
                     continue
                 name, value = entry.get("name"), entry.get("value")
                 if isinstance(name, str) and _SECRET_NAME.search(name) and isinstance(value, str) and value:
-                    if value.startswith("$") or value.lower() in _FLAG_VALUES or _NOT_A_SECRET.search(name):
-                        continue  # a variable reference, a switch or a location: not a secret value
+                    if not _secret_value(value) or _NOT_A_SECRET.search(name):
+                        continue  # a variable reference, a switch, a count or a location: not a secret value
                     yield Violation(
                         f"env {name} holds a literal value: secrets in the CR are readable by anyone who can read the CR",
                         join(path, "env", i, "value"),
