@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from pulumi_kuberay.cli import _rule_help
 from pulumi_kuberay.cli._lint_findings import LocatedFinding
-from pulumi_kuberay.rules import INTERNAL_ERROR_RULE_ID, Rule, render_text
+from pulumi_kuberay.rules import INTERNAL_ERROR_RULE_ID, Rule, Target, render_text, severity_in_force
 
 TOOL_NAME = "kuberay-lint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -164,11 +164,18 @@ def artifact_location(file: str, base: Path) -> dict[str, str]:
     return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
 
 
-def _descriptor(rule: Rule) -> dict[str, Any]:
+def _descriptor(rule: Rule, target: Target) -> dict[str, Any]:
+    """The rule's SARIF descriptor at its severity in force for ``target`` (the default where it reports
+    nothing there), saying the default and why where they differ."""
+    in_force = severity_in_force(rule, target)
+    severity = in_force.severity or rule.severity
     tags = [rule.category, *rule.operator_rules]
-    properties: dict[str, Any] = {"tags": tags, "scope": rule.scope}
+    properties: dict[str, Any] = {"tags": tags, "scope": rule.scope, "severity": severity}
+    if in_force.differs:
+        properties["defaultSeverity"] = rule.severity
+        properties["severityInForce"] = in_force.text()
     if rule.category == "security":
-        properties["security-severity"] = _rule_help.SECURITY_SEVERITY[rule.severity]
+        properties["security-severity"] = _rule_help.SECURITY_SEVERITY[severity]
     return {
         "id": rule.id,
         "name": rule.id,
@@ -176,7 +183,7 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": rule.rationale},
         "help": {"text": render_text(rule.fix, "cli")},
         "helpUri": _rule_help.help_uri(rule.id),
-        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
         "properties": properties,
     }
 
@@ -194,21 +201,28 @@ def _internal_error_descriptor() -> dict[str, Any]:
     }
 
 
-def sarif_rules(*, internal_error: bool = False) -> list[dict[str, Any]]:
+def sarif_rules(*, internal_error: bool = False, target: Target | None = None) -> list[dict[str, Any]]:
     """The driver's rule list: every rule of the catalogue, of every scope, by id (as ruff lists every rule it
-    has), then ``internal-error`` when a finding needs it."""
+    has), at its severity in force for ``target``, then ``internal-error`` when a finding needs it."""
+    target = (target or Target()).override(audience="cli")
     ordered = sorted(_rule_help.all_rules(), key=lambda r: r.id)
-    return [*(_descriptor(rule) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
+    return [*(_descriptor(rule, target) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
 
 
 def to_sarif(
-    findings: Sequence[LocatedFinding], base: Path, *, extra_rules: Sequence[dict[str, Any]] = ()
+    findings: Sequence[LocatedFinding],
+    base: Path,
+    *,
+    extra_rules: Sequence[dict[str, Any]] = (),
+    target: Target | None = None,
 ) -> dict[str, Any]:
-    """SARIF 2.1.0 of the findings; ``extra_rules``: descriptors of rules outside the catalogue that findings
-    name (``kuberay-lint --diff``: the change rules and its plan lines)."""
+    """SARIF 2.1.0 of the findings; the rule descriptors at their severity in force for ``target`` (the lint's
+    settings); ``extra_rules``: descriptors of rules outside the catalogue that findings name (``kuberay-lint
+    --diff``: its plan lines)."""
     base = Path(os.path.normpath(base.resolve()))
+    internal = any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings)
     descriptors = [
-        *sarif_rules(internal_error=any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings)),
+        *sarif_rules(internal_error=internal, target=target),
         *extra_rules,
     ]
     index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
@@ -236,6 +250,8 @@ def to_sarif(
         }
         if f.containers:
             result["properties"]["containers"] = list(f.containers)
+        if f.finding.severity_why:
+            result["properties"]["severityWhy"] = f.finding.severity_why
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,

@@ -247,12 +247,16 @@ def _sort_key(f: LocatedFinding) -> tuple[Any, ...]:
 
 def info_command(args: argparse.Namespace) -> int | None:
     """``--list-rules`` / ``--explain-rule``: print and return the exit status (None: neither was asked)."""
+    if not (args.list_rules or args.explain_rule):
+        return None
+    config = LintConfig() if args.no_config else load_config(Path(args.config) if args.config else None)
+    target = target_of(args, config)  # the severities in force for the settings a lint would use
     if args.list_rules:
-        sys.stdout.write(_rule_help.list_rules())
+        sys.stdout.write(_rule_help.list_rules(target))
         return 0
     if args.explain_rule:
         try:
-            sys.stdout.write(_rule_help.explain_rule(args.explain_rule))
+            sys.stdout.write(_rule_help.explain_rule(args.explain_rule, target))
         except KeyError:
             print(f"{TOOL_NAME}: no rule {args.explain_rule!r} (see {TOOL_NAME} --list-rules)", file=sys.stderr)
             return 2
@@ -319,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         sarif_root = Path(args.sarif_root) if args.sarif_root else config.root
         extra = _lint_cluster.descriptors() if args.live else ()
-        json.dump(to_sarif(shown, sarif_root, extra_rules=extra), sys.stdout, indent=2)
+        json.dump(to_sarif(shown, sarif_root, extra_rules=extra, target=target), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         colour = args.color == "always" or (
@@ -346,14 +350,14 @@ def _manifests(docs: Sequence[RayDoc]) -> dict[tuple[str, str, str, str], Any]:
 
 def run_or_explain(args: argparse.Namespace) -> int:
     """The exit status of a parsed command line that asks for more than ``--help`` / ``--version``."""
-    info = info_command(args)
-    if info is not None:
-        return info
     problem = _lint_cluster.check_options(args)
-    if problem is not None:
+    if problem is not None and not (args.list_rules or args.explain_rule):
         print(f"{TOOL_NAME}: error: {problem}", file=sys.stderr)
         return 2
     try:
+        info = info_command(args)
+        if info is not None:
+            return info
         if args.diff or args.diff_git:
             from pulumi_kuberay.cli._lint_diff import run_diff
 
