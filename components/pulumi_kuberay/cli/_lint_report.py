@@ -206,7 +206,8 @@ def sarif_rules(*, internal_error: bool = False, target: Target | None = None) -
     has), at its severity in force for ``target``, then ``internal-error`` when a finding needs it."""
     target = (target or Target()).override(audience="cli")
     ordered = sorted(_rule_help.all_rules(), key=lambda r: r.id)
-    return [*(_descriptor(rule, target) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
+    descriptors = [_descriptor(rule, target) for rule in ordered]
+    return [*descriptors, *([_internal_error_descriptor()] if internal_error else [])]
 
 
 def to_sarif(

@@ -59,9 +59,9 @@ from ._options import OrgOptions, kebab
 from .target import Target, TargetError
 
 if TYPE_CHECKING:  # only its type: the plan is imported when a change is judged (check_change)
-    from pulumi_kuberay.rules._severity import SeverityInForce
     from pulumi_kuberay.plan import Change
     from pulumi_kuberay.preflight import ClusterSnapshot
+    from pulumi_kuberay.rules._severity import SeverityInForce
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",

@@ -18,7 +18,6 @@ from ._engine import ChangeSubject, Context, Severity, Violation, declare
 from ._examples import add_env, example, example_service, head_container_of
 from ._fixed import patch
 
-
 #: Why a _prod_high finding's severity is not the rule's default (said only when it differs).
 _PROD_WHY = "high in prod, medium elsewhere"
 

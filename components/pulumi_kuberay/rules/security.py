@@ -251,7 +251,7 @@ def _pss(profile: PodSecurityProfile) -> Callable[[dict[str, Any], Context], Ite
                     f"{_where(template)} does not meet the Pod Security Standard {profile!r}: {listed}",
                     template.spec_path,
                     severity=_advice(profile, ctx),
-                    severity_why="advice while the namespace does not enforce this profile: medium in prod, low elsewhere; critical where it is enforced",
+                    severity_why="advice while the namespace does not enforce this profile: low, medium in prod",
                 )
 
     return check
