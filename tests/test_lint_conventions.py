@@ -131,7 +131,9 @@ def test_deadline_finding_says_why_it_is_low_and_the_list_shows_the_rule(
     assert _listed(out, "rayjob-deadline-unbounded").split()[1] == "medium"
 
 
-def test_gcs_ft_in_force_per_environment_and_on_a_raycluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gcs_ft_in_force_per_environment_and_on_a_raycluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The issue's second example: --explain-rule said high, a prod lint gave medium, neither said why."""
     code, out, _ = _run(capsys, "--explain-rule", "gcs-ft-missing-in-prod")
     assert code == 0
@@ -147,7 +149,9 @@ def test_gcs_ft_in_force_per_environment_and_on_a_raycluster(tmp_path: Path, cap
     assert found[0]["message"].endswith("(medium for a RayCluster: high is for a RayService, which drops traffic)")
 
 
-def test_environment_dependent_rule_shows_the_severity_in_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_environment_dependent_rule_shows_the_severity_in_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, out, _ = _run(capsys, "--list-rules", "--environment", "prod")
     assert _listed(out, "autoscaling-bounds-explicit").split()[1] == "high"
     assert _listed(out, "autoscaling-bounds-explicit").endswith("(default medium)")
@@ -298,7 +302,9 @@ def test_compact_keeps_the_first_clause_whole(tmp_path: Path, capsys: pytest.Cap
     assert _short(long_one_clause) == long_one_clause  # one clause: nothing to cut
 
 
-def test_the_baseline_and_the_config_are_never_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_baseline_and_the_config_are_never_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`kuberay-lint . --baseline .kuberay-lint-baseline.json` counted the baseline as an input."""
     _write(tmp_path, "job.yaml", JOB_WITHOUT_DEADLINE)
     monkeypatch.chdir(tmp_path)
@@ -334,7 +340,9 @@ spec:
 """
 
 
-def test_diff_fails_on_a_new_high_finding_of_the_object_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_fails_on_a_new_high_finding_of_the_object_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The pull-request gate: a change that exposes the dashboard (a high finding of the object, not of the
     change) failed a plain lint of the new files, but `--diff` exited 0."""
     old = _write(tmp_path, "old/c.yaml", NEW_SIDE_ONLY_BAD.replace("    serviceType: LoadBalancer\n", "")).parent

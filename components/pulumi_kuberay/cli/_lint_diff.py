@@ -88,8 +88,12 @@ def _pair(old: Sequence[RayDoc], new: Sequence[RayDoc]) -> Iterator[tuple[RayDoc
 def new_catalogue_findings(before: RayDoc | None, after: RayDoc, target: Target) -> list[LocatedFinding]:
     """The catalogue's findings of the new side of one object that its old side did not have (same rule, same
     field by its stable path): what the change brings in, as a plain lint of the new files would report it."""
-    had = {(f.finding.rule_id, f.stable_path) for f in lint_documents([before], target, stack_rules=False)} if before else set()
-    return [f for f in lint_documents([after], target, stack_rules=False) if (f.finding.rule_id, f.stable_path) not in had]
+    def keys(doc: RayDoc) -> set[tuple[str, str]]:
+        return {(f.finding.rule_id, f.stable_path) for f in lint_documents([doc], target, stack_rules=False)}
+
+    had = keys(before) if before else set()
+    found = lint_documents([after], target, stack_rules=False)
+    return [f for f in found if (f.finding.rule_id, f.stable_path) not in had]
 
 
 def diff_documents(
@@ -228,7 +232,13 @@ def _sarif(changes: Sequence[ObjectChange], base: Path, target: Target) -> dict[
 
 
 def _text(
-    changes: Sequence[ObjectChange], unchanged: int, out: TextIO, *, show_fixes: bool, compact: bool, catalogue: bool = True
+    changes: Sequence[ObjectChange],
+    unchanged: int,
+    out: TextIO,
+    *,
+    show_fixes: bool,
+    compact: bool,
+    catalogue: bool = True,
 ) -> None:
     width = None if compact else text_width(out)
     for item in changes:
@@ -321,7 +331,8 @@ def run_diff(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif args.format == "concise":
         for change in changes:
-            sys.stdout.write(f"{change.doc.file}:{change.doc.start_line or 1}:1: plan {change.ref}: {change.change.line()}\n")
+            where = f"{change.doc.file}:{change.doc.start_line or 1}:1"
+            sys.stdout.write(f"{where}: plan {change.ref}: {change.change.line()}\n")
             sys.stdout.writelines(concise_line(f) + "\n" for f in change.findings)
     elif args.format == "github":
         sys.stdout.writelines(github_annotation(f) + "\n" for c in changes for f in c.findings)
@@ -330,7 +341,8 @@ def run_diff(args: argparse.Namespace) -> int:
         json.dump(_sarif(changes, base, target), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _text(changes, unchanged, sys.stdout, show_fixes=args.show_fixes, compact=args.compact, catalogue=not args.change_rules_only)
+        catalogue_too = not args.change_rules_only
+        _text(changes, unchanged, sys.stdout, show_fixes=args.show_fixes, compact=args.compact, catalogue=catalogue_too)
     if problems:
         return 2
     threshold = SEVERITY_ORDER[args.fail_on or config.fail_on or "high"]
