@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         parser.error("give either DIR (write a pack directory) or --path (print the installed one)")
     if importlib.util.find_spec("pulumi_policy") is None:
         print(
-            f"{prog}: warning: pulumi-policy is not installed here; the pack needs pip install 'pulumi-kuberay[policy]' in the Python environment the engine will use",
+            f"{prog}: warning: pulumi-policy is not installed here; the pack needs it in the Python environment the engine will use (pip install 'pulumi-policy>=1.21.0,<2', or the package with its policy extra)",
             file=sys.stderr,
         )
     if args.path:
