@@ -405,3 +405,13 @@ def test_docs_install_lines_name_a_source_that_exists(doc: str) -> None:
     assert installs
     for line in installs:
         assert "git+https://github.com/pulumi-kuberay/pulumi-kuberay" in line or ".whl" in line, line
+
+
+def test_policy_pack_doc_flags_exist() -> None:
+    from pulumi_kuberay.policy.__main__ import _parser as pack_parser
+
+    text = (REPO / "docs" / "policy-pack.md").read_text()
+    known = {option for action in pack_parser("kuberay-policy-pack")._actions for option in action.option_strings}
+    lines = re.findall(r"kuberay-policy-pack[^\n`]*", text) + re.findall(r"`kuberay-policy-pack[^`]*`", " ".join(text.split()))
+    flags = {flag for line in lines for flag in re.findall(r"(--[a-z][a-z-]+)", line)}
+    assert {"--virtualenv", "--policy-configs", "--force", "--version"} <= flags <= known, flags - known
