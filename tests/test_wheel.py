@@ -147,7 +147,10 @@ def test_installed_package_is_not_the_repository(fresh: FreshVenv) -> None:
 
 def test_cli_rule_reference_from_the_installed_package(fresh: FreshVenv) -> None:
     listing = fresh.run("kuberay-lint", "--list-rules").stdout
-    assert re.search(r"^pod-security-restricted\s+medium\s+security\s+", listing, re.MULTILINE)
+    # the severity in force with no environment: advice, low (the default, medium, is prod's)
+    assert re.search(r"^pod-security-restricted\s+low\s+security\s+.*\(default medium\)$", listing, re.MULTILINE)
+    prod = fresh.run("kuberay-lint", "--list-rules", "--environment", "prod").stdout
+    assert re.search(r"^pod-security-restricted\s+medium\s+security\s+", prod, re.MULTILINE)
     docs = re.search(r"installed copy: (\S+rules\.md)", listing)
     assert docs and Path(docs.group(1)).is_file() and str(fresh.root) in docs.group(1)
     explained = fresh.run("kuberay-lint", "--explain-rule", "pod-security-baseline").stdout
@@ -192,10 +195,14 @@ def test_policy_pack_directory_from_the_installed_package(fresh: FreshVenv) -> N
     target = fresh.workdir / "my-pack"
     fresh.run("kuberay-policy-pack", str(target))
     requirements = (target / "requirements.txt").read_text()
-    assert (
-        "pulumi-kuberay[policy]==0.1.0" in requirements
-        and "virtualenv" not in (target / "PulumiPolicy.yaml").read_text()
+    # installed from a wheel file: the pack installs that wheel (PEP 610 direct_url.json), not a name no index has
+    assert f"pulumi-kuberay[policy] @ {fresh.wheel.resolve().as_uri()}" in requirements.splitlines(), requirements
+    assert "virtualenv" not in (target / "PulumiPolicy.yaml").read_text()
+    # and pip resolves the file as written, from local files alone (what `pulumi install` runs in the pack)
+    resolved = fresh.run(
+        "python", "-m", "pip", "install", "--dry-run", "--no-index", "-r", str(target / "requirements.txt"), check=False
     )
+    assert resolved.returncode == 0, resolved.stderr[-2000:]
     # the pack's program imports and builds every policy in the fresh venv (no repository on sys.path)
     count = fresh.run(
         "python", "-c", "from pulumi_kuberay.policy._pack import build_policies; print(len(build_policies()))"

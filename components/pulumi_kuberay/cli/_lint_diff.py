@@ -1,5 +1,7 @@
 """``kuberay-lint --diff OLD NEW`` and ``--diff-git REV``: the change plan of every Ray object that changed
-between two sets of manifests, with the change rules' findings, for reviews of GitOps pull requests.
+between two sets of manifests, with the change rules' findings and the catalogue's findings the change brings in
+(those the new side of the object has and its old side had not; ``--change-rules-only``: the change rules alone),
+for reviews of GitOps pull requests: a change that adds a high finding fails the gate, as a plain lint would.
 
 The objects are paired by (kind, namespace, name) as :func:`pulumi_kuberay.plan.plan_documents` pairs them; a
 RayJob's new spec arrives by ``apply`` (an update in place, as kubectl and Argo CD do, not the components'
@@ -24,11 +26,11 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from pulumi_kuberay.cli._lint_config import LintConfig, load_config, severity_overrides, split_list
-from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc
-from pulumi_kuberay.cli._lint_report import text_width, to_sarif, wrapped
+from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc, lint_documents
+from pulumi_kuberay.cli._lint_report import concise_line, github_annotation, text_width, to_sarif, wrapped
 from pulumi_kuberay.cli.lint import TOOL_NAME
 from pulumi_kuberay.plan import Change, Operator, object_key, plan_change
-from pulumi_kuberay.rules import SEVERITY_ORDER, Finding, Severity, check_change
+from pulumi_kuberay.rules import SEVERITY_ORDER, Finding, Severity, Target, check_change
 
 __all__ = ["DiffError", "ObjectChange", "diff_documents", "run_diff"]
 
@@ -83,10 +85,27 @@ def _pair(old: Sequence[RayDoc], new: Sequence[RayDoc]) -> Iterator[tuple[RayDoc
             yield doc, None
 
 
+def new_catalogue_findings(before: RayDoc | None, after: RayDoc, target: Target) -> list[LocatedFinding]:
+    """The catalogue's findings of the new side of one object that its old side did not have (same rule, same
+    field by its stable path): what the change brings in, as a plain lint of the new files would report it."""
+    def keys(doc: RayDoc) -> set[tuple[str, str]]:
+        return {(f.finding.rule_id, f.stable_path) for f in lint_documents([doc], target, stack_rules=False)}
+
+    had = keys(before) if before else set()
+    found = lint_documents([after], target, stack_rules=False)
+    return [f for f in found if (f.finding.rule_id, f.stable_path) not in had]
+
+
 def diff_documents(
-    old: Sequence[RayDoc], new: Sequence[RayDoc], operator: Operator, context: Any
+    old: Sequence[RayDoc],
+    new: Sequence[RayDoc],
+    operator: Operator,
+    context: Any,
+    *,
+    catalogue: Target | None = None,
 ) -> tuple[list[ObjectChange], int]:
-    """The changed objects (plan + change-rule findings located on the new file) and how many were unchanged."""
+    """The changed objects (plan + change-rule findings located on the new file, and with ``catalogue`` the
+    findings of the whole catalogue for that target that the change brings in) and how many were unchanged."""
     changes: list[ObjectChange] = []
     unchanged = 0
     for before, after in _pair(old, new):
@@ -100,6 +119,8 @@ def diff_documents(
         if after is not None:
             found = check_change(before.manifest if before else None, after.manifest, context, plan=change)
             located = tuple(after.locate(f) for f in found)
+            if catalogue is not None:
+                located += tuple(new_catalogue_findings(before, after, catalogue))
         changes.append(ObjectChange(before, after, change, located))
     return changes, unchanged
 
@@ -187,7 +208,7 @@ def _descriptors() -> list[dict[str, Any]]:
     ]
 
 
-def _sarif(changes: Sequence[ObjectChange], base: Path) -> dict[str, Any]:
+def _sarif(changes: Sequence[ObjectChange], base: Path, target: Target) -> dict[str, Any]:
     findings = [f for c in changes for f in c.findings]
     plans = [
         LocatedFinding(
@@ -202,7 +223,7 @@ def _sarif(changes: Sequence[ObjectChange], base: Path) -> dict[str, Any]:
         )
         for c in changes
     ]
-    report = to_sarif([*plans, *findings], base, extra_rules=_descriptors())
+    report = to_sarif([*plans, *findings], base, extra_rules=_descriptors(), target=target)
     for result in report["runs"][0]["results"]:
         if result["ruleId"] == PLAN_RULE_ID:
             result["message"]["text"] = result["message"]["text"].split(": spec: ", 1)[-1].removesuffix(" Fix: ")
@@ -210,7 +231,15 @@ def _sarif(changes: Sequence[ObjectChange], base: Path) -> dict[str, Any]:
     return report
 
 
-def _text(changes: Sequence[ObjectChange], unchanged: int, out: TextIO, *, show_fixes: bool, compact: bool) -> None:
+def _text(
+    changes: Sequence[ObjectChange],
+    unchanged: int,
+    out: TextIO,
+    *,
+    show_fixes: bool,
+    compact: bool,
+    catalogue: bool = True,
+) -> None:
     width = None if compact else text_width(out)
     for item in changes:
         at = f"{item.doc.file}:{item.doc.start_line}" if item.doc.start_line else item.doc.file
@@ -237,8 +266,9 @@ def _text(changes: Sequence[ObjectChange], unchanged: int, out: TextIO, *, show_
     detail = ", ".join(f"{n} {action}" for action, n in actions.items())
     count = sum(len(c.findings) for c in changes)
     plural = "" if len(changes) == 1 else "s"
+    rules = "of the change rules and new by the catalogue" if catalogue else "of the change rules"
     out.write(
-        f"{len(changes)} changed Ray object{plural}{f' ({detail})' if detail else ''}, {unchanged} unchanged; {count} finding{'' if count == 1 else 's'} of the change rules\n"
+        f"{len(changes)} changed Ray object{plural}{f' ({detail})' if detail else ''}, {unchanged} unchanged; {count} finding{'' if count == 1 else 's'} {rules}\n"
     )
 
 
@@ -287,7 +317,8 @@ def run_diff(args: argparse.Namespace) -> int:
         print(f"{TOOL_NAME}: {exc}", file=sys.stderr)
         return 2
     operator = Operator(version=target.version, feature_gates=dict(target.feature_gates))
-    changes, unchanged = diff_documents(old_docs, new_inputs.docs, operator, target.context())
+    catalogue = None if args.change_rules_only else target
+    changes, unchanged = diff_documents(old_docs, new_inputs.docs, operator, target.context(), catalogue=catalogue)
     ignored = set(config.ignore) | set(split_list(args.ignore) if args.ignore else [])
     overrides = severity_overrides(config.severity)
     changes = [replace(c, findings=_kept(c.findings, ignored, overrides)) for c in changes]
@@ -298,12 +329,20 @@ def run_diff(args: argparse.Namespace) -> int:
         }
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif args.format == "concise":
+        for change in changes:
+            where = f"{change.doc.file}:{change.doc.start_line or 1}:1"
+            sys.stdout.write(f"{where}: plan {change.ref}: {change.change.line()}\n")
+            sys.stdout.writelines(concise_line(f) + "\n" for f in change.findings)
+    elif args.format == "github":
+        sys.stdout.writelines(github_annotation(f) + "\n" for c in changes for f in c.findings)
     elif args.format == "sarif":
         base = Path(args.sarif_root) if args.sarif_root else config.root
-        json.dump(_sarif(changes, base), sys.stdout, indent=2)
+        json.dump(_sarif(changes, base, target), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _text(changes, unchanged, sys.stdout, show_fixes=args.show_fixes, compact=args.compact)
+        catalogue_too = not args.change_rules_only
+        _text(changes, unchanged, sys.stdout, show_fixes=args.show_fixes, compact=args.compact, catalogue=catalogue_too)
     if problems:
         return 2
     threshold = SEVERITY_ORDER[args.fail_on or config.fail_on or "high"]

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from pulumi_kuberay.cli import _rule_help
 from pulumi_kuberay.cli._lint_findings import LocatedFinding
-from pulumi_kuberay.rules import INTERNAL_ERROR_RULE_ID, Rule, render_text
+from pulumi_kuberay.rules import INTERNAL_ERROR_RULE_ID, Rule, Target, render_text, severity_in_force
 
 TOOL_NAME = "kuberay-lint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,7 +23,7 @@ SRCROOT = "%SRCROOT%"
 _SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
 _COLOURS = {"critical": "\033[1;31m", "high": "\033[31m", "medium": "\033[33m", "low": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
-#: With --compact, a message longer than this is cut at a clause boundary (by default it is shown whole).
+#: With --compact, a message longer than this loses what follows its first clause (by default it is shown whole).
 SHORT_MESSAGE = 72
 
 
@@ -39,14 +39,31 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def first_clause_end(message: str) -> int | None:
+    """Where the message's first clause ends: the first ``; `` or ``: `` outside brackets and quotes, after its
+    opening words (a ``: `` in the first 24 characters names a thing: ``worker group 'cpu': ...``)."""
+    depth, quote = 0, ""
+    for i, char in enumerate(message):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`" and (i == 0 or message[i - 1] in " ([{"):  # an opening quote, not an apostrophe
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and i >= 24 and char in ";:" and message[i + 1 : i + 2] == " ":
+            return i
+    return None
+
+
 def _short(message: str) -> str:
+    """``--compact``: the message's first clause whole (what is wrong, with the values it names: ``maxReplicas
+    is not set (CRD default 2147483647)``), the explanation after it cut; a message of one clause stays whole."""
     if len(message) <= SHORT_MESSAGE:
         return message
-    for separator in ("; ", ": ", " (", ", "):
-        cut = message.find(separator, 24)
-        if 0 < cut <= SHORT_MESSAGE:
-            return message[:cut] + " …"
-    return message[: SHORT_MESSAGE - 2].rstrip() + " …"
+    cut = first_clause_end(message)
+    return message if cut is None else message[:cut] + " …"
 
 
 def text_width(out: TextIO) -> int | None:
@@ -143,6 +160,54 @@ def format_text(
     )
 
 
+def concise_line(item: LocatedFinding) -> str:
+    """``path:line:col: severity rule-id field: message``, the whole message on one line (as ruff and kube-linter
+    print); a finding without a line in the file (rendered from a chart) is put at 1:1, as ruff puts a file's."""
+    x = item.finding
+    containers = f" [{', '.join(item.containers)}]" if item.containers else ""
+    message = " ".join(x.message.split())
+    return f"{item.file}:{item.line or 1}:1: {x.severity} {x.rule_id} {x.path}{containers}: {message}"
+
+
+def format_concise(findings: Sequence[LocatedFinding], summary: Summary, out: TextIO) -> None:
+    """``--format concise``: one line per finding (:func:`concise_line`), then the count."""
+    for item in findings:
+        out.write(concise_line(item) + "\n")
+    hidden = f"; {summary.baselined} in the baseline not shown" if summary.baselined else ""
+    out.write(f"{_plural(len(findings), 'finding')} in {_plural(summary.documents, 'Ray document')}{hidden}\n")
+
+
+#: GitHub's annotation commands: error, warning, notice.
+_GITHUB_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice"}
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(item: LocatedFinding) -> str:
+    """``::error file=...,line=...,col=...,title=...::message``: a GitHub Actions workflow command that shows the
+    finding on the pull request's changed line (critical/high: error, medium: warning, low: notice)."""
+    x = item.finding
+    where = [f"file={_github_property(item.file)}"]
+    if item.line:
+        where += [f"line={item.line}", "col=1"]
+    where.append(f"title={_github_property(f'{x.severity} {x.rule_id}')}")
+    containers = f" [{', '.join(item.containers)}]" if item.containers else ""
+    message = f"{item.object_ref}: {x.path}{containers}: {x.message} Fix: {x.fix}"
+    return f"::{_GITHUB_LEVEL[x.severity]} {','.join(where)}::{_github_data(message)}"
+
+
+def format_github(findings: Sequence[LocatedFinding], out: TextIO) -> None:
+    """``--format github``: one workflow annotation per finding."""
+    for item in findings:
+        out.write(github_annotation(item) + "\n")
+
+
 def to_json(findings: Sequence[LocatedFinding], summary: Summary) -> dict[str, Any]:
     return {
         "findings": [f.to_dict() for f in findings],
@@ -164,11 +229,18 @@ def artifact_location(file: str, base: Path) -> dict[str, str]:
     return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
 
 
-def _descriptor(rule: Rule) -> dict[str, Any]:
+def _descriptor(rule: Rule, target: Target) -> dict[str, Any]:
+    """The rule's SARIF descriptor at its severity in force for ``target`` (the default where it reports
+    nothing there), saying the default and why where they differ."""
+    in_force = severity_in_force(rule, target)
+    severity = in_force.severity or rule.severity
     tags = [rule.category, *rule.operator_rules]
-    properties: dict[str, Any] = {"tags": tags, "scope": rule.scope}
+    properties: dict[str, Any] = {"tags": tags, "scope": rule.scope, "severity": severity}
+    if in_force.differs:
+        properties["defaultSeverity"] = rule.severity
+        properties["severityInForce"] = in_force.text()
     if rule.category == "security":
-        properties["security-severity"] = _rule_help.SECURITY_SEVERITY[rule.severity]
+        properties["security-severity"] = _rule_help.SECURITY_SEVERITY[severity]
     return {
         "id": rule.id,
         "name": rule.id,
@@ -176,7 +248,7 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": rule.rationale},
         "help": {"text": render_text(rule.fix, "cli")},
         "helpUri": _rule_help.help_uri(rule.id),
-        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
         "properties": properties,
     }
 
@@ -194,21 +266,29 @@ def _internal_error_descriptor() -> dict[str, Any]:
     }
 
 
-def sarif_rules(*, internal_error: bool = False) -> list[dict[str, Any]]:
+def sarif_rules(*, internal_error: bool = False, target: Target | None = None) -> list[dict[str, Any]]:
     """The driver's rule list: every rule of the catalogue, of every scope, by id (as ruff lists every rule it
-    has), then ``internal-error`` when a finding needs it."""
+    has), at its severity in force for ``target``, then ``internal-error`` when a finding needs it."""
+    target = (target or Target()).override(audience="cli")
     ordered = sorted(_rule_help.all_rules(), key=lambda r: r.id)
-    return [*(_descriptor(rule) for rule in ordered), *([_internal_error_descriptor()] if internal_error else [])]
+    descriptors = [_descriptor(rule, target) for rule in ordered]
+    return [*descriptors, *([_internal_error_descriptor()] if internal_error else [])]
 
 
 def to_sarif(
-    findings: Sequence[LocatedFinding], base: Path, *, extra_rules: Sequence[dict[str, Any]] = ()
+    findings: Sequence[LocatedFinding],
+    base: Path,
+    *,
+    extra_rules: Sequence[dict[str, Any]] = (),
+    target: Target | None = None,
 ) -> dict[str, Any]:
-    """SARIF 2.1.0 of the findings; ``extra_rules``: descriptors of rules outside the catalogue that findings
-    name (``kuberay-lint --diff``: the change rules and its plan lines)."""
+    """SARIF 2.1.0 of the findings; the rule descriptors at their severity in force for ``target`` (the lint's
+    settings); ``extra_rules``: descriptors of rules outside the catalogue that findings name (``kuberay-lint
+    --diff``: its plan lines)."""
     base = Path(os.path.normpath(base.resolve()))
+    internal = any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings)
     descriptors = [
-        *sarif_rules(internal_error=any(f.finding.rule_id == INTERNAL_ERROR_RULE_ID for f in findings)),
+        *sarif_rules(internal_error=internal, target=target),
         *extra_rules,
     ]
     index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
@@ -236,6 +316,8 @@ def to_sarif(
         }
         if f.containers:
             result["properties"]["containers"] = list(f.containers)
+        if f.finding.severity_why:
+            result["properties"]["severityWhy"] = f.finding.severity_why
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,

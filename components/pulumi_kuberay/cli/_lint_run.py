@@ -20,6 +20,7 @@ from pulumi_kuberay.cli import _helm, _io, _lint_cluster, _rule_help
 from pulumi_kuberay.cli._lint_baseline import BaselineError, read_baseline, subtract_baseline, write_baseline
 from pulumi_kuberay.cli._lint_cluster import LIVE_STATUS_RULE_ID
 from pulumi_kuberay.cli._lint_config import (
+    CONFIG_FILES,
     ConfigError,
     LintConfig,
     expand_selectors,
@@ -35,7 +36,15 @@ from pulumi_kuberay.cli._lint_findings import (
     lint_documents,
     ray_documents,
 )
-from pulumi_kuberay.cli._lint_report import Summary, format_text, text_width, to_json, to_sarif
+from pulumi_kuberay.cli._lint_report import (
+    Summary,
+    format_concise,
+    format_github,
+    format_text,
+    text_width,
+    to_json,
+    to_sarif,
+)
 from pulumi_kuberay.cli.lint import DEFAULT_BASELINE, TOOL_NAME
 from pulumi_kuberay.operator.crds import crd_version_label
 from pulumi_kuberay.operator.derive import (
@@ -92,8 +101,19 @@ def target_of(args: argparse.Namespace, config: LintConfig) -> Target:
     )
 
 
-def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tuple[str, Path]]:
-    """``("chart", dir)`` for chart folders (not entered), ``("file", path)`` for YAML/JSON files, sorted."""
+def not_inputs(args: argparse.Namespace, config: LintConfig) -> set[Path]:
+    """Files never read as inputs: the baseline (given, configured or the default name) and lint's own config."""
+    named = [args.baseline, config.baseline, DEFAULT_BASELINE, args.config, config.source]
+    return {Path(os.path.abspath(p)) for p in named if p}
+
+
+def _skipped(path: Path, skip: set[Path]) -> bool:
+    return Path(os.path.abspath(path)) in skip or path.name in (DEFAULT_BASELINE, *CONFIG_FILES)
+
+
+def _walk(directory: Path, excludes: Sequence[str], root: Path, skip: set[Path]) -> Iterator[tuple[str, Path]]:
+    """``("chart", dir)`` for chart folders (not entered), ``("file", path)`` for YAML/JSON files, sorted; never
+    the files of ``skip`` (the baseline, the config: :func:`not_inputs`)."""
     for current, subdirs, files in os.walk(directory):
         here = Path(current)
         if here != directory and is_excluded(here, excludes, root):
@@ -106,7 +126,7 @@ def _walk(directory: Path, excludes: Sequence[str], root: Path) -> Iterator[tupl
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         for name in sorted(files):
             path = here / name
-            if path.suffix.lower() in _SUFFIXES and not is_excluded(path, excludes, root):
+            if path.suffix.lower() in _SUFFIXES and not is_excluded(path, excludes, root) and not _skipped(path, skip):
                 yield "file", path
 
 
@@ -117,6 +137,7 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
     root = config.root
     charts_seen = 0
     helm_binary: str | None = None
+    skip = not_inputs(args, config)
 
     def add_chart(chart: Path) -> None:
         nonlocal charts_seen, helm_binary
@@ -158,7 +179,7 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
                 add_chart(path)
             elif path.is_dir():
                 found = 0
-                for what, child in _walk(path, excludes, root):
+                for what, child in _walk(path, excludes, root, skip):
                     found += 1
                     if what == "chart":
                         add_chart(child)
@@ -166,7 +187,7 @@ def read_inputs(args: argparse.Namespace, config: LintConfig, helm_values: list[
                         add_file(str(child), explicit=False)
                 if not found:
                     inputs.problems.append(f"{raw}: no YAML/JSON files or Helm charts under this folder")
-            elif not is_excluded(path, excludes, root):
+            elif not is_excluded(path, excludes, root) and not _skipped(path, skip):
                 add_file(raw, explicit=True)
         except _helm.HelmError as exc:
             inputs.problems.append(str(exc))
@@ -247,17 +268,52 @@ def _sort_key(f: LocatedFinding) -> tuple[Any, ...]:
 
 def info_command(args: argparse.Namespace) -> int | None:
     """``--list-rules`` / ``--explain-rule``: print and return the exit status (None: neither was asked)."""
+    if not (args.list_rules or args.explain_rule):
+        return None
+    config = LintConfig() if args.no_config else load_config(Path(args.config) if args.config else None)
+    target = target_of(args, config)  # the severities in force for the settings a lint would use
     if args.list_rules:
-        sys.stdout.write(_rule_help.list_rules())
+        sys.stdout.write(_rule_help.list_rules(target))
         return 0
     if args.explain_rule:
         try:
-            sys.stdout.write(_rule_help.explain_rule(args.explain_rule))
+            sys.stdout.write(_rule_help.explain_rule(args.explain_rule, target))
         except KeyError:
             print(f"{TOOL_NAME}: no rule {args.explain_rule!r} (see {TOOL_NAME} --list-rules)", file=sys.stderr)
             return 2
         return 0
     return None
+
+
+def _report(
+    args: argparse.Namespace, config: LintConfig, target: Target, shown: list[LocatedFinding], summary: Summary
+) -> None:
+    """The findings on stdout in the ``--format`` asked for."""
+    if args.format == "json":
+        json.dump(to_json(shown, summary), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "concise":
+        format_concise(shown, summary, sys.stdout)
+    elif args.format == "github":
+        format_github(shown, sys.stdout)
+    elif args.format == "sarif":
+        sarif_root = Path(args.sarif_root) if args.sarif_root else config.root
+        extra = _lint_cluster.descriptors() if args.live else ()
+        json.dump(to_sarif(shown, sarif_root, extra_rules=extra, target=target), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        colour = args.color == "always" or (
+            args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        )
+        format_text(
+            shown,
+            summary,
+            sys.stdout,
+            colour=colour,
+            show_fixes=args.show_fixes,
+            compact=args.compact,
+            width=text_width(sys.stdout),
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -313,27 +369,7 @@ def run(args: argparse.Namespace) -> int:
     shown = findings if args.no_collapse else collapse_containers(findings, _manifests(inputs.docs))
     shown = sorted(shown, key=_sort_key)
     summary = Summary(documents=len(inputs.docs), files=inputs.files, baselined=hidden)
-    if args.format == "json":
-        json.dump(to_json(shown, summary), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif args.format == "sarif":
-        sarif_root = Path(args.sarif_root) if args.sarif_root else config.root
-        extra = _lint_cluster.descriptors() if args.live else ()
-        json.dump(to_sarif(shown, sarif_root, extra_rules=extra), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        colour = args.color == "always" or (
-            args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        )
-        format_text(
-            shown,
-            summary,
-            sys.stdout,
-            colour=colour,
-            show_fixes=args.show_fixes,
-            compact=args.compact,
-            width=text_width(sys.stdout),
-        )
+    _report(args, config, target, shown, summary)
     if inputs.problems:
         return 2
     threshold = SEVERITY_ORDER[args.fail_on or config.fail_on or "high"]
@@ -346,14 +382,14 @@ def _manifests(docs: Sequence[RayDoc]) -> dict[tuple[str, str, str, str], Any]:
 
 def run_or_explain(args: argparse.Namespace) -> int:
     """The exit status of a parsed command line that asks for more than ``--help`` / ``--version``."""
-    info = info_command(args)
-    if info is not None:
-        return info
     problem = _lint_cluster.check_options(args)
-    if problem is not None:
+    if problem is not None and not (args.list_rules or args.explain_rule):
         print(f"{TOOL_NAME}: error: {problem}", file=sys.stderr)
         return 2
     try:
+        info = info_command(args)
+        if info is not None:
+            return info
         if args.diff or args.diff_git:
             from pulumi_kuberay.cli._lint_diff import run_diff
 

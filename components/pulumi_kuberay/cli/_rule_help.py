@@ -15,7 +15,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import DISTRIBUTION, package_version
-from pulumi_kuberay.rules import Rule, enforced_by, looks_at, ordered_rules
+from pulumi_kuberay.rules import Rule, Target, enforced_by, looks_at, ordered_rules, severity_in_force
 
 #: Used when the package metadata is not available (running from a source tree without an install).
 FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"
@@ -68,15 +68,27 @@ def all_rules() -> list[Rule]:
     return ordered_rules()
 
 
-def list_rules() -> str:
+def target_words(target: Target) -> str:
+    """The settings a severity in force is for, in words: ``environment prod, KubeRay 1.7.0``."""
+    return f"environment {target.environment or 'not set'}, KubeRay {target.kuberay_version}"
+
+
+def list_rules(target: Target | None = None) -> str:
+    """Every rule with the severity in force for ``target`` (what a lint with the same settings reports; the
+    default in brackets where it differs: ``rules.severity_in_force``)."""
+    target = (target or Target()).override(audience="cli")
     infos = all_rules()
     width = max(len(r.id) for r in infos)
+    shown = {r.id: severity_in_force(r, target) for r in infos}
     lines = [f"{'rule id':<{width}}  {'severity':<8}  {'category':<11}  title"]
-    lines += [f"{r.id:<{width}}  {r.severity:<8}  {r.category:<11}  {r.title}" for r in infos]
+    for r in infos:
+        in_force = shown[r.id]
+        default = f" (default {r.severity})" if in_force.differs else ""
+        lines.append(f"{r.id:<{width}}  {in_force.severity or 'off':<8}  {r.category:<11}  {r.title}{default}")
     docs = installed_docs()
     lines += [
         "",
-        f"{len(infos)} rules. Details: kuberay-lint --explain-rule ID; reference: {reference_url()}"
+        f"{len(infos)} rules; severities for {target_words(target)} (--environment, --kuberay-version, --feature-gates). Details: kuberay-lint --explain-rule ID; reference: {reference_url()}"
         + (f" (installed copy: {docs / 'rules.md'})" if docs else ""),
     ]
     return "\n".join(lines) + "\n"
@@ -93,8 +105,10 @@ def _as_data(example: Any) -> Any:
     return example
 
 
-def explain_rule(rule_id: str) -> str:
+def explain_rule(rule_id: str, target: Target | None = None) -> str:
     rule = rules.get_rule(rule_id)  # KeyError: no such rule
+    target = (target or Target()).override(audience="cli")
+    in_force = severity_in_force(rule, target)
     mirrors = f"; mirrors operator rule(s) {', '.join(rule.operator_rules)}" if rule.operator_rules else ""
     mirrors += f"; enforced by {enforced_by(rule)}" if rule.enforced_by else ""
     applies = f"; applies to {rule.applies_to()}" if rule.applies_to() else ""
@@ -105,7 +119,7 @@ def explain_rule(rule_id: str) -> str:
     )
     parts = [
         f"{rule.id}: {rule.title}",
-        f"severity {rule.severity}, category {rule.category}, {rule.scope} rule on {looks_at(rule)}{mirrors}{applies}",
+        f"severity {in_force.text()} for {target_words(target)}; category {rule.category}, {rule.scope} rule on {looks_at(rule)}{mirrors}{applies}",
         "",
         f"Why: {rule.rationale}",
         f"Fix: {rules.render_text(rule.fix, 'cli')}",

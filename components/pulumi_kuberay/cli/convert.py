@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pulumi_kuberay.cli import _io
+from pulumi_kuberay.cli.lint import package_version
 from pulumi_kuberay.convert import Conversion, convert_documents
 from pulumi_kuberay.convert.helm import (
     CHART_VERSION,
@@ -37,14 +38,18 @@ from pulumi_kuberay.model import ManifestError
 from pulumi_kuberay.model.manifest import load_stored
 
 TOOL_NAME = "kuberay-convert"
+#: The one line printed when no argument is given (and the usage of --help and of a bad flag).
+USAGE = "kuberay-convert [options] PATH...  (KubeRay manifests or ray-cluster Helm values; '-' reads stdin; --help lists the options)"
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=TOOL_NAME,
+        usage=USAGE,
         description="Turn KubeRay manifests (or ray-cluster Helm values) into typed pulumi-kuberay code.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON files or folders; '-' reads stdin")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="YAML/JSON files or folders; '-' reads stdin")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--to", choices=("python", "stack-config"), default="python", help="output (default python)")
     p.add_argument(
         "--from",
@@ -141,7 +146,14 @@ def _from_helm(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        print(f"{TOOL_NAME} {package_version()}")
+        return 0
+    if not args.paths:
+        parser.print_usage(sys.stderr)  # one line: USAGE
+        return 2
     documents, sources, unreadable = _read(args.paths)
     for line in unreadable:
         print(f"{TOOL_NAME}: {line}", file=sys.stderr)

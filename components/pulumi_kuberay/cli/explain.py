@@ -28,6 +28,8 @@ from pulumi_kuberay.cli._io import Document, InputError, expand_lists, expand_pa
 from pulumi_kuberay.status import Diagnosis, diagnose
 
 PROG = "kuberay-explain"
+#: The one line printed when there is nothing to read (no FILE, stdin a terminal), and the usage of --help.
+USAGE = "kuberay-explain [--format text|json] [FILE...]  (live objects as JSON/YAML: kubectl get rayjobs -o json | kuberay-explain; --help for more)"
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -38,6 +40,7 @@ EXIT_INTERNAL = 3
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
+        usage=USAGE,
         description=(
             "Explain the status of KubeRay objects (RayCluster, RayJob, RayService, RayCronJob): one line per object with its phase, what is wrong and what to check next."
         ),
@@ -57,12 +60,19 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="text: one line per object (default); json: a JSON array of diagnoses",
     )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument(
         "--now",
         metavar="TIME",
         help="RFC 3339 time to measure durations against (default: now); for reproducible output",
     )
     return parser
+
+
+def _is_terminal(stdin: IO[bytes] | None) -> bool:
+    stream: Any = stdin if stdin is not None else sys.stdin
+    isatty = getattr(stream, "isatty", None)
+    return bool(callable(isatty) and isatty())
 
 
 def _parse_now(value: str | None) -> datetime:
@@ -105,7 +115,16 @@ def _render_json(results: Sequence[tuple[Document, Diagnosis]]) -> str:
 
 
 def run(argv: Sequence[str] | None, stdin: IO[bytes] | None, stdout: IO[str], stderr: IO[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from pulumi_kuberay.cli.lint import package_version
+
+        print(f"{PROG} {package_version()}", file=stdout)
+        return EXIT_OK
+    if not args.files and _is_terminal(stdin):  # nothing piped in: say how to use it rather than wait
+        print(f"usage: {USAGE}", file=stderr)
+        return EXIT_BAD_INPUT
     try:
         now = _parse_now(args.now)
         documents = read_documents(expand_paths(args.files or ["-"]), stdin=stdin, flatten_lists=False)

@@ -4,7 +4,9 @@ pulumi.
 Usage::
 
     kuberay-lint manifests/ --environment prod             # text, grouped per object; exit 1 on high+
-    kuberay-lint manifests/ --compact                       # one line per finding, long messages cut
+    kuberay-lint manifests/ --compact                       # grouped, one line per finding, explanations cut
+    kuberay-lint manifests/ --format concise                # path:line:col: severity rule-id message
+    kuberay-lint manifests/ --format github                 # GitHub Actions annotations on the pull request
     kuberay-lint manifests/ --show-fixes --select security  # only the security rules, with their fixes
     kuberay-lint charts/ray-cluster --helm-values prod.yaml  # render the chart with helm, then lint
     kuberay-lint . --write-baseline                         # adopt on an existing repo ...
@@ -13,6 +15,7 @@ Usage::
     kubectl get rayjobs -o yaml | kuberay-lint -
     kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
     kuberay-lint --diff old/ new/                           # what KubeRay will do with each changed object
+                                                            # (+ new catalogue findings; --change-rules-only)
     kuberay-lint --diff-git origin/main manifests/           # the same against a git revision (pull requests)
     kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # the rules in the API server
     kuberay-lint --cluster --context prod manifests/         # also: will it schedule there? (the preflight rules)
@@ -51,6 +54,9 @@ __all__ = ["LocatedFinding", "RayDoc", "lint_documents", "main"]
 
 TOOL_NAME = "kuberay-lint"
 DEFAULT_BASELINE = ".kuberay-lint-baseline.json"
+#: The one line printed when no argument is given (and the usage of --help and of a bad flag).
+USAGE = "kuberay-lint [options] PATH...  (files, folders, Helm charts; '-' reads stdin; --help lists the options)"
+FORMATS = ("text", "concise", "github", "json", "sarif")
 #: The choices of --fail-on and --environment, as literals (rules._engine.SEVERITY_ORDER and ENVIRONMENTS, which a
 #: test holds them to): importing the catalogue's engine to print the help would load the rules package.
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -71,6 +77,7 @@ def __getattr__(name: str) -> Any:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=TOOL_NAME,
+        usage=USAGE,
         description="Check KubeRay manifests and Helm charts against the pulumi-kuberay rules (differentially tested against KubeRay's own Go validation code and the API server's CRD validation).",
         epilog=(
             "config: .kuberay-lint.yaml or [tool.kuberay-lint] in pyproject.toml, found from the working directory upwards. exit status: 0 clean, 1 findings at/above --fail-on, 2 unusable input or settings."
@@ -87,12 +94,17 @@ def _parser() -> argparse.ArgumentParser:
         "--diff",
         nargs=2,
         metavar=("OLD", "NEW"),
-        help="the change plan of every Ray object that differs between two files or folders, with the change rules' findings",
+        help="the change plan of every Ray object that differs between two files or folders, with the change rules' findings and the catalogue's findings the change brings in",
     )
     diff.add_argument(
         "--diff-git",
         metavar="REV",
         help="as --diff, the PATHs (default .) of the working tree against git revision REV (e.g. origin/main)",
+    )
+    diff.add_argument(
+        "--change-rules-only",
+        action="store_true",
+        help="--diff/--diff-git: only the change rules' findings (not the catalogue's findings the change brings in)",
     )
     live = p.add_argument_group("the target cluster (read-only: the ClusterRole of docs/preflight.md)")
     live.add_argument(
@@ -113,12 +125,17 @@ def _parser() -> argparse.ArgumentParser:
         "--cluster-timeout", type=float, default=20.0, metavar="SECONDS", help="give up reading the cluster after this"
     )
     out = p.add_argument_group("output")
-    out.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    out.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text: grouped per object (default); concise: one line per finding, path:line:col: severity rule-id field: message; github: GitHub Actions workflow annotations; json; sarif (code scanning)",
+    )
     out.add_argument("--show-fixes", action="store_true", help="text: the fix under each finding")
     out.add_argument(
         "--compact",
         action="store_true",
-        help="text: one line per finding, long messages cut (default: whole messages, wrapped to the terminal's width; not wrapped when not a terminal unless $COLUMNS is set)",
+        help="text: one line per finding, each message's first clause whole (what is wrong, with the values it names) and the explanation after it cut (default: whole messages, wrapped to the terminal's width; not wrapped when not a terminal unless $COLUMNS is set)",
     )
     out.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="auto: only on a terminal")
     out.add_argument(
@@ -162,7 +179,9 @@ def _parser() -> argparse.ArgumentParser:
         help="the operator runs its validating webhooks (ENABLE_WEBHOOKS=true): what only they refuse is critical",
     )
     base = p.add_argument_group("baseline")
-    base.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE; fail only on new ones")
+    base.add_argument(
+        "--baseline", metavar="FILE", help="hide the findings recorded in FILE; fail only on new ones (never read as an input)"
+    )
     base.add_argument(
         "--write-baseline",
         action="store_true",
@@ -221,8 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return _admission.emit(args)
     if not (args.paths or args.list_rules or args.explain_rule or args.diff or args.diff_git or args.live):
-        parser.print_usage(sys.stderr)
-        print(f"{TOOL_NAME}: error: give at least one PATH ('-' for stdin)", file=sys.stderr)
+        parser.print_usage(sys.stderr)  # one line: USAGE
         return 2
     from pulumi_kuberay.cli import _lint_run
 

@@ -2,7 +2,8 @@
 
 The pack's code is ``policy/_pack.py`` (one policy per catalogue rule); a pack *directory* is only
 the three files the Pulumi engine looks for, and this module writes them. Two ways to run it, both needing only
-``pip install 'pulumi-kuberay[policy]'`` in the Python environment that is first on ``PATH`` (the engine starts the
+the package with its ``policy`` extra (docs/policy-pack.md: from the git repository or a release's wheel, it is
+not on PyPI) in the Python environment that is first on ``PATH`` (the engine starts the
 pack with the ``python`` it finds there, as for any Python policy pack without a ``virtualenv`` option)::
 
     # the pack directory inside the installed package

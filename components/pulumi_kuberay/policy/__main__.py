@@ -20,11 +20,14 @@ from pathlib import Path
 from pulumi_kuberay.policy._layout import PACK_NAME, pack_path, write_pack
 
 PROG = "kuberay-policy-pack"
+#: The one line printed when no argument is given (and the usage of --help and of a bad flag).
+USAGE = "%(prog)s DIR [--virtualenv VENV] [--policy-configs] [--force] | --path  (--help for more)"
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
+        usage=USAGE,
         description=(
             f"Write a ready CrossGuard pack directory ({PACK_NAME}: PulumiPolicy.yaml, __main__.py, requirements.txt pinned to the installed pulumi-kuberay), or print the pack directory shipped in the package."
         ),
@@ -43,17 +46,24 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="also write policy.dev.json, policy.staging.json, policy.prod.json (levels per environment) into DIR",
     )
     p.add_argument("--force", action="store_true", help="replace existing pack files in DIR")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
 
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     parser = _parser(prog)
     args = parser.parse_args(argv)
+    if args.version:
+        print(f"{prog} {_version()}")
+        return 0
+    if not (args.path or args.directory):
+        parser.print_usage(sys.stderr)  # one line: USAGE
+        return 2
     if args.path == bool(args.directory):
         parser.error("give either DIR (write a pack directory) or --path (print the installed one)")
     if importlib.util.find_spec("pulumi_policy") is None:
         print(
-            f"{prog}: warning: pulumi-policy is not installed here; the pack needs pip install 'pulumi-kuberay[policy]' in the Python environment the engine will use",
+            f"{prog}: warning: pulumi-policy is not installed here; the pack needs it in the Python environment the engine will use (pip install 'pulumi-policy>=1.21.0,<2', or the package with its policy extra)",
             file=sys.stderr,
         )
     if args.path:
@@ -70,6 +80,15 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     config = " --policy-pack-config " + str(Path(args.directory) / "policy.prod.json") if args.policy_configs else ""
     print(f"run it with: pulumi preview --policy-pack {args.directory}{config}", file=sys.stderr)
     return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pulumi-kuberay")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _write_policy_configs(directory: Path) -> list[Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 from pathlib import Path
 
 #: The pack's name, as the engine shows it (``kuberay-policies@v0.1.0``).
@@ -29,12 +30,46 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def pack_files(*, virtualenv: str | None = None, requirements: bool = True) -> dict[str, str]:
+def requirement_from(direct_url: str | None, version: str, extras: str = "[policy]") -> str:
+    """The requirement that installs this distribution from where it was installed, read from the PEP 610
+    ``direct_url.json`` of the installed distribution (``direct_url``: its text, None when it has none): a wheel or
+    folder by its ``file:`` URL, a git checkout at the installed commit, any other URL as it is; from an index
+    (no ``direct_url.json``) the name at exactly ``version``."""
+    name = f"{DISTRIBUTION}{extras}"
+    if not direct_url:
+        return f"{name}=={version}"
+    try:
+        origin = json.loads(direct_url)
+        url = str(origin["url"])
+    except (ValueError, KeyError, TypeError):
+        return f"{name}=={version}"
+    vcs = origin.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs"):
+        revision = vcs.get("commit_id") or vcs.get("requested_revision")
+        url = f"{vcs['vcs']}+{url}{'@' + str(revision) if revision else ''}"
+    subdirectory = origin.get("subdirectory")
+    return f"{name} @ {url}{'#subdirectory=' + str(subdirectory) if subdirectory else ''}"
+
+
+def installed_requirement(extras: str = "[policy]") -> str:
+    """:func:`requirement_from` of the installed pulumi-kuberay (the name at its version outside an install)."""
+    try:
+        distribution = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return f"{DISTRIBUTION}{extras}==0.0.0"
+    return requirement_from(distribution.read_text("direct_url.json"), distribution.version, extras)
+
+
+def pack_files(
+    *, virtualenv: str | None = None, requirements: bool = True, requirement: str | None = None
+) -> dict[str, str]:
     """``{file name: text}`` of a pack directory for the installed pulumi-kuberay.
 
     ``virtualenv`` adds Pulumi's pip toolchain options (a path relative to the pack directory, made by
     ``pulumi install``); without it the engine starts the pack with the ``python`` first on PATH.
-    ``requirements`` adds requirements.txt pinned to the installed pulumi-kuberay and pulumi-policy.
+    ``requirements`` adds requirements.txt: the installed pulumi-kuberay from where it was installed
+    (:func:`installed_requirement`: the wheel file, the git commit, the folder, or the index at its version) and
+    pulumi-policy at its installed version; ``requirement`` replaces the pulumi-kuberay line.
     """
     version = _version(DISTRIBUTION) or "0.0.0"
     lines = [
@@ -51,7 +86,7 @@ def pack_files(*, virtualenv: str | None = None, requirements: bool = True) -> d
         policy_version = _version("pulumi-policy")
         policy_pin = f"pulumi-policy=={policy_version}" if policy_version else "pulumi-policy>=1.21.0,<2"
         files["requirements.txt"] = (
-            f"# Written by kuberay-policy-pack: the pack is the installed package, at exactly this version.\n{DISTRIBUTION}[policy]=={version}\n{policy_pin}\n"
+            f"# Written by kuberay-policy-pack: the pack is the installed package, from where it was installed.\n{requirement or installed_requirement()}\n{policy_pin}\n"
         )
     return files
 

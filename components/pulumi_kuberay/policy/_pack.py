@@ -1,6 +1,6 @@
 """The CrossGuard policies, generated from the pulumi-kuberay rule catalogue (one policy per rule).
 
-Needs the ``policy`` extra (``pip install 'pulumi-kuberay[policy]'``, which adds pulumi-policy). :func:`run` is
+Needs the ``policy`` extra (``pulumi-kuberay[policy]``, which adds pulumi-policy; docs/policy-pack.md). :func:`run` is
 what the pack's ``__main__.py`` calls; see :mod:`pulumi_kuberay.policy` for how to point the engine at the pack.
 
 Nothing here decides what is wrong: ``pulumi_kuberay.rules.check`` does, once per resource (cached), and each

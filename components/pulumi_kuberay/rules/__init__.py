@@ -61,6 +61,7 @@ from .target import Target, TargetError
 if TYPE_CHECKING:  # only its type: the plan is imported when a change is judged (check_change)
     from pulumi_kuberay.plan import Change
     from pulumi_kuberay.preflight import ClusterSnapshot
+    from pulumi_kuberay.rules._severity import SeverityInForce
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
@@ -109,6 +110,8 @@ __all__ = [
     "render_docs",
     "render_text",
     "rules_of",
+    "severity_by_environment",
+    "severity_in_force",
 ]
 
 #: Rule ids of the structural (typed model) rules start with this.
@@ -657,11 +660,16 @@ def check_preflight(
 
 
 def example_findings(
-    rule: Rule, which: Literal["compliant", "violating", "fixed"] = "violating", *, every_rule: bool = False
+    rule: Rule,
+    which: Literal["compliant", "violating", "fixed"] = "violating",
+    *,
+    every_rule: bool = False,
+    target: Target | None = None,
 ) -> list[Finding]:
     """What ``rule`` reports on its own example, through the public runner of its scope with the example's
-    settings (``rule.context``): the docs, ``--explain-rule`` and the tests all read it here."""
-    target = Target.of(**rule.context)
+    settings (``rule.context``; ``target`` instead: :func:`severity_in_force`): the docs, ``--explain-rule`` and
+    the tests all read it here."""
+    target = target or Target.of(**rule.context)
     example = rule.fixed_example() if which == "fixed" else rule.compliant if which == "compliant" else rule.violating
     if rule.scope == "stack":
         found = [item.finding for item in check_stack(list(example), target.context())]
@@ -674,3 +682,27 @@ def example_findings(
     else:
         found = check(example, target)
     return found if every_rule else [f for f in found if f.rule_id == rule.id]
+
+
+def _violating_findings(rule: Rule, target: Target) -> list[Finding]:
+    """What ``rule`` alone reports on its violating example for ``target`` (a rule on each object runs alone: ~100
+    times faster than the whole catalogue, which ``--list-rules`` and SARIF would run once per rule)."""
+    if rule.scope != "document":
+        return example_findings(rule, target=target)
+    ctx = target.context()
+    return [rule.finding(v, ctx.audience) for v in rule.run(rule.violating, ctx)]
+
+
+def severity_in_force(rule: Rule, target: Target) -> SeverityInForce:
+    """The severity ``rule`` reports at for ``target`` (its environment, version, gates, options) and why it is not
+    the default: what ``--list-rules``, ``--explain-rule``, SARIF and docs/rules.md show."""
+    from ._severity import severity_in_force as in_force
+
+    return in_force(rule, target, _violating_findings)
+
+
+def severity_by_environment(rule: Rule, target: Target | None = None) -> str:
+    """docs/rules.md's severity cell: the default, then the environments that give another (``medium (prod: high)``)."""
+    from ._severity import severity_by_environment as by_environment
+
+    return by_environment(rule, target or Target(), _violating_findings)

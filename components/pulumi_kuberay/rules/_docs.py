@@ -22,6 +22,7 @@ def example_finding(rule: Rule) -> str:
 
 def render() -> str:
     ordered = rules.ordered_rules()
+    severity = {rule.id: rules.severity_by_environment(rule) for rule in ordered}
     counts = Counter(rule.scope for rule in ordered)
     lines = [
         "# Rule reference",
@@ -38,6 +39,9 @@ def render() -> str:
         "RayCronJob whose gate is off; a suspended RayCronJob, for what fails only when a RayJob runs) a critical",
         "finding is reported at high, saying why; an object `spec.managedBy` another controller gets none of the",
         "enforced rules but those its own webhook enforces (with the operator's webhooks on).",
+        "'Severity' is the rule's default, then the environments (`kuberay:environment`, `--environment`) in which it",
+        "reports another (`off`: nothing there), as `kuberay-lint --list-rules --environment ENV` shows it; a finding",
+        "whose severity is not the default says why at the end of its message.",
         "",
         f"{len(ordered)} rules: {counts['document']} on each Ray object, {counts['stack']} across the objects of a stack (kuberay-lint: the files given), {counts['setup']} on the KubeRay operator's setup, {counts['change']} on a change of one object (old -> new), {counts['preflight']} on one object against the target cluster (where it can be read: the components at preview, `kuberay-lint --cluster` / `--live`).",
         "",
@@ -46,14 +50,14 @@ def render() -> str:
     ]
     for rule in ordered:
         lines.append(
-            f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | {rule.category} | {rules.looks_at(rule)} | {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
+            f"| [`{rule.id}`](#{rule.id}) | {severity[rule.id]} | {rule.category} | {rules.looks_at(rule)} | {', '.join(rule.operator_rules) or '-'} | {rule.applies_to() or '-'} | {rule.title} |"
         )
     for rule in ordered:
         lines += [
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.title}** ({rule.severity}, {rule.category}; {rules.looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''}{'; enforced by ' + rules.enforced_by(rule) if rule.enforced_by else ''})",
+            f"**{rule.title}** ({severity[rule.id]}, {rule.category}; {rules.looks_at(rule)}{'; mirrors ' + ', '.join(rule.operator_rules) if rule.operator_rules else ''}{'; enforced by ' + rules.enforced_by(rule) if rule.enforced_by else ''})",
             "",
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",

@@ -109,6 +109,8 @@ class Finding:
     message: str
     path: str
     fix: str
+    #: Why the severity differs from the rule's default (one clause, also at the end of the message), or "".
+    severity_why: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, str]:
         return {
@@ -128,6 +130,9 @@ class Violation:
     path: str
     fix: str | None = None
     severity: Severity | None = None  # overrides the rule's severity (e.g. prod vs dev)
+    #: Why ``severity`` differs from the rule's, one clause naming the severity ("high in prod"); the finding says it
+    #: (at the end of its message) whenever its severity is not the rule's default.
+    severity_why: str | None = None
     #: Stack rules: the position, in the set of manifests, of the document the path is in.
     index: int | None = None
 
@@ -271,13 +276,18 @@ class Rule:
             yield from self.check(subject, ctx)
 
     def finding(self, violation: Violation, audience: str) -> Finding:
-        """The finding a violation becomes: the rule's id, severity and fix unless the violation overrides them."""
+        """The finding a violation becomes: the rule's id, severity and fix unless the violation overrides them; a
+        severity other than the rule's default says why at the end of the message."""
+        severity = violation.severity or self.severity
+        why = violation.severity_why if severity != self.severity and violation.severity_why else ""
+        message = render_text(violation.message, audience)
         return Finding(
             rule_id=self.id,
-            severity=violation.severity or self.severity,
-            message=render_text(violation.message, audience),
+            severity=severity,
+            message=f"{message} ({why})" if why else message,
             path=violation.path,
             fix=render_text(violation.fix or self.fix, audience),
+            severity_why=why,
         )
 
     def examples(self, which: Literal["compliant", "violating"]) -> tuple[Any, ...]:

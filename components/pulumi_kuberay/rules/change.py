@@ -18,6 +18,9 @@ from ._engine import ChangeSubject, Context, Severity, Violation, declare
 from ._examples import add_env, example, example_service, head_container_of
 from ._fixed import patch
 
+#: Why a _prod_high finding's severity is not the rule's default (said only when it differs).
+_PROD_WHY = "high in prod, medium elsewhere"
+
 
 def _prod_high(ctx: Context) -> Severity:
     return "high" if ctx.environment == "prod" else "medium"
@@ -67,6 +70,7 @@ def _check_template_not_applied(change: ChangeSubject, ctx: Context) -> Iterator
             f"{plan.subject}: {what} changed but the running Pods keep the old spec ({plan.why})",
             "spec.upgradeStrategy",
             severity=_prod_high(ctx),
+            severity_why=_PROD_WHY,
         )
 
 
@@ -102,7 +106,7 @@ declare(
 def _check_cluster_change_ignored(change: ChangeSubject, ctx: Context) -> Iterator[Violation]:
     plan = change.plan
     if plan.kind == "RayService" and plan.facts.get("cluster_change_ignored"):
-        yield Violation(f"{plan.subject}: {plan.why}", "spec.upgradeStrategy", severity=_prod_high(ctx))
+        yield Violation(f"{plan.subject}: {plan.why}", "spec.upgradeStrategy", severity=_prod_high(ctx), severity_why=_PROD_WHY)
 
 
 _NO_UPGRADE: dict[str, Any] = {"upgradeStrategy": {"type": "None"}}

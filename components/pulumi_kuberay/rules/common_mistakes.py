@@ -355,7 +355,7 @@ def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violat
     for name in _DEPRECATED_SERVICE_FIELDS:
         if name in spec:
             yield Violation(
-                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low"
+                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low", severity_why="low: the field is ignored, nothing breaks"
             )
 
 

@@ -234,6 +234,10 @@ def _replica_bound(group: GroupRef, key: str, default: int) -> int | None:
     return as_int(group.spec[key])
 
 
+#: Why a replica-bound finding is high below KubeRay 1.6 (said only when it differs from the rule's critical).
+_BEFORE_1_6 = "high: operators before 1.6 accept it"
+
+
 def _check_replicas_negative(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     severity: Severity | None = None if ctx.at_least(1, 6) else "high"
     for ref in cluster_specs(doc):
@@ -246,6 +250,7 @@ def _check_replicas_negative(doc: dict[str, Any], ctx: Context) -> Iterator[Viol
                         join(group.path, key),
                         fix=f"Set {key} to 0 or more.",
                         severity=severity,
+                        severity_why=_BEFORE_1_6,
                     )
 
 
@@ -280,6 +285,7 @@ def _check_min_exceeds_max(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
                     join(group.path, "minReplicas"),
                     fix=f"Lower minReplicas to at most {high} or raise maxReplicas to at least {low}.",
                     severity=severity,
+                    severity_why=_BEFORE_1_6,
                 )
 
 

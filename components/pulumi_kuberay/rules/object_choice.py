@@ -33,6 +33,10 @@ def _prod_high(ctx: Context) -> Severity:
     return "high" if ctx.environment == "prod" else "medium"
 
 
+#: Why a _prod_high finding's severity is not the rule's default (said only when it differs).
+_PROD_WHY = "high in prod, medium elsewhere"
+
+
 # ----------------------------------------------------------------------------------------------------
 # Autoscaling bounds
 
@@ -52,6 +56,7 @@ def _check_autoscaling_bounds(manifest: dict[str, Any], ctx: Context) -> Iterato
                     f"{group.path}.maxReplicas",
                     fix="Set maxReplicas to the most Pods (and GPUs) you are willing to pay for.",
                     severity=_prod_high(ctx),
+                    severity_why=_PROD_WHY,
                 )
             if group.spec.get("minReplicas") is None:
                 yield Violation(
@@ -102,6 +107,7 @@ def _check_upgrade_none(manifest: dict[str, Any], ctx: Context) -> Iterator[Viol
             "upgradeStrategy.type is None: changes to rayClusterConfig (image, resources, env) are never rolled out, and without a standby cluster every fix needs a delete and re-create (downtime)",
             "spec.upgradeStrategy.type",
             severity=_prod_high(ctx),
+            severity_why=_PROD_WHY,
         )
 
 
@@ -156,6 +162,7 @@ def _check_cluster_not_freed(manifest: dict[str, Any], ctx: Context) -> Iterator
                 "the RayJob creates its own RayCluster but nothing deletes it when the job ends (no shutdownAfterJobFinishes, no DeleteCluster/DeleteSelf rule for both success and failure): the cluster keeps running, and billing, after the job; a long-lived cluster is a service",
                 f"{path}.shutdownAfterJobFinishes",
                 severity=_prod_high(ctx),
+                severity_why=_PROD_WHY,
             )
 
 
@@ -188,6 +195,7 @@ def _check_deadline(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
                 f"{path}.activeDeadlineSeconds",
                 fix="Set activeDeadlineSeconds to a generous upper bound of the job's run time.",
                 severity="low",
+                severity_why="low: no deadline is a hygiene gap; a deadline of more than 7 days is medium",
             )
         elif deadline is not None and deadline > SERVICE_LIKE_DEADLINE_SECONDS:
             yield Violation(
@@ -229,6 +237,7 @@ def _check_delete_self(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
             "DeleteSelf deletes the RayJob object itself: the next `pulumi up` sees it missing, re-creates it and the job runs again (and `pulumi refresh` shows drift)",
             path,
             severity=_prod_high(ctx),
+            severity_why=_PROD_WHY,
         )
 
 

@@ -206,6 +206,7 @@ def _readiness(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                     join(path, "image"),
                     fix="tag the image with its Ray version (repo:2.53.0@sha256:... keeps the digest), or set rayVersion to the image's Ray version",
                     severity="medium",
+                    severity_why="medium: the image's Ray version is not known",
                 )
 
 
@@ -271,6 +272,7 @@ def _versions_across_groups(releases: dict[str, str], pythons: dict[str, str]) -
                 list(seen.values())[-1],
                 fix="use one Ray image (one Ray release, one Python) for the head and every worker group",
                 severity="critical",
+                severity_why="critical: a worker of another Ray or Python never joins the head",
             )
 
 
@@ -332,6 +334,7 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 join(path, "resources", "limits", "memory"),
                 fix="give the head at least 2G (8G in production)",
                 severity="high" if below_min else "medium",
+                severity_why="medium: above Ray's 2G minimum, below the 8G it recommends in production",
             )
 
 
@@ -363,6 +366,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and Serve application",
                 ref.path("gcsFaultToleranceOptions"),
                 severity="high" if kind == "RayService" else "medium",
+                severity_why="medium for a RayCluster: high is for a RayService, which drops traffic",
             )
 
 

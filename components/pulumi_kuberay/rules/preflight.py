@@ -376,12 +376,12 @@ def _check_references(subject: PreflightSubject, ctx: Context) -> Iterator[Viola
         place = "the cluster" if cluster_wide else f"namespace {subject.namespace!r}"
         message = f"{ref.kind} {ref.name!r} {missing.why} in {place}: {missing.effect}"
         severity: Severity | None = None
+        why = None
         if not missing.blocking:
-            severity = "medium"
+            severity, why = "medium", "medium: the Pods are still created without it"
         elif created is None:
-            severity = "high"
-            message += " (unless this stack creates it)"
-        yield Violation(message, ref.path, severity=severity)
+            severity, why = "high", "high: unless this stack creates it"
+        yield Violation(message, ref.path, severity=severity, severity_why=why)
 
 
 def _with_secret(doc: dict[str, Any]) -> None:

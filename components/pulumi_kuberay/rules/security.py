@@ -259,12 +259,14 @@ def _pss(profile: PodSecurityProfile) -> Callable[[dict[str, Any], Context], Ite
                     f"{_where(template)} does not meet the Pod Security Standard {profile!r} that the namespace enforces ({listed}): Pod Security admission rejects its Pods, so KubeRay cannot create them",
                     template.spec_path,
                     severity="critical",
+                    severity_why="critical: the namespace enforces this profile",
                 )
             else:
                 yield Violation(
                     f"{_where(template)} does not meet the Pod Security Standard {profile!r}: {listed}",
                     template.spec_path,
                     severity=_advice(profile, ctx),
+                    severity_why="advice while the namespace does not enforce this profile: low, medium in prod",
                 )
 
     return check
@@ -282,6 +284,7 @@ def _image_pinned(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]
                     f"image {image!r} is not pinned to a version (tag {tag or 'missing'}): every Pod restart may run different code",
                     join(path, "image"),
                     severity="high" if ctx.environment == "prod" else "medium",
+                    severity_why="high in prod, medium elsewhere",
                 )
 
 
@@ -305,6 +308,7 @@ def _resources(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 f"Ray container sets no {' and no '.join(missing)}: Ray then sizes itself from the whole node and Pods are evicted or starve their neighbours",
                 join(path, "resources"),
                 severity="high" if ctx.environment == "prod" else "medium",
+                severity_why="high in prod, medium elsewhere",
             )
 
 

@@ -219,6 +219,7 @@ def _gate_violation(
         path,
         fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these checks ({{gate:{gate}}}), or remove {what}.",
         severity="high" if ignored else None,
+        severity_why="high: the operator accepts the object and ignores it (critical means refused)",
     )
 
 

@@ -39,6 +39,7 @@ def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterato
                         f"worker group name {name!r} is used by {where}; the operator accepts this (only its webhook, off here, refuses it) but Pods of both groups share the ray.io/group label and are scaled as one group",
                         f"{group.path}.groupName",
                         severity="high",
+                        severity_why="high: only the webhook, off here, refuses it",
                     )
             else:
                 first_seen[name] = group.index
