@@ -329,7 +329,7 @@ def _neuron_service(*env: dict[str, Any], device: str = "aws.amazon.com/neuron")
 def test_neuron_devices_make_neuron_cores_uncertain_high_not_critical() -> None:
     [(rule_id, severity, path, message)] = _found(_neuron_service())
     assert (rule_id, severity, path) == ("serve-replica-infeasible", "high", f"spec.{ACTOR}")
-    assert "not certain: group 'small-group' may offer it" in message
+    assert "(high, not certain: group 'small-group' may offer it" in message
     assert "granted aws.amazon.com/neuron, which Ray's accelerator managers may detect and advertise" in message
 
 

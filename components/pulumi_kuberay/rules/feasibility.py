@@ -71,7 +71,7 @@ def _uncertainty(need: dict[str, float], offers: list[Offer]) -> str | None:
     for offer in offers:
         if fits(need, offer, with_detected=True):
             reasons = sorted({r for k in need if need[k] > 0 and (r := detected_reason(offer, k)) is not None})
-            return f"not certain: group {group_label(offer.group)} may offer it ({'; '.join(reasons)})"
+            return f"high, not certain: group {group_label(offer.group)} may offer it ({'; '.join(reasons)})"
     return None
 
 
@@ -80,7 +80,7 @@ def _infeasible_violation(message: str, path: str, need: dict[str, float], offer
     uncertain = _uncertainty(need, offers)
     if uncertain is None:
         return Violation(message, path)
-    return Violation(f"{message}; {uncertain}", path, severity="high")
+    return Violation(message, path, severity="high", severity_why=uncertain)
 
 
 # --------------------------------------------------------------------------------------------------

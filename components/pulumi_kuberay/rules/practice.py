@@ -239,10 +239,11 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                     )
                 else:
                     yield Violation(
-                        f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; no release at which KubeRay builds or validates a cluster differently lies between them, so the operator builds the same Pods: keep them equal so the next upgrade does not cross one unseen",
+                        f"image {image!r} carries Ray {version} but {ref.path('rayVersion')} is {ray_version!r}; keep them equal so the next upgrade does not cross a KubeRay threshold unseen",
                         path,
                         fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
                         severity="low",
+                        severity_why="low: no release at which KubeRay builds or validates a cluster differently lies between them, so the operator builds the same Pods",
                     )
             seen.setdefault(version, path)
         yield from _versions_across_groups(seen, pythons)
