@@ -32,11 +32,12 @@ from typing import Any
 import yaml
 
 from pulumi_kuberay.kuberay import API_VERSION, INT32_MAX
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
 from pulumi_kuberay.model import coalesce, merge_maps
 from pulumi_kuberay.model.suggest import did_you_mean
 
 CHART_NAME = "ray-cluster"
-CHART_VERSION = "1.7.0"
+CHART_VERSION = LATEST_VERSION_TEXT
 
 _LOG_VOLUME: list[dict[str, Any]] = [{"name": "log-volume", "emptyDir": {}}]
 _LOG_MOUNT: list[dict[str, Any]] = [{"mountPath": "/tmp/ray", "name": "log-volume"}]

@@ -12,7 +12,24 @@ from typing import Literal, get_args
 PodSecurityProfile = Literal["privileged", "baseline", "restricted"]
 POD_SECURITY_PROFILES: tuple[PodSecurityProfile, ...] = get_args(PodSecurityProfile)
 
+#: The longest DNS-1123 (and DNS-1035) label, and subdomain (``validation.DNS1123LabelMaxLength``, ...).
+DNS_LABEL_MAX_LENGTH = 63
+DNS_SUBDOMAIN_MAX_LENGTH = 253
+#: Length of the random suffix the API server appends to ``metadata.generateName`` (``names.SimpleNameGenerator``,
+#: which keeps at most ``DNS_LABEL_MAX_LENGTH - GENERATE_NAME_SUFFIX_LENGTH`` characters of the prefix).
+GENERATE_NAME_SUFFIX_LENGTH = 5
+
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
-__all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "POD_SECURITY_PROFILES", "PodSecurityProfile"]
+__all__ = [
+    "DNS_LABEL_MAX_LENGTH",
+    "DNS_SUBDOMAIN_MAX_LENGTH",
+    "GENERATE_NAME_SUFFIX_LENGTH",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
+    "POD_SECURITY_PROFILES",
+    "PodSecurityProfile",
+]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay import paths as _paths
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
 from pulumi_kuberay.operator.setup import OperatorSetup
 
@@ -347,7 +348,7 @@ def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozense
     ]
 
 
-_DEFAULT_VERSION = "1.7.0"
+_DEFAULT_VERSION = LATEST_VERSION_TEXT
 
 
 def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:

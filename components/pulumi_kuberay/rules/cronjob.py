@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.names import NAME_LIMITS
 from pulumi_kuberay.kuberay.paths import as_str, get
 
 from ._cel import Cel
@@ -28,7 +29,7 @@ from ._kuberay import (
     known_zones,
 )
 
-MAX_RAYCRONJOB_NAME_LENGTH = 36
+MAX_RAYCRONJOB_NAME_LENGTH = NAME_LIMITS["RayCronJob"]
 
 def _spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
     if manifest.get("kind") != "RayCronJob":

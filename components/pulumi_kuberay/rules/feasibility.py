@@ -22,6 +22,7 @@ from pulumi_kuberay.kuberay.paths import (
     ray_container,
     worker_groups,
 )
+from pulumi_kuberay.kuberay.resources import GOOGLE_TPU
 
 from ._engine import Context, Violation, declare
 from ._examples import example, example_job, example_service, worker_of
@@ -247,7 +248,7 @@ declare(
 # --------------------------------------------------------------------------------------------------
 # Multi-host TPU slices
 
-TPU_RESOURCE = "google.com/tpu"
+TPU_RESOURCE = GOOGLE_TPU
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import REDIS_ADDRESS_ENV
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_list,
@@ -80,7 +81,7 @@ def _check_implicit_redis(doc: dict[str, Any], ctx: Context) -> Iterator[Violati
     for ref in cluster_specs(doc):
         if gcs_ft_enabled(ref):
             continue
-        env = head_env(ref, "RAY_REDIS_ADDRESS")
+        env = head_env(ref, REDIS_ADDRESS_ENV)
         if env is not None:
             yield Violation(
                 f"head env RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but gcsFaultToleranceOptions is not set{reported_as(ref)}",
@@ -101,7 +102,7 @@ declare(
     fix="Configure GCS FT with gcsFaultToleranceOptions.redisAddress.",
     check=_check_implicit_redis,
     compliant=example(_redis_ft),
-    violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
+    violating=example(lambda d: add_env(head_container_of(d), REDIS_ADDRESS_ENV, "redis:6379")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     fixed=patch(
         {
@@ -128,7 +129,7 @@ def _check_ft_legacy_settings(doc: dict[str, Any], ctx: Context) -> Iterator[Vio
                 join(head.path, "rayStartParams", "redis-password"),
                 fix="Remove it and use gcsFaultToleranceOptions.redisPassword (valueFrom a Secret).",
             )
-        for name, field in (("REDIS_PASSWORD", "redisPassword"), ("RAY_REDIS_ADDRESS", "redisAddress")):
+        for name, field in (("REDIS_PASSWORD", "redisPassword"), (REDIS_ADDRESS_ENV, "redisAddress")):
             env = head_env(ref, name)
             if env is not None:
                 yield Violation(
