@@ -19,6 +19,9 @@ DNS_SUBDOMAIN_MAX_LENGTH = 253
 #: which keeps at most ``DNS_LABEL_MAX_LENGTH - GENERATE_NAME_SUFFIX_LENGTH`` characters of the prefix).
 GENERATE_NAME_SUFFIX_LENGTH = 5
 
+#: The API path of Kueue's objects (ClusterQueue, LocalQueue, ResourceFlavor) the preflight reads.
+KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta1"
+
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -30,6 +33,7 @@ __all__ = [
     "INT32_MIN",
     "INT64_MAX",
     "INT64_MIN",
+    "KUEUE_API_PATH",
     "POD_SECURITY_PROFILES",
     "PodSecurityProfile",
 ]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kuberay.kuberay import NUM_WORKER_GROUPS_ANNOTATION
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.plan._change import Action
 from pulumi_kuberay.plan._context import Live, Operator
 from pulumi_kuberay.plan.job import Mode
@@ -58,7 +59,7 @@ def ray_cluster(name: str = "plan-rc", strategy: str | None = None) -> JsonDict:
     spec = cluster_spec()
     if strategy is not None:
         spec["upgradeStrategy"] = {"type": strategy}
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": name}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": name}, "spec": spec}
 
 
 def autoscaled_cluster(name: str = "plan-rc") -> JsonDict:
@@ -80,12 +81,12 @@ def ray_service(name: str = "plan-rs", strategy: str | None = "NewCluster") -> J
             "gatewayClassName": "istio",
         }
         spec["rayClusterConfig"]["enableInTreeAutoscaling"] = True
-    return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": name}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayService", "metadata": {"name": name}, "spec": spec}
 
 
 def ray_job(name: str = "plan-rj") -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayJob",
         "metadata": {"name": name},
         "spec": {
@@ -98,7 +99,7 @@ def ray_job(name: str = "plan-rj") -> JsonDict:
 
 def ray_cronjob(name: str = "plan-rcj") -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCronJob",
         "metadata": {"name": name},
         "spec": {"schedule": "0 * * * *", "jobTemplate": ray_job()["spec"]},
