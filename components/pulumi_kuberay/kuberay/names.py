@@ -28,7 +28,7 @@ NUM_WORKER_GROUPS_ANNOTATION: Final = "ray.io/num-worker-groups"
 
 #: The label that marks a RayCluster created for a RayJob or RayService (``utils/constant.go``).
 ORIGINATED_FROM_CRD_LABEL: Final = "ray.io/originated-from-crd"
-#: The GCS fault tolerance storage namespace (``ray.io/external-storage-namespace``, ``RAY_external_storage_namespace``).
+#: The storage namespace of GCS fault tolerance (KubeRay passes it as ``RAY_external_storage_namespace``).
 EXTERNAL_STORAGE_NS_ANNOTATION: Final = "ray.io/external-storage-namespace"
 #: A RayService's wait for its RayCluster to become ready (Go duration; ``RayServiceInitializingTimeoutAnnotation``).
 INITIALIZING_TIMEOUT_ANNOTATION: Final = "ray.io/initializing-timeout"
@@ -49,6 +49,19 @@ REDIS_ADDRESS_ENV: Final = "RAY_REDIS_ADDRESS"
 GEN_AUTOSCALER_START_CMD_ENV: Final = "KUBERAY_GEN_AUTOSCALER_START_CMD"
 TLS_ENV_VARS: Final = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
 USE_TLS_ENV: Final = TLS_ENV_VARS[0]
+#: The GCS storage settings the operator injects into the head with the ``rocksdb`` backend (users may not set them).
+ROCKSDB_ENV_VARS: Final = ("RAY_gcs_storage", "RAY_gcs_storage_path")
+#: The environment the operator gives the history collector sidecar (users may not set it).
+HISTORY_COLLECTOR_ENV_VARS: Final = (
+    "POD_IP",
+    "FQ_RAY_IP",
+    "RAY_CLUSTER_NAME",
+    "RAY_CLUSTER_NAMESPACE",
+    "RAY_ROLE",
+    "OWNER_KIND",
+    "OWNER_NAME",
+    "EVENTS_PORT",
+)
 
 #: The containers KubeRay injects: the in-tree autoscaler sidecar of the head, a RayJob's submitter, the history
 #: collector sidecar.
@@ -71,6 +84,9 @@ TLS_VOLUME: Final = "ray-tls"
 TLS_MOUNT_PATH: Final = "/etc/ray/tls"
 SHARED_MEMORY_VOLUME: Final = "shared-mem"
 SHARED_MEMORY_PATH: Final = "/dev/shm"
+#: The volume of the ``rocksdb`` GCS storage the operator mounts into the head, and its path.
+ROCKSDB_VOLUME: Final = "gcs-storage"
+ROCKSDB_MOUNT_PATH: Final = "/data/gcs"
 
 #: The longest name the operator accepts per kind (``ValidateRayClusterMetadata`` and its kin): the names KubeRay
 #: derives from it (``<name>-head-svc``, ``<name>-<5 characters>`` for a child) must stay DNS labels.
@@ -114,6 +130,7 @@ __all__ = [
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
     "HISTORY_COLLECTOR_CONTAINER",
+    "HISTORY_COLLECTOR_ENV_VARS",
     "INITIALIZING_TIMEOUT_ANNOTATION",
     "KUBERAY_CONTROLLER",
     "KUBERAY_VERSION_ANNOTATION",
@@ -126,6 +143,9 @@ __all__ = [
     "RAY_CLUSTER_LABEL",
     "RECREATE_HASH_ANNOTATION",
     "REDIS_ADDRESS_ENV",
+    "ROCKSDB_ENV_VARS",
+    "ROCKSDB_MOUNT_PATH",
+    "ROCKSDB_VOLUME",
     "SERVE_PORT",
     "SERVICE_HASH_ANNOTATION",
     "SHARED_MEMORY_PATH",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pulumi_kuberay.kuberay.names import REDIS_ADDRESS_ENV
+from pulumi_kuberay.kuberay.names import REDIS_ADDRESS_ENV, ROCKSDB_ENV_VARS, ROCKSDB_MOUNT_PATH, ROCKSDB_VOLUME
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_list,
@@ -283,7 +283,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
         found = head_ray_container(ref)
         if found is not None:
             cpath, container = found
-            for name in ("RAY_gcs_storage", "RAY_gcs_storage_path"):
+            for name in ROCKSDB_ENV_VARS:
                 env = env_var(container, name, cpath)
                 if env is not None:
                     yield Violation(
@@ -292,7 +292,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
                         fix=f"Remove env {name}.",
                     )
             for mpath, mount in volume_mounts(container, cpath):
-                if mount.get("name") == "gcs-storage" or mount.get("mountPath") == "/data/gcs":
+                if mount.get("name") == ROCKSDB_VOLUME or mount.get("mountPath") == ROCKSDB_MOUNT_PATH:
                     yield Violation(
                         f"head volumeMount 'gcs-storage' / '/data/gcs' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
                         mpath,
@@ -301,7 +301,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
         tpl = head_template(ref)
         if tpl is not None:
             for i, volume in enumerate(as_list(tpl.pod_spec.get("volumes"))):
-                if isinstance(volume, dict) and volume.get("name") == "gcs-storage":
+                if isinstance(volume, dict) and volume.get("name") == ROCKSDB_VOLUME:
                     yield Violation(
                         f"head volume 'gcs-storage' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
                         join(tpl.spec_path, "volumes", i),
@@ -322,7 +322,7 @@ declare(
     fix="Remove those env vars, mounts and volumes from the head Pod.",
     check=_check_rocksdb_managed,
     compliant=example(_rocksdb),
-    violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
+    violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), ROCKSDB_ENV_VARS[0], "rocksdb"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
