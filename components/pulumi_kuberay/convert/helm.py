@@ -33,6 +33,7 @@ import yaml
 
 from pulumi_kuberay.kuberay import API_VERSION, INT32_MAX
 from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
+from pulumi_kuberay.kuberay.kubernetes import HELM_CHART_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL
 from pulumi_kuberay.model import coalesce, merge_maps
 from pulumi_kuberay.model.suggest import did_you_mean
 
@@ -325,9 +326,9 @@ def fullname(values: Mapping[str, Any], release_name: str) -> str:
 def chart_labels(release_name: str) -> dict[str, Any]:
     """``ray-cluster.labels`` (the chart sets no appVersion, so no ``app.kubernetes.io/version``)."""
     return {
-        "helm.sh/chart": f"{CHART_NAME}-{CHART_VERSION}",
-        "app.kubernetes.io/instance": scalar(release_name, "release name"),
-        "app.kubernetes.io/managed-by": "Helm",
+        HELM_CHART_LABEL: f"{CHART_NAME}-{CHART_VERSION}",
+        INSTANCE_LABEL: scalar(release_name, "release name"),
+        MANAGED_BY_LABEL: "Helm",
     }
 
 
@@ -678,7 +679,7 @@ def _assign(values: dict[str, Any], path: list[str], value: Any, key_text: str) 
 # --------------------------------------------------------------------------------------------------
 # Helm's own labels, which are false once Pulumi manages the object.
 
-HELM_LABELS = ("helm.sh/chart", "app.kubernetes.io/managed-by")
+HELM_LABELS = (HELM_CHART_LABEL, MANAGED_BY_LABEL)
 
 
 def replace_helm_labels(manifest: dict[str, Any]) -> list[str]:
@@ -689,11 +690,11 @@ def replace_helm_labels(manifest: dict[str, Any]) -> list[str]:
     def fix(labels: Any, where: str) -> None:
         if not isinstance(labels, dict):
             return
-        chart = labels.pop("helm.sh/chart", None)
+        chart = labels.pop(HELM_CHART_LABEL, None)
         if chart is not None:
             notes.append(f"{where}: label helm.sh/chart={chart} dropped (Helm's bookkeeping)")
-        if labels.get("app.kubernetes.io/managed-by") == "Helm":
-            labels["app.kubernetes.io/managed-by"] = "pulumi"
+        if labels.get(MANAGED_BY_LABEL) == "Helm":
+            labels[MANAGED_BY_LABEL] = "pulumi"
             notes.append(f"{where}: label app.kubernetes.io/managed-by=Helm became pulumi")
 
     fix(manifest.get("metadata", {}).get("labels"), "metadata.labels")
