@@ -36,7 +36,7 @@ INITIALIZING_TIMEOUT_ANNOTATION: Final = "ray.io/initializing-timeout"
 OVERWRITE_CONTAINER_CMD_ANNOTATION: Final = "ray.io/overwrite-container-cmd"
 #: The annotation turning off the serve Service of a RayCluster (``EnableServeServiceKey``).
 ENABLE_SERVE_SERVICE_ANNOTATION: Final = "ray.io/enable-serve-service"
-#: The label asking a batch scheduler for gang scheduling (``RayClusterGangSchedulingEnabled``).
+#: The label asking a batch scheduler for gang scheduling (``RayGangSchedulingEnabled``).
 GANG_SCHEDULING_LABEL: Final = "ray.io/gang-scheduling-enabled"
 #: The annotations the operator writes and compares for a change (``utils/constant.go``).
 RECREATE_HASH_ANNOTATION: Final = "ray.io/upgrade-strategy-recreate-hash"

@@ -14,7 +14,11 @@ from typing import Any
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
-from pulumi_kuberay.kuberay.kubernetes import DNS_LABEL_MAX_LENGTH, GENERATE_NAME_SUFFIX_LENGTH
+from pulumi_kuberay.kuberay.kubernetes import (
+    DNS_LABEL_MAX_LENGTH,
+    DNS_SUBDOMAIN_MAX_LENGTH,
+    GENERATE_NAME_SUFFIX_LENGTH,
+)
 from pulumi_kuberay.kuberay.names import (
     AUTOSCALER_V2_ENV as AUTOSCALER_V2_ENV,
 )
@@ -80,11 +84,11 @@ def is_dns1035(name: str) -> bool:
 
 def is_dns1123_subdomain(name: str) -> bool:
     """Like k8s ``IsDNS1123Subdomain`` (what the API server requires of every object name)."""
-    return len(name) <= 253 and bool(_DNS1123_SUBDOMAIN.match(name))
+    return len(name) <= DNS_SUBDOMAIN_MAX_LENGTH and bool(_DNS1123_SUBDOMAIN.match(name))
 
 
 def is_dns1123_label(name: str) -> bool:
-    return len(name) <= 63 and bool(_DNS1123_LABEL.match(name))
+    return len(name) <= DNS_LABEL_MAX_LENGTH and bool(_DNS1123_LABEL.match(name))
 
 
 def qualified_name_error(key: str) -> str | None:
@@ -96,13 +100,13 @@ def qualified_name_error(key: str) -> str | None:
         prefix, name = parts
         if not prefix:
             return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+        if len(prefix) > DNS_SUBDOMAIN_MAX_LENGTH or not _DNS1123_SUBDOMAIN.match(prefix):
             return "prefix part must be a lowercase DNS-1123 subdomain"
     else:
         return "a qualified name may contain at most one '/'"
     if not name:
         return "name part must be non-empty"
-    if len(name) > 63:
+    if len(name) > DNS_LABEL_MAX_LENGTH:
         return "name part must be no more than 63 characters"
     if not _QUALIFIED_NAME_PART.match(name):
         return "name part must consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric"
@@ -110,7 +114,7 @@ def qualified_name_error(key: str) -> str | None:
 
 
 def label_value_error(value: str) -> str | None:
-    if len(value) > 63:
+    if len(value) > DNS_LABEL_MAX_LENGTH:
         return "must be no more than 63 characters"
     if not _LABEL_VALUE.match(value):
         return "must be empty or alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
@@ -266,7 +270,7 @@ def per_job_spec(check: JobCheck) -> Callable[[dict[str, Any], Context], Iterato
 MAX_RAYJOB_NAME_LENGTH = NAME_LIMITS["RayJob"]
 #: Length of the random suffix the API server appends to ``metadata.generateName``.
 GENERATED_SUFFIX_LENGTH = GENERATE_NAME_SUFFIX_LENGTH
-#: names.SimpleNameGenerator keeps at most this much of ``generateName`` (63 - 5).
+#: names.SimpleNameGenerator keeps at most this much of ``generateName``.
 GENERATE_NAME_MAX_PREFIX = DNS_LABEL_MAX_LENGTH - GENERATE_NAME_SUFFIX_LENGTH
 
 
