@@ -217,6 +217,8 @@ def test_import_loads_only_pydantic_and_the_model_package() -> None:
         "pulumi_kuberay.kuberay.api",
         "pulumi_kuberay.kuberay.kubernetes",
         "pulumi_kuberay.kuberay.names",
+        "pulumi_kuberay.kuberay.quantity",  # the one quantity parser (model._quantity reads amounts with it)
+        "pulumi_kuberay.kuberay.resources",  # IsGPUResourceKey (the fix of a bad GPU amount)
         "pulumi_kuberay.kuberay.states",
         "pulumi_kuberay.model",
         "pulumi_kuberay.model._base",

@@ -19,6 +19,7 @@ from typing import Any
 from pulumi_kuberay import kubeclient, preflight, rules
 from pulumi_kuberay.cli._lint_findings import LocatedFinding, RayDoc
 from pulumi_kuberay.kuberay import KINDS
+from pulumi_kuberay.kuberay.api import API_PATH, API_VERSION, PLURALS
 from pulumi_kuberay.rules import Finding
 from pulumi_kuberay.rules.target import Target
 
@@ -34,7 +35,6 @@ _PHASE_SEVERITY: dict[str, rules.Severity] = {
     "progressing": "low",
     "suspended": "low",
 }
-_PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
 #: What a live object keeps to be linted as a manifest (status and server-set metadata dropped).
 _METADATA = ("name", "namespace", "labels", "annotations")
 
@@ -106,7 +106,7 @@ def _default_namespace(args: argparse.Namespace) -> str:
 def _as_manifest(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     return {
-        "apiVersion": obj.get("apiVersion", "ray.io/v1"),
+        "apiVersion": obj.get("apiVersion", API_VERSION),
         "kind": obj.get("kind"),
         "metadata": {k: v for k, v in (meta or {}).items() if k in _METADATA},
         "spec": obj.get("spec") or {},
@@ -126,14 +126,14 @@ def live_documents(args: argparse.Namespace) -> tuple[list[RayDoc], list[Located
     diagnoses: list[LocatedFinding] = []
     for kind in KINDS:
         try:
-            body, _ = reader.client.get(f"/apis/ray.io/v1{where}/{_PLURALS[kind]}")
+            body, _ = reader.client.get(f"{API_PATH}{where}/{PLURALS[kind]}")
         except kubeclient.KubeError as exc:
             return [], [], f"the Ray objects cannot be listed ({exc})"
         for item in (body or {}).get("items") or []:
             if not isinstance(item, dict):
                 continue
             item.setdefault("kind", kind)
-            item.setdefault("apiVersion", "ray.io/v1")
+            item.setdefault("apiVersion", API_VERSION)
             doc = RayDoc("<cluster>", {}, None, _as_manifest(item))
             docs.append(doc)
             diagnosis = diagnose(item)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
 from pulumi_kuberay.model import ManifestError, PodTemplateSpec, Toleration, YAMLError, parse_yaml
 from pulumi_kuberay.model.cluster import HeadGroupSpec, RayClusterSpec, WorkerGroupSpec
 from pulumi_kuberay.model.pod import DEFAULT_GPU_RESOURCE, SecretRef
@@ -111,7 +112,7 @@ def _resource_shortcuts(resources: Any) -> list[tuple[str, Node]] | None:
     for resource, amount in limits.items():
         if resource in ("cpu", "memory"):
             out.append((resource, Lit(amount)))
-        elif "gpu" in resource and isinstance(amount, int) and not isinstance(amount, bool):
+        elif is_gpu_resource_key(str(resource)) and isinstance(amount, int) and not isinstance(amount, bool):
             if any(key == "gpu" for key, _ in out):
                 return None
             out.append(("gpu", Lit(amount)))

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulumi_kuberay.kuberay import API_VERSION, INT32_MAX
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
+from pulumi_kuberay.kuberay.kubernetes import HELM_CHART_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL
 from pulumi_kuberay.model import coalesce
 from pulumi_kuberay.model.suggest import did_you_mean
 
@@ -35,7 +37,7 @@ from ._gotemplate import GoInt, HelmValuesError, _default, go_float, plain, quot
 from ._helm_set import merge_values
 
 CHART_NAME = "ray-cluster"
-CHART_VERSION = "1.7.0"
+CHART_VERSION = LATEST_VERSION_TEXT
 
 _LOG_VOLUME: list[dict[str, Any]] = [{"name": "log-volume", "emptyDir": {}}]
 _LOG_MOUNT: list[dict[str, Any]] = [{"mountPath": "/tmp/ray", "name": "log-volume"}]
@@ -224,9 +226,9 @@ def fullname(values: Mapping[str, Any], release_name: str) -> str:
 def chart_labels(release_name: str) -> dict[str, Any]:
     """``ray-cluster.labels`` (the chart sets no appVersion, so no ``app.kubernetes.io/version``)."""
     return {
-        "helm.sh/chart": f"{CHART_NAME}-{CHART_VERSION}",
-        "app.kubernetes.io/instance": scalar(release_name, "release name"),
-        "app.kubernetes.io/managed-by": "Helm",
+        HELM_CHART_LABEL: f"{CHART_NAME}-{CHART_VERSION}",
+        INSTANCE_LABEL: scalar(release_name, "release name"),
+        MANAGED_BY_LABEL: "Helm",
     }
 
 
@@ -454,7 +456,7 @@ def values_key(path: str, values: Mapping[str, Any]) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # Helm's own labels, which are false once Pulumi manages the object.
 
-HELM_LABELS = ("helm.sh/chart", "app.kubernetes.io/managed-by")
+HELM_LABELS = (HELM_CHART_LABEL, MANAGED_BY_LABEL)
 
 
 def replace_helm_labels(manifest: dict[str, Any]) -> list[str]:
@@ -465,11 +467,11 @@ def replace_helm_labels(manifest: dict[str, Any]) -> list[str]:
     def fix(labels: Any, where: str) -> None:
         if not isinstance(labels, dict):
             return
-        chart = labels.pop("helm.sh/chart", None)
+        chart = labels.pop(HELM_CHART_LABEL, None)
         if chart is not None:
             notes.append(f"{where}: label helm.sh/chart={chart} dropped (Helm's bookkeeping)")
-        if labels.get("app.kubernetes.io/managed-by") == "Helm":
-            labels["app.kubernetes.io/managed-by"] = "pulumi"
+        if labels.get(MANAGED_BY_LABEL) == "Helm":
+            labels[MANAGED_BY_LABEL] = "pulumi"
             notes.append(f"{where}: label app.kubernetes.io/managed-by=Helm became pulumi")
 
     fix(manifest.get("metadata", {}).get("labels"), "metadata.labels")

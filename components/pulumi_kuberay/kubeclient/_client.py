@@ -30,10 +30,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["KubeClient", "KubeConfigError", "KubeError", "find_kubeconfig", "load_client"]
+from pulumi_kuberay.kuberay.api import API_PATH, PLURALS
 
-#: Plural resource names of the KubeRay kinds (ray.io/v1).
-PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
+__all__ = ["KubeClient", "KubeConfigError", "KubeError", "find_kubeconfig", "load_client"]
 
 
 class KubeConfigError(Exception):
@@ -102,7 +101,7 @@ class KubeClient:
             raise KubeError(f"GET {path}: {exc}") from None
 
     def get_object(self, kind: str, namespace: str, name: str) -> tuple[dict[str, Any] | None, datetime]:
-        path = f"/apis/ray.io/v1/namespaces/{_q(namespace)}/{PLURALS[kind]}/{_q(name)}"
+        path = f"{API_PATH}/namespaces/{_q(namespace)}/{PLURALS[kind]}/{_q(name)}"
         return self.get(path)
 
     def head_pods(self, namespace: str, cluster: str) -> list[dict[str, Any]]:

@@ -1,13 +1,16 @@
 """What KubeRay is, as plain data and readers: a leaf package (no pydantic, no pulumi, nothing of this package).
 
 - :mod:`.api`: the API group and version, the kinds, operator versions and feature gates;
-- :mod:`.names`: labels, ``spec.managedBy``, the head Pod's ports and head Service name;
+- :mod:`.names`: labels, annotations, ``spec.managedBy``, the head Pod's ports and head Service name, the
+  environment variables, containers and volumes KubeRay injects or reads, the longest name of each kind;
+- :mod:`.resources`: GPUs and accelerators (``IsGPUResourceKey``, the resources mapped to Ray's);
+- :mod:`.quantity`: Kubernetes quantities as Go parses and writes them (the one quantity parser);
 - :mod:`.states`: the terminal states of the state machines;
 - :mod:`.paths`: the readers of untrusted manifest dicts (typed accessors, unknown values, embedded specs);
 - :mod:`.replicas`: the Pods of a worker group as the operator counts them, and the ``replicas`` to send of a
   group the in-tree autoscaler owns (imported as a module, like
   :mod:`.paths`: the ``kuberay-lint`` front loads this package and needs neither);
-- :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, the integer formats' bounds);
+- :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, name lengths, the integer formats' bounds);
 - :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.
 
 Everything else (models, rules, status, plan, the components, the operator) imports these names from here.

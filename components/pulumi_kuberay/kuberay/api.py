@@ -6,17 +6,31 @@ A leaf: plain Python, imports nothing of this package (tests/test_public_seams.p
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Final
 
 #: An operator version, ``(major, minor, patch)``.
 Version = tuple[int, int, int]
 
 #: The API group of the KubeRay custom resources, and their one served version.
-RAY_GROUP = "ray.io"
-API_VERSION = "ray.io/v1"
+RAY_GROUP: Final = "ray.io"
+API_VERSION: Final = "ray.io/v1"
+#: The version before ``v1`` (served until KubeRay 1.2): a manifest still written for it is read as ``v1``.
+LEGACY_API_VERSION: Final = "ray.io/v1alpha1"
+#: The API server's path of ``ray.io/v1`` (``<API_PATH>/namespaces/<ns>/<plural>/<name>``).
+API_PATH: Final = f"/apis/{API_VERSION}"
 #: The kinds of ``ray.io/v1``.
 KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
-#: The operator version targeted when none is given.
+#: Each kind's resource name in the API's paths (the CRDs' ``spec.names.plural``).
+PLURALS: Final[Mapping[str, str]] = {
+    "RayCluster": "rayclusters",
+    "RayJob": "rayjobs",
+    "RayService": "rayservices",
+    "RayCronJob": "raycronjobs",
+}
+#: The operator version targeted when none is given, and its text (the chart's version and image tag follow it).
 LATEST_VERSION: Version = (1, 7, 0)
+LATEST_VERSION_TEXT: Final = ".".join(str(part) for part in LATEST_VERSION)
 
 #: Operator feature gates of KubeRay v1.7.0 and their defaults (upstream ``features.defaultFeatureGates``).
 DEFAULT_FEATURE_GATES: dict[str, bool] = {
@@ -77,10 +91,14 @@ def format_version(version: tuple[int, ...]) -> str:
 
 
 __all__ = [
+    "API_PATH",
     "API_VERSION",
     "DEFAULT_FEATURE_GATES",
     "KINDS",
     "LATEST_VERSION",
+    "LATEST_VERSION_TEXT",
+    "LEGACY_API_VERSION",
+    "PLURALS",
     "RAY_GROUP",
     "RAY_VERSION_THRESHOLDS",
     "Version",

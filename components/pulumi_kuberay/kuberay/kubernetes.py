@@ -1,5 +1,6 @@
 """The Kubernetes facts KubeRay's objects meet: the Pod Security Standards profiles, least to most restrictive;
-the bounds of the OpenAPI integer formats the CRDs use (``int32``, ``int64``), as the API server enforces them.
+the lengths of names; the recommended labels Helm writes; Kueue's API path; the bounds of the OpenAPI integer
+formats the CRDs use (``int32``, ``int64``), as the API server enforces them.
 
 A leaf: plain Python, imports nothing of this package (tests/test_public_seams.py). Cheap to import, so the
 ``kuberay-lint`` front may spell its ``--pod-security-profile`` choices from here.
@@ -12,7 +13,38 @@ from typing import Literal, get_args
 PodSecurityProfile = Literal["privileged", "baseline", "restricted"]
 POD_SECURITY_PROFILES: tuple[PodSecurityProfile, ...] = get_args(PodSecurityProfile)
 
+#: The longest DNS-1123 (and DNS-1035) label, and subdomain (``validation.DNS1123LabelMaxLength``, ...).
+DNS_LABEL_MAX_LENGTH = 63
+DNS_SUBDOMAIN_MAX_LENGTH = 253
+#: Length of the random suffix the API server appends to ``metadata.generateName`` (``names.SimpleNameGenerator``,
+#: which keeps at most ``DNS_LABEL_MAX_LENGTH - GENERATE_NAME_SUFFIX_LENGTH`` characters of the prefix).
+GENERATE_NAME_SUFFIX_LENGTH = 5
+
+#: Kubernetes' recommended labels that Helm writes (and the operator's chart reads back: its version).
+HELM_CHART_LABEL = "helm.sh/chart"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+APP_VERSION_LABEL = "app.kubernetes.io/version"
+
+#: The API path of Kueue's objects (ClusterQueue, LocalQueue, ResourceFlavor) the preflight reads.
+KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta1"
+
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
-__all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "POD_SECURITY_PROFILES", "PodSecurityProfile"]
+__all__ = [
+    "APP_VERSION_LABEL",
+    "DNS_LABEL_MAX_LENGTH",
+    "DNS_SUBDOMAIN_MAX_LENGTH",
+    "GENERATE_NAME_SUFFIX_LENGTH",
+    "HELM_CHART_LABEL",
+    "INSTANCE_LABEL",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
+    "KUEUE_API_PATH",
+    "MANAGED_BY_LABEL",
+    "POD_SECURITY_PROFILES",
+    "PodSecurityProfile",
+]

@@ -1,4 +1,5 @@
-"""KubeRay's names: the labels it reads and writes, who manages an object, the head Pod's ports and Service.
+"""KubeRay's names: the labels and annotations it reads and writes, who manages an object, the head Pod's ports and
+Service, the environment variables it reads, the containers and volumes it injects, the length of object names.
 
 A leaf: plain Python, imports nothing of this package (tests/test_public_seams.py).
 """
@@ -6,6 +7,7 @@ A leaf: plain Python, imports nothing of this package (tests/test_public_seams.p
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final, Literal, get_args
 
 #: ``spec.managedBy``: the controller of an object (immutable). KubeRay reconciles only its own; any other value
@@ -23,6 +25,72 @@ KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 FT_ENABLED_ANNOTATION: Final = "ray.io/ft-enabled"
 #: The number of worker groups the operator wrote at the last update (``utils/constant.go``).
 NUM_WORKER_GROUPS_ANNOTATION: Final = "ray.io/num-worker-groups"
+
+#: The label that marks a RayCluster created for a RayJob or RayService (``utils/constant.go``).
+ORIGINATED_FROM_CRD_LABEL: Final = "ray.io/originated-from-crd"
+#: The storage namespace of GCS fault tolerance (KubeRay passes it as ``RAY_external_storage_namespace``).
+EXTERNAL_STORAGE_NS_ANNOTATION: Final = "ray.io/external-storage-namespace"
+#: A RayService's wait for its RayCluster to become ready (Go duration; ``RayServiceInitializingTimeoutAnnotation``).
+INITIALIZING_TIMEOUT_ANNOTATION: Final = "ray.io/initializing-timeout"
+#: The annotation that lets the container's own command start Ray (``RayOverwriteContainerCmdAnnotationKey``).
+OVERWRITE_CONTAINER_CMD_ANNOTATION: Final = "ray.io/overwrite-container-cmd"
+#: The annotation turning off the serve Service of a RayCluster (``EnableServeServiceKey``).
+ENABLE_SERVE_SERVICE_ANNOTATION: Final = "ray.io/enable-serve-service"
+#: The label asking a batch scheduler for gang scheduling (``RayGangSchedulingEnabled``).
+GANG_SCHEDULING_LABEL: Final = "ray.io/gang-scheduling-enabled"
+#: The annotations the operator writes and compares for a change (``utils/constant.go``).
+RECREATE_HASH_ANNOTATION: Final = "ray.io/upgrade-strategy-recreate-hash"
+SERVICE_HASH_ANNOTATION: Final = "ray.io/hash-without-replicas-and-workers-to-delete"
+KUBERAY_VERSION_ANNOTATION: Final = "ray.io/kuberay-version"
+
+#: Environment variables KubeRay reads from, or writes into, the Ray containers.
+AUTOSCALER_V2_ENV: Final = "RAY_enable_autoscaler_v2"
+REDIS_ADDRESS_ENV: Final = "RAY_REDIS_ADDRESS"
+GEN_AUTOSCALER_START_CMD_ENV: Final = "KUBERAY_GEN_AUTOSCALER_START_CMD"
+TLS_ENV_VARS: Final = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
+USE_TLS_ENV: Final = TLS_ENV_VARS[0]
+#: The GCS storage settings the operator injects into the head with the ``rocksdb`` backend (users may not set them).
+ROCKSDB_ENV_VARS: Final = ("RAY_gcs_storage", "RAY_gcs_storage_path")
+#: The environment the operator gives the history collector sidecar (users may not set it).
+HISTORY_COLLECTOR_ENV_VARS: Final = (
+    "POD_IP",
+    "FQ_RAY_IP",
+    "RAY_CLUSTER_NAME",
+    "RAY_CLUSTER_NAMESPACE",
+    "RAY_ROLE",
+    "OWNER_KIND",
+    "OWNER_NAME",
+    "EVENTS_PORT",
+)
+
+#: The containers KubeRay injects: the in-tree autoscaler sidecar of the head, a RayJob's submitter, the history
+#: collector sidecar.
+AUTOSCALER_CONTAINER: Final = "autoscaler"
+SUBMITTER_CONTAINER: Final = "ray-job-submitter"
+HISTORY_COLLECTOR_CONTAINER: Final = "ray-history-collector"
+#: ``BuildAutoscalerContainer``'s resources when ``autoscalerOptions.resources`` is not given.
+AUTOSCALER_DEFAULT_RESOURCES: Final[Mapping[str, Any]] = MappingProxyType(
+    {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
+)
+#: The init container ``DefaultWorkerPodTemplate`` adds to every worker Pod (unless the operator runs with
+#: ``ENABLE_INIT_CONTAINER_INJECTION=false``), and its resources.
+WAIT_GCS_READY_CONTAINER: Final = "wait-gcs-ready"
+WAIT_GCS_READY_RESOURCES: Final[Mapping[str, Any]] = MappingProxyType(
+    {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "200m", "memory": "256Mi"}}
+)
+#: The volumes KubeRay mounts into the Ray containers: TLS certificates, and the shared memory (``addEmptyDir`` in
+#: ``BuildPod``: one sized to the memory limit unless a volume is already mounted at its path).
+TLS_VOLUME: Final = "ray-tls"
+TLS_MOUNT_PATH: Final = "/etc/ray/tls"
+SHARED_MEMORY_VOLUME: Final = "shared-mem"
+SHARED_MEMORY_PATH: Final = "/dev/shm"
+#: The volume of the ``rocksdb`` GCS storage the operator mounts into the head, and its path.
+ROCKSDB_VOLUME: Final = "gcs-storage"
+ROCKSDB_MOUNT_PATH: Final = "/data/gcs"
+
+#: The longest name the operator accepts per kind (``ValidateRayClusterMetadata`` and its kin): the names KubeRay
+#: derives from it (``<name>-head-svc``, ``<name>-<5 characters>`` for a child) must stay DNS labels.
+NAME_LIMITS: Final[Mapping[str, int]] = {"RayCluster": 53, "RayJob": 47, "RayService": 47, "RayCronJob": 36}
 
 #: The head Ray container's ports that KubeRay gives a head without any (and looks up by name).
 GCS_SERVER_PORT: Final = 6379
@@ -48,18 +116,47 @@ def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) 
 
 
 __all__ = [
+    "AUTOSCALER_CONTAINER",
+    "AUTOSCALER_DEFAULT_RESOURCES",
+    "AUTOSCALER_V2_ENV",
     "CLIENT_PORT",
     "DASHBOARD_PORT",
+    "ENABLE_SERVE_SERVICE_ANNOTATION",
+    "EXTERNAL_STORAGE_NS_ANNOTATION",
     "FT_ENABLED_ANNOTATION",
+    "GANG_SCHEDULING_LABEL",
     "GCS_SERVER_PORT",
+    "GEN_AUTOSCALER_START_CMD_ENV",
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
+    "HISTORY_COLLECTOR_CONTAINER",
+    "HISTORY_COLLECTOR_ENV_VARS",
+    "INITIALIZING_TIMEOUT_ANNOTATION",
     "KUBERAY_CONTROLLER",
+    "KUBERAY_VERSION_ANNOTATION",
     "KUEUE_QUEUE_LABEL",
     "MANAGED_BY",
+    "NAME_LIMITS",
     "NUM_WORKER_GROUPS_ANNOTATION",
+    "ORIGINATED_FROM_CRD_LABEL",
+    "OVERWRITE_CONTAINER_CMD_ANNOTATION",
     "RAY_CLUSTER_LABEL",
+    "RECREATE_HASH_ANNOTATION",
+    "REDIS_ADDRESS_ENV",
+    "ROCKSDB_ENV_VARS",
+    "ROCKSDB_MOUNT_PATH",
+    "ROCKSDB_VOLUME",
     "SERVE_PORT",
+    "SERVICE_HASH_ANNOTATION",
+    "SHARED_MEMORY_PATH",
+    "SHARED_MEMORY_VOLUME",
+    "SUBMITTER_CONTAINER",
+    "TLS_ENV_VARS",
+    "TLS_MOUNT_PATH",
+    "TLS_VOLUME",
+    "USE_TLS_ENV",
+    "WAIT_GCS_READY_CONTAINER",
+    "WAIT_GCS_READY_RESOURCES",
     "ManagedBy",
     "head_service_name",
 ]

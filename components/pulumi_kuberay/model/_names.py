@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 
-NAME_LIMITS: dict[str, int] = {"RayCluster": 53, "RayJob": 47, "RayService": 47, "RayCronJob": 36}
-"""Maximum ``metadata.name`` length per kind enforced by the operator."""
+from pulumi_kuberay.kuberay.kubernetes import DNS_LABEL_MAX_LENGTH
+from pulumi_kuberay.kuberay.kubernetes import GENERATE_NAME_SUFFIX_LENGTH as GENERATE_NAME_SUFFIX
+from pulumi_kuberay.kuberay.names import NAME_LIMITS as NAME_LIMITS
 
 DNS1035_KINDS: frozenset[str] = frozenset({"RayCluster", "RayJob", "RayService"})
 """Kinds whose name must be a DNS-1035 label (RayCronJob only has the length limit)."""
-
-GENERATE_NAME_SUFFIX = 5
-"""Length of the random suffix the API server appends to ``generateName``."""
 
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 
@@ -26,7 +24,7 @@ _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 def is_dns1035_label(name: str) -> bool:
     """True for a DNS-1035 label: lower-case alphanumerics and ``-``, starts with a letter, ends alphanumeric,
     at most 63 characters (e.g. ``"raycluster-gpu"``)."""
-    return len(name) <= 63 and _DNS1035.fullmatch(name) is not None
+    return len(name) <= DNS_LABEL_MAX_LENGTH and _DNS1035.fullmatch(name) is not None
 
 
 def name_problems(kind: str, name: str, *, generated: bool = False) -> list[str]:

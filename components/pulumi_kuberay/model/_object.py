@@ -10,6 +10,8 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel
 
+from pulumi_kuberay.kuberay.api import API_VERSION
+
 from ._base import JsonDict, KubeModel
 from ._errors import Problem
 from ._names import name_problems
@@ -105,7 +107,7 @@ class KubeManifest(KubeModel, Generic[SpecT]):
     ``status`` when present.
     """
 
-    api_version: Literal["ray.io/v1", "ray.io/v1alpha1"] = "ray.io/v1"
+    api_version: Literal["ray.io/v1", "ray.io/v1alpha1"] = API_VERSION
     """``ray.io/v1`` (``ray.io/v1alpha1`` is still served, deprecated, for RayCluster/RayJob/RayService)."""
     kind: str
     """Kind of the object; fixed by each subclass."""

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import math
 import re
-from fractions import Fraction
 from typing import Annotated, Any
 
 from pydantic import StringConstraints
 
+from pulumi_kuberay.kuberay.quantity import QUANTITY_PATTERN as QUANTITY_PATTERN
+from pulumi_kuberay.kuberay.quantity import amount as quantity_amount
+from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
+
 #: Kubernetes ``x-kubernetes-int-or-string`` value (``2``, ``"500m"``, ``"http"``).
 Quantity = int | str
-
-#: The Kubernetes resource-quantity syntax the CRDs require for resources, limits and sizes.
-QUANTITY_PATTERN = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 
 #: A resource quantity: an integer, or a string in Kubernetes quantity syntax (``"500m"``, ``"16Gi"``).
 ResourceQuantity = int | Annotated[str, StringConstraints(pattern=QUANTITY_PATTERN)]
@@ -34,7 +33,7 @@ def quantity_fix(value: Any, field: str) -> str:
     with a binary suffix (``8GB`` -> ``8Gi``; ``8G`` is also valid but means 8*10^9 bytes)."""
     if field in _COUNTED:
         return 'write e.g. "500m" (half a core) or 2'
-    if "/" in field or "gpu" in field.lower():
+    if "/" in field or is_gpu_resource_key(field):
         return "write a whole number of units, e.g. 1"
     match = _BYTE_UNIT.match(value) if isinstance(value, str) else None
     if match:
@@ -51,28 +50,4 @@ def is_quantity_key(field: str) -> bool:
     )
 
 
-_PARTS = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
-_SUFFIX_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_SUFFIX_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-
-
-def quantity_amount(value: Any) -> Fraction | None:
-    """The exact amount of a quantity (``"500m"`` -> 1/2, ``"1Gi"`` -> 1073741824, ``2`` -> 2), as
-    ``resource.ParseQuantity`` reads it; None if it is not one (a decimal exponent such as ``1e2.5`` included)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return Fraction(value) if math.isfinite(value) else None
-    match = _PARTS.match(value.strip()) if isinstance(value, str) else None
-    if match is None:
-        return None
-    sign, number, suffix = match.group(1), Fraction(match.group(2)), match.group(3) or ""
-    if suffix in _SUFFIX_BINARY:
-        amount = number * (1 << _SUFFIX_BINARY[suffix])
-    elif suffix in _SUFFIX_DECIMAL:
-        amount = number * Fraction(10) ** _SUFFIX_DECIMAL[suffix]
-    else:
-        amount = number * Fraction(10) ** int(suffix[1:])
-    return -amount if sign == "-" else amount
+__all__ = ["QUANTITY_PATTERN", "Quantity", "ResourceQuantity", "is_quantity_key", "quantity_amount", "quantity_fix"]

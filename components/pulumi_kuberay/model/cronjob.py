@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.gosyntax import cron_error, go_location_exists
 
 from ._base import KubeModel, Self
@@ -95,7 +96,7 @@ class RayCronJobSpec(KubeModel):
 class RayCronJobManifest(KubeManifest[RayCronJobSpec]):
     """A RayCronJob object (``ray.io/v1`` only); ``load_manifest`` returns it for ``kind: RayCronJob``."""
 
-    api_version: Literal["ray.io/v1"] = "ray.io/v1"
+    api_version: Literal["ray.io/v1"] = API_VERSION
     """``ray.io/v1`` (RayCronJob was never served as v1alpha1)."""
     kind: Literal["RayCronJob"] = "RayCronJob"
     """Always ``"RayCronJob"``."""

@@ -30,6 +30,7 @@ from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, ru
 from ..kuberay import INT32_MAX
 from ..kuberay import RAY_CLUSTER_LABEL as CLUSTER_SELECTOR_KEY
 from ..kuberay import ManagedBy as ManagedBy
+from ..kuberay.names import SUBMITTER_CONTAINER
 from ._base import Int32, KubeModel, Self, wire_noop
 from ._deferred import In, known
 from ._errors import SpecError
@@ -66,7 +67,7 @@ def _render_yaml_mapping(value: str | dict[str, Any], *, what: str, info: Valida
 
 
 #: Name of the container of KubeRay's default submitter Pod (``GetDefaultSubmitterContainer``).
-SUBMITTER_CONTAINER_NAME = "ray-job-submitter"
+SUBMITTER_CONTAINER_NAME = SUBMITTER_CONTAINER
 
 
 def default_submitter_template(head_image: str) -> dict[str, Any]:

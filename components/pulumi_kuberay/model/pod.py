@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticKnownError
 
+from ..kuberay.names import SHARED_MEMORY_PATH, SHARED_MEMORY_VOLUME
+from ..kuberay.resources import NVIDIA_GPU
 from ._base import JsonDict, KubeModel, render_scalar, wire_noop
 from ._deferred import In, Obj, known
 from ._errors import SpecError
@@ -49,7 +51,7 @@ from ._k8s import (
     Volume,
     VolumeMount,
 )
-from ._quantity import QUANTITY_PATTERN, quantity_fix
+from ._quantity import QUANTITY_PATTERN, quantity_amount, quantity_fix
 
 # --------------------------------------------------------------------------------------------------
 # Python input vs. wire documents.
@@ -234,7 +236,7 @@ _SHORTCUTS = (
     "object_store_memory",
 )
 
-DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
+DEFAULT_GPU_RESOURCE = NVIDIA_GPU
 
 #: Ray images run as user ``ray``, uid 1000 (``rayproject/ray``); the security context the conveniences give
 #: every Ray container, the autoscaler and the RayJob submitter unless ``security_context`` says otherwise
@@ -249,14 +251,6 @@ HARDENED_SECURITY_CONTEXT: dict[str, Any] = {
     "runAsUser": RAY_UID,
     "seccompProfile": {"type": "RuntimeDefault"},
 }
-
-#: KubeRay's name and mount path of the shared-memory volume of the Ray container (``addEmptyDir`` in its
-#: ``BuildPod``: it adds one sized to the memory limit unless a volume is already mounted at this path).
-SHARED_MEMORY_VOLUME = "shared-mem"
-SHARED_MEMORY_PATH = "/dev/shm"
-
-_BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL_SUFFIXES = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 
 
 def hardened_security_context() -> dict[str, Any]:
@@ -277,12 +271,10 @@ def quantity_bytes(value: int | str, field: str) -> int:
         if value <= 0:
             raise SpecError(f"{field} ({value}) must be positive", field=field, fix=fix)
         return value
-    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?", value.strip())
-    if match is None:
+    exact = quantity_amount(value)
+    if exact is None:
         raise SpecError(f"{field} {value!r} is not a memory quantity", field=field, fix=fix)
-    number, suffix = match.groups()
-    factor = _BINARY_SUFFIXES.get(suffix or "", _DECIMAL_SUFFIXES.get(suffix or "", 1))
-    amount = int(float(number) * factor)
+    amount = int(exact)
     if amount <= 0:
         raise SpecError(f"{field} ({value!r}) must be positive", field=field, fix=fix)
     return amount

@@ -36,6 +36,7 @@ import yaml
 from pydantic import ValidationError
 
 from pulumi_kuberay.kuberay import parse_kuberay_version
+from pulumi_kuberay.kuberay.kubernetes import APP_VERSION_LABEL, HELM_CHART_LABEL
 from pulumi_kuberay.model import ManifestError, Problem, coalesce, problems_from_validation_error
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.operator.args import CHART_NAME, DEFAULT_NAMESPACE, KubeRayOperatorArgs, operator_gate_defaults
@@ -310,11 +311,11 @@ def setup_from_deployment(manifest: Mapping[str, Any], *, crd_version: str | Non
     image = str(container.get("image", ""))
     labels = meta.get("labels") or {}
     # The chart's own version is in helm.sh/chart (kuberay-operator-1.7.0; the v1.7.0 chart sets no appVersion).
-    chart_label = str(labels.get("helm.sh/chart", ""))
+    chart_label = str(labels.get(HELM_CHART_LABEL, ""))
     label_version = (
         chart_label.removeprefix(f"{CHART_NAME}-")
         if chart_label.startswith(f"{CHART_NAME}-")
-        else str(labels.get("app.kubernetes.io/version", "")).lstrip("v")
+        else str(labels.get(APP_VERSION_LABEL, "")).lstrip("v")
     )
     tag = image.rpartition(":")[2].lstrip("v")
     try:

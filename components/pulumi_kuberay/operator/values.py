@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
 from pulumi_kuberay.model import (
     Affinity,
     Capabilities,
@@ -47,7 +48,7 @@ from pulumi_kuberay.model import (
 )
 
 #: The chart version these values describe.
-CHART_VERSION = "1.7.0"
+CHART_VERSION = LATEST_VERSION_TEXT
 
 #: ``batchScheduler.name`` values the v1.7.0 operator accepts (``getSchedulerFactory``); "" = none.
 BATCH_SCHEDULERS = ("volcano", "yunikorn", "kai-scheduler", "scheduler-plugins")
@@ -65,7 +66,7 @@ class _Values(KubeModel):
 class ImageValues(_Values):
     repository: str = "quay.io/kuberay/operator"
     """Image repository."""
-    tag: str = "v1.7.0"
+    tag: str = f"v{LATEST_VERSION_TEXT}"
     """Image tag (keep it equal to the chart version: rule ``operator-image-tag-mismatch``)."""
     pull_policy: Literal["Always", "IfNotPresent", "Never", ""] = "IfNotPresent"
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import API_VERSION
+
 JsonDict = dict[str, Any]
 IMAGE = "rayproject/ray:2.52.0"
 NEW_IMAGE = "rayproject/ray:2.53.0"
@@ -45,7 +47,7 @@ def ray_cluster(name: str = "plan-rc", strategy: str | None = None) -> JsonDict:
     spec = cluster_spec()
     if strategy is not None:
         spec["upgradeStrategy"] = {"type": strategy}
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": name}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": name}, "spec": spec}
 
 
 def autoscaled_cluster(name: str = "plan-rc") -> JsonDict:
@@ -67,12 +69,12 @@ def ray_service(name: str = "plan-rs", strategy: str | None = "NewCluster") -> J
             "gatewayClassName": "istio",
         }
         spec["rayClusterConfig"]["enableInTreeAutoscaling"] = True
-    return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": name}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayService", "metadata": {"name": name}, "spec": spec}
 
 
 def ray_job(name: str = "plan-rj") -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayJob",
         "metadata": {"name": name},
         "spec": {
@@ -85,7 +87,7 @@ def ray_job(name: str = "plan-rj") -> JsonDict:
 
 def ray_cronjob(name: str = "plan-rcj") -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCronJob",
         "metadata": {"name": name},
         "spec": {"schedule": "0 * * * *", "jobTemplate": ray_job()["spec"]},

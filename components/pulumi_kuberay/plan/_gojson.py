@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
-from pulumi_kuberay.plan import _quantity
+from pulumi_kuberay.kuberay import quantity as _quantity
 
 #: Type tables shipped with the package, by operator minor version.
 TABLES: Final = {(1, 6): "v1.6.json", (1, 7): "v1.7.json"}

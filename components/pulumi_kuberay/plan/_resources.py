@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay import quantity
+from pulumi_kuberay.kuberay.names import AUTOSCALER_DEFAULT_RESOURCES
 from pulumi_kuberay.kuberay.replicas import desired_worker_pods, most_worker_pods
-from pulumi_kuberay.plan import _quantity
+from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
 from pulumi_kuberay.plan._change import Footprint, Resources
-
-_AUTOSCALER_DEFAULT = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
 
 
 def _amount(value: Any) -> float:
     try:
-        return float(_quantity.parse(str(value).strip()).value) if value is not None else 0.0
-    except (_quantity.QuantityError, ValueError):
+        return float(quantity.parse(str(value).strip()).value) if value is not None else 0.0
+    except (quantity.QuantityError, ValueError):
         return 0.0
 
 
@@ -35,7 +35,7 @@ def _container(resources: Any) -> Resources:
         **(dict(limits) if isinstance(limits, Mapping) else {}),
         **(dict(requests) if isinstance(requests, Mapping) else {}),
     }
-    gpus = sum(_amount(v) for k, v in merged.items() if str(k).endswith("/gpu"))
+    gpus = sum(_amount(v) for k, v in merged.items() if is_gpu_resource_key(str(k)))
     return Resources(
         cpu_millis=round(_amount(merged.get("cpu")) * 1000),
         memory_bytes=round(_amount(merged.get("memory"))),
@@ -74,7 +74,7 @@ def footprint(spec: Mapping[str, Any], *, replicas_unset: bool = False) -> Footp
     if spec.get("enableInTreeAutoscaling") is True:
         raw_options = spec.get("autoscalerOptions")
         options: Mapping[str, Any] = raw_options if isinstance(raw_options, Mapping) else {}
-        sidecars = (options.get("resources") or _AUTOSCALER_DEFAULT,)
+        sidecars = (options.get("resources") or AUTOSCALER_DEFAULT_RESOURCES,)
     start = pod_resources(head.get("template"), sidecars=sidecars)
     most = start
     autoscaled = spec.get("enableInTreeAutoscaling") is True

@@ -21,15 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi_kuberay.kuberay import NUM_WORKER_GROUPS_ANNOTATION as NUM_WORKER_GROUPS_ANNOTATION
+from pulumi_kuberay.kuberay.names import KUBERAY_VERSION_ANNOTATION as KUBERAY_VERSION_ANNOTATION
+from pulumi_kuberay.kuberay.names import RECREATE_HASH_ANNOTATION as RECREATE_HASH_ANNOTATION
+from pulumi_kuberay.kuberay.names import SERVICE_HASH_ANNOTATION as SERVICE_HASH_ANNOTATION
 from pulumi_kuberay.plan import _gojson
 from pulumi_kuberay.plan._gojson import Struct
 
 Version = tuple[int, int, int]
-
-#: Annotations the operator writes and compares (``utils/constant.go``).
-RECREATE_HASH_ANNOTATION = "ray.io/upgrade-strategy-recreate-hash"
-SERVICE_HASH_ANNOTATION = "ray.io/hash-without-replicas-and-workers-to-delete"
-KUBERAY_VERSION_ANNOTATION = "ray.io/kuberay-version"
 
 
 class UnmodelledVersion(LookupError):

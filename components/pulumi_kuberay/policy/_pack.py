@@ -34,6 +34,7 @@ from pulumi_policy import (
 )
 
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.model import lower_camel
 from pulumi_kuberay.operator.crds import crd_version_label
 from pulumi_kuberay.operator.derive import (
@@ -369,7 +370,7 @@ def run() -> None:
     install_request_memo()
     policies = build_policies()
     verdicts = resource_verdicts()
-    rules.check({"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "warm-up"}, "spec": {}})
+    rules.check({"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": "warm-up"}, "spec": {}})
     # This process is the pack's alone: what is loaded by now (modules, the catalogue, the models' validators) lives
     # until it exits, so the garbage collector need not walk it again on every full collection (a 120-160 ms pause
     # about once per 900 calls before).

@@ -19,21 +19,22 @@ from types import MappingProxyType
 from typing import Any
 
 from pulumi_kuberay.kuberay import paths
+from pulumi_kuberay.kuberay.names import (
+    AUTOSCALER_CONTAINER,
+    AUTOSCALER_DEFAULT_RESOURCES,
+    WAIT_GCS_READY_CONTAINER,
+    WAIT_GCS_READY_RESOURCES,
+)
 from pulumi_kuberay.kuberay.replicas import desired_worker_pods, most_worker_pods
 
 from .snapshot import Amounts, LimitRange, amounts
 
 __all__ = ["AUTOSCALER_DEFAULT", "WAIT_GCS_READY", "ContainerShape", "PodShape", "pod_shapes"]
 
-#: The ``wait-gcs-ready`` init container ``DefaultWorkerPodTemplate`` adds to every worker Pod (unless the operator
-#: runs with ``ENABLE_INIT_CONTAINER_INJECTION=false``): its resources count in the Pod's effective request and quota.
-WAIT_GCS_READY: Mapping[str, Any] = MappingProxyType(
-    {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "200m", "memory": "256Mi"}}
-)
+#: The init container KubeRay adds to every worker Pod: its resources count in the Pod's effective request and quota.
+WAIT_GCS_READY: Mapping[str, Any] = WAIT_GCS_READY_RESOURCES
 #: ``BuildAutoscalerContainer``'s resources when ``autoscalerOptions.resources`` is not given.
-AUTOSCALER_DEFAULT: Mapping[str, Any] = MappingProxyType(
-    {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
-)
+AUTOSCALER_DEFAULT: Mapping[str, Any] = AUTOSCALER_DEFAULT_RESOURCES
 
 
 @dataclass(frozen=True)
@@ -140,11 +141,11 @@ def pod_shapes(manifest: Mapping[str, Any], limit_ranges: Sequence[LimitRange] =
             containers = [_container(c, limit_ranges) for c in paths.as_list(pod_spec.get("containers"))]
             containers += [_container(c, limit_ranges, init=True) for c in paths.as_list(pod_spec.get("initContainers"))]
             if group.role == "worker":
-                containers.append(_container({"name": "wait-gcs-ready", "resources": dict(WAIT_GCS_READY)}, (), init=True))
+                containers.append(_container({"name": WAIT_GCS_READY_CONTAINER, "resources": dict(WAIT_GCS_READY)}, (), init=True))
             if group.role == "head" and autoscaled:
                 options = paths.as_dict(ref.spec.get("autoscalerOptions"))
                 sidecar = options.get("resources") if isinstance(options.get("resources"), dict) else dict(AUTOSCALER_DEFAULT)
-                containers.append(_container({"name": "autoscaler", "resources": sidecar}, limit_ranges))
+                containers.append(_container({"name": AUTOSCALER_CONTAINER, "resources": sidecar}, limit_ranges))
             if group.role == "head":
                 count = most = 1
             else:

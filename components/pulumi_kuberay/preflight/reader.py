@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pulumi_kuberay.kubeclient import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
+from pulumi_kuberay.kuberay.kubernetes import KUEUE_API_PATH
 
 from .snapshot import ClusterSnapshot
 
@@ -38,8 +39,8 @@ CLUSTER_KINDS: Mapping[str, str] = {
     "storageclasses": "/apis/storage.k8s.io/v1/storageclasses",
     "runtimeclasses": "/apis/node.k8s.io/v1/runtimeclasses",
     "nodepools": "/apis/karpenter.sh/v1/nodepools",
-    "clusterqueues": "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
-    "resourceflavors": "/apis/kueue.x-k8s.io/v1beta1/resourceflavors",
+    "clusterqueues": f"{KUEUE_API_PATH}/clusterqueues",
+    "resourceflavors": f"{KUEUE_API_PATH}/resourceflavors",
     "cluster-autoscaler-status": "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status",
 }
 #: Kinds read only when a spec needs them.
@@ -55,7 +56,7 @@ NAMESPACED_KINDS: Mapping[str, str] = {
     "configmaps": "/api/v1",
     "serviceaccounts": "/api/v1",
     "persistentvolumeclaims": "/api/v1",
-    "localqueues": "/apis/kueue.x-k8s.io/v1beta1",
+    "localqueues": KUEUE_API_PATH,
 }
 #: Lists whose 404 means "the API is not served here": the kind is then known to be empty (Karpenter) or the
 #: feature absent (Kueue, Gateway API: None, the verdicts that need it say nothing).

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.model import ManifestError, Problem
 from pulumi_kuberay.model.suggest import did_you_mean
@@ -548,7 +549,7 @@ class RayComponent(pulumi.ComponentResource, Generic[SpecT]):
         extra: Any,
         common: CommonArgs,
     ) -> None:
-        manifest = {"apiVersion": "ray.io/v1", "kind": self.KIND, **props}
+        manifest = {"apiVersion": API_VERSION, "kind": self.KIND, **props}
         options = self._resource_options(extra)
         # --- change plan (owned by _change_plan): hooks on the custom resource, run at preview and up
         hooks = _change_plan.attach(self._planner, f"kubernetes:ray.io/v1:{self.KIND}", name)

@@ -21,12 +21,12 @@ import pulumi
 from pydantic import BaseModel
 
 from pulumi_kuberay.kuberay import HEAD_DEFAULT_PORTS
+from pulumi_kuberay.kuberay.api import API_VERSION as API_VERSION
 from pulumi_kuberay.model import ManifestError, validate_as
 from pulumi_kuberay.resources import _provider_wait_for
 from pulumi_kuberay.rules import SUPPRESS_PREFIX, Finding
 from pulumi_kuberay.rules.target import STACK_CONFIG_KEYS, Target, TargetError, target_from_stack_config
 
-API_VERSION = "ray.io/v1"
 #: Package part of the components' type tokens (``kuberay:index:RayCluster``); part of every child URN.
 TOKEN_PACKAGE = "kuberay"
 #: Stack config namespace of the rule settings (``kuberay:version``, ``kuberay:environment``,

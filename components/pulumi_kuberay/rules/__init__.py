@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
 from pulumi_kuberay.kuberay import paths as _paths
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
 from pulumi_kuberay.operator.setup import OperatorSetup
 
@@ -350,7 +351,7 @@ def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozense
     ]
 
 
-_DEFAULT_VERSION = "1.7.0"
+_DEFAULT_VERSION = LATEST_VERSION_TEXT
 
 
 def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
@@ -684,25 +685,16 @@ def example_findings(
     return found if every_rule else [f for f in found if f.rule_id == rule.id]
 
 
-def _violating_findings(rule: Rule, target: Target) -> list[Finding]:
-    """What ``rule`` alone reports on its violating example for ``target`` (a rule on each object runs alone: ~100
-    times faster than the whole catalogue, which ``--list-rules`` and SARIF would run once per rule)."""
-    if rule.scope != "document":
-        return example_findings(rule, target=target)
-    ctx = target.context()
-    return [rule.finding(v, ctx.audience) for v in rule.run(rule.violating, ctx)]
-
-
 def severity_in_force(rule: Rule, target: Target) -> SeverityInForce:
     """The severity ``rule`` reports at for ``target`` (its environment, version, gates, options) and why it is not
     the default: what ``--list-rules``, ``--explain-rule``, SARIF and docs/rules.md show."""
-    from ._severity import severity_in_force as in_force
+    from ._severity import in_force
 
-    return in_force(rule, target, _violating_findings)
+    return in_force(rule, target)
 
 
 def severity_by_environment(rule: Rule, target: Target | None = None) -> str:
     """docs/rules.md's severity cell: the default, then the environments that give another (``medium (prod: high)``)."""
-    from ._severity import severity_by_environment as by_environment
+    from ._severity import by_environment
 
-    return by_environment(rule, target or Target(), _violating_findings)
+    return by_environment(rule, target or Target())

@@ -12,6 +12,10 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import API_VERSION
+from pulumi_kuberay.kuberay.names import RAY_CLUSTER_LABEL
+from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
+
 JsonDict = dict[str, Any]
 
 RAY_IMAGE = "rayproject/ray:2.52.0"
@@ -79,7 +83,7 @@ def example_cluster_spec(
 def base_cluster() -> dict[str, Any]:
     """The RayCluster baseline: :func:`example_cluster_spec` (a 4Gi head, worker group ``workergroup``)."""
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCluster",
         "metadata": {"name": "raycluster-demo"},
         "spec": example_cluster_spec(head_memory="4Gi", worker_group="workergroup"),
@@ -160,7 +164,7 @@ def _ray_object(kind: str, name: str, spec: dict[str, Any], overrides: dict[str,
             spec.pop(key, None)
         else:
             spec[key] = value
-    return {"apiVersion": "ray.io/v1", "kind": kind, "metadata": {"name": name}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": {"name": name}, "spec": spec}
 
 
 def example_job(name: str = "rayjob-sample", **spec_fields: Any) -> dict[str, Any]:
@@ -210,7 +214,7 @@ def selector_job(**spec_fields: Any) -> dict[str, Any]:
         "rayClusterSpec": None,
         "shutdownAfterJobFinishes": None,
         "ttlSecondsAfterFinished": None,
-        "clusterSelector": {"ray.io/cluster": "shared-cluster"},
+        "clusterSelector": {RAY_CLUSTER_LABEL: "shared-cluster"},
     }
     fields.update(spec_fields)
     return example_job(**fields)
@@ -291,7 +295,7 @@ SECURE_CONTEXT: JsonDict = {
 def ray_container(name: str, *, cpu: str = "2", memory: str = "8Gi", gpu: int = 0) -> JsonDict:
     limits: JsonDict = {"cpu": cpu, "memory": memory}
     if gpu:
-        limits["nvidia.com/gpu"] = gpu
+        limits[NVIDIA_GPU] = gpu
     return {
         "name": name,
         "image": RAY_IMAGE,
@@ -329,7 +333,7 @@ def hardened_cluster_spec(*, head_cpus: str | None = "0") -> JsonDict:
 
 def ray_cluster(name: str = "shared") -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCluster",
         "metadata": {"name": name},
         "spec": hardened_cluster_spec(),
@@ -346,7 +350,7 @@ def ray_service(name: str = "serve") -> JsonDict:
     head = spec["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"].append({"containerPort": 8000, "name": "serve"})
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayService",
         "metadata": {"name": name},
         "spec": {

@@ -14,7 +14,30 @@ from typing import Any
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
-from pulumi_kuberay.kuberay.names import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.kubernetes import (
+    DNS_LABEL_MAX_LENGTH,
+    DNS_SUBDOMAIN_MAX_LENGTH,
+    GENERATE_NAME_SUFFIX_LENGTH,
+)
+from pulumi_kuberay.kuberay.names import (
+    AUTOSCALER_V2_ENV as AUTOSCALER_V2_ENV,
+)
+from pulumi_kuberay.kuberay.names import (
+    EXTERNAL_STORAGE_NS_ANNOTATION as EXTERNAL_STORAGE_NS_ANNOTATION,
+)
+from pulumi_kuberay.kuberay.names import (
+    HISTORY_COLLECTOR_CONTAINER as HISTORY_COLLECTOR_CONTAINER,
+)
+from pulumi_kuberay.kuberay.names import (
+    INITIALIZING_TIMEOUT_ANNOTATION as INITIALIZING_TIMEOUT_ANNOTATION,
+)
+from pulumi_kuberay.kuberay.names import KUBERAY_CONTROLLER, NAME_LIMITS
+from pulumi_kuberay.kuberay.names import (
+    ORIGINATED_FROM_CRD_LABEL as ORIGINATED_FROM_CRD_LABEL,
+)
+from pulumi_kuberay.kuberay.names import TLS_ENV_VARS as TLS_ENV_VARS
+from pulumi_kuberay.kuberay.names import TLS_MOUNT_PATH as TLS_MOUNT_PATH
+from pulumi_kuberay.kuberay.names import TLS_VOLUME as TLS_VOLUME
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     PodTemplateRef,
@@ -38,14 +61,7 @@ from ._engine import Context, Violation
 # --------------------------------------------------------------------------------------------------
 # RayClusterSpec constants
 
-EXTERNAL_STORAGE_NS_ANNOTATION = "ray.io/external-storage-namespace"
-ORIGINATED_FROM_CRD_LABEL = "ray.io/originated-from-crd"
-MAX_RAYCLUSTER_NAME = 53
-AUTOSCALER_V2_ENV = "RAY_enable_autoscaler_v2"
-HISTORY_COLLECTOR_CONTAINER = "ray-history-collector"
-TLS_ENV_VARS = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
-TLS_VOLUME = "ray-tls"
-TLS_MOUNT_PATH = "/etc/ray/tls"
+MAX_RAYCLUSTER_NAME = NAME_LIMITS["RayCluster"]
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
@@ -68,11 +84,11 @@ def is_dns1035(name: str) -> bool:
 
 def is_dns1123_subdomain(name: str) -> bool:
     """Like k8s ``IsDNS1123Subdomain`` (what the API server requires of every object name)."""
-    return len(name) <= 253 and bool(_DNS1123_SUBDOMAIN.match(name))
+    return len(name) <= DNS_SUBDOMAIN_MAX_LENGTH and bool(_DNS1123_SUBDOMAIN.match(name))
 
 
 def is_dns1123_label(name: str) -> bool:
-    return len(name) <= 63 and bool(_DNS1123_LABEL.match(name))
+    return len(name) <= DNS_LABEL_MAX_LENGTH and bool(_DNS1123_LABEL.match(name))
 
 
 def qualified_name_error(key: str) -> str | None:
@@ -84,13 +100,13 @@ def qualified_name_error(key: str) -> str | None:
         prefix, name = parts
         if not prefix:
             return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+        if len(prefix) > DNS_SUBDOMAIN_MAX_LENGTH or not _DNS1123_SUBDOMAIN.match(prefix):
             return "prefix part must be a lowercase DNS-1123 subdomain"
     else:
         return "a qualified name may contain at most one '/'"
     if not name:
         return "name part must be non-empty"
-    if len(name) > 63:
+    if len(name) > DNS_LABEL_MAX_LENGTH:
         return "name part must be no more than 63 characters"
     if not _QUALIFIED_NAME_PART.match(name):
         return "name part must consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric"
@@ -98,7 +114,7 @@ def qualified_name_error(key: str) -> str | None:
 
 
 def label_value_error(value: str) -> str | None:
-    if len(value) > 63:
+    if len(value) > DNS_LABEL_MAX_LENGTH:
         return "must be no more than 63 characters"
     if not _LABEL_VALUE.match(value):
         return "must be empty or alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
@@ -251,11 +267,11 @@ def per_job_spec(check: JobCheck) -> Callable[[dict[str, Any], Context], Iterato
     return run
 
 
-MAX_RAYJOB_NAME_LENGTH = 47
+MAX_RAYJOB_NAME_LENGTH = NAME_LIMITS["RayJob"]
 #: Length of the random suffix the API server appends to ``metadata.generateName``.
-GENERATED_SUFFIX_LENGTH = 5
-#: names.SimpleNameGenerator keeps at most this much of ``generateName`` (63 - 5).
-GENERATE_NAME_MAX_PREFIX = 58
+GENERATED_SUFFIX_LENGTH = GENERATE_NAME_SUFFIX_LENGTH
+#: names.SimpleNameGenerator keeps at most this much of ``generateName``.
+GENERATE_NAME_MAX_PREFIX = DNS_LABEL_MAX_LENGTH - GENERATE_NAME_SUFFIX_LENGTH
 
 
 def effective_name(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -364,8 +380,7 @@ def image_tag(image: str) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # RayService
 
-MAX_RAYSERVICE_NAME_LENGTH = 47
-INITIALIZING_TIMEOUT_ANNOTATION = "ray.io/initializing-timeout"
+MAX_RAYSERVICE_NAME_LENGTH = NAME_LIMITS["RayService"]
 UPGRADE_TYPES = ("NewClusterWithIncrementalUpgrade", "NewCluster", "None")
 INCREMENTAL = "NewClusterWithIncrementalUpgrade"
 

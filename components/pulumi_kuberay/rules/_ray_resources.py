@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import OVERWRITE_CONTAINER_CMD_ANNOTATION
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     GroupRef,
@@ -41,22 +41,14 @@ from pulumi_kuberay.kuberay.paths import (
     is_unknown,
     ray_container,
 )
+from pulumi_kuberay.kuberay.resources import CUSTOM_ACCELERATORS as CUSTOM_ACCELERATORS
+from pulumi_kuberay.kuberay.resources import is_gpu_resource_key as is_gpu_resource_key
 from pulumi_kuberay.model import quantity_amount
 
 CPU, GPU, MEMORY = "CPU", "GPU", "memory"
 ACCELERATOR_PREFIX = "accelerator_type:"
-#: ``customAcceleratorToRayResourceMap``: container resource -> Ray resource.
-CUSTOM_ACCELERATORS = {"aws.amazon.com/neuroncore": "neuron_cores", "google.com/tpu": "TPU"}
 #: Ray's resource precision (``ray._private.ray_constants.RESOURCE_UNIT_SCALING``: 1/10000).
 _EPSILON = 1e-4 / 2
-
-_MIG = re.compile(r"nvidia\.com/mig-\d+g\.\d+gb$")
-
-
-def is_gpu_resource_key(key: str) -> bool:
-    """``utils.IsGPUResourceKey``."""
-    return key.endswith("gpu") or _MIG.search(key) is not None
-
 
 #: The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one.
 quantity = quantity_amount
@@ -150,7 +142,7 @@ def _apply_group_resources(params: dict[str, Any], group_resources: Mapping[str,
 
 def _user_starts_ray(container: Mapping[str, Any], annotations: Mapping[str, Any]) -> bool:
     """The container runs its own ``ray start`` (KubeRay then keeps its command): its flags are not ours to read."""
-    if str(annotations.get("ray.io/overwrite-container-cmd", "")).lower() == "true":
+    if str(annotations.get(OVERWRITE_CONTAINER_CMD_ANNOTATION, "")).lower() == "true":
         return True
     words = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str)]
     return "ray start" in " ".join(words)

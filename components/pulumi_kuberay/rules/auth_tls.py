@@ -6,6 +6,7 @@ import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import USE_TLS_ENV
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_str,
@@ -194,7 +195,7 @@ declare(
     fix="Remove RAY_USE_TLS / RAY_TLS_SERVER_CERT / RAY_TLS_SERVER_KEY / RAY_TLS_CA_CERT from the containers.",
     check=_check_tls_env,
     compliant=example(_tls),
-    violating=example(lambda d: (_tls(d), add_env(worker_container_of(d), "RAY_USE_TLS", "1"))),
+    violating=example(lambda d: (_tls(d), add_env(worker_container_of(d), USE_TLS_ENV, "1"))),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].env[0]",
     context=_TLS_CONTEXT,
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].env": REMOVE}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import GEN_AUTOSCALER_START_CMD_ENV
 from pulumi_kuberay.kuberay.paths import (
     as_int,
     as_str,
@@ -210,7 +211,7 @@ def _check_autoscaler_managed_env(doc: dict[str, Any], ctx: Context) -> Iterator
         if not isinstance(options, dict):
             continue
         for path, entry in env_list(options, ref.path("autoscalerOptions")):
-            if entry["name"] == "KUBERAY_GEN_AUTOSCALER_START_CMD":
+            if entry["name"] == GEN_AUTOSCALER_START_CMD_ENV:
                 yield Violation(
                     f"autoscalerOptions.env must not set KUBERAY_GEN_AUTOSCALER_START_CMD (managed by KubeRay){reported_as(ref)}",
                     path,
@@ -240,7 +241,7 @@ declare(
         lambda d: (
             with_autoscaling_v2(d),
             spec_of(d)["autoscalerOptions"].update(
-                env=[{"name": "KUBERAY_GEN_AUTOSCALER_START_CMD", "value": "ray kuberay-autoscaler"}]
+                env=[{"name": GEN_AUTOSCALER_START_CMD_ENV, "value": "ray kuberay-autoscaler"}]
             ),
         )
     ),

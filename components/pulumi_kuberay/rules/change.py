@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
+
 from ._engine import ChangeSubject, Context, Severity, Violation, declare
 from ._examples import add_env, example, example_service, head_container_of
 from ._fixed import patch
@@ -185,7 +187,7 @@ def _check_rollout_gpu_budget(change: ChangeSubject, ctx: Context) -> Iterator[V
 def _gpu_workers(cluster_spec: dict[str, Any]) -> None:
     group = cluster_spec["workerGroupSpecs"][0]
     group["replicas"] = 2
-    resources = {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": 4}
+    resources = {"cpu": "4", "memory": "16Gi", NVIDIA_GPU: 4}
     group["template"]["spec"]["containers"][0]["resources"] = {"limits": resources, "requests": dict(resources)}
 
 

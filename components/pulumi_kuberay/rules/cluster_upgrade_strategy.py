@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, get, is_unknown
 
 from ._cel import Cel
@@ -71,7 +72,7 @@ def _check_upgrade_in_child(doc: dict[str, Any], ctx: Context) -> Iterator[Viola
 
 def _rayjob(cluster_spec: dict[str, Any]) -> dict[str, Any]:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayJob",
         "metadata": {"name": "rayjob-demo"},
         "spec": {

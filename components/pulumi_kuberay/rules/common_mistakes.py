@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import LEGACY_API_VERSION
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_str,
@@ -342,7 +343,7 @@ _DEPRECATED_SERVICE_FIELDS = ("serviceUnhealthySecondThreshold", "deploymentUnhe
 
 
 def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    if manifest.get("apiVersion") == "ray.io/v1alpha1":
+    if manifest.get("apiVersion") == LEGACY_API_VERSION:
         yield Violation(
             "apiVersion ray.io/v1alpha1 is deprecated: the v1.7.0 CRD still serves it (with a warning) but it receives no new fields and KubeRay 1.9 removes it",
             "apiVersion",

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay import KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.kubernetes import DNS_LABEL_MAX_LENGTH
+from pulumi_kuberay.kuberay.names import NAME_LIMITS
 from pulumi_kuberay.kuberay.paths import as_str, get
 
 from ._cel import Cel
@@ -28,7 +30,7 @@ from ._manifest_readers import (
     known_zones,
 )
 
-MAX_RAYCRONJOB_NAME_LENGTH = 36
+MAX_RAYCRONJOB_NAME_LENGTH = NAME_LIMITS["RayCronJob"]
 
 def _spec(manifest: dict[str, Any]) -> dict[str, Any] | None:
     if manifest.get("kind") != "RayCronJob":
@@ -89,7 +91,7 @@ def _check_child_job_name(manifest: dict[str, Any], ctx: Context) -> Iterator[Vi
         return  # the RayJobs go to another controller (ManagedByExternalController): KubeRay never validates them
     name, path = found
     child = f"{name}-{'x' * GENERATED_SUFFIX_LENGTH}"
-    if not is_dns1035(child[:63]) or not name[:1].isalpha():
+    if not is_dns1035(child[:DNS_LABEL_MAX_LENGTH]) or not name[:1].isalpha():
         yield Violation(
             f"the RayJobs this RayCronJob creates are named {name!r} plus a suffix, which is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter): the operator rejects each one",
             path,

@@ -22,8 +22,9 @@ from pulumi_kuberay.kuberay.paths import (
     ray_container,
     worker_groups,
 )
+from pulumi_kuberay.kuberay.resources import GOOGLE_TPU
 
-from ._engine import Context, Violation, declare
+from ._engine import KINDS, Context, Violation, declare
 from ._examples import example, example_job, example_service, worker_of
 from ._fixed import patch
 from ._manifest_readers import job_specs
@@ -273,7 +274,7 @@ declare(
 # --------------------------------------------------------------------------------------------------
 # Multi-host TPU slices
 
-TPU_RESOURCE = "google.com/tpu"
+TPU_RESOURCE = GOOGLE_TPU
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 
 
@@ -341,7 +342,7 @@ declare(
     title="numOfHosts does not match the TPU slice's topology",
     severity="critical",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="A multi-host TPU slice runs one Pod per host: numOfHosts must be the topology's chips divided by the chips each Pod requests (google.com/tpu), at least 1 (2x2x2 with 4 per host: 2). Fewer Pods leave the slice incomplete and JAX waits for hosts that never join; more stay pending; GKE's kuberay-tpu-webhook rejects the object.",
     fix="Set numOfHosts to the topology's chips / google.com/tpu (e.g. 2x2x2 with google.com/tpu: 4 -> numOfHosts: 2), or pick the topology of the slice you want.",
     check=_check_tpu_hosts,

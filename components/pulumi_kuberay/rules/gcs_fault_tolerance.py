@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import REDIS_ADDRESS_ENV, ROCKSDB_ENV_VARS, ROCKSDB_MOUNT_PATH, ROCKSDB_VOLUME
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_list,
@@ -80,7 +81,7 @@ def _check_implicit_redis(doc: dict[str, Any], ctx: Context) -> Iterator[Violati
     for ref in cluster_specs(doc):
         if gcs_ft_enabled(ref):
             continue
-        env = head_env(ref, "RAY_REDIS_ADDRESS")
+        env = head_env(ref, REDIS_ADDRESS_ENV)
         if env is not None:
             yield Violation(
                 f"head env RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but gcsFaultToleranceOptions is not set{reported_as(ref)}",
@@ -101,7 +102,7 @@ declare(
     fix="Configure GCS FT with gcsFaultToleranceOptions.redisAddress.",
     check=_check_implicit_redis,
     compliant=example(_redis_ft),
-    violating=example(lambda d: add_env(head_container_of(d), "RAY_REDIS_ADDRESS", "redis:6379")),
+    violating=example(lambda d: add_env(head_container_of(d), REDIS_ADDRESS_ENV, "redis:6379")),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     fixed=patch(
         {
@@ -128,7 +129,7 @@ def _check_ft_legacy_settings(doc: dict[str, Any], ctx: Context) -> Iterator[Vio
                 join(head.path, "rayStartParams", "redis-password"),
                 fix="Remove it and use gcsFaultToleranceOptions.redisPassword (valueFrom a Secret).",
             )
-        for name, field in (("REDIS_PASSWORD", "redisPassword"), ("RAY_REDIS_ADDRESS", "redisAddress")):
+        for name, field in (("REDIS_PASSWORD", "redisPassword"), (REDIS_ADDRESS_ENV, "redisAddress")):
             env = head_env(ref, name)
             if env is not None:
                 yield Violation(
@@ -282,7 +283,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
         found = head_ray_container(ref)
         if found is not None:
             cpath, container = found
-            for name in ("RAY_gcs_storage", "RAY_gcs_storage_path"):
+            for name in ROCKSDB_ENV_VARS:
                 env = env_var(container, name, cpath)
                 if env is not None:
                     yield Violation(
@@ -291,7 +292,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
                         fix=f"Remove env {name}.",
                     )
             for mpath, mount in volume_mounts(container, cpath):
-                if mount.get("name") == "gcs-storage" or mount.get("mountPath") == "/data/gcs":
+                if mount.get("name") == ROCKSDB_VOLUME or mount.get("mountPath") == ROCKSDB_MOUNT_PATH:
                     yield Violation(
                         f"head volumeMount 'gcs-storage' / '/data/gcs' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
                         mpath,
@@ -300,7 +301,7 @@ def _check_rocksdb_managed(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
         tpl = head_template(ref)
         if tpl is not None:
             for i, volume in enumerate(as_list(tpl.pod_spec.get("volumes"))):
-                if isinstance(volume, dict) and volume.get("name") == "gcs-storage":
+                if isinstance(volume, dict) and volume.get("name") == ROCKSDB_VOLUME:
                     yield Violation(
                         f"head volume 'gcs-storage' is managed by KubeRay with the rocksdb backend{reported_as(ref)}",
                         join(tpl.spec_path, "volumes", i),
@@ -321,7 +322,7 @@ declare(
     fix="Remove those env vars, mounts and volumes from the head Pod.",
     check=_check_rocksdb_managed,
     compliant=example(_rocksdb),
-    violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), "RAY_gcs_storage", "rocksdb"))),
+    violating=example(lambda d: (_rocksdb(d), add_env(head_container_of(d), ROCKSDB_ENV_VARS[0], "rocksdb"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),

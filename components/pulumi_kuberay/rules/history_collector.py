@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import HISTORY_COLLECTOR_ENV_VARS
 from pulumi_kuberay.kuberay.paths import (
     ClusterSpecRef,
     as_dict,
@@ -26,16 +27,7 @@ from ._manifest_readers import HISTORY_COLLECTOR_CONTAINER, env_by_name, is_set,
 # RC-47..RC-60: history server (v1.7, gate RayClusterHistoryServer)
 
 _HISTORY_CONTEXT = {"feature_gates": {"RayClusterHistoryServer": True}}
-_COLLECTOR_MANAGED_ENV = (
-    "POD_IP",
-    "FQ_RAY_IP",
-    "RAY_CLUSTER_NAME",
-    "RAY_CLUSTER_NAMESPACE",
-    "RAY_ROLE",
-    "OWNER_KIND",
-    "OWNER_NAME",
-    "EVENTS_PORT",
-)
+_COLLECTOR_MANAGED_ENV = HISTORY_COLLECTOR_ENV_VARS
 
 
 def _history_on(ref: ClusterSpecRef, ctx: Context) -> dict[str, Any] | None:
@@ -150,7 +142,7 @@ declare(
             [
                 {"name": "STORAGE_BACKEND", "value": "GCS"},
                 {"name": "GCS_BUCKET", "value": "ray-history"},
-                {"name": "RAY_ROLE", "value": "head"},
+                {"name": HISTORY_COLLECTOR_ENV_VARS[4], "value": "head"},
             ],
         )
     ),

@@ -32,6 +32,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import GANG_SCHEDULING_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_str, is_unknown, pod_templates
 from pulumi_kuberay.operator.setup import OperatorSetup
 
@@ -56,7 +57,7 @@ SCHEDULER_NAMES: dict[str, str] = {
     "kai-scheduler": "kai-scheduler",
     "scheduler-plugins-scheduler": "scheduler-plugins",
 }
-GANG_LABEL = "ray.io/gang-scheduling-enabled"
+GANG_LABEL = GANG_SCHEDULING_LABEL
 
 
 def _source(setup: OperatorSetup) -> str:

@@ -70,7 +70,7 @@ declare(
     compliant=selector_job(),
     violating=example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None),
     violating_path="spec",
-    fixed=patch({"spec.clusterSelector": {"ray.io/cluster": "shared-cluster"}}),
+    fixed=patch({"spec.clusterSelector": {RAY_CLUSTER_LABEL: "shared-cluster"}}),
     cel=Cel('has(j.rayClusterSpec) || (has(j.clusterSelector) && size(j.clusterSelector) > 0)', over="job", path="rayClusterSpec"),
 )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX
 from pulumi_kuberay.kuberay import KUEUE_QUEUE_LABEL as QUEUE_LABEL
+from pulumi_kuberay.kuberay.names import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list, as_str, cluster_specs, get, metadata, worker_groups
 
 from ._cel import Cel
@@ -299,12 +300,12 @@ declare(
         rayClusterSpec=None,
         shutdownAfterJobFinishes=None,
         ttlSecondsAfterFinished=None,
-        clusterSelector={"ray.io/cluster": "shared-cluster"},
+        clusterSelector={RAY_CLUSTER_LABEL: "shared-cluster"},
     ),
     violating=example_job(
         rayClusterSpec=None,
         ttlSecondsAfterFinished=None,
-        clusterSelector={"ray.io/cluster": "shared-cluster"},
+        clusterSelector={RAY_CLUSTER_LABEL: "shared-cluster"},
     ),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
@@ -341,7 +342,7 @@ declare(
     check=_check_unmanaged,
     compliant=_queued_job(example_job()),
     violating=_queued_job(
-        {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "shared"}}}
+        {**example_job(), "spec": {"entrypoint": "python x.py", "clusterSelector": {RAY_CLUSTER_LABEL: "shared"}}}
     ),
     violating_path=f"metadata.labels['{QUEUE_LABEL}']",
     fixed=patch({f'metadata.labels["{QUEUE_LABEL}"]': REMOVE}),

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, KUBERAY_CONTROLLER
+from pulumi_kuberay.kuberay.api import API_VERSION
+from pulumi_kuberay.kuberay.names import ENABLE_SERVE_SERVICE_ANNOTATION
 from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_int,
@@ -38,8 +40,6 @@ from ._engine import (
 from ._examples import example_cluster_spec, example_job, example_service
 from ._fixed import patch
 from ._manifest_readers import has_cluster_selector, job_specs, semver_parse
-
-ENABLE_SERVE_SERVICE_ANNOTATION = "ray.io/enable-serve-service"
 
 
 def _port_names(container: dict[str, Any]) -> list[str] | None:
@@ -179,7 +179,7 @@ def _v1_cluster(restart_policy: str | None) -> dict[str, Any]:
     spec["autoscalerOptions"] = {"version": "v1"}
     if restart_policy is not None:
         spec["workerGroupSpecs"][0]["template"]["spec"]["restartPolicy"] = restart_policy
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "autoscaled"}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": "autoscaled"}, "spec": spec}
 
 
 declare(
@@ -273,7 +273,7 @@ declare(
 def _cluster_with_replicas(replicas: int) -> dict[str, Any]:
     spec = example_cluster_spec()
     spec["workerGroupSpecs"][0].update(minReplicas=1, maxReplicas=3, replicas=replicas)
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
 
 
 def _check_replicas_clamped(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:

@@ -31,6 +31,8 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 from pulumi_kuberay.kuberay.paths import annotations as doc_annotations
+from pulumi_kuberay.kuberay.quantity import amount as quantity_amount
+from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
 
 from . import _examples as ex
 from ._cel import Cel, generic_version_at_least
@@ -40,9 +42,9 @@ from ._manifest_readers import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
 from ._ray_resources import RAY_MIN_MEMORY
 
 _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
-_QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z]*)$")
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18, "m": 10**-3}
+#: The quantities memory_bytes reads: unsigned, a decimal or binary suffix or none (no exponent, n or u), as the
+#: CEL twin of head-memory-too-small matches them.
+_PLAIN_QUANTITY = re.compile(r"^[0-9.]+([KMGTPE]i|[kMGTPEm])?$")
 
 
 def memory_bytes(value: Any) -> float | None:
@@ -53,16 +55,10 @@ def memory_bytes(value: Any) -> float | None:
         return float(value)
     if not isinstance(value, str):
         return None
-    match = _QUANTITY.match(value.strip())
-    if match is None:
+    if _PLAIN_QUANTITY.match(value.strip()) is None:
         return None
-    number, unit = match.groups()
-    try:
-        amount = float(number)
-    except ValueError:
-        return None
-    scale = _BINARY.get(unit, _DECIMAL.get(unit))
-    return None if scale is None else amount * scale
+    amount = quantity_amount(value)
+    return None if amount is None else float(amount)
 
 
 #: Ray images that clients pin by digest as their default, with the Ray release each holds, as the client names it
@@ -290,7 +286,7 @@ def _requests_equal_limits(manifest: dict[str, Any], ctx: Context) -> Iterator[V
         if not (limits or requests):
             continue
         for name in sorted(set(limits) | set(requests)):
-            if not (name == "memory" or name.lower().endswith("gpu")):
+            if not (name == "memory" or is_gpu_resource_key(name)):
                 continue
             if name in limits and name in requests and limits[name] != requests[name]:
                 yield Violation(

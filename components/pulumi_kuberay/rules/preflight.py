@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from pulumi_kuberay.kuberay import paths
+from pulumi_kuberay.kuberay import KINDS, KUEUE_QUEUE_LABEL, paths
+from pulumi_kuberay.kuberay.resources import NVIDIA_GPU, NVIDIA_GPU_QUOTA, is_gpu_resource_key
 from pulumi_kuberay.preflight import (
     ClusterSnapshot,
     PodShape,
@@ -32,9 +33,7 @@ from pulumi_kuberay.preflight import (
 from ._engine import Context, PreflightSubject, Severity, Violation, declare
 from ._examples import example, example_service, head_container_of, spec_of, worker_of
 
-ALL_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
-#: The label that hands a Ray object to Kueue (its value: the LocalQueue of the object's namespace).
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+ALL_KINDS = KINDS
 _LABEL_PATH = f'metadata.labels["{KUEUE_QUEUE_LABEL}"]'
 
 
@@ -113,7 +112,7 @@ def _node_json(name: str, cpu: str, memory: str, *, gpu: int = 0, labels: Mappin
                taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
     allocatable: dict[str, str] = {"cpu": cpu, "memory": memory, "pods": "110"}
     if gpu:
-        allocatable["nvidia.com/gpu"] = str(gpu)
+        allocatable[NVIDIA_GPU] = str(gpu)
     return {
         "metadata": {"name": name, "labels": dict(labels or {})},
         "spec": {"taints": taints or []},
@@ -137,11 +136,11 @@ _CPU_NODES = (_node_json("cpu-0", "16", "64Gi"), _node_json("cpu-1", "16", "64Gi
 
 def _gpu_cluster(doc: dict[str, Any]) -> None:
     worker = worker_of(doc)
-    worker["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 1
-    worker["template"]["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    worker["template"]["spec"]["containers"][0]["resources"]["limits"][NVIDIA_GPU] = 1
+    worker["template"]["spec"]["tolerations"] = [{"key": NVIDIA_GPU, "operator": "Exists", "effect": "NoSchedule"}]
 
 
-_GPU_NODE = _node_json("gpu-0", "32", "128Gi", gpu=4, taints=[{"key": "nvidia.com/gpu", "effect": "NoSchedule"}])
+_GPU_NODE = _node_json("gpu-0", "32", "128Gi", gpu=4, taints=[{"key": NVIDIA_GPU, "effect": "NoSchedule"}])
 
 declare(
     id="preflight-group-never-placed",
@@ -301,7 +300,7 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
         if quota.namespace != subject.namespace or quota.scoped:
             continue
         for key, amount in (("requests.cpu", need["cpu"]), ("cpu", need["cpu"]), ("requests.memory", need["memory"]),
-                            ("memory", need["memory"]), ("requests.nvidia.com/gpu", gpus)):
+                            ("memory", need["memory"]), (NVIDIA_GPU_QUOTA, gpus)):
             if key in quota.hard and amount > quota.hard[key] - quota.used.get(key, Fraction(0)):
                 left = quota.hard[key] - quota.used.get(key, Fraction(0))
                 yield Violation(
@@ -314,7 +313,7 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
         return
     free = free_capacity(subject.cluster)
     short = [(key, amount) for key, amount in need.items() if amount > free.get(key, Fraction(0))]
-    if gpus and gpus > sum((v for k, v in free.items() if k.endswith("/gpu")), Fraction(0)):
+    if gpus and gpus > sum((v for k, v in free.items() if is_gpu_resource_key(k)), Fraction(0)):
         short.append(("GPUs", gpus))
     if short:
         sources = subject.cluster.node_sources or subject.cluster.cloud_pools()

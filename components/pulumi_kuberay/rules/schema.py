@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import (
     UNKNOWN_SENTINEL,
     cluster_specs,
@@ -284,7 +285,7 @@ declare(
     check=_check_malformed,
     compliant=_COMPLIANT,
     violating={
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCluster",
         "metadata": {"name": "broken"},
         "spec": "oops",

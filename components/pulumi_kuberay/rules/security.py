@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
@@ -112,7 +113,7 @@ def _walk_pod_containers(manifest: dict[str, Any], template: PodTemplateRef) -> 
         for ref in cluster_specs(manifest):
             if template.path.startswith(ref.path("headGroupSpec")) and ref.spec.get("enableInTreeAutoscaling") is True:
                 options = as_dict(ref.spec.get("autoscalerOptions"))
-                yield "autoscaler", {"securityContext": options.get("securityContext")}
+                yield AUTOSCALER_CONTAINER, {"securityContext": options.get("securityContext")}
 
 
 def _baseline_gaps(manifest: dict[str, Any], template: PodTemplateRef) -> list[str]:

@@ -10,7 +10,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pulumi_kuberay.kuberay import RAY_CLUSTER_LABEL as _SELECTOR_KEY
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import as_dict, as_int, as_list
+from pulumi_kuberay.kuberay.quantity import amount as quantity_amount
+from pulumi_kuberay.kuberay.resources import NVIDIA_GPU, is_gpu_resource_key
 
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
@@ -69,11 +72,9 @@ def _gpus_per_pod(template: Any) -> int:
     for container in as_list(as_dict(as_dict(template).get("spec")).get("containers")):
         limits = as_dict(as_dict(as_dict(container).get("resources")).get("limits"))
         for resource, amount in limits.items():
-            if str(resource).lower().endswith("gpu"):
-                try:
-                    total += int(str(amount))
-                except ValueError:
-                    continue
+            count = quantity_amount(amount) if is_gpu_resource_key(str(resource)) else None
+            if count is not None and count.denominator == 1:
+                total += int(count)
     return total
 
 
@@ -140,9 +141,9 @@ def _gpu_budget(docs: Sequence[JsonDict], ctx: Context) -> Iterable[Violation]:
 def _cluster(name: str, *, gpu: int = 0, max_replicas: int = 2, labels: JsonDict | None = None) -> JsonDict:
     container: JsonDict = {"name": "ray-worker", "image": "rayproject/ray:2.52.0"}
     if gpu:
-        container["resources"] = {"limits": {"nvidia.com/gpu": gpu}, "requests": {"nvidia.com/gpu": gpu}}
+        container["resources"] = {"limits": {NVIDIA_GPU: gpu}, "requests": {NVIDIA_GPU: gpu}}
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayCluster",
         "metadata": {"name": name, **({"labels": labels} if labels else {})},
         "spec": {
@@ -164,7 +165,7 @@ def _cluster(name: str, *, gpu: int = 0, max_replicas: int = 2, labels: JsonDict
 
 def _job(selector: JsonDict) -> JsonDict:
     return {
-        "apiVersion": "ray.io/v1",
+        "apiVersion": API_VERSION,
         "kind": "RayJob",
         "metadata": {"name": "batch"},
         "spec": {"entrypoint": "python train.py", "clusterSelector": selector},
@@ -181,8 +182,8 @@ declare(
     rationale="A RayJob in clusterSelector mode (or each RayJob a RayCronJob creates from such a jobTemplate) never creates a cluster: KubeRay v1.7.0 reads only clusterSelector['ray.io/cluster'] and uses the RayCluster of that name in the RayJob's namespace (other keys are ignored, labels never matched); if there is none, the job stays in Initializing forever. Judged only where the set declares RayClusters in that namespace (one managed elsewhere is not seen).",
     fix="Set clusterSelector: {ray.io/cluster: <name of an existing RayCluster in the same namespace>} or embed rayClusterSpec.",
     check=_selector_unmatched,
-    compliant=(_cluster("shared"), _job({"ray.io/cluster": "shared"})),
-    violating=(_cluster("shared"), _job({"ray.io/cluster": "sharde"})),
+    compliant=(_cluster("shared"), _job({_SELECTOR_KEY: "shared"})),
+    violating=(_cluster("shared"), _job({_SELECTOR_KEY: "sharde"})),
     violating_path="spec.clusterSelector['ray.io/cluster']",
     fixed=patch({'[1].spec.clusterSelector["ray.io/cluster"]': "shared"}),
 )

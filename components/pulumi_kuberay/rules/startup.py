@@ -12,7 +12,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, cluster_specs, group_template, groups, is_unknown, join, ray_container
 
-from ._engine import Context, Violation, declare
+from ._engine import KINDS, Context, Violation, declare
 from ._examples import example, worker_of
 from ._fixed import patch
 from ._ray_resources import RAY_MIN_MEMORY, group_label, quantity
@@ -56,7 +56,7 @@ declare(
     title="The Ray container's memory limit is enough to start Ray at all",
     severity="critical",
     category="correctness",
-    kinds=("RayCluster", "RayJob", "RayService", "RayCronJob"),
+    kinds=KINDS,
     rationale="A memory limit is a Kubernetes quantity, and one without a unit is bytes (`--head-memory 4` of kubectl-ray gives a 4-byte limit); the API server, the operator and Pod validation accept any positive amount, but a Ray container below 64Mi is OOM-killed before `ray start` is up (the Python interpreter with Ray imported alone needs more) and restarted forever, so its group never has a Ray node.",
     fix="Give the Ray container's memory a unit (4Gi, 8G), at least 64Mi; Ray's own floor for a head is 2G (head-memory-too-small).",
     check=_memory_unusable,

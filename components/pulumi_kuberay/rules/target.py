@@ -7,7 +7,7 @@ and by the policy pack alike; the pack's policy config and the lint command's fl
 
 Stack config keys (``stacks/Pulumi.<env>.yaml``)::
 
-    kuberay:version: "1.7.0"                 # target operator version
+    kuberay:version: LATEST_VERSION_TEXT                 # target operator version
     kuberay:environment: prod                # dev | staging | prod
     kuberay:featureGates: {RayCronJob: true} # over the version's defaults
     kuberay:allowedRegistries: [docker.io/rayproject]
@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import LATEST_VERSION_TEXT
 from pulumi_kuberay.model import lower_camel
 from pulumi_kuberay.model.suggest import closest
 from pulumi_kuberay.operator.setup import OperatorSetup
@@ -58,7 +59,7 @@ STACK_CONFIG_KEYS: tuple[str, ...] = ("version", "environment", "featureGates", 
 
 
 def parse_version(text: str | tuple[int, ...]) -> tuple[int, int, int]:
-    """``"1.7.0"``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)`` (the catalogue's parser, as a TargetError)."""
+    """``LATEST_VERSION_TEXT``, ``"v1.6"`` -> ``(1, 7, 0)``, ``(1, 6, 0)`` (the catalogue's parser, as a TargetError)."""
     try:
         return parse_kuberay_version(text)
     except ValueError as exc:
@@ -112,7 +113,7 @@ class Target:
     True
     """
 
-    kuberay_version: str = "1.7.0"
+    kuberay_version: str = LATEST_VERSION_TEXT
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     environment: str | None = None
     #: The organisation's options; a mapping by field name is accepted and validated (:meth:`OrgOptions.strict`).
@@ -167,7 +168,7 @@ class Target:
         operator: OperatorSetup | None = None,
     ) -> Target:
         """The keyword form used by ``rules.check(manifest, kuberay_version=..., ...)``."""
-        version = "1.7.0" if kuberay_version is None else kuberay_version
+        version = LATEST_VERSION_TEXT if kuberay_version is None else kuberay_version
         if isinstance(version, tuple):
             version = format_version(parse_version(version))
         return cls(
@@ -245,7 +246,7 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
     if webhooks is not None and not isinstance(webhooks, bool):
         raise TargetError("kuberay:webhooks must be true or false")
     return Target(
-        kuberay_version=str(version) if version is not None else "1.7.0",
+        kuberay_version=str(version) if version is not None else LATEST_VERSION_TEXT,
         feature_gates=parse_feature_gates(gates),
         environment=str(environment) if environment is not None else None,
         options=options,

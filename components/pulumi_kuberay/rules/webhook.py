@@ -11,6 +11,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import as_str, cluster_specs, worker_groups
 
 from ._cel import Cel
@@ -53,7 +54,7 @@ def _cluster_with_groups(*names: str) -> dict[str, Any]:
         group = copy.deepcopy(template)
         group["groupName"] = name
         spec["workerGroupSpecs"].append(group)
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
+    return {"apiVersion": API_VERSION, "kind": "RayCluster", "metadata": {"name": "raycluster"}, "spec": spec}
 
 
 declare(

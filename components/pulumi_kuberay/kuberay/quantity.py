@@ -1,4 +1,7 @@
-"""Kubernetes ``resource.Quantity`` as the operator's Go code reads and writes it (for the spec hash).
+"""Kubernetes ``resource.Quantity`` as Go reads and writes it: the one quantity parser of this package.
+
+The model, the rules, the change plan and the preflight all read amounts through :func:`parse` (or
+:func:`amount`, its lenient reader of untrusted values); the change plan also writes them back (the spec hash).
 
 A port of ``ParseQuantity``, ``parseQuantityString``, ``Quantity.CanonicalizeBytes`` and ``MarshalJSON`` of
 ``k8s.io/apimachinery/pkg/api/resource``: ``"1000m"`` is written back as ``"1"``, ``"1024Mi"`` as ``"1Gi"``,
@@ -9,11 +12,19 @@ which give the same numbers. Differentially tested against the Go code (tests/or
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final, Literal
+from functools import lru_cache
+from typing import Any, Final, Literal
 
 Format = Literal["DecimalExponent", "BinarySI", "DecimalSI"]
+
+#: The quantity syntax the CRDs' OpenAPI schemas require of resources, limits and sizes (``int-or-string``).
+QUANTITY_PATTERN: Final = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+#: What :func:`amount` reads: the pattern with an integer exponent (``ParseQuantity`` refuses ``1e2.5``).
+_READABLE: Final = re.compile(r"^[+-]?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
 
 _DECIMAL_SUFFIXES: Final = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES: Final = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -134,6 +145,7 @@ def _round_up(value: Fraction, decimals: int) -> Fraction:
     return Fraction(whole, 10**decimals)
 
 
+@lru_cache(maxsize=4096)  # a Quantity is immutable; manifests repeat the same few amounts
 def parse(text: str) -> Quantity:
     """``resource.ParseQuantity`` (after ``UnmarshalJSON``'s quote stripping and ``TrimSpace``)."""
     if not text:
@@ -246,4 +258,22 @@ def marshal(value: object) -> str:
     raise QuantityError(f"a quantity must be a string or a number, got {type(value).__name__}")
 
 
-__all__ = ["Quantity", "QuantityError", "canonical", "format_json_number", "marshal", "parse"]
+def amount(value: Any) -> Fraction | None:
+    """The amount of an untrusted value of a quantity field (``"500m"`` -> 1/2, ``"1Gi"`` -> 1073741824, ``2`` ->
+    2), as ``ParseQuantity`` reads it (rounded up to nano units); None if it is not a quantity."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(value) if math.isfinite(value) else None
+    text = value.strip() if isinstance(value, str) else None
+    if text is None or _READABLE.match(text) is None:
+        return None
+    try:
+        return parse(text).value
+    except QuantityError:
+        return None
+
+
+__all__ = ["QUANTITY_PATTERN", "Quantity", "QuantityError", "amount", "canonical", "format_json_number", "marshal", "parse"]
