@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 from urllib.parse import urlparse
 
@@ -53,8 +52,6 @@ DEFAULT_ROUTE_PREFIX = "/"
 _RUNTIME_ENV_URI_SCHEMES = frozenset(
     {"gcs", "conda", "pip", "uv", "https", "s3", "gs", "azure", "abfss", "file"}
 )
-_API_SERVER_DROPS = "(the API server would silently drop it)"
-_RAY_SERVE_DROPS = "(Ray Serve would silently ignore it)"
 _LOG_LEVEL_NAMES = frozenset(logging.getLevelNamesMapping())
 _LOG_LEVEL_NUMBERS = frozenset(logging.getLevelNamesMapping().values())
 
@@ -72,6 +69,8 @@ class _ServeModel(KubeModel):
 
     model_config = ConfigDict(alias_generator=None)
     _null_is_a_value: ClassVar[bool] = True
+    #: Ray Serve reads this document, not the API server: its schemas drop a key they do not know.
+    UNKNOWN_FIELD_EFFECT: ClassVar[str] = "Ray Serve would silently ignore it"
 
 
 def _check_runtime_env(runtime_env: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -140,6 +139,8 @@ def check_route_prefix(route_prefix: str) -> str:
 
 class LoggingConfig(_ServeModel):
     """Serve logging (global, per application or per deployment). Ray Serve forbids unknown keys here too."""
+
+    UNKNOWN_FIELD_EFFECT: ClassVar[str] = "Ray Serve refuses the whole config: its logging_config forbids unknown keys"
 
     encoding: Literal["TEXT", "JSON"] | None = None
     """Log format; Ray Serve default ``TEXT`` (or env ``RAY_SERVE_LOG_ENCODING``)."""
@@ -527,15 +528,7 @@ class ServeConfig(_ServeModel):
     @classmethod
     def from_dict(cls, data: Any, *, prefix: str = "") -> ServeConfig:
         """Validate a parsed Serve config; raise :class:`ManifestError` with field paths on problems."""
-        try:
-            return validate_as(cls, data, prefix=prefix, subject="Serve config")
-        except ManifestError as exc:
-            # The base wording is about the API server; here it is Ray Serve that drops unknown keys.
-            problems = [
-                replace(p, message=p.message.replace(_API_SERVER_DROPS, _RAY_SERVE_DROPS))
-                for p in exc.problems
-            ]
-            raise ManifestError(problems, subject=exc.subject) from exc
+        return validate_as(cls, data, prefix=prefix, subject="Serve config")
 
     @classmethod
     def from_yaml(cls, text: str, *, prefix: str = "") -> ServeConfig:
@@ -562,6 +555,12 @@ class ServeConfig(_ServeModel):
                 subject="Serve config",
             )
         return cls.from_dict(data, prefix=prefix)
+
+
+def ray_serve_ignores(problem: Problem) -> bool:
+    """``problem`` is a key Ray Serve drops without a word (the setting has no effect; nothing fails), not a
+    mistake it refuses the config for (a logging_config key, a wrong type, a bad route...)."""
+    return problem.kind == "unknown_field" and problem.message.endswith(f"({_ServeModel.UNKNOWN_FIELD_EFFECT})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -613,4 +612,5 @@ __all__ = [
     "check_import_path",
     "check_route_prefix",
     "check_serve_port",
+    "ray_serve_ignores",
 ]

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
+from pydantic import Discriminator, Field, PrivateAttr, Tag, ValidationInfo, field_serializer, field_validator, model_validator
 
 from ..kuberay import INT32_MAX
 from ._base import Int32, KubeModel, Self
@@ -49,6 +49,18 @@ def _caller_stacklevel() -> int:
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return 1
+
+
+def _serve_config_shape(value: Any) -> str:
+    """The one shape a ``serveConfigV2`` value is read as: a mapping (or model) is a typed Serve config, anything
+    else a YAML string (so a dict with a mistake says that mistake, not also "expected a string")."""
+    return "ServeConfig" if isinstance(value, (dict, ServeConfig)) else "str"
+
+
+#: ``serveConfigV2`` from Python: a :class:`ServeConfig` (or a dict in its shape) or a YAML string.
+ServeConfigInput = Annotated[
+    Annotated[ServeConfig, Tag("ServeConfig")] | Annotated[str, Tag("str")], Discriminator(_serve_config_shape)
+]
 
 
 _DEPRECATED_THRESHOLDS = ("service_unhealthy_second_threshold", "deployment_unhealthy_second_threshold")
@@ -81,7 +93,7 @@ class RayServiceSpec(KubeModel):
 
     ray_cluster_config: RayClusterSpec
     """The cluster; KubeRay creates ``<rayservice>-<random>`` clusters from it (new ones on most changes)."""
-    serve_config_v2: ServeConfig | str | None = None
+    serve_config_v2: ServeConfigInput | None = None
     """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
     upgrade_strategy: ServiceUpgradeStrategy | None = None
     ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
@@ -115,11 +127,14 @@ class RayServiceSpec(KubeModel):
     @model_validator(mode="after")
     def _serve_config_checks(self, info: ValidationInfo) -> Self:
         value = self.serve_config_v2
+        # A manifest: the API server stores the string as it is (it never reads it), so loading it never fails on
+        # what only Ray Serve reads; lint reports Serve's verdict (serve_problems). From Python, the spec is refused.
+        stored = is_wire(info) or is_lenient(info)
         if isinstance(value, str):
             try:
                 self._serve_config = ServeConfig.from_yaml(value)
             except ManifestError as exc:
-                if is_lenient(info):  # the API server stores the string as it is; lint reports Serve's verdict
+                if stored:
                     self._serve_problems = tuple(
                         replace(p, path=f"spec.serveConfigV2.{p.path}".rstrip(".")) for p in exc.problems
                     )
@@ -137,8 +152,14 @@ class RayServiceSpec(KubeModel):
         else:
             self._serve_config = value
         if self._serve_config is not None:
-            check_serve_port(self._serve_config, self._container_ports())
-            self._check_implicit_head_port(self._serve_config)
+            try:
+                check_serve_port(self._serve_config, self._container_ports())
+                self._check_implicit_head_port(self._serve_config)
+            except SpecError as exc:
+                if not stored:
+                    raise
+                path = f"spec.{exc.field}" if exc.field else "spec.serveConfigV2"
+                self._serve_problems = (Problem(path, exc.message, "invalid_value", fix=exc.fix),)
         return self
 
     def _check_implicit_head_port(self, config: ServeConfig) -> None:

@@ -25,6 +25,7 @@ from pulumi_kuberay.kuberay.paths import (
 )
 from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.serve import ray_serve_ignores
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
@@ -111,7 +112,7 @@ def _load(doc: dict[str, Any]) -> _Loaded:
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
-            load_manifest(pruned)
+            manifest = load_manifest(pruned)
     except ManifestError as exc:
         return _Loaded(
             tuple(
@@ -127,7 +128,17 @@ def _load(doc: dict[str, Any]) -> _Loaded:
         )
     except Exception as exc:
         return _Loaded(error=exc)
-    return _Loaded()
+    return _Loaded(_serve_refusals(getattr(manifest.spec, "serve_problems", ())))
+
+
+def _serve_refusals(problems: tuple[Any, ...]) -> tuple[_Problem, ...]:
+    """What Ray Serve refuses in serveConfigV2 (the API server stores the string unread: the model records Serve's
+    verdict instead of refusing the object). A key Serve drops without a word is serve-config-unknown-key's."""
+    return tuple(
+        _Problem(str(p.path), f"Ray Serve refuses this Serve config: {p.message}", "invalid_value", p.fix)
+        for p in problems
+        if not ray_serve_ignores(p)
+    )
 
 
 def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
