@@ -189,6 +189,9 @@ def later_errors(model: type[BaseModel], given: Mapping[str, Any], exc: Validati
         if not keys:
             break
         removed |= keys
+        for name, info in model.model_fields.items():  # a missing field is named by its alias
+            if name in keys or info.alias in keys:
+                removed |= {name, info.alias or name}
         remaining = {k: v for k, v in remaining.items() if k not in keys}
         try:
             with warnings.catch_warnings():  # the first validation warned already

@@ -147,7 +147,9 @@ class LoggingConfig(_ServeModel):
     log_level: int | str | None = None
     """A ``logging`` level name (``DEBUG``, ``INFO``, ...) or number; default ``INFO``."""
     logs_dir: str | None = None
+    """Directory of Serve's log files (default: the Ray session's ``logs/serve``)."""
     enable_access_log: bool | None = None
+    """Write one access log line per request (default true)."""
     additional_log_standard_attrs: list[str] | None = None
     """Extra ``logging.LogRecord`` attributes added to every record (e.g. ``name``, ``process``)."""
 
@@ -178,12 +180,19 @@ class AutoscalingConfig(_ServeModel):
     target_ongoing_requests: PositiveFloat | None = None
     """Default 2."""
     upscale_delay_s: NonNegativeFloat | None = None
+    """Seconds the load must stay high before replicas are added (Ray Serve default 30)."""
     downscale_delay_s: NonNegativeFloat | None = None
+    """Seconds the load must stay low before replicas are removed (Ray Serve default 600)."""
     downscale_to_zero_delay_s: NonNegativeFloat | None = None
+    """Seconds before the last replica is removed when ``min_replicas`` is 0 (default: ``downscale_delay_s``)."""
     upscaling_factor: PositiveFloat | None = None
+    """Multiplier of each upscaling decision (default 1)."""
     downscaling_factor: PositiveFloat | None = None
+    """Multiplier of each downscaling decision (default 1)."""
     look_back_period_s: PositiveFloat | None = None
+    """Window over which the ongoing requests are averaged (Ray Serve default 30)."""
     aggregation_function: Literal["mean", "max", "min"] | None = None
+    """How the metrics of the look-back window are aggregated (default ``mean``)."""
     policy: dict[str, Any] | None = None
     """Custom autoscaling policy (experimental), e.g. ``{"policy_function": "pkg.mod:fn"}``."""
     metrics_interval_s: PositiveFloat | None = None
@@ -229,13 +238,17 @@ class RayActorOptions(_ServeModel):
     """Resources and environment of each replica actor of a deployment."""
 
     num_cpus: NonNegativeFloat | None = None
+    """CPUs reserved per replica (Ray's logical ``CPU``), e.g. ``1``."""
     num_gpus: NonNegativeFloat | None = None
+    """GPUs reserved per replica (Ray's logical ``GPU``), e.g. ``1`` or ``0.5``."""
     memory: NonNegativeFloat | None = None
     """Heap memory per replica, in bytes."""
     resources: dict[str, Any] | None = None
     """Custom Ray resources per replica, e.g. ``{"TPU": 4}``."""
     accelerator_type: str | None = None
+    """Ray accelerator type the replica needs, e.g. ``"A100"`` (a node with that ``accelerator_type`` label)."""
     runtime_env: dict[str, Any] | None = None
+    """Ray runtime environment of the replicas (``pip``, ``env_vars``, remote ``working_dir``...)."""
     label_selector: dict[str, str] | None = None
     """(Ray >= 2.54)"""
     fallback_strategy: list[dict[str, Any]] | None = None
@@ -261,6 +274,7 @@ class ServeDeployment(_ServeModel):
     num_replicas: int | Literal["auto"] | None = None
     """A fixed replica count, or ``"auto"`` (Serve's default autoscaling); no int with autoscaling_config."""
     autoscaling_config: AutoscalingConfig | None = None
+    """Replica autoscaling of this deployment (not together with an integer ``num_replicas``)."""
     max_ongoing_requests: PositiveInt | None = None
     """Per-replica concurrency (Ray Serve default 5)."""
     max_queued_requests: int | None = None
@@ -268,17 +282,25 @@ class ServeDeployment(_ServeModel):
     user_config: dict[str, Any] | None = None
     """Passed to the deployment's ``reconfigure()``; updatable without restarting replicas."""
     ray_actor_options: RayActorOptions | None = None
+    """Resources and environment of each replica actor."""
     health_check_period_s: PositiveFloat | None = None
+    """Seconds between health checks of a replica (Ray Serve default 10)."""
     health_check_timeout_s: PositiveFloat | None = None
+    """Seconds a health check may take before the replica counts as unhealthy (default 30)."""
     graceful_shutdown_wait_loop_s: NonNegativeFloat | None = None
+    """Seconds between checks for ongoing requests while a replica shuts down (default 2)."""
     graceful_shutdown_timeout_s: NonNegativeFloat | None = None
+    """Seconds a replica is given to finish its requests before it is killed (default 20)."""
     max_replicas_per_node: Annotated[int, Field(ge=1, le=100)] | None = None
     """1..100; not together with ``placement_group_bundles``."""
     placement_group_bundles: list[dict[str, Number]] | None = None
+    """Resource bundles of a placement group per replica, e.g. ``[{"CPU": 1}, {"GPU": 1}]``."""
     placement_group_strategy: Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"] | None = None
+    """How the bundles are placed on nodes (default ``PACK``)."""
     placement_group_bundle_label_selector: list[dict[str, str]] | None = None
     """(Ray >= 2.54)"""
     logging_config: LoggingConfig | None = None
+    """Logging of this deployment's replicas (over the application's)."""
     request_router_config: dict[str, Any] | None = None
     """(Ray >= 2.48)"""
     max_concurrent_queries: PositiveInt | None = None
@@ -350,7 +372,9 @@ class ServeApplication(_ServeModel):
     ``ray.serve.llm:build_openai_app``).
     """
     deployments: list[ServeDeployment] | None = None
+    """Overrides of the deployments the application code defines (by name)."""
     logging_config: LoggingConfig | None = None
+    """Logging of this application's deployments (over the config's)."""
     autoscaling_policy: dict[str, Any] | None = None
     """Application-level autoscaling policy (marked "under development" by Ray Serve)."""
     external_scaler_enabled: bool | None = None
@@ -418,12 +442,19 @@ class HTTPOptions(_ServeModel):
     port: Port | None = None
     """Default 8000; must equal the ``serve`` container port of every Ray Pod."""
     root_path: str | None = None
+    """Path prefix Serve's HTTP proxy is mounted under (behind a reverse proxy), e.g. ``"/api"``."""
     request_timeout_s: Number | None = None
+    """Seconds an HTTP request may take end to end (default: no limit)."""
     keep_alive_timeout_s: int | None = None
+    """Seconds an idle HTTP keep-alive connection stays open (Ray Serve default 90 since 2.33, 5 before)."""
     ssl_keyfile: str | None = None
+    """Path of the TLS private key in the Ray container (with ``ssl_certfile``: HTTPS)."""
     ssl_certfile: str | None = None
+    """Path of the TLS certificate in the Ray container (with ``ssl_keyfile``)."""
     ssl_keyfile_password: str | None = None
+    """Password of ``ssl_keyfile``, if encrypted."""
     ssl_ca_certs: str | None = None
+    """Path of the CA certificates to verify clients against."""
 
     @model_validator(mode="after")
     def _ssl_pair(self) -> Self:
@@ -445,6 +476,7 @@ class GrpcOptions(_ServeModel):
     grpc_servicer_functions: list[str] | None = None
     """Import paths of ``add_<Servicer>_to_server`` functions."""
     request_timeout_s: Number | None = None
+    """Seconds a gRPC request may take end to end (default: no limit)."""
     enable_reflection: bool | None = None
     """(Ray >= 2.60)"""
 
@@ -460,8 +492,11 @@ class ServeConfig(_ServeModel):
     proxy_location: Literal["EveryNode", "HeadOnly", "Disabled"] | None = None
     """Where HTTP proxies run; only ``EveryNode`` (the default) works with KubeRay's serve Service."""
     http_options: HTTPOptions | None = None
+    """Options of Serve's HTTP proxies (host, port, timeouts, TLS)."""
     grpc_options: GrpcOptions | None = None
+    """Options of Serve's gRPC proxies (port, servicer functions)."""
     logging_config: LoggingConfig | None = None
+    """Logging of the whole Serve instance (controller, proxies, replicas)."""
     target_capacity: Annotated[Number, Field(ge=0, le=100)] | None = None
     """Percentage scaling every deployment's replicas; KubeRay overrides it during incremental upgrades."""
     controller_options: dict[str, Any] | None = None

@@ -96,6 +96,7 @@ class RayServiceSpec(KubeModel):
     serve_config_v2: ServeConfigInput | None = None
     """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
     upgrade_strategy: ServiceUpgradeStrategy | None = None
+    """How a change of ``rayClusterConfig`` is rolled out: ``NewCluster`` (blue/green, the default), ``NewClusterWithIncrementalUpgrade`` or ``None``."""
     ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
     """Delay before the old cluster is deleted after a switch-over (operator default 60)."""
     serve_service: Service | None = None
@@ -105,6 +106,7 @@ class RayServiceSpec(KubeModel):
     suspend: bool | None = None
     """(KubeRay >= 1.7) delete every cluster and Service of the RayService until unsuspended."""
     managed_by: ManagedBy | None = None
+    """The controller that reconciles the object: ``ray.io/kuberay-operator`` (default) or ``kueue.x-k8s.io/multikueue``; immutable."""
     service_unhealthy_second_threshold: Int32 | None = None
     """Deprecated and unused by KubeRay: accepted with a warning."""
     deployment_unhealthy_second_threshold: Int32 | None = None
