@@ -186,6 +186,9 @@ class RayJobSpec(KubeModel):
     Give either ``ray_cluster_spec`` (a cluster created for the job) or ``cluster_selector``
     (``{"ray.io/cluster": "<existing RayCluster>"}``). ``rayClusterSpec`` edits after the job started are
     ignored by the operator: treat a RayJob as immutable.
+
+    Example: ``RayJobSpec(entrypoint="python train.py", shutdown_after_job_finishes=True,
+    ray_cluster_spec=RayClusterSpec(head_group_spec=HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")))``.
     """
 
     entrypoint: In[str] | None = None

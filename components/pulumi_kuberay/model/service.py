@@ -89,7 +89,10 @@ class ServiceUpgradeStrategy(KubeModel):
 
 
 class RayServiceSpec(KubeModel):
-    """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it."""
+    """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it.
+
+    Example: ``RayServiceSpec(ray_cluster_config=RayClusterSpec(...), serve_config_v2=ServeConfig(applications=[...]))``.
+    """
 
     ray_cluster_config: RayClusterSpec
     """The cluster; KubeRay creates ``<rayservice>-<random>`` clusters from it (new ones on most changes)."""

@@ -100,6 +100,8 @@ class KubeRayOperatorArgs(KubeModel):
     The conveniences (``feature_gates``, ``watch_namespaces``, ``batch_scheduler``, ``resources``,
     ``leader_election``, ``metrics``, ``replicas``) are written into ``values``; setting one both ways with
     different values is an error naming both.
+
+    Example: ``KubeRayOperatorArgs(version="1.7.0", feature_gates={"RayCronJob": True}, watch_namespaces=["ray"])``.
     """
 
     version: str = CHART_VERSION

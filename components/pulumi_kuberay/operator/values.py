@@ -204,7 +204,10 @@ def _default_security_context() -> SecurityContext:
 
 
 class KubeRayOperatorValues(_Values):
-    """The v1.7.0 ``kuberay-operator`` chart values; defaults are the chart's (see the module docstring)."""
+    """The v1.7.0 ``kuberay-operator`` chart values; defaults are the chart's (see the module docstring).
+
+    Example: ``KubeRayOperatorValues(replicas=2, leader_election_enabled=True, node_selector={"pool": "system"})``.
+    """
 
     name_override: str = "kuberay-operator"
     """Overrides the chart name in the names of its objects."""
