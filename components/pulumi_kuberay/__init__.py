@@ -222,6 +222,18 @@ _LAZY: dict[str, str] = {
     # what KubeRayOperator takes (plain Python)
     "KubeRayOperatorArgs": "pulumi_kuberay.operator",
     "KubeRayOperatorValues": "pulumi_kuberay.operator",
+    "FeatureGates": "pulumi_kuberay.operator.args",
+    "BatchSchedulerValues": "pulumi_kuberay.operator.values",
+    "ConfigurationValues": "pulumi_kuberay.operator.values",
+    "FeatureGateValue": "pulumi_kuberay.operator.values",
+    "ImageValues": "pulumi_kuberay.operator.values",
+    "KubeClientValues": "pulumi_kuberay.operator.values",
+    "LoggingValues": "pulumi_kuberay.operator.values",
+    "MetricsValues": "pulumi_kuberay.operator.values",
+    "ProbeValues": "pulumi_kuberay.operator.values",
+    "ServiceAccountValues": "pulumi_kuberay.operator.values",
+    "ServiceValues": "pulumi_kuberay.operator.values",
+    "ServiceMonitorValues": "pulumi_kuberay.operator.values",
     # a finding of the rule catalogue (CriticalFindingsError.findings, rules.check)
     "Finding": "pulumi_kuberay.rules",
     "CriticalFindingsError": "pulumi_kuberay.resources",
@@ -427,6 +439,18 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
     from pulumi_kuberay.operator import KubeRayOperatorArgs as KubeRayOperatorArgs
     from pulumi_kuberay.operator import KubeRayOperatorValues as KubeRayOperatorValues
+    from pulumi_kuberay.operator.args import FeatureGates as FeatureGates
+    from pulumi_kuberay.operator.values import BatchSchedulerValues as BatchSchedulerValues
+    from pulumi_kuberay.operator.values import ConfigurationValues as ConfigurationValues
+    from pulumi_kuberay.operator.values import FeatureGateValue as FeatureGateValue
+    from pulumi_kuberay.operator.values import ImageValues as ImageValues
+    from pulumi_kuberay.operator.values import KubeClientValues as KubeClientValues
+    from pulumi_kuberay.operator.values import LoggingValues as LoggingValues
+    from pulumi_kuberay.operator.values import MetricsValues as MetricsValues
+    from pulumi_kuberay.operator.values import ProbeValues as ProbeValues
+    from pulumi_kuberay.operator.values import ServiceAccountValues as ServiceAccountValues
+    from pulumi_kuberay.operator.values import ServiceMonitorValues as ServiceMonitorValues
+    from pulumi_kuberay.operator.values import ServiceValues as ServiceValues
     from pulumi_kuberay.resources import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources import watch_with as watch_with
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
