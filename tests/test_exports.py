@@ -151,7 +151,7 @@ COMPONENTS = ["RayCluster", "RayJob", "RayService", "RayCronJob", "KubeRayOperat
 @pytest.mark.parametrize("name", COMPONENTS)
 def test_help_of_a_component_shows_its_own_parameters_their_meaning_and_an_example(name: str) -> None:
     component = getattr(pulumi_kuberay, name)
-    text = pydoc.render_doc(component, renderer=pydoc.plaintext)
+    text = pydoc.plain(pydoc.render_doc(component))
     assert ":param str t: The type of this resource" not in text  # pulumi.ComponentResource.__init__'s
     assert "**keywords" not in text and "Unpack[" not in text
     parameters = [p for p in inspect.signature(component).parameters.values()]
@@ -173,14 +173,14 @@ def test_the_example_of_a_component_runs(name: str) -> None:
     example = textwrap.dedent(doc.split("Example::", 1)[1])
     for _ in mock_env():
         namespace: dict[str, Any] = {}
-        exec(compile(example, f"<help({name}) example>", "exec"), namespace)  # noqa: S102 - our own docstring
+        exec(compile(example, f"<help({name}) example>", "exec"), namespace)
         assert any(type(v).__name__ == name for v in namespace.values())
 
 
 @pytest.mark.parametrize("name", ["RayClusterSpec", "RayJobSpec", "RayServiceSpec", "RayCronJobSpec", "ServeConfig", "KubeRayOperatorArgs", "KubeRayOperatorValues"])
 def test_help_of_an_args_class_shows_its_fields_their_meaning_and_an_example(name: str) -> None:
     model = getattr(pulumi_kuberay, name)
-    text = pydoc.render_doc(model, renderer=pydoc.plaintext)
+    text = pydoc.plain(pydoc.render_doc(model))
     assert "Example" in text and "(no description)" not in text
     assert all(f"    {field}" in model.__doc__ for field in model.model_fields)
     assert [p.name for p in inspect.signature(model).parameters.values()] != []

@@ -200,10 +200,10 @@ def later_errors(model: type[BaseModel], given: Mapping[str, Any], exc: Validati
         except ValidationError as again:
             latest = []
             for err in again.errors(include_url=False):
-                key = (tuple(err["loc"]), err["msg"])
-                if key in seen or (err["type"] == "missing" and err["loc"][:1] and err["loc"][0] in removed):
+                said = (tuple(err["loc"]), err["msg"])
+                if said in seen or (err["type"] == "missing" and err["loc"][:1] and err["loc"][0] in removed):
                     continue  # already said, or missing only because it was taken out
-                seen.add(key)
+                seen.add(said)
                 latest.append(err)
             found += latest
             if not latest:

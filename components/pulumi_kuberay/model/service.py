@@ -16,11 +16,20 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, PrivateAttr, Tag, ValidationInfo, field_serializer, field_validator, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from ..kuberay import INT32_MAX
 from ._base import Int32, KubeModel, Self
@@ -58,9 +67,12 @@ def _serve_config_shape(value: Any) -> str:
 
 
 #: ``serveConfigV2`` from Python: a :class:`ServeConfig` (or a dict in its shape) or a YAML string.
-ServeConfigInput = Annotated[
-    Annotated[ServeConfig, Tag("ServeConfig")] | Annotated[str, Tag("str")], Discriminator(_serve_config_shape)
-]
+if TYPE_CHECKING:
+    ServeConfigInput = ServeConfig | Mapping[str, Any] | str
+else:
+    ServeConfigInput = Annotated[
+        Annotated[ServeConfig, Tag("ServeConfig")] | Annotated[str, Tag("str")], Discriminator(_serve_config_shape)
+    ]
 
 
 _DEPRECATED_THRESHOLDS = ("service_unhealthy_second_threshold", "deployment_unhealthy_second_threshold")
@@ -154,8 +166,8 @@ class RayServiceSpec(KubeModel):
                     field=f"serveConfigV2.{first.path}".rstrip("."),
                     fix=first.fix,
                 ) from exc
-        else:
-            self._serve_config = value
+        else:  # validated: a ServeConfig (a mapping became one) or None
+            self._serve_config = value if isinstance(value, ServeConfig) else None
         if self._serve_config is not None:
             try:
                 check_serve_port(self._serve_config, self._container_ports())

@@ -12,9 +12,9 @@ from pulumi_kuberay.kuberay.replicas import drop_autoscaled_replicas, replicas_f
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources import _change_plan, _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._component_await import _mocked, cluster_access
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._kube import KubeConfigError, KubeError
 from pulumi_kuberay.resources._outputs import derived, known_output
 from pulumi_kuberay.resources._shared import (

@@ -10,8 +10,8 @@ import pulumi
 from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import JsonDict, coerce_spec, namespace_of, render_spec
 from pulumi_kuberay.resources.job import (

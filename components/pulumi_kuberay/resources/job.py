@@ -13,8 +13,8 @@ from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,

@@ -12,8 +12,8 @@ from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,

@@ -19,6 +19,7 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -248,7 +249,7 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
     gates = checked("featureGates", _gates, get("featureGates"))
     options: dict[str, Any] = {}
     for name, key in zip(OrgOptions.keys(), OrgOptions.keys(lower_camel), strict=True):
-        value = checked(key, lambda v, k=key: OrgOptions.parse({k: v}, spell=lower_camel, where="kuberay:"), get(key))
+        value = checked(key, functools.partial(_option, key), get(key))
         if value is not None:
             options[name] = getattr(value, name)
     webhooks = checked("webhooks", _webhooks, get("webhooks"))
@@ -261,6 +262,10 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
         options=OrgOptions(**options),
         webhooks=bool(webhooks),
     )
+
+
+def _option(key: str, value: Any) -> OrgOptions:
+    return OrgOptions.parse({key: value}, spell=lower_camel, where=f"{CONFIG_NAMESPACE}:")
 
 
 def _version(value: Any) -> str | None:

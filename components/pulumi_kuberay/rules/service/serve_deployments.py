@@ -491,7 +491,7 @@ declare(
     severity="medium",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/').",
+    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/'). Never critical: Ray Serve takes the config and the applications deploy; high when the key is a slip of a known one (the setting meant has no effect), medium otherwise.",
     fix="Use Ray Serve's snake_case field names (route_prefix, num_replicas, max_ongoing_requests, ...).",
     check=_check_unknown_keys,
     compliant=SERVE_COMPLIANT,
