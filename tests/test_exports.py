@@ -177,7 +177,18 @@ def test_the_example_of_a_component_runs(name: str) -> None:
         assert any(type(v).__name__ == name for v in namespace.values())
 
 
-@pytest.mark.parametrize("name", ["RayClusterSpec", "RayJobSpec", "RayServiceSpec", "RayCronJobSpec", "ServeConfig", "KubeRayOperatorArgs", "KubeRayOperatorValues"])
+ARGS_CLASSES = [
+    "RayClusterSpec",
+    "RayJobSpec",
+    "RayServiceSpec",
+    "RayCronJobSpec",
+    "ServeConfig",
+    "KubeRayOperatorArgs",
+    "KubeRayOperatorValues",
+]
+
+
+@pytest.mark.parametrize("name", ARGS_CLASSES)
 def test_help_of_an_args_class_shows_its_fields_their_meaning_and_an_example(name: str) -> None:
     model = getattr(pulumi_kuberay, name)
     text = pydoc.plain(pydoc.render_doc(model))

@@ -57,8 +57,9 @@ def test_a_serve_key_typo_gets_the_same_problem_as_a_dict_a_model_and_yaml() -> 
 
 
 def test_a_logging_config_typo_says_ray_serve_refuses_the_config() -> None:
+    logging: Any = {"log_levl": "INFO"}
     with pytest.raises(ValidationError) as info:
-        kr.ServeConfig(applications=[kr.ServeApplication(import_path="m:a")], logging_config={"log_levl": "INFO"})  # type: ignore[arg-type]
+        kr.ServeConfig(applications=[kr.ServeApplication(import_path="m:a")], logging_config=logging)
     (problem,) = info.value.problems  # type: ignore[attr-defined]
     assert problem.message == "unknown field 'log_levl' (Ray Serve refuses the whole config: its logging_config forbids unknown keys)"
     assert problem.fix == "did you mean 'log_level'?"
@@ -157,6 +158,9 @@ def test_a_yaml_toleration_the_api_server_refuses_is_named_with_both_mistakes() 
 # Serve keys: one finding each, saying what Ray Serve does; documents the API server stores are taken
 
 
+_AMOUNTS = {"cpu": "2", "memory": "8Gi"}
+
+
 def _service_manifest(serve: str, *, ray: str = "2.53.0") -> dict[str, Any]:
     return {
         "apiVersion": "ray.io/v1",
@@ -174,7 +178,7 @@ def _service_manifest(serve: str, *, ray: str = "2.53.0") -> dict[str, Any]:
                                 {
                                     "name": "ray-head",
                                     "image": f"rayproject/ray:{ray}",
-                                    "resources": {"limits": {"cpu": "2", "memory": "8Gi"}, "requests": {"cpu": "2", "memory": "8Gi"}},
+                                    "resources": {"limits": _AMOUNTS, "requests": _AMOUNTS},
                                 }
                             ]
                         }

@@ -111,7 +111,8 @@ def with_suggestions(
 ) -> ValidationError:
     """``exc`` as a :class:`ModelValidationError`, with "did you mean ...?" added to unknown keyword errors
     (pydantic only says "Extra inputs are not permitted"); the error types and locations stay, so tools reading
-    ``errors()`` are unaffected. ``more``: the errors found once ``exc``'s were out of the way (:func:`later_errors`)."""
+    ``errors()`` are unaffected. ``more``: the errors found once ``exc``'s were out of the way
+    (:func:`later_errors`)."""
     details: list[InitErrorDetails] = []
     for err in [*exc.errors(include_url=False), *more]:
         loc = tuple(err["loc"])

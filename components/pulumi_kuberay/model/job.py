@@ -188,7 +188,7 @@ class RayJobSpec(KubeModel):
     ignored by the operator: treat a RayJob as immutable.
 
     Example: ``RayJobSpec(entrypoint="python train.py", shutdown_after_job_finishes=True,
-    ray_cluster_spec=RayClusterSpec(head_group_spec=HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")))``.
+    ray_cluster_spec=RayClusterSpec(image="rayproject/ray:2.52.0", head_group_spec=HeadGroupSpec(cpu=2)))``.
     """
 
     entrypoint: In[str] | None = None

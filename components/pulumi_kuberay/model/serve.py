@@ -486,7 +486,7 @@ class ServeConfig(_ServeModel):
 
     Build it in Python and render it with :meth:`to_yaml`, or parse an existing string with :meth:`from_yaml`.
 
-    Example: ``ServeConfig(applications=[ServeApplication(name="chat", import_path="app.main:app", route_prefix="/chat")])``.
+    Example: ``ServeConfig(applications=[ServeApplication(name="chat", import_path="app:app", route_prefix="/chat")])``.
     """
 
     applications: Annotated[list[ServeApplication], Field(min_length=1)]

@@ -103,7 +103,7 @@ class ServiceUpgradeStrategy(KubeModel):
 class RayServiceSpec(KubeModel):
     """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it.
 
-    Example: ``RayServiceSpec(ray_cluster_config=RayClusterSpec(...), serve_config_v2=ServeConfig(applications=[...]))``.
+    Example: ``RayServiceSpec(ray_cluster_config=RayClusterSpec(...), serve_config_v2=ServeConfig(...))``.
     """
 
     ray_cluster_config: RayClusterSpec

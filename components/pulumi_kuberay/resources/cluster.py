@@ -222,7 +222,9 @@ document_constructor(
             kr.RayClusterSpec(
                 image="rayproject/ray:2.52.0",
                 head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi"),
-                worker_group_specs=[kr.WorkerGroupSpec(group_name="cpu", cpu=4, memory="16Gi", min_replicas=0, max_replicas=4)],
+                worker_group_specs=[
+                    kr.WorkerGroupSpec(group_name="cpu", cpu=4, memory="16Gi", min_replicas=0, max_replicas=4),
+                ],
             ),
             namespace="ray",
         )

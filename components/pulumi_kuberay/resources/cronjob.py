@@ -148,7 +148,9 @@ document_constructor(
                 job_template=kr.RayJobSpec(
                     entrypoint="python etl.py",
                     shutdown_after_job_finishes=True,
-                    ray_cluster_spec=kr.RayClusterSpec(head_group_spec=kr.HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")),
+                    ray_cluster_spec=kr.RayClusterSpec(
+                        image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                    ),
                 ),
             ),
             feature_gates={"RayCronJob": True},

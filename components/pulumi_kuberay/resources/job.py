@@ -352,7 +352,9 @@ document_constructor(
                 entrypoint="python train.py",
                 shutdown_after_job_finishes=True,
                 ttl_seconds_after_finished=600,
-                ray_cluster_spec=kr.RayClusterSpec(head_group_spec=kr.HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")),
+                ray_cluster_spec=kr.RayClusterSpec(
+                    image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                ),
             ),
             wait_for_completion=True,
         )

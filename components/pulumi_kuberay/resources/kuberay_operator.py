@@ -523,7 +523,8 @@ document_constructor(
         import pulumi_kuberay as kr
 
         operator = kr.KubeRayOperator("kuberay", version="1.7.0", feature_gates={"RayCronJob": True})
-        cluster = kr.RayCluster("ray", kr.RayClusterSpec(head_group_spec=kr.HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")), operator=operator)
+        spec = kr.RayClusterSpec(image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi"))
+        cluster = kr.RayCluster("ray", spec, operator=operator)
     """,
 )
 

@@ -181,8 +181,12 @@ document_constructor(
         service = kr.RayService(
             "llm",
             kr.RayServiceSpec(
-                ray_cluster_config=kr.RayClusterSpec(head_group_spec=kr.HeadGroupSpec(image="rayproject/ray:2.52.0", cpu=2, memory="8Gi")),
-                serve_config_v2=kr.ServeConfig(applications=[kr.ServeApplication(name="chat", import_path="app.main:app", route_prefix="/chat")]),
+                ray_cluster_config=kr.RayClusterSpec(
+                    image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                ),
+                serve_config_v2=kr.ServeConfig(
+                    applications=[kr.ServeApplication(name="chat", import_path="app.main:app", route_prefix="/chat")]
+                ),
             ),
         )
     """,
