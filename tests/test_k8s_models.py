@@ -226,6 +226,7 @@ def test_import_loads_only_pydantic_and_the_model_package() -> None:
         "pulumi_kuberay.model._errors",
         "pulumi_kuberay.model._field_docs",
         "pulumi_kuberay.model._k8s",
+        "pulumi_kuberay.model._k8s_checks",  # what the API server refuses beyond the schema (Toleration)
         "pulumi_kuberay.model._quantity",
         "pulumi_kuberay.model.suggest",
     ]

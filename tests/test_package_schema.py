@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.metadata
 import inspect
 import json
+import re
 import types
 import typing
 from collections.abc import Iterator, Mapping
@@ -23,7 +24,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import pulumi
 import pytest
 from _pulumi_mocks import MockEnv, mock_env
-from pulumi_kuberay.provider._schema import components, package_schema
+from pulumi_kuberay.provider._schema import components, markdown, package_schema
 from pydantic import BaseModel
 
 SCHEMA = package_schema()
@@ -109,7 +110,7 @@ def _check_model(model: type[BaseModel], spec: dict[str, Any], seen: set[type]) 
         where = f"{model.__name__}.{alias}"
         _check(info.annotation, props[alias], where, seen)
         if info.description:
-            assert props[alias].get("description") == inspect.cleandoc(info.description), where
+            assert props[alias].get("description") == markdown(info.description), where
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         assert bool(props[alias].get("secret")) == bool(extra.get("secret")), f"{where}: secret"
         if info.is_required():
@@ -243,3 +244,30 @@ def test_operator_outputs() -> None:
     outputs = SCHEMA["resources"]["kuberay:index:KubeRayOperator"]["properties"]
     assert set(outputs) == {"version", "featureGates", "watchNamespaces", "namespace"}
     assert outputs["featureGates"] == {"type": "object", "additionalProperties": {"type": "boolean"}}
+
+
+def _descriptions(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield where, value
+            else:
+                yield from _descriptions(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _descriptions(item, f"{where}[{index}]")
+
+
+def test_every_description_is_markdown() -> None:
+    """TypeScript, YAML and Go users read the schema's descriptions: no Sphinx role (``:class:``), no reST double
+    backticks; a docstring's ``:class:`~pulumi_kuberay.RayClusterSpec``` reads `RayClusterSpec`."""
+    found = list(_descriptions(SCHEMA))
+    assert len(found) > 500
+    sphinx = [(where, text) for where, text in found if re.search(r":(class|func|meth|data|mod|attr|exc|obj):`", text)]
+    assert sphinx == []
+    assert [(where, text) for where, text in found if "``" in text] == []
+    cluster = SCHEMA["resources"]["kuberay:index:RayCluster"]["description"]
+    assert "a `RayClusterSpec` or a dict" in cluster
+    assert markdown(":func:`~pulumi_kuberay.diagnose` and :class:`pulumi_kuberay.RayCluster`, ``x``") == (
+        "`diagnose()` and `pulumi_kuberay.RayCluster`, `x`"
+    )

@@ -481,6 +481,10 @@ def _field_line(f: FieldDef) -> str:
     return f'    {f.attr}: Annotated[{tp} | None, Field(alias="{f.alias}")] = None'
 
 
+#: Generated classes whose base adds what the API server refuses beyond their schema (``model/_k8s_checks.py``).
+CHECKED_BASES = {"Toleration": "TolerationChecks"}
+
+
 def render(gen: Generator) -> str:
     used = " ".join(render_type(f.type) for cls in gen.order for f in cls.fields)
     used += " Annotated" if any(to_camel(f.attr) != f.alias for cls in gen.order for f in cls.fields) else ""
@@ -505,6 +509,7 @@ def render(gen: Generator) -> str:
         "from pydantic import ConfigDict, Field",
         "",
         f"from ._base import {', '.join([*bounded_ints, 'KubeModel'])}",
+        f"from ._k8s_checks import {', '.join(sorted(set(CHECKED_BASES.values())))}",
         "from ._quantity import Quantity, ResourceQuantity",
         "",
         "",
@@ -514,7 +519,7 @@ def render(gen: Generator) -> str:
         "    model_config = ConfigDict(defer_build=True, use_attribute_docstrings=False)",
     ]
     for cls in gen.order:
-        lines += ["", "", f"class {cls.name}(_K8sModel):"]
+        lines += ["", "", f"class {cls.name}({CHECKED_BASES.get(cls.name, '_K8sModel')}):"]
         lines.append(f'    """Kubernetes ``{cls.name}`` (first found at ``{cls.origin}``)."""')
         if cls.fields:
             lines.append("")

@@ -37,6 +37,8 @@ _LAZY: dict[str, str] = {
     "load_manifest": "pulumi_kuberay.model.manifest",
     "KubeManifest": "pulumi_kuberay.model",
     "ObjectMeta": "pulumi_kuberay.model",
+    "ManagedFieldsEntry": "pulumi_kuberay.model.manifest",
+    "OwnerReference": "pulumi_kuberay.model.manifest",
     "RayClusterManifest": "pulumi_kuberay.model.manifest",
     "RayJobManifest": "pulumi_kuberay.model.job",
     "RayServiceManifest": "pulumi_kuberay.model.service",
@@ -217,6 +219,23 @@ _LAZY: dict[str, str] = {
     "RayService": "pulumi_kuberay.resources.service",
     "RayCronJob": "pulumi_kuberay.resources.cronjob",
     "KubeRayOperator": "pulumi_kuberay.resources.kuberay_operator",
+    # what KubeRayOperator takes (plain Python)
+    "KubeRayOperatorArgs": "pulumi_kuberay.operator",
+    "KubeRayOperatorValues": "pulumi_kuberay.operator",
+    "FeatureGates": "pulumi_kuberay.operator.args",
+    "BatchSchedulerValues": "pulumi_kuberay.operator.values",
+    "ConfigurationValues": "pulumi_kuberay.operator.values",
+    "FeatureGateValue": "pulumi_kuberay.operator.values",
+    "ImageValues": "pulumi_kuberay.operator.values",
+    "KubeClientValues": "pulumi_kuberay.operator.values",
+    "LoggingValues": "pulumi_kuberay.operator.values",
+    "MetricsValues": "pulumi_kuberay.operator.values",
+    "ProbeValues": "pulumi_kuberay.operator.values",
+    "ServiceAccountValues": "pulumi_kuberay.operator.values",
+    "ServiceValues": "pulumi_kuberay.operator.values",
+    "ServiceMonitorValues": "pulumi_kuberay.operator.values",
+    # a finding of the rule catalogue (CriticalFindingsError.findings, rules.check)
+    "Finding": "pulumi_kuberay.rules",
     "CriticalFindingsError": "pulumi_kuberay.resources",
     "KUEUE_QUEUE_LABEL": "pulumi_kuberay.kuberay",
 }
@@ -399,6 +418,8 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.model.job import RayJobManifest as RayJobManifest
     from pulumi_kuberay.model.job import RayJobSpec as RayJobSpec
     from pulumi_kuberay.model.job import SubmitterConfig as SubmitterConfig
+    from pulumi_kuberay.model.manifest import ManagedFieldsEntry as ManagedFieldsEntry
+    from pulumi_kuberay.model.manifest import OwnerReference as OwnerReference
     from pulumi_kuberay.model.manifest import RayClusterManifest as RayClusterManifest
     from pulumi_kuberay.model.manifest import load_manifest as load_manifest
     from pulumi_kuberay.model.pod import HARDENED_SECURITY_CONTEXT as HARDENED_SECURITY_CONTEXT
@@ -416,6 +437,20 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.model.service import RayServiceManifest as RayServiceManifest
     from pulumi_kuberay.model.service import RayServiceSpec as RayServiceSpec
     from pulumi_kuberay.model.service import ServiceUpgradeStrategy as ServiceUpgradeStrategy
+    from pulumi_kuberay.operator import KubeRayOperatorArgs as KubeRayOperatorArgs
+    from pulumi_kuberay.operator import KubeRayOperatorValues as KubeRayOperatorValues
+    from pulumi_kuberay.operator.args import FeatureGates as FeatureGates
+    from pulumi_kuberay.operator.values import BatchSchedulerValues as BatchSchedulerValues
+    from pulumi_kuberay.operator.values import ConfigurationValues as ConfigurationValues
+    from pulumi_kuberay.operator.values import FeatureGateValue as FeatureGateValue
+    from pulumi_kuberay.operator.values import ImageValues as ImageValues
+    from pulumi_kuberay.operator.values import KubeClientValues as KubeClientValues
+    from pulumi_kuberay.operator.values import LoggingValues as LoggingValues
+    from pulumi_kuberay.operator.values import MetricsValues as MetricsValues
+    from pulumi_kuberay.operator.values import ProbeValues as ProbeValues
+    from pulumi_kuberay.operator.values import ServiceAccountValues as ServiceAccountValues
+    from pulumi_kuberay.operator.values import ServiceMonitorValues as ServiceMonitorValues
+    from pulumi_kuberay.operator.values import ServiceValues as ServiceValues
     from pulumi_kuberay.resources import CriticalFindingsError as CriticalFindingsError
     from pulumi_kuberay.resources import watch_with as watch_with
     from pulumi_kuberay.resources.cluster import RayCluster as RayCluster
@@ -424,5 +459,6 @@ if TYPE_CHECKING:  # the same names as _LAZY (tests/test_exports.py keeps them i
     from pulumi_kuberay.resources.job import RayJobFailedError as RayJobFailedError
     from pulumi_kuberay.resources.kuberay_operator import KubeRayOperator as KubeRayOperator
     from pulumi_kuberay.resources.service import RayService as RayService
+    from pulumi_kuberay.rules import Finding as Finding
     from pulumi_kuberay.status import Diagnosis as Diagnosis
     from pulumi_kuberay.status import diagnose as diagnose

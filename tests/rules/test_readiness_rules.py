@@ -175,7 +175,15 @@ def test_a_teams_own_ray_image_tag_is_not_a_ray_release(image: str) -> None:
     assert not [f for f in found if f[0] == "image-ray-version-mismatch"]
 
 
-@pytest.mark.parametrize("image", ["rayproject/ray:2.52.0", "123.dkr.ecr.us-east-1.amazonaws.com/rayproject/ray:2.52.0", "quay.io/modh/ray:2.52.1-py311-cu121", "anyscale/ray-llm:2.52.0"])
+RAY_TAGGED = [
+    "rayproject/ray:2.52.0",
+    "123.dkr.ecr.us-east-1.amazonaws.com/rayproject/ray:2.52.0",
+    "quay.io/modh/ray:2.52.1-py311-cu121",
+    "anyscale/ray-llm:2.52.0",
+]
+
+
+@pytest.mark.parametrize("image", RAY_TAGGED)
 def test_ray_tagged_repositories_still_show_their_release(image: str) -> None:
     found = [(f[0], f[1]) for f in _found(_cluster("2.55.1", image))]
     assert ("probes-need-ray-2-53", "critical") in found

@@ -228,7 +228,7 @@ def test_misspelt_keys() -> None:
     }
     found = {f.path: f.severity for f in public_findings("serve-config-unknown-key", _service(config))}
     assert found == {
-        "spec.serveConfigV2.http_option": "medium",
+        "spec.serveConfigV2.http_option": "high",  # a slip of http_options: the model's did-you-mean too
         "spec.serveConfigV2.applications[0].deployments[0].num-replicas": "high",
         "spec.serveConfigV2.applications[0].deployments[0].autoscaling_config.minReplicas": "high",
     }

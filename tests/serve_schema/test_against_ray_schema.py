@@ -126,6 +126,16 @@ STRICTER: dict[str, tuple[str, str]] = {
         "Ray's schema checks the pair only when ssl_certfile is set; without a certificate there is no HTTPS",
     ),
     "http-port-out-of-range": ("http_options: {port: 70000}\napplications:\n" + _app(), "not a TCP port"),
+    # Keys Ray takes and drops (ServeDeploySchema, then AutoscalingConfig): the setting has no effect, nothing
+    # fails, so lint says serve-config-unknown-key (at most high), a manifest loads; the typed model refuses it.
+    "http-options-location": (
+        "http_options: {location: EveryNode}\napplications:\n" + _app(),
+        "Ray drops it (proxy_location is the key): the setting has no effect",
+    ),
+    "autoscaling-max-ongoing-requests": (
+        _dep("autoscaling_config: {min_replicas: 1, max_replicas: 3, max_ongoing_requests: 5}"),
+        "Ray drops it (a deployment key, not an autoscaling_config one): the setting has no effect",
+    ),
 }
 
 

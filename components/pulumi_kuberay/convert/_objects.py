@@ -152,7 +152,7 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     spec_model = type(manifest.spec)
     subject = f"{manifest.kind} {name!r}"
     notes += [
-        f"Ray Serve would refuse serveConfigV2 ({p}): the API server stores it, the component stops at preview until it is fixed"
+        f"serveConfigV2 kept as it is, with {p}: the API server stores the string unread; the component stops at preview until it is fixed"
         for p in stored.serve_problems
     ]
     with lenient_validation() if stored.serve_problems else nullcontext():

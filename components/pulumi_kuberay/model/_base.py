@@ -19,6 +19,7 @@ from ..kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ._deferred import is_deferred
 from ._errors import (
     SpecError,
+    later_errors,
     with_suggestions,
 )
 from ._field_docs import FIELD_DOCS
@@ -199,7 +200,7 @@ class KubeModel(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise with_suggestions(exc, type(self)) from None
+            raise with_suggestions(exc, type(self), later_errors(type(self), data, exc)) from None
 
     # Keyword construction only: pydantic validates dicts (and nested models) without calling this __init__,
     # so a validation context (the wire context of manifests) reaches the validators.

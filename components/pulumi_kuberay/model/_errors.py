@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from ..kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ._quantity import QUANTITY_PATTERN, is_quantity_key, quantity_fix
@@ -106,12 +106,15 @@ class ModelValidationError(ValidationError):
         return problems_from_validation_error(self, model, as_written=True)
 
 
-def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> ValidationError:
+def with_suggestions(
+    exc: ValidationError, model: type[BaseModel], more: Sequence[ErrorDetails] = ()
+) -> ValidationError:
     """``exc`` as a :class:`ModelValidationError`, with "did you mean ...?" added to unknown keyword errors
     (pydantic only says "Extra inputs are not permitted"); the error types and locations stay, so tools reading
-    ``errors()`` are unaffected."""
+    ``errors()`` are unaffected. ``more``: the errors found once ``exc``'s were out of the way
+    (:func:`later_errors`)."""
     details: list[InitErrorDetails] = []
-    for err in exc.errors(include_url=False):
+    for err in [*exc.errors(include_url=False), *more]:
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden" and loc:
             _, parent = humanize_loc(model, loc[:-1])
@@ -143,6 +146,74 @@ def with_suggestions(exc: ValidationError, model: type[BaseModel]) -> Validation
     return rebuilt
 
 
+#: What becomes of a field a model does not know, said of the one who reads it (a model class may say otherwise
+#: in its ``UNKNOWN_FIELD_EFFECT``: Ray Serve reads the Serve config, not the API server).
+UNKNOWN_FIELD_EFFECT = "the API server would silently drop it"
+
+
+def unknown_field_effect(model: Any) -> str:
+    """What becomes of an unknown field of ``model`` (the API server prunes it, Ray Serve ignores it...)."""
+    effect = getattr(model, "UNKNOWN_FIELD_EFFECT", None) if isinstance(model, type) else None
+    return effect if isinstance(effect, str) else UNKNOWN_FIELD_EFFECT
+
+
+def _keyword_of(model: type[BaseModel], err: ErrorDetails, given: Mapping[str, Any]) -> str | None:
+    """The keyword of ``given`` an error is about: the first step of its location, or of the field a model
+    validator's :class:`SpecError` names (``minReplicas`` -> ``min_replicas``); None when it names none."""
+    loc = err["loc"]
+    first: Any = loc[0] if loc else None
+    if first is None:
+        cause = (err.get("ctx") or {}).get("error")
+        field = cause.field if isinstance(cause, SpecError) else None
+        first = re.split(r"[.\[]", field, maxsplit=1)[0] if field else None
+    if not isinstance(first, str):
+        return None
+    if first in given:
+        return first
+    for name, info in model.model_fields.items():
+        if first in (name, info.alias) and (name in given or info.alias in given):
+            return name if name in given else info.alias
+    return None
+
+
+def later_errors(model: type[BaseModel], given: Mapping[str, Any], exc: ValidationError) -> list[ErrorDetails]:
+    """The mistakes ``exc`` hid: pydantic stops a model at its field errors (its model validators never run) and
+    at the first model validator that raises. Validating again without the keywords found wrong so far brings out
+    the next ones, until the rest is valid or an error names no keyword: so one error lists every mistake."""
+    found: list[ErrorDetails] = []
+    seen = {(tuple(e["loc"]), e["msg"]) for e in exc.errors(include_url=False)}
+    remaining = dict(given)
+    removed: set[str] = set()
+    latest = exc.errors(include_url=False)
+    for _ in range(len(given)):
+        keys = {key for err in latest if (key := _keyword_of(model, err, remaining)) is not None}
+        if not keys:
+            break
+        removed |= keys
+        for name, info in model.model_fields.items():  # a missing field is named by its alias
+            if name in keys or info.alias in keys:
+                removed |= {name, info.alias or name}
+        remaining = {k: v for k, v in remaining.items() if k not in keys}
+        try:
+            with warnings.catch_warnings():  # the first validation warned already
+                warnings.simplefilter("ignore")
+                model.model_validate(remaining)
+        except ValidationError as again:
+            latest = []
+            for err in again.errors(include_url=False):
+                said = (tuple(err["loc"]), err["msg"])
+                if said in seen or (err["type"] == "missing" and err["loc"][:1] and err["loc"][0] in removed):
+                    continue  # already said, or missing only because it was taken out
+                seen.add(said)
+                latest.append(err)
+            found += latest
+            if not latest:
+                break
+        else:
+            break
+    return found
+
+
 # --------------------------------------------------------------------------------------------------
 # Turning pydantic's locations into CRD field paths.
 
@@ -156,10 +227,16 @@ def _strip_annotated(tp: Any) -> Any:
 
 
 def _union_members(tp: Any) -> list[Any] | None:
+    """The members of a union, nested unions flattened (``Annotated[A | B, Discriminator(...)] | None``: A, B,
+    None), or None for a type that is no union."""
     origin = get_origin(tp)
-    if origin is Union or origin is types.UnionType:
-        return [_strip_annotated(a) for a in get_args(tp)]
-    return None
+    if origin is not Union and origin is not types.UnionType:
+        return None
+    members: list[Any] = []
+    for arg in get_args(tp):
+        arg = _strip_annotated(arg)
+        members += _union_members(arg) or [arg]
+    return members
 
 
 def _model_field(model: type[BaseModel], key: str) -> tuple[str, Any] | None:
@@ -361,7 +438,7 @@ def problems_from_validation_error(
             key = str(loc[-1])
             names = _field_names(parent_tp)
             kind = "unknown_field"
-            message = f"unknown field {key!r} (the API server would silently drop it)"
+            message = f"unknown field {key!r} ({unknown_field_effect(parent_tp)})"
             # a snake_case slip is a Python keyword's (``min_replica``): offer the Python name
             pool = _python_names(parent_tp) if "_" in key and key == key.lower() else names
             fix = did_you_mean(key, pool) or did_you_mean(key, names) or (

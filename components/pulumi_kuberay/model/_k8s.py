@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field
 
 from ._base import Int32, Int64, KubeModel
+from ._k8s_checks import TolerationChecks
 from ._quantity import Quantity, ResourceQuantity
 
 
@@ -497,7 +498,7 @@ class PodSecurityContext(_K8sModel):
     windows_options: WindowsSecurityContextOptions | None = None
 
 
-class Toleration(_K8sModel):
+class Toleration(TolerationChecks):
     """Kubernetes ``Toleration`` (first found at ``PodSpec.tolerations[]``)."""
 
     effect: str | None = None

@@ -59,6 +59,8 @@ class RayCronJobSpec(KubeModel):
 
     Child RayJobs are named ``<raycronjob>-<scheduled minute>``; there is no concurrency policy or history
     limit.
+
+    Example: ``RayCronJobSpec(schedule="0 2 * * *", job_template=RayJobSpec(entrypoint="python etl.py", ...))``.
     """
 
     job_template: RayJobSpec

@@ -107,6 +107,7 @@ class DeletionCondition(KubeModel):
     """When a deletion rule fires: one of ``jobStatus`` / ``jobDeploymentStatus``, after ``ttlSeconds``."""
 
     job_status: Literal["SUCCEEDED", "FAILED"] | None = None
+    """The Ray job's final status the rule waits for, e.g. ``"FAILED"``."""
     job_deployment_status: Literal["Failed"] | None = None
     """(KubeRay >= 1.6) e.g. the job failed to deploy (submission failure, deadline exceeded)."""
     ttl_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
@@ -132,7 +133,9 @@ class DeletionRule(KubeModel):
     """One ``deletionRules[]`` entry: apply ``policy`` when ``condition`` holds."""
 
     policy: DeletionPolicyType
+    """What the operator deletes: ``DeleteCluster``, ``DeleteWorkers``, ``DeleteSelf`` or ``DeleteNone``."""
     condition: DeletionCondition
+    """When: the job status (or deployment status) and the delay after it."""
 
 
 class DeletionStrategy(KubeModel):
@@ -146,6 +149,7 @@ class DeletionStrategy(KubeModel):
     on_failure: DeletionPolicy | None = None
     """Legacy (deprecated); needs ``on_success`` too."""
     deletion_rules: Annotated[list[DeletionRule], Field(min_length=1)] | None = None
+    """The rules, each a policy and a condition (KubeRay >= 1.5), e.g. delete the workers at once on success and the cluster an hour later."""
 
     @model_validator(mode="after")
     def _one_style(self) -> Self:
@@ -183,6 +187,9 @@ class RayJobSpec(KubeModel):
     Give either ``ray_cluster_spec`` (a cluster created for the job) or ``cluster_selector``
     (``{"ray.io/cluster": "<existing RayCluster>"}``). ``rayClusterSpec`` edits after the job started are
     ignored by the operator: treat a RayJob as immutable.
+
+    Example: ``RayJobSpec(entrypoint="python train.py", shutdown_after_job_finishes=True,
+    ray_cluster_spec=RayClusterSpec(image="rayproject/ray:2.52.0", head_group_spec=HeadGroupSpec(cpu=2)))``.
     """
 
     entrypoint: In[str] | None = None
@@ -208,6 +215,7 @@ class RayJobSpec(KubeModel):
     submitter_pod_template: PodTemplateSpec | None = None
     """K8sJobMode submitter Pod (container 0 is the submitter); not with SidecarMode."""
     submitter_config: SubmitterConfig | None = None
+    """Options of the submitter Job (K8sJobMode), e.g. ``SubmitterConfig(backoff_limit=2)``."""
     harden_submitter: bool = Field(default=True, exclude=True)
     """Python-only: write KubeRay's default submitter Pod out hardened when none is given (K8sJobMode);
     ``False`` leaves ``submitterPodTemplate`` out, so KubeRay uses its own default, as a manifest does."""
@@ -222,6 +230,7 @@ class RayJobSpec(KubeModel):
     backoff_limit: Int32 | None = None
     """RayJob-level retries (CRD default 0); each retry creates a new RayCluster."""
     deletion_strategy: DeletionStrategy | None = None
+    """What the operator deletes once the job finishes (gate ``RayJobDeletionPolicy``)."""
     suspend: bool | None = None
     """Kueue-style suspension; requires ``shutdown_after_job_finishes``."""
     managed_by: ManagedBy | None = None

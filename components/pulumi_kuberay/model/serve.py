@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 from urllib.parse import urlparse
 
@@ -53,8 +52,6 @@ DEFAULT_ROUTE_PREFIX = "/"
 _RUNTIME_ENV_URI_SCHEMES = frozenset(
     {"gcs", "conda", "pip", "uv", "https", "s3", "gs", "azure", "abfss", "file"}
 )
-_API_SERVER_DROPS = "(the API server would silently drop it)"
-_RAY_SERVE_DROPS = "(Ray Serve would silently ignore it)"
 _LOG_LEVEL_NAMES = frozenset(logging.getLevelNamesMapping())
 _LOG_LEVEL_NUMBERS = frozenset(logging.getLevelNamesMapping().values())
 
@@ -72,6 +69,8 @@ class _ServeModel(KubeModel):
 
     model_config = ConfigDict(alias_generator=None)
     _null_is_a_value: ClassVar[bool] = True
+    #: Ray Serve reads this document, not the API server: its schemas drop a key they do not know.
+    UNKNOWN_FIELD_EFFECT: ClassVar[str] = "Ray Serve would silently ignore it"
 
 
 def _check_runtime_env(runtime_env: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -141,12 +140,16 @@ def check_route_prefix(route_prefix: str) -> str:
 class LoggingConfig(_ServeModel):
     """Serve logging (global, per application or per deployment). Ray Serve forbids unknown keys here too."""
 
+    UNKNOWN_FIELD_EFFECT: ClassVar[str] = "Ray Serve refuses the whole config: its logging_config forbids unknown keys"
+
     encoding: Literal["TEXT", "JSON"] | None = None
     """Log format; Ray Serve default ``TEXT`` (or env ``RAY_SERVE_LOG_ENCODING``)."""
     log_level: int | str | None = None
     """A ``logging`` level name (``DEBUG``, ``INFO``, ...) or number; default ``INFO``."""
     logs_dir: str | None = None
+    """Directory of Serve's log files (default: the Ray session's ``logs/serve``)."""
     enable_access_log: bool | None = None
+    """Write one access log line per request (default true)."""
     additional_log_standard_attrs: list[str] | None = None
     """Extra ``logging.LogRecord`` attributes added to every record (e.g. ``name``, ``process``)."""
 
@@ -177,12 +180,19 @@ class AutoscalingConfig(_ServeModel):
     target_ongoing_requests: PositiveFloat | None = None
     """Default 2."""
     upscale_delay_s: NonNegativeFloat | None = None
+    """Seconds the load must stay high before replicas are added (Ray Serve default 30)."""
     downscale_delay_s: NonNegativeFloat | None = None
+    """Seconds the load must stay low before replicas are removed (Ray Serve default 600)."""
     downscale_to_zero_delay_s: NonNegativeFloat | None = None
+    """Seconds before the last replica is removed when ``min_replicas`` is 0 (default: ``downscale_delay_s``)."""
     upscaling_factor: PositiveFloat | None = None
+    """Multiplier of each upscaling decision (default 1)."""
     downscaling_factor: PositiveFloat | None = None
+    """Multiplier of each downscaling decision (default 1)."""
     look_back_period_s: PositiveFloat | None = None
+    """Window over which the ongoing requests are averaged (Ray Serve default 30)."""
     aggregation_function: Literal["mean", "max", "min"] | None = None
+    """How the metrics of the look-back window are aggregated (default ``mean``)."""
     policy: dict[str, Any] | None = None
     """Custom autoscaling policy (experimental), e.g. ``{"policy_function": "pkg.mod:fn"}``."""
     metrics_interval_s: PositiveFloat | None = None
@@ -228,13 +238,17 @@ class RayActorOptions(_ServeModel):
     """Resources and environment of each replica actor of a deployment."""
 
     num_cpus: NonNegativeFloat | None = None
+    """CPUs reserved per replica (Ray's logical ``CPU``), e.g. ``1``."""
     num_gpus: NonNegativeFloat | None = None
+    """GPUs reserved per replica (Ray's logical ``GPU``), e.g. ``1`` or ``0.5``."""
     memory: NonNegativeFloat | None = None
     """Heap memory per replica, in bytes."""
     resources: dict[str, Any] | None = None
     """Custom Ray resources per replica, e.g. ``{"TPU": 4}``."""
     accelerator_type: str | None = None
+    """Ray accelerator type the replica needs, e.g. ``"A100"`` (a node with that ``accelerator_type`` label)."""
     runtime_env: dict[str, Any] | None = None
+    """Ray runtime environment of the replicas (``pip``, ``env_vars``, remote ``working_dir``...)."""
     label_selector: dict[str, str] | None = None
     """(Ray >= 2.54)"""
     fallback_strategy: list[dict[str, Any]] | None = None
@@ -260,6 +274,7 @@ class ServeDeployment(_ServeModel):
     num_replicas: int | Literal["auto"] | None = None
     """A fixed replica count, or ``"auto"`` (Serve's default autoscaling); no int with autoscaling_config."""
     autoscaling_config: AutoscalingConfig | None = None
+    """Replica autoscaling of this deployment (not together with an integer ``num_replicas``)."""
     max_ongoing_requests: PositiveInt | None = None
     """Per-replica concurrency (Ray Serve default 5)."""
     max_queued_requests: int | None = None
@@ -267,17 +282,25 @@ class ServeDeployment(_ServeModel):
     user_config: dict[str, Any] | None = None
     """Passed to the deployment's ``reconfigure()``; updatable without restarting replicas."""
     ray_actor_options: RayActorOptions | None = None
+    """Resources and environment of each replica actor."""
     health_check_period_s: PositiveFloat | None = None
+    """Seconds between health checks of a replica (Ray Serve default 10)."""
     health_check_timeout_s: PositiveFloat | None = None
+    """Seconds a health check may take before the replica counts as unhealthy (default 30)."""
     graceful_shutdown_wait_loop_s: NonNegativeFloat | None = None
+    """Seconds between checks for ongoing requests while a replica shuts down (default 2)."""
     graceful_shutdown_timeout_s: NonNegativeFloat | None = None
+    """Seconds a replica is given to finish its requests before it is killed (default 20)."""
     max_replicas_per_node: Annotated[int, Field(ge=1, le=100)] | None = None
     """1..100; not together with ``placement_group_bundles``."""
     placement_group_bundles: list[dict[str, Number]] | None = None
+    """Resource bundles of a placement group per replica, e.g. ``[{"CPU": 1}, {"GPU": 1}]``."""
     placement_group_strategy: Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"] | None = None
+    """How the bundles are placed on nodes (default ``PACK``)."""
     placement_group_bundle_label_selector: list[dict[str, str]] | None = None
     """(Ray >= 2.54)"""
     logging_config: LoggingConfig | None = None
+    """Logging of this deployment's replicas (over the application's)."""
     request_router_config: dict[str, Any] | None = None
     """(Ray >= 2.48)"""
     max_concurrent_queries: PositiveInt | None = None
@@ -349,7 +372,9 @@ class ServeApplication(_ServeModel):
     ``ray.serve.llm:build_openai_app``).
     """
     deployments: list[ServeDeployment] | None = None
+    """Overrides of the deployments the application code defines (by name)."""
     logging_config: LoggingConfig | None = None
+    """Logging of this application's deployments (over the config's)."""
     autoscaling_policy: dict[str, Any] | None = None
     """Application-level autoscaling policy (marked "under development" by Ray Serve)."""
     external_scaler_enabled: bool | None = None
@@ -417,12 +442,19 @@ class HTTPOptions(_ServeModel):
     port: Port | None = None
     """Default 8000; must equal the ``serve`` container port of every Ray Pod."""
     root_path: str | None = None
+    """Path prefix Serve's HTTP proxy is mounted under (behind a reverse proxy), e.g. ``"/api"``."""
     request_timeout_s: Number | None = None
+    """Seconds an HTTP request may take end to end (default: no limit)."""
     keep_alive_timeout_s: int | None = None
+    """Seconds an idle HTTP keep-alive connection stays open (Ray Serve default 90 since 2.33, 5 before)."""
     ssl_keyfile: str | None = None
+    """Path of the TLS private key in the Ray container (with ``ssl_certfile``: HTTPS)."""
     ssl_certfile: str | None = None
+    """Path of the TLS certificate in the Ray container (with ``ssl_keyfile``)."""
     ssl_keyfile_password: str | None = None
+    """Password of ``ssl_keyfile``, if encrypted."""
     ssl_ca_certs: str | None = None
+    """Path of the CA certificates to verify clients against."""
 
     @model_validator(mode="after")
     def _ssl_pair(self) -> Self:
@@ -444,6 +476,7 @@ class GrpcOptions(_ServeModel):
     grpc_servicer_functions: list[str] | None = None
     """Import paths of ``add_<Servicer>_to_server`` functions."""
     request_timeout_s: Number | None = None
+    """Seconds a gRPC request may take end to end (default: no limit)."""
     enable_reflection: bool | None = None
     """(Ray >= 2.60)"""
 
@@ -452,6 +485,8 @@ class ServeConfig(_ServeModel):
     """The whole Serve config of a RayService (``serveConfigV2``): declarative and complete.
 
     Build it in Python and render it with :meth:`to_yaml`, or parse an existing string with :meth:`from_yaml`.
+
+    Example: ``ServeConfig(applications=[ServeApplication(name="chat", import_path="app:app", route_prefix="/chat")])``.
     """
 
     applications: Annotated[list[ServeApplication], Field(min_length=1)]
@@ -459,8 +494,11 @@ class ServeConfig(_ServeModel):
     proxy_location: Literal["EveryNode", "HeadOnly", "Disabled"] | None = None
     """Where HTTP proxies run; only ``EveryNode`` (the default) works with KubeRay's serve Service."""
     http_options: HTTPOptions | None = None
+    """Options of Serve's HTTP proxies (host, port, timeouts, TLS)."""
     grpc_options: GrpcOptions | None = None
+    """Options of Serve's gRPC proxies (port, servicer functions)."""
     logging_config: LoggingConfig | None = None
+    """Logging of the whole Serve instance (controller, proxies, replicas)."""
     target_capacity: Annotated[Number, Field(ge=0, le=100)] | None = None
     """Percentage scaling every deployment's replicas; KubeRay overrides it during incremental upgrades."""
     controller_options: dict[str, Any] | None = None
@@ -527,15 +565,7 @@ class ServeConfig(_ServeModel):
     @classmethod
     def from_dict(cls, data: Any, *, prefix: str = "") -> ServeConfig:
         """Validate a parsed Serve config; raise :class:`ManifestError` with field paths on problems."""
-        try:
-            return validate_as(cls, data, prefix=prefix, subject="Serve config")
-        except ManifestError as exc:
-            # The base wording is about the API server; here it is Ray Serve that drops unknown keys.
-            problems = [
-                replace(p, message=p.message.replace(_API_SERVER_DROPS, _RAY_SERVE_DROPS))
-                for p in exc.problems
-            ]
-            raise ManifestError(problems, subject=exc.subject) from exc
+        return validate_as(cls, data, prefix=prefix, subject="Serve config")
 
     @classmethod
     def from_yaml(cls, text: str, *, prefix: str = "") -> ServeConfig:
@@ -562,6 +592,12 @@ class ServeConfig(_ServeModel):
                 subject="Serve config",
             )
         return cls.from_dict(data, prefix=prefix)
+
+
+def ray_serve_ignores(problem: Problem) -> bool:
+    """``problem`` is a key Ray Serve drops without a word (the setting has no effect; nothing fails), not a
+    mistake it refuses the config for (a logging_config key, a wrong type, a bad route...)."""
+    return problem.kind == "unknown_field" and problem.message.endswith(f"({_ServeModel.UNKNOWN_FIELD_EFFECT})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -613,4 +649,5 @@ __all__ = [
     "check_import_path",
     "check_route_prefix",
     "check_serve_port",
+    "ray_serve_ignores",
 ]

@@ -16,11 +16,20 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationInfo, field_serializer, field_validator, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from ..kuberay import INT32_MAX
 from ._base import Int32, KubeModel, Self
@@ -51,6 +60,21 @@ def _caller_stacklevel() -> int:
     return 1
 
 
+def _serve_config_shape(value: Any) -> str:
+    """The one shape a ``serveConfigV2`` value is read as: a mapping (or model) is a typed Serve config, anything
+    else a YAML string (so a dict with a mistake says that mistake, not also "expected a string")."""
+    return "ServeConfig" if isinstance(value, (dict, ServeConfig)) else "str"
+
+
+#: ``serveConfigV2`` from Python: a :class:`ServeConfig` (or a dict in its shape) or a YAML string.
+if TYPE_CHECKING:
+    ServeConfigInput = ServeConfig | Mapping[str, Any] | str
+else:
+    ServeConfigInput = Annotated[
+        Annotated[ServeConfig, Tag("ServeConfig")] | Annotated[str, Tag("str")], Discriminator(_serve_config_shape)
+    ]
+
+
 _DEPRECATED_THRESHOLDS = ("service_unhealthy_second_threshold", "deployment_unhealthy_second_threshold")
 
 
@@ -77,13 +101,17 @@ class ServiceUpgradeStrategy(KubeModel):
 
 
 class RayServiceSpec(KubeModel):
-    """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it."""
+    """``RayService.spec``: the Ray cluster (``ray_cluster_config``) and the Serve applications on it.
+
+    Example: ``RayServiceSpec(ray_cluster_config=RayClusterSpec(...), serve_config_v2=ServeConfig(...))``.
+    """
 
     ray_cluster_config: RayClusterSpec
     """The cluster; KubeRay creates ``<rayservice>-<random>`` clusters from it (new ones on most changes)."""
-    serve_config_v2: ServeConfig | str | None = None
+    serve_config_v2: ServeConfigInput | None = None
     """The Serve config: a :class:`ServeConfig` (or, from Python, a dict) or a YAML string."""
     upgrade_strategy: ServiceUpgradeStrategy | None = None
+    """How a change of ``rayClusterConfig`` is rolled out: ``NewCluster`` (blue/green, the default), ``NewClusterWithIncrementalUpgrade`` or ``None``."""
     ray_cluster_deletion_delay_seconds: Annotated[int, Field(ge=0, le=INT32_MAX)] | None = None
     """Delay before the old cluster is deleted after a switch-over (operator default 60)."""
     serve_service: Service | None = None
@@ -93,6 +121,7 @@ class RayServiceSpec(KubeModel):
     suspend: bool | None = None
     """(KubeRay >= 1.7) delete every cluster and Service of the RayService until unsuspended."""
     managed_by: ManagedBy | None = None
+    """The controller that reconciles the object: ``ray.io/kuberay-operator`` (default) or ``kueue.x-k8s.io/multikueue``; immutable."""
     service_unhealthy_second_threshold: Int32 | None = None
     """Deprecated and unused by KubeRay: accepted with a warning."""
     deployment_unhealthy_second_threshold: Int32 | None = None
@@ -115,11 +144,14 @@ class RayServiceSpec(KubeModel):
     @model_validator(mode="after")
     def _serve_config_checks(self, info: ValidationInfo) -> Self:
         value = self.serve_config_v2
+        # A manifest: the API server stores the string as it is (it never reads it), so loading it never fails on
+        # what only Ray Serve reads; lint reports Serve's verdict (serve_problems). From Python, the spec is refused.
+        stored = is_wire(info) or is_lenient(info)
         if isinstance(value, str):
             try:
                 self._serve_config = ServeConfig.from_yaml(value)
             except ManifestError as exc:
-                if is_lenient(info):  # the API server stores the string as it is; lint reports Serve's verdict
+                if stored:
                     self._serve_problems = tuple(
                         replace(p, path=f"spec.serveConfigV2.{p.path}".rstrip(".")) for p in exc.problems
                     )
@@ -134,11 +166,17 @@ class RayServiceSpec(KubeModel):
                     field=f"serveConfigV2.{first.path}".rstrip("."),
                     fix=first.fix,
                 ) from exc
-        else:
-            self._serve_config = value
+        else:  # validated: a ServeConfig (a mapping became one) or None
+            self._serve_config = value if isinstance(value, ServeConfig) else None
         if self._serve_config is not None:
-            check_serve_port(self._serve_config, self._container_ports())
-            self._check_implicit_head_port(self._serve_config)
+            try:
+                check_serve_port(self._serve_config, self._container_ports())
+                self._check_implicit_head_port(self._serve_config)
+            except SpecError as exc:
+                if not stored:
+                    raise
+                path = f"spec.{exc.field}" if exc.field else "spec.serveConfigV2"
+                self._serve_problems = (Problem(path, exc.message, "invalid_value", fix=exc.fix),)
         return self
 
     def _check_implicit_head_port(self, config: ServeConfig) -> None:

@@ -65,17 +65,29 @@ class FeatureGates(KubeModel):
     """
 
     ray_cluster_status_conditions: Annotated[bool | None, Field(alias="RayClusterStatusConditions")] = None
+    """``RayClusterStatusConditions``: status conditions on RayClusters."""
     ray_job_deletion_policy: Annotated[bool | None, Field(alias="RayJobDeletionPolicy")] = None
+    """``RayJobDeletionPolicy``: a RayJob's ``deletionStrategy``."""
     ray_multi_host_indexing: Annotated[bool | None, Field(alias="RayMultiHostIndexing")] = None
+    """``RayMultiHostIndexing``: index labels on the Pods of multi-host groups."""
     ray_service_incremental_upgrade: Annotated[bool | None, Field(alias="RayServiceIncrementalUpgrade")] = None
+    """``RayServiceIncrementalUpgrade``: ``NewClusterWithIncrementalUpgrade``."""
     ray_cron_job: Annotated[bool | None, Field(alias="RayCronJob")] = None
+    """``RayCronJob``: the RayCronJob controller (alpha, off by default)."""
     async_job_info_query: Annotated[bool | None, Field(alias="AsyncJobInfoQuery")] = None
+    """``AsyncJobInfoQuery``: the RayJob controller queries the job info from the dashboard asynchronously (gone in v1.7)."""
     sidecar_submitter_restart: Annotated[bool | None, Field(alias="SidecarSubmitterRestart")] = None
+    """``SidecarSubmitterRestart``: a restart policy for the SidecarMode submitter container (Kubernetes >= 1.35, Ray >= 2.54)."""
     ray_cluster_network_policy: Annotated[bool | None, Field(alias="RayClusterNetworkPolicy")] = None
+    """``RayClusterNetworkPolicy``: a RayCluster's ``networkPolicy``."""
     gcs_fault_tolerance_embedded_storage: Annotated[bool | None, Field(alias="GCSFaultToleranceEmbeddedStorage")] = None
+    """``GCSFaultToleranceEmbeddedStorage``: GCS fault tolerance without Redis."""
     ray_cluster_mtls: Annotated[bool | None, Field(alias="RayClusterMTLS")] = None
+    """``RayClusterMTLS``: a RayCluster's ``tlsOptions``."""
     ray_cluster_history_server: Annotated[bool | None, Field(alias="RayClusterHistoryServer")] = None
+    """``RayClusterHistoryServer``: a RayCluster's ``historyServerOptions``."""
     kubernetes_was: Annotated[bool | None, Field(alias="KubernetesWAS")] = None
+    """``KubernetesWAS``: gang scheduling of RayClusters through Kubernetes' Workload-Aware Scheduling (Workload and PodGroup APIs)."""
 
     def as_map(self) -> dict[str, bool]:
         """The gates that were set, by their operator names."""
@@ -88,6 +100,8 @@ class KubeRayOperatorArgs(KubeModel):
     The conveniences (``feature_gates``, ``watch_namespaces``, ``batch_scheduler``, ``resources``,
     ``leader_election``, ``metrics``, ``replicas``) are written into ``values``; setting one both ways with
     different values is an error naming both.
+
+    Example: ``KubeRayOperatorArgs(version="1.7.0", feature_gates={"RayCronJob": True}, watch_namespaces=["ray"])``.
     """
 
     version: str = CHART_VERSION
@@ -95,9 +109,11 @@ class KubeRayOperatorArgs(KubeModel):
     chart: str | None = None
     """A local chart directory; unset: ``kuberay-operator`` from ``repository`` at ``version``."""
     repository: str = OFFICIAL_REPOSITORY
+    """Helm repository of the chart (default: KubeRay's official one)."""
     namespace: str = DEFAULT_NAMESPACE
     """Namespace of the operator (the Helm release namespace)."""
     release_name: str = CHART_NAME
+    """Name of the Helm release (and of the operator's objects)."""
     crds: CrdMode = "manage"
     """``manage``: apply the CRDs (server-side, before the chart and every Ray object) and the chart;
     ``only``: only the CRDs; ``leave``: only the chart, the CRDs are someone else's (set ``installed_crds``)."""
@@ -106,16 +122,25 @@ class KubeRayOperatorArgs(KubeModel):
     installed_crds: str | None = None
     """With ``crds: leave``: the KubeRay version of the CRDs already installed (for the CRD-age rule)."""
     allow_crd_downgrade: bool = False
+    """Apply CRDs older than the ones installed (refused by default: an older CRD prunes the fields of the newer one)."""
     retain_crds: bool = True
     """Keep the CRDs on ``pulumi destroy`` (deleting a CRD deletes every object of its kind, as Helm knows)."""
     values: KubeRayOperatorValues = Field(default_factory=KubeRayOperatorValues)
+    """The chart values (typed); the conveniences below are written into them."""
     feature_gates: FeatureGates | None = None
+    """Operator feature gates, e.g. ``{"RayCronJob": True}`` (over the version's defaults)."""
     watch_namespaces: list[str] | None = None
+    """Namespaces the operator watches (unset: every namespace)."""
     batch_scheduler: Literal["volcano", "yunikorn", "kai-scheduler", "scheduler-plugins"] | None = None
+    """Batch scheduler integration of the operator, e.g. ``"volcano"``."""
     resources: ResourceRequirements | None = None
+    """Requests and limits of the operator container."""
     leader_election: bool | None = None
+    """Run with leader election (needed with more than one replica)."""
     metrics: bool | None = None
+    """Expose the operator's control-plane metrics."""
     replicas: int | None = Field(default=None, ge=0)
+    """Replicas of the operator Deployment."""
 
     @model_validator(mode="after")
     def _consistent(self) -> KubeRayOperatorArgs:

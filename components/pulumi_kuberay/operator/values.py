@@ -69,19 +69,25 @@ class ImageValues(_Values):
     tag: str = f"v{LATEST_VERSION_TEXT}"
     """Image tag (keep it equal to the chart version: rule ``operator-image-tag-mismatch``)."""
     pull_policy: Literal["Always", "IfNotPresent", "Never", ""] = "IfNotPresent"
+    """``imagePullPolicy`` of the operator container (``""``: Kubernetes' default)."""
 
 
 class ServiceAccountValues(_Values):
     create: bool = True
+    """Create the operator's ServiceAccount (false: use an existing one named ``name``)."""
     name: str = "kuberay-operator"
+    """Name of the operator's ServiceAccount."""
 
 
 class LoggingValues(_Values):
     stdout_encoder: LogEncoder = "json"
+    """Format of the logs on stdout: ``json`` or ``console``."""
     file_encoder: LogEncoder = "json"
+    """Format of the log file (with ``fileName``): ``json`` or ``console``."""
     base_dir: str = ""
     """Directory of the log file (with ``fileName``: the operator also logs to ``baseDir/fileName``)."""
     file_name: str = ""
+    """Name of the log file under ``baseDir`` ("": no log file)."""
     size_limit: str = ""
     """EmptyDir size limit of the log volume (a quantity, e.g. ``1Gi``)."""
 
@@ -107,17 +113,24 @@ class ConfigurationValues(_Values):
     enabled: bool = False
     """Configure the operator with a ConfigMap (``--config``) instead of command-line flags."""
     default_container_envs: list[EnvVar] = Field(default_factory=list)
+    """Environment variables the operator adds to every Ray container."""
     default_pod_annotations: dict[str, str] = Field(default_factory=dict)
+    """Annotations the operator adds to every Ray Pod."""
     default_pod_labels: dict[str, str] = Field(default_factory=dict)
+    """Labels the operator adds to every Ray Pod."""
     head_sidecar_containers: list[Container] = Field(default_factory=list)
+    """Containers the operator adds to every head Pod."""
     worker_sidecar_containers: list[Container] = Field(default_factory=list)
+    """Containers the operator adds to every worker Pod."""
 
 
 class FeatureGateValue(_Values):
     """One item of ``featureGates`` (the chart renders ``--feature-gates=name=enabled,...``)."""
 
     name: str
+    """The gate's name, e.g. ``RayCronJob``."""
     enabled: bool
+    """Whether the gate is on."""
 
 
 def _default_gates() -> list[FeatureGateValue]:
@@ -136,32 +149,45 @@ def _default_gates() -> list[FeatureGateValue]:
 
 class ServiceMonitorValues(_Values):
     enabled: bool = False
+    """Create a Prometheus Operator ServiceMonitor for the operator's metrics."""
     interval: str = "30s"
+    """Scrape interval, e.g. ``30s``."""
     honor_labels: bool = True
+    """Keep the scraped labels on conflicts (Prometheus' ``honorLabels``)."""
     additional_labels: dict[str, str] = Field(default_factory=dict)
+    """Labels added to the ServiceMonitor (so a Prometheus selects it)."""
     namespace: str = ""
+    """Namespace of the ServiceMonitor ("": the release's)."""
 
 
 class MetricsValues(_Values):
     enabled: bool = True
     """``--enable-metrics``: the operator's control-plane metrics."""
     service_monitor: ServiceMonitorValues = Field(default_factory=ServiceMonitorValues)
+    """The ServiceMonitor of the metrics (Prometheus Operator)."""
 
 
 class KubeClientValues(_Values):
     qps: float = Field(default=100.0, ge=0)
+    """Requests per second the operator's Kubernetes client may send."""
     burst: int = Field(default=200, ge=0)
+    """Burst of requests above ``qps`` the client may send."""
 
 
 class ProbeValues(_Values):
     initial_delay_seconds: int = Field(default=10, ge=0)
+    """Seconds before the first probe."""
     period_seconds: int = Field(default=5, ge=1)
+    """Seconds between probes."""
     failure_threshold: int = Field(default=5, ge=1)
+    """Failed probes in a row before the container counts as failed."""
 
 
 class ServiceValues(_Values):
     type: Literal["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"] = "ClusterIP"
+    """Type of the operator's Service."""
     port: int = Field(default=8080, ge=1, le=65535)
+    """Port of the operator's Service (metrics and health)."""
 
 
 def _default_resources() -> ResourceRequirements:
@@ -179,47 +205,80 @@ def _default_security_context() -> SecurityContext:
 
 
 class KubeRayOperatorValues(_Values):
-    """The v1.7.0 ``kuberay-operator`` chart values; defaults are the chart's (see the module docstring)."""
+    """The v1.7.0 ``kuberay-operator`` chart values; defaults are the chart's (see the module docstring).
+
+    Example: ``KubeRayOperatorValues(replicas=2, leader_election_enabled=True, node_selector={"pool": "system"})``.
+    """
 
     name_override: str = "kuberay-operator"
+    """Overrides the chart name in the names of its objects."""
     fullname_override: str = "kuberay-operator"
+    """The full name of the chart's objects (Deployment, ServiceAccount, ...)."""
     component_override: str = "kuberay-operator"
+    """The ``app.kubernetes.io/component`` label value."""
     replicas: int = Field(default=1, ge=0)
+    """Replicas of the operator Deployment (more than 1 needs leader election)."""
     image: ImageValues = Field(default_factory=ImageValues)
+    """The operator image."""
     image_pull_secrets: list[LocalObjectReference] = Field(default_factory=list)
+    """Pull Secrets of the operator Pod."""
     node_selector: dict[str, str] = Field(default_factory=dict)
+    """``nodeSelector`` of the operator Pod."""
     priority_class_name: str = ""
+    """``priorityClassName`` of the operator Pod."""
     labels: dict[str, str] = Field(default_factory=dict)
+    """Labels of the operator Pod."""
     annotations: dict[str, str] = Field(default_factory=dict)
+    """Annotations of the operator Pod."""
     affinity: Affinity = Field(default_factory=Affinity)
+    """``affinity`` of the operator Pod."""
     tolerations: list[Toleration] = Field(default_factory=list)
+    """``tolerations`` of the operator Pod."""
     service_account: ServiceAccountValues = Field(default_factory=ServiceAccountValues)
+    """The operator's ServiceAccount."""
     logging: LoggingValues = Field(default_factory=LoggingValues)
+    """The operator's logging."""
     batch_scheduler: BatchSchedulerValues = Field(default_factory=BatchSchedulerValues)
+    """The batch scheduler integration (``--batch-scheduler``)."""
     configuration: ConfigurationValues = Field(default_factory=ConfigurationValues)
+    """Configuration by ConfigMap instead of flags, with defaults for every Ray Pod."""
     feature_gates: list[FeatureGateValue] = Field(default_factory=_default_gates)
     """Rendered as ``--feature-gates``; a gate left out takes the operator's built-in default."""
     metrics: MetricsValues = Field(default_factory=MetricsValues)
+    """The operator's metrics and their ServiceMonitor."""
     operator_command: str = "/manager"
+    """The command of the operator container."""
     use_kubernetes_proxy: bool | None = None
     """Commented out in values.yaml: unset means the flag is not passed."""
     leader_election_enabled: bool = True
+    """``--enable-leader-election`` (needed with more than one replica)."""
     reconcile_concurrency: int = Field(default=1, ge=1)
+    """``--reconcile-concurrency``: objects reconciled at once."""
     kube_client: KubeClientValues = Field(default_factory=KubeClientValues)
+    """Rate limits of the operator's Kubernetes client."""
     rbac_enable: bool = True
+    """Create the operator's ClusterRole and binding."""
     cr_namespaced_rbac_enable: bool = True
+    """Create the Roles for the custom resources in each watched namespace."""
     single_namespace_install: bool = False
     """Namespaced RBAC; without ``watchNamespace`` the operator then watches only its own namespace."""
     watch_namespace: list[str] | None = None
     """Commented out in values.yaml: the namespaces the operator watches (unset = all, see
     ``singleNamespaceInstall``)."""
     env: list[EnvVar] | None = None
+    """Extra environment variables of the operator container."""
     resources: ResourceRequirements | None = Field(default_factory=_default_resources)
+    """Requests and limits of the operator container."""
     liveness_probe: ProbeValues = Field(default_factory=ProbeValues)
+    """The operator container's liveness probe."""
     readiness_probe: ProbeValues = Field(default_factory=ProbeValues)
+    """The operator container's readiness probe."""
     pod_security_context: PodSecurityContext = Field(default_factory=PodSecurityContext)
+    """Security context of the operator Pod."""
     security_context: SecurityContext | None = Field(default_factory=_default_security_context)
+    """Security context of the operator container (restricted by default)."""
     service: ServiceValues = Field(default_factory=ServiceValues)
+    """The operator's Service."""
 
     @model_validator(mode="after")
     def _unique_gates(self) -> KubeRayOperatorValues:

@@ -224,13 +224,13 @@ def keyword_inputs(component: type) -> dict[str, tuple[Any, str]]:
     """The keyword parameters of ``component.__init__`` (a ``**keywords: Unpack[TypedDict]`` expanded):
     ``{python name: (annotation, description)}``."""
     init = component.__init__  # type: ignore[misc]
+    # The annotations in the order of the parameters (the signature help() shows spells the keywords out).
     hints = typing.get_type_hints(init, localns=_INPUT_NAMES)
     out: dict[str, tuple[Any, str]] = {}
-    for param in inspect.signature(init).parameters.values():
-        if param.name in ("self", "name", "opts") or param.name in PYTHON_ONLY_KEYWORDS:
+    for param_name, hint in hints.items():
+        if param_name in ("self", "name", "opts", "return") or param_name in PYTHON_ONLY_KEYWORDS:
             continue
-        hint = hints[param.name]
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
+        if get_origin(hint) is typing.Unpack:
             typed_dict = get_args(hint)[0]
             docs: dict[str, str] = {}
             for base in reversed(typed_dict.__mro__):
@@ -238,7 +238,7 @@ def keyword_inputs(component: type) -> dict[str, tuple[Any, str]]:
             for key, annotation in typing.get_type_hints(typed_dict, localns=_INPUT_NAMES).items():
                 out[key] = (annotation, docs.get(key, ""))
         else:
-            out[param.name] = (hint, KEYWORD_DESCRIPTIONS.get(param.name, ""))
+            out[param_name] = (hint, KEYWORD_DESCRIPTIONS.get(param_name, ""))
     return out
 
 
@@ -294,6 +294,22 @@ def _enum_member_name(value: Any, taken: set[str]) -> str:
     return name
 
 
+_ROLE = re.compile(r":(class|func|meth|data|mod|attr|exc|obj):`(~?)([^`]+)`")
+
+
+def markdown(text: str) -> str:
+    """A docstring as Markdown, what TypeScript, YAML and Go users read in the schema: Sphinx roles
+    (``:class:`~pulumi_kuberay.RayClusterSpec```) become code spans of the name (`` `RayClusterSpec` ``), reST's
+    double backticks single ones."""
+
+    def role(match: re.Match[str]) -> str:
+        kind, short, target = match.groups()
+        name = target.rsplit(".", 1)[-1] if short else target
+        return f"`{name}()`" if kind in ("func", "meth") else f"`{name}`"
+
+    return _ROLE.sub(role, inspect.cleandoc(text)).replace("``", "`")
+
+
 class _Translator:
     """JSON schema (pydantic, validation mode, one ``$defs``) -> Pulumi ``types``."""
 
@@ -311,7 +327,7 @@ class _Translator:
         spec: JsonDict = {"type": "object", "properties": {}}
         self.types[type_token(name)] = spec  # before the walk: recursive types refer to themselves
         if node.get("description"):
-            spec["description"] = inspect.cleandoc(node["description"])
+            spec["description"] = markdown(node["description"])
         for prop, sub in (node.get("properties") or {}).items():
             spec["properties"][prop] = self.property(sub, name, prop)
         required = [p for p in node.get("required") or [] if p in spec["properties"]]
@@ -321,7 +337,7 @@ class _Translator:
     def property(self, node: JsonDict, owner: str, prop: str) -> JsonDict:
         out = self.type_spec(node, owner, prop)
         if node.get("description"):
-            out["description"] = inspect.cleandoc(node["description"])
+            out["description"] = markdown(node["description"])
         if node.get("secret"):
             out["secret"] = True
         return out
@@ -339,7 +355,7 @@ class _Translator:
         taken: set[str] = set()
         enum = {"type": kind, "enum": [{"name": _enum_member_name(v, taken), "value": v} for v in values]}
         if description:
-            enum["description"] = description
+            enum["description"] = markdown(description)
         return enum
 
     def type_spec(self, node: JsonDict, owner: str, prop: str) -> JsonDict:
@@ -347,6 +363,8 @@ class _Translator:
             name = node["$ref"].rsplit("/", 1)[-1]
             self.object_type(name)
             return {"$ref": type_ref(name)}
+        if "oneOf" in node:  # a discriminated union (serveConfigV2: a Serve config or its YAML string)
+            return self.type_spec({"anyOf": node["oneOf"]}, owner, prop)
         if "anyOf" in node:
             options = [o for o in node["anyOf"] if o.get("type") != "null"]
             if len(options) == 1:
@@ -413,7 +431,7 @@ def package_schema() -> JsonDict:
                 continue  # KubeRayOperator: a keyword that sets the args model's field of the same name
             spec, _ = python_type_spec(annotation, f"{entry.kind}({key}=)")
             if description:
-                spec["description"] = description
+                spec["description"] = markdown(description)
             inputs[lower_camel_keep_case(key)] = spec
         outputs: dict[str, JsonDict] = {}
         required_outputs: list[str] = []
@@ -422,7 +440,7 @@ def package_schema() -> JsonDict:
             outputs[lower_camel_keep_case(key)] = spec
             if not optional:
                 required_outputs.append(lower_camel_keep_case(key))
-        doc = inspect.cleandoc(entry.component.__doc__ or "")
+        doc = markdown(entry.component.__doc__ or "")
         resource: JsonDict = {"isComponent": True, "description": doc, "inputProperties": inputs}
         if required:
             resource["requiredInputs"] = required

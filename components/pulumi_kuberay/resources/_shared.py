@@ -205,10 +205,13 @@ def _target_of(
     try:
         stack = target_from_stack_config(dict(raw))
     except TargetError as exc:
-        key = raw[0][0] if len(raw) == 1 else "<that key>"
-        raise StackConfigValueError(
-            f"stack config ({', '.join(k for k, _ in raw)}): {exc} (fix: pulumi config set {key} <a value named above>)"
-        ) from None
+        bad = exc.bad or tuple((key, str(exc)) for key, _ in raw[:1])
+        keys = ", ".join(key for key, _ in bad)
+        fixes = [f"{why} (fix: pulumi config set {key} <a value named above>)" for key, why in bad]
+        if len(fixes) == 1:
+            raise StackConfigValueError(f"stack config ({keys}): {fixes[0]}") from None
+        listed = "".join(f"\n  - {key}: {fix}" for (key, _), fix in zip(bad, fixes, strict=True))
+        raise StackConfigValueError(f"stack config ({keys}): {len(fixes)} values cannot be used:{listed}") from None
     try:
         return stack.override(
             kuberay_version=kuberay_version,

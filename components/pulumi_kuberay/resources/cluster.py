@@ -13,8 +13,9 @@ from pulumi_kuberay.kuberay.replicas import drop_autoscaled_replicas, replicas_f
 from pulumi_kuberay.model.cluster import RayClusterSpec
 from pulumi_kuberay.resources import _change_plan, _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
 from pulumi_kuberay.resources._component_await import _mocked, cluster_access
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived, known_output
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -203,3 +204,29 @@ class RayCluster(RayComponent[RayClusterSpec]):
             "diagnosis": self.diagnosis,
             "last_change": self.last_change,
         }
+
+
+document_constructor(
+    RayCluster,
+    summary="Declare a KubeRay RayCluster: ``args`` is validated, rendered and checked against the rule catalogue (a critical finding raises before anything is registered), then the custom resource is registered.",
+    parameters={
+        "args": "The cluster: a :class:`~pulumi_kuberay.RayClusterSpec` or a dict in its shape (CRD camelCase or snake_case names; ``pulumi.Input`` values allowed).",
+        "wait_for_ready": "Wait at ``pulumi up`` until the head Pod is ready (default true; at most ``timeout_seconds``).",
+    },
+    keywords=(ObjectKeywords, WorkloadKeywords),
+    example="""
+        import pulumi_kuberay as kr
+
+        cluster = kr.RayCluster(
+            "ray",
+            kr.RayClusterSpec(
+                image="rayproject/ray:2.52.0",
+                head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi"),
+                worker_group_specs=[
+                    kr.WorkerGroupSpec(group_name="cpu", cpu=4, memory="16Gi", min_replicas=0, max_replicas=4),
+                ],
+            ),
+            namespace="ray",
+        )
+    """,
+)

@@ -11,6 +11,7 @@ from pulumi_kuberay.model.cronjob import RayCronJobSpec
 from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
 from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import JsonDict, coerce_spec, namespace_of, render_spec
 from pulumi_kuberay.resources.job import (
@@ -128,3 +129,31 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
             "diagnosis": self.diagnosis,
             "last_change": self.last_change,
         }
+
+
+document_constructor(
+    RayCronJob,
+    summary="Declare a KubeRay RayCronJob: a RayJob run on a schedule (the operator's RayCronJob feature gate must be on); validated and checked against the rule catalogue first.",
+    parameters={
+        "args": "The schedule and job: a :class:`~pulumi_kuberay.RayCronJobSpec` or a dict in its shape (``schedule``, ``jobTemplate``: a RayJob spec).",
+    },
+    keywords=(ObjectKeywords,),
+    example="""
+        import pulumi_kuberay as kr
+
+        nightly = kr.RayCronJob(
+            "nightly",
+            kr.RayCronJobSpec(
+                schedule="0 2 * * *",
+                job_template=kr.RayJobSpec(
+                    entrypoint="python etl.py",
+                    shutdown_after_job_finishes=True,
+                    ray_cluster_spec=kr.RayClusterSpec(
+                        image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                    ),
+                ),
+            ),
+            feature_gates={"RayCronJob": True},
+        )
+    """,
+)

@@ -13,7 +13,8 @@ from pulumi_kuberay.model.job import RayJobSpec
 from pulumi_kuberay.model.suggest import did_you_mean
 from pulumi_kuberay.resources import _program
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -330,3 +331,32 @@ def _selector_note(namespace: str | None, selected: str) -> str | None:
             f"spec.clusterSelector[{CLUSTER_LABEL!r}] names RayCluster {selected!r}, which this program declares in {found}, not in {where} (fix: give the RayJob that namespace, or pass cluster=<that RayCluster component>; a clusterSelector only selects clusters in the RayJob's own namespace)"
         )
     return None
+
+
+document_constructor(
+    RayJob,
+    summary="Declare a KubeRay RayJob: a Ray job on its own cluster (``rayClusterSpec``) or on a RayCluster component (``cluster=``); validated and checked against the rule catalogue first.",
+    parameters={
+        "args": "The job: a :class:`~pulumi_kuberay.RayJobSpec` or a dict in its shape (CRD camelCase or snake_case names; ``pulumi.Input`` values allowed).",
+        "cluster": "A :class:`~pulumi_kuberay.RayCluster` component to run the job on (``clusterSelector``); the job then depends on it.",
+        "wait_for_completion": "Wait at ``pulumi up`` until the job ends (default false; at most ``timeout_seconds``).",
+        "fail_on_job_failure": "Fail ``pulumi up`` when the component sees the job failed (default true).",
+    },
+    keywords=(ObjectKeywords, WorkloadKeywords),
+    example="""
+        import pulumi_kuberay as kr
+
+        job = kr.RayJob(
+            "train",
+            kr.RayJobSpec(
+                entrypoint="python train.py",
+                shutdown_after_job_finishes=True,
+                ttl_seconds_after_finished=600,
+                ray_cluster_spec=kr.RayClusterSpec(
+                    image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                ),
+            ),
+            wait_for_completion=True,
+        )
+    """,
+)

@@ -43,6 +43,7 @@ from pulumi_kuberay.operator.derive import (
     target_for_operator,
 )
 from pulumi_kuberay.operator.values import CHART_VERSION, KubeRayOperatorValues
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._shared import (
     CONFIG_NAMESPACE,
     CriticalFindingsError,
@@ -503,6 +504,29 @@ def operator_options(
     if operator is None:
         return opts
     return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[operator]))
+
+
+document_constructor(
+    KubeRayOperator,
+    summary="Install the KubeRay operator: its CRDs (server-side applied first) and its Helm chart, checked against the rule catalogue; pass it as ``operator=`` to the Ray components so they are checked against this operator and depend on it.",
+    parameters={
+        "args": "What to install: a :class:`~pulumi_kuberay.KubeRayOperatorArgs` or a dict in its shape; each keyword below sets the field of the same name.",
+        "values": "The chart values: a :class:`~pulumi_kuberay.KubeRayOperatorValues` or a dict of the chart's values.",
+        "namespace": "Namespace of the operator (the Helm release namespace; default ``kuberay-system``).",
+        "create_namespace": "Create the namespace (default true).",
+        "environment": "``dev`` / ``staging`` / ``prod`` for the operator's own rules (default: stack config ``kuberay:environment``).",
+        "name": "The Pulumi resource name (its child resources are named after it).",
+        "admission_policies": "Also install the rules' ValidatingAdmissionPolicies: ``True`` or ``\"enforce\"`` (deny what the pack blocks in the environment, warn about the rest), ``\"warn\"`` or ``\"audit\"``; default false.",
+    },
+    fields_of=KubeRayOperatorArgs,
+    example="""
+        import pulumi_kuberay as kr
+
+        operator = kr.KubeRayOperator("kuberay", version="1.7.0", feature_gates={"RayCronJob": True})
+        spec = kr.RayClusterSpec(image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi"))
+        cluster = kr.RayCluster("ray", spec, operator=operator)
+    """,
+)
 
 
 __all__ = [

@@ -12,7 +12,8 @@ from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
 from pulumi_kuberay.resources._change_plan import ChangeRecord
-from pulumi_kuberay.resources._component import Built, CommonArgs, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._component import Built, CommonArgs, ObjectKeywords, RayComponent, WorkloadKeywords
+from pulumi_kuberay.resources._help import document_constructor
 from pulumi_kuberay.resources._outputs import derived
 from pulumi_kuberay.resources._shared import (
     JsonDict,
@@ -164,3 +165,29 @@ class RayService(RayComponent[RayServiceSpec]):
             "conditions": self.conditions,
             "last_change": self.last_change,
         }
+
+
+document_constructor(
+    RayService,
+    summary="Declare a KubeRay RayService: a Ray cluster and its Ray Serve applications; validated (the Serve config too) and checked against the rule catalogue first.",
+    parameters={
+        "args": "The service: a :class:`~pulumi_kuberay.RayServiceSpec` or a dict in its shape; ``serve_config_v2`` a :class:`~pulumi_kuberay.ServeConfig`, a dict in its shape or a YAML string.",
+        "wait_for_ready": "Wait at ``pulumi up`` until the service is Ready and every application RUNNING (default true; at most ``timeout_seconds``).",
+    },
+    keywords=(ObjectKeywords, WorkloadKeywords),
+    example="""
+        import pulumi_kuberay as kr
+
+        service = kr.RayService(
+            "llm",
+            kr.RayServiceSpec(
+                ray_cluster_config=kr.RayClusterSpec(
+                    image="rayproject/ray:2.52.0", head_group_spec=kr.HeadGroupSpec(cpu=2, memory="8Gi")
+                ),
+                serve_config_v2=kr.ServeConfig(
+                    applications=[kr.ServeApplication(name="chat", import_path="app.main:app", route_prefix="/chat")]
+                ),
+            ),
+        )
+    """,
+)

@@ -31,6 +31,7 @@ from pulumi_kuberay.operator.setup import OperatorSetup
 
 from . import _rule_index
 from ._cel import Cel, Over
+from ._duplicates import SCHEMA_RULE_PREFIX, drop_schema_duplicates
 from ._enforcement import enforcement_level
 from ._engine import (
     DEFAULT_FEATURE_GATES,
@@ -69,6 +70,7 @@ __all__ = [
     "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
     "RULES",
+    "SCHEMA_RULE_PREFIX",
     "SEVERITY_ORDER",
     "SUPPRESS_PREFIX",
     "UNKNOWN_SENTINEL",
@@ -115,8 +117,6 @@ __all__ = [
     "severity_in_force",
 ]
 
-#: Rule ids of the structural (typed model) rules start with this.
-SCHEMA_RULE_PREFIX = "schema-"
 
 #: rule_id of the finding reported when a rule's own check raises (a bug in the rule, not in the manifest).
 INTERNAL_ERROR_RULE_ID = "internal-error"
@@ -322,35 +322,6 @@ def _run_rules(rules: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> li
     return findings
 
 
-def _drop_schema_duplicates(findings: list[Finding], operator_rule_ids: frozenset[str]) -> list[Finding]:
-    """Drop a ``schema-*`` finding when a specific rule reports the same path at least as severely.
-
-    The typed model also enforces some operator invariants (e.g. minReplicas <= maxReplicas); the specific
-    rule says more (its id is the policy name, its fix is precise), so the generic schema finding is noise.
-    A rule mirroring an operator validation row (``operator_rule_ids``) wins at any severity: it knows the
-    operator version (e.g. ``worker-min-exceeds-max`` is high before v1.6, where the operator did not check it).
-    Any other less severe finding on the same path never hides a schema error: ``resources: true`` on a Ray
-    container is rejected by the API server even though ``resources-missing`` (high) reports the same path.
-    """
-    if not any(f.rule_id.startswith(SCHEMA_RULE_PREFIX) for f in findings):
-        return findings
-    worst: dict[str, int] = {}
-    operator_paths: set[str] = set()
-    for f in findings:
-        if not f.rule_id.startswith(SCHEMA_RULE_PREFIX):
-            worst[f.path] = max(worst.get(f.path, -1), SEVERITY_ORDER[f.severity])
-            if f.rule_id in operator_rule_ids:
-                operator_paths.add(f.path)
-    return [
-        f
-        for f in findings
-        if not (
-            f.rule_id.startswith(SCHEMA_RULE_PREFIX)
-            and (worst.get(f.path, -1) >= SEVERITY_ORDER[f.severity] or f.path in operator_paths)
-        )
-    ]
-
-
 _DEFAULT_VERSION = LATEST_VERSION_TEXT
 
 
@@ -527,14 +498,14 @@ def check(
     doc: dict[str, Any] = manifest if _normal(manifest) else normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
-    # silenced rules still run: their findings cover schema duplicates (_drop_schema_duplicates)
+    # silenced rules still run: their findings cover schema duplicates (drop_schema_duplicates)
     selected = checking.rules_for(index, kind, _managed_elsewhere(doc))
     views = _paths.open_views(doc)
     try:
         findings = _run_rules(selected, doc, ctx)
     finally:
         _paths.close_views(views)
-    findings = _drop_schema_duplicates(findings, index.operator_rule_ids)
+    findings = drop_schema_duplicates(findings, index.operator_rule_ids)
     if _cron_controller_off(doc, ctx):
         # Only the operator's own checks go unenforced: what the API server rejects stays critical (the typed
         # model's schema findings, and rules declared enforced_by the api-server). A schema finding that only

@@ -22,7 +22,13 @@ _KUEUE_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
 class TargetError(ValueError):
-    """A target setting that cannot be used (bad version string, unknown gate, unknown environment...)."""
+    """A target setting that cannot be used (bad version string, unknown gate, unknown environment...).
+
+    ``bad``: each stack config key whose value cannot be used, with why (every one, not only the first)."""
+
+    def __init__(self, message: str, *, bad: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.bad = bad
 
 
 def kebab(name: str) -> str:

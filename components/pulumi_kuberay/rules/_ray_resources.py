@@ -229,7 +229,9 @@ def group_offer(group: GroupRef, annotations: Mapping[str, Any]) -> Offer | None
     amounts.update(custom or {})
     accelerators = gpus is None or gpus > 0 or any((custom or {}).get(name) for name in CUSTOM_ACCELERATORS.values())
     detected = _detected(template, found[1], params, amounts)
-    return Offer(group, amounts, custom_known=custom is not None, may_detect_accelerator=accelerators, detected=detected)
+    return Offer(
+        group, amounts, custom_known=custom is not None, may_detect_accelerator=accelerators, detected=detected
+    )
 
 
 #: ``Offer.detected``'s key for "any resource" (a ``RAY_OVERRIDE_RESOURCES`` that cannot be read here).
@@ -281,7 +283,12 @@ def _gpu_nodes_tolerated(template: PodTemplateRef) -> str | None:
     return None
 
 
-def _detected(template: PodTemplateRef, container: Mapping[str, Any], params: Mapping[str, Any], amounts: Mapping[str, float | None]) -> dict[str, str]:
+def _detected(
+    template: PodTemplateRef,
+    container: Mapping[str, Any],
+    params: Mapping[str, Any],
+    amounts: Mapping[str, float | None],
+) -> dict[str, str]:
     """``Offer.detected`` of one group (see ``detected_reason``). What KubeRay passes to ``ray start`` wins over what
     Ray detects (an accelerator manager counts only a resource not given), ``RAY_OVERRIDE_RESOURCES`` over both."""
     gpus = amounts.get(GPU)

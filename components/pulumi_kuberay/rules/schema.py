@@ -26,6 +26,7 @@ from pulumi_kuberay.kuberay.paths import (
 )
 from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.serve import ray_serve_ignores
 
 from ._engine import KINDS, SUPPRESS_PREFIX, Context, Violation, declare, registered
 from ._examples import base_cluster
@@ -112,7 +113,7 @@ def _load(doc: dict[str, Any]) -> _Loaded:
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
-            load_manifest(pruned)
+            manifest = load_manifest(pruned)
     except ManifestError as exc:
         return _Loaded(
             tuple(
@@ -128,7 +129,17 @@ def _load(doc: dict[str, Any]) -> _Loaded:
         )
     except Exception as exc:
         return _Loaded(error=exc)
-    return _Loaded()
+    return _Loaded(_serve_refusals(pruned, getattr(manifest.spec, "serve_problems", ())))
+
+
+def _serve_refusals(doc: dict[str, Any], problems: tuple[Any, ...]) -> tuple[_Problem, ...]:
+    """What Ray Serve refuses in serveConfigV2 (the API server stores the string unread: the model records Serve's
+    verdict instead of refusing the object). A key Serve drops without a word is serve-config-unknown-key's."""
+    return tuple(
+        _Problem(str(p.path), f"Ray Serve refuses this Serve config: {p.message}", "invalid_value", p.fix)
+        for p in problems
+        if not ray_serve_ignores(p) and not _unjudgeable(doc, str(p.path))
+    )
 
 
 def _problems(doc: dict[str, Any]) -> tuple[_Problem, ...]:
@@ -232,7 +243,7 @@ _SCHEMA_RULES = (
         "schema-invalid-value",
         "invalid_value",
         "Field value not allowed by the schema",
-        "The API server rejects values outside the CRD's enums and bounds; an integer outside its format (int32, int64) is stored, but KubeRay cannot decode the object into its Go types and never reconciles it.",
+        "The API server rejects values outside the CRD's enums and bounds; an integer outside its format (int32, int64) is stored, but KubeRay cannot decode the object into its Go types and never reconciles it. In a pod template, the API server refuses every Pod made from a value its Pod validation refuses (a toleration's operator or effect); in serveConfigV2, a string the API server stores unread, Ray Serve refuses the config: the message says which.",
         "Use one of the values the CRD allows.",
         _example(autoscalerOptions={"upscalingMode": "Fast"}),
         "spec.autoscalerOptions.upscalingMode",

@@ -22,6 +22,7 @@ from pulumi_kuberay.kuberay.paths import (
     join,
     ray_container,
 )
+from pulumi_kuberay.model.suggest import closest
 
 from ._engine import Context, Violation, declare
 from ._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
@@ -441,7 +442,10 @@ def _unknown_keys(obj: Any, known: frozenset[str], path: str, what: str) -> Iter
     for key in as_dict(obj):
         if not isinstance(key, str) or key in known:
             continue
+        # the spelling slip first (routePrefix), then the model's own did-you-mean: one guess for both
         guess = _normalised(key)
+        if guess not in known:
+            guess = closest(key, sorted(known)) or guess
         if guess in known:
             yield Violation(
                 f"{what} key {key!r} is not a Ray Serve field (did you mean {guess!r}?); Ray Serve silently ignores it, so the default or the code's value applies",
@@ -487,7 +491,7 @@ declare(
     severity="medium",
     category="correctness",
     kinds=("RayService",),
-    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/').",
+    rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/'). Never critical: Ray Serve takes the config and the applications deploy; high when the key is a slip of a known one (the setting meant has no effect), medium otherwise.",
     fix="Use Ray Serve's snake_case field names (route_prefix, num_replicas, max_ongoing_requests, ...).",
     check=_check_unknown_keys,
     compliant=SERVE_COMPLIANT,

@@ -47,14 +47,18 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
             known += f" (renamed: {verdict.replacement})"
     else:
         known = f"it needs Ray >= {verdict.first}"
+    # Critical only where Ray refuses the config (no application deploys); a key it drops is a setting without
+    # effect: the applications deploy and serve, so it is high (the critical contract: a failure proved).
     if verdict.status == "rejected":
         effect = "its Serve schema refuses the whole config, so no application is deployed"
+        severity: Severity = "critical"
     else:
-        effect = "its Serve schema drops the key without a word, so the setting has no effect"
+        effect = "its Serve schema drops the key without a word, so the setting has no effect (the applications still deploy)"
+        severity = "high"
     return (
         f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
         f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
-        "critical",
+        severity,
     )
 
 
@@ -106,7 +110,7 @@ declare(
     severity="critical",
     category="correctness",
     kinds=("RayService",),
-    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config came in 2.48. Serve's schemas drop a key they do not know without a word (logging_config refuses it), so a key the running release does not know has no effect. The release is the head image's tag, else rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of every release from 2.9 where it changed.",
+    rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config came in 2.48. Serve's schemas drop a key they do not know without a word, so a key the running release does not know has no effect: high, as the applications still deploy; critical only where the schema refuses the whole config (logging_config forbids unknown keys), which is certain. The release is the head image's tag, else rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of every release from 2.9 where it changed.",
     fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
     check=_checker(deprecated=False),
     compliant=serve_service(

@@ -19,8 +19,9 @@ Stack config keys (``stacks/Pulumi.<env>.yaml``)::
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,7 +85,9 @@ def parse_feature_gates(value: str | Mapping[str, Any] | None) -> dict[str, bool
     for name, flag in items:
         if name not in DEFAULT_FEATURE_GATES:
             known = ", ".join(sorted(DEFAULT_FEATURE_GATES))
-            raise TargetError(f"unknown KubeRay feature gate {name!r}; known gates: {known}")
+            guess = closest(str(name), DEFAULT_FEATURE_GATES)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            raise TargetError(f"unknown KubeRay feature gate {name!r}{hint}; known gates: {known}")
         if isinstance(flag, bool):
             gates[name] = flag
         elif str(flag).lower() in ("true", "false"):
@@ -129,10 +132,7 @@ class Target:
             object.__setattr__(self, "options", OrgOptions.strict(self.options))
         parse_version(self.kuberay_version)
         parse_feature_gates(self.feature_gates)
-        if self.environment is not None and self.environment not in ENVIRONMENTS:
-            guess = _closest(self.environment, ENVIRONMENTS)
-            hint = f"; did you mean {guess!r}?" if guess else ""
-            raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {self.environment!r}{hint}")
+        _environment(self.environment)
         if self.audience not in AUDIENCES:
             raise TargetError(f"audience must be one of {', '.join(AUDIENCES)}, got {self.audience!r}")
 
@@ -236,19 +236,64 @@ def target_from_stack_config(config: Mapping[str, Any]) -> Target:
                 return _decode(config[candidate])
         return None
 
-    version = get("version")
-    environment = get("environment")
-    gates = get("featureGates")
-    options = OrgOptions.parse({key: get(key) for key in OrgOptions.keys(lower_camel)}, spell=lower_camel, where="kuberay:")
-    if gates is not None and not isinstance(gates, (dict, str)):
-        raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
-    webhooks = get("webhooks")
-    if webhooks is not None and not isinstance(webhooks, bool):
-        raise TargetError("kuberay:webhooks must be true or false")
+    bad: list[tuple[str, str]] = []  # (key, why): every value that cannot be used, each explained
+
+    def checked(key: str, read: Callable[[Any], Any], value: Any) -> Any:
+        try:
+            return read(value)
+        except TargetError as exc:
+            bad.append((f"{CONFIG_NAMESPACE}:{key}", str(exc)))
+            return None
+
+    version = checked("version", _version, get("version"))
+    environment = checked("environment", _environment, get("environment"))
+    gates = checked("featureGates", _gates, get("featureGates"))
+    options: dict[str, Any] = {}
+    for name, key in zip(OrgOptions.keys(), OrgOptions.keys(lower_camel), strict=True):
+        value = checked(key, functools.partial(_option, key), get(key))
+        if value is not None:
+            options[name] = getattr(value, name)
+    webhooks = checked("webhooks", _webhooks, get("webhooks"))
+    if bad:
+        raise TargetError("; ".join(f"{key}: {why}" for key, why in bad), bad=tuple(bad))
     return Target(
         kuberay_version=str(version) if version is not None else LATEST_VERSION_TEXT,
-        feature_gates=parse_feature_gates(gates),
-        environment=str(environment) if environment is not None else None,
-        options=options,
+        feature_gates=gates or {},
+        environment=environment,
+        options=OrgOptions(**options),
         webhooks=bool(webhooks),
     )
+
+
+def _option(key: str, value: Any) -> OrgOptions:
+    return OrgOptions.parse({key: value}, spell=lower_camel, where=f"{CONFIG_NAMESPACE}:")
+
+
+def _version(value: Any) -> str | None:
+    if value is None:
+        return None
+    parse_version(str(value))
+    return str(value)
+
+
+def _environment(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    if text not in ENVIRONMENTS:
+        guess = _closest(text, ENVIRONMENTS)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        raise TargetError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {text!r}{hint}")
+    return text
+
+
+def _gates(value: Any) -> dict[str, bool]:
+    if value is not None and not isinstance(value, (dict, str)):
+        raise TargetError("kuberay:featureGates must be a mapping of gate name to true/false")
+    return parse_feature_gates(value)
+
+
+def _webhooks(value: Any) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise TargetError("kuberay:webhooks must be true or false")
+    return None if value is None else bool(value)
