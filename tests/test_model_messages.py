@@ -242,7 +242,7 @@ def test_serve_keys_ray_accepts_and_ignores_are_at_most_high_and_the_document_lo
 def test_a_serve_key_the_release_drops_is_high_one_it_refuses_is_critical() -> None:
     dropped = _service_manifest(_IGNORED_KEYS, ray="2.33.0")
     (finding,) = [f for f in rules.check(dropped) if f.rule_id == "serve-config-key-version"]
-    assert finding.severity == "high" and "the setting has no effect (the applications still deploy)" in finding.message
+    assert finding.severity == "high" and "the setting has no effect (high, not critical: Ray accepts the config and the applications still deploy)" in finding.message
 
 
 # ------------------------------------------------------------------------------------------------------------

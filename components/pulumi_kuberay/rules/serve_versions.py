@@ -27,8 +27,8 @@ def _instead(verdict: KeyVerdict) -> str:
     return f"use {verdict.replacement}" if verdict.replacement else "remove it"
 
 
-def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
-    """(message, fix, severity) for a verdict that is not plain acceptance."""
+def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
+    """(message, fix, severity, why the severity) for a verdict that is not plain acceptance."""
     release = verdict.release
     if verdict.status == "deprecated":
         removal = (
@@ -40,6 +40,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
             f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): still accepted{removal}",
             f"Replace it: {_instead(verdict)}.",
             "medium" if verdict.removed_in else "low",
+            None if verdict.removed_in else "low: no Ray release drops it yet",
         )
     if verdict.removed_in and release.index > 0:
         known = f"Ray {verdict.removed_in} dropped it"
@@ -52,13 +53,16 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity]:
     if verdict.status == "rejected":
         effect = "its Serve schema refuses the whole config, so no application is deployed"
         severity: Severity = "critical"
+        why = None
     else:
-        effect = "its Serve schema drops the key without a word, so the setting has no effect (the applications still deploy)"
+        effect = "its Serve schema drops the key without a word, so the setting has no effect"
         severity = "high"
+        why = "high, not critical: Ray accepts the config and the applications still deploy"
     return (
         f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
         f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
         severity,
+        why,
     )
 
 
@@ -85,8 +89,8 @@ def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[V
     def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
         for verdict, path in memo(manifest, "serve_versions.judged", _judged):
             if (verdict.status == "deprecated") == deprecated:
-                message, fix, severity = _message(verdict)
-                yield Violation(message, path, fix=fix, severity=severity)
+                message, fix, severity, why = _message(verdict)
+                yield Violation(message, path, fix=fix, severity=severity, severity_why=why)
 
     return check
 
