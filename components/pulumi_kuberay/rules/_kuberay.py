@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
@@ -28,6 +28,7 @@ from pulumi_kuberay.kuberay.paths import (
     groups,
     head_ray_container,
     is_unknown,
+    memo,
     parse_generic_version,
     pod_templates,
 )
@@ -292,11 +293,21 @@ def has_cluster_selector(spec: dict[str, Any]) -> bool:
     return isinstance(selector, dict) and len(selector) > 0
 
 
-def built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
+def built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
     """The pod templates the operator builds objects from: every group's template of each RayCluster it creates
     and reconciles (buildHeadPod, buildWorkerPod; not a RayJob's rayClusterSpec while clusterSelector picks a
     cluster, nor a cluster spec whose managedBy hands it to another controller: ManagedByExternalController), and
-    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template)."""
+    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
+
+    Found once per ``check`` (``memo``): a dozen Pod validation rules walk them on every document."""
+    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "kuberay.built_pod_templates", _built_pod_templates))
+
+
+def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
+    return tuple(_walk_built_pod_templates(manifest))
+
+
+def _walk_built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
     jobs = list(job_specs(manifest))
     if not any(has_cluster_selector(spec) for spec, _ in jobs):
         for ref in cluster_specs(manifest):

@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import (
@@ -36,6 +37,7 @@ from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_list,
     contains_unknown,
+    derived,
     group_template,
     groups,
     is_unknown,
@@ -58,8 +60,16 @@ def is_gpu_resource_key(key: str) -> bool:
     return key.endswith("gpu") or _MIG.search(key) is not None
 
 
-#: The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one.
-quantity = quantity_amount
+#: ``quantity_amount`` of a string, kept: a check reads the same few amounts ("1", "2Gi", "500m") of every container
+#: in several rules, and parsing one through ``Fraction`` costs more than most rules. Strings only: immutable keys,
+#: and a bounded memory in the long-running policy pack.
+_quantity_of_text = lru_cache(maxsize=1024)(quantity_amount)
+
+
+def quantity(value: Any) -> Fraction | None:
+    """The exact amount of a Kubernetes quantity (``resource.ParseQuantity``), None if it is not one."""
+    return _quantity_of_text(value) if type(value) is str else quantity_amount(value)
+
 
 #: The least memory a Ray container can start in: 64Mi, far below what the Python interpreter with Ray imported takes
 #: (``ray start`` is OOM-killed under it), and far above the runtimes' own floors. A memory limit below it never runs.
@@ -244,8 +254,20 @@ def can_have_nodes(group: GroupRef) -> bool:
     return not (isinstance(high, int) and not isinstance(high, bool) and high <= 0)
 
 
-def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> list[Offer] | None:
-    """The offer of every group that can ever have a node; None when the groups cannot be read (unknown)."""
+def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> tuple[Offer, ...] | None:
+    """The offer of every group that can ever have a node; None when the groups cannot be read (unknown).
+
+    With the cluster spec's own annotations, derived once per ``check`` (the Serve and entrypoint rules share it)."""
+    if annotations is ref.annotations:
+        return derived(ref, "ray_resources.cluster_offers", _own_cluster_offers)
+    return _cluster_offers(ref, annotations)
+
+
+def _own_cluster_offers(ref: ClusterSpecRef) -> tuple[Offer, ...] | None:
+    return _cluster_offers(ref, ref.annotations)
+
+
+def _cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> tuple[Offer, ...] | None:
     if not isinstance(ref.spec.get("headGroupSpec"), dict):
         return None
     workers = ref.spec.get("workerGroupSpecs")
@@ -261,7 +283,7 @@ def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> list[
         if offer is None:
             return None  # a group whose offer cannot be read may host anything
         offers.append(offer)
-    return offers
+    return tuple(offers)
 
 
 def fits(need: Mapping[str, float], offer: Offer) -> bool:
@@ -287,7 +309,7 @@ def describe_need(need: Mapping[str, float]) -> str:
     return ", ".join(f"{k} {shown(v, k)}" for k, v in need.items() if v > 0) or "nothing"
 
 
-def largest_offers(need: Mapping[str, float], offers: list[Offer]) -> str:
+def largest_offers(need: Mapping[str, float], offers: tuple[Offer, ...]) -> str:
     """``CPU 4 (small-group), GPU 0``: per resource needed, the largest amount a group offers and which group."""
     parts = []
     for resource, amount in need.items():
@@ -306,7 +328,7 @@ def group_label(group: GroupRef) -> str:
     return "head" if group.role == "head" else repr(group.name)
 
 
-def group_names(offers: list[Offer]) -> str:
+def group_names(offers: tuple[Offer, ...]) -> str:
     return ", ".join(group_label(offer.group) for offer in offers) or "none"
 
 

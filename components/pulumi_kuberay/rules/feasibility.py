@@ -45,7 +45,7 @@ from ._serve_config import BASE, DEFAULT_APP_NAME, serve_apps, serve_deployments
 SERVE_REPLICA_DEFAULT_CPUS = 1.0
 
 
-def _offers(doc: dict[str, Any], prefix: str) -> list[Offer] | None:
+def _offers(doc: dict[str, Any], prefix: str) -> tuple[Offer, ...] | None:
     for ref in cluster_specs(doc):
         if ref.prefix == prefix:
             return cluster_offers(ref, ref.annotations)
@@ -59,7 +59,7 @@ def _no_replicas(deployment: dict[str, Any]) -> bool:
     return (replicas == 0 and not isinstance(replicas, bool)) or (high == 0 and not isinstance(high, bool))
 
 
-def _infeasible(need: dict[str, float], offers: list[Offer]) -> bool:
+def _infeasible(need: dict[str, float], offers: tuple[Offer, ...]) -> bool:
     return any(amount > 0 for amount in need.values()) and not any(fits(need, offer) for offer in offers)
 
 
@@ -220,7 +220,7 @@ def _check_entrypoint(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             )
 
 
-def _blamed_field(need: dict[str, float], offers: list[Offer]) -> str:
+def _blamed_field(need: dict[str, float], offers: tuple[Offer, ...]) -> str:
     """The entrypoint field no group satisfies alone (CPU, then GPU), else entrypointResources."""
     for field, resource in (("entrypointNumCpus", "CPU"), ("entrypointNumGpus", "GPU")):
         if need.get(resource, 0) > 0 and not any(fits({resource: need[resource]}, offer) for offer in offers):
