@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any, cast
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
@@ -76,6 +77,7 @@ def is_dns1123_label(name: str) -> bool:
     return len(name) <= 63 and bool(_DNS1123_LABEL.match(name))
 
 
+@lru_cache(maxsize=1024)  # labels, annotations and resource names repeat across templates and rules
 def qualified_name_error(key: str) -> str | None:
     """Like k8s ``IsQualifiedName``: optional DNS-1123 subdomain prefix + '/' + name of at most 63 chars."""
     parts = key.split("/")
@@ -98,6 +100,7 @@ def qualified_name_error(key: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def label_value_error(value: str) -> str | None:
     if len(value) > 63:
         return "must be no more than 63 characters"
