@@ -75,14 +75,14 @@ def _amounts_key(values: Any) -> _AmountsKey | None:
 
 def _resource_problems(resources: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """(path suffix, problem) of one container's resources, in ValidateResourceRequirements' order; judged once per
-    distinct requests and limits (the containers of a stack mostly repeat a few), by their strings."""
+    distinct requests and limits (the containers of a stack mostly repeat a few), by their names and amounts."""
     limits, requests = _amounts_key(resources.get("limits")), _amounts_key(resources.get("requests"))
     if limits is None or requests is None:
         return tuple(_find_resource_problems(resources))
     return _resource_problems_of(limits, requests)
 
 
-@lru_cache(maxsize=512)  # keys of strings only: bounded, and nothing a caller can change afterwards
+@lru_cache(maxsize=512)  # keys of strings and ints only: bounded, and nothing a caller can change afterwards
 def _resource_problems_of(limits: _AmountsKey, requests: _AmountsKey) -> tuple[tuple[str, str], ...]:
     return tuple(_find_resource_problems({"limits": dict(limits), "requests": dict(requests)}))
 
