@@ -6,15 +6,22 @@ may serve one document's facts to another, nor a dict's facts after it changed."
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay.paths import cluster_specs, document_views
-from pulumi_kuberay.rules import _kuberay, _ray_resources, _serve_config, practice
-from pulumi_kuberay.rules import pod_resources as pod_resources_rules
+from pulumi_kuberay.rules import Target, _kuberay, _ray_resources, _serve_config
 from pulumi_kuberay.rules._examples import example, example_service, worker_container_of
+
+
+def _rule_module(name: str) -> Any:
+    """A rule module, imported by the catalogue (imported here first, its rules would be declared out of the
+    catalogue's order, and the pack's policies listed in another order in this process than in the pack's)."""
+    rules.rules_of("document")
+    return importlib.import_module(f"pulumi_kuberay.rules.{name}")
 
 
 def _ids(doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -135,7 +142,7 @@ def test_a_dict_changed_in_place_between_checks_is_judged_as_it_is_now() -> None
 def test_requests_and_limits_that_compare_equal_are_judged_by_their_own_type(amount: Any) -> None:
     """``True == 1 == 1.0``: the content-keyed judgement of a container's resources must not answer one with
     another's findings (a bool is no quantity; 1.0 and 1 are)."""
-    pod_resources_rules._resource_problems_of.cache_clear()
+    _rule_module("pod_resources")._resource_problems_of.cache_clear()
     resources = {"limits": {"nvidia.com/gpu": amount}}
     fresh = _ids(_with_worker_resources(resources))
     for other in (True, 1.0, 1, "1"):
@@ -145,13 +152,48 @@ def test_requests_and_limits_that_compare_equal_are_judged_by_their_own_type(amo
 
 def test_the_string_caches_are_bounded() -> None:
     """The policy pack runs for a whole preview: what it keeps by string has a ceiling."""
+    practice, pod_resources = _rule_module("practice"), _rule_module("pod_resources")
     for cache in (
         _ray_resources._quantity_of_text,
         _kuberay.qualified_name_error,
         _kuberay.label_value_error,
         practice._ray_version_of_image,
         practice._python_of_image,
-        pod_resources_rules._resource_problems_of,
+        pod_resources._resource_problems_of,
     ):
         maxsize = cache.cache_info().maxsize
         assert maxsize is not None and maxsize <= 1024
+
+
+# --------------------------------------------------------------------------------------------------
+# One Context per target's settings
+
+
+def _gated_rule_fires(target: Target) -> bool:
+    rule = rules.RULES["tls-managed-env"]  # gate RayClusterMTLS
+    return any(f.rule_id == rule.id for f in rules.check(copy.deepcopy(rule.violating), target))
+
+
+def test_equal_targets_share_one_context_and_unequal_ones_do_not() -> None:
+    """The policy pack makes an equal Target for every resource (``override(audience="pack")``): one Context and one
+    rule selection serve them all, and a target of other settings gets its own."""
+    on = Target.of(feature_gates={"RayClusterMTLS": True})
+    first, second = on.override(audience="pack"), on.override(audience="pack")
+    assert first is not second
+    assert rules._checking_of(first) is rules._checking_of(second)
+    off = Target.of(feature_gates={"RayClusterMTLS": False}).override(audience="pack")
+    assert rules._checking_of(off) is not rules._checking_of(first)
+    assert rules._checking_of(off).context.gate("RayClusterMTLS") is False
+    assert _gated_rule_fires(first) and _gated_rule_fires(second)
+    assert not _gated_rule_fires(off)
+    assert _gated_rule_fires(on.override(audience="pack"))
+
+
+def test_a_targets_gates_changed_in_place_are_read_as_they_are_now() -> None:
+    gates = {"RayClusterMTLS": True}
+    target = Target("1.7.0", gates)
+    twin = Target("1.7.0", {"RayClusterMTLS": True})
+    assert _gated_rule_fires(target) and _gated_rule_fires(twin)
+    gates["RayClusterMTLS"] = False  # the owner's mapping, changed after the Target was made
+    assert not _gated_rule_fires(target)
+    assert _gated_rule_fires(twin)
