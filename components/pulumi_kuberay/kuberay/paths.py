@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeVar, cast
 
 _Part = TypeVar("_Part")
@@ -504,6 +505,7 @@ _GENERIC_VERSION = re.compile(r"[\t\n\f\r ]*v?([0-9]+(?:\.[0-9]+)*)[^\n]*\Z")
 _UINT64_MAX = (1 << 64) - 1
 
 
+@lru_cache(maxsize=512)  # the rules read the same rayVersion and image tags of a document many times
 def parse_generic_version(text: str) -> tuple[int, ...] | None:
     """Like k8s ``version.ParseGeneric`` (used by the operator for rayVersion): at least major.minor, no
     zero-prefixed major, every component a uint64; anything after the numbers is ignored."""

@@ -438,14 +438,41 @@ def _target_of(
     return checking
 
 
+#: What ``check`` keeps for each target by its settings (a caller making an equal Target for every resource, as
+#: the policy pack's ``override`` does, then shares one Context and its rule selections).
+_TARGET_SETTINGS: dict[tuple[Any, ...], _Checking] = {}
+
+
+def _settings_key(target: Target, gates: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The target's settings as a key (None: not plain settings, e.g. an operator, or unhashable gate values)."""
+    if target.operator is not None or type(target.kuberay_version) is not str or type(target.options) is not OrgOptions:
+        return None
+    key = (target.kuberay_version, gates, target.environment, target.options, target.audience, bool(target.webhooks))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _checking_of(target: Target) -> _Checking:
     """``target.context()`` (and the rule selections under it), kept while ``target`` and its gates are unchanged (a
-    Target is frozen, but the mapping of gates it was given may be changed by its owner)."""
+    Target is frozen, but the mapping of gates it was given may be changed by its owner), and shared by targets of
+    equal settings."""
     gates = _gates_key(target.feature_gates) or ()
     kept = _CONTEXTS.get(id(target))
     if kept is not None and kept[1].target is target and kept[0] == gates:
         return kept[1]
+    key = _settings_key(target, gates)
+    if key is not None:
+        same = _TARGET_SETTINGS.get(key)
+        if same is not None:
+            return same
     checking = _Checking(target, target.context())
+    if key is not None:
+        if len(_TARGET_SETTINGS) >= _MEMO_SIZE:
+            _TARGET_SETTINGS.clear()
+        _TARGET_SETTINGS[key] = checking  # its Context was built from a copy of these settings: it cannot go stale
     if len(_CONTEXTS) >= _MEMO_SIZE:
         _CONTEXTS.clear()
     _CONTEXTS[id(target)] = (gates, checking)  # holds the target: its id is not reused while kept

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
@@ -51,6 +52,7 @@ from pulumi_kuberay.kuberay.paths import (
     groups,
     head_ray_container,
     is_unknown,
+    memo,
     parse_generic_version,
     pod_templates,
 )
@@ -91,6 +93,7 @@ def is_dns1123_label(name: str) -> bool:
     return len(name) <= DNS_LABEL_MAX_LENGTH and bool(_DNS1123_LABEL.match(name))
 
 
+@lru_cache(maxsize=1024)  # labels, annotations and resource names repeat across templates and rules
 def qualified_name_error(key: str) -> str | None:
     """Like k8s ``IsQualifiedName``: optional DNS-1123 subdomain prefix + '/' + name of at most 63 chars."""
     parts = key.split("/")
@@ -113,6 +116,7 @@ def qualified_name_error(key: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def label_value_error(value: str) -> str | None:
     if len(value) > DNS_LABEL_MAX_LENGTH:
         return "must be no more than 63 characters"
@@ -308,11 +312,21 @@ def has_cluster_selector(spec: dict[str, Any]) -> bool:
     return isinstance(selector, dict) and len(selector) > 0
 
 
-def built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
+def built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
     """The pod templates the operator builds objects from: every group's template of each RayCluster it creates
     and reconciles (buildHeadPod, buildWorkerPod; not a RayJob's rayClusterSpec while clusterSelector picks a
     cluster, nor a cluster spec whose managedBy hands it to another controller: ManagedByExternalController), and
-    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template)."""
+    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
+
+    Found once per ``check`` (``memo``): a dozen Pod validation rules walk them on every document."""
+    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "kuberay.built_pod_templates", _built_pod_templates))
+
+
+def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
+    return tuple(_walk_built_pod_templates(manifest))
+
+
+def _walk_built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
     jobs = list(job_specs(manifest))
     if not any(has_cluster_selector(spec) for spec, _ in jobs):
         for ref in cluster_specs(manifest):

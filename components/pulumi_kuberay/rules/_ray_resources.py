@@ -36,6 +36,7 @@ from pulumi_kuberay.kuberay.paths import (
     as_dict,
     as_list,
     contains_unknown,
+    derived,
     group_template,
     groups,
     is_unknown,
@@ -324,8 +325,20 @@ def can_have_nodes(group: GroupRef) -> bool:
     return not (isinstance(high, int) and not isinstance(high, bool) and high <= 0)
 
 
-def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> list[Offer] | None:
-    """The offer of every group that can ever have a node; None when the groups cannot be read (unknown)."""
+def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> tuple[Offer, ...] | None:
+    """The offer of every group that can ever have a node; None when the groups cannot be read (unknown).
+
+    With the cluster spec's own annotations, derived once per ``check`` (the Serve and entrypoint rules share it)."""
+    if annotations is ref.annotations:
+        return derived(ref, "ray_resources.cluster_offers", _own_cluster_offers)
+    return _cluster_offers(ref, annotations)
+
+
+def _own_cluster_offers(ref: ClusterSpecRef) -> tuple[Offer, ...] | None:
+    return _cluster_offers(ref, ref.annotations)
+
+
+def _cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> tuple[Offer, ...] | None:
     if not isinstance(ref.spec.get("headGroupSpec"), dict):
         return None
     workers = ref.spec.get("workerGroupSpecs")
@@ -341,7 +354,7 @@ def cluster_offers(ref: ClusterSpecRef, annotations: Mapping[str, Any]) -> list[
         if offer is None:
             return None  # a group whose offer cannot be read may host anything
         offers.append(offer)
-    return offers
+    return tuple(offers)
 
 
 def fits(need: Mapping[str, float], offer: Offer, *, with_detected: bool = False) -> bool:
@@ -370,7 +383,7 @@ def describe_need(need: Mapping[str, float]) -> str:
     return ", ".join(f"{k} {shown(v, k)}" for k, v in need.items() if v > 0) or "nothing"
 
 
-def largest_offers(need: Mapping[str, float], offers: list[Offer]) -> str:
+def largest_offers(need: Mapping[str, float], offers: tuple[Offer, ...]) -> str:
     """``CPU 4 (small-group), GPU 0``: per resource needed, the largest amount a group offers and which group."""
     parts = []
     for resource, amount in need.items():
@@ -389,7 +402,7 @@ def group_label(group: GroupRef) -> str:
     return "head" if group.role == "head" else repr(group.name)
 
 
-def group_names(offers: list[Offer]) -> str:
+def group_names(offers: tuple[Offer, ...]) -> str:
     return ", ".join(group_label(offer.group) for offer in offers) or "none"
 
 

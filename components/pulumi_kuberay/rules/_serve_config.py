@@ -4,13 +4,12 @@ and the keys Ray Serve knows (the serve rules' path helpers). Never raise; never
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
-from pulumi_kuberay.kuberay.paths import as_list, is_unknown
+from pulumi_kuberay.kuberay.paths import as_list, is_unknown, memo
 from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve_versions import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
 from pulumi_kuberay.model.serve_versions import known_keys
@@ -71,24 +70,40 @@ def serve_config(manifest: dict[str, Any]) -> dict[str, Any] | None:
     return parsed if error is None and isinstance(parsed, dict) else None
 
 
-def serve_apps(manifest: dict[str, Any]) -> list[tuple[int, dict[str, Any], str]]:
-    """(index, application, path) for each application mapping."""
+#: (index, application, path) of one application mapping of the config.
+App = tuple[int, dict[str, Any], str]
+#: (application, deployment, path) of one deployment override.
+Deployment = tuple[dict[str, Any], dict[str, Any], str]
+
+
+def serve_apps(manifest: dict[str, Any]) -> tuple[App, ...]:
+    """(index, application, path) for each application mapping (found once per ``check``: ``memo``)."""
+    return cast("tuple[App, ...]", memo(manifest, "serve_config.apps", _serve_apps))
+
+
+def _serve_apps(manifest: dict[str, Any]) -> tuple[App, ...]:
     config = serve_config(manifest)
     if config is None:
-        return []
-    return [
+        return ()
+    return tuple(
         (i, app, f"{BASE}.applications[{i}]")
         for i, app in enumerate(as_list(config.get("applications")))
         if isinstance(app, dict)
-    ]
+    )
 
 
-def serve_deployments(manifest: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
-    """(application, deployment, path) for every deployment override."""
-    for _, app, app_path in serve_apps(manifest):
-        for j, deployment in enumerate(as_list(app.get("deployments"))):
-            if isinstance(deployment, dict):
-                yield app, deployment, f"{app_path}.deployments[{j}]"
+def serve_deployments(manifest: dict[str, Any]) -> tuple[Deployment, ...]:
+    """(application, deployment, path) for every deployment override (found once per ``check``: ``memo``)."""
+    return cast("tuple[Deployment, ...]", memo(manifest, "serve_config.deployments", _serve_deployments))
+
+
+def _serve_deployments(manifest: dict[str, Any]) -> tuple[Deployment, ...]:
+    return tuple(
+        (app, deployment, f"{app_path}.deployments[{j}]")
+        for _, app, app_path in serve_apps(manifest)
+        for j, deployment in enumerate(as_list(app.get("deployments")))
+        if isinstance(deployment, dict)
+    )
 
 
 def number(value: Any) -> float | None:

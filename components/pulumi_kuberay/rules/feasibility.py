@@ -8,7 +8,7 @@ the node is not known and never judged.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -48,7 +48,7 @@ from ._serve_config import BASE, DEFAULT_APP_NAME, serve_apps, serve_deployments
 SERVE_REPLICA_DEFAULT_CPUS = 1.0
 
 
-def _offers(doc: dict[str, Any], prefix: str) -> list[Offer] | None:
+def _offers(doc: dict[str, Any], prefix: str) -> tuple[Offer, ...] | None:
     for ref in cluster_specs(doc):
         if ref.prefix == prefix:
             return cluster_offers(ref, ref.annotations)
@@ -62,11 +62,11 @@ def _no_replicas(deployment: dict[str, Any]) -> bool:
     return (replicas == 0 and not isinstance(replicas, bool)) or (high == 0 and not isinstance(high, bool))
 
 
-def _infeasible(need: dict[str, float], offers: list[Offer]) -> bool:
+def _infeasible(need: dict[str, float], offers: tuple[Offer, ...]) -> bool:
     return any(amount > 0 for amount in need.values()) and not any(fits(need, offer) for offer in offers)
 
 
-def _uncertainty(need: dict[str, float], offers: list[Offer]) -> str | None:
+def _uncertainty(need: dict[str, float], offers: Sequence[Offer]) -> str | None:
     """Why an infeasible ``need`` may still be placed: a group that would host it if Ray detected on its node what
     KubeRay does not pass to ``ray start`` (``Offer.detected``); None when nothing can (the failure is certain)."""
     for offer in offers:
@@ -76,7 +76,7 @@ def _uncertainty(need: dict[str, float], offers: list[Offer]) -> str | None:
     return None
 
 
-def _infeasible_violation(message: str, path: str, need: dict[str, float], offers: list[Offer]) -> Violation:
+def _infeasible_violation(message: str, path: str, need: dict[str, float], offers: Sequence[Offer]) -> Violation:
     """Critical when no group can host ``need`` whatever Ray detects; high, saying why, when one might."""
     uncertain = _uncertainty(need, offers)
     if uncertain is None:
@@ -247,7 +247,7 @@ def _check_entrypoint(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             )
 
 
-def _blamed_field(need: dict[str, float], offers: list[Offer]) -> str:
+def _blamed_field(need: dict[str, float], offers: tuple[Offer, ...]) -> str:
     """The entrypoint field no group satisfies alone (CPU, then GPU), else entrypointResources."""
     for field, resource in (("entrypointNumCpus", "CPU"), ("entrypointNumGpus", "GPU")):
         if need.get(resource, 0) > 0 and not any(fits({resource: need[resource]}, offer) for offer in offers):

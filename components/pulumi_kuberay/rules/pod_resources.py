@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, template_containers
@@ -55,8 +56,38 @@ def _name_problem(name: str) -> str | None:
     return f"resource name {name!r}: {error}" if error else None
 
 
-def _resource_problems(resources: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """(path suffix, problem) of one container's resources, in ValidateResourceRequirements' order."""
+#: A container's requests or limits as an immutable key: their (name, amount) pairs, in order, when every name is a
+#: string and every amount a string or an int (not a bool nor a float: ``True == 1 == 1.0`` would share a key);
+#: None otherwise.
+_AmountsKey = tuple[tuple[str, str | int], ...]
+
+
+def _amounts_key(values: Any) -> _AmountsKey | None:
+    if values is None:
+        return ()
+    if type(values) is not dict:
+        return None
+    for name, amount in values.items():
+        if type(name) is not str or (type(amount) is not str and type(amount) is not int):
+            return None
+    return tuple(values.items())
+
+
+def _resource_problems(resources: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(path suffix, problem) of one container's resources, in ValidateResourceRequirements' order; judged once per
+    distinct requests and limits (the containers of a stack mostly repeat a few), by their names and amounts."""
+    limits, requests = _amounts_key(resources.get("limits")), _amounts_key(resources.get("requests"))
+    if limits is None or requests is None:
+        return tuple(_find_resource_problems(resources))
+    return _resource_problems_of(limits, requests)
+
+
+@lru_cache(maxsize=512)  # keys of strings and ints only: bounded, and nothing a caller can change afterwards
+def _resource_problems_of(limits: _AmountsKey, requests: _AmountsKey) -> tuple[tuple[str, str], ...]:
+    return tuple(_find_resource_problems({"limits": dict(limits), "requests": dict(requests)}))
+
+
+def _find_resource_problems(resources: dict[str, Any]) -> Iterator[tuple[str, str]]:
     limits, requests = _amounts(resources, "limits"), _amounts(resources, "requests")
     for key, amounts in (("limits", limits), ("requests", requests)):
         for name, amount in amounts.items():

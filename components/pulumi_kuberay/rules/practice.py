@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay import CLIENT_PORT, DASHBOARD_PORT, SERVE_PORT
@@ -90,6 +91,7 @@ def _digest_note(image: str) -> str:
     return " (a digest codeflare-sdk pins as its default image, naming its Ray release beside it)" if _known_digest(image) else ""
 
 
+@lru_cache(maxsize=512)  # the same few images in every group, read by several rules
 def _python_of_image(image: str) -> str | None:
     """The Python (``3.11``) a Ray image's tag or known digest shows, None when it shows none."""
     known = _known_digest(image)
@@ -117,6 +119,7 @@ def _ray_tagged(image: str) -> bool:
     return _RAY_TAGGED_REPOSITORY.search(_repository(image).lower()) is not None
 
 
+@lru_cache(maxsize=512)
 def _ray_version_of_image(image: str) -> str | None:
     # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu, or
     # named ray and tagged with its build number, says nothing about the Ray inside it. A known digest
