@@ -46,7 +46,7 @@ VENDORED_KUBERAY = re.compile(r"(^|/)kuberay/(ray-operator|apiserver|helm-chart)
 # Archived repositories whose HEAD deleted everything: the last commit that still had the documents.
 PINNED_COMMITS = {"ray-project/ray-llm": "fef5eea73dad100fbbd0d4bbc4d039bb7e88a8e1"}
 TEMPLATE_SUFFIXES = (".tpl", ".j2", ".tftpl", ".tmpl", ".jinja", ".jinja2")
-PLACEHOLDER = re.compile(r"\{\{|\$\{|\{%|\$[A-Z][A-Z0-9_]*|PLACEHOLDER")
+PLACEHOLDER = re.compile(r"\{\{|\$\{|\{%|\$[A-Z][A-Z0-9_]*|PLACEHOLDER|^<[^<>]+>$")
 # Strings a shell or Ray reads (commands, env values, Serve configs): a ``$VAR`` there is not a template's.
 NOT_TEMPLATED = frozenset({"command", "args", "entrypoint", "value", "serveConfigV2", "runtimeEnvYAML", "runtimeEnv"})
 LICENCES = (
