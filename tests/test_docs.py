@@ -226,7 +226,7 @@ def test_compatibility_table_is_what_the_tests_run() -> None:
     # the oracle's Kubernetes minor per operator minor, as CONTRIBUTING.md ("The oracle") states it
     contributing = (REPO / "CONTRIBUTING.md").read_text()
     assert "(v1.36 for KubeRay v1.7, v1.35 for v1.6, v1.34 for v1.5;" in contributing
-    assert "API server of 1.34, 1.35 and 1.36 validates them" in table["Kubernetes"][2]
+    assert "as the API server of 1.34, 1.35 and 1.36 validates them" in table["Kubernetes"][2]
 
 
 # ------------------------------------------------------------------------------------------ install routes
@@ -437,6 +437,7 @@ def test_lint_commands(fresh: FreshVenv) -> None:
     empty.mkdir()
     assert bash(fresh, "kuberay-lint empty/", cwd=work).returncode == 2
     assert bash(fresh, "kuberay-lint deploy/ --no-such-flag", cwd=work).returncode == 2
+    assert bash(fresh, "kuberay-lint no-such.yaml", cwd=work).returncode == 2
 
 
 def test_tool_commands(fresh: FreshVenv) -> None:
