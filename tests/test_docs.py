@@ -161,6 +161,16 @@ def test_cluster_blocks_say_they_need_a_cluster() -> None:
         assert "needs a cluster" in block.text + paragraph, f"{block.where()}: say that it needs a cluster"
 
 
+def test_clone_commands_are_what_ci_and_the_engine_tier_run() -> None:
+    """The README's two commands of a fresh clone: CI (.ci/run) runs ``scripts/test``; the engine tier runs
+    ``scripts/dev-up`` (tests/engine/test_up_dev.py)."""
+    (block,) = blocks_of("clone", ("README.md",))
+    assert commands(block) == ["scripts/dev-up", "scripts/test"], commands(block)
+    assert all((REPO / c).is_file() and (REPO / c).stat().st_mode & 0o111 for c in commands(block))
+    assert re.search(r"^scripts/test\b", (REPO / ".ci/run").read_text(), re.MULTILINE)
+    assert "scripts/dev-up" in (REPO / "tests/engine/test_up_dev.py").read_text()
+
+
 # ------------------------------------------------------------------------------------------ compatibility
 
 
