@@ -486,6 +486,10 @@ def test_explain_commands(fresh: FreshVenv) -> None:
             run = bash(fresh, line if not line.endswith(" -") else f"{line} < snapshot.yaml", cwd=work)
             fail_unless(run, 0, 1, block=block, line=line)
             assert run.stdout.strip(), line
+            if "--format json" in line:  # "a JSON array, one entry per object, with the evidence and the file:line"
+                entries = json.loads(run.stdout)
+                assert isinstance(entries, list) and entries, run.stdout
+                assert all(e["evidence"] and re.fullmatch(r"snapshot\.yaml:\d+", e["source"]) for e in entries)
 
 
 def _convert_input() -> str:
