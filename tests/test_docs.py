@@ -171,6 +171,19 @@ def test_clone_commands_are_what_ci_and_the_engine_tier_run() -> None:
     assert "scripts/dev-up" in (REPO / "tests/engine/test_up_dev.py").read_text()
 
 
+#: Pages the README links that another branch of the same change writes (issue 45: the route for each language).
+LINKED_BEFORE_WRITTEN = frozenset({"docs/languages.md"})
+
+
+def test_readme_links_to_the_repository_resolve() -> None:
+    """Each link of the README into the repository (``.../blob/main/PATH``) names a file of this clone."""
+    targets = re.findall(
+        r"https://github\.com/pulumi-kuberay/pulumi-kuberay/blob/main/([^)#\s]+)", (REPO / "README.md").read_text()
+    )
+    missing = [t for t in targets if not (REPO / t).is_file() and t not in LINKED_BEFORE_WRITTEN]
+    assert targets and not missing, missing
+
+
 # ------------------------------------------------------------------------------------------ compatibility
 
 
