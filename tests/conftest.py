@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hypothesis  # noqa: F401  (see below)
 import pytest
+
+if TYPE_CHECKING:
+    from _wheel import FreshVenv
 
 # hypothesis's pytest plugin imports hypothesis lazily, in the terminal summary, and pytest's assertion rewriting
 # then compiles it; on CPython 3.11.7 a compile that late, after the Pulumi mock runtime's event loops have run,
@@ -74,3 +77,11 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
+    """The built wheel installed in a fresh venv outside the repository (tests/_wheel.py): one per session."""
+    from _wheel import build_fresh_venv
+
+    return build_fresh_venv(tmp_path_factory)

@@ -2,102 +2,21 @@
 from ``pip install 'pulumi-kuberay[policy]'`` alone; with the real engine the installed pack runs under
 ``pulumi preview`` (marked ``engine``).
 
-Slow (a wheel build and a venv install from the pip cache, about a minute); one venv for the module.
+The wheel and its venv are built once per session (``fresh``, tests/_wheel.py); the README's own commands and
+programs are run by tests/test_docs.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from engine.conftest import Workspace
-
-REPO = Path(__file__).resolve().parent.parent
-TIMEOUT = 900
-
-
-@dataclass(frozen=True)
-class FreshVenv:
-    wheel: Path
-    root: Path  # the venv
-    workdir: Path  # an empty working directory outside the repository
-
-    @property
-    def bin(self) -> Path:
-        return self.root / "bin"
-
-    def env(self) -> dict[str, str]:
-        # PYTHONDONTWRITEBYTECODE dropped too: the venvs are installed --no-compile, so the first run of a module
-        # compiles it once into the venv (compiling all of site-packages at install took most of its CPU)
-        dropped = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
-        env = {k: v for k, v in os.environ.items() if k not in dropped}
-        env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"  # as `source venv/bin/activate` does
-        env["VIRTUAL_ENV"] = str(self.root)
-        return env
-
-    def run(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(
-            list(args), cwd=cwd or self.workdir, env=self.env(), capture_output=True, text=True, timeout=TIMEOUT
-        )
-        if check and proc.returncode != 0:
-            pytest.fail(f"$ {' '.join(args)}\n(exit {proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-        return proc
-
-
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
-    base = tmp_path_factory.mktemp("wheel")
-    dist, build = base / "dist", base / "build-src"
-    # build from a clean copy of the tracked files (no stale build/ or egg-info in the work tree)
-    files = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.split("\0")
-    for name in filter(None, files):
-        source = REPO / name
-        target = build / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            target.symlink_to(os.readlink(source))
-        elif source.is_file():
-            shutil.copy2(source, target)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(build)],
-        check=True,
-        timeout=TIMEOUT,
-        capture_output=True,
-    )
-    wheel = next(dist.glob("pulumi_kuberay-*.whl"))
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT)
-    # --no-compile: the modules the tests import are compiled when first imported (FreshVenv.env), not all of
-    # site-packages (pulumi_kubernetes alone is thousands of modules): ~8 s less CPU
-    subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-compile",
-            "-c",
-            str(REPO / "constraints.txt"),
-            f"{wheel}[policy]",
-        ],
-        check=True,
-        timeout=TIMEOUT,
-        capture_output=True,
-    )
-    workdir = base / "work"
-    workdir.mkdir()
-    return FreshVenv(wheel, venv, workdir)
+from _wheel import OWN_PROGRAM, REPO, TIMEOUT, FreshVenv, engine_project
 
 
 def test_wheel_ships_the_pack_docs_and_urls(fresh: FreshVenv) -> None:
@@ -253,39 +172,9 @@ CustomResource(
 '''
 
 
-def _engine_project(
-    fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch, name: str, program: str, *, pulumi_yaml: str | None = None
-) -> Workspace:
-    """A Pulumi project of its own in the fresh venv's working directory, run by the real engine (file backend)."""
-    pulumi = shutil.which("pulumi")
-    if pulumi is None:
-        if (
-            os.environ.get("PULUMI_KUBERAY_REQUIRE_ENGINE") == "1"
-            and os.environ.get("PULUMI_KUBERAY_ENGINE") != "skipped"
-        ):
-            pytest.fail("no `pulumi` on PATH although the engine tier is required", pytrace=False)
-        pytest.skip('no `pulumi` on PATH (run `eval "$(scripts/ensure-pulumi --print-env)"` or scripts/test)')
-    project = fresh.workdir / name
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text(
-        pulumi_yaml
-        or f"name: {name}\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: {fresh.root}\n"
-    )
-    (project / "__main__.py").write_text(program)
-    state = fresh.workdir / f"{name}-state"
-    state.mkdir()
-    # the engine starts the program and the pack with the `python` first on PATH: the fresh venv's, as after
-    # `activate`
-    for key, value in fresh.env().items():
-        monkeypatch.setenv(key, value)
-    for key in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):  # bytecode: see FreshVenv.env
-        monkeypatch.delenv(key, raising=False)
-    return Workspace(cwd=project, state=state, cli=pulumi)
-
-
 @pytest.mark.engine
 def test_installed_pack_runs_under_the_real_engine(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
-    workspace = _engine_project(fresh, monkeypatch, "wheel-check", PROGRAM)
+    workspace = engine_project(fresh, monkeypatch, "wheel-check", PROGRAM)
     workspace.init_stack("ci")
     # A stack without any config reaches the program as PULUMI_CONFIG=null with this repository's language host
     # (scripts/engine/pulumi-language-python marshals a nil map), and the SDK's set_all_config(None) fails.
@@ -328,68 +217,6 @@ def test_wheel_contains_the_change_plan_tables(fresh: FreshVenv) -> None:
     assert tables and tables <= names, sorted(tables - names)
 
 
-def readme_block(marker: str) -> str:
-    """The code block after ``<!-- own-project:MARKER -->`` in the README (its "In your own project" section)."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"<!-- own-project:{re.escape(marker)} -->\n```\w*\n(.*?)```", text, re.DOTALL)
-    assert found, f"README.md has no code block marked own-project:{marker}"
-    return found.group(1)
-
-
-#: The README's own-project program: the test runs what a reader copies.
-OWN_PROGRAM = readme_block("__main__.py")
-
-
-def _readme_commands() -> list[list[str]]:
-    """The README's pulumi commands of that section, in order (``a && b`` split, comments and exports dropped)."""
-    out = []
-    for raw in readme_block("commands").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        for part in filter(None, (p.strip() for p in line.split("&&"))):
-            words = part.split()
-            if words[0] == "pulumi":
-                out.append(words[1:])
-    return out
-
-
-@pytest.mark.engine
-def test_installed_wheel_creates_updates_and_destroys(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's "In your own project", from the wheel alone: its Pulumi.yaml (the venv beside it), its program
-    and its commands in order: up, a change of the image and of max_replicas (preview and up print the plan line
-    from the installed change-plan tables), destroy."""
-    pulumi_yaml = readme_block("Pulumi.yaml")
-    assert "virtualenv: venv" in pulumi_yaml
-    workspace = _engine_project(fresh, monkeypatch, "own-project", OWN_PROGRAM, pulumi_yaml=pulumi_yaml)
-    (workspace.cwd / "venv").symlink_to(fresh.root)  # `python -m venv venv` in the project directory
-
-    def plan_lines(output: str) -> list[str]:
-        return [line.strip() for line in output.splitlines() if line.strip().startswith("plan: ")]
-
-    commands = _readme_commands()
-    assert [c[0] for c in commands] == ["login", "stack", "config", "up", "config", "config", "preview", "up", "destroy"]
-    outputs: list[tuple[list[str], str]] = []
-    for command in commands:
-        if command == ["login", "--local"]:
-            continue  # the test's backend is a folder of its own (PULUMI_BACKEND_URL)
-        extra = ["--yes", "--skip-preview"] if command[0] in ("up", "destroy") else []
-        run = workspace.pulumi(*command, *extra)
-        assert run.returncode == 0, run.describe()
-        assert "Traceback" not in run.output, run.describe()
-        outputs.append((command, run.output))
-        if command[0] == "up" and len([c for c, _ in outputs if c[0] == "up"]) == 2:
-            rendered = next((workspace.cwd / "rendered" / "1-manifest").glob("ray.io_v1-raycluster-*.yaml")).read_text()
-            assert "rayproject/ray:2.52.0-py312" in rendered and "maxReplicas: 12" in rendered
-    first_up, preview, second_up = (out for c, out in outputs if c[0] in ("up", "preview"))
-    assert [line.split(":")[2].strip() for line in plan_lines(first_up)] == ["create"], first_up
-    assert "No such file or directory" not in preview and "gotypes" not in preview
-    # the README's change keeps the image's Ray at spec.rayVersion: a reader following it meets no warning of ours
-    assert "image-ray-version-mismatch" not in preview and "probes-need-ray-2-53" not in preview, preview
-    lines = plan_lines(preview)
-    assert len(lines) == 1 and lines[0].startswith("plan: RayCluster 'shared': "), preview
-    assert "image of container ray-head" in lines[0], lines[0]
-    assert len(plan_lines(second_up)) == 1, second_up
-
-
 def test_readme_names_every_console_script() -> None:
     """The README's opening counts and names the command-line tools the wheel installs (it said "two" of five)."""
     import tomllib
@@ -406,7 +233,7 @@ def test_readme_names_every_console_script() -> None:
 def test_bad_environment_in_stack_config_is_one_message(fresh: FreshVenv, monkeypatch: pytest.MonkeyPatch) -> None:
     """``kuberay:environment production`` in a program of one's own: the key, the value, the allowed values, the
     did-you-mean and the fix, without a Python traceback (it printed ~30 lines of asyncio frames)."""
-    workspace = _engine_project(fresh, monkeypatch, "bad-env", OWN_PROGRAM)
+    workspace = engine_project(fresh, monkeypatch, "bad-env", OWN_PROGRAM)
     workspace.init_stack("dev")
     workspace.pulumi("config", "set", "kubernetes:renderYamlToDirectory", "rendered", "--stack", "dev", check=True)
     workspace.pulumi("config", "set", "kuberay:environment", "production", "--stack", "dev", check=True)

@@ -178,11 +178,10 @@ def test_two_objects_of_one_name_in_one_namespace_are_an_error(
     assert '"ml-shared",' in out and '"ml-2-shared",' in out and 'object_name="shared"' in out
 
 
-def test_the_readme_migration_example_is_the_converters_output(
+def test_the_convert_docs_example_is_the_converters_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (REPO_ROOT / "README.md").read_text()
-    section = readme[readme.index("## Migrating existing YAML or Helm values") :]
+    section = (REPO_ROOT / "docs" / "convert.md").read_text()
     before = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     after = section.split("```python\n", 1)[1].split("```", 1)[0]
     (tmp_path / "ray-cluster.yaml").write_text(before)

@@ -181,8 +181,8 @@ def test_stack_manifests(oracle: Oracle, stack: str) -> pulumi.Output[Any]:
 
 def _readme_example() -> str:
     text = (REPO / "README.md").read_text()
-    match = re.search(r"## Example[^\n]*\n+```python\n(.*?)```", text, re.DOTALL)
-    assert match, "README has no '## Example' python block"
+    match = re.search(r"## Example[^\n]*\n.*?```python\n(.*?)```", text, re.DOTALL)
+    assert match, "README has no python block in its '## Example...' section"
     return "import pulumi\n" + match.group(1)
 
 
