@@ -86,7 +86,8 @@ def test_the_readers_share_one_value_during_a_check_and_none_outside() -> None:
         assert _manifest_readers.built_pod_templates(doc) is _manifest_readers.built_pod_templates(doc)
         assert _serve_config.serve_apps(doc) is _serve_config.serve_apps(doc)
         assert _serve_config.serve_deployments(doc) is _serve_config.serve_deployments(doc)
-        assert _ray_resources.cluster_offers(ref, ref.annotations) is _ray_resources.cluster_offers(ref, ref.annotations)
+        offers = _ray_resources.cluster_offers(ref, ref.annotations)
+        assert offers is _ray_resources.cluster_offers(ref, ref.annotations)
     # outside a check (or on another dict than the one checked) each call builds afresh, equal
     first, second = _manifest_readers.built_pod_templates(doc), _manifest_readers.built_pod_templates(doc)
     assert first == second and first is not second

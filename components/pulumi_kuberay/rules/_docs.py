@@ -11,6 +11,13 @@ from pulumi_kuberay import rules
 from pulumi_kuberay.rules._engine import Rule, render_text
 
 
+def proof_of(rule: Rule) -> str:
+    """What proves a critical finding of ``rule`` and when it is not certain (docs/rules.md's "Certain because")."""
+    if rule.proof:
+        return rule.proof
+    return f"{rules.enforced_by(rule)} refuses what it reports; where none of them acts on the object (spec.managedBy another controller, a RayCronJob whose gate is off or that is suspended) the finding is high, saying why"
+
+
 def example_finding(rule: Rule) -> str:
     """What the rule reports on its own violating example, as one table-safe line."""
     found = rules.example_findings(rule)
@@ -61,6 +68,7 @@ def render() -> str:
             "",
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",
+            *([f"- Certain because: {proof_of(rule)}"] if rule.severity == "critical" else []),
             *([f"- Applies to: {rule.applies_to()}"] if rule.applies_to() else []),
             f"- Example: {example_finding(rule)}",
         ]

@@ -243,6 +243,9 @@ class Rule:
     operator_rules: tuple[str, ...] = ()
     #: Which parts of KubeRay refuse what it reports (:data:`Enforcer`); empty: KubeRay accepts it (advice).
     enforced_by: tuple[Enforcer, ...] = ()
+    #: A critical rule's proof: what in the spec (and the target, and the cluster read) proves the failure, and when
+    #: it is not certain (and what the rule then reports); empty for a rule whose enforcers refuse what it reports.
+    proof: str = ""
     #: First operator version the rule applies to (older targets skip it).
     since: Version | None = None
     #: Operator feature gate that must be on for the rule to apply.
@@ -380,6 +383,7 @@ def declare(
     scope: Scope = "document",
     rows: tuple[str, ...] = (),
     enforced_by: tuple[Enforcer, ...] = (),
+    proof: str = "",
     since: str | None = None,
     gate: str | None = None,
     remediate: Remediation | None = None,
@@ -399,7 +403,8 @@ def declare(
     planned). ``kinds`` are the Ray kinds it runs on (document) or looks at (stack); a setup
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``..., documentation only); ``enforced_by`` which parts of KubeRay refuse
-    what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act);
+    what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act); ``proof``, for a
+    critical rule, what proves the failure and when it is not certain (docs/rules.md shows it);
     ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds the ``check()`` keywords its examples need
     (``environment``, ``options``...). ``fix`` and messages may say ``{gate:Name}``: each audience reads how it
     turns that gate on. ``fixed`` is the violating example with ``fix`` applied (``patch({"spec.x": 1})`` or the
@@ -441,6 +446,7 @@ def declare(
         scope=scope,
         operator_rules=tuple(rows),
         enforced_by=tuple(enforced_by),
+        proof=proof,
         since=parse_kuberay_version(since) if since is not None else None,
         gate=gate,
         remediate=remediate,

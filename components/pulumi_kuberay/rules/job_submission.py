@@ -346,6 +346,7 @@ declare(
     category="correctness",
     kinds=("RayJob", "RayCronJob"),
     rationale="In K8sJobMode and SidecarMode the operator submits spec.entrypoint with `ray job submit -- <entrypoint>`, which requires one: without it the RayJob is accepted, its cluster starts, and every submission attempt fails.",
+    proof="in K8sJobMode and SidecarMode the submitter runs ray job submit with the entrypoint (GetK8sJobCommand), which fails without one; other modes are not judged",
     fix="Set entrypoint (the command Ray runs, e.g. python train.py); or submit yourself: submissionMode InteractiveMode, or a submitterPodTemplate whose container sets its own command.",
     check=_check_rayjob_entrypoint_missing,
     compliant=example_job(submissionMode="InteractiveMode", entrypoint=None),

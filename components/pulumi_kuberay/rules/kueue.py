@@ -83,6 +83,7 @@ declare(
     category="correctness",
     kinds=("RayJob",),
     rationale="Kueue admits a RayJob's own cluster as one workload: its webhook refuses a RayJob that keeps its cluster after finishing, has more PodSets than a workload holds, or selects an existing cluster (before v0.15; from v0.15 a selector-only RayJob is accepted and left unmanaged). Judged by the kueue_version option (default: the newest Kueue release).",
+    proof="Kueue's RayJob webhook refuses it, for the kueue_version option (default: the newest release); a cluster running another Kueue release may decide otherwise, so set the option",
     fix="Set shutdownAfterJobFinishes: true on a RayJob with its own rayClusterSpec (no clusterSelector).",
     check=_check_kueue_rayjob,
     compliant=_queued(example_job()),

@@ -251,6 +251,14 @@ _SCHEMA_RULES = (
     ),
 )
 
+#: What proves each schema rule's critical finding (docs/rules.md, "Certain because").
+_SCHEMA_PROOF = {
+    "schema-unknown-field": "the target's CRD does not know the field and the API server prunes it: the setting is lost without an error",
+    "schema-wrong-type": "the API server's schema validation refuses the create",
+    "schema-missing-field": "the API server's schema validation refuses the create (a null field is missing too)",
+    "schema-invalid-value": "the API server refuses a value outside the CRD's enums and bounds; an integer outside its format is stored but KubeRay cannot decode the object",
+}
+
 for _rule_id, _kind, _title, _rationale, _fix, _violating, _path, _fixed in _SCHEMA_RULES:
     declare(
         id=_rule_id,
@@ -259,6 +267,7 @@ for _rule_id, _kind, _title, _rationale, _fix, _violating, _path, _fixed in _SCH
         category="correctness",
         kinds=KINDS,
         rationale=_rationale,
+        proof=_SCHEMA_PROOF[_rule_id],
         fix=_fix,
         check=_schema_check(_kind),
         compliant=_COMPLIANT,
@@ -292,6 +301,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rationale="A Ray resource without an object spec (or with a non-object metadata) is rejected by the API server.",
+    proof="the API server refuses an object without an object spec or metadata",
     fix="Give the resource a metadata object and a spec object.",
     check=_check_malformed,
     compliant=_COMPLIANT,
@@ -451,6 +461,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rationale="The API server validates metadata.labels (qualified-name keys, values of at most 63 alphanumerics, '-', '_' or '.') and annotation keys (qualified names; 256 KiB in all) of every object; the create fails.",
+    proof="the API server refuses the create (ValidateObjectMeta: label and annotation syntax)",
     fix="Use keys like 'app' or 'example.com/app' and label values like 'v1.2_a' (63 characters at most).",
     check=_check_metadata_syntax,
     compliant=_with_metadata(labels={"example.com/team": "ml"}, annotations={"example.com/note": "any text"}),
@@ -538,6 +549,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rationale="The CRDs declare pod template lists as list-maps (x-kubernetes-list-map-keys): env and containers by name, volumeMounts by mountPath, ports by containerPort+protocol... Two entries with the same key are rejected by the API server (Duplicate value), although a plain Pod would take them.",
+    proof="the API server refuses two entries with one list-map key (Duplicate value)",
     fix="Keep one entry per key (for env, the value the container should see).",
     check=_check_list_map_keys,
     compliant=_with_head_env("A", "B"),

@@ -61,6 +61,7 @@ def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[
                     f"deployments[{j}] overrides {name!r} again (already at deployments[{seen[name]}]); one of the two sets of options is silently lost",
                     f"{path}.name",
                     severity="high",
+                    severity_why="high: Ray Serve takes the config, one override is lost",
                 )
             else:
                 seen[name] = j
@@ -73,6 +74,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="deployments[].name is required (HTTP 400 without it) and must name a deployment of the application (DEPLOY_FAILED otherwise); listing one twice makes one override win silently.",
+    proof="Ray Serve's schema refuses a deployment without a name (HTTP 400); one listed twice is high (one override is silently lost, nothing fails); a name the code does not define is not known here and not judged",
     fix="Give each override the exact deployment (class) name from the code, once per application.",
     check=_check_deployment_names,
     compliant=SERVE_COMPLIANT,
@@ -127,6 +129,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="Ray Serve rejects autoscaling_config with max_replicas < min_replicas (max defaults to 1), initial_replicas outside the bounds, or an integer num_replicas next to autoscaling_config (HTTP 400).",
+    proof="Ray Serve's schema refuses the bounds (HTTP 400)",
     fix="Set 0 <= min_replicas <= initial_replicas <= max_replicas, and drop num_replicas.",
     check=_check_autoscaling,
     compliant=serve_mutated(
@@ -228,6 +231,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="Ray Serve rejects non-positive num_replicas/max_ongoing_requests, max_queued_requests of 0 or below -1, negative health-check/shutdown timings, max_replicas_per_node outside 1..100 or combined with placement_group_bundles (HTTP 400: no application is deployed).",
+    proof="Ray Serve's schema refuses the option's value (HTTP 400)",
     fix="Use positive replica counts (or 'auto'), positive timeouts, and one placement mechanism.",
     check=_check_deployment_options,
     compliant=SERVE_COMPLIANT,
@@ -311,6 +315,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="KubeRay's serve Service selects Pods whose Serve proxy is healthy; only EveryNode (the default) puts proxies where KubeRay expects them.",
+    proof="KubeRay's serve Service selects the Pods whose Serve proxy is healthy: without a proxy on every node KubeRay expects, the RayService gets no endpoints",
     fix="Remove proxy_location or set it to EveryNode.",
     check=_check_proxy_location,
     compliant=serve_service(TWO_APPS + "proxy_location: EveryNode\n"),
@@ -415,6 +420,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="Every Serve proxy listens on http_options.port (default 8000); KubeRay sends traffic and readiness probes to the container port named 'serve' (8000 when none is declared) on the head and on every worker. If they differ, the RayService never gets ready endpoints.",
+    proof="the proxies listen on http_options.port while KubeRay sends traffic and probes to the container port named serve (8000 by default)",
     fix="Use the same port in http_options.port and in a 'serve' port of the head and every worker container.",
     check=_check_http_port,
     compliant=_different_port(port_everywhere=True),

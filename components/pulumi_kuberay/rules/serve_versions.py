@@ -115,6 +115,7 @@ declare(
     category="correctness",
     kinds=("RayService",),
     rationale="Which keys Ray Serve accepts depends on the Ray release: max_concurrent_queries and target_num_ongoing_requests_per_replica were renamed in Ray 2.10 and dropped in 2.33, request_router_config came in 2.48. Serve's schemas drop a key they do not know without a word, so a key the running release does not know has no effect: high, as the applications still deploy; critical only where the schema refuses the whole config (logging_config forbids unknown keys), which is certain. The release is the head image's tag, else rayClusterConfig.rayVersion, else the newest; the table is generated from Ray's own ray.serve.schema of every release from 2.9 where it changed.",
+    proof="the Ray release the image's tag shows refuses the key (a schema that forbids extra keys); a key the release only ignores has no effect and fails nothing: high",
     fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
     check=_checker(deprecated=False),
     compliant=serve_service(

@@ -58,6 +58,7 @@ declare(
     category="correctness",
     kinds=KINDS,
     rationale="A memory limit is a Kubernetes quantity, and one without a unit is bytes (`--head-memory 4` of kubectl-ray gives a 4-byte limit); the API server, the operator and Pod validation accept any positive amount, but a Ray container below 64Mi is OOM-killed before `ray start` is up (the Python interpreter with Ray imported alone needs more) and restarted forever, so its group never has a Ray node.",
+    proof="a Ray container's memory limit under 64Mi cannot hold ray start, which is OOM-killed and restarted forever",
     fix="Give the Ray container's memory a unit (4Gi, 8G), at least 64Mi; Ray's own floor for a head is 2G (head-memory-too-small).",
     check=_memory_unusable,
     compliant=example(),
