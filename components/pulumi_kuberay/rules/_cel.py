@@ -24,6 +24,7 @@ Plain Python: never imports pulumi.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -87,3 +88,212 @@ def semver_release_at_least(text: str, minimum: tuple[int, int, int]) -> str:
     at least ``minimum`` (a Masterminds constraint ``>= minimum``, which no pre-release satisfies)."""
     numbers = _numbers_at_least(f"{text}.find({_NUMBERS}).split('.')", minimum, plain_major=False)
     return f"({text}.matches({_SEMVER_RELEASE}) && {numbers})"
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared parts: each written once here, read by the rules' expressions (``cel=Cel(...)``) and, for the head
+# container, evaluated once per request as variables of the policy (``pulumi_kuberay.admission``).
+
+
+def has_all(path: str) -> str:
+    """``c.a.b`` -> ``has(c.a) && has(c.a.b)``: the guard chain to a field (the first name is a variable)."""
+    parts = path.split(".")
+    return " && ".join(f"has({'.'.join(parts[: i + 1])})" for i in range(1, len(parts)))
+
+
+def is_true(field: str) -> str:
+    """The boolean ``field`` is set and true."""
+    return f"({has_all(field)} && {field})"
+
+
+def items(field: str) -> str:
+    """The list ``field``, or [] when absent."""
+    return f"({has_all(field)} ? {field} : [])"
+
+
+def first_container_guard(template: str) -> str:
+    """The pod template ``template`` has a first container (KubeRay's Ray container)."""
+    containers = f"{template}.spec.containers"
+    return f"{has_all(containers)} && size({containers}) > 0"
+
+
+def first_container(template: str) -> str:
+    """The first container of ``template`` (guard with ``first_container_guard``)."""
+    return f"{template}.spec.containers[0]"
+
+
+def group_containers(group: str = "g") -> str:
+    """The first container of the group ``group``, a 0/1-element list."""
+    template = f"{group}.template"
+    return f"({first_container_guard(template)} ? [{first_container(template)}] : [])"
+
+
+#: The head group's Ray container (its first) as a 0/1-element list, its env and its ports (lists): variables of
+#: the policy (``pulumi_kuberay.admission``), evaluated once per request. Each reads the object's one cluster spec
+#: (``variables.clusters[0]``), the ``c`` of an expression over clusters.
+HEAD_CONTAINERS = "variables.headContainers"
+HEAD_ENV = "variables.headEnv"
+HEAD_PORTS = "variables.headPorts"
+
+
+def head_env_entries(name: str) -> str:
+    """The head container's env entries named ``name`` (a list: KubeRay reads the first)."""
+    return f"{HEAD_ENV}.filter(e, e.name == '{name}')"
+
+
+# --------------------------------------------------------------------------------------------------
+# Pod Security Standards (k8s.io/pod-security-admission policy/check_*.go) over a securityContext ``sc`` and a pod
+# spec: the same checks as ``rules/security.py``, fed its tables.
+
+
+def _quoted(values: Iterable[str]) -> str:
+    return "[" + ", ".join(f"'{value}'" for value in values) + "]"
+
+
+def _capability(name: str) -> str:
+    """A capability name as the Pod Security checks compare it: upper case, without ``CAP_``."""
+    return f"({name}.upperAscii().startsWith('CAP_') ? {name}.upperAscii().substring(4) : {name}.upperAscii())"
+
+
+def _not_unconfined(sc: str, profile: str) -> str:
+    return f"!(has({sc}.{profile}) && has({sc}.{profile}.type) && {sc}.{profile}.type == 'Unconfined')"
+
+
+def _selinux_baseline(sc: str, selinux_types: Iterable[str]) -> str:
+    options = f"{sc}.seLinuxOptions"
+    return (
+        f"(!has({options}) || ((!has({options}.type) || {options}.type in {_quoted(selinux_types)}) && "
+        f"(!has({options}.user) || {options}.user == '') && (!has({options}.role) || {options}.role == '')))"
+    )
+
+
+def _context_baseline(sc: str, selinux_types: Iterable[str]) -> str:
+    """What pod and container securityContexts share: seccomp, AppArmor, SELinux, Windows host process."""
+    return " && ".join(
+        (
+            _not_unconfined(sc, "seccompProfile"),
+            _not_unconfined(sc, "appArmorProfile"),
+            _selinux_baseline(sc, selinux_types),
+            f"!(has({sc}.windowsOptions) && has({sc}.windowsOptions.hostProcess) && {sc}.windowsOptions.hostProcess)",
+        )
+    )
+
+
+def container_context_baseline(sc: str, capabilities: Iterable[str], selinux_types: Iterable[str]) -> str:
+    """The container securityContext ``sc`` meets baseline (guard ``has(sc)`` outside)."""
+    return " && ".join(
+        (
+            f"!(has({sc}.privileged) && {sc}.privileged)",
+            f"(!has({sc}.capabilities) || !has({sc}.capabilities.add) || {sc}.capabilities.add.all(cap, {_capability('cap')} in {_quoted(capabilities)}))",
+            f"(!has({sc}.procMount) || {sc}.procMount == 'Default')",
+            _context_baseline(sc, selinux_types),
+        )
+    )
+
+
+#: The container lists of a pod spec, in the order the Pod Security checks walk them.
+POD_CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def _every_container(pod: str, check: str) -> str:
+    """``check`` (over ``k``) holds for every container of the pod spec ``pod``."""
+    return " && ".join(f"(!has({pod}.{field}) || {pod}.{field}.all(k, {check}))" for field in POD_CONTAINER_FIELDS)
+
+
+def pod_baseline(sysctls: Iterable[str], capabilities: Iterable[str], selinux_types: Iterable[str]) -> str:
+    """The pod template ``t`` meets the Pod Security Standard baseline."""
+    pod, sc = "t.spec", "t.spec.securityContext"
+    pod_context = (
+        f"(!has({sc}) || ((!has({sc}.sysctls) || {sc}.sysctls.all(s, has(s.name) && s.name in {_quoted(sysctls)})) && "
+        f"{_context_baseline(sc, selinux_types)}))"
+    )
+    host = " && ".join(f"!(has({pod}.{key}) && {pod}.{key})" for key in ("hostNetwork", "hostPID", "hostIPC"))
+    container = (
+        f"(!has(k.securityContext) || ({container_context_baseline('k.securityContext', capabilities, selinux_types)})) && "
+        "(!has(k.ports) || k.ports.all(p, !has(p.hostPort) || p.hostPort == 0))"
+    )
+    volumes = f"(!has({pod}.volumes) || {pod}.volumes.all(v, !has(v.hostPath)))"
+    return f"!has({pod}) || ({host} && {volumes} && {pod_context} && {_every_container(pod, container)})"
+
+
+def _inherited(sc: str, pod: str, field: str, default: str) -> str:
+    """A container's ``field``, else its pod's, else ``default``."""
+    return f"(has({sc}) && has({sc}.{field}) ? {sc}.{field} : (has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.{field}) ? {pod}.securityContext.{field} : {default}))"
+
+
+def container_restricted(sc: str, pod: str) -> str:
+    """The container securityContext ``sc`` (in the pod spec ``pod``) meets restricted."""
+    seccomp = (
+        f"((has({sc}) && has({sc}.seccompProfile) && has({sc}.seccompProfile.type) && {sc}.seccompProfile.type != '') ? {sc}.seccompProfile.type : "
+        f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.seccompProfile) && has({pod}.securityContext.seccompProfile.type) ? {pod}.securityContext.seccompProfile.type : ''))"
+    )
+    return "(" + " && ".join(
+        (
+            f"has({sc}) && has({sc}.allowPrivilegeEscalation) && {sc}.allowPrivilegeEscalation == false",
+            f"{_inherited(sc, pod, 'runAsUser', '-1')} != 0",
+            f"{_inherited(sc, pod, 'runAsNonRoot', 'false')} == true",
+            f"{seccomp} in ['RuntimeDefault', 'Localhost']",
+            f"has({sc}.capabilities) && has({sc}.capabilities.drop) && {sc}.capabilities.drop.exists(d, d.upperAscii() == 'ALL')",
+            f"(!has({sc}.capabilities.add) || {sc}.capabilities.add.all(a, {_capability('a')} == 'NET_BIND_SERVICE'))",
+        )
+    ) + ")"
+
+
+def pod_restricted(volume_types: Iterable[str]) -> str:
+    """The pod template ``t`` meets the Pod Security Standard restricted."""
+    pod = "t.spec"
+    volumes = f"(!has({pod}.volumes) || {pod}.volumes.all(v, has(v.hostPath) || v.all(key, key == 'name' || key in {_quoted(volume_types)})))"
+    run_as_user = f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.runAsUser) ? {pod}.securityContext.runAsUser : -1) != 0"
+    return f"!has({pod}) || ({volumes} && {run_as_user} && {_every_container(pod, container_restricted('k.securityContext', pod))})"
+
+
+#: The cluster spec ``c`` runs KubeRay's autoscaler sidecar in its head Pod.
+AUTOSCALER_IN_HEAD = "!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !has(c.headGroupSpec) || !has(c.headGroupSpec.template)"
+AUTOSCALER_CONTEXT = "c.autoscalerOptions.securityContext"
+
+
+# --------------------------------------------------------------------------------------------------
+# RayJob deletion rules (``ValidateRayJobSpec``'s deletionStrategy checks) over the job spec ``j``.
+
+#: The job's deletionRules, or [].
+DELETION_RULES = "(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])"
+
+
+def _condition_set(rule: str, field: str) -> str:
+    return f"(has({rule}.condition) && has({rule}.condition.{field}) && {rule}.condition.{field} != '')"
+
+
+#: The deletion rules the operator accepts one by one (one condition, a policy, ttlSeconds >= 0, a policy the job's
+#: cluster allows): the others are reported by their own rules.
+VALID_DELETION_RULES = (
+    f"{DELETION_RULES}.filter(v, ({_condition_set('v', 'jobStatus')} != {_condition_set('v', 'jobDeploymentStatus')} && has(v.policy) && "
+    "(!has(v.condition) || !has(v.condition.ttlSeconds) || v.condition.ttlSeconds >= 0) && "
+    "!((has(j.clusterSelector) && size(j.clusterSelector) > 0) && v.policy in ['DeleteCluster', 'DeleteWorkers']) && "
+    "!((has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) && v.policy == 'DeleteWorkers')))"
+)
+
+
+def deletion_condition(rule: str) -> str:
+    """A deletion rule's condition as one string (``jobStatus X`` or ``jobDeploymentStatus Y``)."""
+    return f"({_condition_set(rule, 'jobStatus')} ? 'jobStatus ' + {rule}.condition.jobStatus : 'jobDeploymentStatus ' + {rule}.condition.jobDeploymentStatus)"
+
+
+def same_condition_rules(policy: str) -> str:
+    """The valid deletion rules ``s`` with the condition of the rule ``r`` and the policy ``policy`` (CEL)."""
+    return f"{VALID_DELETION_RULES}.filter(s, {deletion_condition('s')} == {deletion_condition('r')} && s.policy == {policy})"
+
+
+def same_condition_ttls(policy: str) -> str:
+    """The ttlSeconds (0 when unset) of ``same_condition_rules`` of the policy named ``policy``."""
+    return f"{same_condition_rules(repr(policy))}.map(s, (has(s.condition) && has(s.condition.ttlSeconds) ? s.condition.ttlSeconds : 0))"
+
+
+def ttl_not_before(earlier: str, later: str) -> str:
+    """Under ``r``'s condition, the ``later`` policy's ttlSeconds is at least the ``earlier`` one's (when both)."""
+    first, second = same_condition_ttls(earlier), same_condition_ttls(later)
+    return f"({first}.size() == 0 || {second}.size() == 0 || {second}[0] >= {first}[0])"
+
+
+def head_env_value_in(name: str, values: Iterable[str]) -> str:
+    """The head container's first env entry named ``name`` has a value, one of ``values``."""
+    return f"{head_env_entries(name)}.size() > 0 && has({head_env_entries(name)}[0].value) && {head_env_entries(name)}[0].value in {_quoted(values)}"
