@@ -1,10 +1,13 @@
 """The rule catalogue inside the API server: ValidatingAdmissionPolicies generated from the rules' CEL.
 
 For teams that create Ray objects with kubectl, Argo CD or an SDK (no ``pulumi preview``, no policy pack): every
-rule that declares its check in CEL (``declare(..., cel=Cel(...))``, :mod:`pulumi_kuberay.rules._cel`) becomes one
-``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy named ``kuberay-<rule id>``, and one binding per
-environment whose actions come from the policy pack's own mapping (:mod:`pulumi_kuberay.rules._enforcement`: a
-mandatory rule denies, an advisory one warns; both audit). Nothing of ours runs in the cluster.
+rule that declares its check in CEL (``declare(..., cel=Cel(...))``, :mod:`pulumi_kuberay.rules._cel`) becomes
+validations of an ``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy, bound per environment with the
+actions of the policy pack's own mapping (:mod:`pulumi_kuberay.rules._enforcement`: a mandatory rule denies, an
+advisory one warns; both audit). The rules bound alike share one policy (``kuberay-deny``, ``kuberay-warn``, or per
+environment ``kuberay-dev-warn-staging-deny-prod-deny``...): a request evaluates the variables they share (the
+cluster spec, its groups and pod templates, the head container) once per policy, not once per rule, and each
+message still starts with its rule id. Nothing of ours runs in the cluster.
 
 - ``admission_policies(environment)``: the policies and their bindings for one environment (bound in every
   namespace), or, with ``environment=None``, bindings for each environment matching the namespaces labelled
@@ -13,7 +16,7 @@ mandatory rule denies, an advisory one warns; both audit). Nothing of ours runs 
 - ``kuberay-lint --emit-admission-policies [--environment ENV]`` prints them; ``KubeRayOperator(...,
   admission_policies=True)`` installs them.
 
-Each policy mirrors what ``rules.check`` adds around a rule: the suppression annotation
+Each validation mirrors what ``rules.check`` adds around a rule: the suppression annotation
 (``suppress.pulumi-kuberay.io/<rule id>`` with a reason) skips it, and a rule mirroring an operator check skips an
 object whose ``spec.managedBy`` names another controller. On update a policy only judges a changed spec (the
 operator's own metadata updates of an object created before the policy pass). The policies judge KubeRay v1.7.0
@@ -187,6 +190,10 @@ _CLUSTER_LOCATIONS = {
     "RayCronJob": "object.spec.jobTemplate.rayClusterSpec",
 }
 _HEAD_CONTAINER_LIST = "variables.clusters[0].headGroupSpec.template.spec.containers"
+_HEAD_CONTAINER_CHAIN = " && ".join(
+    f"has(variables.clusters[0].{path})"
+    for path in ("headGroupSpec", "headGroupSpec.template", "headGroupSpec.template.spec", "headGroupSpec.template.spec.containers")
+)
 _JOB_LOCATIONS = {"RayJob": "object.spec", "RayCronJob": "object.spec.jobTemplate"}
 
 #: name -> (expression, the variables it reads), in dependency order.
@@ -219,7 +226,7 @@ _VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     # The head group's Ray container (rules._cel.HEAD_CONTAINERS, HEAD_ENV, HEAD_PORTS): the c of an expression over
     # clusters is variables.clusters[0], the object's one cluster spec.
     "headContainers": (
-        f"variables.clusters.size() > 0 && {_has_chain(_HEAD_CONTAINER_LIST).removeprefix('has(variables.clusters[0]) && ')} && size({_HEAD_CONTAINER_LIST}) > 0 ? [{_HEAD_CONTAINER_LIST}[0]] : []",
+        f"variables.clusters.size() > 0 && {_HEAD_CONTAINER_CHAIN} && size({_HEAD_CONTAINER_LIST}) > 0 ? [{_HEAD_CONTAINER_LIST}[0]] : []",
         ("clusters",),
     ),
     "headEnv": (
@@ -371,7 +378,9 @@ def policy(name: str, rules: Iterable[Rule], *, failure_policy: str = "Ignore") 
             "matchConditions": [dict(_SPEC_CHANGED)],
             "variables": _variables(members),
             "validations": [
-                _validation(rule, part, _guards(rule, kinds)) for rule in members for part in (rule.cel.parts() if rule.cel else ())
+                _validation(rule, part, _guards(rule, kinds))
+                for rule in members
+                for part in (rule.cel.parts() if rule.cel else ())
             ],
         },
     }
@@ -508,8 +517,11 @@ def render_docs() -> str:
         "Ray objects created with kubectl, Argo CD or an SDK never meet `pulumi preview` or the policy pack. For them,",
         f"{len(covered)} of the catalogue's {len(reasons)} rules also run inside the Kubernetes API server as",
         "ValidatingAdmissionPolicies (`admissionregistration.k8s.io/v1`, Kubernetes 1.30 and later), generated from",
-        "the CEL each rule declares next to its Python check: no webhook, no server of ours. One policy per rule",
-        "(`kuberay-<rule id>`), its message naming the rule, the field path and the fix. The expressions use CEL's",
+        "the CEL each rule declares next to its Python check: no webhook, no server of ours. The rules bound alike",
+        "share one policy (`kuberay-deny` and `kuberay-warn` for one environment; per environment",
+        "`kuberay-dev-warn-staging-deny-prod-deny` and its kin), so that a request evaluates what they read in common",
+        "(the cluster spec, its groups and pod templates, the head container) once per policy; each refusal or",
+        "warning starts with the rule id, and names the field path and the fix. The expressions use CEL's",
         "standard library, the strings extension and Kubernetes' regex (`find`) and quantity (`quantity()`, 1.28+)",
         "libraries, all in 1.30; not the semver library (1.33+): rayVersion is read as the operator reads it",
         "(ParseGeneric, Masterminds semver) with regular expressions.",
@@ -534,7 +546,8 @@ def render_docs() -> str:
         "object; a rule mirroring an operator check skips an object whose `spec.managedBy` names another controller;",
         "on update a policy only judges a changed spec.",
         f"The policies judge KubeRay {TARGET_VERSION} with its default feature gates; `failurePolicy: Ignore`, so an",
-        "evaluation error never blocks a workload. `tests/cluster/test_admission_policies.py` holds the policies to",
+        "evaluation error never blocks a workload (the API server's CEL cost budget is per policy: an object so large",
+        "that a policy's rules exhaust it is let through, not refused). `tests/cluster/test_admission_policies.py` holds the policies to",
         "the Python checks in a",
         "real kube-apiserver: every rule example, every upstream sample and generated cases.",
         "",

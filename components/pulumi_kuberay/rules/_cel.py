@@ -1,10 +1,10 @@
 """A rule's check written in CEL, for the API server: ``declare(..., cel=Cel(...))`` beside the Python check.
 
-:mod:`pulumi_kuberay.admission` turns every rule that declares one into a ValidatingAdmissionPolicy (one policy per
-rule, bindings per environment), so teams creating Ray objects with kubectl, Argo CD or an SDK meet the same rule
-in the API server, with no server of ours. The Python check stays the reference: the cluster tier
-(``tests/cluster/test_admission_policies.py``) holds the two to the same verdict on every rule example and upstream
-sample.
+:mod:`pulumi_kuberay.admission` turns every rule that declares one into validations of a ValidatingAdmissionPolicy
+(the rules bound alike share one, bindings per environment), so teams creating Ray objects with kubectl, Argo CD
+or an SDK meet the same rule in the API server, with no server of ours. The Python check stays the reference: the
+cluster tier (``tests/cluster/test_admission_policies.py``) holds the two to the same verdict on every rule example
+and upstream sample.
 
 An expression is true when the subject complies. ``over`` names the subject, each bound to a CEL variable:
 
@@ -19,6 +19,11 @@ An expression is true when the subject complies. ``over`` names the subject, eac
 The object has passed the CRD schema when a validating policy runs (types are right) but any field may be absent:
 guard with ``has()``. ``path`` is where the rule reports, relative to the subject (shown in the message);
 ``message`` defaults to the rule's title; ``also`` holds further checks of the same rule (each its own validation).
+
+What several rules read is written once, below: the head container, its env and ports (``HEAD_CONTAINERS``,
+``head_env_entries``, ``HEAD_PORTS``: variables of the policy, evaluated once per request), a group's Ray container
+(``group_containers``, ``first_container_guard``), the job's deletion rules, the Pod Security checks, the version
+parsers. A rule's expression composes them in an f-string; none repeats a guard chain.
 Plain Python: never imports pulumi.
 """
 
@@ -161,10 +166,12 @@ def _not_unconfined(sc: str, profile: str) -> str:
 
 def _selinux_baseline(sc: str, selinux_types: Iterable[str]) -> str:
     options = f"{sc}.seLinuxOptions"
-    return (
-        f"(!has({options}) || ((!has({options}.type) || {options}.type in {_quoted(selinux_types)}) && "
-        f"(!has({options}.user) || {options}.user == '') && (!has({options}.role) || {options}.role == '')))"
+    fields = (
+        f"(!has({options}.type) || {options}.type in {_quoted(selinux_types)})",
+        f"(!has({options}.user) || {options}.user == '')",
+        f"(!has({options}.role) || {options}.role == '')",
     )
+    return f"(!has({options}) || ({' && '.join(fields)}))"
 
 
 def _context_baseline(sc: str, selinux_types: Iterable[str]) -> str:
@@ -203,15 +210,12 @@ def _every_container(pod: str, check: str) -> str:
 def pod_baseline(sysctls: Iterable[str], capabilities: Iterable[str], selinux_types: Iterable[str]) -> str:
     """The pod template ``t`` meets the Pod Security Standard baseline."""
     pod, sc = "t.spec", "t.spec.securityContext"
-    pod_context = (
-        f"(!has({sc}) || ((!has({sc}.sysctls) || {sc}.sysctls.all(s, has(s.name) && s.name in {_quoted(sysctls)})) && "
-        f"{_context_baseline(sc, selinux_types)}))"
-    )
+    safe_sysctls = f"(!has({sc}.sysctls) || {sc}.sysctls.all(s, has(s.name) && s.name in {_quoted(sysctls)}))"
+    pod_context = f"(!has({sc}) || ({safe_sysctls} && {_context_baseline(sc, selinux_types)}))"
     host = " && ".join(f"!(has({pod}.{key}) && {pod}.{key})" for key in ("hostNetwork", "hostPID", "hostIPC"))
-    container = (
-        f"(!has(k.securityContext) || ({container_context_baseline('k.securityContext', capabilities, selinux_types)})) && "
-        "(!has(k.ports) || k.ports.all(p, !has(p.hostPort) || p.hostPort == 0))"
-    )
+    context = container_context_baseline("k.securityContext", capabilities, selinux_types)
+    no_host_port = "(!has(k.ports) || k.ports.all(p, !has(p.hostPort) || p.hostPort == 0))"
+    container = f"(!has(k.securityContext) || ({context})) && {no_host_port}"
     volumes = f"(!has({pod}.volumes) || {pod}.volumes.all(v, !has(v.hostPath)))"
     return f"!has({pod}) || ({host} && {volumes} && {pod_context} && {_every_container(pod, container)})"
 
@@ -223,10 +227,9 @@ def _inherited(sc: str, pod: str, field: str, default: str) -> str:
 
 def container_restricted(sc: str, pod: str) -> str:
     """The container securityContext ``sc`` (in the pod spec ``pod``) meets restricted."""
-    seccomp = (
-        f"((has({sc}) && has({sc}.seccompProfile) && has({sc}.seccompProfile.type) && {sc}.seccompProfile.type != '') ? {sc}.seccompProfile.type : "
-        f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.seccompProfile) && has({pod}.securityContext.seccompProfile.type) ? {pod}.securityContext.seccompProfile.type : ''))"
-    )
+    own = f"(has({sc}) && has({sc}.seccompProfile) && has({sc}.seccompProfile.type) && {sc}.seccompProfile.type != '')"
+    pods = f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.seccompProfile) && has({pod}.securityContext.seccompProfile.type) ? {pod}.securityContext.seccompProfile.type : '')"
+    seccomp = f"({own} ? {sc}.seccompProfile.type : {pods})"
     return "(" + " && ".join(
         (
             f"has({sc}) && has({sc}.allowPrivilegeEscalation) && {sc}.allowPrivilegeEscalation == false",
@@ -265,12 +268,13 @@ def _condition_set(rule: str, field: str) -> str:
 
 #: The deletion rules the operator accepts one by one (one condition, a policy, ttlSeconds >= 0, a policy the job's
 #: cluster allows): the others are reported by their own rules.
-VALID_DELETION_RULES = (
-    f"{DELETION_RULES}.filter(v, ({_condition_set('v', 'jobStatus')} != {_condition_set('v', 'jobDeploymentStatus')} && has(v.policy) && "
-    "(!has(v.condition) || !has(v.condition.ttlSeconds) || v.condition.ttlSeconds >= 0) && "
-    "!((has(j.clusterSelector) && size(j.clusterSelector) > 0) && v.policy in ['DeleteCluster', 'DeleteWorkers']) && "
-    "!((has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) && v.policy == 'DeleteWorkers')))"
+_VALID_DELETION_RULE = (
+    f"{_condition_set('v', 'jobStatus')} != {_condition_set('v', 'jobDeploymentStatus')} && has(v.policy)",
+    "(!has(v.condition) || !has(v.condition.ttlSeconds) || v.condition.ttlSeconds >= 0)",
+    "!((has(j.clusterSelector) && size(j.clusterSelector) > 0) && v.policy in ['DeleteCluster', 'DeleteWorkers'])",
+    "!((has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) && v.policy == 'DeleteWorkers')",
 )
+VALID_DELETION_RULES = f"{DELETION_RULES}.filter(v, ({' && '.join(_VALID_DELETION_RULE)}))"
 
 
 def deletion_condition(rule: str) -> str:
