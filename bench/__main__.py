@@ -135,7 +135,8 @@ def admission_rows(admission: dict[str, Any]) -> list[str]:
     for mode in ("sequential", "concurrent"):
         without, with_, again = (admission[p][mode] for p in ("without", "with", "without_again"))
         rows.append(
-            f"| dry-run create, {admission['policies']} admission policies, {with_['requests']} requests, "
+            f"| dry-run create, {admission['policies']} admission policies "
+            f"({admission.get('rules', admission['policies'])} rules), {with_['requests']} requests, "
             f"{with_['concurrency']} at a time | p50 {with_['p50_ms']:.1f} ms, p99 {with_['p99_ms']:.1f} ms "
             f"| without: p50 {without['p50_ms']:.1f} ms, p99 {without['p99_ms']:.1f} ms (after: "
             f"{again['p50_ms']:.1f} / {again['p99_ms']:.1f}) | {with_['p99_ms'] / without['p99_ms']:.2f} (p99) | | |"

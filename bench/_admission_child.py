@@ -123,9 +123,14 @@ def main() -> None:
             server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
             api = Api(server)
             docs = [{**d, "metadata": {**(d.get("metadata") or {}), "namespace": NAMESPACE}} for d in sample_documents()]
-            out: dict[str, Any] = {"documents": len(docs), "policies": len(admission.covered_rules())}
+            policies = admission.admission_policies("staging")
+            out: dict[str, Any] = {
+                "documents": len(docs),
+                "policies": sum(1 for doc in policies if doc["kind"] == "ValidatingAdmissionPolicy"),
+                "rules": sum(len(admission.policy_rules(doc)) for doc in policies),
+            }
             out["without"] = _phases(api, docs, n)
-            for doc in admission.admission_policies("staging"):
+            for doc in policies:
                 server.create(doc)
             probe = {**rules.RULES["worker-min-exceeds-max"].violating}
             probe["metadata"] = {**probe["metadata"], "namespace": NAMESPACE}

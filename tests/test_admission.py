@@ -50,10 +50,47 @@ def test_covered_rules_are_judged_alike_by_every_target_of_the_policies() -> Non
         assert rule.since is None or rule.since <= rules.parse_kuberay_version(admission.TARGET_VERSION), rule.id
 
 
-def test_a_policy_per_rule_with_its_message_path_and_fix() -> None:
+def _policies(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == "ValidatingAdmissionPolicy"}
+
+
+def _policy_of(rule_id: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    (found,) = [d for d in _policies(docs).values() if rule_id in admission.policy_rules(d)]
+    return found
+
+
+def test_rules_bound_alike_share_one_policy() -> None:
+    docs = admission.admission_policies("staging")
+    policies = _policies(docs)
+    assert list(policies) == ["kuberay-deny", "kuberay-warn"]
+    held = [rule_id for policy in policies.values() for rule_id in admission.policy_rules(policy)]
+    assert sorted(held) == sorted(rule.id for rule in admission.covered_rules())
+    for policy in policies.values():
+        validations = policy["spec"]["validations"]
+        members = admission.policy_rules(policy)
+        cels = [cel for rid in members if (cel := rules.RULES[rid].cel) is not None]
+        assert len(cels) == len(members) and len(validations) == sum(len(cel.parts()) for cel in cels)
+        for validation in validations:
+            rule_id = admission.RULE_IN_MESSAGE.match(validation["message"])
+            assert rule_id and rule_id.group(1) in members, validation["message"][:80]
+            assert validation["expression"].startswith(f'"{rule_id.group(1)}" in variables.suppressed || ')
+    assert {rules.RULES[rid].severity for rid in admission.policy_rules(policies["kuberay-deny"])} == {"critical"}
+    assert [c["name"] for c in policies["kuberay-deny"]["spec"]["matchConditions"]] == ["created-or-spec-changed"]
+
+
+def test_per_environment_policies_are_named_by_their_actions() -> None:
+    names = list(_policies(admission.admission_policies()))
+    assert names == [
+        "kuberay-dev-warn-staging-deny-prod-deny",
+        "kuberay-dev-warn-staging-warn-prod-deny",
+        "kuberay-dev-warn-staging-warn-prod-warn",
+    ]
+    assert list(_policies(admission.admission_policies(mode="warn"))) == ["kuberay-dev-warn-staging-warn-prod-warn"]
+
+
+def test_each_validation_names_its_rule_path_and_fix() -> None:
     rule = rules.RULES["worker-min-exceeds-max"]
-    policy = admission.policy(rule)
-    assert policy["metadata"]["name"] == "kuberay-worker-min-exceeds-max"
+    policy = _policy_of(rule.id, admission.admission_policies("prod"))
     spec = policy["spec"]
     assert spec["failurePolicy"] == "Ignore"
     assert spec["matchConstraints"]["resourceRules"][0]["resources"] == [
@@ -62,18 +99,40 @@ def test_a_policy_per_rule_with_its_message_path_and_fix() -> None:
         "rayservices",
         "raycronjobs",
     ]
-    assert [c["name"] for c in spec["matchConditions"]] == ["not-suppressed", "created-or-spec-changed", "managed-by-kuberay"]
-    (validation,) = spec["validations"]
+    (validation,) = [v for v in spec["validations"] if v["message"].startswith(f"{rule.id} (")]
     assert validation["message"].startswith("worker-min-exceeds-max (critical): ")
     assert "workerGroupSpecs[].minReplicas" in validation["message"] and rule.fix in validation["message"]
     assert "variables.clusterPath" in validation["messageExpression"]
-    assert [v["name"] for v in spec["variables"]] == ["clusters", "clusterPath", "workers"]
+    # An operator rule skips an object another controller manages; this rule applies to every kind: no kind guard.
+    guards = '"worker-min-exceeds-max" in variables.suppressed || variables.foreignManaged || ('
+    assert validation["expression"].startswith(guards)
+    names = [v["name"] for v in spec["variables"]]
+    assert names[:4] == ["suppressed", "foreignManaged", "clusters", "clusterPath"]
+
+
+def test_a_rule_of_fewer_kinds_is_guarded_by_kind() -> None:
+    rule = rules.RULES["rayjob-ttl-negative"]
+    assert set(rule.kinds) < set(admission.PLURALS)
+    (validation,) = admission.policy("p", [rule, rules.RULES["worker-min-exceeds-max"]])["spec"]["validations"][:1]
+    kinds = ", ".join(repr(kind) for kind in rule.kinds)
+    assert f"!(object.kind in [{kinds}])" in validation["expression"]
+    (alone,) = admission.policy("p", [rule])["spec"]["validations"]
+    assert "object.kind in" not in alone["expression"].split(" || (", 1)[0]
 
 
 def test_a_rule_with_further_checks_gets_one_validation_each() -> None:
-    policy = admission.policy(rules.RULES["pod-security-baseline"])
+    policy = admission.policy("p", [rules.RULES["pod-security-baseline"]])
     assert len(policy["spec"]["validations"]) == 2
-    assert "managed-by-kuberay" not in [c["name"] for c in policy["spec"]["matchConditions"]]  # not an operator rule
+    assert all("variables.foreignManaged" not in v["expression"] for v in policy["spec"]["validations"])  # not an operator rule
+
+
+def test_the_head_container_guard_chain_is_written_once() -> None:
+    """The rules read the head container through the policy's variables (``rules._cel.HEAD_CONTAINERS`` ...), never
+    through their own guard chain."""
+    chain = "has(c.headGroupSpec.template.spec.containers)"
+    parts = [(rule.id, part) for rule in admission.covered_rules() if rule.cel for part in rule.cel.parts()]
+    repeated = [rule_id for rule_id, part in parts if chain in part.expression]
+    assert repeated == []
 
 
 @pytest.mark.parametrize("environment", rules.ENVIRONMENTS)
@@ -92,7 +151,9 @@ def test_a_policy_config_file_overrides_the_levels_as_it_does_for_the_pack() -> 
     assert admission.actions(rule, "staging", levels={rule.id: "mandatory"}) == ["Deny", "Audit"]
     assert admission.actions(rule, "staging", levels={rule.id: {"enforcementLevel": "disabled"}}) == []
     docs = admission.admission_policies("staging", levels={rule.id: "disabled"})
-    assert admission.policy_name(rule.id) not in {d["metadata"]["name"] for d in docs}
+    assert rule.id not in {rule_id for d in docs for rule_id in admission.policy_rules(d)}
+    raised = admission.admission_policies("staging", levels={rule.id: "mandatory"})
+    assert rule.id in admission.policy_rules(_policies(raised)["kuberay-deny"])
 
 
 def test_bindings_per_environment_select_labelled_namespaces() -> None:
@@ -129,6 +190,7 @@ def test_lint_emits_the_policies_as_yaml() -> None:
     docs = [d for d in yaml.safe_load_all(out) if d]
     assert docs == admission.admission_policies("prod")
     assert out.startswith(f"# {len(admission.covered_rules())} rules")
+    assert len(_policies(docs)) == 2  # prod: Deny (high and critical) and Warn
 
 
 def test_lint_emits_warn_only_with_a_policy_config(tmp_path: Path) -> None:
@@ -136,8 +198,8 @@ def test_lint_emits_warn_only_with_a_policy_config(tmp_path: Path) -> None:
     config.write_text(json.dumps({"worker-min-exceeds-max": "disabled"}))
     code, out, _ = _lint("--emit-admission-policies", "--environment", "dev", "--policy-config", str(config))
     assert code == 0
-    names = {d["metadata"]["name"] for d in yaml.safe_load_all(out) if d}
-    assert "kuberay-worker-min-exceeds-max" not in names and "kuberay-rayjob-ttl-negative" in names
+    held = {rule_id for d in yaml.safe_load_all(out) if d for rule_id in admission.policy_rules(d)}
+    assert "worker-min-exceeds-max" not in held and "rayjob-ttl-negative" in held
     code, out, _ = _lint("--emit-admission-policies", "--admission-mode", "warn")
     assert code == 0
     actions = {tuple(d["spec"]["validationActions"]) for d in yaml.safe_load_all(out) if d and "policyName" in d["spec"]}
@@ -172,16 +234,17 @@ def test_operator_installs_the_policies_after_the_crds(mocks: MockEnv) -> pulumi
     def check(*_: Any) -> None:
         policies = mocks.created(VAP)
         bindings = mocks.created(VAPB)
-        assert len(policies) == len(admission.covered_rules()) == len(bindings)
-        expected = {d["metadata"]["name"]: d for d in admission.admission_policies("prod")}
+        expected = _policies(admission.admission_policies("prod"))
+        assert len(policies) == len(expected) == len(bindings) == 2
         for policy in policies:
             name = policy.inputs["metadata"]["name"]
             assert policy.inputs["spec"]["validations"] == expected[name]["spec"]["validations"]
             deps = set(mocks.request(VAP, policy.name).dependencies)
             assert len(deps) == 4 and all("CustomResourceDefinition" in d for d in deps)
         actions = {b.inputs["metadata"]["name"]: b.inputs["spec"]["validationActions"] for b in bindings}
-        assert actions["kuberay-worker-min-exceeds-max-prod"] == ["Deny", "Audit"]
-        assert actions["kuberay-image-tag-not-pinned-prod"] == ["Deny", "Audit"]  # high: mandatory in prod
+        assert actions == {"kuberay-deny-prod": ["Deny", "Audit"], "kuberay-warn-prod": ["Warn", "Audit"]}
+        deny = admission.policy_rules(expected["kuberay-deny"])
+        assert "worker-min-exceeds-max" in deny and "image-tag-not-pinned" in deny  # high: mandatory in prod
 
     return after_settling(check, op.urn, *[r.urn for r in op.admission_policies])
 
@@ -194,7 +257,7 @@ def test_operator_installs_warn_only_bindings(mocks: MockEnv) -> pulumi.Output[A
 
     def check(*_: Any) -> None:
         bindings = mocks.created(VAPB)
-        assert len(bindings) == 3 * len(admission.covered_rules())
+        assert len(bindings) == 3 * len(mocks.created(VAP)) == 3  # one policy, one binding per environment
         assert {tuple(b.inputs["spec"]["validationActions"]) for b in bindings} == {("Warn", "Audit")}
 
     return after_settling(check, op.urn, *[r.urn for r in op.admission_policies])
@@ -228,12 +291,14 @@ def test_every_variable_an_expression_reads_is_declared_before() -> None:
     import re
 
     uses = re.compile(r"variables\.([A-Za-z]+)")
-    for rule in admission.covered_rules():
-        spec = admission.policy(rule)["spec"]
+    alone = [admission.policy(rule.id, [rule]) for rule in admission.covered_rules()]
+    for policy in [*alone, *_policies(admission.admission_policies()).values()]:
+        spec = policy["spec"]
+        name = policy["metadata"]["name"]
         declared: list[str] = []
         for variable in spec["variables"]:
-            assert set(uses.findall(variable["expression"])) <= set(declared), (rule.id, variable["name"])
+            assert set(uses.findall(variable["expression"])) <= set(declared), (name, variable["name"])
             declared.append(variable["name"])
         for validation in spec["validations"]:
             for key in ("expression", "messageExpression"):
-                assert set(uses.findall(validation.get(key, ""))) <= set(declared), (rule.id, key)
+                assert set(uses.findall(validation.get(key, ""))) <= set(declared), (name, key)

@@ -1,10 +1,13 @@
 """The rule catalogue inside the API server: ValidatingAdmissionPolicies generated from the rules' CEL.
 
 For teams that create Ray objects with kubectl, Argo CD or an SDK (no ``pulumi preview``, no policy pack): every
-rule that declares its check in CEL (``declare(..., cel=Cel(...))``, :mod:`pulumi_kuberay.rules._cel`) becomes one
-``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy named ``kuberay-<rule id>``, and one binding per
-environment whose actions come from the policy pack's own mapping (:mod:`pulumi_kuberay.rules._enforcement`: a
-mandatory rule denies, an advisory one warns; both audit). Nothing of ours runs in the cluster.
+rule that declares its check in CEL (``declare(..., cel=Cel(...))``, :mod:`pulumi_kuberay.rules._cel`) becomes
+validations of an ``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy, bound per environment with the
+actions of the policy pack's own mapping (:mod:`pulumi_kuberay.rules._enforcement`: a mandatory rule denies, an
+advisory one warns; both audit). The rules bound alike share one policy (``kuberay-deny``, ``kuberay-warn``, or per
+environment ``kuberay-dev-warn-staging-deny-prod-deny``...): a request evaluates the variables they share (the
+cluster spec, its groups and pod templates, the head container) once per policy, not once per rule, and each
+message still starts with its rule id. Nothing of ours runs in the cluster.
 
 - ``admission_policies(environment)``: the policies and their bindings for one environment (bound in every
   namespace), or, with ``environment=None``, bindings for each environment matching the namespaces labelled
@@ -13,7 +16,7 @@ mandatory rule denies, an advisory one warns; both audit). Nothing of ours runs 
 - ``kuberay-lint --emit-admission-policies [--environment ENV]`` prints them; ``KubeRayOperator(...,
   admission_policies=True)`` installs them.
 
-Each policy mirrors what ``rules.check`` adds around a rule: the suppression annotation
+Each validation mirrors what ``rules.check`` adds around a rule: the suppression annotation
 (``suppress.pulumi-kuberay.io/<rule id>`` with a reason) skips it, and a rule mirroring an operator check skips an
 object whose ``spec.managedBy`` names another controller. On update a policy only judges a changed spec (the
 operator's own metadata updates of an object created before the policy pass). The policies judge KubeRay v1.7.0
@@ -28,7 +31,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pulumi_kuberay.kuberay.api import LATEST_VERSION, format_version
+from pulumi_kuberay.kuberay.api import LATEST_VERSION, RAY_GROUP, format_version
+from pulumi_kuberay.kuberay.api import PLURALS as API_PLURALS
+from pulumi_kuberay.kuberay.kubernetes import MANAGED_BY_LABEL
+from pulumi_kuberay.kuberay.names import KUBERAY_CONTROLLER
 from pulumi_kuberay.rules import (
     ENVIRONMENTS,
     RULES,
@@ -41,16 +47,15 @@ from pulumi_kuberay.rules import (
     render_text,
 )
 
-#: Policy names: ``kuberay-<rule id>``; bindings ``kuberay-<rule id>-<environment>``.
+#: Policy names: ``kuberay-<actions>`` (``policy_name``); bindings ``<policy name>-<environment>``.
 POLICY_PREFIX = "kuberay-"
 #: The namespace label that selects an environment's bindings (``environment=None``).
 ENVIRONMENT_LABEL = "pulumi-kuberay.io/environment"
-RULE_LABEL = "pulumi-kuberay.io/rule"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "pulumi-kuberay"}
+MANAGED_BY = {MANAGED_BY_LABEL: "pulumi-kuberay"}
 #: The KubeRay version (and its default feature gates) the policies judge.
 TARGET_VERSION = format_version(LATEST_VERSION)
-PLURALS = {"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices", "RayCronJob": "raycronjobs"}
-_KUBERAY_CONTROLLER = "ray.io/kuberay-operator"
+PLURALS = API_PLURALS
+_KUBERAY_CONTROLLER = KUBERAY_CONTROLLER
 
 #: How a binding acts: ``enforce`` follows the pack's levels (mandatory: Deny, advisory: Warn), ``warn`` only
 #: warns (a first rollout), ``audit`` only writes audit annotations.
@@ -162,6 +167,11 @@ def covered_rules() -> list[Rule]:
 # CEL scaffolding: the subjects a rule's expression is written over.
 
 
+def cel_string(text: str) -> str:
+    """``text`` as a CEL string literal (JSON's escapes are CEL's)."""
+    return json.dumps(text)
+
+
 def _has_chain(path: str) -> str:
     """``object.spec.a`` -> ``has(object.spec) && has(object.spec.a)``."""
     parts = path.split(".")
@@ -182,10 +192,25 @@ _CLUSTER_LOCATIONS = {
     "RayService": "object.spec.rayClusterConfig",
     "RayCronJob": "object.spec.jobTemplate.rayClusterSpec",
 }
+_HEAD_CONTAINER_LIST = "variables.clusters[0].headGroupSpec.template.spec.containers"
+_HEAD_CONTAINER_CHAIN = " && ".join(
+    f"has(variables.clusters[0].{path})"
+    for path in ("headGroupSpec", "headGroupSpec.template", "headGroupSpec.template.spec", "headGroupSpec.template.spec.containers")
+)
 _JOB_LOCATIONS = {"RayJob": "object.spec", "RayCronJob": "object.spec.jobTemplate"}
 
 #: name -> (expression, the variables it reads), in dependency order.
 _VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    # The rule ids suppressed on the object with a reason (``suppress.pulumi-kuberay.io/<rule id>: <reason>``).
+    "suppressed": (
+        f"has(object.metadata.annotations) ? object.metadata.annotations.filter(k, k.startsWith({cel_string(SUPPRESS_PREFIX)}) && object.metadata.annotations[k].trim() != '').map(k, k.substring({len(SUPPRESS_PREFIX)})) : []",
+        (),
+    ),
+    # spec.managedBy names another controller: KubeRay leaves the object alone, and so do the rules mirroring it.
+    "foreignManaged": (
+        f"object.kind in ['RayCluster', 'RayJob', 'RayService'] && has(object.spec) && has(object.spec.managedBy) && object.spec.managedBy != '{_KUBERAY_CONTROLLER}'",
+        (),
+    ),
     "clusters": (_kind_list(_CLUSTER_LOCATIONS), ()),
     "clusterPath": (
         "object.kind == 'RayCluster' ? 'spec' : object.kind == 'RayJob' ? 'spec.rayClusterSpec' : object.kind == 'RayService' ? 'spec.rayClusterConfig' : 'spec.jobTemplate.rayClusterSpec'",
@@ -201,6 +226,20 @@ _VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "jobs": (_kind_list(_JOB_LOCATIONS), ()),
     "jobPath": ("object.kind == 'RayCronJob' ? 'spec.jobTemplate' : 'spec'", ()),
+    # The head group's Ray container (rules._cel.HEAD_CONTAINERS, HEAD_ENV, HEAD_PORTS): the c of an expression over
+    # clusters is variables.clusters[0], the object's one cluster spec.
+    "headContainers": (
+        f"variables.clusters.size() > 0 && {_HEAD_CONTAINER_CHAIN} && size({_HEAD_CONTAINER_LIST}) > 0 ? [{_HEAD_CONTAINER_LIST}[0]] : []",
+        ("clusters",),
+    ),
+    "headEnv": (
+        "variables.headContainers.size() > 0 && has(variables.headContainers[0].env) ? variables.headContainers[0].env : []",
+        ("clusters", "headContainers"),
+    ),
+    "headPorts": (
+        "variables.headContainers.size() > 0 && has(variables.headContainers[0].ports) ? variables.headContainers[0].ports : []",
+        ("clusters", "headContainers"),
+    ),
     "templates": (
         "variables.groups.filter(g, has(g.template)).map(g, g.template) + variables.jobs.filter(j, has(j.submitterPodTemplate)).map(j, j.submitterPodTemplate)",
         ("clusters", "workers", "groups", "jobs"),
@@ -236,11 +275,6 @@ _SUBJECTS: dict[Over, tuple[tuple[str, ...], str, str]] = {
 }
 
 
-def cel_string(text: str) -> str:
-    """``text`` as a CEL string literal (JSON's escapes are CEL's)."""
-    return json.dumps(text)
-
-
 def _message(rule: Rule, part: Cel, location: str) -> str:
     message = part.message or (rule.cel.message if rule.cel and rule.cel.message else rule.title)
     where = f" at {location}{part.path}" if (location or part.path) else ""
@@ -259,9 +293,12 @@ def _static_location(over: Over) -> str:
     }[over]
 
 
-def _validation(rule: Rule, part: Cel) -> dict[str, Any]:
+def _validation(rule: Rule, part: Cel, guards: list[str]) -> dict[str, Any]:
+    """One part of a rule's check, behind the guards that skip it (suppressed, managed elsewhere, another kind)."""
     _, wrap, location = _SUBJECTS[part.over]
     expression = wrap.replace("{E}", part.expression)
+    if guards:
+        expression = " || ".join([*guards, f"({expression})"])
     message = _message(rule, part, _static_location(part.over))
     head, _, fix = message.partition(f" at {_static_location(part.over)}{part.path}")
     validation: dict[str, Any] = {"expression": expression, "message": message, "reason": "Invalid"}
@@ -274,58 +311,59 @@ def _validation(rule: Rule, part: Cel) -> dict[str, Any]:
 _VARIABLE_USE = re.compile(r"variables\.([A-Za-z]+)")
 
 
-def _variables(rule: Rule) -> list[dict[str, str]]:
-    """The variables the rule's subjects and expressions read, with those they read, in dependency order."""
+def _variables(rules: Iterable[Rule]) -> list[dict[str, str]]:
+    """The variables the rules' subjects and expressions read, with those they read, in dependency order."""
     wanted: set[str] = set()
-    for part in rule.cel.parts() if rule.cel else ():
-        wanted.update(_SUBJECTS[part.over][0])
-        for name in _VARIABLE_USE.findall(part.expression):
-            if name not in _VARIABLES:
-                raise ValueError(f"rule {rule.id!r}: its CEL reads variables.{name}, which is not one of {', '.join(_VARIABLES)}")
-            wanted.update((name, *_VARIABLES[name][1]))
+    for rule in rules:
+        for part in rule.cel.parts() if rule.cel else ():
+            wanted.update(_SUBJECTS[part.over][0])
+            for name in _VARIABLE_USE.findall(part.expression):
+                if name not in _VARIABLES:
+                    raise ValueError(f"rule {rule.id!r}: its CEL reads variables.{name}, which is not one of {', '.join(_VARIABLES)}")
+                wanted.update((name, *_VARIABLES[name][1]))
+        if rule.operator_rules:
+            wanted.add("foreignManaged")
+        wanted.add("suppressed")
     return [{"name": name, "expression": expr} for name, (expr, _) in _VARIABLES.items() if name in wanted]
 
 
-def _match_conditions(rule: Rule) -> list[dict[str, str]]:
-    key = cel_string(SUPPRESS_PREFIX + rule.id)
-    conditions = [
-        {
-            "name": "not-suppressed",
-            "expression": f"!(has(object.metadata.annotations) && {key} in object.metadata.annotations && object.metadata.annotations[{key}].trim() != '')",
-        },
-        {
-            "name": "created-or-spec-changed",
-            "expression": "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
-        },
-    ]
+def _guards(rule: Rule, kinds: tuple[str, ...]) -> list[str]:
+    """What skips a rule in a policy it shares, as ``rules.check`` skips it: its suppression annotation with a
+    reason, ``spec.managedBy`` naming another controller (a rule mirroring an operator check), another kind."""
+    guards = [f"{cel_string(rule.id)} in variables.suppressed"]
     if rule.operator_rules:
-        conditions.append(
-            {
-                "name": "managed-by-kuberay",
-                "expression": f"!(object.kind in ['RayCluster', 'RayJob', 'RayService'] && has(object.spec) && has(object.spec.managedBy) && object.spec.managedBy != '{_KUBERAY_CONTROLLER}')",
-            }
-        )
-    return conditions
+        guards.append("variables.foreignManaged")
+    if set(kinds) - set(rule.kinds):
+        guards.append(f"!(object.kind in [{', '.join(repr(kind) for kind in rule.kinds)}])")
+    return guards
 
 
-def policy_name(rule_id: str) -> str:
-    return POLICY_PREFIX + rule_id
+#: The one match condition of every policy: on update a policy only judges a changed spec.
+_SPEC_CHANGED = {
+    "name": "created-or-spec-changed",
+    "expression": "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
+}
+#: A policy's annotation listing its rules (comma-separated), in declaration order.
+RULES_ANNOTATION = "pulumi-kuberay.io/rules"
 
 
-def policy(rule: Rule, *, failure_policy: str = "Ignore") -> dict[str, Any]:
-    """The ValidatingAdmissionPolicy of one rule (which must declare ``cel``)."""
-    if rule.cel is None:
-        raise ValueError(f"rule {rule.id!r} declares no CEL check")
+def policy(name: str, rules: Iterable[Rule], *, failure_policy: str = "Ignore") -> dict[str, Any]:
+    """One ValidatingAdmissionPolicy holding the checks of ``rules`` (each must declare ``cel``): the variables
+    they share are evaluated once per request, each rule's parts are its validations, each message names the rule."""
+    members = list(rules)
+    for rule in members:
+        if rule.cel is None:
+            raise ValueError(f"rule {rule.id!r} declares no CEL check")
+    kinds = tuple(kind for kind in PLURALS if any(kind in rule.kinds for rule in members))
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",
         "metadata": {
-            "name": policy_name(rule.id),
-            "labels": {**MANAGED_BY, RULE_LABEL: rule.id},
+            "name": name,
+            "labels": dict(MANAGED_BY),
             "annotations": {
-                "pulumi-kuberay.io/severity": rule.severity,
                 "pulumi-kuberay.io/kuberay-version": TARGET_VERSION,
-                "pulumi-kuberay.io/title": rule.title,
+                RULES_ANNOTATION: ",".join(rule.id for rule in members),
             },
         },
         "spec": {
@@ -333,16 +371,20 @@ def policy(rule: Rule, *, failure_policy: str = "Ignore") -> dict[str, Any]:
             "matchConstraints": {
                 "resourceRules": [
                     {
-                        "apiGroups": ["ray.io"],
+                        "apiGroups": [RAY_GROUP],
                         "apiVersions": ["v1"],
                         "operations": ["CREATE", "UPDATE"],
-                        "resources": [PLURALS[kind] for kind in rule.kinds],
+                        "resources": [PLURALS[kind] for kind in kinds],
                     }
                 ]
             },
-            "matchConditions": _match_conditions(rule),
-            "variables": _variables(rule),
-            "validations": [_validation(rule, part) for part in rule.cel.parts()],
+            "matchConditions": [dict(_SPEC_CHANGED)],
+            "variables": _variables(members),
+            "validations": [
+                _validation(rule, part, _guards(rule, kinds))
+                for rule in members
+                for part in (rule.cel.parts() if rule.cel else ())
+            ],
         },
     }
 
@@ -365,19 +407,32 @@ def actions(rule: Rule, environment: str, mode: Mode = "enforce", levels: Mappin
     return list(_ACTIONS["mandatory" if level in ("mandatory", "remediate") else "advisory"])
 
 
-def binding(rule: Rule, environment: str, validation_actions: list[str], *, selector: bool) -> dict[str, Any]:
-    spec: dict[str, Any] = {"policyName": policy_name(rule.id), "validationActions": validation_actions}
+def binding(policy_name: str, environment: str, validation_actions: list[str], *, selector: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"policyName": policy_name, "validationActions": validation_actions}
     if selector:
         spec["matchResources"] = {"namespaceSelector": {"matchLabels": {ENVIRONMENT_LABEL: environment}}}
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {
-            "name": f"{policy_name(rule.id)}-{environment}",
-            "labels": {**MANAGED_BY, RULE_LABEL: rule.id, ENVIRONMENT_LABEL: environment},
+            "name": f"{policy_name}-{environment}",
+            "labels": {**MANAGED_BY, ENVIRONMENT_LABEL: environment},
         },
         "spec": spec,
     }
+
+
+#: A binding's actions in one word (a policy's name says how each environment binds it).
+_ACTION_WORDS = {("Deny", "Audit"): "deny", ("Warn", "Audit"): "warn", ("Audit",): "audit", (): "off"}
+
+
+def policy_name(environments: tuple[str, ...], bound: tuple[tuple[str, ...], ...], *, selector: bool) -> str:
+    """``kuberay-deny`` (one environment), or ``kuberay-dev-warn-staging-deny-prod-deny`` (one binding per
+    environment): the rules bound alike share a policy."""
+    words = [_ACTION_WORDS[acts] for acts in bound]
+    if not selector:
+        return POLICY_PREFIX + words[0]
+    return POLICY_PREFIX + "-".join(f"{env}-{word}" for env, word in zip(environments, words, strict=True))
 
 
 def admission_policies(
@@ -389,27 +444,49 @@ def admission_policies(
     rule_ids: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The policies and bindings: for ``environment`` in every namespace, or (None) for each environment on the
-    namespaces labelled ``pulumi-kuberay.io/environment=<env>``. ``failure_policy``: ``Ignore`` (default: an
-    evaluation error, a bug of ours, never blocks a workload) or ``Fail``."""
+    namespaces labelled ``pulumi-kuberay.io/environment=<env>``. The rules bound alike (the same actions in each
+    environment) share one policy, so a request evaluates each shared variable (the cluster specs, groups, pod
+    templates) once per policy, not once per rule. ``failure_policy``: ``Ignore`` (default: an evaluation error, a
+    bug of ours, never blocks a workload) or ``Fail``."""
     if environment is not None and environment not in ENVIRONMENTS:
         raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     wanted = set(rule_ids) if rule_ids is not None else None
     environments = (environment,) if environment is not None else ENVIRONMENTS
-    docs: list[dict[str, Any]] = []
+    groups: dict[tuple[tuple[str, ...], ...], list[Rule]] = {}
     for rule in covered_rules():
         if wanted is not None and rule.id not in wanted:
             continue
-        bindings = [
-            binding(rule, env, found, selector=environment is None)
-            for env in environments
-            if (found := actions(rule, env, mode, levels))
-        ]
-        if bindings:
-            docs.append(policy(rule, failure_policy=failure_policy))
-            docs.extend(bindings)
+        bound = tuple(tuple(actions(rule, env, mode, levels)) for env in environments)
+        if any(bound):
+            groups.setdefault(bound, []).append(rule)
+    docs: list[dict[str, Any]] = []
+    for bound, members in sorted(groups.items(), key=lambda item: [_ORDER[acts] for acts in item[0]]):
+        name = policy_name(environments, bound, selector=environment is None)
+        docs.append(policy(name, members, failure_policy=failure_policy))
+        docs.extend(
+            binding(name, env, list(acts), selector=environment is None)
+            for env, acts in zip(environments, bound, strict=True)
+            if acts
+        )
     return docs
+
+
+#: Policies in the order of their strictness (Deny first).
+_ORDER = {acts: i for i, acts in enumerate(_ACTION_WORDS)}
+
+
+def policy_rules(doc: Mapping[str, Any]) -> list[str]:
+    """The rule ids a generated policy holds (its ``pulumi-kuberay.io/rules`` annotation), [] for other documents."""
+    if doc.get("kind") != "ValidatingAdmissionPolicy":
+        return []
+    listed = str(doc.get("metadata", {}).get("annotations", {}).get(RULES_ANNOTATION, ""))
+    return [rule_id for rule_id in listed.split(",") if rule_id]
+
+
+#: Where a refusal or warning names its rule: every message starts ``<rule id> (<severity>): ``.
+RULE_IN_MESSAGE = re.compile(r"\b([a-z0-9]+(?:-[a-z0-9]+)+) \((?:low|medium|high|critical)\): ")
 
 
 def to_yaml(docs: Iterable[Mapping[str, Any]]) -> str:
@@ -443,8 +520,11 @@ def render_docs() -> str:
         "Ray objects created with kubectl, Argo CD or an SDK never meet `pulumi preview` or the policy pack. For them,",
         f"{len(covered)} of the catalogue's {len(reasons)} rules also run inside the Kubernetes API server as",
         "ValidatingAdmissionPolicies (`admissionregistration.k8s.io/v1`, Kubernetes 1.30 and later), generated from",
-        "the CEL each rule declares next to its Python check: no webhook, no server of ours. One policy per rule",
-        "(`kuberay-<rule id>`), its message naming the rule, the field path and the fix. The expressions use CEL's",
+        "the CEL each rule declares next to its Python check: no webhook, no server of ours. The rules bound alike",
+        "share one policy (`kuberay-deny` and `kuberay-warn` for one environment; per environment",
+        "`kuberay-dev-warn-staging-deny-prod-deny` and its kin), so that a request evaluates what they read in common",
+        "(the cluster spec, its groups and pod templates, the head container) once per policy; each refusal or",
+        "warning starts with the rule id, and names the field path and the fix. The expressions use CEL's",
         "standard library, the strings extension and Kubernetes' regex (`find`) and quantity (`quantity()`, 1.28+)",
         "libraries, all in 1.30; not the semver library (1.33+): rayVersion is read as the operator reads it",
         "(ParseGeneric, Masterminds semver) with regular expressions.",
@@ -469,7 +549,8 @@ def render_docs() -> str:
         "object; a rule mirroring an operator check skips an object whose `spec.managedBy` names another controller;",
         "on update a policy only judges a changed spec.",
         f"The policies judge KubeRay {TARGET_VERSION} with its default feature gates; `failurePolicy: Ignore`, so an",
-        "evaluation error never blocks a workload. `tests/cluster/test_admission_policies.py` holds the policies to",
+        "evaluation error never blocks a workload (the API server's CEL cost budget is per policy: an object so large",
+        "that a policy's rules exhaust it is let through, not refused). `tests/cluster/test_admission_policies.py` holds the policies to",
         "the Python checks in a",
         "real kube-apiserver: every rule example, every upstream sample and generated cases.",
         "",

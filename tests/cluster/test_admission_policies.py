@@ -16,7 +16,7 @@ and the generated policies. Then:
   and every upstream sample is accepted but one the Python check finds a covered critical rule on (KubeRay's vLLM
   TPU sample, an envsubst template: image-reference-invalid), refused by that rule as the pack refuses it.
 * **deny-all** (every covered rule bound with Deny, ``failurePolicy: Fail``): each covered rule's violating
-  example, the other covered rules the Python check finds on it suppressed, is refused by its own policy with our
+  example, the other covered rules the Python check finds on it suppressed, is refused by its own rule with our
   message, unless the API server's own validation refuses it first (counted and listed); every upstream sample is
   accepted once the covered rules the Python check finds on it are suppressed, and as it is is refused by one of them.
 
@@ -48,6 +48,14 @@ REFERENCE_VERSION = "1.7.0"
 NAMESPACE = "vap"
 WORKERS = 5
 _POLICY = re.compile(r"ValidatingAdmissionPolicy '(kuberay-[a-z0-9-]+)'")
+
+
+def _rule_named(text: str) -> str | None:
+    """The rule a refusal or warning of one of our policies names (our policies hold several rules each: every
+    message starts with its rule id and severity), or None."""
+    policy = _POLICY.search(text)
+    named = admission.RULE_IN_MESSAGE.search(text, policy.end()) if policy else None
+    return named.group(1) if named else None
 #: The API server's budget for the warnings of one response (k8s.io/apiserver warning recorder): past it each
 #: warning is cut to 256 characters and further ones are dropped.
 WARNING_BUDGET = 4096
@@ -95,7 +103,7 @@ def _delete_bindings(server: LocalApiServer) -> None:
 
 def _wait_until_active(server: LocalApiServer, expect: str) -> None:
     """Policies and bindings reach the admission plugin through informers, each in its own time: wait until every
-    covered rule's violating example is judged by its own policy (``expect``: ``warn``, or ``deny`` for the critical
+    covered rule's violating example is judged by its own rule (``expect``: ``warn``, or ``deny`` for the critical
     rules as staging binds them); examples the CRD schema refuses first are left out."""
     covered = admission.covered_rules()
     examples = [prepared(rule.violating) for rule in covered]
@@ -105,12 +113,11 @@ def _wait_until_active(server: LocalApiServer, expect: str) -> None:
         for rule, reply in zip(covered, dry_run_all(server, examples), strict=True):
             if reply.code != 201 and "ValidatingAdmissionPolicy" not in reply.message:
                 continue  # refused before any policy
-            name = admission.policy_name(rule.id)
             denied = reply.code != 201 and "ValidatingAdmissionPolicy" in reply.message
             if expect == "deny" and rule.severity == "critical":
                 ok = denied
             else:
-                ok = denied or any(f"'{name}'" in w for w in reply.warnings)
+                ok = denied or any(_rule_named(w) == rule.id for w in reply.warnings)
             if not ok:
                 waiting.append(rule.id)
         if not waiting:
@@ -379,9 +386,8 @@ def compare(server: LocalApiServer, cases: list[tuple[str, dict[str, Any]]], tal
         if reply.code != 201:
             tally.refused_before_policies.append(f"{label}: HTTP {reply.code}: {reply.message[:240]}")
             continue
-        named = [(w, m.group(1)) for w in reply.warnings if (m := _POLICY.search(w))]
-        ours = [w for w, _ in named]
-        got = {name.removeprefix(admission.POLICY_PREFIX) for _, name in named}
+        ours = [w for w in reply.warnings if _POLICY.search(w)]
+        got = {rule_id for w in ours if (rule_id := _rule_named(w)) is not None}
         errors = [w for w in ours if not re.search(r"': [a-z0-9-]+ \((low|medium|high|critical)\): ", w)]
         tally.fired.update(got)
         if got == want and not errors:
@@ -397,10 +403,9 @@ def compare(server: LocalApiServer, cases: list[tuple[str, dict[str, Any]]], tal
 
 def _ours(reply: Reply) -> str | None:
     """The rule whose policy refused the request with our message, or None."""
-    named = _POLICY.search(reply.message)
-    if reply.code == 201 or named is None:
+    rule_id = _rule_named(reply.message)
+    if reply.code == 201 or rule_id is None:
         return None
-    rule_id = named.group(1).removeprefix(admission.POLICY_PREFIX)
     rule = rules.RULES.get(rule_id)
     return rule_id if rule is not None and f"{rule_id} ({rule.severity}): " in reply.message else None
 
@@ -449,8 +454,7 @@ def test_staging_policies_refuse_the_critical_violations_and_accept_every_sample
         critical = {rid for rid in fired if rules.RULES[rid].severity == "critical"}
         if critical:
             # The API server reports the first denying policy only: one of the critical rules that fire.
-            named = _POLICY.search(reply.message)
-            name = named.group(1).removeprefix(admission.POLICY_PREFIX) if named else None
+            name = _rule_named(reply.message)
             if reply.code == 201:
                 problems.append(f"{rule.id}: the violating example was accepted")
             elif name not in critical or f"{name} (critical): " not in reply.message:
@@ -530,7 +534,7 @@ def test_deny_all_refuses_every_covered_violation_with_its_rule_and_no_sample_be
         elif _ours(reply) == rule.id:
             refused.append(rule.id)
         else:
-            problems.append(f"{rule.id}: not refused by its own policy: HTTP {reply.code}: {reply.message[:300]}")
+            problems.append(f"{rule.id}: not refused by its own rule: HTTP {reply.code}: {reply.message[:300]}")
     samples = sample_cases()
     sent = [prepared(doc) for _, doc in samples]
     found = [expected_ids(doc, covered_ids) for doc in sent]
@@ -552,7 +556,7 @@ def test_deny_all_refuses_every_covered_violation_with_its_rule_and_no_sample_be
             problems.append(f"{label}: Python finds {sorted(ids)}, the API server answers HTTP {reply.code}: {reply.message[:300]}")
     sys.stderr.write(
         f"[admission policies] deny-all: {len(covered)} covered rules, {len(refused)} violating examples refused by their "
-        f"own policy with our message, {len(before)} refused first by the API server's own validation; "
+        f"own rule with our message, {len(before)} refused first by the API server's own validation; "
         f"{len(samples)} upstream samples: {len(samples) - samples_before} accepted with the rules the Python check finds "
         f"suppressed ({accepted} as they are, {refused_samples} refused as they are by a rule the Python check finds), "
         f"{samples_before} refused before any policy\n"

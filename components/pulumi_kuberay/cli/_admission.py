@@ -34,6 +34,6 @@ def emit(args: argparse.Namespace) -> int:
             print(f"{TOOL_NAME}: error: --policy-config: {exc}", file=sys.stderr)
             return 2
     docs = admission.admission_policies(args.environment, mode=args.admission_mode, levels=levels)
-    sys.stdout.write(f"# {len([d for d in docs if d['kind'] == 'ValidatingAdmissionPolicy'])} rules of the pulumi-kuberay catalogue in the API server (KubeRay {admission.TARGET_VERSION}); kuberay-lint and the policy pack run the rest\n")
+    sys.stdout.write(f"# {sum(len(admission.policy_rules(d)) for d in docs)} rules of the pulumi-kuberay catalogue in the API server (KubeRay {admission.TARGET_VERSION}); kuberay-lint and the policy pack run the rest\n")
     sys.stdout.write(admission.to_yaml(docs))
     return 0

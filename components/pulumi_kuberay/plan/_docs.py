@@ -29,7 +29,8 @@ The change rules judge the plan (`change-not-reaching-pods`, `rayservice-cluster
 warnings on the component, a critical finding fails the step; `kuberay-lint --diff` reports the same findings.
 They are silenced as every rule, on the new manifest and with a reason
 (`suppress.pulumi-kuberay.io/<rule-id>: "why"`); an empty reason, which used to silence a change rule, is ignored.
-
+"""
+_HELD_AND_ACTIONS = """
 Every row is held three ways:
 
 - the plan itself (`tests/test_plan.py`);
@@ -70,7 +71,7 @@ def _setting(case: Case) -> str:
 
 def render() -> str:
     """docs/changes.md: one table per kind, a row per case."""
-    out = [INTRO]
+    out = [INTRO + _HELD_AND_ACTIONS]
     for kind in KINDS:
         rows = [c for c in CASES if c.kind == kind]
         if not rows:

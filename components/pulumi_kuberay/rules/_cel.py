@@ -1,10 +1,10 @@
 """A rule's check written in CEL, for the API server: ``declare(..., cel=Cel(...))`` beside the Python check.
 
-:mod:`pulumi_kuberay.admission` turns every rule that declares one into a ValidatingAdmissionPolicy (one policy per
-rule, bindings per environment), so teams creating Ray objects with kubectl, Argo CD or an SDK meet the same rule
-in the API server, with no server of ours. The Python check stays the reference: the cluster tier
-(``tests/cluster/test_admission_policies.py``) holds the two to the same verdict on every rule example and upstream
-sample.
+:mod:`pulumi_kuberay.admission` turns every rule that declares one into validations of a ValidatingAdmissionPolicy
+(the rules bound alike share one, bindings per environment), so teams creating Ray objects with kubectl, Argo CD
+or an SDK meet the same rule in the API server, with no server of ours. The Python check stays the reference: the
+cluster tier (``tests/cluster/test_admission_policies.py``) holds the two to the same verdict on every rule example
+and upstream sample.
 
 An expression is true when the subject complies. ``over`` names the subject, each bound to a CEL variable:
 
@@ -19,11 +19,17 @@ An expression is true when the subject complies. ``over`` names the subject, eac
 The object has passed the CRD schema when a validating policy runs (types are right) but any field may be absent:
 guard with ``has()``. ``path`` is where the rule reports, relative to the subject (shown in the message);
 ``message`` defaults to the rule's title; ``also`` holds further checks of the same rule (each its own validation).
+
+What several rules read is written once, below: the head container, its env and ports (``HEAD_CONTAINERS``,
+``head_env_entries``, ``HEAD_PORTS``: variables of the policy, evaluated once per request), a group's Ray container
+(``group_containers``, ``first_container_guard``), the job's deletion rules, the Pod Security checks, the version
+parsers. A rule's expression composes them in an f-string; none repeats a guard chain.
 Plain Python: never imports pulumi.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -87,3 +93,211 @@ def semver_release_at_least(text: str, minimum: tuple[int, int, int]) -> str:
     at least ``minimum`` (a Masterminds constraint ``>= minimum``, which no pre-release satisfies)."""
     numbers = _numbers_at_least(f"{text}.find({_NUMBERS}).split('.')", minimum, plain_major=False)
     return f"({text}.matches({_SEMVER_RELEASE}) && {numbers})"
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared parts: each written once here, read by the rules' expressions (``cel=Cel(...)``) and, for the head
+# container, evaluated once per request as variables of the policy (``pulumi_kuberay.admission``).
+
+
+def has_all(path: str) -> str:
+    """``c.a.b`` -> ``has(c.a) && has(c.a.b)``: the guard chain to a field (the first name is a variable)."""
+    parts = path.split(".")
+    return " && ".join(f"has({'.'.join(parts[: i + 1])})" for i in range(1, len(parts)))
+
+
+def is_true(field: str) -> str:
+    """The boolean ``field`` is set and true."""
+    return f"({has_all(field)} && {field})"
+
+
+def items(field: str) -> str:
+    """The list ``field``, or [] when absent."""
+    return f"({has_all(field)} ? {field} : [])"
+
+
+def first_container_guard(template: str) -> str:
+    """The pod template ``template`` has a first container (KubeRay's Ray container)."""
+    containers = f"{template}.spec.containers"
+    return f"{has_all(containers)} && size({containers}) > 0"
+
+
+def first_container(template: str) -> str:
+    """The first container of ``template`` (guard with ``first_container_guard``)."""
+    return f"{template}.spec.containers[0]"
+
+
+def group_containers(group: str = "g") -> str:
+    """The first container of the group ``group``, a 0/1-element list."""
+    template = f"{group}.template"
+    return f"({first_container_guard(template)} ? [{first_container(template)}] : [])"
+
+
+#: The head group's Ray container (its first) as a 0/1-element list, its env and its ports (lists): variables of
+#: the policy (``pulumi_kuberay.admission``), evaluated once per request. Each reads the object's one cluster spec
+#: (``variables.clusters[0]``), the ``c`` of an expression over clusters.
+HEAD_CONTAINERS = "variables.headContainers"
+HEAD_ENV = "variables.headEnv"
+HEAD_PORTS = "variables.headPorts"
+
+
+def head_env_entries(name: str) -> str:
+    """The head container's env entries named ``name`` (a list: KubeRay reads the first)."""
+    return f"{HEAD_ENV}.filter(e, e.name == '{name}')"
+
+
+# --------------------------------------------------------------------------------------------------
+# Pod Security Standards (k8s.io/pod-security-admission policy/check_*.go) over a securityContext ``sc`` and a pod
+# spec: the same checks as ``rules/security.py``, fed its tables.
+
+
+def _quoted(values: Iterable[str]) -> str:
+    return "[" + ", ".join(f"'{value}'" for value in values) + "]"
+
+
+def _capability(name: str) -> str:
+    """A capability name as the Pod Security checks compare it: upper case, without ``CAP_``."""
+    return f"({name}.upperAscii().startsWith('CAP_') ? {name}.upperAscii().substring(4) : {name}.upperAscii())"
+
+
+def _not_unconfined(sc: str, profile: str) -> str:
+    return f"!(has({sc}.{profile}) && has({sc}.{profile}.type) && {sc}.{profile}.type == 'Unconfined')"
+
+
+def _selinux_baseline(sc: str, selinux_types: Iterable[str]) -> str:
+    options = f"{sc}.seLinuxOptions"
+    fields = (
+        f"(!has({options}.type) || {options}.type in {_quoted(selinux_types)})",
+        f"(!has({options}.user) || {options}.user == '')",
+        f"(!has({options}.role) || {options}.role == '')",
+    )
+    return f"(!has({options}) || ({' && '.join(fields)}))"
+
+
+def _context_baseline(sc: str, selinux_types: Iterable[str]) -> str:
+    """What pod and container securityContexts share: seccomp, AppArmor, SELinux, Windows host process."""
+    return " && ".join(
+        (
+            _not_unconfined(sc, "seccompProfile"),
+            _not_unconfined(sc, "appArmorProfile"),
+            _selinux_baseline(sc, selinux_types),
+            f"!(has({sc}.windowsOptions) && has({sc}.windowsOptions.hostProcess) && {sc}.windowsOptions.hostProcess)",
+        )
+    )
+
+
+def container_context_baseline(sc: str, capabilities: Iterable[str], selinux_types: Iterable[str]) -> str:
+    """The container securityContext ``sc`` meets baseline (guard ``has(sc)`` outside)."""
+    return " && ".join(
+        (
+            f"!(has({sc}.privileged) && {sc}.privileged)",
+            f"(!has({sc}.capabilities) || !has({sc}.capabilities.add) || {sc}.capabilities.add.all(cap, {_capability('cap')} in {_quoted(capabilities)}))",
+            f"(!has({sc}.procMount) || {sc}.procMount == 'Default')",
+            _context_baseline(sc, selinux_types),
+        )
+    )
+
+
+#: The container lists of a pod spec, in the order the Pod Security checks walk them.
+POD_CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def _every_container(pod: str, check: str) -> str:
+    """``check`` (over ``k``) holds for every container of the pod spec ``pod``."""
+    return " && ".join(f"(!has({pod}.{field}) || {pod}.{field}.all(k, {check}))" for field in POD_CONTAINER_FIELDS)
+
+
+def pod_baseline(sysctls: Iterable[str], capabilities: Iterable[str], selinux_types: Iterable[str]) -> str:
+    """The pod template ``t`` meets the Pod Security Standard baseline."""
+    pod, sc = "t.spec", "t.spec.securityContext"
+    safe_sysctls = f"(!has({sc}.sysctls) || {sc}.sysctls.all(s, has(s.name) && s.name in {_quoted(sysctls)}))"
+    pod_context = f"(!has({sc}) || ({safe_sysctls} && {_context_baseline(sc, selinux_types)}))"
+    host = " && ".join(f"!(has({pod}.{key}) && {pod}.{key})" for key in ("hostNetwork", "hostPID", "hostIPC"))
+    context = container_context_baseline("k.securityContext", capabilities, selinux_types)
+    no_host_port = "(!has(k.ports) || k.ports.all(p, !has(p.hostPort) || p.hostPort == 0))"
+    container = f"(!has(k.securityContext) || ({context})) && {no_host_port}"
+    volumes = f"(!has({pod}.volumes) || {pod}.volumes.all(v, !has(v.hostPath)))"
+    return f"!has({pod}) || ({host} && {volumes} && {pod_context} && {_every_container(pod, container)})"
+
+
+def _inherited(sc: str, pod: str, field: str, default: str) -> str:
+    """A container's ``field``, else its pod's, else ``default``."""
+    return f"(has({sc}) && has({sc}.{field}) ? {sc}.{field} : (has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.{field}) ? {pod}.securityContext.{field} : {default}))"
+
+
+def container_restricted(sc: str, pod: str) -> str:
+    """The container securityContext ``sc`` (in the pod spec ``pod``) meets restricted."""
+    own = f"(has({sc}) && has({sc}.seccompProfile) && has({sc}.seccompProfile.type) && {sc}.seccompProfile.type != '')"
+    pods = f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.seccompProfile) && has({pod}.securityContext.seccompProfile.type) ? {pod}.securityContext.seccompProfile.type : '')"
+    seccomp = f"({own} ? {sc}.seccompProfile.type : {pods})"
+    return "(" + " && ".join(
+        (
+            f"has({sc}) && has({sc}.allowPrivilegeEscalation) && {sc}.allowPrivilegeEscalation == false",
+            f"{_inherited(sc, pod, 'runAsUser', '-1')} != 0",
+            f"{_inherited(sc, pod, 'runAsNonRoot', 'false')} == true",
+            f"{seccomp} in ['RuntimeDefault', 'Localhost']",
+            f"has({sc}.capabilities) && has({sc}.capabilities.drop) && {sc}.capabilities.drop.exists(d, d.upperAscii() == 'ALL')",
+            f"(!has({sc}.capabilities.add) || {sc}.capabilities.add.all(a, {_capability('a')} == 'NET_BIND_SERVICE'))",
+        )
+    ) + ")"
+
+
+def pod_restricted(volume_types: Iterable[str]) -> str:
+    """The pod template ``t`` meets the Pod Security Standard restricted."""
+    pod = "t.spec"
+    volumes = f"(!has({pod}.volumes) || {pod}.volumes.all(v, has(v.hostPath) || v.all(key, key == 'name' || key in {_quoted(volume_types)})))"
+    run_as_user = f"(has({pod}) && has({pod}.securityContext) && has({pod}.securityContext.runAsUser) ? {pod}.securityContext.runAsUser : -1) != 0"
+    return f"!has({pod}) || ({volumes} && {run_as_user} && {_every_container(pod, container_restricted('k.securityContext', pod))})"
+
+
+#: The cluster spec ``c`` runs KubeRay's autoscaler sidecar in its head Pod.
+AUTOSCALER_IN_HEAD = "!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !has(c.headGroupSpec) || !has(c.headGroupSpec.template)"
+AUTOSCALER_CONTEXT = "c.autoscalerOptions.securityContext"
+
+
+# --------------------------------------------------------------------------------------------------
+# RayJob deletion rules (``ValidateRayJobSpec``'s deletionStrategy checks) over the job spec ``j``.
+
+#: The job's deletionRules, or [].
+DELETION_RULES = "(has(j.deletionStrategy) && has(j.deletionStrategy.deletionRules) ? j.deletionStrategy.deletionRules : [])"
+
+
+def _condition_set(rule: str, field: str) -> str:
+    return f"(has({rule}.condition) && has({rule}.condition.{field}) && {rule}.condition.{field} != '')"
+
+
+#: The deletion rules the operator accepts one by one (one condition, a policy, ttlSeconds >= 0, a policy the job's
+#: cluster allows): the others are reported by their own rules.
+_VALID_DELETION_RULE = (
+    f"{_condition_set('v', 'jobStatus')} != {_condition_set('v', 'jobDeploymentStatus')} && has(v.policy)",
+    "(!has(v.condition) || !has(v.condition.ttlSeconds) || v.condition.ttlSeconds >= 0)",
+    "!((has(j.clusterSelector) && size(j.clusterSelector) > 0) && v.policy in ['DeleteCluster', 'DeleteWorkers'])",
+    "!((has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) && v.policy == 'DeleteWorkers')",
+)
+VALID_DELETION_RULES = f"{DELETION_RULES}.filter(v, ({' && '.join(_VALID_DELETION_RULE)}))"
+
+
+def deletion_condition(rule: str) -> str:
+    """A deletion rule's condition as one string (``jobStatus X`` or ``jobDeploymentStatus Y``)."""
+    return f"({_condition_set(rule, 'jobStatus')} ? 'jobStatus ' + {rule}.condition.jobStatus : 'jobDeploymentStatus ' + {rule}.condition.jobDeploymentStatus)"
+
+
+def same_condition_rules(policy: str) -> str:
+    """The valid deletion rules ``s`` with the condition of the rule ``r`` and the policy ``policy`` (CEL)."""
+    return f"{VALID_DELETION_RULES}.filter(s, {deletion_condition('s')} == {deletion_condition('r')} && s.policy == {policy})"
+
+
+def same_condition_ttls(policy: str) -> str:
+    """The ttlSeconds (0 when unset) of ``same_condition_rules`` of the policy named ``policy``."""
+    return f"{same_condition_rules(repr(policy))}.map(s, (has(s.condition) && has(s.condition.ttlSeconds) ? s.condition.ttlSeconds : 0))"
+
+
+def ttl_not_before(earlier: str, later: str) -> str:
+    """Under ``r``'s condition, the ``later`` policy's ttlSeconds is at least the ``earlier`` one's (when both)."""
+    first, second = same_condition_ttls(earlier), same_condition_ttls(later)
+    return f"({first}.size() == 0 || {second}.size() == 0 || {second}[0] >= {first}[0])"
+
+
+def head_env_value_in(name: str, values: Iterable[str]) -> str:
+    """The head container's first env entry named ``name`` has a value, one of ``values``."""
+    return f"{head_env_entries(name)}.size() > 0 && has({head_env_entries(name)}[0].value) && {head_env_entries(name)}[0].value in {_quoted(values)}"

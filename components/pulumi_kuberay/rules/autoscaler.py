@@ -18,7 +18,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel
+from ._cel import Cel, head_env_entries, head_env_value_in
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import add_env, example, head_container_of, spec_of, with_autoscaling_v2, worker_of
 from ._fixed import REMOVE, patch
@@ -61,7 +61,7 @@ declare(
             "spec.autoscalerOptions": {"version": "v2"},
         }
     ),
-    cel=Cel("(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true'])", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
+    cel=Cel(f"(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !({head_env_value_in(AUTOSCALER_V2_ENV, ('1', 'true'))})", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -127,7 +127,7 @@ declare(
     violating=example(lambda d: (with_autoscaling_v2(d), add_env(head_container_of(d), AUTOSCALER_V2_ENV, "true"))),
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
-    cel=Cel("!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !(has(c.autoscalerOptions) && has(c.autoscalerOptions.version)) || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
+    cel=Cel(f"!(has(c.enableInTreeAutoscaling) && c.enableInTreeAutoscaling) || !(has(c.autoscalerOptions) && has(c.autoscalerOptions.version)) || {head_env_entries(AUTOSCALER_V2_ENV)}.size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 

@@ -21,7 +21,7 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
-from ._cel import Cel
+from ._cel import HEAD_CONTAINERS, Cel, head_env_entries
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import add_env, annotate, example, head_container_of, head_of, spec_of
 from ._fixed import REMOVE, patch
@@ -113,7 +113,7 @@ declare(
             },
         }
     ),
-    cel=Cel("(has(c.gcsFaultToleranceOptions) || (object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'].lowerAscii() == 'true')) || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
+    cel=Cel(f"(has(c.gcsFaultToleranceOptions) || (object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/ft-enabled' in object.metadata.annotations && object.metadata.annotations['ray.io/ft-enabled'].lowerAscii() == 'true')) || {head_env_entries(REDIS_ADDRESS_ENV)}.size() == 0", over="cluster", path="headGroupSpec.template.spec.containers[0].env"),
 )
 
 
@@ -162,7 +162,7 @@ declare(
     ),
     violating_path="spec.headGroupSpec.rayStartParams.redis-password",
     fixed=patch({"spec.headGroupSpec.rayStartParams.redis-password": REMOVE}),
-    cel=Cel("!has(c.gcsFaultToleranceOptions) || (!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-password' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-password'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_PASSWORD') : []).size() == 0 && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_REDIS_ADDRESS') : []).size() == 0 && !(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/external-storage-namespace' in object.metadata.annotations && object.metadata.annotations['ray.io/external-storage-namespace'] != ''))", over="cluster", path="headGroupSpec"),
+    cel=Cel(f"!has(c.gcsFaultToleranceOptions) || (!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-password' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-password'] != '') && {head_env_entries('REDIS_PASSWORD')}.size() == 0 && {head_env_entries(REDIS_ADDRESS_ENV)}.size() == 0 && !(object.kind != 'RayCronJob' && has(object.metadata.annotations) && 'ray.io/external-storage-namespace' in object.metadata.annotations && object.metadata.annotations['ray.io/external-storage-namespace'] != ''))", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -203,7 +203,7 @@ declare(
             "spec.gcsFaultToleranceOptions.redisUsername": {"value": "ray"},
         }
     ),
-    cel=Cel("!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-username' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-username'] != '') && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'REDIS_USERNAME') : []).size() == 0", over="cluster", path="headGroupSpec"),
+    cel=Cel(f"!(has(c.headGroupSpec) && has(c.headGroupSpec.rayStartParams) && 'redis-username' in c.headGroupSpec.rayStartParams && c.headGroupSpec.rayStartParams['redis-username'] != '') && {head_env_entries('REDIS_USERNAME')}.size() == 0", over="cluster", path="headGroupSpec"),
 )
 
 
@@ -326,7 +326,7 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].env[0]",
     context=_ROCKSDB_CONTEXT,
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].env": REMOVE}),
-    cel=Cel("!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || ((!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0) || ((!has(c.headGroupSpec.template.spec.containers[0].env) || !c.headGroupSpec.template.spec.containers[0].env.exists(e, e.name in ['RAY_gcs_storage', 'RAY_gcs_storage_path'])) && (!has(c.headGroupSpec.template.spec.containers[0].volumeMounts) || !c.headGroupSpec.template.spec.containers[0].volumeMounts.exists(m, (has(m.name) && m.name == 'gcs-storage') || (has(m.mountPath) && m.mountPath == '/data/gcs'))))) && (!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.volumes)) || !c.headGroupSpec.template.spec.volumes.exists(v, has(v.name) && v.name == 'gcs-storage')))", over="cluster", path="headGroupSpec.template.spec"),
+    cel=Cel(f"!(has(c.gcsFaultToleranceOptions) && has(c.gcsFaultToleranceOptions.backend) && c.gcsFaultToleranceOptions.backend == 'rocksdb') || (({HEAD_CONTAINERS}.all(h, (!has(h.env) || !h.env.exists(e, e.name in ['RAY_gcs_storage', 'RAY_gcs_storage_path'])) && (!has(h.volumeMounts) || !h.volumeMounts.exists(m, (has(m.name) && m.name == 'gcs-storage') || (has(m.mountPath) && m.mountPath == '/data/gcs'))))) && (!(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.volumes)) || !c.headGroupSpec.template.spec.volumes.exists(v, has(v.name) && v.name == 'gcs-storage')))", over="cluster", path="headGroupSpec.template.spec"),
 )
 
 

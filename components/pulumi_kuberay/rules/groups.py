@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX
+from pulumi_kuberay.kuberay.names import AUTOSCALER_V2_ENV
 from pulumi_kuberay.kuberay.paths import (
     GroupRef,
     as_dict,
@@ -19,7 +20,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel, generic_version_at_least
+from ._cel import Cel, first_container_guard, generic_version_at_least, head_env_value_in
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from ._fixed import REMOVE, patch
@@ -55,7 +56,7 @@ def _check_group_resources(doc: dict[str, Any], ctx: Context) -> Iterator[Violat
 
 
 #: Autoscaler v2 as validateWorkerGroupIdleTimeout and validateWorkerGroupPriority see it (autoscaler_v2_enabled).
-_V2_CEL = "(has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2') || ((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : []).size() > 0 && has((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value) && (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].env) ? c.headGroupSpec.template.spec.containers[0].env.filter(e, e.name == 'RAY_enable_autoscaler_v2') : [])[0].value in ['1', 'true'])"
+_V2_CEL = f"(has(c.autoscalerOptions) && has(c.autoscalerOptions.version) && c.autoscalerOptions.version == 'v2') || ({head_env_value_in(AUTOSCALER_V2_ENV, ('1', 'true'))})"
 
 declare(
     id="group-resources-conflict",
@@ -221,7 +222,7 @@ declare(
             ],
         }
     ),
-    cel=Cel('has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0', over="group", path="template.spec.containers"),
+    cel=Cel(f"{first_container_guard('g.template')}", over="group", path="template.spec.containers"),
 )
 
 

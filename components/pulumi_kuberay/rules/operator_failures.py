@@ -30,7 +30,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel, semver_release_at_least
+from ._cel import HEAD_PORTS, Cel, semver_release_at_least
 from ._engine import (
     KINDS,
     Context,
@@ -110,7 +110,7 @@ declare(
             ],
         }
     ),
-    cel=Cel("!(object.kind == 'RayService' ? !(has(object.spec) && has(object.spec.serveService)) : (object.kind == 'RayCluster' && has(object.metadata.annotations) && 'ray.io/enable-serve-service' in object.metadata.annotations && object.metadata.annotations['ray.io/enable-serve-service'] == 'true')) || size((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : [])) == 0 || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).exists(p, has(p.name) && (p.name == 'serve' || p.name.startsWith('serve-')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
+    cel=Cel(f"!(object.kind == 'RayService' ? !(has(object.spec) && has(object.spec.serveService)) : (object.kind == 'RayCluster' && has(object.metadata.annotations) && 'ray.io/enable-serve-service' in object.metadata.annotations && object.metadata.annotations['ray.io/enable-serve-service'] == 'true')) || size({HEAD_PORTS}) == 0 || {HEAD_PORTS}.exists(p, has(p.name) && (p.name == 'serve' || p.name.startsWith('serve-')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
 )
 
 
@@ -154,7 +154,7 @@ declare(
     violating=_job_without_dashboard_port(),
     violating_path="spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports",
     fixed=patch({"spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
-    cel=Cel("(object.kind == 'RayCronJob' && has(object.spec.jobTemplate) && has(object.spec.jobTemplate.managedBy) && object.spec.jobTemplate.managedBy != '' && object.spec.jobTemplate.managedBy != 'ray.io/kuberay-operator') || (object.kind != 'RayService' && variables.jobs.exists(j, (has(j.clusterSelector) && size(j.clusterSelector) > 0))) || size((has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : [])) == 0 || (has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).exists(p, has(p.name) && p.name == 'dashboard')", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
+    cel=Cel(f"(object.kind == 'RayCronJob' && has(object.spec.jobTemplate) && has(object.spec.jobTemplate.managedBy) && object.spec.jobTemplate.managedBy != '' && object.spec.jobTemplate.managedBy != 'ray.io/kuberay-operator') || (object.kind != 'RayService' && variables.jobs.exists(j, (has(j.clusterSelector) && size(j.clusterSelector) > 0))) || size({HEAD_PORTS}) == 0 || {HEAD_PORTS}.exists(p, has(p.name) && p.name == 'dashboard')", over="cluster", path="headGroupSpec.template.spec.containers[0].ports"),
 )
 
 

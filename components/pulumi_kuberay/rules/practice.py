@@ -36,7 +36,7 @@ from pulumi_kuberay.kuberay.quantity import amount as quantity_amount
 from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
 
 from . import _examples as ex
-from ._cel import Cel, generic_version_at_least
+from ._cel import HEAD_CONTAINERS, HEAD_PORTS, Cel, first_container_guard, generic_version_at_least, group_containers
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._manifest_readers import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
@@ -460,7 +460,7 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 _PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
 #: image-ray-version-mismatch in CEL, over each cluster spec; per group [the Ray release of the image's tag or '',
 #: 'y' when the operator builds the probes].
-_MISMATCH_CEL = "[variables.groups.filter(g, has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, name.substring(name.lastIndexOf('/') + 1)).map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
+_MISMATCH_CEL = f"[variables.groups.filter(g, {first_container_guard('g.template')} && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, name.substring(name.lastIndexOf('/') + 1)).map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
 
 # ------------------------------------------------------------------------------------------------ examples
 
@@ -529,7 +529,7 @@ declare(
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.memory": "16Gi"}),
     cel=Cel(
-        "(has(g.template) && has(g.template.spec) && has(g.template.spec.containers) && size(g.template.spec.containers) > 0 ? [g.template.spec.containers[0]] : []).all(k, !has(k.resources) || !has(k.resources.requests) || k.resources.requests.all(n, !(n == 'memory' || n.lowerAscii().endsWith('gpu')) || (has(k.resources.limits) && n in k.resources.limits && k.resources.limits[n] == k.resources.requests[n])))",
+        f"{group_containers('g')}.all(k, !has(k.resources) || !has(k.resources.requests) || k.resources.requests.all(n, !(n == 'memory' || n.lowerAscii().endsWith('gpu')) || (has(k.resources.limits) && n in k.resources.limits && k.resources.limits[n] == k.resources.requests[n])))",
         over="group",
         path="template.spec.containers[0].resources.requests",
         message="the Ray container requests memory or GPUs without a limit written equal to the request",
@@ -561,7 +561,7 @@ declare(
     # exponent, n or u) are skipped as the Python check skips them. Production's 8G advice (medium) needs the
     # environment, which a policy does not see.
     cel=Cel(
-        "!has(c.headGroupSpec) || !has(c.headGroupSpec.template) || !has(c.headGroupSpec.template.spec) || !has(c.headGroupSpec.template.spec.containers) || size(c.headGroupSpec.template.spec.containers) == 0 || !has(c.headGroupSpec.template.spec.containers[0].resources) || !has(c.headGroupSpec.template.spec.containers[0].resources.limits) || !('memory' in c.headGroupSpec.template.spec.containers[0].resources.limits) || [string(c.headGroupSpec.template.spec.containers[0].resources.limits['memory'])].all(m, !m.matches('^[0-9.]+([KMGTPE]i|[kMGTPEm])?$') || !isQuantity(m) || quantity(m).compareTo(quantity('2G')) >= 0)",
+        f"{HEAD_CONTAINERS}.all(h, !has(h.resources) || !has(h.resources.limits) || !('memory' in h.resources.limits) || [string(h.resources.limits['memory'])].all(m, !m.matches('^[0-9.]+([KMGTPE]i|[kMGTPEm])?$') || !isQuantity(m) || quantity(m).compareTo(quantity('2G')) >= 0))",
         over="cluster",
         path="headGroupSpec.template.spec.containers[0].resources.limits.memory",
         message="the head's memory limit is below 2G, the least Ray supports for a head",
@@ -632,7 +632,7 @@ declare(
     violating=ex.edit(_CLUSTER, [*_HEAD_C, "ports", 1, "name"], "dash"),
     violating_path="spec.headGroupSpec.template.spec.containers[0].ports[1].name",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].ports[1].name": "dashboard"}),
-    cel=Cel("(has(c.headGroupSpec) && has(c.headGroupSpec.template) && has(c.headGroupSpec.template.spec) && has(c.headGroupSpec.template.spec.containers) && size(c.headGroupSpec.template.spec.containers) > 0 && has(c.headGroupSpec.template.spec.containers[0].ports) ? c.headGroupSpec.template.spec.containers[0].ports : []).all(p, !has(p.containerPort) || !has(p.name) || !(p.containerPort in {8265: 'dashboard', 8000: 'serve', 10001: 'client'}) || p.name == {8265: 'dashboard', 8000: 'serve', 10001: 'client'}[p.containerPort] || ({8265: 'dashboard', 8000: 'serve', 10001: 'client'}[p.containerPort] == 'serve' && p.name.startsWith('serve')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports[].name"),
+    cel=Cel(f"{HEAD_PORTS}.all(p, !has(p.containerPort) || !has(p.name) || !(p.containerPort in {{8265: 'dashboard', 8000: 'serve', 10001: 'client'}}) || p.name == {{8265: 'dashboard', 8000: 'serve', 10001: 'client'}}[p.containerPort] || ({{8265: 'dashboard', 8000: 'serve', 10001: 'client'}}[p.containerPort] == 'serve' && p.name.startsWith('serve')))", over="cluster", path="headGroupSpec.template.spec.containers[0].ports[].name"),
 )
 declare(
     id="image-registry-not-allowed",
