@@ -7,6 +7,7 @@ The operator accepts all of these; they cost an outage, a confusing failure or m
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -457,10 +458,10 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 
 
 #: probes-need-ray-2-53 in CEL, over each group (the cluster's rayVersion through variables.clusters).
-_PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
+_PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? !(name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) ? false : [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
 #: image-ray-version-mismatch in CEL, over each cluster spec; per group [the Ray release of the image's tag or '',
 #: 'y' when the operator builds the probes].
-_MISMATCH_CEL = f"[variables.groups.filter(g, {first_container_guard('g.template')} && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, name.substring(name.lastIndexOf('/') + 1)).map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
+_MISMATCH_CEL = f"[variables.groups.filter(g, {first_container_guard('g.template')} && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, (name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) ? name.substring(name.lastIndexOf('/') + 1) : '').map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
 
 # ------------------------------------------------------------------------------------------------ examples
 
@@ -481,7 +482,7 @@ declare(
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),    cel=Cel(
-        _MISMATCH_CEL.replace("@HTTP@", f"(has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _UNIFIED_HEALTH_RAY)})")
+        _MISMATCH_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@HTTP@", f"(has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _UNIFIED_HEALTH_RAY)})")
         .replace("@PARSES_Q@", generic_version_at_least("q[0]", (0, 0, 0)))
         .replace("@AT_LEAST_Q@", generic_version_at_least("q[0]", _UNIFIED_HEALTH_RAY)),
         over="cluster",
@@ -507,7 +508,7 @@ declare(
     # _readiness: the Ray container of each group (probes left to the operator) of a cluster whose rayVersion is
     # >= 2.53.0 runs a Ray image whose tag shows Ray >= 2.53 (or nightly, latest, or a team's own image).
     cel=Cel(
-        _PROBES_CEL.replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
+        _PROBES_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
         .replace("@PARSES_V@", generic_version_at_least("v", (0, 0, 0)))
         .replace("@AT_LEAST_V@", generic_version_at_least("v", _UNIFIED_HEALTH_RAY)),
         over="group",

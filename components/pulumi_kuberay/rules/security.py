@@ -8,6 +8,7 @@ container; it is critical only where the team says its namespaces enforce that p
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,6 +23,8 @@ from pulumi_kuberay.kuberay.paths import (
     derived,
     get,
     join,
+    placeholder_pattern,
+    placeholders,
     pod_templates,
     template_containers,
 )
@@ -72,8 +75,8 @@ def _secret_value(value: str) -> bool:
     text = value.strip()
     if not text or text.startswith("$") or text.lower() in _FLAG_VALUES or _NUMBER.fullmatch(text):
         return False
-    if text.startswith(("/", "./", "../", "~/")):
-        return False
+    if text.startswith(("/", "./", "../", "~/")) or placeholders(text):
+        return False  # a file location, or a template's placeholder (PLACEHOLDER_HF_TOKEN, <your-token>)
     scheme, sep, rest = text.partition("://")
     return not (sep and scheme.isalpha() and "@" not in rest.split("/", 1)[0])
 
@@ -471,7 +474,7 @@ declare(
         }
     ),
     cel=Cel(
-        "!has(k.env) || k.env.all(e, !(has(e.name) && e.name.matches('(?i)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)') && has(e.value) && e.value != '' && !e.value.startsWith('$') && !(e.value.lowerAscii() in ['true', 'false', '0', '1', 'yes', 'no', 'on', 'off']) && !e.name.matches('(?i)(ENABLE|MODE|PATH|FILE|_DIR|_URL|_NAME)')))",
+        f"!has(k.env) || k.env.all(e, !(has(e.name) && e.name.matches({json.dumps('(?i)' + _SECRET_NAME.pattern)}) && has(e.value) && [e.value.trim()].all(v, v != '' && !v.startsWith('$') && !(v.lowerAscii() in ['true', 'false', '0', '1', 'yes', 'no', 'on', 'off']) && !v.matches({json.dumps('^(?:' + _NUMBER.pattern + ')$')}) && !v.startsWith('/') && !v.startsWith('./') && !v.startsWith('../') && !v.startsWith('~/') && !v.matches('^[A-Za-z]+://[^/@]*(/.*)?$') && !v.matches({json.dumps(placeholder_pattern())})) && !e.name.matches('(?i)(ENABLE|MODE|PATH|FILE|_DIR|_URL|_NAME)')))",
         over="container", path="env[].value",
         message="a secret is written into the CR as a literal env value",
         also=(
