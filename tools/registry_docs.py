@@ -32,11 +32,9 @@ def _first_sentence(text: str) -> str:
 def index_page(schema: dict[str, Any]) -> str:
     """``_index.md``: the package, a program in each tested language, the resources and their outputs."""
     name, display = schema["name"], schema.get("displayName", schema["name"])
-    lines = [_front_matter(display, schema["description"]), "", schema["description"], ""]
+    lines = [_front_matter(display, schema["description"]), schema["description"], ""]
     lines += [
-        f"The `{name}` package is a Pulumi component package: its provider is the Python package `pulumi-kuberay`, "
-        "so a program in any language gets the same validation, rule catalogue, rendered objects and outputs a "
-        "Python program gets.",
+        f"The `{name}` package is a Pulumi component package: its provider is the Python package `pulumi-kuberay`, so a program in any language gets the same validation, rule catalogue, rendered objects and outputs a Python program gets.",
         "",
         "## Example",
         "",
@@ -124,18 +122,15 @@ def installation_page(schema: dict[str, Any]) -> str:
     go_module = go_import.rsplit("/", 1)[0]
     return "\n".join([
         _front_matter(f"{display} Installation & Configuration", f"How to install the {display} component package."),
-        "",
         "## Installation",
         "",
-        f"The provider of the `{name}` package is the Python package `pulumi-kuberay` (version {version}); its "
-        "executable `pulumi-resource-kuberay` runs the components for every language. Install it first:",
+        f"The provider of the `{name}` package is the Python package `pulumi-kuberay` (version {version}); its executable `pulumi-resource-kuberay` runs the components for every language. Install it first:",
         "",
         "```bash",
         f"pip install pulumi-kuberay=={version}",
         "```",
         "",
-        "Then, in the program's directory, generate and link the SDK of the program's language (this also adds the "
-        "package to Pulumi.yaml's `packages:`):",
+        "Then, in the program's directory, generate and link the SDK of the program's language (this also adds the package to Pulumi.yaml's `packages:`):",
         "",
         "```bash",
         'pulumi package add "$(command -v pulumi-resource-kuberay)"',
@@ -144,21 +139,15 @@ def installation_page(schema: dict[str, Any]) -> str:
         "Each language's SDK:",
         "",
         "* Python: `pulumi_kuberay` itself (the components, not a generated SDK): `import pulumi_kuberay as kr`.",
-        f"* TypeScript/JavaScript: the generated `{_nodejs_package(schema)}` (npm, a `file:` dependency after "
-        "`pulumi package add`).",
-        f"* Go: the generated module `{go_module}` (a `replace` in go.mod after `pulumi package add`), imported as "
-        f"`{go_import}`.",
-        f"* YAML: no SDK; name the provider in Pulumi.yaml (`packages: {{{name}: <path to pulumi-resource-kuberay>}}`) "
-        f"and use the types `{name}:RayCluster`, `{name}:RayJob`, ...",
-        "* C#: `pulumi package gen-sdk` with `--language dotnet` generates it; it is not built or tested by the "
-        "project.",
+        f"* TypeScript/JavaScript: the generated `{_nodejs_package(schema)}` (npm, a `file:` dependency after `pulumi package add`).",
+        f"* Go: the generated module `{go_module}` (a `replace` in go.mod after `pulumi package add`), imported as `{go_import}`.",
+        f"* YAML: no SDK; name the provider in Pulumi.yaml (`packages: {{{name}: <path to pulumi-resource-kuberay>}}`) and use the types `{name}:RayCluster`, `{name}:RayJob`, ...",
+        "* C#: `pulumi package gen-sdk` with `--language dotnet` generates it; it is not built or tested by the project.",
         "* Java: no SDK (the Java code generator is not available to the project's build).",
         "",
         "## Configuration",
         "",
-        f"The `{name}` provider takes no configuration. Each component takes a Kubernetes provider through the "
-        "`providers` resource option (a kubeconfig, a context, or `renderYamlToDirectory` to render manifests "
-        "instead of applying them).",
+        f"The `{name}` provider takes no configuration. Each component takes a Kubernetes provider through the `providers` resource option (a kubeconfig, a context, or `renderYamlToDirectory` to render manifests instead of applying them).",
         "",
     ])
 

@@ -47,7 +47,8 @@ import (
 
 func main() {
 \tpulumi.Run(func(ctx *pulumi.Context) error {
-\t\tk8s, err := kubernetes.NewProvider(ctx, "k8s", &kubernetes.ProviderArgs{RenderYamlToDirectory: pulumi.String("rendered")})
+\t\trender := &kubernetes.ProviderArgs{RenderYamlToDirectory: pulumi.String("rendered")}
+\t\tk8s, err := kubernetes.NewProvider(ctx, "k8s", render)
 \t\tif err != nil {
 \t\t\treturn err
 \t\t}
@@ -154,7 +155,7 @@ def test_wheel_installs_and_serves_the_released_schema(dist: Dist, venv: Path) -
     sdist = next(dist.path.glob("pulumi_kuberay-*.tar.gz"))
     with tarfile.open(sdist) as archive:
         assert f"pulumi_kuberay-{dist.version}/pyproject.toml" in archive.getnames()
-    wheel = run([str(venv / "bin" / "python"), "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+    wheel = run([str(venv / "bin" / "python"), "-m", "pip", "wheel", "-q", "--no-deps", "-w",
                  str(work / "from-sdist"), str(sdist)], work, _clean_env(venv / "bin"))
     assert wheel.returncode == 0, wheel.describe()
     assert len(list((work / "from-sdist").glob(f"pulumi_kuberay-{dist.version}-*.whl"))) == 1

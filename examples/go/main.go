@@ -1,0 +1,87 @@
+// examples/yaml in Go, and a RayService: a Namespace, a RayCluster in it (through the Namespace's name), a RayJob
+// on it (clusterSelector and namespace come from the cluster) and a RayService beside them. The components' outputs
+// are read back in Go and exported.
+package main
+
+import (
+	kuberay "github.com/pulumi-kuberay/pulumi-kuberay/sdk/go/kuberay"
+	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
+	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+// The Serve applications of the RayService (serveConfigV2, as a YAML string).
+const serveConfig = `applications:
+  - name: fruit_app
+    import_path: fruit.deployment_graph
+    route_prefix: /fruit
+`
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		cfg := config.New(ctx, "")
+		k8s, err := kubernetes.NewProvider(ctx, "k8s", &kubernetes.ProviderArgs{
+			RenderYamlToDirectory: pulumi.String(cfg.Get("renderDir")),
+		})
+		if err != nil {
+			return err
+		}
+		namespace, err := corev1.NewNamespace(ctx, "ray-namespace", &corev1.NamespaceArgs{
+			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String("ray")},
+		}, pulumi.Provider(k8s))
+		if err != nil {
+			return err
+		}
+
+		cluster, err := kuberay.NewRayCluster(ctx, "shared", &kuberay.RayClusterArgs{
+			Namespace: namespace.Metadata.Name(),
+			Spec: &kuberay.RayClusterSpecArgs{
+				RayVersion:    pulumi.String("2.52.0"),
+				Image:         pulumi.String("rayproject/ray:2.52.0"),
+				HeadGroupSpec: &kuberay.HeadGroupSpecArgs{Cpu: pulumi.Int(1), Memory: pulumi.String("4Gi")},
+				WorkerGroupSpecs: kuberay.WorkerGroupSpecArray{&kuberay.WorkerGroupSpecArgs{
+					GroupName: pulumi.String("cpu"), Cpu: pulumi.Int(1), Memory: pulumi.String("4Gi"),
+					Replicas: pulumi.Int(1), MinReplicas: pulumi.Int(1), MaxReplicas: pulumi.Int(2),
+				}},
+			},
+		}, pulumi.Providers(k8s))
+		if err != nil {
+			return err
+		}
+
+		// The RayJob runs on the cluster above: clusterSelector and namespace come from it.
+		job, err := kuberay.NewRayJob(ctx, "batch", &kuberay.RayJobArgs{
+			Cluster: cluster,
+			Spec: &kuberay.RayJobSpecArgs{
+				Entrypoint: pulumi.String("python -c 'import ray; ray.init()'"),
+			},
+		}, pulumi.Providers(k8s))
+		if err != nil {
+			return err
+		}
+
+		service, err := kuberay.NewRayService(ctx, "serve", &kuberay.RayServiceArgs{
+			Namespace: namespace.Metadata.Name(),
+			Spec: &kuberay.RayServiceSpecArgs{
+				ServeConfigV2: pulumi.String(serveConfig),
+				RayClusterConfig: &kuberay.RayClusterSpecArgs{
+					RayVersion:    pulumi.String("2.52.0"),
+					Image:         pulumi.String("rayproject/ray:2.52.0"),
+					HeadGroupSpec: &kuberay.HeadGroupSpecArgs{Cpu: pulumi.Int(1), Memory: pulumi.String("4Gi")},
+				},
+			},
+		}, pulumi.Providers(k8s))
+		if err != nil {
+			return err
+		}
+
+		ctx.Export("dashboard", cluster.DashboardUrl)
+		ctx.Export("clientAddress", cluster.ClientAddress)
+		ctx.Export("jobCluster", job.ClusterName)
+		ctx.Export("serveService", service.ServeServiceName)
+		ctx.Export("serviceDashboard", service.DashboardUrl)
+		return nil
+	})
+}
