@@ -4,6 +4,8 @@
 package main
 
 import (
+	"net/url"
+
 	kuberay "github.com/pulumi-kuberay/pulumi-kuberay/sdk/go/kuberay"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
 	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
@@ -82,6 +84,25 @@ func main() {
 		ctx.Export("jobCluster", job.ClusterName)
 		ctx.Export("serveService", service.ServeServiceName)
 		ctx.Export("serviceDashboard", service.DashboardUrl)
+
+		// The outputs read in Go: the dashboard's host and port, and the status outputs, which stay empty until
+		// KubeRay reports a status (never, when the objects are only rendered to a directory).
+		ctx.Export("dashboardHost", cluster.DashboardUrl.ApplyT(func(dashboard string) (string, error) {
+			parsed, err := url.Parse(dashboard)
+			if err != nil {
+				return "", err
+			}
+			return parsed.Host, nil
+		}))
+		reported := func(value *string) string {
+			if value == nil {
+				return "not reported"
+			}
+			return *value
+		}
+		ctx.Export("jobStatus", job.JobStatus.ApplyT(reported))
+		ctx.Export("jobDeploymentStatus", job.JobDeploymentStatus.ApplyT(reported))
+		ctx.Export("clusterDiagnosis", cluster.Diagnosis.ApplyT(reported))
 		return nil
 	})
 }

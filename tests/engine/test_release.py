@@ -206,20 +206,25 @@ def test_released_go_sdk_builds_as_a_replaced_module(dist: Dist) -> None:
     assert (work / "program").exists()
 
 
-def test_typescript_sdk_tarball_installs_with_npm(dist: Dist) -> None:
+def test_typescript_sdk_package_installs_with_npm_and_loads(dist: Dist) -> None:
     if shutil.which("npm") is None:
         pytest.skip("no `npm` on PATH")
     work = dist.base / "ts-user"
     work.mkdir()
     (work / "package.json").write_text(json.dumps({"name": "ts-user", "version": "1.0.0", "private": True}))
     tarball = dist.path / f"kuberay-nodejs-{dist.version}.tgz"
-    npm = run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", "--omit=dev",
-               "--install-links", "--no-save", "--dry-run", str(tarball)], work, _clean_env())
-    assert npm.returncode == 0, npm.describe()
     with tarfile.open(tarball) as archive:
-        package = json.loads(archive.extractfile("package/package.json").read())  # type: ignore[union-attr]
+        member = archive.extractfile("package/package.json")
+        assert member is not None
+        package = json.loads(member.read())
+        assert "package/index.js" in archive.getnames() and "package/rayCluster.d.ts" in archive.getnames()
     assert package["name"] == "@pulumi-kuberay/kuberay" and package["version"] == dist.version, package
     assert package["pulumi"] == {"resource": True, "name": "kuberay", "version": dist.version}, package["pulumi"]
+    npm = run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", str(tarball)], work, _clean_env())
+    assert npm.returncode == 0, npm.describe()
+    load = run(["node", "-e", "const k = require('@pulumi-kuberay/kuberay'); console.log(typeof k.RayCluster, "
+                "typeof k.RayJob, typeof k.RayService)"], work, _clean_env())
+    assert load.returncode == 0 and load.stdout.split() == ["function"] * 3, load.describe()
 
 
 def _pin(name: str) -> str:
