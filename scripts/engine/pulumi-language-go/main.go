@@ -232,8 +232,12 @@ func withV(v string) string {
 	return v
 }
 
-// pluginFiles lists the pulumi-plugin.json files at most pluginFileDepth directories below root.
+// pluginFiles lists the pulumi-plugin.json files at most pluginFileDepth directories below root (a symbolic link,
+// such as a replaced module's directory, is followed first: WalkDir does not descend into one).
 func pluginFiles(root string) []string {
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
 	var files []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
