@@ -1,6 +1,7 @@
-// examples/yaml in Go, and a RayService: a Namespace, a RayCluster in it (through the Namespace's name), a RayJob
-// on it (clusterSelector and namespace come from the cluster) and a RayService beside them. The components' outputs
-// are read back in Go and exported.
+// examples/yaml in Go, and a RayService: a RayCluster in namespace ray, a RayJob on it (clusterSelector and namespace
+// come from the cluster) and a RayService beside them. The components' outputs are read back in Go and exported.
+// (No Namespace object: pulumi-kubernetes' core/v1 package is most of a cold build's time, and the Ray objects are
+// the same without it.)
 package main
 
 import (
@@ -8,8 +9,6 @@ import (
 
 	kuberay "github.com/pulumi-kuberay/pulumi-kuberay/sdk/go/kuberay"
 	"github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes"
-	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
-	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
@@ -30,15 +29,8 @@ func main() {
 		if err != nil {
 			return err
 		}
-		namespace, err := corev1.NewNamespace(ctx, "ray-namespace", &corev1.NamespaceArgs{
-			Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String("ray")},
-		}, pulumi.Provider(k8s))
-		if err != nil {
-			return err
-		}
-
 		cluster, err := kuberay.NewRayCluster(ctx, "shared", &kuberay.RayClusterArgs{
-			Namespace: namespace.Metadata.Name(),
+			Namespace: pulumi.String("ray"),
 			Spec: &kuberay.RayClusterSpecArgs{
 				RayVersion:    pulumi.String("2.52.0"),
 				Image:         pulumi.String("rayproject/ray:2.52.0"),
@@ -65,7 +57,7 @@ func main() {
 		}
 
 		service, err := kuberay.NewRayService(ctx, "serve", &kuberay.RayServiceArgs{
-			Namespace: namespace.Metadata.Name(),
+			Namespace: pulumi.String("ray"),
 			Spec: &kuberay.RayServiceSpecArgs{
 				ServeConfigV2: pulumi.String(serveConfig),
 				RayClusterConfig: &kuberay.RayClusterSpecArgs{
