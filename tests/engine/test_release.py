@@ -179,7 +179,7 @@ def test_go_program_from_nothing_with_pulumi_package_add(dist: Dist, venv: Path,
     go_mod = (work / "go.mod").read_text()
     assert f"replace {SDK_MODULE} => ./sdks/kuberay" in go_mod, go_mod
     packages = yaml.safe_load((work / "Pulumi.yaml").read_text())["packages"]
-    assert Path(packages["kuberay"]).resolve() == provider.resolve(), packages
+    assert (work / packages["kuberay"]).resolve() == provider.resolve(), packages  # absolute or relative
     (work / "main.go").write_text(GO_PROGRAM)
     tidy = run(["go", "mod", "tidy"], work, env, GO_TIMEOUT)
     assert tidy.returncode == 0, tidy.describe()
