@@ -5,7 +5,10 @@ every namespace) and keeps what it read, so every component of a preview, and ev
 read. Kinds read only when a spec needs them (cert-manager's API, GatewayClasses) are read on first need. A kind
 the credentials may not list (403) or whose API is not served (404: Karpenter, Kueue, Gateway API absent) is left
 out; when the cluster cannot be reached at all, or the deadline passes, the read gives a :class:`Skipped` whose
-``line()`` is the one line the caller prints. Never raises for the cluster's sake.
+``line()`` is the one line the caller prints. :meth:`SnapshotReader.judge_children` then asks the cluster's own
+admission about the children the operator would create from one object (server-side dry-run creates,
+:mod:`.dry_run`: each distinct child once per run, bounded in number and by the same deadline). Never raises for
+the cluster's sake.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any, Protocol
 
 from pulumi_kuberay.kubeclient import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
 
+from .children import children
+from .dry_run import DryRuns
 from .snapshot import ClusterSnapshot
 
 __all__ = ["CLUSTER_KINDS", "NAMESPACED_KINDS", "Getter", "Skipped", "SnapshotReader", "reader_for"]
@@ -103,6 +108,23 @@ class SnapshotReader:
     _started: float | None = None
     _made: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], ClusterSnapshot] = field(default_factory=dict)
     _base: tuple[tuple[str, ...], ClusterSnapshot] | None = None
+    _dry_runs: DryRuns | None = None
+
+    @property
+    def dry_runs(self) -> DryRuns:
+        """The dry runs of this run (a preview, a lint run): their verdicts, notes and requests."""
+        if self._dry_runs is None:
+            self._dry_runs = DryRuns(self.client, source=self.source, deadline=self.deadline)
+        return self._dry_runs
+
+    def judge_children(self, snapshot: ClusterSnapshot, manifest: Mapping[str, Any], namespace: str) -> ClusterSnapshot:
+        """``snapshot`` with the cluster's admission verdicts on the children the operator creates from
+        ``manifest`` in ``namespace`` (server-side dry runs, each distinct child once per run, within the bounds),
+        and what kept a child from being judged among its ``unread`` notes."""
+        runs = self.dry_runs
+        verdicts = runs.judge(children(manifest, namespace))
+        notes = tuple(note for note in runs.notes if note not in snapshot.unread)
+        return dataclasses.replace(snapshot, admission=verdicts, unread=snapshot.unread + notes, memo=snapshot.memo)
 
     def _get(self, key: str, path: str) -> Any:
         """The list at ``path`` (None: not readable, noted in ``unread``); raises _Unreachable."""
