@@ -15,14 +15,13 @@ from pulumi_kuberay.kubeclient import KubeError
 from pulumi_kuberay.preflight import ClusterSnapshot, SnapshotReader
 from pulumi_kuberay.rules._examples import example, example_job
 
-
 RULE = "preflight-admission-refuses-child"
 Answer = Callable[[str, Mapping[str, Any]], Exception | None]
 
 
 #: The lists the reader gets: one node, namespace ``ns``; every other list empty.
 LISTS: dict[str, Any] = {
-    "/api/v1/nodes": {"items": [{"metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}]},
+    "/api/v1/nodes": {"items": [{"metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}]},
     "/api/v1/namespaces": {"items": [{"metadata": {"name": "ns"}}]},
 }
 
@@ -62,7 +61,8 @@ def _refuse_workers(path: str, body: Mapping[str, Any]) -> Exception | None:
     return None
 
 
-def _judged(api: FakeAdmission, manifest: dict[str, Any], *, reader: SnapshotReader | None = None) -> list[rules.Finding]:
+def _judged(api: FakeAdmission, manifest: dict[str, Any], *,
+            reader: SnapshotReader | None = None) -> list[rules.Finding]:
     reader = reader or SnapshotReader(api)
     snapshot = reader.snapshot(["ns"])
     assert isinstance(snapshot, ClusterSnapshot)

@@ -79,7 +79,9 @@ def _team_label_policy(namespace: str) -> list[dict[str, Any]]:
             "metadata": {"name": name},
             "spec": {
                 "failurePolicy": "Fail",
-                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+                "matchConstraints": {"resourceRules": [
+                    {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]},
+                ]},
                 "validations": [{"expression": "has(object.metadata.labels) && 'team' in object.metadata.labels", "message": "every Pod needs a team label"}],
             },
         },
@@ -181,14 +183,20 @@ def _judged_then_applied(local_cluster: LocalCluster, namespace: str, tmp_path: 
     # the real operator: the refused object's Pods are refused at the same templates, the accepted one's created
     local_cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump_all([refused, accepted]))
     expected_refused = {"Head" if path == HEAD else "Worker" for path in refused_paths}
-    events = local_cluster.wait_for(
-        lambda: (got := _refused_by_operator(local_cluster, namespace, "refused")) and set(got) >= expected_refused and got,
-        120, f"the operator's FailedToCreate...Pod events ({case})")
+
+    def refusals() -> dict[str, str] | None:
+        got = _refused_by_operator(local_cluster, namespace, "refused")
+        return got if set(got) >= expected_refused else None
+
+    events = local_cluster.wait_for(refusals, 120, f"the operator's FailedToCreate...Pod events ({case})")
     assert set(events) == expected_refused, events
     assert all(word in message for message in events.values()), events
     kinds = {"head", "worker"} if accepted["spec"]["workerGroupSpecs"] else {"head"}
-    created = local_cluster.wait_for(
-        lambda: (pods := _pods(local_cluster, namespace, "accepted")) >= kinds and pods,
-        120, f"the accepted RayCluster's Pods ({case})")
+
+    def pods() -> set[str] | None:
+        got = _pods(local_cluster, namespace, "accepted")
+        return got if got >= kinds else None
+
+    created = local_cluster.wait_for(pods, 120, f"the accepted RayCluster's Pods ({case})")
     assert created == kinds
     assert _refused_by_operator(local_cluster, namespace, "accepted") == {}

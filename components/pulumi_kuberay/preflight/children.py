@@ -120,8 +120,9 @@ def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
         "imagePullPolicy": options.get("imagePullPolicy") or "IfNotPresent",
         "command": ["/bin/bash", "-lc", "--"],
         "args": ["ray kuberay-autoscaler"],
-        "resources": copy.deepcopy(options["resources"]) if isinstance(options.get("resources"), dict) else copy.deepcopy(_AUTOSCALER_RESOURCES),
     }
+    given = options.get("resources")
+    container["resources"] = copy.deepcopy(given if isinstance(given, dict) else _AUTOSCALER_RESOURCES)
     for key in ("env", "envFrom", "volumeMounts", "securityContext"):
         if options.get(key):
             container[key] = copy.deepcopy(options[key])
@@ -257,7 +258,8 @@ def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
         return ()
     out: list[Child] = []
     cluster = _cluster_name(manifest)
-    job_spec = paths.as_dict(paths.get(manifest, "spec", "jobTemplate") if manifest.get("kind") == "RayCronJob" else manifest.get("spec"))
+    cron = manifest.get("kind") == "RayCronJob"
+    job_spec = paths.as_dict(paths.get(manifest, "spec", "jobTemplate") if cron else manifest.get("spec"))
     selected = bool(paths.as_dict(job_spec.get("clusterSelector"))) and manifest.get("kind") in ("RayJob", "RayCronJob")
     for ref in paths.cluster_specs(manifest):
         manager = ref.spec.get("managedBy")

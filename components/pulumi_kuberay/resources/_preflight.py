@@ -9,7 +9,8 @@ group, the numbers and the nodes compared are in its message), the others are wa
 be read (no kubeconfig, no access, a timeout) one line, once per program run, says the preflight was skipped and
 why. The children the operator would create are sent to the cluster as server-side dry runs
 (``SnapshotReader.judge_children``: its admission answers at preview, within the same deadline); what kept them
-from being judged (no ``create`` verb, the namespace not there yet) is one line, once per program run. The resource hook runs the rules again with the change plan (a NewCluster upgrade's second cluster).
+from being judged (no ``create`` verb, the namespace not there yet) is one line, once per program run. The
+resource hook runs the rules again with the change plan (a NewCluster upgrade's second cluster).
 """
 
 from __future__ import annotations

@@ -520,7 +520,8 @@ def _refused(doc: dict[str, Any], message: str) -> ClusterSnapshot:
 
 
 def _admitted(doc: dict[str, Any]) -> ClusterSnapshot:
-    return dataclasses.replace(_snapshot(*_CPU_NODES), admission={c.key: AdmissionVerdict(False) for c in children(doc, "default")})
+    verdicts = {child.key: AdmissionVerdict(False) for child in children(doc, "default")}
+    return dataclasses.replace(_snapshot(*_CPU_NODES), admission=verdicts)
 
 
 def _restricted_head(doc: dict[str, Any]) -> None:
