@@ -180,3 +180,17 @@ def test_an_unreachable_or_slow_server_costs_at_most_the_deadline() -> None:
     assert _judged(slow, example(), reader=reader) == []
     assert time.monotonic() - started < 1.5
     assert reader.dry_runs.spent <= 0.3 + 0.2
+
+
+def test_a_previews_floats_are_sent_as_ints_and_the_verdicts_still_found() -> None:
+    def floats(doc: dict[str, Any]) -> None:
+        head = doc["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+        head["ports"] = [{"name": "gcs-server", "containerPort": 6379.0}]
+        doc["spec"]["workerGroupSpecs"][0]["replicas"] = 1.0
+
+    api = FakeAdmission(_refuse_workers)
+    found = _judged(api, example(floats))
+    assert [f.path for f in found] == ["spec.workerGroupSpecs[0].template"]
+    head = api.posted[0][1]
+    assert head["spec"]["containers"][0]["ports"][0] == {"name": "gcs-server", "containerPort": 6379}
+    assert type(head["spec"]["containers"][0]["ports"][0]["containerPort"]) is int

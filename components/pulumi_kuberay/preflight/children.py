@@ -63,6 +63,18 @@ class Child:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _integral(value: Any) -> Any:
+    """``value`` with integral floats as ints (a preview gives numbers as floats; the API server's int32 fields
+    refuse ``8265.0``, the operator sends ``8265``)."""
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _collection(namespace: str, kind: str) -> str:
     if kind == "Job":
         return f"/apis/batch/v1/namespaces/{namespace}/jobs"
@@ -278,7 +290,8 @@ def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
                 out.append(job)
     seen: set[str] = set()
     distinct = []
-    for child in out:
+    for made in out:
+        child = Child(made.kind, made.collection, _integral(made.body), made.path, made.label)
         if child.key not in seen and not paths.contains_unknown(child.body):
             seen.add(child.key)
             distinct.append(child)

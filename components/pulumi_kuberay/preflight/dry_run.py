@@ -42,6 +42,9 @@ class AdmissionVerdict:
     message: str = ""
     #: the HTTP status (201 when accepted)
     status: int = 201
+    #: the child it is about, for messages (``the head Pod``) and its kind (``Pod``), once placed in a snapshot
+    label: str = ""
+    kind: str = ""
 
 
 def classify(exc: KubeError, collection: str) -> AdmissionVerdict | str:

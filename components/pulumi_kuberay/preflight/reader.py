@@ -122,7 +122,9 @@ class SnapshotReader:
         ``manifest`` in ``namespace`` (server-side dry runs, each distinct child once per run, within the bounds),
         and what kept a child from being judged among its ``unread`` notes."""
         runs = self.dry_runs
-        verdicts = runs.judge(children(manifest, namespace))
+        made = children(manifest, namespace)
+        asked = runs.judge(made)
+        verdicts = {c.path: dataclasses.replace(asked[c.key], label=c.label, kind=c.kind) for c in made if c.key in asked}
         notes = tuple(note for note in runs.notes if note not in snapshot.unread)
         return dataclasses.replace(snapshot, admission=verdicts, unread=snapshot.unread + notes, memo=snapshot.memo)
 

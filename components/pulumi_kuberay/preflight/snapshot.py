@@ -305,8 +305,8 @@ class ClusterSnapshot:
     #: cert-manager's API (``cert-manager.io/v1``) is served; None: not asked.
     cert_manager: bool | None = None
     gateway_classes: frozenset[str] | None = None
-    #: The cluster's admission on the children of the object judged (:class:`~.children.Child` key -> verdict of
-    #: its server-side dry-run create); None: not asked. A child without a verdict was not asked.
+    #: The cluster's admission on the children of the one object judged (the CR field path a child is built from
+    #: -> the verdict of its server-side dry-run create); None: not asked. A child without a verdict was not asked.
     admission: Mapping[str, AdmissionVerdict] | None = None
     #: What could not be read, and why (``secrets: HTTP 403``): said once in the preview's log.
     unread: tuple[str, ...] = ()

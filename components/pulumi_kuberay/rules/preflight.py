@@ -504,23 +504,22 @@ def _check_admission(subject: PreflightSubject, ctx: Context) -> Iterator[Violat
     verdicts = subject.cluster.admission
     if not verdicts:
         return
-    for child in children(subject.manifest, subject.namespace):
-        verdict = verdicts.get(child.key)
-        if verdict is not None and verdict.refused:
+    for path, verdict in verdicts.items():
+        if verdict.refused:
             yield Violation(
-                f"{subject.cluster.source} refuses {child.label} (a server-side dry run of the {child.kind} the operator creates from {child.path}): {verdict.message}",
-                child.path,
+                f"{subject.cluster.source} refuses {verdict.label} (a server-side dry run of the {verdict.kind} the operator creates from {path}): {verdict.message}",
+                path,
             )
 
 
 def _refused(doc: dict[str, Any], message: str) -> ClusterSnapshot:
     head = children(doc, "default")[0]
-    verdict = AdmissionVerdict(True, message, 403)
-    return dataclasses.replace(_snapshot(*_CPU_NODES), admission={head.key: verdict})
+    verdict = AdmissionVerdict(True, message, 403, label=head.label, kind=head.kind)
+    return dataclasses.replace(_snapshot(*_CPU_NODES), admission={head.path: verdict})
 
 
 def _admitted(doc: dict[str, Any]) -> ClusterSnapshot:
-    verdicts = {child.key: AdmissionVerdict(False) for child in children(doc, "default")}
+    verdicts = {child.path: AdmissionVerdict(False, label=child.label, kind=child.kind) for child in children(doc, "default")}
     return dataclasses.replace(_snapshot(*_CPU_NODES), admission=verdicts)
 
 
