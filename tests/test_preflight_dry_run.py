@@ -194,3 +194,9 @@ def test_a_previews_floats_are_sent_as_ints_and_the_verdicts_still_found() -> No
     head = api.posted[0][1]
     assert head["spec"]["containers"][0]["ports"][0] == {"name": "gcs-server", "containerPort": 6379}
     assert type(head["spec"]["containers"][0]["ports"][0]["containerPort"]) is int
+
+
+def test_a_namespace_without_its_service_account_yet_is_a_note_not_a_refusal() -> None:
+    detail = 'pods "x" is forbidden: error looking up service account ns/default: serviceaccount "default" not found'
+    answer = preflight.dry_run.classify(KubeError("x", 403, reason="Forbidden", detail=detail), "/api/v1/namespaces/ns/pods")
+    assert answer == "dry-run pods in ns: the namespace's ServiceAccount is not there yet"

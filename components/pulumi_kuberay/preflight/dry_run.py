@@ -58,6 +58,8 @@ def classify(exc: KubeError, collection: str) -> AdmissionVerdict | str:
         return f"dry-run {resource} in {namespace}: the namespace is not there yet"
     if exc.status == 409 or exc.reason == "AlreadyExists":
         return ""  # the operator's object is there already: not a verdict on a new one
+    if "error looking up service account" in detail:
+        return f"dry-run {resource} in {namespace}: the namespace's ServiceAccount is not there yet"
     if "does not support dry run" in detail:
         return f"dry-run {resource} in {namespace}: a webhook does not support dry runs ({detail[:160]})"
     if "exceeded quota" in detail:
