@@ -124,7 +124,11 @@ class SnapshotReader:
         runs = self.dry_runs
         made = children(manifest, namespace)
         asked = runs.judge(made)
-        verdicts = {c.path: dataclasses.replace(asked[c.key], label=c.label, kind=c.kind) for c in made if c.key in asked}
+        verdicts = {
+            child.path: dataclasses.replace(asked[child.key], label=child.label, kind=child.kind)
+            for child in made
+            if child.key in asked
+        }
         notes = tuple(note for note in runs.notes if note not in snapshot.unread)
         return dataclasses.replace(snapshot, admission=verdicts, unread=snapshot.unread + notes, memo=snapshot.memo)
 
