@@ -200,3 +200,14 @@ def test_a_namespace_without_its_service_account_yet_is_a_note_not_a_refusal() -
     detail = 'pods "x" is forbidden: error looking up service account ns/default: serviceaccount "default" not found'
     answer = preflight.dry_run.classify(KubeError("x", 403, reason="Forbidden", detail=detail), "/api/v1/namespaces/ns/pods")
     assert answer == "dry-run pods in ns: the namespace's ServiceAccount is not there yet"
+
+
+def test_the_dry_runs_have_what_the_reads_left_of_the_deadline() -> None:
+    api = FakeAdmission(_accept)
+    reader = SnapshotReader(api, deadline=1.0)
+    reader.snapshot(["ns"])
+    reader.reading = 1.0  # the reads took the whole deadline
+    snapshot = reader.snapshot(["ns"])
+    assert isinstance(snapshot, ClusterSnapshot)
+    assert reader.judge_children(snapshot, example(), "ns").admission == {}
+    assert api.posted == [] and any("the bound was reached" in n for n in reader.dry_runs.notes)

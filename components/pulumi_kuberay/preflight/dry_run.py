@@ -3,7 +3,8 @@
 :class:`DryRuns` sends each distinct :class:`~.children.Child` once (``POST ...?dryRun=All``: validation, defaulting,
 every admission plugin and webhook run, nothing is stored) and keeps the :class:`AdmissionVerdict`: accepted, or
 refused with the server's message. Bounded: at most :data:`MAX_DRY_RUNS` requests per run (a preview, a lint run),
-and the time spent in them at most the reader's deadline (each request's time-out cut to what is left). What does
+and the time spent in them and the reader's reads at most the reader's deadline (each request's time-out cut to
+what is left). What does
 not judge the child is a note said once, never a refusal: the credentials may not create (403 from RBAC: the
 documented role's ``create`` verbs), the namespace is not there yet (created with the object), a webhook that does
 not support dry runs, an object of that name already there, a server error, an unreachable server (then nothing
@@ -13,7 +14,7 @@ more is asked). A refusal for quota is left to ``preflight-over-quota``, which c
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -77,6 +78,8 @@ class DryRuns:
     source: str = "the cluster"
     deadline: float = 20.0
     max_requests: int = MAX_DRY_RUNS
+    #: the seconds of the deadline already spent (the reader's reads): the dry runs have what is left
+    spent_before: Callable[[], float] = lambda: 0.0
     #: the dry-run requests made
     requests: int = 0
     spent: float = 0.0
@@ -104,7 +107,7 @@ class DryRuns:
     def _ask(self, child: Child) -> AdmissionVerdict | None:
         if self._off or child.collection in self._denied or not hasattr(self.client, "dry_run_create"):
             return None
-        left = self.deadline - self.spent
+        left = self.deadline - self.spent - self.spent_before()
         if self.requests >= self.max_requests or left <= 0:
             self._note(f"dry-run: the bound was reached ({self.requests} requests, {self.spent:.1f}s); later children were not asked")
             return None

@@ -94,13 +94,15 @@ def _secret_keys(body: dict[str, Any]) -> dict[str, Any]:
 class SnapshotReader:
     """Reads the cluster through ``client`` once: :meth:`snapshot` for the namespaces a caller needs.
 
-    ``deadline`` (seconds, the whole read) bounds a preview's wait; ``requests`` counts the API requests made.
+    ``deadline`` (seconds, the whole read) bounds a preview's wait, the dry runs included (what the reads took is
+    not theirs to spend); ``requests`` counts the API requests made, ``reading`` the seconds they took.
     """
 
     client: Getter
     source: str = "the cluster"
     deadline: float = 20.0
     requests: int = 0
+    reading: float = 0.0
     _lists: dict[str, Any] = field(default_factory=dict)
     _namespaced: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     _unread: dict[str, str] = field(default_factory=dict)
@@ -114,7 +116,8 @@ class SnapshotReader:
     def dry_runs(self) -> DryRuns:
         """The dry runs of this run (a preview, a lint run): their verdicts, notes and requests."""
         if self._dry_runs is None:
-            self._dry_runs = DryRuns(self.client, source=self.source, deadline=self.deadline)
+            self._dry_runs = DryRuns(self.client, source=self.source, deadline=self.deadline,
+                                     spent_before=lambda: self.reading)
         return self._dry_runs
 
     def judge_children(self, snapshot: ClusterSnapshot, manifest: Mapping[str, Any], namespace: str) -> ClusterSnapshot:
@@ -139,6 +142,7 @@ class SnapshotReader:
         if time.monotonic() - self._started > self.deadline:
             raise _Unreachable(f"reading the cluster took more than {self.deadline:g}s")
         self.requests += 1
+        asked = time.monotonic()
         try:
             body, _ = self.client.get(path)
         except KubeError as exc:
@@ -146,6 +150,8 @@ class SnapshotReader:
                 raise _Unreachable(f"{self.source} cannot be reached ({exc})") from None
             self._unread[key] = f"HTTP {exc.status}"
             return None
+        finally:
+            self.reading += time.monotonic() - asked
         if body is None:
             return {"items": []} if key in _ABSENT_IS_EMPTY else None
         if key == "cluster-autoscaler-status":
