@@ -211,3 +211,18 @@ def test_the_dry_runs_have_what_the_reads_left_of_the_deadline() -> None:
     assert isinstance(snapshot, ClusterSnapshot)
     assert reader.judge_children(snapshot, example(), "ns").admission == {}
     assert api.posted == [] and any("the bound was reached" in n for n in reader.dry_runs.notes)
+
+
+def test_a_custom_head_service_gets_the_operators_ports_appended() -> None:
+    def custom(doc: dict[str, Any]) -> None:
+        doc["spec"]["headGroupSpec"]["headService"] = {
+            "metadata": {"name": "my-head"},
+            "spec": {"type": "NodePort", "ports": [{"name": "dashboard", "port": 8265}]},
+        }
+
+    [service] = [c for c in preflight.children(example(custom), "ns") if c.kind == "Service"]
+    assert service.path == "spec.headGroupSpec.headService"
+    assert service.body["metadata"]["name"] == "my-head" and service.body["spec"]["type"] == "NodePort"
+    names = [p["name"] for p in service.body["spec"]["ports"]]
+    assert names == ["dashboard", "client", "dashboard", "gcs-server", "metrics"]  # the API server refuses the twin
+    assert "clusterIP" not in service.body["spec"]

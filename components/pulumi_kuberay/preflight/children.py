@@ -186,41 +186,50 @@ def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, n
 
 
 def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
-    """``BuildServiceForHeadPod``: the head Ray container's ports, the head's labels as selector, headless unless
-    ``headService`` says otherwise; the custom ``headService`` merged in."""
+    """``BuildServiceForHeadPod``: the head Ray container's ports (``getServicePorts``: an unnamed one named
+    ``<port>-port``, KubeRay's defaults when there are none, ``metrics`` added), KubeRay's head labels as selector
+    and labels, ``serviceType``, headless when ClusterIP; a custom ``headService`` with these ports appended to
+    its own (the same name twice is refused by the API server, as the operator's is)."""
     head = paths.head_group(ref)
     template = paths.group_template(head) if head is not None else None
     if head is None or template is None:
         return None
-    custom = paths.as_dict(head.spec.get("headService"))
     ray = paths.ray_container(template)
-    ports = [
-        {"name": p.get("name"), "port": p.get("containerPort"), "protocol": p.get("protocol") or "TCP"}
-        for p in paths.as_list((ray[1] if ray else {}).get("ports"))
-        if isinstance(p, dict) and p.get("name")
-    ]
-    if not ports:
-        ports = [{"name": name, "port": port, "protocol": "TCP"} for name, port in names.HEAD_DEFAULT_PORTS]
-    ports.append({"name": "metrics", "port": 8080, "protocol": "TCP"})
-    spec: dict[str, Any] = {
-        "ports": ports,
-        "selector": {names.RAY_CLUSTER_LABEL: cluster, "ray.io/node-type": "head"},
-    }
-    custom_spec = copy.deepcopy(paths.as_dict(custom.get("spec")))
-    if custom_spec:
-        spec.update({k: v for k, v in custom_spec.items() if k not in ("selector",) and v is not None})
-    else:
-        spec["clusterIP"] = "None"
-    metadata = copy.deepcopy(paths.as_dict(custom.get("metadata")))
-    metadata["name"] = names.head_service_name(cluster, ref.spec)
-    metadata["namespace"] = namespace
-    metadata["labels"] = {
-        **paths.as_dict(metadata.get("labels")),
+    found: dict[str, Any] = {}
+    for port in paths.as_list((ray[1] if ray else {}).get("ports")):
+        if isinstance(port, dict):
+            found[str(port.get("name") or f"{port.get('containerPort')}-port")] = port.get("containerPort")
+    if not found:
+        found = dict(names.HEAD_DEFAULT_PORTS)
+    found.setdefault("metrics", 8080)
+    ports = [{"name": name, "port": port, "appProtocol": "tcp"} for name, port in sorted(found.items())]
+    selector = {
         names.RAY_CLUSTER_LABEL: cluster,
         "ray.io/node-type": "head",
+        "ray.io/identifier": _check_label(f"{cluster}-head"),
         "app.kubernetes.io/name": "kuberay",
         "app.kubernetes.io/created-by": "kuberay-operator",
     }
+    service_type = paths.as_str(head.spec.get("serviceType"))
+    custom = paths.as_dict(head.spec.get("headService"))
+    if custom:
+        body = copy.deepcopy(custom)
+        spec = paths.as_dict(body.get("spec"))
+        spec["selector"] = dict(selector)
+        spec["ports"] = [*paths.as_list(spec.get("ports")), *ports]
+        if not spec.get("type") and service_type:
+            spec["type"] = service_type
+        metadata = paths.as_dict(body.get("metadata"))
+        metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **selector}
+    else:
+        spec = {"selector": dict(selector), "ports": ports}
+        if service_type:
+            spec["type"] = service_type
+        if service_type in (None, "", "ClusterIP"):
+            spec.update(clusterIP="None", publishNotReadyAddresses=True)
+        metadata = {"labels": dict(selector)}
+    metadata["name"] = names.head_service_name(cluster, ref.spec)
+    metadata["namespace"] = namespace
     body = {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": spec}
     path = head.path + (".headService" if custom else "")
     return Child("Service", _collection(namespace, "Service"), body, path, "the head Service")
