@@ -13,7 +13,9 @@ RayJob, RayService or RayCronJob.
 
 What another preflight rule judges with what the stack creates in view is left out of the dry run (the Pods'
 ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``), so a reference to an object the
-same stack creates is never refused here.
+same stack creates is never refused here. Not built yet: what KubeRay adds for GCS fault tolerance, TLS, token
+authentication and the history collector (volumes and env of objects it creates itself), a RayService's Serve
+Service and an Ingress.
 """
 
 from __future__ import annotations
