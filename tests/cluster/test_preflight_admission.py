@@ -7,12 +7,15 @@ label), a LimitRange whose ``max`` cpu is below a worker group's request, one wh
 the ``wait-gcs-ready`` init container KubeRay injects into every worker Pod, a ValidatingAdmissionPolicy requiring a
 ``team`` label on Pods. In each, a RayCluster the policy refuses and one it accepts: the lint run's findings, then
 the objects applied to the real operator, whose ``FailedToCreate...Pod`` events (refused) or Pods (created) are the
-judge.
+judge. The same cases against a kube-apiserver alone (``tools/local_apiserver.py``), with a read-only identity
+(the role without its ``create`` verbs: one line, no finding) and the time the dry runs add to the read.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -23,7 +26,10 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import LocalCluster
+from .conftest import REPO_ROOT, LocalCluster, _kube_dir_or_fail
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+from local_apiserver import LocalApiServer
 
 RULE = "preflight-admission-refuses-child"
 HEAD = "spec.headGroupSpec.template"
@@ -200,3 +206,99 @@ def _judged_then_applied(local_cluster: LocalCluster, namespace: str, tmp_path: 
     created = local_cluster.wait_for(pods, 120, f"the accepted RayCluster's Pods ({case})")
     assert created == kinds
     assert _refused_by_operator(local_cluster, namespace, "accepted") == {}
+
+
+# ---- the API server alone: the same policies, a read-only identity, the time the dry runs add ----------------
+
+
+def _kubeconfig(server: LocalApiServer, user: dict[str, str], path: Path) -> Path:
+    ca = base64.b64encode((server.pki / "ca.crt").read_bytes()).decode()
+    path.write_text(yaml.safe_dump({
+        "clusters": [{"name": "local", "cluster": {"server": server.api_url, "certificate-authority-data": ca}}],
+        "users": [{"name": "u", "user": user}],
+        "contexts": [{"name": "c", "context": {"cluster": "local", "user": "u"}}],
+        "current-context": "c",
+    }))
+    return path
+
+
+def _lint_with(kubeconfig: Path, obj: dict[str, Any], work: Path) -> tuple[list[dict[str, Any]], str]:
+    manifest = work / f"{obj['metadata']['namespace']}-{obj['metadata']['name']}.yaml"
+    manifest.write_text(yaml.safe_dump(obj))
+    run = subprocess.run([sys.executable, "-m", "pulumi_kuberay.cli.lint", "--cluster", "--kubeconfig", str(kubeconfig),
+                          str(manifest), "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stderr
+    return [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == RULE], run.stderr
+
+
+def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_one_line(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from pulumi_kuberay import preflight
+
+    work = tmp_path_factory.mktemp("dry-run-apiserver")
+    with LocalApiServer(_kube_dir_or_fail() / "bin", work) as server:
+        admin = _kubeconfig(server, {
+            "client-certificate-data": base64.b64encode((server.pki / "admin.crt").read_bytes()).decode(),
+            "client-key-data": base64.b64encode((server.pki / "admin.key").read_bytes()).decode(),
+        }, work / "admin.kubeconfig")
+        policies: dict[str, list[dict[str, Any]]] = {
+            "psa": [], "lrmax": [_limit_range("lrmax", "max", "1")], "lrmin": [_limit_range("lrmin", "min", "300m")],
+            "vap": _team_label_policy("vap"), "plain": [],
+        }
+        for name, objects in policies.items():
+            labels = {"kubernetes.io/metadata.name": name}
+            if name == "psa":
+                labels["pod-security.kubernetes.io/enforce"] = "restricted"
+            server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
+            server.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": name}})
+            for obj in objects:
+                server.create(obj)
+        cases = {"psa": "pod-security-restricted", "lrmax": "limitrange-max", "lrmin": "limitrange-min-wait-gcs-ready",
+                 "vap": "validating-admission-policy"}
+        deadline = time.monotonic() + 60
+        for namespace, case in cases.items():
+            _, refused_args, accepted_args, refused_paths, word = CASES[case]
+            while True:  # a ValidatingAdmissionPolicy is in force once the API server's informer has it
+                found, stderr = _lint_with(admin, _cluster("refused", namespace, **refused_args), work)
+                if {f["path"] for f in found} == refused_paths or time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            assert {f["path"] for f in found} == refused_paths, (case, found, stderr)
+            assert all(f["severity"] == "critical" and word in f["message"] for f in found), found
+            accepted, stderr = _lint_with(admin, _cluster("accepted", namespace, **accepted_args), work)
+            assert accepted == [] and "dry-run" not in stderr, (case, accepted, stderr)
+
+        reads, dry_runs = [], []
+        for _ in range(9):
+            reader = preflight.reader_for(str(admin), deadline=5.0, cached=False)
+            assert isinstance(reader, preflight.SnapshotReader)
+            started = time.monotonic()
+            snapshot = reader.snapshot(["plain"])
+            read = time.monotonic()
+            assert isinstance(snapshot, preflight.ClusterSnapshot)
+            judged = reader.judge_children(snapshot, _cluster("c", "plain"), "plain")
+            reads.append(read - started)
+            dry_runs.append(time.monotonic() - read)
+            assert judged.admission and reader.dry_runs.requests == 3 and not reader.dry_runs.notes
+        print(f"\n[dry runs] the read {statistics.median(reads) * 1000:.0f} ms, the dry runs of one RayCluster "
+              f"(3 requests) {statistics.median(dry_runs) * 1000:.0f} ms (medians of 9)")
+
+        role = yaml.safe_load((REPO_ROOT / "docs" / "preflight-clusterrole.yaml").read_text())
+        role["metadata"]["name"] = "read-only"
+        role["rules"] = [rule for rule in role["rules"] if "create" not in rule.get("verbs", [])]
+        server.create(role)
+        server.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "reader", "namespace": "plain"}})
+        server.create({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "read-only"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "read-only"},
+            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "plain"}],
+        })
+        code, token, _ = server.request("POST", "/api/v1/namespaces/plain/serviceaccounts/reader/token",
+                                        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
+        assert code == 201, token
+        reader_config = _kubeconfig(server, {"token": token["status"]["token"]}, work / "reader.kubeconfig")
+        found, stderr = _lint_with(reader_config, _cluster("refused", "psa"), work)
+        assert found == []
+        assert stderr.count("dry-run pods in psa: HTTP 403, the identity may not create them") == 1, stderr
+        assert "preflight skipped" not in stderr, stderr  # the read-only preflight ran
