@@ -231,6 +231,28 @@ def _lint_with(kubeconfig: Path, obj: dict[str, Any], work: Path) -> tuple[list[
     return [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == RULE], run.stderr
 
 
+def _upstream_samples_refused(kubeconfig: Path, namespace: str) -> list[str]:
+    """The children of every upstream sample that ``namespace`` refuses (sample file and CR field path)."""
+    from _reference import require_reference
+    from pulumi_kuberay import preflight
+
+    every = preflight.reader_for(str(kubeconfig), deadline=120.0, cached=False)
+    assert isinstance(every, preflight.SnapshotReader)
+    every.dry_runs.max_requests = 10_000
+    plain = every.snapshot([namespace])
+    assert isinstance(plain, preflight.ClusterSnapshot)
+    refused: list[str] = []
+    documents = 0
+    for sample in sorted((require_reference() / "kuberay" / "v1.7.0" / "samples").rglob("*.yaml")):
+        for doc in yaml.safe_load_all(sample.read_text()):
+            if isinstance(doc, dict) and doc.get("kind") in ("RayCluster", "RayJob", "RayService", "RayCronJob"):
+                documents += 1
+                judged = every.judge_children(plain, doc, namespace)
+                refused += [f"{sample.name} {path}" for path, v in (judged.admission or {}).items() if v.refused]
+    assert documents > 80 and every.dry_runs.requests > 200 and not every.dry_runs.notes, every.dry_runs.notes
+    return refused
+
+
 def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_one_line(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -283,6 +305,10 @@ def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_on
             assert judged.admission and reader.dry_runs.requests == 3 and not reader.dry_runs.notes
         print(f"\n[dry runs] the read {statistics.median(reads) * 1000:.0f} ms, the dry runs of one RayCluster "
               f"(3 requests) {statistics.median(dry_runs) * 1000:.0f} ms (medians of 9)")
+
+        # no false critical: every upstream sample's children are accepted where no policy of the cluster's own
+        # refuses them (measured 2026-12-07: 89 documents, 238 dry runs in 3.9 s, none refused)
+        assert _upstream_samples_refused(admin, "plain") == []
 
         role = yaml.safe_load((REPO_ROOT / "docs" / "preflight-clusterrole.yaml").read_text())
         role["metadata"]["name"] = "read-only"
