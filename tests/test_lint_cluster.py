@@ -49,6 +49,14 @@ def kubeconfig(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
             self.end_headers()
             self.wfile.write(payload)
 
+        def do_POST(self) -> None:  # a server-side dry-run create (the preflight's children): accepted as sent
+            assert self.path.endswith("?dryRun=All"), self.path
+            payload = self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(201)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 

@@ -88,11 +88,12 @@ def preflight_findings(
     declared = _declared(all_documents) if created else frozenset()
     out = []
     for doc in docs:
-        for finding in rules.check_preflight(
-            doc.manifest, snapshot, ctx, namespace=doc.namespace or _default_namespace(args), created_here=declared
-        ):
+        namespace = doc.namespace or _default_namespace(args)
+        judged = reader.judge_children(snapshot, doc.manifest, namespace)  # the cluster's admission, dry runs
+        for finding in rules.check_preflight(doc.manifest, judged, ctx, namespace=namespace, created_here=declared):
             out.append(doc.locate(finding))
-    unread = f"{TOOL}: preflight: could not read {', '.join(snapshot.unread)} (those checks did not run)" if snapshot.unread else None
+    said = snapshot.unread + tuple(reader.dry_runs.notes)
+    unread = f"{TOOL}: preflight: could not read {', '.join(said)} (those checks did not run)" if said else None
     return out, unread
 
 

@@ -6,8 +6,10 @@ It reads a kubeconfig the way the Kubernetes provider does for its default provi
 else ``~/.kube/config``; context ``kubernetes:context`` else ``current-context``) and supports what local and
 cloud clusters use: a CA (file or data) or ``insecure-skip-tls-verify``, client certificates (file or data),
 bearer tokens (inline or ``tokenFile``), basic auth, and ``exec`` credential plugins that return a token or a
-client certificate. It only GETs: the object, the events about it, a RayCluster's head Pods, the lists the
-preflight reads. No pulumi import.
+client certificate. It GETs the object, the events about it, a RayCluster's head Pods, the lists the preflight
+reads; its one write is a server-side dry-run create (``dryRun=All``: admission answers, nothing is stored), the
+preflight's way of asking the cluster's own admission about the children the operator would create. No pulumi
+import.
 """
 
 from __future__ import annotations
@@ -40,11 +42,14 @@ class KubeConfigError(Exception):
 
 
 class KubeError(Exception):
-    """A request failed. ``status`` is the HTTP status (0 when the server could not be reached)."""
+    """A request failed. ``status`` is the HTTP status (0 when the server could not be reached); ``reason`` and
+    ``detail`` are the server's ``Status`` reason and message when it sent one."""
 
-    def __init__(self, message: str, status: int = 0) -> None:
+    def __init__(self, message: str, status: int = 0, *, reason: str = "", detail: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.reason = reason
+        self.detail = detail
 
     @property
     def permanent(self) -> bool:
@@ -99,6 +104,30 @@ class KubeClient:
             raise KubeError(f"GET {path}: HTTP {exc.code} {detail}", exc.code) from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise KubeError(f"GET {path}: {exc}") from None
+
+    def dry_run_create(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST ``body`` to the collection ``path`` as a server-side dry run (``dryRun=All``): the API server
+        validates, defaults and runs every admission plugin and webhook, and stores nothing. The object as it
+        would be created; raises :class:`KubeError` with the server's ``Status`` reason and message otherwise."""
+        url = self.server.rstrip("/") + path + ("&" if "?" in path else "?") + "dryRun=All"
+        headers = {**self.headers, "Content-Type": "application/json"}
+        request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout, context=self.context) as response:
+                created = json.loads(response.read())
+                return created if isinstance(created, dict) else {}
+        except urllib.error.HTTPError as exc:
+            raw = exc.read()[:20000] if exc.fp else b""
+            try:
+                status = json.loads(raw)
+            except ValueError:
+                status = {}
+            status = status if isinstance(status, dict) else {}
+            detail = str(status.get("message") or raw[:300].decode("utf-8", "replace"))
+            raise KubeError(f"POST {path} (dry run): HTTP {exc.code} {detail}", exc.code,
+                            reason=str(status.get("reason") or ""), detail=detail) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise KubeError(f"POST {path} (dry run): {exc}") from None
 
     def get_object(self, kind: str, namespace: str, name: str) -> tuple[dict[str, Any] | None, datetime]:
         path = f"{API_PATH}/namespaces/{_q(namespace)}/{PLURALS[kind]}/{_q(name)}"

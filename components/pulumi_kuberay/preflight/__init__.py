@@ -3,7 +3,9 @@
 Plain Python (never imports pulumi): a typed, immutable :class:`ClusterSnapshot` (nodes, node sources, quotas,
 LimitRanges, PriorityClasses, Kueue queues, the objects a spec names), :class:`SnapshotReader` that fills it from
 the Kubernetes API read-only (one list request per kind, a deadline, cached per process: once per preview or lint
-run), and the pure verdicts the catalogue's ``preflight`` rules (``rules/preflight.py``) turn into findings:
+run), and :func:`children` (the objects the operator creates, as the API server receives them) and :class:`DryRuns` (the
+cluster's own admission asked about them: server-side dry-run creates), and the pure verdicts the catalogue's
+``preflight`` rules (``rules/preflight.py``) turn into findings:
 :func:`placement` (can a group's Pod ever be placed), :func:`quota_verdicts` and :func:`kueue_problem`,
 :func:`missing_references`. The cluster is read through :mod:`pulumi_kuberay.kubeclient`, the read-only REST client
 the components' await and change plan and ``kuberay-lint`` use too.
@@ -11,6 +13,8 @@ the components' await and change plan and ``kuberay-lint`` use too.
 
 from __future__ import annotations
 
+from .children import Child, children
+from .dry_run import MAX_DRY_RUNS, AdmissionVerdict, DryRuns
 from .placement import (
     Placement,
     affinity_matches,
@@ -43,10 +47,14 @@ from .snapshot import (
 __all__ = [
     "AUTOSCALER_DEFAULT",
     "CLUSTER_KINDS",
+    "MAX_DRY_RUNS",
     "NAMESPACED_KINDS",
+    "AdmissionVerdict",
+    "Child",
     "ClusterQueue",
     "ClusterSnapshot",
     "ContainerShape",
+    "DryRuns",
     "Getter",
     "LimitRange",
     "LocalQueue",
@@ -64,6 +72,7 @@ __all__ = [
     "affinity_matches",
     "amounts",
     "charge",
+    "children",
     "describe_amounts",
     "free_capacity",
     "jointly_short",

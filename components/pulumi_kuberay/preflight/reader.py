@@ -5,7 +5,10 @@ every namespace) and keeps what it read, so every component of a preview, and ev
 read. Kinds read only when a spec needs them (cert-manager's API, GatewayClasses) are read on first need. A kind
 the credentials may not list (403) or whose API is not served (404: Karpenter, Kueue, Gateway API absent) is left
 out; when the cluster cannot be reached at all, or the deadline passes, the read gives a :class:`Skipped` whose
-``line()`` is the one line the caller prints. Never raises for the cluster's sake.
+``line()`` is the one line the caller prints. :meth:`SnapshotReader.judge_children` then asks the cluster's own
+admission about the children the operator would create from one object (server-side dry-run creates,
+:mod:`.dry_run`: each distinct child once per run, bounded in number and by the same deadline). Never raises for
+the cluster's sake.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any, Protocol
 from pulumi_kuberay.kubeclient import KubeClient, KubeConfigError, KubeError, find_kubeconfig, load_client
 from pulumi_kuberay.kuberay.kubernetes import KUEUE_API_PATH
 
+from .children import children
+from .dry_run import DryRuns
 from .snapshot import ClusterSnapshot
 
 __all__ = ["CLUSTER_KINDS", "NAMESPACED_KINDS", "Getter", "Skipped", "SnapshotReader", "reader_for"]
@@ -90,13 +95,15 @@ def _secret_keys(body: dict[str, Any]) -> dict[str, Any]:
 class SnapshotReader:
     """Reads the cluster through ``client`` once: :meth:`snapshot` for the namespaces a caller needs.
 
-    ``deadline`` (seconds, the whole read) bounds a preview's wait; ``requests`` counts the API requests made.
+    ``deadline`` (seconds, the whole read) bounds a preview's wait, the dry runs included (what the reads took is
+    not theirs to spend); ``requests`` counts the API requests made, ``reading`` the seconds they took.
     """
 
     client: Getter
     source: str = "the cluster"
     deadline: float = 20.0
     requests: int = 0
+    reading: float = 0.0
     _lists: dict[str, Any] = field(default_factory=dict)
     _namespaced: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     _unread: dict[str, str] = field(default_factory=dict)
@@ -104,6 +111,30 @@ class SnapshotReader:
     _started: float | None = None
     _made: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], ClusterSnapshot] = field(default_factory=dict)
     _base: tuple[tuple[str, ...], ClusterSnapshot] | None = None
+    _dry_runs: DryRuns | None = None
+
+    @property
+    def dry_runs(self) -> DryRuns:
+        """The dry runs of this run (a preview, a lint run): their verdicts, notes and requests."""
+        if self._dry_runs is None:
+            self._dry_runs = DryRuns(self.client, source=self.source, deadline=self.deadline,
+                                     spent_before=lambda: self.reading)
+        return self._dry_runs
+
+    def judge_children(self, snapshot: ClusterSnapshot, manifest: Mapping[str, Any], namespace: str) -> ClusterSnapshot:
+        """``snapshot`` with the cluster's admission verdicts on the children the operator creates from
+        ``manifest`` in ``namespace`` (server-side dry runs, each distinct child once per run, within the bounds),
+        and what kept a child from being judged among its ``unread`` notes."""
+        runs = self.dry_runs
+        made = children(manifest, namespace)
+        asked = runs.judge(made)
+        verdicts = {
+            child.path: dataclasses.replace(asked[child.key], label=child.label, kind=child.kind)
+            for child in made
+            if child.key in asked
+        }
+        notes = tuple(note for note in runs.notes if note not in snapshot.unread)
+        return dataclasses.replace(snapshot, admission=verdicts, unread=snapshot.unread + notes, memo=snapshot.memo)
 
     def _get(self, key: str, path: str) -> Any:
         """The list at ``path`` (None: not readable, noted in ``unread``); raises _Unreachable."""
@@ -112,6 +143,7 @@ class SnapshotReader:
         if time.monotonic() - self._started > self.deadline:
             raise _Unreachable(f"reading the cluster took more than {self.deadline:g}s")
         self.requests += 1
+        asked = time.monotonic()
         try:
             body, _ = self.client.get(path)
         except KubeError as exc:
@@ -119,6 +151,8 @@ class SnapshotReader:
                 raise _Unreachable(f"{self.source} cannot be reached ({exc})") from None
             self._unread[key] = f"HTTP {exc.status}"
             return None
+        finally:
+            self.reading += time.monotonic() - asked
         if body is None:
             return {"items": []} if key in _ABSENT_IS_EMPTY else None
         if key == "cluster-autoscaler-status":

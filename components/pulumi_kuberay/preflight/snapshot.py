@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pulumi_kuberay.model import quantity_amount
+
+if TYPE_CHECKING:
+    from .dry_run import AdmissionVerdict
 
 __all__ = [
     "ClusterQueue",
@@ -302,6 +305,9 @@ class ClusterSnapshot:
     #: cert-manager's API (``cert-manager.io/v1``) is served; None: not asked.
     cert_manager: bool | None = None
     gateway_classes: frozenset[str] | None = None
+    #: The cluster's admission on the children of the one object judged (the CR field path a child is built from
+    #: -> the verdict of its server-side dry-run create); None: not asked. A child without a verdict was not asked.
+    admission: Mapping[str, AdmissionVerdict] | None = None
     #: What could not be read, and why (``secrets: HTTP 403``): said once in the preview's log.
     unread: tuple[str, ...] = ()
     #: The namespaces the namespaced kinds were read in (None: every namespace).

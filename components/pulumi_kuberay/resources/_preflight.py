@@ -7,7 +7,10 @@ reuse it, reading only the namespaced kinds of a namespace not read yet) and eve
 ``preflight`` rules on its manifest: a critical finding fails the preview before the object is registered (the
 group, the numbers and the nodes compared are in its message), the others are warnings. When the cluster cannot
 be read (no kubeconfig, no access, a timeout) one line, once per program run, says the preflight was skipped and
-why. The resource hook runs the rules again with the change plan (a NewCluster upgrade's second cluster).
+why. The children the operator would create are sent to the cluster as server-side dry runs
+(``SnapshotReader.judge_children``: its admission answers at preview, within the same deadline); what kept them
+from being judged (no ``create`` verb, the namespace not there yet) is one line, once per program run. The
+resource hook runs the rules again with the change plan (a NewCluster upgrade's second cluster).
 """
 
 from __future__ import annotations
@@ -56,7 +59,10 @@ def snapshot_for(access: tuple[tuple[str, Any], str | None] | None, namespace: s
     if isinstance(reader, preflight.Skipped):
         return reader
     needs = _needs(manifest)
-    return reader.snapshot([namespace], needs=needs)
+    snapshot = reader.snapshot([namespace], needs=needs)
+    if isinstance(snapshot, preflight.Skipped):
+        return snapshot
+    return reader.judge_children(snapshot, manifest, namespace)  # the cluster's admission on the children
 
 
 def _needs(manifest: Mapping[str, Any]) -> tuple[str, ...]:
@@ -82,6 +88,10 @@ def preflight_findings(manifest: Mapping[str, Any], target: Target, access: tupl
             _SAID.add(line)
             pulumi.log.info(line, resource=component)
         return []
+    for note in snapshot.unread:
+        if note.startswith("dry-run") and note not in _SAID and not _mocked():
+            _SAID.add(note)  # what kept the cluster's admission from judging the children: once per program run
+            pulumi.log.info(f"preflight: {note}", resource=component)
     return contextvars.copy_context().run(
         rules.check_preflight, manifest, snapshot, target.context(), namespace=_namespace(manifest), plan=plan
     )

@@ -6,10 +6,13 @@ asks the pure verdicts of :mod:`pulumi_kuberay.preflight`. Never cry wolf: a ver
 cluster itself shows it can never happen (no node takes the Pod and nothing visible could add one; the quota's
 ``hard`` cannot hold it; the LocalQueue or the reference is not there); where a node source (a Karpenter NodePool,
 a cluster-autoscaler node group, a cloud's node pools) could add a fitting node, the finding is medium and names it.
+The cluster's own admission is asked too: the children the operator creates, sent as server-side dry runs
+(``subject.cluster.admission``), refused by the server where the finding says so, in the server's words.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -17,8 +20,10 @@ from typing import Any
 from pulumi_kuberay.kuberay import KINDS, KUEUE_QUEUE_LABEL, paths
 from pulumi_kuberay.kuberay.resources import NVIDIA_GPU, NVIDIA_GPU_QUOTA, is_gpu_resource_key
 from pulumi_kuberay.preflight import (
+    AdmissionVerdict,
     ClusterSnapshot,
     PodShape,
+    children,
     describe_amounts,
     free_capacity,
     jointly_short,
@@ -493,4 +498,58 @@ declare(
         ClusterSnapshot.from_lists({"gatewayclasses": {"items": [{"metadata": {"name": "istio"}}]}}, source="the example cluster"),
     ),
     violating_path="spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# The cluster's own admission on the children the operator creates
+
+
+def _check_admission(subject: PreflightSubject, ctx: Context) -> Iterator[Violation]:
+    verdicts = subject.cluster.admission
+    if not verdicts:
+        return
+    for path, verdict in verdicts.items():
+        if verdict.refused:
+            yield Violation(
+                f"{subject.cluster.source} refuses {verdict.label} (a server-side dry run of the {verdict.kind} the operator creates from {path}): {verdict.message}",
+                path,
+            )
+
+
+def _refused(doc: dict[str, Any], message: str) -> ClusterSnapshot:
+    head = children(doc, "default")[0]
+    verdict = AdmissionVerdict(True, message, 403, label=head.label, kind=head.kind)
+    return dataclasses.replace(_snapshot(*_CPU_NODES), admission={head.path: verdict})
+
+
+def _admitted(doc: dict[str, Any]) -> ClusterSnapshot:
+    verdicts = {child.path: AdmissionVerdict(False, label=child.label, kind=child.kind) for child in children(doc, "default")}
+    return dataclasses.replace(_snapshot(*_CPU_NODES), admission=verdicts)
+
+
+def _restricted_head(doc: dict[str, Any]) -> None:
+    head_container_of(doc)["securityContext"] = {
+        "allowPrivilegeEscalation": False, "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+_PSA_REFUSAL = 'pods "raycluster-example-head-x7k2p" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "ray-head" must set securityContext.allowPrivilegeEscalation=false)'
+
+declare(
+    id="preflight-admission-refuses-child",
+    title="The target cluster's admission refuses a Pod, Service or Job the operator creates from the object",
+    severity="critical",
+    category="correctness",
+    scope="preflight",
+    kinds=ALL_KINDS,
+    rationale="The operator creates the head and worker Pods, the head Service and a RayJob's submitter Job from the object; the cluster's own admission (Pod Security of the namespace, LimitRanges, ValidatingAdmissionPolicies, webhooks) refuses them at creation, after apply, as a Warning event on the object that stays unready. The preflight builds each child as the operator does and sends it as a server-side dry-run create (dryRun=All: nothing is stored), one request per distinct child; the server's own message is the finding. An identity that may not create says so once and keeps the read-only preflight.",
+    proof="the target cluster's own API server refuses a dry-run create of the child the operator builds (dryRun=All), with its message; not certain where the cluster's admission changes between the preview and the apply, or where a child is not built yet (GCS fault tolerance, TLS, token auth, the history collector, the Serve Service, the Ingress: those parts are not sent)",
+    fix="Change the group's template (or the Service, the submitter template) as the server's message asks (for Pod Security restricted: a securityContext with allowPrivilegeEscalation false, runAsNonRoot, capabilities drop ALL, seccompProfile RuntimeDefault, on every container and autoscalerOptions.securityContext), or change the namespace's policy.",
+    check=_check_admission,
+    compliant=(example(_restricted_head), _admitted(example(_restricted_head))),
+    violating=(example(), _refused(example(), _PSA_REFUSAL)),
+    fixed=(example(_restricted_head), _admitted(example(_restricted_head))),
+    violating_path="spec.headGroupSpec.template",
 )

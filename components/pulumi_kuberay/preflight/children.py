@@ -1,0 +1,309 @@
+"""The children the operator creates from a Ray object, as the API server will receive them: what the preflight
+sends to the target cluster as server-side dry-run creates, so that its own admission (Pod Security, LimitRanger,
+ValidatingAdmissionPolicies, webhooks) judges them at preview.
+
+Pure: from a manifest dict to one :class:`Child` per distinct object the operator creates at start: the head Pod
+(``buildHeadPod``, ``DefaultHeadPodTemplate``: KubeRay's labels, the metrics port, the ``autoscaler`` sidecar of
+in-tree autoscaling, ``BuildAutoscalerContainer``), one Pod per worker group (``DefaultWorkerPodTemplate``: the
+``wait-gcs-ready`` init container with the Ray container's image, security context, env and mounts; the replicas
+of a group are one shape), the head Service (``BuildServiceForHeadPod``) and, for a RayJob in K8sJobMode, the
+submitter Job (``createNewK8sJob``, ``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
+``PodName`` builds it, a generated RayCluster name (``GenerateRayClusterName``) as the cluster's name for a
+RayJob, RayService or RayCronJob.
+
+What another preflight rule judges with what the stack creates in view is left out of the dry run (the Pods'
+ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``), so a reference to an object the
+same stack creates is never refused here. Not built yet: what KubeRay adds for GCS fault tolerance, TLS, token
+authentication and the history collector (volumes and env of objects it creates itself), a RayService's Serve
+Service and an Ingress.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_kuberay.kuberay import names, paths
+
+__all__ = ["Child", "children"]
+
+#: The five characters ``GenerateRayClusterName`` appends at random (any valid ones: the shape is what counts).
+GENERATED_SUFFIX = "xxxxx"
+#: Pod spec fields left out of the dry run: references judged by ``preflight-reference-missing``.
+_REFERENCES = ("serviceAccountName", "serviceAccount", "priorityClassName", "runtimeClassName")
+_METRICS_PORT = {"name": "metrics", "containerPort": 8080}
+_WAIT_GCS_READY_RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "200m", "memory": "256Mi"}}
+_AUTOSCALER_RESOURCES = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
+_SUBMITTER_RESOURCES = {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+#: The labels KubeRay gives every Pod it creates, beside the cluster, node type and group (``labelPod``).
+_POD_LABELS = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay", "app.kubernetes.io/created-by": "kuberay-operator"}
+_NOT_OVERRIDABLE = frozenset({"ray.io/node-type", "ray.io/group", names.RAY_CLUSTER_LABEL})
+
+
+@dataclass(frozen=True)
+class Child:
+    """One object the operator would create: its API collection, the body to POST and where it comes from."""
+
+    #: ``Pod``, ``Service`` or ``Job``
+    kind: str
+    #: the API collection in the namespace: ``/api/v1/namespaces/<ns>/pods``
+    collection: str
+    body: Mapping[str, Any]
+    #: the CR field path it is built from (a group's template, the head Service, the submitter template)
+    path: str
+    #: what it is, for messages: ``the head Pod``, ``the Pods of worker group 'gpu'``
+    label: str
+
+    @property
+    def key(self) -> str:
+        """The child's shape: identical children (the same template in two objects) are asked once."""
+        text = json.dumps([self.collection, self.body], sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with integral floats as ints (a preview gives numbers as floats; the API server's int32 fields
+    refuse ``8265.0``, the operator sends ``8265``)."""
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _collection(namespace: str, kind: str) -> str:
+    if kind == "Job":
+        return f"/apis/batch/v1/namespaces/{namespace}/jobs"
+    return f"/api/v1/namespaces/{namespace}/{kind.lower()}s"
+
+
+def _cluster_name(manifest: Mapping[str, Any]) -> str:
+    name = str(paths.metadata(manifest).get("name") or "")
+    return name if manifest.get("kind") == "RayCluster" else f"{name}-{GENERATED_SUFFIX}"
+
+
+def _pod_name(prefix: str, node_type: str) -> str:
+    """``PodName(prefix, nodeType, true)``: the prefix cut to 50 characters, lower case, ``-<type>-``."""
+    return f"{prefix[:50]}-{node_type}-".lower()
+
+
+def _check_label(value: str) -> str:
+    """``CheckLabel``: the last 63 characters, not starting with punctuation."""
+    value = value[-63:]
+    return value.lstrip("-_.") or value
+
+
+def _labels(template: Mapping[str, Any], cluster: str, node_type: str, group: str, extra: Any) -> dict[str, str]:
+    merged = {**paths.as_dict(paths.get(template, "metadata", "labels")), **paths.as_dict(extra)}
+    labels = {
+        **_POD_LABELS,
+        names.RAY_CLUSTER_LABEL: cluster,
+        "ray.io/node-type": node_type,
+        "ray.io/group": group,
+        "ray.io/identifier": _check_label(f"{cluster}-{node_type}"),
+    }
+    labels.update({str(k): str(v) for k, v in merged.items() if k not in _NOT_OVERRIDABLE})
+    return labels
+
+
+def _pod_spec(template: Mapping[str, Any]) -> dict[str, Any]:
+    spec = copy.deepcopy(paths.as_dict(template.get("spec")))
+    for key in _REFERENCES:
+        spec.pop(key, None)
+    return spec
+
+
+def _with_metrics_port(container: dict[str, Any]) -> None:
+    ports = [p for p in paths.as_list(container.get("ports")) if isinstance(p, dict)]
+    if not any(p.get("name") == "metrics" for p in ports):
+        container["ports"] = [*paths.as_list(container.get("ports")), dict(_METRICS_PORT)]
+
+
+def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
+    """``BuildAutoscalerContainer`` with ``mergeAutoscalerOverrides`` of ``autoscalerOptions``."""
+    options = paths.as_dict(spec.get("autoscalerOptions"))
+    container: dict[str, Any] = {
+        "name": "autoscaler",
+        "image": options.get("image") or image,
+        "imagePullPolicy": options.get("imagePullPolicy") or "IfNotPresent",
+        "command": ["/bin/bash", "-lc", "--"],
+        "args": ["ray kuberay-autoscaler"],
+    }
+    given = options.get("resources")
+    container["resources"] = copy.deepcopy(given if isinstance(given, dict) else _AUTOSCALER_RESOURCES)
+    for key in ("env", "envFrom", "volumeMounts", "securityContext"):
+        if options.get(key):
+            container[key] = copy.deepcopy(options[key])
+    return container
+
+
+def _wait_gcs_ready(ray: Mapping[str, Any]) -> dict[str, Any]:
+    """The init container ``DefaultWorkerPodTemplate`` adds to each worker Pod."""
+    container: dict[str, Any] = {
+        "name": "wait-gcs-ready",
+        "image": ray.get("image"),
+        "command": ["/bin/bash", "-lc", "--"],
+        "args": ["ray health-check"],
+        "resources": copy.deepcopy(_WAIT_GCS_READY_RESOURCES),
+    }
+    for key in ("imagePullPolicy", "securityContext", "env", "volumeMounts"):
+        if ray.get(key):
+            container[key] = copy.deepcopy(ray[key])
+    return container
+
+
+def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, namespace: str) -> Child | None:
+    template = paths.group_template(group)
+    if template is None:
+        return None
+    spec = _pod_spec(template.template)
+    containers = [c for c in paths.as_list(spec.get("containers")) if isinstance(c, dict)]
+    if not containers:
+        return None
+    ray = containers[0]
+    _with_metrics_port(ray)
+    if group.role == "head":
+        generate = _pod_name(cluster, "head")
+        labels = _labels(template.template, cluster, "head", "headgroup", group.spec.get("labels"))
+        if ref.spec.get("enableInTreeAutoscaling") is True:
+            containers.append(_autoscaler(ref.spec, ray.get("image")))
+        label = "the head Pod"
+    else:
+        generate = _pod_name(f"{cluster}-{group.name}", "worker")
+        labels = _labels(template.template, cluster, "worker", group.name, group.spec.get("labels"))
+        spec["initContainers"] = [*paths.as_list(spec.get("initContainers")), _wait_gcs_ready(ray)]
+        label = f"the Pods of worker group {group.name!r}"
+    spec["containers"] = containers
+    metadata = copy.deepcopy(paths.as_dict(template.template.get("metadata")))
+    metadata.pop("name", None)
+    metadata.update(generateName=generate, namespace=namespace, labels=labels)
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+    return Child("Pod", _collection(namespace, "Pod"), body, template.path, label)
+
+
+def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildServiceForHeadPod``: the head Ray container's ports (``getServicePorts``: an unnamed one named
+    ``<port>-port``, KubeRay's defaults when there are none, ``metrics`` added), KubeRay's head labels as selector
+    and labels, ``serviceType``, headless when ClusterIP; a custom ``headService`` with these ports appended to
+    its own (the same name twice is refused by the API server, as the operator's is)."""
+    head = paths.head_group(ref)
+    template = paths.group_template(head) if head is not None else None
+    if head is None or template is None:
+        return None
+    ray = paths.ray_container(template)
+    found: dict[str, Any] = {}
+    for port in paths.as_list((ray[1] if ray else {}).get("ports")):
+        if isinstance(port, dict):
+            found[str(port.get("name") or f"{port.get('containerPort')}-port")] = port.get("containerPort")
+    if not found:
+        found = dict(names.HEAD_DEFAULT_PORTS)
+    found.setdefault("metrics", 8080)
+    ports = [{"name": name, "port": port, "appProtocol": "tcp"} for name, port in sorted(found.items())]
+    selector = {
+        names.RAY_CLUSTER_LABEL: cluster,
+        "ray.io/node-type": "head",
+        "ray.io/identifier": _check_label(f"{cluster}-head"),
+        "app.kubernetes.io/name": "kuberay",
+        "app.kubernetes.io/created-by": "kuberay-operator",
+    }
+    service_type = paths.as_str(head.spec.get("serviceType"))
+    custom = paths.as_dict(head.spec.get("headService"))
+    if custom:
+        body = copy.deepcopy(custom)
+        spec = paths.as_dict(body.get("spec"))
+        spec["selector"] = dict(selector)
+        spec["ports"] = [*paths.as_list(spec.get("ports")), *ports]
+        if not spec.get("type") and service_type:
+            spec["type"] = service_type
+        metadata = paths.as_dict(body.get("metadata"))
+        metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **selector}
+    else:
+        spec = {"selector": dict(selector), "ports": ports}
+        if service_type:
+            spec["type"] = service_type
+        if service_type in (None, "", "ClusterIP"):
+            spec.update(clusterIP="None", publishNotReadyAddresses=True)
+        metadata = {"labels": dict(selector)}
+    metadata["name"] = names.head_service_name(cluster, ref.spec)
+    metadata["namespace"] = namespace
+    body = {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": spec}
+    path = head.path + (".headService" if custom else "")
+    return Child("Service", _collection(namespace, "Service"), body, path, "the head Service")
+
+
+def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, namespace: str) -> Child | None:
+    """``createNewK8sJob`` of a RayJob in K8sJobMode (a RayCronJob's RayJobs too)."""
+    cron = manifest.get("kind") == "RayCronJob"
+    job_spec = paths.as_dict(paths.get(manifest, "spec", "jobTemplate") if cron else manifest.get("spec"))
+    if (paths.as_str(job_spec.get("submissionMode")) or "K8sJobMode") != "K8sJobMode":
+        return None
+    name = str(paths.metadata(manifest).get("name") or "")
+    job_name = f"{name}-{GENERATED_SUFFIX}" if cron else name
+    prefix = "spec.jobTemplate" if cron else "spec"
+    given = job_spec.get("submitterPodTemplate")
+    if isinstance(given, dict):
+        template = copy.deepcopy(given)
+        template["spec"] = _pod_spec(given)
+        path = f"{prefix}.submitterPodTemplate"
+    else:
+        head = paths.head_group(ref)
+        ray = paths.ray_container(paths.group_template(head)) if head is not None else None
+        image = (ray[1] if ray else {}).get("image")
+        container = {"name": "ray-job-submitter", "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
+        template = {"spec": {"containers": [container], "restartPolicy": "Never"}}
+        path = prefix
+    created = {"ray.io/originated-from-cr-name": job_name, "ray.io/originated-from-crd": "RayJob",
+               "app.kubernetes.io/created-by": "kuberay-operator"}
+    metadata = paths.as_dict(template.setdefault("metadata", {}))
+    metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **created}
+    template["metadata"] = metadata
+    backoff = paths.get(job_spec, "submitterConfig", "backoffLimit")
+    body = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job_name, "namespace": namespace, "labels": dict(created)},
+        "spec": {"backoffLimit": backoff if backoff is not None else 2, "template": template},
+    }
+    return Child("Job", _collection(namespace, "Job"), body, path, "the submitter Job")
+
+
+def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
+    """The distinct objects the operator creates at start from ``manifest`` in ``namespace`` (head Pod first);
+    none that holds a value known only after preview, none of a cluster the operator does not create (a RayJob's
+    ``clusterSelector``, a ``managedBy`` of another controller)."""
+    if not paths.as_str(paths.metadata(manifest).get("name")):
+        return ()
+    out: list[Child] = []
+    cluster = _cluster_name(manifest)
+    cron = manifest.get("kind") == "RayCronJob"
+    job_spec = paths.as_dict(paths.get(manifest, "spec", "jobTemplate") if cron else manifest.get("spec"))
+    selected = bool(paths.as_dict(job_spec.get("clusterSelector"))) and manifest.get("kind") in ("RayJob", "RayCronJob")
+    for ref in paths.cluster_specs(manifest):
+        manager = ref.spec.get("managedBy")
+        if selected or (isinstance(manager, str) and manager != names.KUBERAY_CONTROLLER):
+            continue
+        for group in paths.groups(ref):
+            pod = _group_pod(ref, group, cluster, namespace)
+            if pod is not None:
+                out.append(pod)
+        service = _head_service(ref, cluster, namespace)
+        if service is not None:
+            out.append(service)
+        if manifest.get("kind") in ("RayJob", "RayCronJob"):
+            job = _submitter_job(manifest, ref, namespace)
+            if job is not None:
+                out.append(job)
+    seen: set[str] = set()
+    distinct = []
+    for made in out:
+        child = Child(made.kind, made.collection, _integral(made.body), made.path, made.label)
+        if child.key not in seen and not paths.contains_unknown(child.body):
+            seen.add(child.key)
+            distinct.append(child)
+    return tuple(distinct)
