@@ -51,7 +51,7 @@ def test_a_serve_key_typo_gets_the_same_problem_as_a_dict_a_model_and_yaml() -> 
         kr.ServeApplication(name="a", import_path="m:a", route_prefx="/chat")  # type: ignore[call-arg]
     (typed,) = info.value.problems  # type: ignore[attr-defined]
     assert dict_path == "serve_config_v2.applications[0].route_prefx"
-    assert yaml_path == "serveConfigV2.applications[0].route_prefx"
+    assert yaml_path == dict_path  # the keyword's name, however the config is given
     assert dict_message == yaml_message == typed.message == "unknown field 'route_prefx' (Ray Serve would silently ignore it)"
     assert dict_fix == yaml_fix == typed.fix == "did you mean 'route_prefix'?"
 
@@ -72,7 +72,7 @@ def test_a_model_lists_every_mistake_in_one_error() -> None:
     problems = info.value.problems  # type: ignore[attr-defined]
     assert [(p.path, p.message) for p in problems] == [
         ("gpu", "expected an integer, got str 'one'"),
-        ("minReplicas", "minReplicas (4) > maxReplicas (2) in worker group 'w'"),
+        ("min_replicas", "minReplicas (4) > maxReplicas (2) in worker group 'w'"),
         ("memory", "memory '8 GiB' is not a Kubernetes quantity"),
     ]
     assert str(info.value).startswith("WorkerGroupSpec is invalid (3 problems):")
@@ -84,6 +84,32 @@ def test_a_model_with_one_mistake_still_says_one() -> None:
     assert str(info.value).startswith("WorkerGroupSpec is invalid (1 problem):")
 
 
+def test_a_validator_error_names_the_field_as_the_python_keywords_spelt_it() -> None:
+    """A keyword or a snake_case dict: the Python name; a camelCase dict (as copied from YAML): the CRD name."""
+    head = kr.HeadGroupSpec(image="rayproject/ray:2.52.0")
+    spelt: list[Any] = [
+        {"group_name": "w", "min_replicas": 4, "max_replicas": 2},
+        {"groupName": "w", "minReplicas": 4, "maxReplicas": 2},
+    ]
+    paths = []
+    for group in spelt:
+        with pytest.raises(ValidationError) as info:
+            kr.RayClusterSpec(head_group_spec=head, worker_group_specs=[group])
+        paths += [p.path for p in info.value.problems]  # type: ignore[attr-defined]
+    assert paths == ["worker_group_specs[0].min_replicas", "worker_group_specs[0].minReplicas"]
+    with pytest.raises(ValidationError) as info:
+        kr.PodSpec(containers=[], tolerations=[{"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}])
+    assert [p.path for p in info.value.problems] == ["tolerations[0].toleration_seconds"]  # type: ignore[attr-defined]
+
+
+def test_load_manifest_keeps_the_crd_path_of_a_validator_error() -> None:
+    doc = _cluster_manifest()
+    doc["spec"]["workerGroupSpecs"][0]["minReplicas"] = 4
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert info.value.paths == ["spec.workerGroupSpecs[0].minReplicas"]
+
+
 @pytest.mark.parametrize(
     ("keywords", "path", "fix"),
     [
@@ -91,7 +117,7 @@ def test_a_model_with_one_mistake_still_says_one() -> None:
         ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedul"}, "effect", "did you mean 'NoSchedule'?"),
         ({"operator": "Equal", "value": "x"}, "operator", "set operator='Exists', or give the taint's key"),
         ({"key": "k", "operator": "Exists", "value": "x"}, "value", "remove value, or use operator='Equal'"),
-        ({"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}, "tolerationSeconds", "set effect='NoExecute', or remove tolerationSeconds"),
+        ({"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}, "toleration_seconds", "set effect='NoExecute', or remove tolerationSeconds"),
     ],
 )
 def test_toleration_refuses_what_the_api_server_refuses_in_a_pod(keywords: dict[str, Any], path: str, fix: str) -> None:
@@ -152,6 +178,35 @@ def test_a_yaml_toleration_the_api_server_refuses_is_named_with_both_mistakes() 
         ("schema-invalid-value", "critical", f"{base}.effect"),
         ("schema-invalid-value", "critical", f"{base}.operator"),
     ]
+
+
+def test_load_manifest_reports_every_mistake_of_a_document_at_once() -> None:
+    """Field errors stop pydantic before the worker group's own check (minReplicas > maxReplicas): all five here."""
+    doc = _cluster_manifest(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exist", "effect": "NoSchedul"}])
+    group = doc["spec"]["workerGroupSpecs"][0]
+    group["minReplicas"], group["maxReplicas"] = 4, 2
+    group["template"]["spec"]["containers"][0]["resources"] = {"limits": {"memory": "8 GiB", "nvidia.com/gpu": "one"}}
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    base = "spec.workerGroupSpecs[0]"
+    assert [(p.path, p.fix) for p in info.value.problems] == [
+        (f"{base}.template.spec.containers[0].resources.limits.memory", 'write "8Gi" (8 x 2^30 bytes; "8G" means 8 x 10^9)'),
+        (f"{base}.template.spec.containers[0].resources.limits['nvidia.com/gpu']", "write a whole number of units, e.g. 1"),
+        (f"{base}.template.spec.tolerations[0].effect", "did you mean 'NoSchedule'?"),
+        (f"{base}.template.spec.tolerations[0].operator", "did you mean 'Exists'?"),
+        (f"{base}.minReplicas", "lower minReplicas to at most 2 or raise maxReplicas to at least 4"),
+    ]
+    assert info.value.problems[-1].message == "minReplicas (4) > maxReplicas (2) in worker group 'gpu'"
+    assert str(info.value).startswith("RayCluster 'c' is invalid (5 problems):")
+
+
+def test_load_manifest_does_not_report_what_taking_a_wrong_value_out_would_cause() -> None:
+    """Without its bad operator this toleration would have no key and no operator: not a second problem."""
+    doc = _cluster_manifest(tolerations=[{"operator": "Exist"}])
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert [p.path.rsplit(".", 1)[-1] for p in info.value.problems] == ["operator"]
+    assert str(info.value).startswith("RayCluster 'c' is invalid (1 problem):")
 
 
 # ------------------------------------------------------------------------------------------------------------
