@@ -13,7 +13,7 @@ import yaml
 from pulumi_kuberay import rules
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.model import ManifestError
-from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.manifest import load_manifest, load_stored
 from pulumi_kuberay.rules.target import TargetError, target_from_stack_config
 from pydantic import ValidationError
 
@@ -178,6 +178,37 @@ def test_a_yaml_toleration_the_api_server_refuses_is_named_with_both_mistakes() 
         ("schema-invalid-value", "critical", f"{base}.effect"),
         ("schema-invalid-value", "critical", f"{base}.operator"),
     ]
+
+
+def test_a_bad_toleration_is_stored_by_the_api_server_so_load_stored_and_convert_take_it() -> None:
+    """The CRD's schema does not check a toleration's enums: the object is stored, and every Pod KubeRay creates
+    from it is refused. load_manifest (strict) refuses it; load_stored lists it; convert converts it with a note."""
+    doc = _cluster_manifest(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exist", "effect": "NoSchedul"}, {"operator": "Equal"}])
+    base = "spec.workerGroupSpecs[0].template.spec.tolerations"
+    stored = load_stored(doc)
+    assert stored.stored == doc
+    assert [(p.path, p.fix) for p in stored.pod_refusals] == [
+        (f"{base}[0].operator", "did you mean 'Exists'?"),
+        (f"{base}[0].effect", "did you mean 'NoSchedule'?"),
+        (f"{base}[1].operator", "set operator='Exists', or give the taint's key"),
+    ]
+    assert all(p.message.endswith(": the API server refuses every Pod KubeRay creates from this template") for p in stored.pod_refusals)
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert len(info.value.problems) == 3
+    result = convert_documents([(doc, "cluster.yaml:1")])
+    assert result.errors == []
+    assert 'operator="Exist"' in result.text and 'effect="NoSchedul"' in result.text
+    assert f"though it then refuses every Pod made with {base}[0], {base}[1]" in " ".join(
+        line.lstrip("# ") for line in result.text.splitlines()
+    )
+    assert result.text.count("critical [schema-invalid-value]") == 3
+
+
+def test_an_unknown_toleration_operator_is_one_refusal_in_load_stored() -> None:
+    """Not also "a toleration without a key must have operator Exists": the operator is said once."""
+    stored = load_stored(_cluster_manifest(tolerations=[{"operator": "Exist"}]))
+    assert [p.path.rsplit(".", 1)[-1] for p in stored.pod_refusals] == ["operator"]
 
 
 def test_load_manifest_reports_every_mistake_of_a_document_at_once() -> None:

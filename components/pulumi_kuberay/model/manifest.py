@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from ._base import validate_wire
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems_from_validation_error
+from ._k8s_checks import pod_refusals
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
 from .pod import LENIENT_CONTEXT, WIRE_CONTEXT
@@ -271,6 +272,9 @@ class StoredManifest:
     """Deprecated fields the object uses (KubeRay ignores them), one line each."""
     serve_problems: tuple[Problem, ...] = ()
     """What Ray Serve would refuse in ``serveConfigV2`` (a string the API server stores as it is)."""
+    pod_refusals: tuple[Problem, ...] = ()
+    """What the API server refuses in every Pod KubeRay creates from a pod template of the object (a toleration
+    with ``operator: Exist``): the CRD's schema does not check it, so the object itself is stored."""
 
 
 def load_stored(doc: Any) -> StoredManifest:
@@ -278,8 +282,10 @@ def load_stored(doc: Any) -> StoredManifest:
 
     Fields the CRD does not know are pruned by the API server, so they are dropped here and listed (never an
     exception); deprecated fields load and are listed, without a Python warning; ``serveConfigV2`` is kept as
-    the string it is even where Ray Serve would refuse it (the API server does not read it). What the API server
-    itself rejects (a wrong type, a missing required field, a bad enum value) still raises :class:`ManifestError`.
+    the string it is even where Ray Serve would refuse it (the API server does not read it); a pod template whose
+    Pods the API server refuses (a toleration's operator ``Exist``) is kept and listed, as the API server stores
+    the object. What the API server itself rejects in the object (a wrong type, a missing required field, a bad
+    enum value of the CRD) still raises :class:`ManifestError`.
     Components stay strict: they use :func:`load_manifest`'s rules through the typed args.
     """
     if not isinstance(doc, Mapping):
@@ -299,7 +305,8 @@ def load_stored(doc: Any) -> StoredManifest:
                 continue
         deprecations = tuple(str(w.message) for w in caught if issubclass(w.category, KubeRayDeprecationWarning))
         serve = getattr(manifest.spec, "serve_problems", ())
-        return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve))
+        refused = tuple(pod_refusals(manifest.spec, "spec"))
+        return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve), refused)
     subject = _subject(str(doc.get("kind")), doc)
     raise ManifestError([Problem("", "too many unknown fields", "unknown_field")], subject=subject)
 
