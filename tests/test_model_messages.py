@@ -97,8 +97,9 @@ def test_a_validator_error_names_the_field_as_the_python_keywords_spelt_it() -> 
             kr.RayClusterSpec(head_group_spec=head, worker_group_specs=[group])
         paths += [p.path for p in info.value.problems]  # type: ignore[attr-defined]
     assert paths == ["worker_group_specs[0].min_replicas", "worker_group_specs[0].minReplicas"]
+    toleration: Any = {"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}
     with pytest.raises(ValidationError) as info:
-        kr.PodSpec(containers=[], tolerations=[{"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}])
+        kr.PodSpec(containers=[], tolerations=[toleration])
     assert [p.path for p in info.value.problems] == ["tolerations[0].toleration_seconds"]  # type: ignore[attr-defined]
 
 

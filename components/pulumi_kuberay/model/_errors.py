@@ -434,11 +434,13 @@ def _field_as_written(model: Any, field: str, given: Any) -> str:
             args = get_args(model) if get_origin(model) in (list, tuple, Sequence) else ()
             model = args[0] if args else None
             number = index[1:-1]
-            given = given[int(number)] if isinstance(given, (list, tuple)) and number.isdigit() and int(number) < len(given) else None
+            listed = isinstance(given, (list, tuple)) and number.isdigit() and int(number) < len(given)
+            given = given[int(number)] if listed else None
             continue
         members = _union_members(_strip_annotated(model)) or [_strip_annotated(model)]
         models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
-        found = next(((n, i) for n, i in models[0].model_fields.items() if name in (n, i.alias)), None) if models else None
+        fields = models[0].model_fields if models else {}
+        found = next(((n, i) for n, i in fields.items() if name in (n, i.alias)), None)
         if found is None:
             steps.append(f".{name}")
             model, given = None, None
@@ -446,7 +448,7 @@ def _field_as_written(model: Any, field: str, given: Any) -> str:
         python, info = found
         crd = info.alias or python
         spelt_crd = isinstance(given, Mapping) and (crd in given or (python not in given and any(
-            i.alias in given and i.alias != n for n, i in models[0].model_fields.items())))
+            i.alias in given and i.alias != n for n, i in fields.items())))
         steps.append(f".{crd if spelt_crd else python}")
         model = info.annotation
         given = given.get(crd, given.get(python)) if isinstance(given, Mapping) else getattr(given, python, None)

@@ -94,7 +94,11 @@ class TolerationChecks(KubeModel):
         if operator == "Exists" and value:
             errors.append(SpecError(f"a toleration with operator Exists must have no value (got {value!r}): {POD_REFUSED}", field="value", fix="remove value, or use operator='Equal'"))
         if seconds is not None and effect != "NoExecute":
-            errors.append(SpecError(f"tolerationSeconds needs effect NoExecute (got {effect or 'every effect'!r}): {POD_REFUSED}", field="tolerationSeconds", fix="set effect='NoExecute', or remove tolerationSeconds"))
+            errors.append(SpecError(
+                f"tolerationSeconds needs effect NoExecute (got {effect or 'every effect'!r}): {POD_REFUSED}",
+                field="tolerationSeconds",
+                fix="set effect='NoExecute', or remove tolerationSeconds",
+            ))
         if not _stored(info):
             if errors:
                 raise errors[0]
