@@ -115,6 +115,7 @@ def test_load_manifest_keeps_the_crd_path_of_a_validator_error() -> None:
     ("keywords", "path", "fix"),
     [
         ({"key": "nvidia.com/gpu", "operator": "Exist"}, "operator", "did you mean 'Exists'?"),
+        ({"operator": "Exist"}, "operator", "did you mean 'Exists'?"),  # not what it fails once taken out
         ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedul"}, "effect", "did you mean 'NoSchedule'?"),
         ({"operator": "Equal", "value": "x"}, "operator", "set operator='Exists', or give the taint's key"),
         ({"key": "k", "operator": "Exists", "value": "x"}, "value", "remove value, or use operator='Equal'"),

@@ -202,8 +202,8 @@ def later_errors(model: type[BaseModel], given: Mapping[str, Any], exc: Validati
             latest = []
             for err in again.errors(include_url=False):
                 said = (tuple(err["loc"]), err["msg"])
-                if said in seen or (err["type"] == "missing" and err["loc"][:1] and err["loc"][0] in removed):
-                    continue  # already said, or missing only because it was taken out
+                if said in seen or _keyword_of(model, err, given) in removed:
+                    continue  # already said, or about a keyword taken out (missing, or a check it now fails)
                 seen.add(said)
                 latest.append(err)
             found += latest
