@@ -13,7 +13,7 @@ import yaml
 from pulumi_kuberay import rules
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.model import ManifestError
-from pulumi_kuberay.model.manifest import load_manifest
+from pulumi_kuberay.model.manifest import load_manifest, load_stored
 from pulumi_kuberay.rules.target import TargetError, target_from_stack_config
 from pydantic import ValidationError
 
@@ -51,7 +51,7 @@ def test_a_serve_key_typo_gets_the_same_problem_as_a_dict_a_model_and_yaml() -> 
         kr.ServeApplication(name="a", import_path="m:a", route_prefx="/chat")  # type: ignore[call-arg]
     (typed,) = info.value.problems  # type: ignore[attr-defined]
     assert dict_path == "serve_config_v2.applications[0].route_prefx"
-    assert yaml_path == "serveConfigV2.applications[0].route_prefx"
+    assert yaml_path == dict_path  # the keyword's name, however the config is given
     assert dict_message == yaml_message == typed.message == "unknown field 'route_prefx' (Ray Serve would silently ignore it)"
     assert dict_fix == yaml_fix == typed.fix == "did you mean 'route_prefix'?"
 
@@ -72,7 +72,7 @@ def test_a_model_lists_every_mistake_in_one_error() -> None:
     problems = info.value.problems  # type: ignore[attr-defined]
     assert [(p.path, p.message) for p in problems] == [
         ("gpu", "expected an integer, got str 'one'"),
-        ("minReplicas", "minReplicas (4) > maxReplicas (2) in worker group 'w'"),
+        ("min_replicas", "minReplicas (4) > maxReplicas (2) in worker group 'w'"),
         ("memory", "memory '8 GiB' is not a Kubernetes quantity"),
     ]
     assert str(info.value).startswith("WorkerGroupSpec is invalid (3 problems):")
@@ -84,14 +84,42 @@ def test_a_model_with_one_mistake_still_says_one() -> None:
     assert str(info.value).startswith("WorkerGroupSpec is invalid (1 problem):")
 
 
+def test_a_validator_error_names_the_field_as_the_python_keywords_spelt_it() -> None:
+    """A keyword or a snake_case dict: the Python name; a camelCase dict (as copied from YAML): the CRD name."""
+    head = kr.HeadGroupSpec(image="rayproject/ray:2.52.0")
+    spelt: list[Any] = [
+        {"group_name": "w", "min_replicas": 4, "max_replicas": 2},
+        {"groupName": "w", "minReplicas": 4, "maxReplicas": 2},
+    ]
+    paths = []
+    for group in spelt:
+        with pytest.raises(ValidationError) as info:
+            kr.RayClusterSpec(head_group_spec=head, worker_group_specs=[group])
+        paths += [p.path for p in info.value.problems]  # type: ignore[attr-defined]
+    assert paths == ["worker_group_specs[0].min_replicas", "worker_group_specs[0].minReplicas"]
+    toleration: Any = {"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}
+    with pytest.raises(ValidationError) as info:
+        kr.PodSpec(containers=[], tolerations=[toleration])
+    assert [p.path for p in info.value.problems] == ["tolerations[0].toleration_seconds"]  # type: ignore[attr-defined]
+
+
+def test_load_manifest_keeps_the_crd_path_of_a_validator_error() -> None:
+    doc = _cluster_manifest()
+    doc["spec"]["workerGroupSpecs"][0]["minReplicas"] = 4
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert info.value.paths == ["spec.workerGroupSpecs[0].minReplicas"]
+
+
 @pytest.mark.parametrize(
     ("keywords", "path", "fix"),
     [
         ({"key": "nvidia.com/gpu", "operator": "Exist"}, "operator", "did you mean 'Exists'?"),
+        ({"operator": "Exist"}, "operator", "did you mean 'Exists'?"),  # not what it fails once taken out
         ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedul"}, "effect", "did you mean 'NoSchedule'?"),
         ({"operator": "Equal", "value": "x"}, "operator", "set operator='Exists', or give the taint's key"),
         ({"key": "k", "operator": "Exists", "value": "x"}, "value", "remove value, or use operator='Equal'"),
-        ({"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}, "tolerationSeconds", "set effect='NoExecute', or remove tolerationSeconds"),
+        ({"key": "k", "effect": "NoSchedule", "toleration_seconds": 30}, "toleration_seconds", "set effect='NoExecute', or remove tolerationSeconds"),
     ],
 )
 def test_toleration_refuses_what_the_api_server_refuses_in_a_pod(keywords: dict[str, Any], path: str, fix: str) -> None:
@@ -152,6 +180,66 @@ def test_a_yaml_toleration_the_api_server_refuses_is_named_with_both_mistakes() 
         ("schema-invalid-value", "critical", f"{base}.effect"),
         ("schema-invalid-value", "critical", f"{base}.operator"),
     ]
+
+
+def test_a_bad_toleration_is_stored_by_the_api_server_so_load_stored_and_convert_take_it() -> None:
+    """The CRD's schema does not check a toleration's enums: the object is stored, and every Pod KubeRay creates
+    from it is refused. load_manifest (strict) refuses it; load_stored lists it; convert converts it with a note."""
+    doc = _cluster_manifest(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exist", "effect": "NoSchedul"}, {"operator": "Equal"}])
+    base = "spec.workerGroupSpecs[0].template.spec.tolerations"
+    stored = load_stored(doc)
+    assert stored.stored == doc
+    assert [(p.path, p.fix) for p in stored.pod_refusals] == [
+        (f"{base}[0].operator", "did you mean 'Exists'?"),
+        (f"{base}[0].effect", "did you mean 'NoSchedule'?"),
+        (f"{base}[1].operator", "set operator='Exists', or give the taint's key"),
+    ]
+    assert all(p.message.endswith(": the API server refuses every Pod KubeRay creates from this template") for p in stored.pod_refusals)
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert len(info.value.problems) == 3
+    result = convert_documents([(doc, "cluster.yaml:1")])
+    assert result.errors == []
+    assert 'operator="Exist"' in result.text and 'effect="NoSchedul"' in result.text
+    assert f"though it then refuses every Pod made with {base}[0], {base}[1]" in " ".join(
+        line.lstrip("# ") for line in result.text.splitlines()
+    )
+    assert result.text.count("critical [schema-invalid-value]") == 3
+
+
+def test_an_unknown_toleration_operator_is_one_refusal_in_load_stored() -> None:
+    """Not also "a toleration without a key must have operator Exists": the operator is said once."""
+    stored = load_stored(_cluster_manifest(tolerations=[{"operator": "Exist"}]))
+    assert [p.path.rsplit(".", 1)[-1] for p in stored.pod_refusals] == ["operator"]
+
+
+def test_load_manifest_reports_every_mistake_of_a_document_at_once() -> None:
+    """Field errors stop pydantic before the worker group's own check (minReplicas > maxReplicas): all five here."""
+    doc = _cluster_manifest(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exist", "effect": "NoSchedul"}])
+    group = doc["spec"]["workerGroupSpecs"][0]
+    group["minReplicas"], group["maxReplicas"] = 4, 2
+    group["template"]["spec"]["containers"][0]["resources"] = {"limits": {"memory": "8 GiB", "nvidia.com/gpu": "one"}}
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    base = "spec.workerGroupSpecs[0]"
+    assert [(p.path, p.fix) for p in info.value.problems] == [
+        (f"{base}.template.spec.containers[0].resources.limits.memory", 'write "8Gi" (8 x 2^30 bytes; "8G" means 8 x 10^9)'),
+        (f"{base}.template.spec.containers[0].resources.limits['nvidia.com/gpu']", "write a whole number of units, e.g. 1"),
+        (f"{base}.template.spec.tolerations[0].effect", "did you mean 'NoSchedule'?"),
+        (f"{base}.template.spec.tolerations[0].operator", "did you mean 'Exists'?"),
+        (f"{base}.minReplicas", "lower minReplicas to at most 2 or raise maxReplicas to at least 4"),
+    ]
+    assert info.value.problems[-1].message == "minReplicas (4) > maxReplicas (2) in worker group 'gpu'"
+    assert str(info.value).startswith("RayCluster 'c' is invalid (5 problems):")
+
+
+def test_load_manifest_does_not_report_what_taking_a_wrong_value_out_would_cause() -> None:
+    """Without its bad operator this toleration would have no key and no operator: not a second problem."""
+    doc = _cluster_manifest(tolerations=[{"operator": "Exist"}])
+    with pytest.raises(ManifestError) as info:
+        load_manifest(doc)
+    assert [p.path.rsplit(".", 1)[-1] for p in info.value.problems] == ["operator"]
+    assert str(info.value).startswith("RayCluster 'c' is invalid (1 problem):")
 
 
 # ------------------------------------------------------------------------------------------------------------

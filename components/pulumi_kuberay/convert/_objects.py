@@ -155,7 +155,10 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
         f"serveConfigV2 kept as it is, with {p}: the API server stores the string unread; the component stops at preview until it is fixed"
         for p in stored.serve_problems
     ]
-    with lenient_validation() if stored.serve_problems else nullcontext():
+    refused = sorted({p.path.rsplit(".", 1)[0] for p in stored.pod_refusals})
+    if refused:  # the findings above say what and how to fix; the note says why the object was still converted
+        notes.append(f"kept as the API server stores it, though it then refuses every Pod made with {', '.join(refused)} (the critical findings above): the typed model refuses it too, so the program stops until it is fixed")
+    with lenient_validation() if stored.serve_problems or stored.pod_refusals else nullcontext():
         spec_node, nulls = spec_tree(spec_model, normalised["spec"], subject)
         spec = strip_nulls(normalised["spec"])
         added = model_differences(spec, expected_rendering(spec_model, spec))

@@ -202,8 +202,8 @@ def later_errors(model: type[BaseModel], given: Mapping[str, Any], exc: Validati
             latest = []
             for err in again.errors(include_url=False):
                 said = (tuple(err["loc"]), err["msg"])
-                if said in seen or (err["type"] == "missing" and err["loc"][:1] and err["loc"][0] in removed):
-                    continue  # already said, or missing only because it was taken out
+                if said in seen or _keyword_of(model, err, given) in removed:
+                    continue  # already said, or about a keyword taken out (missing, or a check it now fails)
                 seen.add(said)
                 latest.append(err)
             found += latest
@@ -420,6 +420,41 @@ def _wrong_type_fix(given: Any, expected: list[str], amount_key: str) -> str | N
     return None
 
 
+_FIELD_STEP = re.compile(r"([^.\[\]]+)|(\[[^\]]*\])")
+
+
+def _field_as_written(model: Any, field: str, given: Any) -> str:
+    """A validator's field path (CRD names: ``minReplicas``, ``template.spec.containers[0]``) spelt as the input
+    spelt it: a keyword or a snake_case dict by its Python name (``min_replicas``), a camelCase dict by the CRD's."""
+    steps: list[str] = []
+    for name, index in _FIELD_STEP.findall(field):
+        if index:
+            steps.append(index)
+            model = _strip_annotated(model)
+            args = get_args(model) if get_origin(model) in (list, tuple, Sequence) else ()
+            model = args[0] if args else None
+            number = index[1:-1]
+            listed = isinstance(given, (list, tuple)) and number.isdigit() and int(number) < len(given)
+            given = given[int(number)] if listed else None
+            continue
+        members = _union_members(_strip_annotated(model)) or [_strip_annotated(model)]
+        models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
+        fields = models[0].model_fields if models else {}
+        found = next(((n, i) for n, i in fields.items() if name in (n, i.alias)), None)
+        if found is None:
+            steps.append(f".{name}")
+            model, given = None, None
+            continue
+        python, info = found
+        crd = info.alias or python
+        spelt_crd = isinstance(given, Mapping) and (crd in given or (python not in given and any(
+            i.alias in given and i.alias != n for n, i in fields.items())))
+        steps.append(f".{crd if spelt_crd else python}")
+        model = info.annotation
+        given = given.get(crd, given.get(python)) if isinstance(given, Mapping) else getattr(given, python, None)
+    return "".join(steps).lstrip(".")
+
+
 def problems_from_validation_error(
     exc: ValidationError, root: type[BaseModel] | None, *, prefix: str = "", as_written: bool = False
 ) -> list[Problem]:
@@ -475,7 +510,8 @@ def problems_from_validation_error(
             cause = (err.get("ctx") or {}).get("error")
             if isinstance(cause, SpecError):
                 if cause.field:
-                    path = f"{path}.{cause.field}" if path else cause.field
+                    field = _field_as_written(end_tp, cause.field, err.get("input")) if as_written else cause.field
+                    path = f"{path}.{field}" if path else field
                     path = path.replace(".[", "[")
                 message = cause.message
                 fix = cause.fix

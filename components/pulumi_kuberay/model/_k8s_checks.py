@@ -2,17 +2,21 @@
 ``tools/gen_k8s_models.py`` gives the generated classes of :mod:`._k8s` (``class Toleration(TolerationChecks)``).
 
 The CRD stores a pod template as it is; the API server refuses each Pod KubeRay then creates from it
-(``ValidatePodCreate``), an Event on the RayCluster and no Pod. These checks refuse such a template at once.
+(``ValidatePodCreate``), an Event on the RayCluster and no Pod. These checks refuse such a template at once, from
+Python and in ``load_manifest``; loaded as the API server stores it (``load_stored``: lint and convert), the object
+is kept and the refusals recorded (:func:`pod_refusals`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from pydantic import ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ._base import KubeModel, Self
-from ._errors import SpecError
+from ._errors import Problem, SpecError
 from .suggest import did_you_mean
 
 #: Who refuses a mistake in a pod template (the schema of the CRD takes it).
@@ -31,35 +35,100 @@ def _choice(value: str, choices: tuple[str, ...]) -> str:
     return did_you_mean(value, list(choices)) or f"use one of {', '.join(choices)}"
 
 
+def _stored(info: ValidationInfo) -> bool:
+    """Loaded as the API server stores it (``load_stored``): the object is kept, the refusals recorded."""
+    from .pod import is_lenient  # (pod.py imports the generated classes, which import this module)
+
+    return is_lenient(info)
+
+
+def _operator_refusal(operator: str | None) -> SpecError | None:
+    if operator in (None, "", *TOLERATION_OPERATORS):
+        return None
+    return SpecError(f"toleration operator {operator!r} is not Equal or Exists: {POD_REFUSED}", field="operator", fix=_choice(str(operator), TOLERATION_OPERATORS))
+
+
+def _effect_refusal(effect: str | None) -> SpecError | None:
+    if effect in (None, "", *TAINT_EFFECTS):
+        return None
+    return SpecError(f"toleration effect {effect!r} is not NoSchedule, PreferNoSchedule or NoExecute: {POD_REFUSED}", field="effect", fix=_choice(str(effect), TAINT_EFFECTS))
+
+
+def _fieldless(error: SpecError) -> SpecError:
+    """A field validator's error: pydantic locates it at the field already."""
+    return SpecError(error.message, fix=error.fix)
+
+
 class TolerationChecks(KubeModel):
     """A toleration as ``validateTolerations`` (Kubernetes' Pod validation) takes it."""
 
     model_config = ConfigDict(defer_build=True, use_attribute_docstrings=False)
 
+    _refusals: tuple[Problem, ...] = PrivateAttr(default=())
+
     # Field validators (each field's mistake is its own error, so one error lists both); the rest needs the others.
     @field_validator("operator", mode="after", check_fields=False)
     @classmethod
-    def _known_operator(cls, operator: str | None) -> str | None:
-        if operator not in (None, "", *TOLERATION_OPERATORS):
-            raise SpecError(f"toleration operator {operator!r} is not Equal or Exists: {POD_REFUSED}", fix=_choice(operator, TOLERATION_OPERATORS))
+    def _known_operator(cls, operator: str | None, info: ValidationInfo) -> str | None:
+        error = _operator_refusal(operator)
+        if error is not None and not _stored(info):
+            raise _fieldless(error)
         return operator
 
     @field_validator("effect", mode="after", check_fields=False)
     @classmethod
-    def _known_effect(cls, effect: str | None) -> str | None:
-        if effect not in (None, "", *TAINT_EFFECTS):
-            raise SpecError(f"toleration effect {effect!r} is not NoSchedule, PreferNoSchedule or NoExecute: {POD_REFUSED}", fix=_choice(effect, TAINT_EFFECTS))
+    def _known_effect(cls, effect: str | None, info: ValidationInfo) -> str | None:
+        error = _effect_refusal(effect)
+        if error is not None and not _stored(info):
+            raise _fieldless(error)
         return effect
 
     @model_validator(mode="after")
-    def _consistent(self) -> Self:
+    def _consistent(self, info: ValidationInfo) -> Self:
         # the fields are the generated class's (this base declares none)
         key, value, seconds = _field(self, "key"), _field(self, "value"), _field(self, "toleration_seconds")
         operator, effect = _field(self, "operator") or "", _field(self, "effect") or ""
+        errors: list[SpecError] = []
         if not key and operator != "Exists":
-            raise SpecError(f"a toleration without a key must have operator Exists (it then tolerates every taint): {POD_REFUSED}", field="operator", fix="set operator='Exists', or give the taint's key")
+            errors.append(SpecError(f"a toleration without a key must have operator Exists (it then tolerates every taint): {POD_REFUSED}", field="operator", fix="set operator='Exists', or give the taint's key"))
         if operator == "Exists" and value:
-            raise SpecError(f"a toleration with operator Exists must have no value (got {value!r}): {POD_REFUSED}", field="value", fix="remove value, or use operator='Equal'")
+            errors.append(SpecError(f"a toleration with operator Exists must have no value (got {value!r}): {POD_REFUSED}", field="value", fix="remove value, or use operator='Equal'"))
         if seconds is not None and effect != "NoExecute":
-            raise SpecError(f"tolerationSeconds needs effect NoExecute (got {effect or 'every effect'!r}): {POD_REFUSED}", field="tolerationSeconds", fix="set effect='NoExecute', or remove tolerationSeconds")
+            errors.append(SpecError(
+                f"tolerationSeconds needs effect NoExecute (got {effect or 'every effect'!r}): {POD_REFUSED}",
+                field="tolerationSeconds",
+                fix="set effect='NoExecute', or remove tolerationSeconds",
+            ))
+        if not _stored(info):
+            if errors:
+                raise errors[0]
+            return self
+        enums = [e for e in (_operator_refusal(operator), _effect_refusal(effect)) if e is not None]
+        named = {e.field for e in enums}  # an unknown operator is said once, not also as "without a key"
+        self._refusals = tuple(
+            Problem(e.field or "", e.message, "invalid_value", fix=e.fix)
+            for e in [*enums, *(e for e in errors if e.field not in named)]
+        )
         return self
+
+
+def pod_refusals(value: Any, path: str = "") -> list[Problem]:
+    """What the API server refuses in the Pods made from the templates in ``value`` (a model loaded by
+    ``load_stored``, which keeps such an object as the API server does), each with its CRD path under ``path``."""
+    found: list[Problem] = []
+    if isinstance(value, TolerationChecks):
+        found += [replace(p, path=f"{path}.{p.path}".lstrip(".")) for p in value._refusals]
+    if isinstance(value, KubeModel):
+        fields = type(value).model_fields
+        for name in value.model_fields_set:
+            info = fields.get(name)
+            if info is not None:
+                found += pod_refusals(getattr(value, name), f"{path}.{info.alias or name}".lstrip("."))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += pod_refusals(item, f"{path}[{index}]")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            found += pod_refusals(item, f"{path}[{str(key)!r}]")
+    return found
+

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from ._base import validate_wire
 from ._errors import KubeRayDeprecationWarning, ManifestError, Problem, problems_from_validation_error
+from ._k8s_checks import pod_refusals
 from ._object import KubeManifest, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from .cluster import RayClusterSpec
 from .pod import LENIENT_CONTEXT, WIRE_CONTEXT
@@ -184,7 +185,8 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     try:
         manifest = validate_wire(cls, data, context)
     except ValidationError as exc:
-        problems += problems_from_validation_error(exc, cls)
+        found = problems_from_validation_error(exc, cls)
+        problems += found + _hidden_problems(cls, data, context, found)
         raise ManifestError(problems, subject=_subject(kind, doc)) from exc
     except Exception as exc:  # a model validator bug must still surface as a ManifestError
         problems.append(Problem("", f"could not validate: {type(exc).__name__}: {exc}", "invalid_value"))
@@ -192,6 +194,69 @@ def _load(doc: Any, context: dict[str, Any]) -> KubeManifest[Any]:
     if problems:
         raise ManifestError(problems, subject=_subject(kind, doc))
     return manifest
+
+
+def _hidden_problems(
+    cls: type[KubeManifest[Any]], data: dict[str, Any], context: dict[str, Any], found: list[Problem]
+) -> list[Problem]:
+    """The mistakes ``found`` hid: pydantic runs no model validator of an object with a field error, and stops at
+    the first model validator that raises. Validating again without the values found wrong brings out the next
+    ones, until the rest is valid or no value can be taken out: so one error lists every mistake of a document."""
+    hidden: list[Problem] = []
+    seen = {(p.path, p.message) for p in found}
+    work = _copy_tree(data)
+    taken: list[str] = []
+    latest = found
+    for _ in range(16):  # each pass takes out at least one value
+        out = [p.path for p in latest if p.kind != "missing" and p.path and _drop(work, p.path)]
+        if not out:
+            break
+        taken += out
+        try:
+            with warnings.catch_warnings():  # the first validation warned already
+                warnings.simplefilter("ignore")
+                validate_wire(cls, work, context)
+        except ValidationError as again:
+            latest = [
+                p
+                for p in problems_from_validation_error(again, cls)
+                if (p.path, p.message) not in seen and not _made_by_taking(p.path, taken)
+            ]
+            seen |= {(p.path, p.message) for p in latest}
+            hidden += latest
+        except Exception:  # a model validator bug: the first validation's problems are the answer
+            break
+        else:
+            break
+    return hidden
+
+
+def _under(path: str, parent: str) -> bool:
+    return not parent or path == parent or path.startswith((f"{parent}.", f"{parent}["))
+
+
+def _made_by_taking(path: str, taken: list[str]) -> bool:
+    """A problem of the object a value was taken out of (or of an object holding it) may be made by taking it
+    out (a toleration without its operator, a job without its cluster selector): said of the document, it may
+    be false, so it is left to the next validation of the fixed document."""
+    for out in taken:
+        holder = _PARENT.sub("", out)
+        if _under(path, holder) or _under(holder, path):
+            return True
+    return False
+
+
+#: The last step of a field path (``.name``, ``[0]``, ``['x.y']``): what is left is the object holding the field.
+_PARENT = re.compile(r"(\.[^.\[\]]+|\[\d+\]|\['[^']*'\])$")
+
+
+def _copy_tree(value: Any) -> Any:
+    """``value`` with its dicts and lists copied (what :func:`_drop` changes); the leaves are shared."""
+    if isinstance(value, dict):
+        return {k: _copy_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -207,6 +272,9 @@ class StoredManifest:
     """Deprecated fields the object uses (KubeRay ignores them), one line each."""
     serve_problems: tuple[Problem, ...] = ()
     """What Ray Serve would refuse in ``serveConfigV2`` (a string the API server stores as it is)."""
+    pod_refusals: tuple[Problem, ...] = ()
+    """What the API server refuses in every Pod KubeRay creates from a pod template of the object (a toleration
+    with ``operator: Exist``): the CRD's schema does not check it, so the object itself is stored."""
 
 
 def load_stored(doc: Any) -> StoredManifest:
@@ -214,8 +282,10 @@ def load_stored(doc: Any) -> StoredManifest:
 
     Fields the CRD does not know are pruned by the API server, so they are dropped here and listed (never an
     exception); deprecated fields load and are listed, without a Python warning; ``serveConfigV2`` is kept as
-    the string it is even where Ray Serve would refuse it (the API server does not read it). What the API server
-    itself rejects (a wrong type, a missing required field, a bad enum value) still raises :class:`ManifestError`.
+    the string it is even where Ray Serve would refuse it (the API server does not read it); a pod template whose
+    Pods the API server refuses (a toleration's operator ``Exist``) is kept and listed, as the API server stores
+    the object. What the API server itself rejects in the object (a wrong type, a missing required field, a bad
+    enum value of the CRD) still raises :class:`ManifestError`.
     Components stay strict: they use :func:`load_manifest`'s rules through the typed args.
     """
     if not isinstance(doc, Mapping):
@@ -235,7 +305,8 @@ def load_stored(doc: Any) -> StoredManifest:
                 continue
         deprecations = tuple(str(w.message) for w in caught if issubclass(w.category, KubeRayDeprecationWarning))
         serve = getattr(manifest.spec, "serve_problems", ())
-        return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve))
+        refused = tuple(pod_refusals(manifest.spec, "spec"))
+        return StoredManifest(manifest, data, tuple(dropped), deprecations, tuple(serve), refused)
     subject = _subject(str(doc.get("kind")), doc)
     raise ManifestError([Problem("", "too many unknown fields", "unknown_field")], subject=subject)
 
