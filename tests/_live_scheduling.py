@@ -41,7 +41,9 @@ _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine", "engine-2")
 #: The engine modules of ``engine-2``: they make their own project copies (no session ``project`` fixture), so a
 #: second worker costs no second setup.
-SECOND_ENGINE = frozenset({"test_dev_up_lone_clone.py", "test_operator_engine.py"})
+SECOND_ENGINE = frozenset({
+    "test_dev_up_lone_clone.py", "test_operator_engine.py", "test_package_go.py", "test_release.py",
+})
 #: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
 #: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
 #: test_change_plan 386 s, test_waits_workloads 213 s, test_preflight_secrets ~170 s, test_admission_policies 86 s,

@@ -460,6 +460,9 @@ def package_schema() -> JsonDict:
         "resources": resources,
         "types": dict(sorted(translator.types.items())),
         "language": {
+            # The Go SDK is a module of its own (scripts/engine/pulumi-language-go writes its go.mod): module
+            # github.com/pulumi-kuberay/pulumi-kuberay/sdk/go, the package one directory below.
+            "go": {"importBasePath": "github.com/pulumi-kuberay/pulumi-kuberay/sdk/go/kuberay", "respectSchemaVersion": True},
             "nodejs": {"packageName": "@pulumi-kuberay/kuberay", "respectSchemaVersion": True},
             "python": {"packageName": "pulumi_kuberay_sdk", "respectSchemaVersion": True},
         },

@@ -1,0 +1,610 @@
+// pulumi-language-go (pulumi-kuberay offline build): a compact Go language host for the Pulumi engine.
+//
+// Why this exists: upstream's Go language host lives in its own Go module
+// (github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3) and the Go module proxy reachable from this project's
+// machines refuses every version of it (403, "This module version is not available"). Everything it needs is in
+// modules the proxy does serve: the gRPC protocol (sdk/v3/proto/go), the schema loader and the Go code generator
+// (pkg/v3/codegen/schema, pkg/v3/codegen/go). The program is built with the go toolchain on PATH and run as a
+// plain binary; the Pulumi Go SDK (sdk/v3/go/pulumi, pulumi.Run) reads the engine's addresses, the project, the
+// stack and the configuration from the environment variables this host sets (PULUMI_MONITOR, PULUMI_ENGINE, ...).
+//
+// What it implements: Handshake, GetPluginInfo, GetRequiredPackages / GetRequiredPlugins (the pulumi-plugin.json
+// files in the modules of the program's build list), Run (go build, then the binary; runtime option `binary`
+// runs a prebuilt one), InstallDependencies (go mod tidy), GeneratePackage (the Go SDK of a schema, with a go.mod:
+// what `pulumi package gen-sdk --language go` and `pulumi package add` need), Link (a generated SDK becomes a
+// `replace`d requirement of the program's go.mod), About and GetProgramDependencies. Not implemented
+// (Unimplemented): RunPlugin (Go plugins and policy packs), program generation and conversion, Pack and the
+// debugger.
+//
+// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version;
+// stamped with that version through -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=vX.Y.Z.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"golang.org/x/mod/modfile"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Exit code of a Pulumi Go program that has already shown the user its error (constant.ExitStatusLoggedError).
+const bailExitCode = 32
+
+// How deep under a module's root pulumi-plugin.json files are looked for (pulumi-kubernetes keeps its file at
+// sdk/v4's go/kubernetes/, a generated SDK at <module>/<package>/).
+const pluginFileDepth = 3
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func main() {
+	// The engine runs us as: pulumi-language-go [--logtostderr] [-v=N] [--tracing URL] [--binary PATH] ENGINE_ADDRESS
+	var positional []string
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-version" || a == "--version":
+			fmt.Println(version.Version)
+			return
+		case a == "--tracing" || a == "-tracing" || a == "--root" || a == "-root" || a == "--binary" || a == "-binary" ||
+			a == "--buildTarget" || a == "-buildTarget":
+			i++ // flag with a separate value: ignore both
+		case strings.HasPrefix(a, "-"):
+			// --logtostderr, -v=N, --logflow, ...: accepted and ignored
+		default:
+			positional = append(positional, a)
+		}
+	}
+	var engineAddress string
+	if len(positional) > 0 {
+		engineAddress = positional[len(positional)-1]
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if engineAddress != "" {
+		go func() { // exit when the engine goes away
+			if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
+				fmt.Fprintf(os.Stderr, "healthcheck: %v\n", err)
+			}
+		}()
+	}
+
+	h := &host{engineAddress: engineAddress}
+	cancelChan := make(chan bool)
+	go func() { <-ctx.Done(); close(cancelChan) }()
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Cancel: cancelChan,
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-go: could not start language host RPC server: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-go: language host RPC stopped serving: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// ---- program info ------------------------------------------------------------------------------------
+
+type programInfo struct {
+	root, programDir, entryPoint string
+	options                      map[string]any
+}
+
+func parseInfo(info *pulumirpc.ProgramInfo, fallbackDir string) programInfo {
+	p := programInfo{entryPoint: "."}
+	if info != nil {
+		p.root, p.programDir, p.entryPoint = info.GetRootDirectory(), info.GetProgramDirectory(), info.GetEntryPoint()
+		if o := info.GetOptions(); o != nil {
+			p.options = o.AsMap()
+		}
+	}
+	if p.programDir == "" {
+		p.programDir = fallbackDir
+	}
+	if p.programDir == "" {
+		p.programDir, _ = os.Getwd()
+	}
+	if p.root == "" {
+		p.root = p.programDir
+	}
+	if p.entryPoint == "" {
+		p.entryPoint = "."
+	}
+	return p
+}
+
+func (p programInfo) option(name string) string {
+	if v, ok := p.options[name].(string); ok {
+		return v
+	}
+	return ""
+}
+
+// goCommand runs `go args...` in dir and returns its stdout; the error carries stderr.
+func goCommand(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("go %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// ---- RPC methods ---------------------------------------------------------------------------------------
+
+func (h *host) Handshake(ctx context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
+	if req.GetEngineAddress() != "" {
+		h.engineAddress = req.GetEngineAddress()
+	}
+	return &pulumirpc.LanguageHandshakeResponse{}, nil
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: strings.TrimPrefix(version.Version, "v")}, nil
+}
+
+type goModule struct {
+	Path    string `json:"Path"`
+	Version string `json:"Version"`
+	Dir     string `json:"Dir"`
+	Main    bool   `json:"Main"`
+	Replace *struct {
+		Path    string `json:"Path"`
+		Version string `json:"Version"`
+		Dir     string `json:"Dir"`
+	} `json:"Replace"`
+}
+
+// buildList is `go list -m -json all` in the program's directory: every module of its build list.
+func buildList(ctx context.Context, programDir string) ([]goModule, error) {
+	out, err := goCommand(ctx, programDir, "list", "-m", "-json", "all")
+	if err != nil {
+		return nil, err
+	}
+	var modules []goModule
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var m goModule
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			return modules, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("parsing `go list -m -json all`: %w", err)
+		}
+		if m.Replace != nil && m.Replace.Dir != "" {
+			m.Dir = m.Replace.Dir
+		}
+		modules = append(modules, m)
+	}
+}
+
+type pluginJSON struct {
+	Resource         bool   `json:"resource"`
+	Name             string `json:"name"`
+	Version          string `json:"version"`
+	Server           string `json:"server"`
+	Parameterization *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+		Value   []byte `json:"value"` // base64 in JSON
+	} `json:"parameterization"`
+}
+
+func withV(v string) string {
+	if v != "" && !strings.HasPrefix(v, "v") {
+		return "v" + v
+	}
+	return v
+}
+
+// pluginFiles lists the pulumi-plugin.json files at most pluginFileDepth directories below root (a symbolic link,
+// such as a replaced module's directory, is followed first: WalkDir does not descend into one).
+func pluginFiles(root string) []string {
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	var files []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil //nolint:nilerr // an unreadable directory holds no plugin file we could use
+		}
+		rel, _ := filepath.Rel(root, p)
+		depth := 0
+		if rel != "." {
+			depth = strings.Count(filepath.ToSlash(rel), "/") + 1
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if depth > pluginFileDepth || (rel != "." && (strings.HasPrefix(name, ".") || name == "vendor" ||
+				name == "testdata" || name == "node_modules")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == "pulumi-plugin.json" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files
+}
+
+// requiredPackages: the Pulumi packages among the program's Go modules (a pulumi-plugin.json with "resource": true).
+// Modules not in the module cache yet are downloaded first (`go mod download`: a no-op when they are there).
+func requiredPackages(ctx context.Context, programDir string) ([]*pulumirpc.PackageDependency, error) {
+	if _, err := os.Stat(filepath.Join(programDir, "go.mod")); err != nil {
+		return nil, nil // not a module (yet): nothing to report
+	}
+	if _, err := goCommand(ctx, programDir, "mod", "download"); err != nil {
+		return nil, err
+	}
+	modules, err := buildList(ctx, programDir)
+	if err != nil {
+		return nil, err
+	}
+	var deps []*pulumirpc.PackageDependency
+	seen := map[string]bool{}
+	for _, m := range modules {
+		if m.Main || m.Dir == "" || m.Path == "github.com/pulumi/pulumi/sdk/v3" || m.Path == "github.com/pulumi/pulumi/pkg/v3" {
+			continue
+		}
+		for _, file := range pluginFiles(m.Dir) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				continue
+			}
+			var pj pluginJSON
+			if json.Unmarshal(data, &pj) != nil || !pj.Resource || pj.Name == "" {
+				continue
+			}
+			dep := &pulumirpc.PackageDependency{Name: pj.Name, Kind: "resource", Version: withV(pj.Version), Server: pj.Server}
+			key := pj.Name + "@" + dep.Version
+			if pp := pj.Parameterization; pp != nil {
+				dep.Parameterization = &pulumirpc.PackageParameterization{Name: pp.Name, Version: withV(pp.Version), Value: pp.Value}
+				key += "/" + pp.Name + "@" + pp.Version
+			}
+			if !seen[key] {
+				seen[key] = true
+				deps = append(deps, dep)
+			}
+		}
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].Name < deps[j].Name })
+	return deps, nil
+}
+
+func (h *host) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
+	deps, err := requiredPackages(ctx, parseInfo(req.GetInfo(), "").programDir)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
+}
+
+//nolint:staticcheck // deprecated upstream, still called by older engines
+func (h *host) GetRequiredPlugins(ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
+	deps, err := requiredPackages(ctx, parseInfo(req.GetInfo(), "").programDir)
+	if err != nil {
+		return nil, err
+	}
+	var plugins []*pulumirpc.PluginDependency
+	for _, d := range deps {
+		if d.Parameterization == nil {
+			plugins = append(plugins, &pulumirpc.PluginDependency{Name: d.Name, Kind: d.Kind, Version: d.Version, Server: d.Server})
+		}
+	}
+	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
+}
+
+// buildProgram compiles the program's entry point (a package directory, "." by default) into a temporary binary.
+func buildProgram(ctx context.Context, p programInfo) (binary string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "pulumi-go-program-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	binary = filepath.Join(dir, "program")
+	target := p.entryPoint
+	if target != "." && !strings.HasPrefix(target, "./") && !filepath.IsAbs(target) {
+		target = "./" + target
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", binary, target)
+	cmd.Dir = p.programDir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("unable to build the Go program in %s (go build %s): %w\n%s", p.programDir, target, err,
+			strings.TrimSpace(out.String()))
+	}
+	return binary, cleanup, nil
+}
+
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	p := parseInfo(req.GetInfo(), req.GetPwd())
+	binary := p.option("binary") // Pulumi.yaml runtime option: a prebuilt program
+	if binary != "" && !filepath.IsAbs(binary) {
+		binary = filepath.Join(p.programDir, binary)
+	}
+	if binary == "" {
+		if _, err := exec.LookPath("go"); err != nil {
+			return &pulumirpc.RunResponse{Error: "could not find go on the $PATH (install Go, or set the runtime option `binary` to a prebuilt program): " + err.Error()}, nil
+		}
+		built, cleanup, err := buildProgram(ctx, p)
+		if err != nil {
+			return &pulumirpc.RunResponse{Error: err.Error()}, nil
+		}
+		defer cleanup()
+		binary = built
+	}
+
+	configJSON, err := json.Marshal(req.GetConfig()) // keys as the Go SDK's config package asks: <namespace>:<name>
+	if err != nil {
+		return nil, err
+	}
+	secretKeys := req.GetConfigSecretKeys()
+	if secretKeys == nil {
+		secretKeys = []string{}
+	}
+	secretKeysJSON, err := json.Marshal(secretKeys)
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(),
+		"PULUMI_MONITOR="+req.GetMonitorAddress(),
+		"PULUMI_ENGINE="+h.engineAddress,
+		"PULUMI_ORGANIZATION="+req.GetOrganization(),
+		"PULUMI_PROJECT="+req.GetProject(),
+		"PULUMI_STACK="+req.GetStack(),
+		"PULUMI_ROOT_DIRECTORY="+p.root,
+		"PULUMI_CONFIG="+string(configJSON),
+		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON),
+		"PULUMI_DRY_RUN="+strconv.FormatBool(req.GetDryRun()),
+		"PULUMI_PARALLEL="+strconv.Itoa(int(req.GetParallel())),
+	)
+	if req.GetLoaderTarget() != "" {
+		env = append(env, "PULUMI_LOADER_TARGET="+req.GetLoaderTarget())
+	}
+	cmd := exec.CommandContext(ctx, binary, req.GetArgs()...)
+	cmd.Env = env
+	cmd.Dir = p.programDir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			if exitErr.ExitCode() == bailExitCode {
+				return &pulumirpc.RunResponse{Bail: true}, nil
+			}
+			return &pulumirpc.RunResponse{Error: fmt.Sprintf("program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("problem executing program %s: %v", binary, err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
+
+// streamWriter turns writes into InstallDependencies stream messages.
+type streamWriter struct {
+	mu   *sync.Mutex
+	send func([]byte) error
+}
+
+func (w streamWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf := make([]byte, len(b))
+	copy(buf, b)
+	if err := w.send(buf); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
+	p := parseInfo(req.GetInfo(), req.GetDirectory())
+	mu := &sync.Mutex{}
+	stdout := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b}) }}
+	stderr := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stderr: b}) }}
+	if _, err := os.Stat(filepath.Join(p.programDir, "go.mod")); err != nil {
+		return nil // nothing to install (a directory without a go.mod)
+	}
+	fmt.Fprintln(stdout, "Installing dependencies (go mod tidy)...")
+	cmd := exec.CommandContext(server.Context(), "go", "mod", "tidy")
+	cmd.Dir = p.programDir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go mod tidy in %s: %w", p.programDir, err)
+	}
+	fmt.Fprintln(stdout, "Finished installing dependencies")
+	return nil
+}
+
+// sdkModulePath is the module path of a package's Go SDK: the schema's `language.go.modulePath`, else the
+// import base path's parent (the SDK's package sits one directory below the module root).
+func sdkModulePath(pkg *schema.Package) (modulePath, importBasePath string, err error) {
+	if err := pkg.ImportLanguages(map[string]schema.Language{"go": gogen.Importer}); err != nil {
+		return "", "", err
+	}
+	var info gogen.GoPackageInfo
+	if i, ok := pkg.Language["go"].(gogen.GoPackageInfo); ok {
+		info = i
+	}
+	importBasePath = info.ImportBasePath
+	if importBasePath == "" {
+		importBasePath = gogen.ExtractImportBasePath(pkg.Reference())
+	}
+	modulePath = info.ModulePath
+	if modulePath == "" {
+		modulePath = path.Dir(importBasePath)
+	}
+	return modulePath, importBasePath, nil
+}
+
+// GeneratePackage writes the Go SDK of a package schema (pkg/v3/codegen/go, as upstream's host) and, where the
+// generator wrote none, a go.mod that makes the output directory a module (so a program can `replace` it).
+func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
+	if len(req.GetExtraFiles()) > 0 {
+		return nil, errors.New("overlays are not supported for Go")
+	}
+	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	if err != nil {
+		return nil, err
+	}
+	defer loader.Close()
+	var spec schema.PackageSpec
+	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
+		return nil, err
+	}
+	pkg, diags, err := schema.BindSpec(spec, schema.NewCachedLoader(loader), schema.ValidationOptions{AllowDanglingReferences: true})
+	if err != nil {
+		return nil, err
+	}
+	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
+	if diags.HasErrors() {
+		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	}
+	files, err := gogen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := files["go.mod"]; !ok {
+		modulePath, _, err := sdkModulePath(pkg)
+		if err != nil {
+			return nil, err
+		}
+		var gomod modfile.File
+		if err := gomod.AddModuleStmt(modulePath); err != nil {
+			return nil, err
+		}
+		if err := gomod.AddGoStmt("1.24"); err != nil {
+			return nil, err
+		}
+		sdk := "github.com/pulumi/pulumi/sdk/v3"
+		if err := gomod.AddRequire(sdk, version.Version); err != nil {
+			return nil, err
+		}
+		if replacement, ok := req.GetLocalDependencies()["pulumi"]; ok {
+			if err := gomod.AddReplace(sdk, "", replacement, ""); err != nil {
+				return nil, err
+			}
+		}
+		if files["go.mod"], err = gomod.Format(); err != nil {
+			return nil, err
+		}
+	}
+	for name, data := range files {
+		out := filepath.Join(req.GetDirectory(), name)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(out, data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+}
+
+// Link makes each generated SDK a requirement of the program's go.mod, replaced by its directory.
+func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
+	p := parseInfo(req.GetInfo(), "")
+	var imports []string
+	for _, dep := range req.GetPackages() {
+		dir := dep.GetPath()
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.root, dir)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			return nil, fmt.Errorf("linking %s: %w", dir, err)
+		}
+		modulePath := modfile.ModulePath(data)
+		if modulePath == "" {
+			return nil, fmt.Errorf("linking %s: its go.mod names no module", dir)
+		}
+		rel, err := filepath.Rel(p.programDir, dir)
+		if err != nil {
+			return nil, err
+		}
+		rel = filepath.ToSlash(rel)
+		if !strings.HasPrefix(rel, ".") {
+			rel = "./" + rel
+		}
+		if _, err := goCommand(ctx, p.programDir, "mod", "edit", "-require="+modulePath+"@v0.0.0",
+			"-replace="+modulePath+"="+rel); err != nil {
+			return nil, err
+		}
+		for _, file := range pluginFiles(dir) {
+			sub, _ := filepath.Rel(dir, filepath.Dir(file))
+			imports = append(imports, path.Join(modulePath, filepath.ToSlash(sub)))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("The Go SDK(s) are requirements of go.mod now, replaced by their directories. Import them, e.g.:\n\n")
+	for _, imp := range imports {
+		fmt.Fprintf(&b, "  import %q\n", imp)
+	}
+	b.WriteString("\nthen run `go mod tidy`.\n")
+	return &pulumirpc.LinkResponse{ImportInstructions: b.String()}, nil
+}
+
+func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, err
+	}
+	out, _ := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	return &pulumirpc.AboutResponse{Executable: goBin, Version: strings.TrimSpace(string(out))}, nil
+}
+
+func (h *host) GetProgramDependencies(ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
+	p := parseInfo(req.GetInfo(), req.GetPwd())
+	if _, err := os.Stat(filepath.Join(p.programDir, "go.mod")); err != nil {
+		return &pulumirpc.GetProgramDependenciesResponse{}, nil
+	}
+	modules, err := buildList(ctx, p.programDir)
+	if err != nil {
+		return nil, err
+	}
+	var deps []*pulumirpc.DependencyInfo
+	for _, m := range modules {
+		if !m.Main {
+			deps = append(deps, &pulumirpc.DependencyInfo{Name: m.Path, Version: m.Version})
+		}
+	}
+	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+}
