@@ -585,7 +585,19 @@ def test_every_type_the_docs_name_is_importable(fresh: FreshVenv) -> None:
     names = sorted({m for _, m in _mentions(r"(?<![\w.])(?:kr|pulumi_kuberay)\.([A-Za-z_]\w*)")})
     program = "import json, sys, pulumi_kuberay\nprint(json.dumps([n for n in sys.argv[1:] if not hasattr(pulumi_kuberay, n)]))"
     absent = json.loads(fresh.run("python", "-c", program, *names).stdout)
-    modules = {"policy", "cli", "model", "rules", "resources", "status", "plan", "preflight", "admission", "convert"}
+    modules = {
+        "policy",
+        "cli",
+        "model",
+        "rules",
+        "resources",
+        "status",
+        "plan",
+        "preflight",
+        "admission",
+        "convert",
+        "provider",
+    }
     assert names and [n for n in absent if n not in modules] == [], absent
 
 
@@ -690,7 +702,7 @@ def test_pip_lines(fresh: FreshVenv) -> None:
                     continue
                 words = shlex.split(part)
                 assert words[:2] == ["pip", "install"], (block.where(), part)
-                words = [_WHEEL_FILE.sub(str(fresh.wheel), w.replace(GIT_URL, f"file://{fresh.wheel}")) for w in words]
+                words = [_WHEEL_FILE.sub(str(fresh.wheel), w).replace(GIT_URL, f"file://{fresh.wheel}") for w in words]
                 run = fresh.run(
                     "python",
                     "-m",
@@ -829,3 +841,29 @@ def test_engine_routes_are_what_the_engine_tier_runs() -> None:
                         if not re.search(rf'"{re.escape(flag)}', sources):
                             missing.append(f"{block.where()}: {part} ({flag})")
     assert not missing, missing
+
+
+def test_lint_page_claims(fresh: FreshVenv) -> None:
+    """docs/linting.md's claims on output and exit codes, on a RayJob KubeRay refuses: the JSON keys it lists, the
+    concise line's form, the GitHub annotation's form, and exit 2 on empty input (``printf '' | kuberay-lint -``)."""
+    page = (REPO / "docs/linting.md").read_text()
+    work = fresh.workdir / "lint-claims"
+    work.mkdir()
+    (work / "job.yaml").write_text(REFUSED_JOB)
+    keys = re.search(r"each finding has the keys (.*?) \(and\s+`containers`", page, re.DOTALL)
+    summary = re.search(r"the summary (`[^.]*`)\.", page)
+    assert keys and summary
+    listed = set(re.findall(r"`(\w+)`", keys.group(1)))
+    report = json.loads(fresh.run("kuberay-lint", "job.yaml", "--format", "json", cwd=work, check=False).stdout)
+    assert report["findings"] and all(set(f) - {"containers"} == listed for f in report["findings"]), listed
+    assert set(report["summary"]) >= set(re.findall(r"`(\w+)`", summary.group(1))), report["summary"]
+    concise = fresh.run("kuberay-lint", "job.yaml", "--format", "concise", cwd=work, check=False).stdout
+    line = r"job\.yaml:\d+:1: (critical|high|medium|low) [a-z0-9-]+ [\w.\[\]-]+: .+"
+    assert re.match(line, concise.splitlines()[0]), concise
+    assert "`path:line:col: severity rule-id field: message` (the column is 1" in page
+    github = fresh.run("kuberay-lint", "job.yaml", "--format", "github", cwd=work, check=False)
+    assert github.returncode == 1 and "exit 1 on high/critical" in page
+    assert re.match(r"::error file=job\.yaml,line=\d+,col=1,title=critical [a-z0-9-]+::", github.stdout), github.stdout
+    assert "`::error file=...,line=...,col=1,title=high rule-id::message`" in page
+    assert "empty input (`printf '' | kuberay-lint -`" in page
+    assert bash(fresh, "printf '' | kuberay-lint -", cwd=work).returncode == 2
