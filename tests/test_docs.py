@@ -781,7 +781,17 @@ def test_pack_commands(fresh: FreshVenv) -> None:
     work = fresh.workdir / "pack"
     work.mkdir()
     fresh.run("kuberay-policy-pack", "configs", "--policy-configs", cwd=work)
-    assert json.loads((work / "configs" / "policy.prod.json").read_text())
+    for env in ("dev", "staging", "prod"):
+        assert json.loads((work / "configs" / f"policy.{env}.json").read_text()), env
+    page = (REPO / "docs/policy-pack.md").read_text()
+    assert (
+        "`kuberay-policy-pack --version` prints the installed version; with no argument\nit prints its one line of usage and exits 2"
+        in page
+    )
+    bare = fresh.run("kuberay-policy-pack", cwd=work, check=False)
+    assert bare.returncode == 2 and len(bare.stderr.strip().splitlines()) == 1, bare.stderr
+    version = fresh.run("python", "-c", "import importlib.metadata as m; print(m.version('pulumi-kuberay'))").stdout
+    assert version.strip() in fresh.run("kuberay-policy-pack", "--version", cwd=work).stdout
     for block in blocks_of("pack"):
         for line in commands(block):
             line = re.sub(r"\s{2,}#.*$", "", line)
