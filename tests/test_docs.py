@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -24,8 +25,9 @@ import pytest
 import yaml
 from _wheel import OWN_PROGRAM, REPO, TIMEOUT, FreshVenv, engine_project, readme_block
 
-#: The pages a user reads; the generated ones (rules.md, admission.md, changes.md, operator-rules.md) are held by
-#: their generators' tests, docs/linting.md and docs/policy-pack.md are the CLI's own pages.
+#: The pages a user reads. Of the generated ones, docs/admission.md has commands (its marker is written by its
+#: generator, pulumi_kuberay.admission.render_docs); rules.md, changes.md and operator-rules.md have none, but the
+#: flags and types they name are checked as the others'.
 USER_PAGES = (
     "README.md",
     "docs/components.md",
@@ -34,6 +36,14 @@ USER_PAGES = (
     "docs/troubleshooting.md",
     "docs/argocd.md",
     "docs/preflight.md",
+    "docs/linting.md",
+    "docs/policy-pack.md",
+    "docs/component-package.md",
+    "docs/languages.md",
+    "docs/admission.md",
+    "docs/changes.md",
+    "docs/rules.md",
+    "docs/operator-rules.md",
 )
 #: What the test of each marker kind does.
 KINDS = {
@@ -43,7 +53,17 @@ KINDS = {
     "github-actions": "its run: steps, in that lint-only venv (test_lint_only_route_and_github_actions)",
     "example": "run under Pulumi mocks from the wheel: no finding, no error (test_examples_run_from_the_wheel)",
     "error": "the message the quickstart program gives for that mistake (test_quickstart_mistake_message)",
-    "lint": "run from the wheel on a folder of manifests (test_lint_commands)",
+    "lint": "run from the wheel on a folder of manifests, in a Git repository (test_lint_commands,"
+    " test_lint_page_commands); a YAML block's run: steps",
+    "pip": "pip's dry run of each line in the fresh venv, the Git URL and a release's wheel file replaced by the"
+    " built wheel, whose name the page gives (test_pip_lines)",
+    "helm": "needs Helm 3 on PATH: run from the wheel on a chart when it is (test_helm_commands)",
+    "pack": "kuberay-policy-pack and `python -m pulumi_kuberay.policy` run from the wheel; each `pulumi preview"
+    " --policy-pack DIR` names a pack folder they wrote; `pulumi install` needs the engine (test_pack_commands)",
+    "admission": "the kuberay-lint part run from the wheel (YAML of ValidatingAdmissionPolicies); `kubectl apply`"
+    " needs a cluster (test_admission_commands)",
+    "engine": "needs a clone's language hosts or the engine: each pulumi/go/npm command and flag is one that"
+    " tests/engine/test_package_*.py or test_release.py runs (test_engine_routes_are_what_the_engine_tier_runs)",
     "tools": "run from the wheel (test_tool_commands)",
     "convert": "run from the wheel (test_convert_commands)",
     "convert-output": "kuberay-convert's output from the wheel, byte for byte (test_convert_commands)",
@@ -171,16 +191,12 @@ def test_clone_commands_are_what_ci_and_the_engine_tier_run() -> None:
     assert "scripts/dev-up" in (REPO / "tests/engine/test_up_dev.py").read_text()
 
 
-#: Pages the README links that another branch of the same change writes (issue 45: the route for each language).
-LINKED_BEFORE_WRITTEN = frozenset({"docs/languages.md"})
-
-
 def test_readme_links_to_the_repository_resolve() -> None:
     """Each link of the README into the repository (``.../blob/main/PATH``) names a file of this clone."""
     targets = re.findall(
         r"https://github\.com/pulumi-kuberay/pulumi-kuberay/blob/main/([^)#\s]+)", (REPO / "README.md").read_text()
     )
-    missing = [t for t in targets if not (REPO / t).is_file() and t not in LINKED_BEFORE_WRITTEN]
+    missing = [t for t in targets if not (REPO / t).is_file()]
     assert targets and not missing, missing
 
 
@@ -275,6 +291,8 @@ def test_install_lines_name_the_routes_that_work() -> None:
         if line.strip() and not line.startswith("#")
     ]
     assert lint[0][2:] == listed and lint[1][2:] == ["--no-deps", GIT_REQUIREMENT], lint
+    for other in blocks_of("lint-install")[1:]:  # docs/linting.md's: the README's two lines, then a lint
+        assert [shlex.split(line) for line in commands(other)[: len(lint)]] == lint, other.where()
 
 
 def test_install_lines_resolve(fresh: FreshVenv) -> None:
@@ -342,6 +360,11 @@ def test_lint_only_route_and_github_actions(fresh: FreshVenv, tmp_path: Path) ->
     (deploy / "cluster.yaml").write_text(yaml.safe_dump(_quickstart_manifest(fresh)))
     passing = bash(lint_only, lint[0])
     assert passing.returncode == 0, passing.stdout + passing.stderr
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "cluster.yaml").write_text((deploy / "cluster.yaml").read_text())
+    for other in blocks_of("lint-install")[1:]:  # what the other pages run after the two lines, in that venv
+        for line in commands(other)[len(install) :]:
+            fail_unless(bash(lint_only, line), block=other, line=line)
 
 
 # ------------------------------------------------------------------------------------------ programs
@@ -538,7 +561,7 @@ def test_convert_commands(fresh: FreshVenv) -> None:
 
 def _mentions(pattern: str) -> list[tuple[str, str]]:
     """``(page, match)`` for every match in the user pages and the CLI's pages."""
-    pages = (*USER_PAGES, "docs/linting.md", "docs/policy-pack.md")
+    pages = USER_PAGES
     return [(page, m) for page in pages for m in re.findall(pattern, (REPO / page).read_text(encoding="utf-8"))]
 
 
@@ -562,7 +585,19 @@ def test_every_type_the_docs_name_is_importable(fresh: FreshVenv) -> None:
     names = sorted({m for _, m in _mentions(r"(?<![\w.])(?:kr|pulumi_kuberay)\.([A-Za-z_]\w*)")})
     program = "import json, sys, pulumi_kuberay\nprint(json.dumps([n for n in sys.argv[1:] if not hasattr(pulumi_kuberay, n)]))"
     absent = json.loads(fresh.run("python", "-c", program, *names).stdout)
-    modules = {"policy", "cli", "model", "rules", "resources", "status", "plan", "preflight", "admission", "convert"}
+    modules = {
+        "policy",
+        "cli",
+        "model",
+        "rules",
+        "resources",
+        "status",
+        "plan",
+        "preflight",
+        "admission",
+        "convert",
+        "provider",
+    }
     assert names and [n for n in absent if n not in modules] == [], absent
 
 
@@ -635,3 +670,210 @@ def test_quickstart_creates_updates_and_destroys(fresh: FreshVenv, monkeypatch: 
     assert mistake.returncode != 0, mistake.describe()
     shown = blocks_of("error", ("README.md",))[0].text.strip().splitlines()
     assert all(line.strip() in mistake.output for line in shown), mistake.describe()
+
+
+# ------------------------------------------------------------------------------------------ the CLI's pages
+
+
+def block_lines(block: Block) -> list[str]:
+    """A shell block's command lines; a YAML block's ``run:`` steps (GitHub Actions)."""
+    if block.lang != "yaml":
+        return commands(block)
+    steps = yaml.safe_load(block.text)
+    return [re.sub(r"\s{2,}#.*$", "", s["run"]).strip() for s in steps if "run" in s]
+
+
+#: A release's wheel as the pages name it (``./pulumi_kuberay-0.1.0-py3-none-any.whl``, ``dist/...``).
+_WHEEL_FILE = re.compile(r"[\w./-]*(pulumi_kuberay-[\w.]+-py3-none-any\.whl)")
+
+
+def test_pip_lines(fresh: FreshVenv) -> None:
+    """Each ``pip`` block's install lines (and the ones in its comments: the wheel-file route), in the fresh venv as
+    a dry run: the Git URL and the release's wheel file replaced by the built wheel, whose file name is the one the
+    page gives. A ``python -m venv`` line is the standard one (not run: the fresh venv is one)."""
+    for block in blocks_of("pip"):
+        for name in _WHEEL_FILE.findall(block.text):
+            assert name == fresh.wheel.name, (block.where(), name, fresh.wheel.name)
+        lines = [re.sub(r"^#\s*or:\s*", "", raw).split("  ")[0].strip() for raw in block.text.splitlines()]
+        for line in filter(None, lines):
+            for part in (p.strip() for p in line.split("&&")):
+                if part.startswith("python -m venv") or part.startswith(". "):
+                    assert re.fullmatch(r"python -m venv \.venv|\. \.venv/bin/activate", part), (block.where(), part)
+                    continue
+                words = shlex.split(part)
+                assert words[:2] == ["pip", "install"], (block.where(), part)
+                words = [_WHEEL_FILE.sub(str(fresh.wheel), w).replace(GIT_URL, f"file://{fresh.wheel}") for w in words]
+                run = fresh.run(
+                    "python",
+                    "-m",
+                    *words,
+                    "--dry-run",
+                    "--no-deps",
+                    "--ignore-installed",
+                    "-q",
+                    "--report",
+                    "-",
+                    check=False,
+                )
+                assert run.returncode == 0, f"{block.where()}: {part}\n{run.stderr[-3000:]}"
+                report = json.loads(run.stdout)
+                assert [i["metadata"]["name"] for i in report["install"]] == ["pulumi-kuberay"], part
+
+
+def _git_workdir(fresh: FreshVenv, name: str) -> Path:
+    """A Git repository with the quickstart's RayCluster in manifests/ and deploy/, committed, ``origin/main`` at it."""
+    work = fresh.workdir / name
+    manifest = yaml.safe_dump(_quickstart_manifest(fresh))
+    for folder in ("manifests", "deploy"):
+        (work / folder).mkdir(parents=True)
+        (work / folder / "cluster.yaml").write_text(manifest)
+    git = ("git", "-c", "user.name=docs", "-c", "user.email=docs@example.com")
+    for args in (
+        ("init", "-q", "-b", "main"),
+        ("add", "."),
+        ("commit", "-q", "-m", "init"),
+        ("update-ref", "refs/remotes/origin/main", "HEAD"),
+    ):
+        fresh.run(*git, *args, cwd=work)
+    return work
+
+
+def test_lint_page_commands(fresh: FreshVenv) -> None:
+    """docs/linting.md's lint lines (and its GitHub Actions steps) from the wheel, in a Git repository of manifests:
+    each runs and judges (exit 0 or 1, never 2); the baseline route writes the file it names."""
+    work = _git_workdir(fresh, "lint-page")
+    for block in blocks_of("lint", tuple(p for p in USER_PAGES if p != "README.md")):
+        for line in block_lines(block):
+            if line.startswith("pip install"):
+                continue  # the full install: the fresh venv is one (test_pip_lines runs the line)
+            line = line.replace("${{ github.base_ref }}", "main")
+            fail_unless(bash(fresh, line, cwd=work), 0, 1, block=block, line=line)
+    assert json.loads((work / ".kuberay-lint-baseline.json").read_text())
+    assert json.loads((work / "kuberay.sarif").read_text())["runs"][0]["tool"]["driver"]["name"] == "kuberay-lint"
+
+
+def test_helm_commands(fresh: FreshVenv) -> None:
+    """The Helm line on a chart of one RayCluster template, with the values file it names: when ``helm`` is on
+    PATH (else the page's claim that a missing helm is exit 2 with a way to get it)."""
+    work = fresh.workdir / "helm"
+    chart = work / "charts" / "ray-cluster"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: ray-cluster\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("image: rayproject/ray:2.52.0\n")
+    cluster = _quickstart_manifest(fresh)
+    (chart / "templates" / "raycluster-cluster.yaml").write_text(yaml.safe_dump(cluster))
+    (work / "values-prod.yaml").write_text("image: rayproject/ray:2.52.0\n")
+    helm = shutil.which("helm", path=fresh.env()["PATH"])
+    for block in blocks_of("helm"):
+        for line in commands(block):
+            run = bash(fresh, line, cwd=work)
+            if helm:
+                fail_unless(run, 0, 1, block=block, line=line)
+                assert "raycluster-cluster.yaml" in run.stdout or run.returncode == 0, run.stdout
+            else:
+                assert run.returncode == 2 and "helm" in run.stderr, (block.where(), run.stderr)
+
+
+def test_pack_commands(fresh: FreshVenv) -> None:
+    """docs/policy-pack.md from the wheel: ``kuberay-policy-pack`` writes the folder each ``pulumi preview
+    --policy-pack`` names, ``python -m pulumi_kuberay.policy --path`` prints the installed pack, ``--policy-configs``
+    writes the ``policy.prod.json`` the page passes, and requirements.txt names the wheel file installed from."""
+    work = fresh.workdir / "pack"
+    work.mkdir()
+    fresh.run("kuberay-policy-pack", "configs", "--policy-configs", cwd=work)
+    for env in ("dev", "staging", "prod"):
+        assert json.loads((work / "configs" / f"policy.{env}.json").read_text()), env
+    page = (REPO / "docs/policy-pack.md").read_text()
+    assert (
+        "`kuberay-policy-pack --version` prints the installed version; with no argument\nit prints its one line of usage and exits 2"
+        in page
+    )
+    bare = fresh.run("kuberay-policy-pack", cwd=work, check=False)
+    assert bare.returncode == 2 and len(bare.stderr.strip().splitlines()) == 1, bare.stderr
+    version = fresh.run("python", "-c", "import importlib.metadata as m; print(m.version('pulumi-kuberay'))").stdout
+    assert version.strip() in fresh.run("kuberay-policy-pack", "--version", cwd=work).stdout
+    for block in blocks_of("pack"):
+        for line in commands(block):
+            line = re.sub(r"\s{2,}#.*$", "", line)
+            if line.startswith("(cd ") and line.endswith("pulumi install)"):
+                continue  # the engine's: it installs requirements.txt, checked below
+            if line.startswith("pulumi "):
+                words = fresh.run("bash", "-c", f"printf '%s\\n' {line[len('pulumi ') :]}", cwd=work).stdout.split("\n")
+                pack = Path(work, words[words.index("--policy-pack") + 1])
+                assert (pack / "PulumiPolicy.yaml").is_file(), (block.where(), pack)
+                continue
+            fail_unless(bash(fresh, line, cwd=work), block=block, line=line)
+    requirements = (work / "kuberay-policies" / "requirements.txt").read_text()
+    assert f"pulumi-kuberay[policy] @ file://{fresh.wheel}" in requirements, requirements
+    assert "virtualenv: venv" in (work / "kuberay-policies" / "PulumiPolicy.yaml").read_text()
+
+
+def test_admission_commands(fresh: FreshVenv) -> None:
+    """docs/admission.md's lines: the kuberay-lint part (before ``| kubectl apply``) prints the policies and their
+    bindings, in the mode the line asks for."""
+    for block in blocks_of("admission"):
+        for line in commands(block):
+            lint = line.split("|", 1)[0].strip()
+            out = fail_unless(bash(fresh, lint), block=block, line=lint)
+            kinds = {d["kind"] for d in yaml.safe_load_all(out) if d}
+            assert kinds == {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}, (line, kinds)
+            if "| kubectl apply -f -" not in line:
+                assert "--admission-mode warn" in lint and "Warn" in out and "Deny" not in out, line
+
+
+#: The engine tier's sources: the language routes (Go, TypeScript, YAML) and the release.
+ENGINE_TESTS = (*sorted((REPO / "tests" / "engine").glob("test_package_*.py")), REPO / "tests/engine/test_release.py")
+
+
+def test_engine_routes_are_what_the_engine_tier_runs() -> None:
+    """An ``engine`` block's ``pulumi``, ``go`` and ``npm`` commands: each subcommand and flag is one the engine
+    tier's tests run (as an argument list); its ``cd`` and scripts are this clone's; its pip lines are the Git URL."""
+    sources = "\n".join(path.read_text() for path in ENGINE_TESTS)
+    missing = []
+    for block in blocks_of("engine"):
+        for raw in commands(block):
+            for part in (p.strip() for p in raw.split("&&")):
+                words = shlex.split(part) if not part.endswith("\\") else shlex.split(part[:-1])
+                if words[0] == "cd" and not words[1].startswith(("my-", "kuberay-")):
+                    assert (REPO / words[1]).is_dir(), (block.where(), part)
+                elif words[0] == "eval":
+                    assert (REPO / words[1].split()[0].removeprefix("$(")).is_file(), (block.where(), part)
+                elif words[0] == "pip":
+                    assert GIT_REQUIREMENT in words, (block.where(), part)
+                elif words[0] in ("pulumi", "go", "npm"):
+                    sub = [w for w in words[1:3] if re.fullmatch(r"[a-z][a-z-]*", w)]
+                    if words[0] == "go" and sub[:1] != ["mod"]:
+                        sub = sub[:1]
+                    pattern = r",\s*".join(f'"{re.escape(w)}"' for w in sub)
+                    if not re.search(pattern, sources):
+                        missing.append(f"{block.where()}: {part} ({sub})")
+                    for flag in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*=?)", re.sub(r"\$\([^)]*\)", "", part)):
+                        if not re.search(rf'"{re.escape(flag)}', sources):
+                            missing.append(f"{block.where()}: {part} ({flag})")
+    assert not missing, missing
+
+
+def test_lint_page_claims(fresh: FreshVenv) -> None:
+    """docs/linting.md's claims on output and exit codes, on a RayJob KubeRay refuses: the JSON keys it lists, the
+    concise line's form, the GitHub annotation's form, and exit 2 on empty input (``printf '' | kuberay-lint -``)."""
+    page = (REPO / "docs/linting.md").read_text()
+    work = fresh.workdir / "lint-claims"
+    work.mkdir()
+    (work / "job.yaml").write_text(REFUSED_JOB)
+    keys = re.search(r"each finding has the keys (.*?) \(and\s+`containers`", page, re.DOTALL)
+    summary = re.search(r"the summary (`[^.]*`)\.", page)
+    assert keys and summary
+    listed = set(re.findall(r"`(\w+)`", keys.group(1)))
+    report = json.loads(fresh.run("kuberay-lint", "job.yaml", "--format", "json", cwd=work, check=False).stdout)
+    assert report["findings"] and all(set(f) - {"containers"} == listed for f in report["findings"]), listed
+    assert set(report["summary"]) >= set(re.findall(r"`(\w+)`", summary.group(1))), report["summary"]
+    concise = fresh.run("kuberay-lint", "job.yaml", "--format", "concise", cwd=work, check=False).stdout
+    line = r"job\.yaml:\d+:1: (critical|high|medium|low) [a-z0-9-]+ [\w.\[\]-]+: .+"
+    assert re.match(line, concise.splitlines()[0]), concise
+    assert "`path:line:col: severity rule-id field: message` (the column is 1" in page
+    github = fresh.run("kuberay-lint", "job.yaml", "--format", "github", cwd=work, check=False)
+    assert github.returncode == 1 and "exit 1 on high/critical" in page
+    assert re.match(r"::error file=job\.yaml,line=\d+,col=1,title=critical [a-z0-9-]+::", github.stdout), github.stdout
+    assert "`::error file=...,line=...,col=1,title=high rule-id::message`" in page
+    assert "empty input (`printf '' | kuberay-lint -`" in page
+    assert bash(fresh, "printf '' | kuberay-lint -", cwd=work).returncode == 2

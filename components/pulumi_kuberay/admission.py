@@ -529,6 +529,7 @@ def render_docs() -> str:
         "libraries, all in 1.30; not the semver library (1.33+): rayVersion is read as the operator reads it",
         "(ParseGeneric, Masterminds semver) with regular expressions.",
         "",
+        "<!-- docs-test:admission -->",
         "```bash",
         "kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # every namespace, prod's actions",
         "kuberay-lint --emit-admission-policies | kubectl apply -f -   # per namespace label pulumi-kuberay.io/environment",
