@@ -93,11 +93,8 @@ def preflight_findings(
         for finding in rules.check_preflight(doc.manifest, judged, ctx, namespace=namespace, created_here=declared):
             out.append(doc.locate(finding))
     said = snapshot.unread + tuple(reader.dry_runs.notes)
-    unread = f"{TOOL}: preflight: could not read {', '.join(said)} (those checks did not run)" if said else None
+    unread = f"preflight: could not read {', '.join(said)} (those checks did not run)" if said else None
     return out, unread
-
-
-TOOL = "kuberay-lint"
 
 
 def _default_namespace(args: argparse.Namespace) -> str:
