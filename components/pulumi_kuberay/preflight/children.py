@@ -129,7 +129,7 @@ def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
     """``BuildAutoscalerContainer`` with ``mergeAutoscalerOverrides`` of ``autoscalerOptions``."""
     options = paths.as_dict(spec.get("autoscalerOptions"))
     container: dict[str, Any] = {
-        "name": "autoscaler",
+        "name": names.AUTOSCALER_CONTAINER,
         "image": options.get("image") or image,
         "imagePullPolicy": options.get("imagePullPolicy") or "IfNotPresent",
         "command": ["/bin/bash", "-lc", "--"],
@@ -146,7 +146,7 @@ def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
 def _wait_gcs_ready(ray: Mapping[str, Any]) -> dict[str, Any]:
     """The init container ``DefaultWorkerPodTemplate`` adds to each worker Pod."""
     container: dict[str, Any] = {
-        "name": "wait-gcs-ready",
+        "name": names.WAIT_GCS_READY_CONTAINER,
         "image": ray.get("image"),
         "command": ["/bin/bash", "-lc", "--"],
         "args": ["ray health-check"],
@@ -255,10 +255,10 @@ def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, names
         head = paths.head_group(ref)
         ray = paths.ray_container(paths.group_template(head)) if head is not None else None
         image = (ray[1] if ray else {}).get("image")
-        container = {"name": "ray-job-submitter", "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
+        container = {"name": names.SUBMITTER_CONTAINER, "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
         template = {"spec": {"containers": [container], "restartPolicy": "Never"}}
         path = prefix
-    created = {"ray.io/originated-from-cr-name": job_name, "ray.io/originated-from-crd": "RayJob",
+    created = {"ray.io/originated-from-cr-name": job_name, names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
                "app.kubernetes.io/created-by": "kuberay-operator"}
     metadata = paths.as_dict(template.setdefault("metadata", {}))
     metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **created}

@@ -508,7 +508,8 @@ declare(
     # _readiness: the Ray container of each group (probes left to the operator) of a cluster whose rayVersion is
     # >= 2.53.0 runs a Ray image whose tag shows Ray >= 2.53 (or nightly, latest, or a team's own image).
     cel=Cel(
-        _PROBES_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
+        _PROBES_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern))
+        .replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
         .replace("@PARSES_V@", generic_version_at_least("v", (0, 0, 0)))
         .replace("@AT_LEAST_V@", generic_version_at_least("v", _UNIFIED_HEALTH_RAY)),
         over="group",
