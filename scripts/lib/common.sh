@@ -38,7 +38,7 @@ norm_version() {
   echo "${2:-}$v"
 }
 # version_ge A B: A >= B (sort -V; a leading v is ignored on both sides).
-version_ge() { [ "$(printf '%s\n%s\n' "${2#v}" "${1#v}" | sort -V | head -n1)" = "${2#v}" ]; }
+version_ge() { [ "$(printf '%s\n%s\n' "${2#v}" "${1#v}" | sort -V | sed -n 1p)" = "${2#v}" ]; }
 # older_than A B: A < B.
 older_than() { [ "${1#v}" != "${2#v}" ] && ! version_ge "$1" "$2"; }
 

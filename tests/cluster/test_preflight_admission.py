@@ -6,7 +6,7 @@ Each case is a namespace with a policy of the cluster's own: Pod Security ``rest
 label), a LimitRange whose ``max`` cpu is below a worker group's request, one whose ``min`` cpu is above the 200m of
 the ``wait-gcs-ready`` init container KubeRay injects into every worker Pod, a ValidatingAdmissionPolicy requiring a
 ``team`` label on Pods. In each, a RayCluster the policy refuses and one it accepts: the lint run's findings, then
-the objects applied to the real operator, whose ``FailedToCreate...Pod`` events (refused) or Pods (created) are the
+the components' own ``pulumi preview`` of each (the real engine), then the objects applied to the real operator, whose ``FailedToCreate...Pod`` events (refused) or Pods (created) are the
 judge. The same cases against a kube-apiserver alone (``tools/local_apiserver.py``), with a read-only identity
 (the role without its ``create`` verbs: one line, no finding) and the time the dry runs add to the read.
 """
@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ._waits import PROGRAM, config
 from .conftest import REPO_ROOT, LocalCluster, _kube_dir_or_fail
 
 sys.path.insert(0, str(REPO_ROOT / "tools"))
@@ -160,16 +161,40 @@ CASES: dict[str, tuple[Callable[[LocalCluster, str], None], dict[str, Any], dict
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_clusters_admission_refuses_exactly_what_the_operator_is_then_refused(
-    local_cluster: LocalCluster, namespace: str, tmp_path: Path, case: str
+    local_cluster: LocalCluster, make_stack: Any, namespace: str, tmp_path: Path, case: str
 ) -> None:
     setup = CASES[case][0]
     setup(local_cluster, namespace)
     try:
+        _previewed(make_stack, namespace, case)
         _judged_then_applied(local_cluster, namespace, tmp_path, case)
     finally:
         if case == "validating-admission-policy":
             for item in _team_label_policy(namespace):
                 local_cluster.kubectl("delete", item["kind"].lower(), item["metadata"]["name"], check=False)
+
+
+def _previewed(make_stack: Any, namespace: str, case: str) -> None:
+    """The components' own preview (the real engine, the RayCluster component on the local cluster): the refused
+    object's preview fails with the rule, critical, at the refused templates in the server's words; the accepted
+    one's preview passes."""
+    _, refused_args, accepted_args, refused_paths, word = CASES[case]
+    for name, args, expected in (("refused", refused_args, refused_paths), ("accepted", accepted_args, set())):
+        spec = _cluster(name, namespace, **args)["spec"]
+        stack = make_stack(config({name: {"kind": "RayCluster", "spec": spec, "wait": False}}, namespace),
+                           namespace=namespace, program=PROGRAM)
+        started = time.monotonic()
+        run = stack.pulumi("preview")
+        print(f"{case}/{name}: the component's pulumi preview {time.monotonic() - started:.1f}s, exit {run.returncode}")
+        if not expected:
+            assert run.returncode == 0, run.describe()
+            assert RULE not in run.output, run.describe()
+            continue
+        assert run.returncode != 0 and RULE in run.output and word in run.output, run.describe()
+        for path in expected:
+            assert path in run.output, (path, run.describe())
+        for path in {HEAD, WORKER} - expected:
+            assert f"{path}: " not in run.output, (path, run.describe())
 
 
 def _judged_then_applied(local_cluster: LocalCluster, namespace: str, tmp_path: Path, case: str) -> None:
