@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
@@ -319,7 +319,8 @@ def built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
     the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
 
     Found once per ``check`` (``memo``): a dozen Pod validation rules walk them on every document."""
-    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "kuberay.built_pod_templates", _built_pod_templates))
+    found: tuple[PodTemplateRef, ...] = memo(manifest, "kuberay.built_pod_templates", _built_pod_templates)
+    return found
 
 
 def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:

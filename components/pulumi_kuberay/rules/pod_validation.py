@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
+    app_containers,
     as_dict,
     as_list,
     is_unknown,
@@ -45,11 +47,9 @@ def _not_known(obj: dict[str, Any], key: str) -> bool:
     return obj.get(key) is not None and is_unknown(obj[key])
 
 
-def _app_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
+def _app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     """(path, container) of the init and app containers (what the Pod is created with)."""
-    for item in template_containers(template):
-        if item.field != "ephemeralContainers":
-            yield item.path, item.container
+    return app_containers(template)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -95,9 +95,11 @@ declare(
 # validateContainerPorts: IsValidPortName, IsValidPortNum, unique names, the protocols
 
 _PORT_NAME = re.compile(r"[-a-z0-9]+")
+_LETTER = re.compile(r"[a-z]")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 
+@lru_cache(maxsize=1024)  # a pure function of the name; manifests repeat the same few port names
 def port_name_error(name: str) -> str | None:
     """Like k8s ``IsValidPortName`` (an IANA service name)."""
     if len(name) > 15:
@@ -106,7 +108,7 @@ def port_name_error(name: str) -> str | None:
         return "must contain only lower-case letters, digits and '-'"
     if "--" in name:
         return "must not contain consecutive hyphens"
-    if not re.search(r"[a-z]", name):
+    if not _LETTER.search(name):
         return "must contain at least one letter"
     if name.startswith("-") or name.endswith("-"):
         return "must not begin or end with a hyphen"
