@@ -557,7 +557,6 @@ _UINT64_MAX = (1 << 64) - 1
 
 
 @lru_cache(maxsize=512)  # the rules read the same rayVersion and image tags of a document many times
-@lru_cache(maxsize=1024)  # a pure function of the text: a stack's groups and documents repeat the same few
 def parse_generic_version(text: str) -> tuple[int, ...] | None:
     """Like k8s ``version.ParseGeneric`` (used by the operator for rayVersion): at least major.minor, no
     zero-prefixed major, every component a uint64; anything after the numbers is ignored."""

@@ -86,7 +86,7 @@ _REFERENCE = re.compile(  # text-block
 )
 
 
-@lru_cache(maxsize=1024)  # a pure function of the text: a stack's groups and documents repeat the same few
+@lru_cache(maxsize=1024)  # a pure function of the image: every group, document and rule asks for the same few
 def image_reference_error(image: str) -> str | None:
     """Why ``image`` is not a valid image reference (None if it is)."""
     if not image.strip():

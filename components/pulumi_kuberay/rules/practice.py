@@ -93,7 +93,6 @@ def _digest_note(image: str) -> str:
 
 
 @lru_cache(maxsize=512)  # the same few images in every group, read by several rules
-@lru_cache(maxsize=1024)  # a pure function of the text: a stack's groups and documents repeat the same few
 def _python_of_image(image: str) -> str | None:
     """The Python (``3.11``) a Ray image's tag or known digest shows, None when it shows none."""
     known = _known_digest(image)
@@ -122,7 +121,6 @@ def _ray_tagged(image: str) -> bool:
 
 
 @lru_cache(maxsize=512)
-@lru_cache(maxsize=1024)  # a pure function of the text: a stack's groups and documents repeat the same few
 def _ray_version_of_image(image: str) -> str | None:
     # Only a Ray image's tag names a Ray release (rayproject/ray:2.9.3-py310): a team's own image tagged 0.0.1-gpu, or
     # named ray and tagged with its build number, says nothing about the Ray inside it. A known digest
@@ -168,7 +166,7 @@ def _probe_failure(ref: ClusterSpecRef, ctx: Context, container: dict[str, Any],
     )
 
 
-@lru_cache(maxsize=1024)  # a pure function of the text: a stack's groups and documents repeat the same few
+@lru_cache(maxsize=512)  # a pure function of the image, as _ray_version_of_image
 def _hidden_version(image: str) -> bool:
     """A Ray image whose reference does not show its Ray release: a digest only, or a tag that is not a version
     (nightly and latest are the newest Ray, which answers /api/healthz)."""
