@@ -184,13 +184,15 @@ _ENV_FIELD_PATHS = frozenset(
 _SUBSCRIPT_PATH = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
 _RESOURCE_PATHS = frozenset(f"{k}.{r}" for k in ("limits", "requests") for r in ("cpu", "memory", "ephemeral-storage"))
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+_NOT_RELAXED_ENV_CHAR = re.compile(r"[^\x20-\x3c\x3e-\x7e]")  # not printable ASCII (32-126), or '=' (61)
 
 
+@lru_cache(maxsize=1024)  # a pure function of the name; every container repeats the same few
 def env_name_error(name: str) -> str | None:
     """Like k8s ``IsRelaxedEnvVarName`` (GA, locked on, from Kubernetes 1.34)."""
     if not name:
         return "is empty"
-    if any(not 32 <= ord(c) <= 126 or c == "=" for c in name):
+    if _NOT_RELAXED_ENV_CHAR.search(name):
         return "must be printable ASCII characters other than '='"
     return None
 
@@ -236,6 +238,9 @@ def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
         for path, container in _app_containers(template):
             for i, var in enumerate(as_list(container.get("env"))):
                 if isinstance(var, dict):
+                    name = var.get("name")
+                    if var.get("valueFrom") is None and not (isinstance(name, str) and env_name_error(name)):
+                        continue  # a plain value with a valid (or unjudged) name: what _env_problems finds nothing in
                     for key, problem in _env_problems(var):
                         yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
 
