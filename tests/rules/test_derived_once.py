@@ -121,6 +121,21 @@ def test_the_refs_keep_their_views_during_a_check_only() -> None:
     assert len(paths.worker_groups(ref)) == 2
 
 
+def test_only_a_spec_with_a_null_is_copied_without_its_nulls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check's walk of the manifest tells the schema rules it holds no null (most do): the spec is validated as it
+    is; one with a null is still validated as the API server keeps it (the null dropped)."""
+    schema = _rule_module("schema")
+    calls = _counting(monkeypatch, schema, "_without_nulls")
+    rules.check(example())
+    assert calls == []
+    with_null = example(lambda d: d["spec"].update(enableInTreeAutoscaling=None))
+    assert not any(f.rule_id.startswith("schema-") for f in rules.check(with_null))
+    assert calls
+    missing = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(groupName=None))
+    found = [(f.rule_id, f.path) for f in rules.check(missing)]
+    assert ("schema-missing-field", "spec.workerGroupSpecs[0].groupName") in found
+
+
 def test_offers_with_other_annotations_than_the_specs_own_are_not_shared() -> None:
     doc = _gpu_service()
     with document_views(doc):

@@ -187,10 +187,18 @@ def document_views(manifest: object) -> Iterator[None]:
         close_views(token)
 
 
-def open_views(manifest: object) -> Token[tuple[object, dict[Any, Any]] | None]:
+def open_views(
+    manifest: object, known: Mapping[str, Any] | None = None
+) -> Token[tuple[object, dict[Any, Any]] | None]:
     """:func:`document_views` without the context manager (``check``, once per document): from here until
-    :func:`close_views` of what this returns, :func:`memo` and :func:`derived` cache for ``manifest``."""
-    return _DOCUMENT.set((manifest, {}))
+    :func:`close_views` of what this returns, :func:`memo` and :func:`derived` cache for ``manifest``. ``known``:
+    views the caller found already (what :func:`memo` then answers for their keys)."""
+    return _DOCUMENT.set((manifest, dict(known) if known else {}))
+
+
+#: The key of the view "the document holds no null anywhere" (True), which ``check`` finds while it makes sure the
+#: document needs no normalising (one walk): the schema rules then validate the spec as it is.
+NULL_FREE = "document.null_free"
 
 
 def close_views(token: Token[tuple[object, dict[Any, Any]] | None]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import (
+    NULL_FREE,
     UNKNOWN_SENTINEL,
     cluster_specs,
     get,
@@ -108,6 +109,11 @@ def _holds_null(value: Any) -> bool:
     return False
 
 
+def _not_known(doc: dict[str, Any]) -> bool:
+    """What :func:`memo` answers for a view ``check`` did not find (e.g. NULL_FREE of a document that has nulls)."""
+    return False
+
+
 def _null_note(doc: dict[str, Any], path: str) -> str:
     """Why a required field set to null is missing (the message of a missing one otherwise)."""
     cur: Any = doc
@@ -121,7 +127,9 @@ def _null_note(doc: dict[str, Any], path: str) -> str:
 def _load(doc: dict[str, Any]) -> _Loaded:
     spec = doc.get("spec")
     # metadata is decoded as ObjectMeta (nulls are zero values there): only the spec is pruned
-    pruned = {**doc, "spec": _without_nulls(spec)} if isinstance(spec, dict) and _holds_null(spec) else doc
+    pruned = doc
+    if isinstance(spec, dict) and not memo(doc, NULL_FREE, _not_known) and _holds_null(spec):
+        pruned = {**doc, "spec": _without_nulls(spec)}
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
