@@ -197,6 +197,7 @@ def test_the_string_caches_are_bounded() -> None:
     practice, pod_resources = _rule_module("practice"), _rule_module("pod_resources")
     for cache in (
         kube_quantity.parse,
+        kube_quantity._text_amount,
         _manifest_readers.qualified_name_error,
         _manifest_readers.label_value_error,
         practice._ray_version_of_image,
