@@ -33,7 +33,7 @@ def contains_unknown(value: Any) -> bool:
     """True if ``value`` is unknown or holds an unknown anywhere inside (lists, maps)."""
     if isinstance(value, str):
         return value == UNKNOWN_SENTINEL
-    if isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):  # dict first: no ABC check for the common case
         return any(contains_unknown(v) for v in value.values())
     if isinstance(value, list):
         return any(contains_unknown(v) for v in value)
@@ -75,6 +75,8 @@ def get(obj: Any, *keys: str | int) -> Any:
     for key in keys:
         if type(cur) is dict and type(key) is str:  # the common step, without the slower Mapping ABC check
             cur = cur.get(key)
+        elif cur is None:
+            return None  # an absent step (the next common case): neither a list nor a Mapping
         elif isinstance(key, int):
             if not isinstance(cur, list) or not -len(cur) <= key < len(cur):
                 return None

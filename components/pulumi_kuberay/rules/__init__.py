@@ -211,7 +211,7 @@ def make_context(**settings: Any) -> Context:
 
 def is_ray_document(manifest: Any) -> bool:
     """A dict whose kind is a Ray kind and whose apiVersion is ``ray.io/...`` (or not known yet)."""
-    if not isinstance(manifest, Mapping):
+    if not isinstance(manifest, (dict, Mapping)):  # dict first: no ABC check for the common case
         return False
     kind = manifest.get("kind")
     if kind not in KINDS:
@@ -225,8 +225,8 @@ def is_ray_document(manifest: Any) -> bool:
 def _suppressions(manifest: Mapping[str, Any]) -> set[str]:
     """Rule ids silenced on this resource by an annotation with a non-empty reason."""
     meta = manifest.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
-    if not isinstance(annotations, Mapping):
+    annotations = meta.get("annotations") if isinstance(meta, (dict, Mapping)) else None
+    if not isinstance(annotations, (dict, Mapping)):
         return set()
     out: set[str] = set()
     for key, reason in annotations.items():

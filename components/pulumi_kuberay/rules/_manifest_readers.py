@@ -282,7 +282,7 @@ def effective_name(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
     """(the name the object will have, the path to blame): ``metadata.name``, else the API server's
     ``generateName`` (truncated to 58 characters) plus a 5-character random suffix (shown as ``x``)."""
     meta = manifest.get("metadata")
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, (dict, Mapping)):  # dict first: no ABC check for the common case
         return None
     name = meta.get("name")
     if isinstance(name, str) and name and not is_unknown(name):
