@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import (
-    PodTemplateRef,
     app_containers,
     as_dict,
     as_list,
@@ -47,9 +46,8 @@ def _not_known(obj: dict[str, Any], key: str) -> bool:
     return obj.get(key) is not None and is_unknown(obj[key])
 
 
-def _app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """(path, container) of the init and app containers (what the Pod is created with)."""
-    return app_containers(template)
+#: (path, container) of the init and app containers (what the Pod is created with), kept per check.
+_app_containers = app_containers
 
 
 # --------------------------------------------------------------------------------------------------

@@ -82,9 +82,8 @@ def _secret_value(value: str) -> bool:
     return not (sep and scheme.isalpha() and "@" not in rest.split("/", 1)[0])
 
 
-def _all_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """(path, container) of the init and app containers (ephemeral ones are added for debugging, later)."""
-    return app_containers(template)
+#: (path, container) of the init and app containers (ephemeral ones are added for debugging, later), kept per check.
+_all_containers = app_containers
 
 
 # --------------------------------------------------------------------------------------------------
