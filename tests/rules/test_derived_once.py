@@ -107,6 +107,8 @@ def test_the_refs_keep_their_views_during_a_check_only() -> None:
         template = paths.group_template(paths.groups(ref)[1])
         assert template is not None and paths.app_containers(template) is paths.app_containers(template)
         assert paths.head_ray_container(ref) is paths.head_ray_container(ref)
+        kept = ref
+    assert kept.views == {} and template.views == {}  # forgotten when the check ends: nothing kept between checks
     [ref] = cluster_specs(doc)
     template = paths.group_template(paths.groups(ref)[1])
     assert template is not None

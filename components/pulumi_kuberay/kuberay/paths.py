@@ -204,7 +204,11 @@ NULL_FREE = "document.null_free"
 
 
 def close_views(token: Token[tuple[object, dict[Any, Any]] | None]) -> None:
+    current = _DOCUMENT.get()
     _DOCUMENT.reset(token)
+    if current is not None:
+        for ref in current[1].get(_VIEWED_REFS, ()):
+            ref.views.clear()  # what part_view kept on a ref is this check's only, as derived()'s views are
 
 
 def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
@@ -250,17 +254,22 @@ class _Viewed(Protocol):
 
 _Ref = TypeVar("_Ref", bound=_Viewed)
 _NOT_BUILT = object()
+#: The document views' key of the refs part_view kept views on during the check (close_views clears them).
+_VIEWED_REFS = "paths.viewed_refs"
 
 
 def part_view(part: _Ref, key: str, build: Callable[[_Ref], _View]) -> _View:
     """:func:`derived` for a ref of this module: kept on the ref itself (its ``views``), so asking again is an
-    attribute and a dict lookup. While ``check`` runs only (else built every time): a ref is made anew for each
-    document outside a check, but its owner may change the dicts it points to between two reads."""
-    if _DOCUMENT.get() is None:
+    attribute and a dict lookup. While ``check`` runs only (else built every time), and forgotten when it ends
+    (:func:`close_views`): a ref's owner may change the dicts it points to between two reads."""
+    current = _DOCUMENT.get()
+    if current is None:
         return build(part)
     views = part.views
     value = views.get(key, _NOT_BUILT)
     if value is _NOT_BUILT:
+        if not views:  # the ref's first view of this check: close_views forgets them
+            current[1].setdefault(_VIEWED_REFS, []).append(part)
         value = views[key] = build(part)
     return value  # type: ignore[no-any-return]  # the key says what build() returned
 
