@@ -157,6 +157,12 @@ def test_decode_is_pulumi_policys_decode() -> None:
     assert decode_properties(_struct(manifest))["secret"] == {"inner": [1.0, "s"]}  # unwrapped, as pulumi-policy
     with pytest.raises(ValueError, match="number_value"):  # what json_format.MessageToDict raises
         decode_properties(_struct({"n": math.inf}))
+    # integral numbers come as the ints rules.normalise would make (equal to pulumi-policy's floats): the manifest
+    # is checked as it is, not copied
+    decoded = decode_properties(_struct({"replicas": 2.0, "cpu": 1.5, "zero": -0.0}))
+    assert decoded == {"replicas": 2, "cpu": 1.5, "zero": 0}
+    assert [type(v) for v in decoded.values()] == [int, float, int]
+    assert rules.normalise(decoded) == decoded
 
 
 def _counting_decode(monkeypatch: pytest.MonkeyPatch) -> list[str]:

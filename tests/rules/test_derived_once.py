@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay import paths
 from pulumi_kuberay.kuberay import quantity as kube_quantity
 from pulumi_kuberay.kuberay.paths import cluster_specs, document_views
 from pulumi_kuberay.rules import Target, _manifest_readers, _ray_resources, _serve_config
@@ -96,6 +97,47 @@ def test_the_readers_share_one_value_during_a_check_and_none_outside() -> None:
         assert _serve_config.serve_apps(other) is not _serve_config.serve_apps(other)
 
 
+def test_the_refs_keep_their_views_during_a_check_only() -> None:
+    """A cluster spec's groups, a group's template and a template's containers are kept on the ref while ``check``
+    runs (``part_view``); outside a check every call reads the dicts again, so a change between two reads shows."""
+    doc = example()
+    with document_views(doc):
+        [ref] = cluster_specs(doc)
+        assert paths.groups(ref) is paths.groups(ref)
+        template = paths.group_template(paths.groups(ref)[1])
+        assert template is not None and paths.app_containers(template) is paths.app_containers(template)
+        assert paths.head_ray_container(ref) is paths.head_ray_container(ref)
+        kept = ref
+    assert kept.views == {} and template.views == {}  # forgotten when the check ends: nothing kept between checks
+    [ref] = cluster_specs(doc)
+    template = paths.group_template(paths.groups(ref)[1])
+    assert template is not None
+    first = paths.app_containers(template)
+    assert [path for path, _ in first] == ["spec.workerGroupSpecs[0].template.spec.containers[0]"]
+    template.pod_spec["initContainers"] = [{"name": "init", "image": "busybox"}]
+    assert [path for path, _ in paths.app_containers(template)] == [
+        "spec.workerGroupSpecs[0].template.spec.initContainers[0]",
+        "spec.workerGroupSpecs[0].template.spec.containers[0]",
+    ]
+    doc["spec"]["workerGroupSpecs"].append(copy.deepcopy(doc["spec"]["workerGroupSpecs"][0]))
+    assert len(paths.worker_groups(ref)) == 2
+
+
+def test_only_a_spec_with_a_null_is_copied_without_its_nulls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check's walk of the manifest tells the schema rules it holds no null (most do): the spec is validated as it
+    is; one with a null is still validated as the API server keeps it (the null dropped)."""
+    schema = _rule_module("schema")
+    calls = _counting(monkeypatch, schema, "_without_nulls")
+    rules.check(example())
+    assert calls == []
+    with_null = example(lambda d: d["spec"].update(enableInTreeAutoscaling=None))
+    assert not any(f.rule_id.startswith("schema-") for f in rules.check(with_null))
+    assert calls
+    missing = example(lambda d: d["spec"]["workerGroupSpecs"][0].update(groupName=None))
+    found = [(f.rule_id, f.path) for f in rules.check(missing)]
+    assert ("schema-missing-field", "spec.workerGroupSpecs[0].groupName") in found
+
+
 def test_offers_with_other_annotations_than_the_specs_own_are_not_shared() -> None:
     doc = _gpu_service()
     with document_views(doc):
@@ -157,10 +199,14 @@ def test_the_string_caches_are_bounded() -> None:
     practice, pod_resources = _rule_module("practice"), _rule_module("pod_resources")
     for cache in (
         kube_quantity.parse,
+        kube_quantity._text_amount,
         _manifest_readers.qualified_name_error,
         _manifest_readers.label_value_error,
         practice._ray_version_of_image,
         practice._python_of_image,
+        practice._hidden_version,
+        _rule_module("common_mistakes").image_reference_error,
+        _rule_module("pod_validation").port_name_error,
         pod_resources._resource_problems_of,
     ):
         maxsize = cache.cache_info().maxsize

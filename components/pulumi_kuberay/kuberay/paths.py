@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 _Part = TypeVar("_Part")
 _View = TypeVar("_View")
@@ -33,7 +33,7 @@ def contains_unknown(value: Any) -> bool:
     """True if ``value`` is unknown or holds an unknown anywhere inside (lists, maps)."""
     if isinstance(value, str):
         return value == UNKNOWN_SENTINEL
-    if isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):  # dict first: no ABC check for the common case
         return any(contains_unknown(v) for v in value.values())
     if isinstance(value, list):
         return any(contains_unknown(v) for v in value)
@@ -75,6 +75,8 @@ def get(obj: Any, *keys: str | int) -> Any:
     for key in keys:
         if type(cur) is dict and type(key) is str:  # the common step, without the slower Mapping ABC check
             cur = cur.get(key)
+        elif cur is None:
+            return None  # an absent step (the next common case): neither a list nor a Mapping
         elif isinstance(key, int):
             if not isinstance(cur, list) or not -len(cur) <= key < len(cur):
                 return None
@@ -151,6 +153,8 @@ class ClusterSpecRef:
     kind: str  # kind of the enclosing document
     annotations: dict[str, Any]  # the enclosing document's annotations (the operator uses the parent's)
     labels: dict[str, Any]
+    #: What :func:`part_view` derived from this ref while ``check`` runs (its groups, its head's Ray container...).
+    views: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def embedded(self) -> bool:
@@ -185,14 +189,26 @@ def document_views(manifest: object) -> Iterator[None]:
         close_views(token)
 
 
-def open_views(manifest: object) -> Token[tuple[object, dict[Any, Any]] | None]:
+def open_views(
+    manifest: object, known: Mapping[str, Any] | None = None
+) -> Token[tuple[object, dict[Any, Any]] | None]:
     """:func:`document_views` without the context manager (``check``, once per document): from here until
-    :func:`close_views` of what this returns, :func:`memo` and :func:`derived` cache for ``manifest``."""
-    return _DOCUMENT.set((manifest, {}))
+    :func:`close_views` of what this returns, :func:`memo` and :func:`derived` cache for ``manifest``. ``known``:
+    views the caller found already (what :func:`memo` then answers for their keys)."""
+    return _DOCUMENT.set((manifest, dict(known) if known else {}))
+
+
+#: The key of the view "the document holds no null anywhere" (True), which ``check`` finds while it makes sure the
+#: document needs no normalising (one walk): the schema rules then validate the spec as it is.
+NULL_FREE = "document.null_free"
 
 
 def close_views(token: Token[tuple[object, dict[Any, Any]] | None]) -> None:
+    current = _DOCUMENT.get()
     _DOCUMENT.reset(token)
+    if current is not None:
+        for ref in current[1].get(_VIEWED_REFS, ()):
+            ref.views.clear()  # what part_view kept on a ref is this check's only, as derived()'s views are
 
 
 def memo(manifest: object, key: str, build: Callable[[Any], Any]) -> Any:
@@ -223,10 +239,39 @@ def derived(part: _Part, key: str, build: Callable[[_Part], _View]) -> _View:
     slot = (key, id(part))
     kept = views.get(slot)
     if kept is not None and kept[0] is part:
-        return cast("_View", kept[1])  # the slot's key says what build() returned
+        return kept[1]  # type: ignore[no-any-return]  # the slot's key says what build() returned
     value = build(part)
     views[slot] = (part, value)
     return value
+
+
+class _Viewed(Protocol):
+    """A ref of this module (cluster spec, group, pod template): the ``views`` it keeps."""
+
+    @property
+    def views(self) -> dict[str, Any]: ...
+
+
+_Ref = TypeVar("_Ref", bound=_Viewed)
+_NOT_BUILT = object()
+#: The document views' key of the refs part_view kept views on during the check (close_views clears them).
+_VIEWED_REFS = "paths.viewed_refs"
+
+
+def part_view(part: _Ref, key: str, build: Callable[[_Ref], _View]) -> _View:
+    """:func:`derived` for a ref of this module: kept on the ref itself (its ``views``), so asking again is an
+    attribute and a dict lookup. While ``check`` runs only (else built every time), and forgotten when it ends
+    (:func:`close_views`): a ref's owner may change the dicts it points to between two reads."""
+    current = _DOCUMENT.get()
+    if current is None:
+        return build(part)
+    views = part.views
+    value = views.get(key, _NOT_BUILT)
+    if value is _NOT_BUILT:
+        if not views:  # the ref's first view of this check: close_views forgets them
+            current[1].setdefault(_VIEWED_REFS, []).append(part)
+        value = views[key] = build(part)
+    return value  # type: ignore[no-any-return]  # the key says what build() returned
 
 
 def cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
@@ -266,10 +311,12 @@ class GroupRef:
     role: str  # "head" | "worker"
     index: int | None  # worker group index
     name: str  # "Head" or the groupName (as the operator names it in messages)
+    #: What :func:`part_view` derived from this ref while ``check`` runs (its pod template).
+    views: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def head_group(ref: ClusterSpecRef) -> GroupRef | None:
-    return derived(ref, "head_group", _head_group)
+    return part_view(ref, "head_group", _head_group)
 
 
 def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
@@ -280,7 +327,7 @@ def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
 
 
 def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
-    return derived(ref, "worker_groups", _worker_groups)
+    return part_view(ref, "worker_groups", _worker_groups)
 
 
 def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -293,12 +340,12 @@ def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
 
 
 def groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
-    return derived(ref, "groups", _groups)
+    return part_view(ref, "groups", _groups)
 
 
 def _groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     head = head_group(ref)
-    return ((head,) if head else ()) + derived(ref, "worker_groups", _worker_groups)
+    return ((head,) if head else ()) + worker_groups(ref)
 
 
 @dataclass(frozen=True)
@@ -315,6 +362,8 @@ class PodTemplateRef:
     #: ref is made from a template nobody changes while it is read: a check, a remediation's one pass).
     pod_spec: dict[str, Any] = field(init=False, repr=False, compare=False)
     spec_path: str = field(init=False, repr=False, compare=False)
+    #: What :func:`part_view` derived from this ref while ``check`` runs (its containers, its Ray container...).
+    views: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pod_spec", as_dict(self.template.get("spec")))
@@ -322,7 +371,7 @@ class PodTemplateRef:
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
-    return derived(group, "group_template", _group_template)
+    return part_view(group, "group_template", _group_template)
 
 
 def _group_template(group: GroupRef) -> PodTemplateRef | None:
@@ -334,7 +383,15 @@ def _group_template(group: GroupRef) -> PodTemplateRef | None:
 
 def pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
     """Every pod template of the document: head and worker templates of each cluster spec, then submitter."""
-    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "pod_templates", _pod_templates))
+    # memo() inlined, as in cluster_specs: ~100 calls per document
+    current = _DOCUMENT.get()
+    if current is None or current[0] is not manifest:
+        return _pod_templates(manifest)
+    views = current[1]
+    found: tuple[PodTemplateRef, ...] | None = views.get("pod_templates")
+    if found is None:
+        found = views["pod_templates"] = _pod_templates(manifest)
+    return found
 
 
 def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
@@ -359,7 +416,7 @@ def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
 
 def containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     """(path, container) for each container of the pod template."""
-    return derived(template, "containers", _containers)
+    return part_view(template, "containers", _containers)
 
 
 def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -387,7 +444,7 @@ class ContainerRef:
 def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
     """Every container of the pod template (init, app, ephemeral, each in list order), walked once per check:
     the security, reference and practice rules all read them."""
-    return derived(template, "template_containers", _template_containers)
+    return part_view(template, "template_containers", _template_containers)
 
 
 def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
@@ -400,11 +457,24 @@ def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
     )
 
 
+def app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(path, container) of the init and app containers, in :func:`template_containers`' order: what the Pod is
+    created with (ephemeral containers are added later, for debugging). A dozen Pod validation and security rules
+    walk them on every document: a tuple kept per check, not a generator per rule."""
+    return part_view(template, "app_containers", _app_containers)
+
+
+def _app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(
+        (item.path, item.container) for item in template_containers(template) if item.field != "ephemeralContainers"
+    )
+
+
 def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
     """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
     if template is None:
         return None
-    return derived(template, "ray_container", _ray_container)
+    return part_view(template, "ray_container", _ray_container)
 
 
 def _ray_container(template: PodTemplateRef) -> tuple[str, dict[str, Any]] | None:
@@ -420,7 +490,7 @@ def head_template(ref: ClusterSpecRef) -> PodTemplateRef | None:
 
 
 def head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
-    return derived(ref, "head_ray_container", _head_ray_container)
+    return part_view(ref, "head_ray_container", _head_ray_container)
 
 
 def _head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:

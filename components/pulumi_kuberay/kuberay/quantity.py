@@ -267,8 +267,13 @@ def amount(value: Any) -> Fraction | None:
         return Fraction(value)
     if isinstance(value, float):
         return Fraction(value) if math.isfinite(value) else None
-    text = value.strip() if isinstance(value, str) else None
-    if text is None or _READABLE.match(text) is None:
+    return _text_amount(value) if isinstance(value, str) else None
+
+
+@lru_cache(maxsize=4096)  # as parse: manifests repeat the same few amounts, read by several rules
+def _text_amount(value: str) -> Fraction | None:
+    text = value.strip()
+    if _READABLE.match(text) is None:
         return None
     try:
         return parse(text).value

@@ -179,13 +179,13 @@ def iter_serve_keys(config: Mapping[str, Any], base: str = "") -> Iterator[tuple
     """(section, key, path) for every key of a parsed serveConfigV2 mapping, section by section."""
 
     def keys(obj: Any, section: str, path: str) -> Iterator[tuple[str, str, str]]:
-        if isinstance(obj, Mapping):
+        if isinstance(obj, (dict, Mapping)):  # dict first: no ABC check for the common case
             for key in obj:
                 if isinstance(key, str):
                     yield section, key, f"{path}.{key}" if path else key
 
     def sub(obj: Any, key: str) -> Any:
-        return obj.get(key) if isinstance(obj, Mapping) else None
+        return obj.get(key) if isinstance(obj, (dict, Mapping)) else None
 
     yield from keys(config, "config", base)
     for name in ("http_options", "grpc_options", "logging_config"):

@@ -163,7 +163,9 @@ def _value(value: struct_pb2.Value) -> Any:
         number = value.number_value
         if math.isinf(number) or math.isnan(number):
             raise ValueError(f"Fail to serialize {number} for Value.number_value")  # as json_format.MessageToDict
-        return number
+        # An integral number as the int it stands for, as rules.normalise would make it (equal to pulumi-policy's
+        # float): the manifest is then checked as it is, not copied to turn its replicas and ports into ints.
+        return int(number) if number.is_integer() else number
     if kind == "bool_value":
         return value.bool_value
     return None  # null_value, or no kind at all (json_format.MessageToDict reads both as null)
@@ -178,7 +180,8 @@ def _struct(struct: struct_pb2.Struct) -> dict[str, Any]:
 
 def decode_properties(properties: struct_pb2.Struct) -> dict[str, Any]:
     """A resource's properties as plain dicts and lists, unknown values as pulumi's sentinel strings, in one walk:
-    what pulumi-policy's ``deserialize_properties(json_format.MessageToDict(properties))`` gives."""
+    what pulumi-policy's ``deserialize_properties(json_format.MessageToDict(properties))`` gives (equal to it:
+    an integral number is an int here, a float there)."""
     try:
         return _struct(properties)
     except _Special:

@@ -57,6 +57,8 @@ from ._engine import (
     registered,
     render_text,
 )
+from ._normalise import _normal, _null_free_normal
+from ._normalise import normalise as normalise
 from ._options import OrgOptions, kebab
 from .target import Target, TargetError
 
@@ -207,54 +209,9 @@ def make_context(**settings: Any) -> Context:
     return Target.of(**settings).context()
 
 
-_PLAIN = frozenset({str, int, bool, type(None)})
-
-
-def normalise(value: Any) -> Any:
-    """Deep copy with integral floats turned into ints (policies see numbers as floats during preview)."""
-    # Exact types first (what YAML, JSON and our rendering give): the ABC check below is the slow path. A plain
-    # leaf is kept without a call: most of a manifest's values are strings, numbers and booleans.
-    kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _PLAIN else normalise(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _PLAIN else normalise(v) for v in value]
-    if kind in _PLAIN:
-        return value
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {k: normalise(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [normalise(v) for v in value]
-    return value
-
-
-def _normal(value: Any) -> bool:
-    """``normalise(value)`` would be an equal copy: only dicts, lists, strings, ints, bools, None and
-    non-integral floats (a manifest read from YAML or JSON, or rendered by the components, mostly is)."""
-    # Loops, not all() over a generator: twice as fast here (SIM110).
-    kind = type(value)
-    if kind is dict:
-        for item in value.values():  # noqa: SIM110
-            if type(item) not in _PLAIN and not _normal(item):
-                return False
-        return True
-    if kind is list:
-        for item in value:  # noqa: SIM110
-            if type(item) not in _PLAIN and not _normal(item):
-                return False
-        return True
-    if kind is float:
-        return not value.is_integer()
-    return kind in _PLAIN
-
-
 def is_ray_document(manifest: Any) -> bool:
     """A dict whose kind is a Ray kind and whose apiVersion is ``ray.io/...`` (or not known yet)."""
-    if not isinstance(manifest, Mapping):
+    if not isinstance(manifest, (dict, Mapping)):  # dict first: no ABC check for the common case
         return False
     kind = manifest.get("kind")
     if kind not in KINDS:
@@ -268,8 +225,8 @@ def is_ray_document(manifest: Any) -> bool:
 def _suppressions(manifest: Mapping[str, Any]) -> set[str]:
     """Rule ids silenced on this resource by an annotation with a non-empty reason."""
     meta = manifest.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
-    if not isinstance(annotations, Mapping):
+    annotations = meta.get("annotations") if isinstance(meta, (dict, Mapping)) else None
+    if not isinstance(annotations, (dict, Mapping)):
         return set()
     out: set[str] = set()
     for key, reason in annotations.items():
@@ -323,6 +280,8 @@ def _run_rules(rules: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> li
 
 
 _DEFAULT_VERSION = LATEST_VERSION_TEXT
+#: What ``check`` tells the rules of a manifest without a null (``_null_free_normal``).
+_NULL_FREE = {_paths.NULL_FREE: True}
 
 
 def _managed_elsewhere(doc: Mapping[str, Any]) -> bool:
@@ -522,12 +481,13 @@ def check(
     index = _rule_index.catalogue_index()
     # The rules and the model only read the document (tests/rules/test_rules_engine.py holds them to it), so one
     # that normalise would only copy is checked as it is: copying it was ~5 % of a check.
-    doc: dict[str, Any] = manifest if _normal(manifest) else normalise(manifest)
+    null_free = _null_free_normal(manifest)
+    doc: dict[str, Any] = manifest if null_free or _normal(manifest) else normalise(manifest)
     kind = doc.get("kind")
     silenced = _suppressions(doc)
     # silenced rules still run: their findings cover schema duplicates (drop_schema_duplicates)
     selected = checking.rules_for(index, kind, _managed_elsewhere(doc))
-    views = _paths.open_views(doc)
+    views = _paths.open_views(doc, _NULL_FREE if null_free else None)
     try:
         findings = _run_rules(selected, doc, ctx)
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from pulumi_kuberay.kuberay import FT_ENABLED_ANNOTATION as FT_ENABLED_ANNOTATION
 from pulumi_kuberay.kuberay import gosyntax as _gosyntax
@@ -282,7 +282,7 @@ def effective_name(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
     """(the name the object will have, the path to blame): ``metadata.name``, else the API server's
     ``generateName`` (truncated to 58 characters) plus a 5-character random suffix (shown as ``x``)."""
     meta = manifest.get("metadata")
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, (dict, Mapping)):  # dict first: no ABC check for the common case
         return None
     name = meta.get("name")
     if isinstance(name, str) and name and not is_unknown(name):
@@ -319,7 +319,8 @@ def built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
     the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
 
     Found once per ``check`` (``memo``): a dozen Pod validation rules walk them on every document."""
-    return cast("tuple[PodTemplateRef, ...]", memo(manifest, "kuberay.built_pod_templates", _built_pod_templates))
+    found: tuple[PodTemplateRef, ...] = memo(manifest, "kuberay.built_pod_templates", _built_pod_templates)
+    return found
 
 
 def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.api import LEGACY_API_VERSION
@@ -85,6 +86,7 @@ _REFERENCE = re.compile(  # text-block
 )
 
 
+@lru_cache(maxsize=1024)  # a pure function of the image: every group, document and rule asks for the same few
 def image_reference_error(image: str) -> str | None:
     """Why ``image`` is not a valid image reference (None if it is)."""
     if not image.strip():

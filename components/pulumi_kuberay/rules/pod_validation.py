@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import (
-    PodTemplateRef,
+    app_containers,
     as_dict,
     as_list,
     is_unknown,
@@ -45,11 +46,8 @@ def _not_known(obj: dict[str, Any], key: str) -> bool:
     return obj.get(key) is not None and is_unknown(obj[key])
 
 
-def _app_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(path, container) of the init and app containers (what the Pod is created with)."""
-    for item in template_containers(template):
-        if item.field != "ephemeralContainers":
-            yield item.path, item.container
+#: (path, container) of the init and app containers (what the Pod is created with), kept per check.
+_app_containers = app_containers
 
 
 # --------------------------------------------------------------------------------------------------
@@ -95,9 +93,11 @@ declare(
 # validateContainerPorts: IsValidPortName, IsValidPortNum, unique names, the protocols
 
 _PORT_NAME = re.compile(r"[-a-z0-9]+")
+_LETTER = re.compile(r"[a-z]")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 
+@lru_cache(maxsize=1024)  # a pure function of the name; manifests repeat the same few port names
 def port_name_error(name: str) -> str | None:
     """Like k8s ``IsValidPortName`` (an IANA service name)."""
     if len(name) > 15:
@@ -106,7 +106,7 @@ def port_name_error(name: str) -> str | None:
         return "must contain only lower-case letters, digits and '-'"
     if "--" in name:
         return "must not contain consecutive hyphens"
-    if not re.search(r"[a-z]", name):
+    if not _LETTER.search(name):
         return "must contain at least one letter"
     if name.startswith("-") or name.endswith("-"):
         return "must not begin or end with a hyphen"
@@ -182,13 +182,15 @@ _ENV_FIELD_PATHS = frozenset(
 _SUBSCRIPT_PATH = re.compile(r"metadata\.(labels|annotations)\['[^']*'\]")
 _RESOURCE_PATHS = frozenset(f"{k}.{r}" for k in ("limits", "requests") for r in ("cpu", "memory", "ephemeral-storage"))
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+_NOT_RELAXED_ENV_CHAR = re.compile(r"[^\x20-\x3c\x3e-\x7e]")  # not printable ASCII (32-126), or '=' (61)
 
 
+@lru_cache(maxsize=1024)  # a pure function of the name; every container repeats the same few
 def env_name_error(name: str) -> str | None:
     """Like k8s ``IsRelaxedEnvVarName`` (GA, locked on, from Kubernetes 1.34)."""
     if not name:
         return "is empty"
-    if any(not 32 <= ord(c) <= 126 or c == "=" for c in name):
+    if _NOT_RELAXED_ENV_CHAR.search(name):
         return "must be printable ASCII characters other than '='"
     return None
 
@@ -234,6 +236,9 @@ def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
         for path, container in _app_containers(template):
             for i, var in enumerate(as_list(container.get("env"))):
                 if isinstance(var, dict):
+                    name = var.get("name")
+                    if var.get("valueFrom") is None and not (isinstance(name, str) and env_name_error(name)):
+                        continue  # a plain value with a valid (or unjudged) name: what _env_problems finds nothing in
                     for key, problem in _env_problems(var):
                         yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
 

@@ -166,6 +166,7 @@ def _probe_failure(ref: ClusterSpecRef, ctx: Context, container: dict[str, Any],
     )
 
 
+@lru_cache(maxsize=512)  # a pure function of the image, as _ray_version_of_image
 def _hidden_version(image: str) -> bool:
     """A Ray image whose reference does not show its Ray release: a digest only, or a tag that is not a version
     (nightly and latest are the newest Ray, which answers /api/healthz)."""

@@ -10,10 +10,12 @@ import copy
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from operator import methodcaller
 from typing import Any
 
 from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.paths import (
+    NULL_FREE,
     UNKNOWN_SENTINEL,
     cluster_specs,
     get,
@@ -96,6 +98,22 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
+def _holds_null(value: Any) -> bool:
+    """``value`` (a dict or list) holds a null at some depth: only then does :func:`_without_nulls` change it. A walk
+    that builds nothing, so a spec without nulls (most) is validated as it is, not copied."""
+    for item in value.values() if isinstance(value, dict) else value:
+        if item is None:
+            return True
+        if isinstance(item, (dict, list)) and _holds_null(item):
+            return True
+    return False
+
+
+def _not_known(doc: dict[str, Any]) -> bool:
+    """What :func:`memo` answers for a view ``check`` did not find (e.g. NULL_FREE of a document that has nulls)."""
+    return False
+
+
 def _null_note(doc: dict[str, Any], path: str) -> str:
     """Why a required field set to null is missing (the message of a missing one otherwise)."""
     cur: Any = doc
@@ -109,7 +127,9 @@ def _null_note(doc: dict[str, Any], path: str) -> str:
 def _load(doc: dict[str, Any]) -> _Loaded:
     spec = doc.get("spec")
     # metadata is decoded as ObjectMeta (nulls are zero values there): only the spec is pruned
-    pruned = {**doc, "spec": _without_nulls(spec)} if isinstance(spec, dict) else doc
+    pruned = doc
+    if isinstance(spec, dict) and not memo(doc, NULL_FREE, _not_known) and _holds_null(spec):
+        pruned = {**doc, "spec": _without_nulls(spec)}
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
@@ -495,18 +515,40 @@ _CONTAINER_LIST_MAPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("volumeDevices", ("devicePath",)),
 )
 _KEY_DEFAULTS = {"protocol": "TCP"}  # the CRD defaults ports[].protocol before the list-map check
+_KEY_TYPES = (str, int, float, bool)
+_ONLY_DICTS = {dict}
 
 
 def _duplicate_keys(items: Any, keys: tuple[str, ...], path: str) -> Iterator[Violation]:
     if not isinstance(items, list):
         return
     seen: dict[tuple[Any, ...], int] = {}
+    # Most list-maps are keyed by one field (env and containers by name, mounts by path): read it without a
+    # generator per entry (env lists are long, and walked on every document).
+    single = keys[0] if len(keys) == 1 else None
+    single_default = _KEY_DEFAULTS.get(single) if single is not None else None
+    if set(map(type, items)) == _ONLY_DICTS:
+        # Distinct keys (compared as the dict below compares them) repeat none: most lists, decided without a
+        # Python step per entry
+        try:
+            columns = [map(methodcaller("get", k, _KEY_DEFAULTS.get(k)), items) for k in keys]
+            found = list(zip(*columns, strict=True))
+            if len(set(found)) == len(found):
+                return
+        except TypeError:
+            pass  # an unhashable value (a schema finding): walked below
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             continue
-        key = tuple(item.get(k, _KEY_DEFAULTS.get(k)) for k in keys)
-        if any(is_unknown(v) or not isinstance(v, (str, int, float, bool)) for v in key):
-            continue  # a wrong-typed key is a schema finding; unknown values are never judged
+        if single is not None:
+            value = item.get(single, single_default)
+            if not isinstance(value, _KEY_TYPES) or value == UNKNOWN_SENTINEL:
+                continue  # as below
+            key: tuple[Any, ...] = (value,)
+        else:
+            key = tuple(item.get(k, _KEY_DEFAULTS.get(k)) for k in keys)
+            if any(is_unknown(v) or not isinstance(v, _KEY_TYPES) for v in key):
+                continue  # a wrong-typed key is a schema finding; unknown values are never judged
         if key in seen:
             shown = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key, strict=True))
             yield Violation(

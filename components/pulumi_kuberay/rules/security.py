@@ -16,6 +16,7 @@ from typing import Any
 from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
+    app_containers,
     as_dict,
     as_list,
     as_str,
@@ -81,11 +82,8 @@ def _secret_value(value: str) -> bool:
     return not (sep and scheme.isalpha() and "@" not in rest.split("/", 1)[0])
 
 
-def _all_containers(template: PodTemplateRef) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(path, container) of the init and app containers (ephemeral ones are added for debugging, later)."""
-    for item in template_containers(template):
-        if item.field != "ephemeralContainers":
-            yield item.path, item.container
+#: (path, container) of the init and app containers (ephemeral ones are added for debugging, later), kept per check.
+_all_containers = app_containers
 
 
 # --------------------------------------------------------------------------------------------------

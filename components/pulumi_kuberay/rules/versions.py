@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import cluster_specs, get, iter_present, worker_groups
@@ -87,6 +88,19 @@ def _fmt(version: Version | tuple[int, ...]) -> str:
     return f"{version[0]}.{version[1]}"
 
 
+@lru_cache(maxsize=64)
+def _newer_than(
+    version: Version, kind: str
+) -> tuple[tuple[tuple[str, Version], ...], tuple[tuple[str, Version], ...], tuple[tuple[str, str, Version], ...]]:
+    """The cluster fields, ``kind``'s own fields and its enum values that ``version`` does not have yet (none for
+    the newest target): the tables filtered once per target, not on every document."""
+    return (
+        tuple((pattern, added) for pattern, added in CLUSTER_FIELDS if version < added),
+        tuple((pattern, added) for pattern, added in KIND_FIELDS.get(kind, ()) if version < added),
+        tuple((pattern, value, added) for k, pattern, value, added in NEW_VALUES if k == kind and version < added),
+    )
+
+
 def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     target = _fmt(ctx.kuberay_version)
     kind = str(doc.get("kind"))
@@ -98,10 +112,9 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
             fix=f"Target KubeRay >= {_fmt(since)} or use a RayJob instead.",
         )
         return
-    for ref in cluster_specs(doc):
-        for pattern, added in CLUSTER_FIELDS:
-            if ctx.kuberay_version >= added:
-                continue
+    cluster_fields, kind_fields, new_values = _newer_than(ctx.kuberay_version, kind)
+    for ref in cluster_specs(doc) if cluster_fields else ():
+        for pattern, added in cluster_fields:
             for path, _value in iter_present(ref.spec, pattern, ref.prefix):
                 yield Violation(
                     f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the setting has no effect",
@@ -109,18 +122,14 @@ def _check_newer(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                     fix=f"Remove the field or upgrade the operator and CRDs to KubeRay >= {_fmt(added)}.",
                 )
     spec = doc.get("spec")
-    for pattern, added in KIND_FIELDS.get(kind, ()):
-        if ctx.kuberay_version >= added:
-            continue
+    for pattern, added in kind_fields:
         for path, _value in iter_present(spec, pattern, "spec"):
             yield Violation(
                 f"{path} needs KubeRay >= {_fmt(added)}; the {target} CRD prunes it silently, so the setting has no effect",
                 path,
                 fix=f"Remove the field or upgrade the operator and CRDs to KubeRay >= {_fmt(added)}.",
             )
-    for value_kind, pattern, value, added in NEW_VALUES:
-        if kind != value_kind or ctx.kuberay_version >= added:
-            continue
+    for pattern, value, added in new_values:
         for path, present in iter_present(spec, pattern, "spec"):
             if present == value:
                 yield Violation(
