@@ -108,6 +108,21 @@ HEAD_DEFAULT_PORTS: Final[tuple[tuple[str, int], ...]] = (
 HEAD_SERVICE_SUFFIX: Final = "-head-svc"
 
 
+#: KubeRay names the Serve Service of a RayService (or of a RayCluster annotated ray.io/enable-serve-service) so
+#: (``GenerateServeServiceName``).
+SERVE_SERVICE_SUFFIX: Final = "-serve-svc"
+#: Label of the Serve Service (``<name>-serve``) and of the Pods whose proxy is ready (``"true"``): its selector.
+SERVE_LABEL: Final = "ray.io/serve"
+#: Label naming the root custom resource of an object the operator creates (``RayOriginatedFromCRNameLabelKey``).
+ORIGINATED_FROM_CR_NAME_LABEL: Final = "ray.io/originated-from-cr-name"
+#: Label of the headless Service of a cluster with multi-host worker groups (``BuildHeadlessServiceForRayCluster``).
+HEADLESS_WORKER_SERVICE_LABEL: Final = "ray.io/headless-worker-svc"
+#: KubeRay names that headless Service ``<cluster>-headless``.
+HEADLESS_SERVICE_SUFFIX: Final = "-headless"
+#: The cluster annotation the dashboard Ingress takes as ``spec.ingressClassName`` (``BuildIngressForHeadService``).
+INGRESS_CLASS_ANNOTATION: Final = "kubernetes.io/ingress.class"
+
+
 def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) -> str:
     """``headGroupSpec.headService.metadata.name`` of ``spec`` if set, else KubeRay's ``<cluster>-head-svc``."""
     head = (spec or {}).get("headGroupSpec") or {}
@@ -127,10 +142,13 @@ __all__ = [
     "GANG_SCHEDULING_LABEL",
     "GCS_SERVER_PORT",
     "GEN_AUTOSCALER_START_CMD_ENV",
+    "HEADLESS_SERVICE_SUFFIX",
+    "HEADLESS_WORKER_SERVICE_LABEL",
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
     "HISTORY_COLLECTOR_CONTAINER",
     "HISTORY_COLLECTOR_ENV_VARS",
+    "INGRESS_CLASS_ANNOTATION",
     "INITIALIZING_TIMEOUT_ANNOTATION",
     "KUBERAY_CONTROLLER",
     "KUBERAY_VERSION_ANNOTATION",
@@ -139,6 +157,7 @@ __all__ = [
     "NAME_LIMITS",
     "NUM_WORKER_GROUPS_ANNOTATION",
     "ORIGINATED_FROM_CRD_LABEL",
+    "ORIGINATED_FROM_CR_NAME_LABEL",
     "OVERWRITE_CONTAINER_CMD_ANNOTATION",
     "RAY_CLUSTER_LABEL",
     "RECREATE_HASH_ANNOTATION",
@@ -146,7 +165,9 @@ __all__ = [
     "ROCKSDB_ENV_VARS",
     "ROCKSDB_MOUNT_PATH",
     "ROCKSDB_VOLUME",
+    "SERVE_LABEL",
     "SERVE_PORT",
+    "SERVE_SERVICE_SUFFIX",
     "SERVICE_HASH_ANNOTATION",
     "SHARED_MEMORY_PATH",
     "SHARED_MEMORY_VOLUME",

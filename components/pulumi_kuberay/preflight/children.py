@@ -6,16 +6,19 @@ Pure: from a manifest dict to one :class:`Child` per distinct object the operato
 (``buildHeadPod``, ``DefaultHeadPodTemplate``: KubeRay's labels, the metrics port, the ``autoscaler`` sidecar of
 in-tree autoscaling, ``BuildAutoscalerContainer``), one Pod per worker group (``DefaultWorkerPodTemplate``: the
 ``wait-gcs-ready`` init container with the Ray container's image, security context, env and mounts; the replicas
-of a group are one shape), the head Service (``BuildServiceForHeadPod``) and, for a RayJob in K8sJobMode, the
-submitter Job (``createNewK8sJob``, ``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
+of a group are one shape), the head Service (``BuildServiceForHeadPod``; a RayService's own too,
+``BuildHeadServiceForRayService``), the Serve Service of a RayService or of a RayCluster annotated
+``ray.io/enable-serve-service`` (``BuildServeService``), the dashboard Ingress of ``enableIngress``
+(``BuildIngressForHeadService``), the headless Service of multi-host workers (``BuildHeadlessServiceForRayCluster``)
+and, for a RayJob in K8sJobMode, the submitter Job (``createNewK8sJob``, ``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
 ``PodName`` builds it, a generated RayCluster name (``GenerateRayClusterName``) as the cluster's name for a
 RayJob, RayService or RayCronJob.
 
 What another preflight rule judges with what the stack creates in view is left out of the dry run (the Pods'
 ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``), so a reference to an object the
-same stack creates is never refused here. Not built yet: what KubeRay adds for GCS fault tolerance, TLS, token
-authentication and the history collector (volumes and env of objects it creates itself), a RayService's Serve
-Service and an Ingress.
+same stack creates is never refused here. Not built yet: what KubeRay adds to the Pods for GCS fault tolerance, TLS,
+token authentication and the history collector (volumes and env of objects it creates itself), an OpenShift Route
+in place of the Ingress, and the Serve Service of an incremental upgrade (named after each cluster).
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ def _integral(value: Any) -> Any:
 def _collection(namespace: str, kind: str) -> str:
     if kind == "Job":
         return f"/apis/batch/v1/namespaces/{namespace}/jobs"
+    if kind == "Ingress":
+        return f"/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses"
     return f"/api/v1/namespaces/{namespace}/{kind.lower()}s"
 
 
@@ -187,14 +192,12 @@ def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, n
     return Child("Pod", _collection(namespace, "Pod"), body, template.path, label)
 
 
-def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
-    """``BuildServiceForHeadPod``: the head Ray container's ports (``getServicePorts``: an unnamed one named
-    ``<port>-port``, KubeRay's defaults when there are none, ``metrics`` added), KubeRay's head labels as selector
-    and labels, ``serviceType``, headless when ClusterIP; a custom ``headService`` with these ports appended to
-    its own (the same name twice is refused by the API server, as the operator's is)."""
+def _service_ports(ref: paths.ClusterSpecRef) -> dict[str, Any] | None:
+    """``getServicePorts``: the head Ray container's ports by name (an unnamed one ``<port>-port``), KubeRay's
+    defaults when there are none, ``metrics`` added; None without a head template."""
     head = paths.head_group(ref)
     template = paths.group_template(head) if head is not None else None
-    if head is None or template is None:
+    if template is None:
         return None
     ray = paths.ray_container(template)
     found: dict[str, Any] = {}
@@ -203,7 +206,19 @@ def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Ch
             found[str(port.get("name") or f"{port.get('containerPort')}-port")] = port.get("containerPort")
     if not found:
         found = dict(names.HEAD_DEFAULT_PORTS)
-    found.setdefault("metrics", 8080)
+    found.setdefault("metrics", _METRICS_PORT["containerPort"])
+    return found
+
+
+def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildServiceForHeadPod``: the head Ray container's ports (``getServicePorts``: an unnamed one named
+    ``<port>-port``, KubeRay's defaults when there are none, ``metrics`` added), KubeRay's head labels as selector
+    and labels, ``serviceType``, headless when ClusterIP; a custom ``headService`` with these ports appended to
+    its own (the same name twice is refused by the API server, as the operator's is)."""
+    head = paths.head_group(ref)
+    found = _service_ports(ref)
+    if head is None or found is None:
+        return None
     ports = [{"name": name, "port": port, "appProtocol": "tcp"} for name, port in sorted(found.items())]
     selector = {
         names.RAY_CLUSTER_LABEL: cluster,
@@ -237,6 +252,143 @@ def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Ch
     return Child("Service", _collection(namespace, "Service"), body, path, "the head Service")
 
 
+def _rayservice_head_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildHeadServiceForRayService``: the cluster's head Service (``BuildServiceForHeadPod``) named
+    ``<rayservice>-head-svc``, its labels replaced by the RayService's (the selector stays the cluster's)."""
+    built = _head_service(ref, cluster, namespace)
+    if built is None:
+        return None
+    name = str(paths.metadata(manifest).get("name"))
+    body = copy.deepcopy(dict(built.body))
+    body["metadata"] = {
+        **paths.as_dict(body.get("metadata")),
+        "name": f"{name}{names.HEAD_SERVICE_SUFFIX}",
+        "labels": {
+            names.ORIGINATED_FROM_CR_NAME_LABEL: name,
+            names.ORIGINATED_FROM_CRD_LABEL: "RayService",
+            "ray.io/node-type": "head",
+            "ray.io/identifier": _check_label(f"{name}-head"),
+        },
+    }
+    return Child("Service", built.collection, body, built.path, "the RayService's head Service")
+
+
+def _serving_port(name: str) -> bool:
+    """``isServingPort``: ``serve`` or ``serve-<protocol>`` (``serve-grpc``)."""
+    return name == "serve" or name.startswith("serve-")
+
+
+def _serve_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildServeService``: a RayService's Serve Service (``<rayservice>-serve-svc``, or its ``serveService``
+    completed), or a RayCluster's when annotated ``ray.io/enable-serve-service: "true"`` (``<cluster>-serve-svc``):
+    the head's serving ports, selecting the cluster's Pods (a RayService's: those labelled ``ray.io/serve: "true"``).
+    Not built under an incremental upgrade (named after each cluster, only with the operator's gate on)."""
+    kind = str(manifest.get("kind"))
+    meta = paths.metadata(manifest)
+    spec = paths.as_dict(manifest.get("spec"))
+    is_service = kind == "RayService"
+    enabled = paths.as_dict(meta.get("annotations")).get(names.ENABLE_SERVE_SERVICE_ANNOTATION) == "true"
+    if not (is_service or (kind == "RayCluster" and enabled)):
+        return None
+    if is_service and paths.get(spec, "upgradeStrategy", "type") == "NewClusterWithIncrementalUpgrade":
+        return None
+    found = _service_ports(ref)
+    head = paths.head_group(ref)
+    if found is None or head is None:
+        return None
+    name = str(meta.get("name")) if is_service else cluster
+    ports = [{"name": port, "port": number} for port, number in sorted(found.items()) if _serving_port(port)]
+    labels = {names.ORIGINATED_FROM_CR_NAME_LABEL: name, names.ORIGINATED_FROM_CRD_LABEL: kind, names.SERVE_LABEL: f"{name}-serve"}
+    selector = {names.RAY_CLUSTER_LABEL: cluster, **({names.SERVE_LABEL: "true"} if is_service else {})}
+    service_type = paths.as_str(head.spec.get("serviceType"))
+    custom = paths.as_dict(spec.get("serveService")) if is_service else {}
+    if custom:
+        body = copy.deepcopy(custom)
+        service_spec = paths.as_dict(body.get("spec"))
+        service_spec["selector"] = selector
+        if ports:  # the user's port of the same name wins (its appProtocol: kubernetes.io/h2c for gRPC)
+            given = {p.get("name"): p for p in paths.as_list(service_spec.get("ports")) if isinstance(p, dict)}
+            service_spec["ports"] = [given.get(p["name"], p) for p in ports]
+        if not service_spec.get("type") and service_type:
+            service_spec["type"] = service_type
+        metadata = paths.as_dict(body.get("metadata"))
+        metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **labels}
+        metadata["name"] = metadata.get("name") or f"{name}{names.SERVE_SERVICE_SUFFIX}"
+        metadata["namespace"] = namespace
+        body.update(apiVersion="v1", kind="Service", metadata=metadata, spec=service_spec)
+        path = "spec.serveService"
+    elif ports:
+        service_spec = {"selector": selector, "ports": ports, **({"type": service_type} if service_type else {})}
+        metadata = {"name": f"{name}{names.SERVE_SERVICE_SUFFIX}", "namespace": namespace, "labels": labels}
+        body = {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": service_spec}
+        path = head.path
+    else:
+        return None  # the operator builds none (it logs that the head declares no port named serve)
+    return Child("Service", _collection(namespace, "Service"), body, path, "the Serve Service")
+
+
+def _check_name(value: str) -> str:
+    """``CheckName``: the last 50 characters, a leading digit or punctuation replaced by ``r``."""
+    value = value[-50:]
+    return f"r{value[1:]}" if value and (value[0].isdigit() or value[0] in "-._") else value
+
+
+def _ingress(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildIngressForHeadService`` of a cluster with ``enableIngress`` (not on OpenShift, where a Route is made):
+    the dashboard through the head Service, ``ingressOptions`` (path ``/``, ``Prefix`` by default, host, TLS), the
+    cluster's annotations (a RayJob's or RayService's cluster has its owner's) but the ingress class, which becomes
+    ``ingressClassName``. The annotations the operator adds to a cluster it creates (hashes) are left out."""
+    head = paths.head_group(ref)
+    found = _service_ports(ref)
+    if head is None or found is None or head.spec.get("enableIngress") is not True:
+        return None
+    given = {} if manifest.get("kind") == "RayCronJob" else paths.as_dict(paths.metadata(manifest).get("annotations"))
+    annotations = {str(k): str(v) for k, v in given.items() if k != names.INGRESS_CLASS_ANNOTATION}
+    options = paths.as_dict(head.spec.get("ingressOptions"))
+    path = options.get("path") if isinstance(options.get("path"), str) else "/"
+    backend = {"service": {"name": names.head_service_name(cluster, ref.spec), "port": {"number": found.get("dashboard", names.DASHBOARD_PORT)}}}
+    rule: dict[str, Any] = {"http": {"paths": [{"path": path, "pathType": options.get("pathType") or "Prefix", "backend": backend}]}}
+    if options.get("host"):
+        rule["host"] = options["host"]
+    labels = {
+        names.RAY_CLUSTER_LABEL: cluster,
+        "ray.io/identifier": _check_label(f"{cluster}-head"),
+        "app.kubernetes.io/name": "kuberay",
+        "app.kubernetes.io/created-by": "kuberay-operator",
+    }
+    metadata: dict[str, Any] = {"name": _check_name(f"{cluster}-head-ingress"), "namespace": namespace, "labels": labels}
+    if annotations:
+        metadata["annotations"] = annotations
+    ingress_spec: dict[str, Any] = {"rules": [rule]}
+    if paths.as_list(options.get("tls")):
+        ingress_spec["tls"] = copy.deepcopy(options["tls"])
+    ingress_class = given.get(names.INGRESS_CLASS_ANNOTATION)
+    if ingress_class is not None:
+        ingress_spec["ingressClassName"] = str(ingress_class)
+    body = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": metadata, "spec": ingress_spec}
+    return Child("Ingress", _collection(namespace, "Ingress"), body, f"{head.path}.enableIngress", "the dashboard Ingress")
+
+
+def _headless_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildHeadlessServiceForRayCluster``, made when a worker group has ``numOfHosts`` > 1: the peers of a
+    multi-host replica find each other through it (ClusterIP None, not-ready addresses published)."""
+    multi = [g for g in paths.worker_groups(ref) if (paths.as_int(g.spec.get("numOfHosts")) or 1) > 1]
+    if not multi:
+        return None
+    body = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": f"{cluster}{names.HEADLESS_SERVICE_SUFFIX}", "namespace": namespace, "labels": {names.HEADLESS_WORKER_SERVICE_LABEL: cluster}},
+        "spec": {
+            "clusterIP": "None",
+            "selector": {names.RAY_CLUSTER_LABEL: cluster, "ray.io/node-type": "worker"},
+            "type": "ClusterIP",
+            "publishNotReadyAddresses": True,
+        },
+    }
+    return Child("Service", _collection(namespace, "Service"), body, f"{multi[0].path}.numOfHosts", "the headless Service of the multi-host workers")
+
+
 def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, namespace: str) -> Child | None:
     """``createNewK8sJob`` of a RayJob in K8sJobMode (a RayCronJob's RayJobs too)."""
     cron = manifest.get("kind") == "RayCronJob"
@@ -258,7 +410,7 @@ def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, names
         container = {"name": names.SUBMITTER_CONTAINER, "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
         template = {"spec": {"containers": [container], "restartPolicy": "Never"}}
         path = prefix
-    created = {"ray.io/originated-from-cr-name": job_name, names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
+    created = {names.ORIGINATED_FROM_CR_NAME_LABEL: job_name, names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
                "app.kubernetes.io/created-by": "kuberay-operator"}
     metadata = paths.as_dict(template.setdefault("metadata", {}))
     metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **created}
@@ -292,9 +444,11 @@ def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
             pod = _group_pod(ref, group, cluster, namespace)
             if pod is not None:
                 out.append(pod)
-        service = _head_service(ref, cluster, namespace)
-        if service is not None:
-            out.append(service)
+        services = [_head_service(ref, cluster, namespace), _serve_service(manifest, ref, cluster, namespace),
+                    _ingress(manifest, ref, cluster, namespace), _headless_service(ref, cluster, namespace)]
+        if manifest.get("kind") == "RayService":
+            services.insert(1, _rayservice_head_service(manifest, ref, cluster, namespace))
+        out += [child for child in services if child is not None]
         if manifest.get("kind") in ("RayJob", "RayCronJob"):
             job = _submitter_job(manifest, ref, namespace)
             if job is not None:
