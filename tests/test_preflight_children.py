@@ -213,3 +213,75 @@ def test_a_refused_ingress_or_serve_service_is_critical_at_its_cr_path_once_per_
         "rayservice-sample-head-svc",
         "rayservice-sample-serve-svc",
     ]
+
+
+# --------------------------------------------------------------------------------------------------
+# What the operator adds to the Pods: GCS fault tolerance (configureGCSFaultTolerance) and token authentication
+# (configureTokenAuth, SetContainerTokenAuthEnvVars)
+
+
+def _pods(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    head, worker = (c.body for c in preflight.children(doc, "ns") if c.kind == "Pod")
+    return head, worker
+
+
+def _env(container: Mapping[str, Any]) -> dict[str, Any]:
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container.get("env", [])}
+
+
+def test_gcs_fault_tolerance_with_redis_adds_the_env_and_annotations() -> None:
+    def redis(doc: dict[str, Any]) -> None:
+        doc["spec"]["gcsFaultToleranceOptions"] = {
+            "redisAddress": "redis:6379",
+            "externalStorageNamespace": "ray-ft",
+            "redisPassword": {"valueFrom": {"secretKeyRef": {"name": "redis", "key": "password"}}},
+        }
+
+    head, worker = _pods(example(redis))
+    assert head["metadata"]["annotations"] == {"ray.io/ft-enabled": "true", "ray.io/external-storage-namespace": "ray-ft"}
+    env = _env(head["spec"]["containers"][0])
+    assert {k: env[k] for k in ("RAY_external_storage_namespace", "RAY_REDIS_ADDRESS", "REDIS_PASSWORD")} == {
+        "RAY_external_storage_namespace": "ray-ft",
+        "RAY_REDIS_ADDRESS": "redis:6379",
+        "REDIS_PASSWORD": {"secretKeyRef": {"name": "redis", "key": "password"}},
+    }
+    assert "REDIS_USERNAME" not in env
+    assert _env(worker["spec"]["containers"][0])["RAY_gcs_rpc_server_reconnect_timeout_s"] == "600"
+    assert "annotations" not in worker["metadata"]  # only the head says whether fault tolerance is on
+    assert "RAY_gcs_rpc_server_reconnect_timeout_s" not in _env(worker["spec"]["initContainers"][-1])  # copied before
+    plain_head, _ = _pods(example())
+    assert plain_head["metadata"]["annotations"] == {"ray.io/ft-enabled": "false"}
+
+
+def test_gcs_fault_tolerance_with_rocksdb_mounts_the_operators_claim() -> None:
+    def rocksdb(doc: dict[str, Any]) -> None:
+        doc["spec"]["gcsFaultToleranceOptions"] = {"backend": "rocksdb", "storage": {"subPath": "gcs"}}
+
+    head, _ = _pods(example(rocksdb))
+    ray = head["spec"]["containers"][0]
+    assert {k: v for k, v in _env(ray).items() if k.startswith("RAY_gcs_storage")} == {"RAY_gcs_storage": "rocksdb", "RAY_gcs_storage_path": "/data/gcs"}
+    assert ray["volumeMounts"][-1] == {"name": "gcs-storage", "mountPath": "/data/gcs", "subPath": "gcs"}
+    assert head["spec"]["volumes"][-1] == {"name": "gcs-storage", "persistentVolumeClaim": {"claimName": "raycluster-demo-gcs-pvc"}}
+    assert "ray.io/external-storage-namespace" not in head["metadata"]["annotations"]
+
+
+def test_token_authentication_reaches_every_ray_container_and_the_autoscaler() -> None:
+    def token(doc: dict[str, Any]) -> None:
+        doc["spec"]["authOptions"] = {"mode": "token"}
+        doc["spec"]["enableInTreeAutoscaling"] = True
+
+    head, worker = _pods(example(token))
+    secret = {"secretKeyRef": {"name": "raycluster-demo", "key": "auth_token"}}  # the Secret the operator creates
+    for container in (*head["spec"]["containers"], worker["spec"]["containers"][0], worker["spec"]["initContainers"][-1]):
+        assert {k: v for k, v in _env(container).items() if k.startswith("RAY_AUTH")} == {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secret}
+    assert [c["name"] for c in head["spec"]["containers"]] == ["ray-head", "autoscaler"]
+
+    def k8s_token(doc: dict[str, Any]) -> None:
+        doc["spec"]["authOptions"] = {"mode": "token", "enableK8sTokenAuth": True}
+
+    head, worker = _pods(example(k8s_token))
+    for pod in (head, worker):
+        ray = pod["spec"]["containers"][0]
+        assert _env(ray)["RAY_ENABLE_K8S_TOKEN_AUTH"] == "true" and "RAY_AUTH_TOKEN" not in _env(ray)
+        assert ray["volumeMounts"][-1] == {"name": "ray-token", "mountPath": "/var/run/secrets/ray.io/serviceaccount", "readOnly": True}
+        assert pod["spec"]["volumes"][-1] == {"name": "ray-token", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}

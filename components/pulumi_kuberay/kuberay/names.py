@@ -108,6 +108,20 @@ HEAD_DEFAULT_PORTS: Final[tuple[tuple[str, int], ...]] = (
 HEAD_SERVICE_SUFFIX: Final = "-head-svc"
 
 
+#: Token authentication (``SetContainerTokenAuthEnvVars``): the mode, the token from its Secret's key, or the
+#: Kubernetes-token mode with its projected ServiceAccount token volume.
+AUTH_MODE_ENV: Final = "RAY_AUTH_MODE"
+AUTH_TOKEN_ENV: Final = "RAY_AUTH_TOKEN"
+AUTH_TOKEN_SECRET_KEY: Final = "auth_token"
+K8S_TOKEN_AUTH_ENV: Final = "RAY_ENABLE_K8S_TOKEN_AUTH"
+TOKEN_VOLUME: Final = "ray-token"
+TOKEN_MOUNT_PATH: Final = "/var/run/secrets/ray.io/serviceaccount"
+#: GCS fault tolerance (``configureGCSFaultTolerance``): the workers' reconnect timeout (600 s), the external
+#: storage namespace of the Redis backend, the PVC of the RocksDB backend (``<cluster>-gcs-pvc`` unless named).
+GCS_RECONNECT_TIMEOUT_ENV: Final = "RAY_gcs_rpc_server_reconnect_timeout_s"
+EXTERNAL_STORAGE_NS_ENV: Final = "RAY_external_storage_namespace"
+GCS_PVC_SUFFIX: Final = "-gcs-pvc"
+
 #: KubeRay names the Serve Service of a RayService (or of a RayCluster annotated ray.io/enable-serve-service) so
 #: (``GenerateServeServiceName``).
 SERVE_SERVICE_SUFFIX: Final = "-serve-svc"
@@ -131,6 +145,9 @@ def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) 
 
 
 __all__ = [
+    "AUTH_MODE_ENV",
+    "AUTH_TOKEN_ENV",
+    "AUTH_TOKEN_SECRET_KEY",
     "AUTOSCALER_CONTAINER",
     "AUTOSCALER_DEFAULT_RESOURCES",
     "AUTOSCALER_V2_ENV",
@@ -138,8 +155,11 @@ __all__ = [
     "DASHBOARD_PORT",
     "ENABLE_SERVE_SERVICE_ANNOTATION",
     "EXTERNAL_STORAGE_NS_ANNOTATION",
+    "EXTERNAL_STORAGE_NS_ENV",
     "FT_ENABLED_ANNOTATION",
     "GANG_SCHEDULING_LABEL",
+    "GCS_PVC_SUFFIX",
+    "GCS_RECONNECT_TIMEOUT_ENV",
     "GCS_SERVER_PORT",
     "GEN_AUTOSCALER_START_CMD_ENV",
     "HEADLESS_SERVICE_SUFFIX",
@@ -150,6 +170,7 @@ __all__ = [
     "HISTORY_COLLECTOR_ENV_VARS",
     "INGRESS_CLASS_ANNOTATION",
     "INITIALIZING_TIMEOUT_ANNOTATION",
+    "K8S_TOKEN_AUTH_ENV",
     "KUBERAY_CONTROLLER",
     "KUBERAY_VERSION_ANNOTATION",
     "KUEUE_QUEUE_LABEL",
@@ -175,6 +196,8 @@ __all__ = [
     "TLS_ENV_VARS",
     "TLS_MOUNT_PATH",
     "TLS_VOLUME",
+    "TOKEN_MOUNT_PATH",
+    "TOKEN_VOLUME",
     "USE_TLS_ENV",
     "WAIT_GCS_READY_CONTAINER",
     "WAIT_GCS_READY_RESOURCES",

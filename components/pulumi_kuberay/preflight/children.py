@@ -16,9 +16,11 @@ RayJob, RayService or RayCronJob.
 
 What another preflight rule judges with what the stack creates in view is left out of the dry run (the Pods'
 ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``), so a reference to an object the
-same stack creates is never refused here. Not built yet: what KubeRay adds to the Pods for GCS fault tolerance, TLS,
-token authentication and the history collector (volumes and env of objects it creates itself), an OpenShift Route
-in place of the Ingress, and the Serve Service of an incremental upgrade (named after each cluster).
+same stack creates is never refused here. The Pods carry what KubeRay adds for GCS fault tolerance
+(``configureGCSFaultTolerance``: env, annotations, the RocksDB claim) and token authentication
+(``configureTokenAuth``: env, the Secret's key, the projected token volume). Not built yet: what KubeRay adds for
+mTLS and the history collector (both behind alpha feature gates of the operator), an OpenShift Route in place of
+the Ingress, and the Serve Service of an incremental upgrade (named after each cluster).
 """
 
 from __future__ import annotations
@@ -163,6 +165,81 @@ def _wait_gcs_ready(ray: Mapping[str, Any]) -> dict[str, Any]:
     return container
 
 
+def _has_env(container: Mapping[str, Any], name: str) -> bool:
+    return any(isinstance(e, dict) and e.get("name") == name for e in paths.as_list(container.get("env")))
+
+
+def _add_env(container: dict[str, Any], name: str, **value: Any) -> None:
+    """``EnvVarExists`` or append: the operator never overrides what the template sets."""
+    if not _has_env(container, name):
+        container["env"] = [*paths.as_list(container.get("env")), {"name": name, **value}]
+
+
+def _add_mount(container: dict[str, Any], mount: dict[str, Any]) -> None:
+    mounts = paths.as_list(container.get("volumeMounts"))
+    if not any(isinstance(m, dict) and m.get("name") == mount["name"] for m in mounts):
+        container["volumeMounts"] = [*mounts, mount]
+
+
+def _add_volume(spec: dict[str, Any], volume: dict[str, Any]) -> None:
+    volumes = paths.as_list(spec.get("volumes"))
+    if not any(isinstance(v, dict) and v.get("name") == volume["name"] for v in volumes):
+        spec["volumes"] = [*volumes, volume]
+
+
+def _token_auth(container: dict[str, Any], cluster: str, auth: Mapping[str, Any]) -> None:
+    """``SetContainerTokenAuthEnvVars``: ``RAY_AUTH_MODE``; the Kubernetes-token mode's flag and token mount, or the
+    token from its Secret (``authOptions.secretName``, else the one the operator creates, named after the cluster)."""
+    _add_env(container, names.AUTH_MODE_ENV, value="token")
+    if auth.get("enableK8sTokenAuth") is True:
+        _add_env(container, names.K8S_TOKEN_AUTH_ENV, value="true")
+        _add_mount(container, {"name": names.TOKEN_VOLUME, "mountPath": names.TOKEN_MOUNT_PATH, "readOnly": True})
+    else:
+        secret = paths.as_str(auth.get("secretName")) or _check_name(cluster)
+        _add_env(container, names.AUTH_TOKEN_ENV, valueFrom={"secretKeyRef": {"name": secret, "key": names.AUTH_TOKEN_SECRET_KEY}})
+
+
+def _gcs_fault_tolerance(ref: paths.ClusterSpecRef, role: str, spec: dict[str, Any], ray: dict[str, Any], cluster: str) -> dict[str, str]:
+    """``configureGCSFaultTolerance`` on one Pod template: the annotations it gives the Pod (the head says whether
+    fault tolerance is on), and in place the env (the workers' reconnect timeout; the head's Redis address,
+    credentials and storage namespace, or the RocksDB backend's env, volume and mount)."""
+    flag = ref.annotations.get(names.FT_ENABLED_ANNOTATION)
+    options = ref.spec.get("gcsFaultToleranceOptions")
+    enabled = (isinstance(flag, str) and flag.lower() == "true") or options is not None
+    annotations = {names.FT_ENABLED_ANNOTATION: "true" if enabled else "false"} if role == "head" else {}
+    if not enabled:
+        return annotations
+    if role != "head":
+        _add_env(ray, names.GCS_RECONNECT_TIMEOUT_ENV, value="600")
+        return annotations
+    options = paths.as_dict(options) if options is not None else None
+    if options is not None and options.get("backend") == "rocksdb":  # configureEmbeddedFT
+        storage = paths.as_dict(options.get("storage"))
+        _add_env(ray, names.ROCKSDB_ENV_VARS[0], value="rocksdb")
+        _add_env(ray, names.ROCKSDB_ENV_VARS[1], value=names.ROCKSDB_MOUNT_PATH)
+        mount = {"name": names.ROCKSDB_VOLUME, "mountPath": names.ROCKSDB_MOUNT_PATH, **({"subPath": storage["subPath"]} if storage.get("subPath") else {})}
+        ray["volumeMounts"] = [*paths.as_list(ray.get("volumeMounts")), mount]
+        claim = paths.as_str(storage.get("claimName")) or f"{cluster}{names.GCS_PVC_SUFFIX}"
+        spec["volumes"] = [*paths.as_list(spec.get("volumes")), {"name": names.ROCKSDB_VOLUME, "persistentVolumeClaim": {"claimName": claim}}]
+        return annotations
+    # configureRedisFT: the namespace is the cluster's UID unless named (a UID's shape stands in: not known before apply)
+    namespace = ref.annotations.get(names.EXTERNAL_STORAGE_NS_ANNOTATION) or "00000000-0000-0000-0000-000000000000"
+    namespace = str(paths.get(options, "externalStorageNamespace") or namespace) if options is not None else str(namespace)
+    annotations[names.EXTERNAL_STORAGE_NS_ANNOTATION] = namespace
+    _add_env(ray, names.EXTERNAL_STORAGE_NS_ENV, value=namespace)
+    if options is not None:
+        ray["env"] = [*paths.as_list(ray.get("env")), {"name": names.REDIS_ADDRESS_ENV, "value": options.get("redisAddress")}]
+        for key, env in (("redisUsername", "REDIS_USERNAME"), ("redisPassword", "REDIS_PASSWORD")):
+            given = paths.as_dict(options.get(key))
+            if key in options:
+                ray["env"] = [*ray["env"], {"name": env, **{k: copy.deepcopy(v) for k, v in given.items() if k in ("value", "valueFrom")}}]
+    else:
+        password = paths.as_dict(paths.get(ref.spec, "headGroupSpec", "rayStartParams")).get("redis-password")
+        if password is not None:
+            _add_env(ray, "REDIS_PASSWORD", value=password)
+    return annotations
+
+
 def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, namespace: str) -> Child | None:
     template = paths.group_template(group)
     if template is None:
@@ -173,21 +250,40 @@ def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, n
         return None
     ray = containers[0]
     _with_metrics_port(ray)
+    auth = paths.as_dict(ref.spec.get("authOptions"))
+    token = auth.get("mode") == "token"  # IsAuthEnabled
     if group.role == "head":
         generate = _pod_name(cluster, "head")
         labels = _labels(template.template, cluster, "head", "headgroup", group.spec.get("labels"))
         if ref.spec.get("enableInTreeAutoscaling") is True:
-            containers.append(_autoscaler(ref.spec, ray.get("image")))
+            autoscaler = _autoscaler(ref.spec, ray.get("image"))
+            if token:  # set before autoscalerOptions' own env and mounts are merged in
+                made: dict[str, Any] = {}
+                _token_auth(made, cluster, auth)
+                for key in ("env", "volumeMounts"):
+                    if made.get(key):
+                        autoscaler[key] = [*made[key], *paths.as_list(autoscaler.get(key))]
+            containers.append(autoscaler)
         label = "the head Pod"
     else:
         generate = _pod_name(f"{cluster}-{group.name}", "worker")
         labels = _labels(template.template, cluster, "worker", group.name, group.spec.get("labels"))
         spec["initContainers"] = [*paths.as_list(spec.get("initContainers")), _wait_gcs_ready(ray)]
         label = f"the Pods of worker group {group.name!r}"
+    annotations = _gcs_fault_tolerance(ref, group.role, spec, ray, cluster)
+    if token:  # configureTokenAuth: the Ray container, the wait-gcs-ready init container, the token volume
+        _token_auth(ray, cluster, auth)
+        for init in paths.as_list(spec.get("initContainers")):
+            if isinstance(init, dict) and init.get("name") == names.WAIT_GCS_READY_CONTAINER:
+                _token_auth(init, cluster, auth)
+        if auth.get("enableK8sTokenAuth") is True:
+            _add_volume(spec, {"name": names.TOKEN_VOLUME, "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}})
     spec["containers"] = containers
     metadata = copy.deepcopy(paths.as_dict(template.template.get("metadata")))
     metadata.pop("name", None)
     metadata.update(generateName=generate, namespace=namespace, labels=labels)
+    if annotations:
+        metadata["annotations"] = {**paths.as_dict(metadata.get("annotations")), **annotations}
     body = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
     return Child("Pod", _collection(namespace, "Pod"), body, template.path, label)
 
