@@ -221,7 +221,7 @@ def test_a_refused_ingress_or_serve_service_is_critical_at_its_cr_path_once_per_
 
 
 def _pods(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    head, worker = (c.body for c in preflight.children(doc, "ns") if c.kind == "Pod")
+    head, worker = (dict(c.body) for c in preflight.children(doc, "ns") if c.kind == "Pod")
     return head, worker
 
 
