@@ -285,3 +285,21 @@ def test_token_authentication_reaches_every_ray_container_and_the_autoscaler() -
         assert _env(ray)["RAY_ENABLE_K8S_TOKEN_AUTH"] == "true" and "RAY_AUTH_TOKEN" not in _env(ray)
         assert ray["volumeMounts"][-1] == {"name": "ray-token", "mountPath": "/var/run/secrets/ray.io/serviceaccount", "readOnly": True}
         assert pod["spec"]["volumes"][-1] == {"name": "ray-token", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}
+
+
+def test_an_incremental_upgrade_names_the_serve_service_after_the_cluster() -> None:
+    # IsIncrementalUpgradeEnabled (gate RayServiceIncrementalUpgrade, on by default): the cluster's name, no serveService
+    doc = example_service()
+    doc["spec"]["upgradeStrategy"] = {"type": "NewClusterWithIncrementalUpgrade"}
+    doc["spec"]["serveService"] = {"metadata": {"name": "ignored"}}
+    serve = _services(doc)["the Serve Service"].body
+    assert serve["metadata"] == {
+        "name": "rayservice-sample-xxxxx-serve-svc",
+        "namespace": "ns",
+        "labels": {
+            "ray.io/originated-from-cr-name": "rayservice-sample-xxxxx",
+            "ray.io/originated-from-crd": "RayService",
+            "ray.io/serve": "rayservice-sample-xxxxx-serve",
+        },
+    }
+    assert serve["spec"]["selector"] == {"ray.io/cluster": "rayservice-sample-xxxxx", "ray.io/serve": "true"}

@@ -19,8 +19,8 @@ ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``)
 same stack creates is never refused here. The Pods carry what KubeRay adds for GCS fault tolerance
 (``configureGCSFaultTolerance``: env, annotations, the RocksDB claim) and token authentication
 (``configureTokenAuth``: env, the Secret's key, the projected token volume). Not built yet: what KubeRay adds for
-mTLS and the history collector (both behind alpha feature gates of the operator), an OpenShift Route in place of
-the Ingress, and the Serve Service of an incremental upgrade (named after each cluster).
+mTLS and the history collector (both behind alpha feature gates of the operator), and an OpenShift Route in place of
+the Ingress.
 """
 
 from __future__ import annotations
@@ -378,7 +378,8 @@ def _serve_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, clust
     """``BuildServeService``: a RayService's Serve Service (``<rayservice>-serve-svc``, or its ``serveService``
     completed), or a RayCluster's when annotated ``ray.io/enable-serve-service: "true"`` (``<cluster>-serve-svc``):
     the head's serving ports, selecting the cluster's Pods (a RayService's: those labelled ``ray.io/serve: "true"``).
-    Not built under an incremental upgrade (named after each cluster, only with the operator's gate on)."""
+    Under an incremental upgrade (gate ``RayServiceIncrementalUpgrade``, on by default) it is named after the
+    cluster and ``serveService`` is not used (``IsIncrementalUpgradeEnabled``)."""
     kind = str(manifest.get("kind"))
     meta = paths.metadata(manifest)
     spec = paths.as_dict(manifest.get("spec"))
@@ -386,18 +387,17 @@ def _serve_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, clust
     enabled = paths.as_dict(meta.get("annotations")).get(names.ENABLE_SERVE_SERVICE_ANNOTATION) == "true"
     if not (is_service or (kind == "RayCluster" and enabled)):
         return None
-    if is_service and paths.get(spec, "upgradeStrategy", "type") == "NewClusterWithIncrementalUpgrade":
-        return None
+    incremental = is_service and paths.get(spec, "upgradeStrategy", "type") == "NewClusterWithIncrementalUpgrade"
     found = _service_ports(ref)
     head = paths.head_group(ref)
     if found is None or head is None:
         return None
-    name = str(meta.get("name")) if is_service else cluster
+    name = str(meta.get("name")) if is_service and not incremental else cluster
     ports = [{"name": port, "port": number} for port, number in sorted(found.items()) if _serving_port(port)]
     labels = {names.ORIGINATED_FROM_CR_NAME_LABEL: name, names.ORIGINATED_FROM_CRD_LABEL: kind, names.SERVE_LABEL: f"{name}-serve"}
     selector = {names.RAY_CLUSTER_LABEL: cluster, **({names.SERVE_LABEL: "true"} if is_service else {})}
     service_type = paths.as_str(head.spec.get("serviceType"))
-    custom = paths.as_dict(spec.get("serveService")) if is_service else {}
+    custom = paths.as_dict(spec.get("serveService")) if is_service and not incremental else {}
     if custom:
         body = copy.deepcopy(custom)
         service_spec = paths.as_dict(body.get("spec"))
