@@ -11,7 +11,7 @@ from typing import Any
 from pulumi_kuberay import preflight, rules
 from pulumi_kuberay.kubeclient import KubeError
 from pulumi_kuberay.preflight import ClusterSnapshot, SnapshotReader
-from pulumi_kuberay.rules._examples import example, example_service
+from pulumi_kuberay.rules._examples import example, example_job, example_service
 from test_preflight_dry_run import RULE, FakeAdmission
 
 HEAD_SELECTOR = {
@@ -303,3 +303,26 @@ def test_an_incremental_upgrade_names_the_serve_service_after_the_cluster() -> N
         },
     }
     assert serve["spec"]["selector"] == {"ray.io/cluster": "rayservice-sample-xxxxx", "ray.io/serve": "true"}
+
+
+def test_a_rayjob_has_its_own_head_service_and_its_submitter_the_token() -> None:
+    job = example_job()
+    job["spec"]["rayClusterSpec"]["authOptions"] = {"mode": "token"}
+    found = {c.label: c.body for c in preflight.children(job, "ns")}
+    own = found["the RayJob's head Service"]
+    assert own["metadata"] == {  # BuildHeadServiceForRayJob
+        "name": "rayjob-sample-head-svc",
+        "namespace": "ns",
+        "labels": {
+            "ray.io/originated-from-cr-name": "rayjob-sample",
+            "ray.io/originated-from-crd": "RayJob",
+            "ray.io/node-type": "head",
+            "ray.io/identifier": "rayjob-sample-head",
+        },
+    }
+    assert own["spec"] == found["the head Service"]["spec"]
+    submitter = found["the submitter Job"]["spec"]["template"]["spec"]["containers"][0]
+    assert _env(submitter) == {  # configureSubmitterContainer: the token of the job's cluster
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": {"secretKeyRef": {"name": "rayjob-sample-xxxxx", "key": "auth_token"}},
+    }

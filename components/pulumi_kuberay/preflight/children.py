@@ -6,8 +6,8 @@ Pure: from a manifest dict to one :class:`Child` per distinct object the operato
 (``buildHeadPod``, ``DefaultHeadPodTemplate``: KubeRay's labels, the metrics port, the ``autoscaler`` sidecar of
 in-tree autoscaling, ``BuildAutoscalerContainer``), one Pod per worker group (``DefaultWorkerPodTemplate``: the
 ``wait-gcs-ready`` init container with the Ray container's image, security context, env and mounts; the replicas
-of a group are one shape), the head Service (``BuildServiceForHeadPod``; a RayService's own too,
-``BuildHeadServiceForRayService``), the Serve Service of a RayService or of a RayCluster annotated
+of a group are one shape), the head Service (``BuildServiceForHeadPod``; a RayJob's or RayService's own too,
+``BuildHeadServiceForRayJob``, ``BuildHeadServiceForRayService``), the Serve Service of a RayService or of a RayCluster annotated
 ``ray.io/enable-serve-service`` (``BuildServeService``), the dashboard Ingress of ``enableIngress``
 (``BuildIngressForHeadService``), the headless Service of multi-host workers (``BuildHeadlessServiceForRayCluster``)
 and, for a RayJob in K8sJobMode, the submitter Job (``createNewK8sJob``, ``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
@@ -348,25 +348,28 @@ def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Ch
     return Child("Service", _collection(namespace, "Service"), body, path, "the head Service")
 
 
-def _rayservice_head_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
-    """``BuildHeadServiceForRayService``: the cluster's head Service (``BuildServiceForHeadPod``) named
-    ``<rayservice>-head-svc``, its labels replaced by the RayService's (the selector stays the cluster's)."""
+def _owner_head_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+    """``BuildHeadServiceForRayService`` / ``BuildHeadServiceForRayJob``: the cluster's head Service
+    (``BuildServiceForHeadPod``) named ``<rayservice>-head-svc`` / ``<rayjob>-head-svc``, its labels replaced by the
+    owner's (the selector stays the cluster's)."""
     built = _head_service(ref, cluster, namespace)
     if built is None:
         return None
+    kind = "RayService" if manifest.get("kind") == "RayService" else "RayJob"
     name = str(paths.metadata(manifest).get("name"))
+    name = f"{name}-{GENERATED_SUFFIX}" if manifest.get("kind") == "RayCronJob" else name  # the RayJob it creates
     body = copy.deepcopy(dict(built.body))
     body["metadata"] = {
         **paths.as_dict(body.get("metadata")),
         "name": f"{name}{names.HEAD_SERVICE_SUFFIX}",
         "labels": {
             names.ORIGINATED_FROM_CR_NAME_LABEL: name,
-            names.ORIGINATED_FROM_CRD_LABEL: "RayService",
+            names.ORIGINATED_FROM_CRD_LABEL: kind,
             "ray.io/node-type": "head",
             "ray.io/identifier": _check_label(f"{name}-head"),
         },
     }
-    return Child("Service", built.collection, body, built.path, "the RayService's head Service")
+    return Child("Service", built.collection, body, built.path, f"the {kind}'s head Service")
 
 
 def _serving_port(name: str) -> bool:
@@ -506,6 +509,10 @@ def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, names
         container = {"name": names.SUBMITTER_CONTAINER, "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
         template = {"spec": {"containers": [container], "restartPolicy": "Never"}}
         path = prefix
+    auth = paths.as_dict(ref.spec.get("authOptions"))
+    submitter = paths.as_list(paths.get(template, "spec", "containers"))
+    if auth.get("mode") == "token" and submitter and isinstance(submitter[0], dict):  # configureSubmitterContainer
+        _token_auth(submitter[0], _cluster_name(manifest), auth)
     created = {names.ORIGINATED_FROM_CR_NAME_LABEL: job_name, names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
                "app.kubernetes.io/created-by": "kuberay-operator"}
     metadata = paths.as_dict(template.setdefault("metadata", {}))
@@ -542,8 +549,8 @@ def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
                 out.append(pod)
         services = [_head_service(ref, cluster, namespace), _serve_service(manifest, ref, cluster, namespace),
                     _ingress(manifest, ref, cluster, namespace), _headless_service(ref, cluster, namespace)]
-        if manifest.get("kind") == "RayService":
-            services.insert(1, _rayservice_head_service(manifest, ref, cluster, namespace))
+        if manifest.get("kind") != "RayCluster":
+            services.insert(1, _owner_head_service(manifest, ref, cluster, namespace))
         out += [child for child in services if child is not None]
         if manifest.get("kind") in ("RayJob", "RayCronJob"):
             job = _submitter_job(manifest, ref, namespace)
