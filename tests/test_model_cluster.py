@@ -9,6 +9,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import pytest
 from _examples import gpu_cluster, load_error, minimal_doc
 from _reference import crd_schema
+from pulumi_kuberay import rules
 from pulumi_kuberay.model import cluster as cluster_module
 from pulumi_kuberay.model._errors import problems_from_validation_error
 from pulumi_kuberay.model._k8s import PodTemplateSpec
@@ -302,13 +303,18 @@ def test_non_scalar_ray_start_param_is_a_wrong_type_from_python() -> None:
     ],
 )
 def test_replica_bounds_in_a_manifest(group: dict[str, Any], path: str, message: str, fix: str) -> None:
+    # The CRD has no bound: the API server stores it and only the operator refuses it (ValidateRayClusterSpec),
+    # so a manifest loads and the rule reports it; from Python (the components' args) it is refused at once.
     doc = minimal_doc()
     doc["spec"]["workerGroupSpecs"][1].update(group)
-    error = load_error(doc)
-    assert [(p.path, p.kind, p.message, p.fix) for p in error.problems] == [
-        (f"spec.workerGroupSpecs[1].{path}", "invalid_value", message, fix)
-    ]
-    assert f"spec.workerGroupSpecs[1].{path}: {message}" in str(error)
+    assert load_manifest(doc).to_manifest() == doc
+    rule = "worker-min-exceeds-max" if "minReplicas (4)" in message else "worker-replicas-negative"
+    found = [(f.rule_id, f.path) for f in rules.check(doc) if f.severity == "critical"]
+    assert found[0] == (rule, f"spec.workerGroupSpecs[1].{path}")  # (maxReplicas -3 is also below minReplicas 0)
+    with pytest.raises(ValidationError) as info:
+        RayClusterSpec.model_validate(doc["spec"])
+    (problem,) = problems_from_validation_error(info.value, RayClusterSpec)
+    assert (problem.path, problem.message, problem.fix) == (f"workerGroupSpecs[1].{path}", message, fix)
 
 
 @pytest.mark.parametrize("group", [{"replicas": 5}, {"minReplicas": 3, "replicas": 1, "maxReplicas": 5}])

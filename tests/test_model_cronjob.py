@@ -4,13 +4,16 @@ reuse.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from pulumi_kuberay.model._errors import ManifestError, SpecError
 from pulumi_kuberay.model.cronjob import RayCronJobManifest, RayCronJobSpec, check_schedule, check_time_zone
 from pulumi_kuberay.model.job import RayJobSpec
-from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest
+from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest, load_stored
+from pulumi_kuberay.rules import check
+from pydantic import ValidationError
 
 TEMPLATE = RayJobSpec(entrypoint="python job.py", cluster_selector={"ray.io/cluster": "shared"})
 
@@ -28,6 +31,19 @@ def _problems(**spec: Any) -> list[tuple[str, str]]:
     with pytest.raises(ManifestError) as info:
         load_manifest(_doc(**spec))
     return [(p.path, p.message) for p in info.value.problems]
+
+
+def _stored_findings(**spec: Any) -> list[tuple[str, str, str, str]]:
+    """What only the operator refuses loads (the API server stores it) and the rule catalogue reports it; from
+    Python (the components' args) the spec is refused."""
+    doc = _doc(**spec)
+    doc["spec"]["jobTemplate"].setdefault("entrypoint", "python job.py")
+    assert load_manifest(doc).to_manifest() == doc
+    assert load_stored(doc).manifest.to_manifest() == doc
+    with pytest.raises(ValidationError):
+        RayCronJobSpec.model_validate(doc["spec"])
+    found = check(doc, feature_gates={"RayCronJob": True})  # the gate on: the operator acts on RayCronJobs
+    return [(f.rule_id, f.severity, f.path, f.message) for f in found if f.severity == "critical"]
 
 
 @pytest.mark.parametrize(
@@ -92,18 +108,19 @@ def test_invalid_schedules(schedule: str, message: str) -> None:
     with pytest.raises(SpecError) as info:
         check_schedule(schedule)
     assert info.value.message == message
-    assert _problems(schedule=schedule) == [("spec.schedule", message)]
+    ((rule, severity, path, said),) = _stored_findings(schedule=schedule)
+    assert (rule, severity, path) == ("raycronjob-schedule-invalid", "critical", "spec.schedule")
+    assert said.endswith(message.split(": ", 1)[-1] if schedule else "is empty") or not schedule
 
 
 def test_time_zone() -> None:
     assert check_time_zone("Asia/Taipei") == "Asia/Taipei"
     assert check_time_zone("UTC") == "UTC"
-    assert _problems(timeZone="Mars/Olympus") == [
-        ("spec.timeZone", "timeZone 'Mars/Olympus' is not a known IANA time zone")
-    ]
-    assert _problems(timeZone="../etc/passwd") == [
-        ("spec.timeZone", "timeZone '../etc/passwd' is not a known IANA time zone")
-    ]
+    for zone in ("Mars/Olympus", "../etc/passwd"):
+        ((rule, severity, path, _),) = _stored_findings(timeZone=zone)
+        assert (rule, severity, path) == ("raycronjob-timezone-invalid", "critical", "spec.timeZone")
+        with pytest.raises(SpecError, match=f"timeZone '{re.escape(zone)}' is not a known IANA time zone"):
+            check_time_zone(zone)
     assert _problems(timeZone="") == [("spec.timeZone", "String should have at least 1 character")]
 
 
@@ -116,9 +133,8 @@ def test_required_fields() -> None:
 
 
 def test_job_template_is_validated_as_a_rayjob_spec() -> None:
-    assert _problems(jobTemplate={"entrypoint": "python x.py"}) == [
-        ("spec.jobTemplate", "one of rayClusterSpec or clusterSelector must be set")
-    ]
+    ((rule, severity, path, _),) = _stored_findings(jobTemplate={"entrypoint": "python x.py"})
+    assert (rule, severity, path) == ("rayjob-cluster-source-missing", "critical", "spec.jobTemplate")
     # any submissionMode string loads from a manifest (the CRD and the operator accept it, then ignore it)
     loaded = load_manifest(_doc(jobTemplate={"clusterSelector": {"ray.io/cluster": "c"}, "submissionMode": "Cron"}))
     assert loaded.spec.job_template.submission_mode == "Cron"

@@ -18,7 +18,8 @@ from pulumi_kuberay.model.job import (
     RayJobSpec,
     SubmitterConfig,
 )
-from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest
+from pulumi_kuberay.model.manifest import ObjectMeta, load_manifest, load_stored
+from pulumi_kuberay.rules import check
 from pydantic import ValidationError
 
 CLUSTER_DOC: dict[str, Any] = {
@@ -42,6 +43,18 @@ def _problems(**spec: Any) -> list[tuple[str, str]]:
     with pytest.raises(ManifestError) as info:
         load_manifest(_job_doc(**spec))
     return [(p.path, p.message) for p in info.value.problems]
+
+
+def _stored(python_refuses: bool = True, **spec: Any) -> list[tuple[str, str, str]]:
+    """What only the operator (or Ray) refuses loads as the API server stores it; the critical findings of the
+    rules (rule, path, message) say what; from Python (the components' args) the spec is refused."""
+    doc = _job_doc(entrypoint="python x.py", **spec)
+    assert load_manifest(doc).to_manifest() == doc
+    assert load_stored(doc).stored == doc
+    if python_refuses:
+        with pytest.raises(ValidationError):
+            RayJobSpec.model_validate(doc["spec"])
+    return [(f.rule_id, f.path, f.message) for f in check(doc) if f.severity == "critical"]
 
 
 def test_every_field_renders_under_its_crd_name() -> None:
@@ -116,11 +129,12 @@ def test_runtime_env_string_kept_verbatim_and_must_be_a_mapping() -> None:
     assert (
         RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=text).runtime_env_yaml == text
     )
-    assert _problems(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="- pip\n- conda\n") == [
-        ("spec.runtimeEnvYAML", "runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a list")
+    rule = "rayjob-runtime-env-yaml-invalid"
+    assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="- pip\n- conda\n") == [
+        (rule, "spec.runtimeEnvYAML", "runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a list")
     ]
     # as the operator reads it (UnmarshalRuntimeEnvYAML): the first document, and only JSON values
-    assert _problems(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="env_vars: {A: .nan}\n")[0][1] == (
+    assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="env_vars: {A: .nan}\n")[0][2] == (
         "runtimeEnvYAML holds .nan or .inf, which JSON cannot carry: the operator cannot turn it into the runtime "
         "env JSON"
     )
@@ -128,10 +142,7 @@ def test_runtime_env_string_kept_verbatim_and_must_be_a_mapping() -> None:
     assert RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=two_docs).runtime_env == {
         "pip": ["requests"]
     }
-    assert (
-        _problems(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="pip: [")[0][0]
-        == "spec.runtimeEnvYAML"
-    )
+    assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="pip: [")[0][:2] == (rule, "spec.runtimeEnvYAML")
 
 
 def test_runtime_env_mapping_is_rejected_in_a_manifest() -> None:
@@ -143,8 +154,13 @@ def test_runtime_env_mapping_is_rejected_in_a_manifest() -> None:
 def test_entrypoint_resources() -> None:
     spec = RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, entrypoint_resources={"custom": 1})
     assert spec.to_dict()["entrypointResources"] == '{"custom": 1}'
-    assert _problems(clusterSelector={"ray.io/cluster": "c"}, entrypointResources="[1]") == [
-        ("spec.entrypointResources", "entrypointResources must be a JSON object, got list")
+    # no rule reads it: the model records what the submitter refuses, and the schema rule reports it
+    assert _stored(clusterSelector={"ray.io/cluster": "c"}, entrypointResources="[1]") == [
+        ("schema-invalid-value", "spec.entrypointResources", "entrypointResources must be a JSON object, got list")
+    ]
+    loaded = load_manifest(_job_doc(clusterSelector={"ray.io/cluster": "c"}, entrypointResources="{"))
+    assert [(p.path, p.message) for p in loaded.spec.stored_problems] == [
+        ("entrypointResources", "entrypointResources is not valid JSON: Expecting property name enclosed in double quotes")
     ]
 
 
@@ -165,18 +181,17 @@ def test_unknown_submission_mode_loads_from_a_manifest_but_not_from_python() -> 
 
 
 def test_exactly_one_cluster_source() -> None:
-    assert _problems(entrypoint="python x.py") == [
-        ("spec", "one of rayClusterSpec or clusterSelector must be set")
-    ]
+    assert [(rule, path) for rule, path, _ in _stored(False, submissionMode="HTTPMode")]  # the component's cluster= may give it == [("rayjob-cluster-source-missing", "spec")]
     # A manifest may hold both (ValidateRayJobSpec accepts it; selector mode wins: rayjob-cluster-spec-ignored).
     doc = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}}
     doc["spec"] = {"rayClusterSpec": CLUSTER_DOC, "clusterSelector": {"ray.io/cluster": "c"}}
     assert load_manifest(doc).spec.cluster_selector == {"ray.io/cluster": "c"}
     with pytest.raises(ValidationError, match="mutually exclusive"):
         RayJobSpec(ray_cluster_spec=_cluster(), cluster_selector={"ray.io/cluster": "c"})
-    assert _problems(clusterSelector={"app": "x"}) == [
-        ("spec.clusterSelector", "clusterSelector must name the cluster under 'ray.io/cluster'")
-    ]
+    found = _stored(clusterSelector={"app": "x"})
+    assert [(rule, path) for rule, path, _ in found] == [("rayjob-cluster-selector-name-empty", "spec.clusterSelector")]
+    with pytest.raises(ValidationError, match=r"clusterSelector must name the cluster under 'ray\.io/cluster'"):
+        RayJobSpec(cluster_selector={"app": "x"})
 
 
 def test_cluster_name_property() -> None:

@@ -221,13 +221,50 @@ def test_a_zero_cpu_head_and_no_worker_group_never_runs_a_default_replica() -> N
             "serve-cluster-no-cpu",
             "high",
             "spec.serveConfigV2.applications[0]",
-            "application 'app': no group of the cluster ever offers a CPU (groups that can have nodes: head, each at 0 CPU), and a Serve replica reserves 1 CPU unless its code sets num_cpus: 0; its replicas would stay pending",
+            "application 'app': no group of the cluster ever offers a CPU (groups that can have nodes: head, each at 0 CPU), and a Serve replica reserves 1 CPU unless its code sets num_cpus: 0; its replicas would stay pending (not certain: the config gives 'D' no ray_actor_options, so Ray Serve keeps the options of the application's code, which the spec does not show)",
         )
     ]
     doc = _service("ray_actor_options:", "  num_cpus: 0")  # the config says 0 CPU: it fits the head
     _head(doc)["rayStartParams"] = {"num-cpus": "0"}
     _cluster(doc)["workerGroupSpecs"] = []
     assert _found(doc) == []
+
+
+def _head_only(*deployment_lines: str, apps: str | None = None) -> dict[str, Any]:
+    """A head-only RayService whose head offers no CPU (num-cpus "0"), and no worker group at all."""
+    doc = _service(*deployment_lines, apps=apps)
+    _head(doc)["rayStartParams"] = {"num-cpus": "0"}
+    del _cluster(doc)["workerGroupSpecs"]
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("lines", "need"),
+    [
+        (("num_replicas: 2", "ray_actor_options:", "  num_cpus: 1"), "CPU 1"),
+        (("ray_actor_options:", "  memory: 1073741824"), "CPU 1, memory 1Gi"),  # num_cpus defaults to 1
+        (("ray_actor_options:", "  num_cpus: 0", "  num_gpus: 1"), "GPU 1"),
+        (("ray_actor_options:", "  num_cpus: 0", "  resources: {tpu_slice: 1}"), "tpu_slice 1"),
+    ],
+)
+def test_a_head_only_service_whose_config_fixes_the_replicas_resources_is_critical(lines: tuple[str, ...], need: str) -> None:
+    # The config's ray_actor_options replace the code's whole (override_deployment_info): the spec proves it.
+    found = _found(_head_only(*lines))
+    assert [(rule, severity, path) for rule, severity, path, _ in found] == [
+        ("serve-replica-infeasible", "critical", "spec.serveConfigV2.applications[0].deployments[0].ray_actor_options")
+    ]
+    assert found[0][3].startswith(f"Serve deployment 'D' of application 'app' needs {need} per replica, which no group can ever host (groups that can have nodes: head;")
+
+
+def test_a_head_only_service_whose_code_decides_the_replicas_resources_stays_high() -> None:
+    # Not listed, or listed without ray_actor_options: Ray Serve keeps the code's options (override_deployment_info),
+    # which may set num_cpus: 0. The spec does not prove the failure: high, the message says why.
+    unlisted = _head_only(apps="applications:\n  - name: app\n    import_path: m:app\n")
+    listed = _head_only("num_replicas: 2", "user_config: {a: 1}")
+    for doc, why in ((unlisted, "the config lists none of its deployments"), (listed, "the config gives 'D' no ray_actor_options")):
+        ((rule, severity, path, message),) = _found(doc)
+        assert (rule, severity, path) == ("serve-cluster-no-cpu", "high", "spec.serveConfigV2.applications[0]")
+        assert message.endswith(f"(not certain: {why}, so Ray Serve keeps the options of the application's code, which the spec does not show)")
 
 
 # --------------------------------------------------------------------------------------------------

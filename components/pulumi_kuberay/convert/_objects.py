@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,6 +133,17 @@ def spec_tree(kind_model: Any, spec: Mapping[str, Any], subject: str) -> tuple[N
     raise ConversionError(f"{subject}: the typed spec does not reproduce the manifest (a converter bug: please report)")
 
 
+def _refused_from_python(spec_model: Any, spec: Mapping[str, Any]) -> bool:
+    """The typed model refuses ``spec`` built from Python (what a converted program does), though it loaded."""
+    try:
+        with warnings.catch_warnings():  # deprecations are notes already
+            warnings.simplefilter("ignore")
+            spec_model.model_validate(spec)
+    except ValueError:  # a pydantic ValidationError
+        return True
+    return False
+
+
 def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     """Validate one Ray document and prepare it; raises ManifestError / ConversionError naming the document."""
     stored = load_stored(doc)
@@ -158,7 +168,10 @@ def prepare(doc: Mapping[str, Any], where: str) -> RayObject:
     refused = sorted({p.path.rsplit(".", 1)[0] for p in stored.pod_refusals})
     if refused:  # the findings above say what and how to fix; the note says why the object was still converted
         notes.append(f"kept as the API server stores it, though it then refuses every Pod made with {', '.join(refused)} (the critical findings above): the typed model refuses it too, so the program stops until it is fixed")
-    with lenient_validation() if stored.serve_problems or stored.pod_refusals else nullcontext():
+    if not stored.serve_problems and not refused and _refused_from_python(spec_model, normalised["spec"]):
+        notes.append("kept as the API server stores it, though the operator refuses it (the critical findings above): the typed model refuses it too, so the program stops until it is fixed")
+    # The typed expression rebuilds what the API server stores, as it is (the operator's refusals are findings).
+    with lenient_validation():
         spec_node, nulls = spec_tree(spec_model, normalised["spec"], subject)
         spec = strip_nulls(normalised["spec"])
         added = model_differences(spec, expected_rendering(spec_model, spec))

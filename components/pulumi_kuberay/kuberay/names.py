@@ -108,6 +108,35 @@ HEAD_DEFAULT_PORTS: Final[tuple[tuple[str, int], ...]] = (
 HEAD_SERVICE_SUFFIX: Final = "-head-svc"
 
 
+#: Token authentication (``SetContainerTokenAuthEnvVars``): the mode, the token from its Secret's key, or the
+#: Kubernetes-token mode with its projected ServiceAccount token volume.
+AUTH_MODE_ENV: Final = "RAY_AUTH_MODE"
+AUTH_TOKEN_ENV: Final = "RAY_AUTH_TOKEN"
+AUTH_TOKEN_SECRET_KEY: Final = "auth_token"
+K8S_TOKEN_AUTH_ENV: Final = "RAY_ENABLE_K8S_TOKEN_AUTH"
+TOKEN_VOLUME: Final = "ray-token"
+TOKEN_MOUNT_PATH: Final = "/var/run/secrets/ray.io/serviceaccount"
+#: GCS fault tolerance (``configureGCSFaultTolerance``): the workers' reconnect timeout (600 s), the external
+#: storage namespace of the Redis backend, the PVC of the RocksDB backend (``<cluster>-gcs-pvc`` unless named).
+GCS_RECONNECT_TIMEOUT_ENV: Final = "RAY_gcs_rpc_server_reconnect_timeout_s"
+EXTERNAL_STORAGE_NS_ENV: Final = "RAY_external_storage_namespace"
+GCS_PVC_SUFFIX: Final = "-gcs-pvc"
+
+#: KubeRay names the Serve Service of a RayService (or of a RayCluster annotated ray.io/enable-serve-service) so
+#: (``GenerateServeServiceName``).
+SERVE_SERVICE_SUFFIX: Final = "-serve-svc"
+#: Label of the Serve Service (``<name>-serve``) and of the Pods whose proxy is ready (``"true"``): its selector.
+SERVE_LABEL: Final = "ray.io/serve"
+#: Label naming the root custom resource of an object the operator creates (``RayOriginatedFromCRNameLabelKey``).
+ORIGINATED_FROM_CR_NAME_LABEL: Final = "ray.io/originated-from-cr-name"
+#: Label of the headless Service of a cluster with multi-host worker groups (``BuildHeadlessServiceForRayCluster``).
+HEADLESS_WORKER_SERVICE_LABEL: Final = "ray.io/headless-worker-svc"
+#: KubeRay names that headless Service ``<cluster>-headless``.
+HEADLESS_SERVICE_SUFFIX: Final = "-headless"
+#: The cluster annotation the dashboard Ingress takes as ``spec.ingressClassName`` (``BuildIngressForHeadService``).
+INGRESS_CLASS_ANNOTATION: Final = "kubernetes.io/ingress.class"
+
+
 def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) -> str:
     """``headGroupSpec.headService.metadata.name`` of ``spec`` if set, else KubeRay's ``<cluster>-head-svc``."""
     head = (spec or {}).get("headGroupSpec") or {}
@@ -116,6 +145,9 @@ def head_service_name(cluster_name: str, spec: Mapping[str, Any] | None = None) 
 
 
 __all__ = [
+    "AUTH_MODE_ENV",
+    "AUTH_TOKEN_ENV",
+    "AUTH_TOKEN_SECRET_KEY",
     "AUTOSCALER_CONTAINER",
     "AUTOSCALER_DEFAULT_RESOURCES",
     "AUTOSCALER_V2_ENV",
@@ -123,15 +155,22 @@ __all__ = [
     "DASHBOARD_PORT",
     "ENABLE_SERVE_SERVICE_ANNOTATION",
     "EXTERNAL_STORAGE_NS_ANNOTATION",
+    "EXTERNAL_STORAGE_NS_ENV",
     "FT_ENABLED_ANNOTATION",
     "GANG_SCHEDULING_LABEL",
+    "GCS_PVC_SUFFIX",
+    "GCS_RECONNECT_TIMEOUT_ENV",
     "GCS_SERVER_PORT",
     "GEN_AUTOSCALER_START_CMD_ENV",
+    "HEADLESS_SERVICE_SUFFIX",
+    "HEADLESS_WORKER_SERVICE_LABEL",
     "HEAD_DEFAULT_PORTS",
     "HEAD_SERVICE_SUFFIX",
     "HISTORY_COLLECTOR_CONTAINER",
     "HISTORY_COLLECTOR_ENV_VARS",
+    "INGRESS_CLASS_ANNOTATION",
     "INITIALIZING_TIMEOUT_ANNOTATION",
+    "K8S_TOKEN_AUTH_ENV",
     "KUBERAY_CONTROLLER",
     "KUBERAY_VERSION_ANNOTATION",
     "KUEUE_QUEUE_LABEL",
@@ -139,6 +178,7 @@ __all__ = [
     "NAME_LIMITS",
     "NUM_WORKER_GROUPS_ANNOTATION",
     "ORIGINATED_FROM_CRD_LABEL",
+    "ORIGINATED_FROM_CR_NAME_LABEL",
     "OVERWRITE_CONTAINER_CMD_ANNOTATION",
     "RAY_CLUSTER_LABEL",
     "RECREATE_HASH_ANNOTATION",
@@ -146,7 +186,9 @@ __all__ = [
     "ROCKSDB_ENV_VARS",
     "ROCKSDB_MOUNT_PATH",
     "ROCKSDB_VOLUME",
+    "SERVE_LABEL",
     "SERVE_PORT",
+    "SERVE_SERVICE_SUFFIX",
     "SERVICE_HASH_ANNOTATION",
     "SHARED_MEMORY_PATH",
     "SHARED_MEMORY_VOLUME",
@@ -154,6 +196,8 @@ __all__ = [
     "TLS_ENV_VARS",
     "TLS_MOUNT_PATH",
     "TLS_VOLUME",
+    "TOKEN_MOUNT_PATH",
+    "TOKEN_VOLUME",
     "USE_TLS_ENV",
     "WAIT_GCS_READY_CONTAINER",
     "WAIT_GCS_READY_RESOURCES",

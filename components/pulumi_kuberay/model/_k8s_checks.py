@@ -2,9 +2,9 @@
 ``tools/gen_k8s_models.py`` gives the generated classes of :mod:`._k8s` (``class Toleration(TolerationChecks)``).
 
 The CRD stores a pod template as it is; the API server refuses each Pod KubeRay then creates from it
-(``ValidatePodCreate``), an Event on the RayCluster and no Pod. These checks refuse such a template at once, from
-Python and in ``load_manifest``; loaded as the API server stores it (``load_stored``: lint and convert), the object
-is kept and the refusals recorded (:func:`pod_refusals`).
+(``ValidatePodCreate``), an Event on the RayCluster and no Pod. These checks refuse such a template at once from
+Python; a manifest (``load_manifest``, ``load_stored``: lint and convert) is kept as the API server stores it and
+the refusals recorded (:func:`pod_refusals`), which the schema rules report.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ def _choice(value: str, choices: tuple[str, ...]) -> str:
 
 
 def _stored(info: ValidationInfo) -> bool:
-    """Loaded as the API server stores it (``load_stored``): the object is kept, the refusals recorded."""
-    from .pod import is_lenient  # (pod.py imports the generated classes, which import this module)
+    """Loaded as the API server stores it (a manifest, or its rebuild): the object is kept, the refusals recorded."""
+    from .pod import is_stored  # (pod.py imports the generated classes, which import this module)
 
-    return is_lenient(info)
+    return is_stored(info)
 
 
 def _operator_refusal(operator: str | None) -> SpecError | None:
@@ -113,8 +113,8 @@ class TolerationChecks(KubeModel):
 
 
 def pod_refusals(value: Any, path: str = "") -> list[Problem]:
-    """What the API server refuses in the Pods made from the templates in ``value`` (a model loaded by
-    ``load_stored``, which keeps such an object as the API server does), each with its CRD path under ``path``."""
+    """What the API server refuses in the Pods made from the templates in ``value`` (a model loaded from a manifest,
+    which keeps such an object as the API server does), each with its CRD path under ``path``."""
     found: list[Problem] = []
     if isinstance(value, TolerationChecks):
         found += [replace(p, path=f"{path}.{p.path}".lstrip(".")) for p in value._refusals]

@@ -34,8 +34,10 @@ Design notes:
   cluster-wide ``image``) produce it; in a manifest it is required, as in the CRD.
 - ``workerGroupSpecs[].minReplicas``/``maxReplicas`` are CRD-required but have CRD defaults (0 / 2147483647),
   so the API server accepts them omitted (several upstream samples do): they are optional here.
-- Only obvious structural invariants are checked here (replica bounds, a template for every group); the
-  operator's full rule set lives in the rule catalogue (``pulumi_kuberay.rules``).
+- Only obvious invariants are checked here (replica bounds, a template for every group); the operator's full
+  rule set lives in the rule catalogue (``pulumi_kuberay.rules``). Replica bounds are the operator's, not the
+  CRD's: a manifest with crossed or negative bounds loads (the API server stores it) and the rules report it;
+  from Python it is refused.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from .pod import (
     ScalarStringMap,
     SecretRef,
     hardened_security_context,
+    is_stored,
     is_wire,
     reject_on_wire,
     secret_ref_to_value_from,
@@ -208,7 +211,12 @@ class WorkerGroupSpec(PodShortcuts):
         return _missing_on_wire(value, info)
 
     @model_validator(mode="after")
-    def _check_replicas(self) -> Self:
+    def _check_replicas(self, info: ValidationInfo) -> Self:
+        # The CRD has no bounds here: the API server stores negative or crossed bounds and only the operator
+        # refuses them (ValidateRayClusterSpec, v1.6+): a manifest loads, and the rules worker-replicas-negative and
+        # worker-min-exceeds-max report them with the target's severity. From Python they are refused at once.
+        if is_stored(info):
+            return self
         where = f" in worker group {self.group_name!r}"
         for name, value in (("minReplicas", self.min_replicas), ("maxReplicas", self.max_replicas)):
             if value is not None and value < 0:

@@ -9,14 +9,15 @@ day-of-month month day-of-week`` with ``*``, ``?``, lists ``a,b``, ranges ``a-b`
 descriptor ``@yearly``/``@annually``/``@monthly``/``@weekly``/``@daily``/``@midnight``/``@hourly`` or
 ``@every <duration>`` (:mod:`pulumi_kuberay.kuberay.gosyntax`). A ``TZ=``/``CRON_TZ=`` prefix is left to the
 version-aware rule ``raycronjob-schedule-has-timezone`` (KubeRay >= 1.7 wants ``timeZone`` instead).
-``timeZone`` must be an IANA zone name or ``Local`` (as Go's ``time.LoadLocation`` loads it).
+``timeZone`` must be an IANA zone name or ``Local`` (as Go's ``time.LoadLocation`` loads it). Both are checked
+from Python; a manifest loads whatever they hold (the API server stores it) and the rules report them.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.gosyntax import cron_error, go_location_exists
@@ -25,6 +26,7 @@ from ._base import KubeModel, Self
 from ._errors import SpecError
 from ._object import KubeManifest
 from .job import RayJobSpec
+from .pod import is_stored
 
 _EXAMPLE = "e.g. '0 * * * *' (hourly), '*/15 9-17 * * MON-FRI' or '@daily'"
 
@@ -72,21 +74,24 @@ class RayCronJobSpec(KubeModel):
     suspend: bool | None = None
     """Stop scheduling new RayJobs (existing ones are untouched)."""
 
+    # A manifest's schedule, timeZone and jobTemplate are stored by the API server whatever they hold; only the
+    # operator refuses them (ValidateRayCronJobSpec): rules raycronjob-schedule-invalid, raycronjob-timezone-invalid
+    # and rayjob-cluster-source-missing report them. From Python they are refused at once.
     @field_validator("schedule")
     @classmethod
-    def _schedule(cls, value: str) -> str:
-        return check_schedule(value)
+    def _schedule(cls, value: str, info: ValidationInfo) -> str:
+        return value if is_stored(info) else check_schedule(value)
 
     @field_validator("time_zone")
     @classmethod
-    def _time_zone(cls, value: str | None) -> str | None:
-        return None if value is None else check_time_zone(value)
+    def _time_zone(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return value if value is None or is_stored(info) else check_time_zone(value)
 
     @model_validator(mode="after")
-    def _template_names_a_cluster(self) -> Self:
+    def _template_names_a_cluster(self, info: ValidationInfo) -> Self:
         # A RayJobSpec built in Python may leave its cluster to the RayJob component's cluster=; a RayCronJob
         # has no such argument, so its template must carry one.
-        if self.job_template.missing_cluster_source():
+        if self.job_template.missing_cluster_source() and not is_stored(info):
             raise SpecError(
                 "jobTemplate sets neither rayClusterSpec nor clusterSelector",
                 field="jobTemplate",

@@ -3,13 +3,14 @@
 Where the model draws the line (the rule catalogue in ``rules/`` holds the operator's runtime checks):
 
 * Checked here: the CRD contract (types, enums, ``minimum``s, the CEL rules of ``deletionStrategy`` and
-  ``managedBy``), plus three invariants without which a RayJob cannot run at all: exactly one of
+  ``managedBy``). From Python also the invariants without which a RayJob cannot run at all: one of
   ``rayClusterSpec`` / ``clusterSelector`` (the selector naming a cluster in ``ray.io/cluster``),
-  ``runtimeEnvYAML`` parsing to a mapping, and ``submissionMode`` being one of the four modes.
+  ``runtimeEnvYAML`` parsing to a mapping, ``entrypointResources`` a JSON object and ``submissionMode`` one of
+  the four modes. A manifest is what the API server stores: these load (only the operator or Ray refuses them)
+  and the rules report them (``entrypointResources`` is recorded in :attr:`RayJobSpec.stored_problems`).
 * ``submissionMode``: the CRD has no enum (only the default ``K8sJobMode``), so the API server accepts any
-  string, but the operator only knows four modes and a RayJob with another value never submits its job. This
-  model rejects other values, in Python code and in manifests alike (``load_manifest`` then reports
-  ``spec.submissionMode`` with the allowed values).
+  string, but the operator only knows four modes and a RayJob with another value never submits its job
+  (rule ``rayjob-submission-mode-unknown``).
 * Left to ``rules/`` (operator runtime validation, RJ-03..RJ-40): suspend/TTL/backoff combinations,
   SidecarMode restrictions, deletion-rule TTL ordering and duplicates, name lengths.
 
@@ -23,7 +24,7 @@ import json
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from pulumi_kuberay.model._yaml import YAMLError, first_document, parse_yaml, runtime_env_error
 
@@ -33,11 +34,11 @@ from ..kuberay import ManagedBy as ManagedBy
 from ..kuberay.names import SUBMITTER_CONTAINER
 from ._base import Int32, KubeModel, Self, wire_noop
 from ._deferred import In, known
-from ._errors import SpecError
+from ._errors import Problem, SpecError
 from ._k8s import PodTemplateSpec
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
-from .pod import hardened_security_context, is_lenient, is_wire, reject_on_wire
+from .pod import hardened_security_context, is_stored, is_wire, reject_on_wire
 
 SubmissionMode = Literal["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"]
 """How the job is submitted: a submitter Job (default), the operator over HTTP, by hand, or a head sidecar."""
@@ -181,6 +182,17 @@ class SubmitterConfig(KubeModel):
 # RayJobSpec
 
 
+def _entrypoint_resources_error(text: str) -> SpecError | None:
+    """Why ``ray job submit --entrypoint-resources`` refuses ``text`` (not a JSON object); None when it takes it."""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return SpecError(f"entrypointResources is not valid JSON: {exc.msg}", fix="write e.g. '{\"custom_resource\": 1}'")
+    if not isinstance(parsed, dict):
+        return SpecError(f"entrypointResources must be a JSON object, got {type(parsed).__name__}")
+    return None
+
+
 class RayJobSpec(KubeModel):
     """``RayJob.spec``: a Ray job (``entrypoint``) plus the cluster it runs on.
 
@@ -236,6 +248,8 @@ class RayJobSpec(KubeModel):
     managed_by: ManagedBy | None = None
     """Controller owning the RayJob (immutable)."""
 
+    _stored_problems: tuple[Problem, ...] = PrivateAttr(default=())
+
     @field_validator("harden_submitter", mode="before")
     @classmethod
     def _harden_submitter_is_python_only(cls, value: Any, info: ValidationInfo) -> Any:
@@ -257,7 +271,8 @@ class RayJobSpec(KubeModel):
     @classmethod
     def _runtime_env(cls, value: str | dict[str, Any] | None, info: ValidationInfo) -> str | None:
         if isinstance(value, str):  # as the operator reads it (UnmarshalRuntimeEnvYAML): the first document
-            error = runtime_env_error(value)
+            # stored as it is by the API server; the operator refuses it: rule rayjob-runtime-env-yaml-invalid
+            error = None if is_stored(info) else runtime_env_error(value)
             if error is not None:
                 raise SpecError(
                     f"runtimeEnvYAML {error}", fix="write the runtime environment as 'key: value' lines, or pass a dict"
@@ -276,34 +291,43 @@ class RayJobSpec(KubeModel):
             if is_wire(info):
                 raise SpecError("entrypointResources must be a JSON string in a manifest, got a mapping")
             return json.dumps(value)
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise SpecError(
-                f"entrypointResources is not valid JSON: {exc.msg}",
-                fix="write e.g. '{\"custom_resource\": 1}'",
-            ) from exc
-        if not isinstance(parsed, dict):
-            raise SpecError(f"entrypointResources must be a JSON object, got {type(parsed).__name__}")
+        error = None if is_stored(info) else _entrypoint_resources_error(value)  # stored: recorded below
+        if error is not None:
+            raise error
         return value
 
     @model_validator(mode="after")
+    def _record_stored_problems(self, info: ValidationInfo) -> Self:
+        # The API server stores any string; the submitter's `ray job submit --entrypoint-resources` refuses it
+        # (the job fails). No rule reads it, so the model records it for the schema rules (schema-invalid-value).
+        text = self.entrypoint_resources
+        error = _entrypoint_resources_error(text) if isinstance(text, str) and is_stored(info) else None
+        if error is not None:
+            self._stored_problems = (Problem("entrypointResources", error.message, "invalid_value", fix=error.fix),)
+        return self
+
+    @property
+    def stored_problems(self) -> tuple[Problem, ...]:
+        """What the operator or Ray refuses in a manifest that loaded as the API server stores it and that no rule
+        of the catalogue reads (an ``entrypointResources`` that is not a JSON object), paths relative to the spec."""
+        return self._stored_problems
+
+    @model_validator(mode="after")
     def _one_cluster_source(self, info: ValidationInfo) -> Self:
+        if is_stored(info):
+            # A manifest with both sources, none, or a selector naming no cluster is stored by the API server; the
+            # operator accepts both (selector mode wins: rule rayjob-cluster-spec-ignored) and refuses the others
+            # (ValidateRayJobSpec: rules rayjob-cluster-source-missing and rayjob-cluster-selector-name-empty).
+            return self
         # ValidateRayJobSpec: clusterSelector mode is len(ClusterSelector) != 0, so {} counts as unset.
         selector = self.cluster_selector or None
-        # A manifest may hold both: ValidateRayJobSpec accepts it and selector mode wins (the rayClusterSpec is
-        # ignored, rule rayjob-cluster-spec-ignored says so). From Python both at once is a usage error.
-        if self.ray_cluster_spec is not None and selector is not None and not is_wire(info):
+        # From Python both at once is a usage error; neither is left to the RayJob component, whose ``cluster=``
+        # may supply the selector (it checks it then).
+        if self.ray_cluster_spec is not None and selector is not None:
             raise SpecError(
                 "rayClusterSpec and clusterSelector are mutually exclusive",
                 field="clusterSelector",
                 fix="keep rayClusterSpec to create a cluster for the job, or clusterSelector to use an existing one",
-            )
-        if self.ray_cluster_spec is None and selector is None and is_wire(info) and not is_lenient(info):
-            # From Python the RayJob component's ``cluster=`` may supply the selector (it checks it then).
-            raise SpecError(
-                "one of rayClusterSpec or clusterSelector must be set",
-                fix="set rayClusterSpec, or clusterSelector: {ray.io/cluster: <existing RayCluster name>}",
             )
         if selector is not None and not selector.get(CLUSTER_SELECTOR_KEY):
             raise SpecError(

@@ -6,15 +6,20 @@ kind; ``.to_manifest()`` gives the dict back, exactly as loaded (only what was s
     m = load_manifest(yaml.safe_load(open("ray-cluster.sample.yaml")))
     assert isinstance(m, RayClusterManifest) and m.to_manifest() == doc
 
-Validation is structural, as the API server would do it (types, enums, required and unknown fields), plus the
-model's obvious invariants (replica bounds, unique group names); any problem raises
+Validation is structural, as the API server would do it (types, enums, required and unknown fields, the CRDs'
+CEL rules); any problem raises
 :class:`~pulumi_kuberay.model._base.ManifestError` whose ``problems``/``paths`` carry CRD paths such as
 ``spec.workerGroupSpecs[1].minReplicas``. Manifests are validated under
 :data:`~pulumi_kuberay.model.pod.WIRE_CONTEXT`: no Python conveniences (a ``rayStartParams`` value ``0`` is a
 wrong type, ``image`` under ``headGroupSpec`` an unknown field).
 
-Operator-only rules (name length/DNS-1035: RC-01/02, RJ-01/02, ...) are *not* raised here, so linters can load
-a manifest and report them as findings; :meth:`KubeManifest.name_problems` (and :mod:`._names`) expose them.
+What only the operator, Ray or the Pods' admission refuses is *not* raised here: the API server stores such an
+object, so it loads and the rule catalogue reports it with its severity (name length/DNS-1035: RC-01/02, RJ-01/02;
+a worker group's minReplicas > maxReplicas or negative bounds; a RayJob without a cluster source or with a selector
+naming none; a runtimeEnvYAML that is not a mapping; a RayCronJob's schedule and timeZone). What no rule reads is
+recorded on the loaded object: a pod template's refusals (``model._k8s_checks.pod_refusals``), a RayJob's
+``spec.stored_problems``, a RayService's ``spec.serve_problems``. :meth:`KubeManifest.name_problems` (and
+:mod:`._names`) expose the name rules. From Python (the components' args) the same mistakes raise at once.
 
 Each kind's module defines its manifest class on :class:`~pulumi_kuberay.model._object.KubeManifest`
 (``job.py``: ``class RayJobManifest(KubeManifest[RayJobSpec])``); this module dispatches on ``kind`` and imports a
@@ -284,8 +289,9 @@ def load_stored(doc: Any) -> StoredManifest:
     exception); deprecated fields load and are listed, without a Python warning; ``serveConfigV2`` is kept as
     the string it is even where Ray Serve would refuse it (the API server does not read it); a pod template whose
     Pods the API server refuses (a toleration's operator ``Exist``) is kept and listed, as the API server stores
-    the object. What the API server itself rejects in the object (a wrong type, a missing required field, a bad
-    enum value of the CRD) still raises :class:`ManifestError`.
+    the object; what only the operator refuses (minReplicas > maxReplicas) loads, as in :func:`load_manifest`.
+    What the API server itself rejects in the object (a wrong type, a missing required field, a bad enum value or
+    a CEL rule of the CRD) still raises :class:`ManifestError`.
     Components stay strict: they use :func:`load_manifest`'s rules through the typed args.
     """
     if not isinstance(doc, Mapping):

@@ -94,6 +94,15 @@ def is_lenient(info: ValidationInfo) -> bool:
     return _LENIENT.get() or (isinstance(context, Mapping) and bool(context.get("pulumi_kuberay.lenient")))
 
 
+def is_stored(info: ValidationInfo) -> bool:
+    """True when the object is one the API server stores (a manifest: ``load_manifest``, ``load_stored``) or its
+    rebuild (:func:`lenient_validation`): what only the operator, Ray or the Pods' admission refuses (a worker
+    group's minReplicas > maxReplicas, a cron schedule, a toleration's operator) is left to the rule catalogue or
+    recorded, never raised; the CRD's own schema (types, enums, required fields, CEL rules) still is. From Python
+    (the components' args) the same mistakes are refused at once."""
+    return is_wire(info) or is_lenient(info)
+
+
 @wire_noop
 def _stringify_scalars(value: Any, info: ValidationInfo) -> Any:
     # From Python, 0 / True / 0.5 mean what a user would type on the `ray start` command line; KubeRay's CRD
@@ -558,6 +567,7 @@ __all__ = [
     "SecretRef",
     "cpu_quantity",
     "hardened_security_context",
+    "is_stored",
     "is_wire",
     "quantity_bytes",
     "reject_on_wire",

@@ -38,7 +38,7 @@ from ._k8s import PodTemplateSpec, Service
 from ._object import KubeManifest
 from .cluster import RayClusterSpec
 from .job import ManagedBy
-from .pod import is_lenient, is_wire
+from .pod import is_stored, is_wire
 from .serve import DEFAULT_SERVE_PORT, ContainerPortRef, ServeConfig, check_serve_port
 
 UpgradeType = Literal["NewCluster", "NewClusterWithIncrementalUpgrade", "None"]
@@ -146,7 +146,7 @@ class RayServiceSpec(KubeModel):
         value = self.serve_config_v2
         # A manifest: the API server stores the string as it is (it never reads it), so loading it never fails on
         # what only Ray Serve reads; lint reports Serve's verdict (serve_problems). From Python, the spec is refused.
-        stored = is_wire(info) or is_lenient(info)
+        stored = is_stored(info)
         if isinstance(value, str):
             try:
                 self._serve_config = ServeConfig.from_yaml(value)

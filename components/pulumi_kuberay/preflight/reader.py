@@ -23,7 +23,7 @@ from pulumi_kuberay.kubeclient import KubeClient, KubeConfigError, KubeError, fi
 from pulumi_kuberay.kuberay.kubernetes import KUEUE_API_PATH
 
 from .children import children
-from .dry_run import DryRuns
+from .dry_run import AdmissionVerdict, DryRuns
 from .snapshot import ClusterSnapshot
 
 __all__ = ["CLUSTER_KINDS", "NAMESPACED_KINDS", "Getter", "Skipped", "SnapshotReader", "reader_for"]
@@ -128,11 +128,12 @@ class SnapshotReader:
         runs = self.dry_runs
         made = children(manifest, namespace)
         asked = runs.judge(made)
-        verdicts = {
-            child.path: dataclasses.replace(asked[child.key], label=child.label, kind=child.kind)
-            for child in made
-            if child.key in asked
-        }
+        verdicts: dict[str, AdmissionVerdict] = {}
+        for child in made:  # children of one field path (the head's Services): a refusal is never hidden by another's acceptance
+            verdict = asked.get(child.key)
+            held = verdicts.get(child.path)
+            if verdict is not None and (held is None or (verdict.refused and not held.refused)):
+                verdicts[child.path] = dataclasses.replace(verdict, label=child.label, kind=child.kind)
         notes = tuple(note for note in runs.notes if note not in snapshot.unread)
         return dataclasses.replace(snapshot, admission=verdicts, unread=snapshot.unread + notes, memo=snapshot.memo)
 

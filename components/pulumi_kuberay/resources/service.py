@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import pulumi
 
 from pulumi_kuberay.kuberay import head_service_name
+from pulumi_kuberay.kuberay.names import SERVE_SERVICE_SUFFIX
 from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve import DEFAULT_APP_NAME
 from pulumi_kuberay.model.service import RayServiceSpec
@@ -29,7 +30,7 @@ KIND = "RayService"
 def serve_service_name(service_name: str, spec: Mapping[str, Any]) -> str:
     """``spec.serveService.metadata.name`` if set, else KubeRay's ``<rayservice>-serve-svc``."""
     custom = ((spec.get("serveService") or {}).get("metadata") or {}).get("name")
-    return str(custom) if custom else f"{service_name}-serve-svc"
+    return str(custom) if custom else f"{service_name}{SERVE_SERVICE_SUFFIX}"
 
 
 def application_routes(spec: Mapping[str, Any]) -> dict[str, str]:

@@ -151,12 +151,18 @@ declare(
 )
 
 
-def _runs_code_defaults(app: dict[str, Any]) -> bool:
-    """Some deployment of ``app`` takes its resources from the application's code (Serve's default: 1 CPU)."""
+def _code_decides(app: dict[str, Any]) -> str | None:
+    """Which deployments of ``app`` take their ``ray_actor_options`` from the application's code, said for the
+    message; None when the config gives every listed deployment its own. Ray Serve's ``override_deployment_info``
+    replaces the code's options only with the config's ``ray_actor_options``; a deployment the config does not list,
+    or lists without them, keeps the code's, which the spec does not show (Serve's default is 1 CPU)."""
     listed = [d for d in as_list(app.get("deployments")) if isinstance(d, dict)]
     if not listed:
-        return True
-    return any(not _no_replicas(d) and "ray_actor_options" not in d for d in listed)
+        return "the config lists none of its deployments"
+    names = [str(d.get("name")) for d in listed if not _no_replicas(d) and "ray_actor_options" not in d]
+    if not names:
+        return None
+    return f"the config gives {', '.join(repr(n) for n in names)} no ray_actor_options"
 
 
 def _check_serve_no_cpu(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -167,10 +173,11 @@ def _check_serve_no_cpu(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
     if offers is None or any(offer.amount(CPU) != 0 for offer in offers):
         return
     for _, app, path in apps:
-        if is_unknown(app.get("import_path")) or not _runs_code_defaults(app):
-            continue  # deployments listed with their ray_actor_options: serve-replica-infeasible judges them
+        decides = None if is_unknown(app.get("import_path")) else _code_decides(app)
+        if decides is None:
+            continue  # deployments listed with their ray_actor_options: serve-replica-infeasible judges them (critical)
         yield Violation(
-            f"application {app.get('name', DEFAULT_APP_NAME)!r}: no group of the cluster ever offers a CPU (groups that can have nodes: {group_names(offers)}, each at 0 CPU), and a Serve replica reserves 1 CPU unless its code sets num_cpus: 0; its replicas would stay pending",
+            f"application {app.get('name', DEFAULT_APP_NAME)!r}: no group of the cluster ever offers a CPU (groups that can have nodes: {group_names(offers)}, each at 0 CPU), and a Serve replica reserves 1 CPU unless its code sets num_cpus: 0; its replicas would stay pending (not certain: {decides}, so Ray Serve keeps the options of the application's code, which the spec does not show)",
             path,
         )
 
@@ -189,7 +196,7 @@ declare(
     severity="high",
     category="correctness",
     kinds=("RayService",),
-    rationale="A Serve replica reserves 1 CPU unless its ray_actor_options say otherwise. A head at num-cpus \"0\" with no worker group that can have nodes (none, or all at maxReplicas 0) offers no CPU anywhere: unless the code sets num_cpus: 0, the replicas stay pending and the RayService never turns ready.",
+    rationale="A Serve replica reserves 1 CPU unless its ray_actor_options say otherwise. A head at num-cpus \"0\" with no worker group that can have nodes (none, or all at maxReplicas 0) offers no CPU anywhere: unless the code sets num_cpus: 0, the replicas stay pending and the RayService never turns ready. High, not critical: this rule judges only deployments whose options the spec does not show (not listed in serveConfigV2, or listed without ray_actor_options, so Ray Serve's override_deployment_info keeps the code's); a deployment whose ray_actor_options the config gives is judged by serve-replica-infeasible, critical (the config's options replace the code's whole, num_cpus then defaulting to 1).",
     fix="Add a worker group with maxReplicas > 0 and a CPU limit, or (for a tiny service) let the head run replicas by removing num-cpus: \"0\".",
     check=_check_serve_no_cpu,
     compliant=example_service(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import methodcaller
 from typing import Any
 
@@ -27,6 +27,7 @@ from pulumi_kuberay.kuberay.paths import (
     pod_templates,
 )
 from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
+from pulumi_kuberay.model._k8s_checks import pod_refusals
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.model.serve import ray_serve_ignores
 
@@ -149,7 +150,21 @@ def _load(doc: dict[str, Any]) -> _Loaded:
         )
     except Exception as exc:
         return _Loaded(error=exc)
-    return _Loaded(_serve_refusals(pruned, getattr(manifest.spec, "serve_problems", ())))
+    return _Loaded(_serve_refusals(pruned, getattr(manifest.spec, "serve_problems", ())) + _stored_refusals(pruned, manifest))
+
+
+def _stored_refusals(doc: dict[str, Any], manifest: Any) -> tuple[_Problem, ...]:
+    """What the model records of a manifest it loads as the API server stores it, where no rule of the catalogue
+    reads it: the API server's refusals of the Pods made from a pod template (a toleration's operator), the
+    submitter's refusal of an ``entrypointResources`` that is not a JSON object."""
+    found = list(pod_refusals(manifest.spec, "spec"))
+    cron = manifest.kind == "RayCronJob"
+    job = manifest.spec.job_template if cron else manifest.spec
+    prefix = "spec.jobTemplate" if cron else "spec"
+    found += [replace(p, path=f"{prefix}.{p.path}") for p in getattr(job, "stored_problems", ())]
+    return tuple(
+        _Problem(str(p.path), str(p.message), str(p.kind), p.fix) for p in found if not _unjudgeable(doc, str(p.path))
+    )
 
 
 def _serve_refusals(doc: dict[str, Any], problems: tuple[Any, ...]) -> tuple[_Problem, ...]:

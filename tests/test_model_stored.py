@@ -1,0 +1,99 @@
+"""Every document the API server stores loads (``load_manifest``, ``load_stored``) and converts (``kuberay-convert``):
+what only the operator, Ray or the Pods' admission refuses is not a model error but a finding of the rule catalogue,
+with its severity. From Python (the components' args) the same spec is refused with a clear error.
+
+Each case is a mistake the CRD's schema (types, enums, required fields, CEL rules) does not make.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pulumi_kuberay import rules
+from pulumi_kuberay.convert import convert_documents
+from pulumi_kuberay.model.manifest import load_manifest, load_stored, manifest_class
+from pulumi_kuberay.rules._examples import base_cluster, example_cronjob, example_job, selector_job, worker_of
+from pydantic import ValidationError
+
+
+def _cluster(**worker: Any) -> dict[str, Any]:
+    doc = base_cluster()
+    worker_of(doc).update(worker)
+    return doc
+
+
+def _toleration() -> dict[str, Any]:
+    doc = base_cluster()
+    worker_of(doc)["template"]["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exist"}]
+    return doc
+
+
+def _selector(**spec: Any) -> dict[str, Any]:
+    doc = selector_job()
+    doc["spec"].update(spec)
+    return doc
+
+
+def _cron(**spec: Any) -> dict[str, Any]:
+    doc = example_cronjob()
+    doc["spec"].update(spec)
+    return doc
+
+
+def _cron_without_cluster() -> dict[str, Any]:
+    doc = example_cronjob()
+    template = doc["spec"]["jobTemplate"]
+    for key in ("rayClusterSpec", "shutdownAfterJobFinishes", "ttlSecondsAfterFinished"):
+        template.pop(key, None)
+    return doc
+
+
+def _job_without_cluster() -> dict[str, Any]:
+    return example_job(rayClusterSpec=None, shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None)
+
+
+_WORKER = "spec.workerGroupSpecs[0]"
+
+#: (document, the rule that reports it, its path, refused from Python)
+CASES: dict[str, tuple[Callable[[], dict[str, Any]], str, str, bool]] = {
+    "min-exceeds-max": (lambda: _cluster(minReplicas=4, maxReplicas=2, replicas=2), "worker-min-exceeds-max", f"{_WORKER}.minReplicas", True),
+    "negative-min": (lambda: _cluster(minReplicas=-1), "worker-replicas-negative", f"{_WORKER}.minReplicas", True),
+    "toleration-operator": (_toleration, "schema-invalid-value", f"{_WORKER}.template.spec.tolerations[0].operator", True),
+    "runtime-env-list": (lambda: _selector(runtimeEnvYAML="- pip\n"), "rayjob-runtime-env-yaml-invalid", "spec.runtimeEnvYAML", True),
+    "entrypoint-resources": (lambda: _selector(entrypointResources="[1]"), "schema-invalid-value", "spec.entrypointResources", True),
+    "selector-without-name": (lambda: _selector(clusterSelector={"app": "x"}), "rayjob-cluster-selector-name-empty", "spec.clusterSelector", True),
+    "no-cluster-source": (_job_without_cluster, "rayjob-cluster-source-missing", "spec", False),  # cluster= may give it
+    "cron-schedule": (lambda: _cron(schedule="0 0 2 * * *"), "raycronjob-schedule-invalid", "spec.schedule", True),
+    "cron-time-zone": (lambda: _cron(timeZone="Mars/Olympus"), "raycronjob-timezone-invalid", "spec.timeZone", True),
+    "cron-no-cluster": (_cron_without_cluster, "rayjob-cluster-source-missing", "spec.jobTemplate", True),
+}
+
+
+def _without_nulls(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: _without_nulls(v) if isinstance(v, dict) else v for k, v in doc.items() if v is not None}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_document_the_api_server_stores_loads_converts_and_is_reported(case: str) -> None:
+    build, rule, path, python_refuses = CASES[case]
+    doc = _without_nulls(build())
+    assert load_manifest(copy.deepcopy(doc)).to_manifest() == doc
+    assert load_stored(doc).stored == doc
+    gates = {"RayCronJob": True} if doc["kind"] == "RayCronJob" else None  # the operator acts on RayCronJobs
+    found = [(f.rule_id, f.path) for f in rules.check(copy.deepcopy(doc), feature_gates=gates) if f.severity == "critical"]
+    assert (rule, path) in found
+    result = convert_documents([(doc, "stored.yaml:1")])
+    assert result.errors == []
+    assert f"critical [{rule}]" in result.text
+    cls = manifest_class(doc["kind"])
+    assert cls is not None
+    spec_model = cls.model_fields["spec"].annotation
+    assert isinstance(spec_model, type)
+    if python_refuses:
+        with pytest.raises(ValidationError):
+            spec_model.model_validate(doc["spec"])
+    else:
+        spec_model.model_validate(doc["spec"])
