@@ -63,6 +63,11 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "pod-template-metadata-invalid",
         "pod-container-image-missing",
         "head-service-port-duplicate",
+        "pod-spec-value-invalid",
+        "worker-group-name-invalid",
+        "head-service-type-invalid",
+        "rayjob-submitter-backoff-limit-negative",
+        "head-ingress-invalid",
     }
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay.kubernetes import FILE_MODE_MAX, VOLUME_SOURCES
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
@@ -277,10 +278,38 @@ def _check_volumes(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             elif name in names:
                 yield Violation(f"volume name {name!r} is used twice: {_REFUSED} (ValidateVolumes)", path)
             names.add(name)
+            yield from _source_problems(f"{template.spec_path}.volumes[{i}]", as_dict(volume))
         if _not_known(template.pod_spec, "volumes"):
             continue
         for cpath, container in _app_containers(template):
             yield from _mount_problems(cpath, container, names)
+
+
+def _mode_problems(path: str, source: dict[str, Any], key: str) -> Iterator[Violation]:
+    mode = _int32(source.get(key))
+    if mode is not None and not 0 <= mode <= FILE_MODE_MAX:
+        yield Violation(f"{key} {mode} is not a file mode in 0..0777 (511 in decimal; YAML reads 0644 as octal, JSON has no octal: write 420 there): {_REFUSED} (validateKeyToPath, validate*VolumeSource)", f"{path}.{key}")
+
+
+def _projection_problems(path: str, source: dict[str, Any]) -> Iterator[Violation]:
+    for i, item in enumerate(as_list(source.get("items"))):
+        yield from _mode_problems(f"{path}.items[{i}]", as_dict(item), "mode")
+
+
+def _source_problems(path: str, volume: dict[str, Any]) -> Iterator[Violation]:
+    """validateVolumeSource: exactly one source; the file modes of secret, configMap, downwardAPI and projected."""
+    sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+    if not sources:
+        yield Violation(f"volume names no source (emptyDir, configMap, secret, persistentVolumeClaim...): {_REFUSED} (validateVolumeSource: must specify a volume type)", path)
+    elif len(sources) > 1:
+        yield Violation(f"volume has {len(sources)} sources ({', '.join(sources)}), a volume has exactly one: {_REFUSED} (validateVolumeSource)", f"{path}.{sources[1]}")
+    for kind in ("secret", "configMap", "downwardAPI", "projected"):
+        source = as_dict(volume.get(kind))
+        yield from _mode_problems(f"{path}.{kind}", source, "defaultMode")
+        yield from _projection_problems(f"{path}.{kind}", source)
+        for j, projection in enumerate(as_list(source.get("sources")) if kind == "projected" else ()):
+            for inner in ("secret", "configMap", "downwardAPI"):
+                yield from _projection_problems(f"{path}.projected.sources[{j}].{inner}", as_dict(as_dict(projection).get(inner)))
 
 
 def _mount_problems(cpath: str, container: dict[str, Any], names: set[str]) -> Iterator[Violation]:
@@ -312,7 +341,7 @@ declare(
     kinds=KINDS,
     rows=("OP-12",),
     enforced_by=("run-time",),
-    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
+    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), exactly one source per volume and file modes in 0..0777 (validateVolumeSource, validateKeyToPath), and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
     fix="Declare the volume in the same pod template's spec.volumes, with a lower-case name, and mount each path once.",
     check=_check_volumes,
     compliant=_with_mount("data", "data"),

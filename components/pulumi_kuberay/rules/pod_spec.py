@@ -1,0 +1,248 @@
+"""What the API server's Pod validation refuses in a pod template's own fields (not its containers' ports, env,
+volumes, probes, names or resources: pod_validation.py, pod_resources.py): tolerations, node and pod affinity,
+topology spread, the DNS, preemption and termination-message policies, names of the node, PriorityClass and
+RuntimeClass, ephemeral containers. The CRDs type these fields but enumerate none of their values, so the Ray
+object is stored and every Pod the operator creates from the template is refused. Each check mirrors one of
+Kubernetes' ``pkg/apis/core/validation`` (``ValidatePodCreate``, ``ValidatePodSpec``, ``ValidateTolerations``,
+``ValidateNodeSelectorRequirement``, ``validateTopologySpreadConstraints``...); docs/kubernetes-validation.md
+lists them. Plain Python, no pulumi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from pulumi_kuberay.kuberay.paths import PodTemplateRef, as_dict, as_list, is_unknown, template_containers
+from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
+
+from . import _examples as ex
+from ._engine import KINDS, Context, Violation, declare
+from ._fixed import patch
+from ._manifest_readers import (
+    built_pod_templates,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    label_value_error,
+    qualified_name_error,
+)
+
+Doc = dict[str, Any]
+Problem = tuple[str, str]  # (path suffix under the pod spec, what is wrong, with the Kubernetes function)
+
+_REFUSED = "the API server refuses every Pod the operator creates from it and the workload never starts"
+_ENUMS: dict[str, tuple[str, ...]] = {
+    "dnsPolicy": ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"),  # validateDNSPolicy
+    "preemptionPolicy": ("PreemptLowerPriority", "Never"),  # ValidatePreemptionPolicy
+}
+_NAMES = ("nodeName", "priorityClassName", "runtimeClassName")  # DNS-1123 subdomains
+_TERMINATION_MESSAGE = ("File", "FallbackToLogsOnError")  # validateContainerCommon
+_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # validateTaintEffect
+_TOLERATION_OPERATORS = ("Equal", "Exists", "Lt", "Gt")  # Lt, Gt: TaintTolerationComparisonOperators
+_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and not is_unknown(value) else None
+
+
+def _int(value: Any, *, wide: bool = False) -> int | None:
+    """An integer to judge: outside the field's format (int32, or int64 when ``wide``) it is a schema finding."""
+    low, high = (INT64_MIN, INT64_MAX) if wide else (INT32_MIN, INT32_MAX)
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    return None
+
+
+def _known(values: Any) -> list[Any] | None:
+    """A list to count, or None when it (or an item) is not known until apply."""
+    if values is not None and is_unknown(values):
+        return None
+    items = as_list(values)
+    return None if any(is_unknown(v) for v in items) else items
+
+
+def _toleration_problems(i: int, toleration: dict[str, Any]) -> Iterator[Problem]:
+    at = f"tolerations[{i}]"
+    key, operator = _text(toleration.get("key")), _text(toleration.get("operator"))
+    value, effect = _text(toleration.get("value")), _text(toleration.get("effect"))
+    if any(toleration.get(k) is not None and _text(toleration.get(k)) is None for k in ("key", "operator", "value", "effect")):
+        return  # not known until apply (a wrong type is a schema finding)
+    if operator is not None and operator not in ("", *_TOLERATION_OPERATORS):
+        yield f"{at}.operator", f"toleration operator {operator!r} is not Equal or Exists (case matters) (ValidateTolerations)"
+    elif not key and operator != "Exists":
+        yield f"{at}.operator", "a toleration without a key must have operator Exists (ValidateTolerations)"
+    elif operator == "Exists" and value:
+        yield f"{at}.value", f"a toleration with operator Exists takes no value, it has {value!r} (ValidateTolerations)"
+    key_error = qualified_name_error(key) if key else None
+    if key_error:
+        yield f"{at}.key", f"toleration key {key!r}: {key_error} (ValidateTolerations)"
+    value_error = label_value_error(value) if value and operator in (None, "", "Equal") else None
+    if value_error:
+        yield f"{at}.value", f"toleration value {value!r}: {value_error} (ValidateTolerations)"
+    if effect and effect not in _EFFECTS:
+        yield f"{at}.effect", f"toleration effect {effect!r} is not NoSchedule, PreferNoSchedule or NoExecute (validateTaintEffect)"
+    elif toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+        yield f"{at}.effect", "tolerationSeconds is only allowed with effect NoExecute (ValidateTolerations)"
+
+
+def _requirement_problems(at: str, requirement: dict[str, Any]) -> Iterator[Problem]:
+    operator = _text(requirement.get("operator"))
+    values = _known(requirement.get("values"))
+    if operator is None or values is None:
+        return
+    if operator not in _SELECTOR_OPERATORS:
+        yield f"{at}.operator", f"node selector operator {operator!r} is not one of {', '.join(_SELECTOR_OPERATORS)} (ValidateNodeSelectorRequirement)"
+    elif operator in ("In", "NotIn") and not values:
+        yield f"{at}.values", f"operator {operator} needs values (ValidateNodeSelectorRequirement)"
+    elif operator in ("Exists", "DoesNotExist") and values:
+        yield f"{at}.values", f"operator {operator} takes no values (ValidateNodeSelectorRequirement)"
+    elif operator in ("Gt", "Lt") and len(values) != 1:
+        yield f"{at}.values", f"operator {operator} takes exactly one value (ValidateNodeSelectorRequirement)"
+    key = _text(requirement.get("key"))
+    key_error = qualified_name_error(key) if key is not None else None
+    if key_error:
+        yield f"{at}.key", f"node selector key {key!r}: {key_error} (ValidateNodeSelectorRequirement)"
+    for i, value in enumerate(values):
+        value_error = label_value_error(value) if isinstance(value, str) else None
+        if value_error:
+            yield f"{at}.values[{i}]", f"node selector value {value!r}: {value_error} (ValidateNodeSelectorRequirement)"
+
+
+def _weight_problem(at: str, term: dict[str, Any], function: str) -> Iterator[Problem]:
+    weight = _int(term.get("weight"))
+    if weight is not None and not 1 <= weight <= 100:
+        yield f"{at}.weight", f"weight {weight} is not in 1..100 ({function})"
+
+
+def _affinity_problems(affinity: dict[str, Any]) -> Iterator[Problem]:
+    node, at = as_dict(affinity.get("nodeAffinity")), "affinity.nodeAffinity"
+    selector_terms = as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms"))
+    terms = [(f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", as_dict(t)) for i, t in enumerate(selector_terms)]
+    for i, preferred in enumerate(as_list(node.get(_PREFERRED))):
+        yield from _weight_problem(f"{at}.{_PREFERRED}[{i}]", as_dict(preferred), "ValidatePreferredSchedulingTerms")
+        terms.append((f"{at}.{_PREFERRED}[{i}].preference", as_dict(as_dict(preferred).get("preference"))))
+    for term_at, term in terms:
+        for j, requirement in enumerate(as_list(term.get("matchExpressions"))):
+            yield from _requirement_problems(f"{term_at}.matchExpressions[{j}]", as_dict(requirement))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        pod, at = as_dict(affinity.get(kind)), f"affinity.{kind}"
+        pod_terms = [(f"{at}.{_REQUIRED}[{i}]", as_dict(t)) for i, t in enumerate(as_list(pod.get(_REQUIRED)))]
+        for i, weighted in enumerate(as_list(pod.get(_PREFERRED))):
+            weighted_at = f"{at}.{_PREFERRED}[{i}]"
+            yield from _weight_problem(weighted_at, as_dict(weighted), "validateWeightedPodAffinityTerms")
+            pod_terms.append((f"{weighted_at}.podAffinityTerm", as_dict(as_dict(weighted).get("podAffinityTerm"))))
+        for term_at, term in pod_terms:
+            if term.get("topologyKey") == "":
+                yield f"{term_at}.topologyKey", "a pod affinity term needs a topologyKey (validatePodAffinityTerm)"
+
+
+def _spread_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    for i, constraint in enumerate(as_list(spec.get("topologySpreadConstraints"))):
+        at, constraint = f"topologySpreadConstraints[{i}]", as_dict(constraint)
+        skew, when = _int(constraint.get("maxSkew")), _text(constraint.get("whenUnsatisfiable"))
+        if skew is not None and skew <= 0:
+            yield f"{at}.maxSkew", f"maxSkew {skew} must be greater than zero (validateTopologySpreadConstraints)"
+        if constraint.get("topologyKey") == "":
+            yield f"{at}.topologyKey", "topologyKey is empty (ValidateTopologyKey)"
+        if when is not None and when not in _WHEN_UNSATISFIABLE:
+            yield f"{at}.whenUnsatisfiable", f"whenUnsatisfiable {when!r} is not DoNotSchedule or ScheduleAnyway (ValidateWhenUnsatisfiable)"
+
+
+def _node_selector_problems(selector: Any) -> Iterator[Problem]:
+    if not isinstance(selector, dict) or is_unknown(selector):
+        return
+    for key, value in selector.items():
+        key_error = qualified_name_error(key) if isinstance(key, str) and not is_unknown(key) else None
+        value_error = label_value_error(value) if _text(value) is not None else None
+        if key_error or value_error:
+            yield f'nodeSelector["{key}"]', f"nodeSelector {key!r}: {key_error or f'value {value!r}: {value_error}'} (ValidatePodSpec: ValidateLabels)"
+
+
+def _id_problems(at: str, context: dict[str, Any], keys: tuple[str, ...]) -> Iterator[Problem]:
+    """User and group ids in 0..2147483647 (validatePodSpecSecurityContext, ValidateSecurityContext)."""
+    for key in keys:
+        if key == "supplementalGroups":
+            continue
+        value = _int(context.get(key), wide=True)
+        if value is not None and not 0 <= value <= INT32_MAX:
+            yield f"{at}.{key}", f"{key} {value} is not in 0..{INT32_MAX} (a Linux user or group id)"
+    for i, group in enumerate(as_list(context.get("supplementalGroups")) if "supplementalGroups" in keys else ()):
+        value = _int(group, wide=True)
+        if value is not None and not 0 <= value <= INT32_MAX:
+            yield f"{at}.supplementalGroups[{i}]", f"supplementalGroups {value} is not in 0..{INT32_MAX} (a Linux group id)"
+
+
+def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
+    spec = template.pod_spec
+    if as_list(spec.get("ephemeralContainers")):
+        yield "ephemeralContainers", "ephemeralContainers cannot be set when a Pod is created (ValidatePodCreate; a template may not have them: ValidatePodTemplateSpec)"
+    if _text(spec.get("nodeName")) and as_list(spec.get("schedulingGates")):
+        yield "nodeName", "nodeName cannot be set together with schedulingGates (ValidatePodCreate)"
+    for key, allowed in _ENUMS.items():
+        value = _text(spec.get(key))
+        if value and value not in allowed:
+            yield key, f"{key} {value!r} is not one of {', '.join(allowed)} (case matters) (ValidatePodSpec)"
+    for key in _NAMES:
+        name = _text(spec.get(key))
+        if name and not is_dns1123_subdomain(name):
+            yield key, f"{key} {name!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.') (ValidatePodSpec)"
+    for key in ("hostname", "subdomain"):
+        name = _text(spec.get(key))
+        if name and not is_dns1123_label(name):
+            yield key, f"{key} {name!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-') (ValidatePodSpec)"
+    os_name = _text(as_dict(spec.get("os")).get("name"))
+    if os_name and os_name not in ("linux", "windows"):
+        yield "os.name", f"os.name {os_name!r} is not linux or windows (validateOS)"
+    yield from _node_selector_problems(spec.get("nodeSelector"))
+    ids = ("runAsUser", "runAsGroup", "fsGroup", "supplementalGroups")
+    yield from _id_problems("securityContext", as_dict(spec.get("securityContext")), ids)
+    deadline = _int(spec.get("activeDeadlineSeconds"), wide=True)
+    if deadline is not None and deadline < 1:
+        yield "activeDeadlineSeconds", f"activeDeadlineSeconds {deadline} must be at least 1 (ValidatePodSpec)"
+    for i, toleration in enumerate(as_list(spec.get("tolerations"))):
+        yield from _toleration_problems(i, as_dict(toleration))
+    yield from _affinity_problems(as_dict(spec.get("affinity")))
+    yield from _spread_problems(spec)
+
+
+def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
+    for template in built_pod_templates(manifest):
+        for suffix, problem in _spec_problems(template):
+            yield Violation(f"{problem}: {_REFUSED}", f"{template.spec_path}.{suffix}")
+        for item in template_containers(template):
+            if item.field == "ephemeralContainers":
+                continue  # refused as a whole (ValidatePodCreate)
+            policy = _text(item.container.get("terminationMessagePolicy"))
+            if policy and policy not in _TERMINATION_MESSAGE:
+                yield Violation(f"terminationMessagePolicy {policy!r} is not File or FallbackToLogsOnError (validateContainerCommon): {_REFUSED}", f"{item.path}.terminationMessagePolicy")
+            context = as_dict(item.container.get("securityContext"))
+            for suffix, problem in _id_problems("securityContext", context, ("runAsUser", "runAsGroup")):
+                yield Violation(f"{problem} (ValidateSecurityContext): {_REFUSED}", f"{item.path}.{suffix}")
+
+
+def _with_worker_toleration(toleration: dict[str, Any]) -> Doc:
+    return ex.example(lambda d: ex.worker_of(d)["template"]["spec"].update(tolerations=[toleration]))
+
+
+declare(
+    id="pod-spec-value-invalid",
+    title="Pod template toleration, affinity, topology spread or policy the API server refuses",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("OP-20",),
+    enforced_by=("run-time",),
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
+    proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
+    fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template.",
+    check=_check_pod_spec_values,
+    compliant=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "Exists", "effect": "NoSchedule"}),
+    violating=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "exists", "effect": "NoSchedule"}),
+    violating_path="spec.workerGroupSpecs[0].template.spec.tolerations[0].operator",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.tolerations[0].operator": "Exists"}),
+)
