@@ -65,7 +65,7 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "head-service-port-duplicate",
         "pod-spec-value-invalid",
         "worker-group-name-invalid",
-        "head-service-type-invalid",
+        "head-service-invalid",
         "rayjob-submitter-backoff-limit-negative",
         "head-ingress-invalid",
     }

@@ -25,7 +25,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 135
+GAPS = 132
 
 Doc = dict[str, Any]
 
@@ -274,6 +274,41 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
     ),
     ("ValidateEnv", "name required, relaxed", "RayJob", _set("head-container", env=[{"name": "A=B", "value": "1"}]), "pod-env-var-invalid"),
     (
+        "ValidateEnvFrom",
+        "prefix a relaxed env var name",
+        "RayService",
+        _set("worker-container", envFrom=[{"configMapRef": {"name": "cfg"}, "secretRef": {"name": "creds"}}]),
+        "pod-env-var-invalid",
+    ),
+    (
+        "validateSecretEnvSource",
+        "secretRef name required",
+        "RayCluster",
+        _set("worker-container", envFrom=[{"secretRef": {"name": "Creds"}}]),
+        "pod-env-var-invalid",
+    ),
+    (
+        "validateInitContainers",
+        "lifecycle and probes only on sidecars",
+        "RayCluster",
+        _set("worker-pod", initContainers=[{"name": "init", "image": ex.RAY_IMAGE, "readinessProbe": {"exec": {"command": ["true"]}}}]),
+        "pod-probe-invalid",
+    ),
+    (
+        "validateHTTPGetAction",
+        "httpGet.scheme HTTP or HTTPS",
+        "RayJob",
+        _set("head-container", lifecycle={"preStop": {"httpGet": {"port": 8265, "scheme": "http"}}}),
+        "pod-probe-invalid",
+    ),
+    (
+        "validateExecAction",
+        "exec.command required",
+        "RayService",
+        _set("worker-container", livenessProbe={"exec": {}}),
+        "pod-probe-invalid",
+    ),
+    (
         "ValidateVolumes",
         "name required, a DNS-1123 label",
         "RayCluster",
@@ -302,8 +337,35 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         _set("worker-template", metadata={"labels": {"team": "-ml"}}),
         "pod-template-metadata-invalid",
     ),
-    ("validateService", "type ClusterIP, NodePort", "RayCluster", _set("head-group", serviceType="Loadbalancer"), "head-service-type-invalid"),
-    ("validateService", "port and nodePort unique", "RayCluster", _set("head-container", ports=_HEAD_PORTS), "head-service-port-duplicate"),
+    ("validateService", "type ClusterIP, NodePort", "RayCluster", _set("head-group", serviceType="Loadbalancer"), "head-service-invalid"),
+    (
+        "validateService",
+        "port and nodePort unique per protocol: the head container's",
+        "RayCluster",
+        _set("head-container", ports=_HEAD_PORTS),
+        "head-service-port-duplicate",
+    ),
+    (
+        "validateService",
+        "port and nodePort unique per protocol: the custom headService's",
+        "RayJob",
+        _set("head-group", headService={"spec": {"ports": [{"name": "ui", "port": 8265}]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateServicePort",
+        "name a DNS-1123 label, required",
+        "RayService",
+        _set("head-group", headService={"spec": {"ports": [{"port": 12345}]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateServiceExternalTrafficPolicy",
+        "externalTrafficPolicy Cluster or Local",
+        "RayCluster",
+        _set("head-group", headService={"spec": {"externalTrafficPolicy": "Local"}}),
+        "head-service-invalid",
+    ),
     (
         "batch.validateJobSpec",
         "backoffLimit not negative",

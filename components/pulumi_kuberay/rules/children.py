@@ -12,54 +12,124 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN
+from pulumi_kuberay.kuberay.names import HEAD_DEFAULT_PORTS
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, cluster_specs, is_unknown, join
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import is_dns1123_subdomain, per_job_spec, reported_as, submission_mode
+from ._manifest_readers import is_dns1123_label, is_dns1123_subdomain, per_job_spec, reported_as, submission_mode
 
 Doc = dict[str, Any]
 
 # --------------------------------------------------------------------------------------------------
-# validateService: the head Service's type (headGroupSpec.serviceType, or the custom headService's own)
+# ValidateServiceCreate on the head Service: its type (headGroupSpec.serviceType, or the custom headService's), and
+# the custom headService's ports, which BuildServiceForHeadPod puts before KubeRay's own (getServicePorts: the head
+# container's ports, an unnamed one "<number>-port", or the default ports; "metrics" 8080 unless named)
 
 _SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+_EXTERNAL_TYPES = ("NodePort", "LoadBalancer")  # apiservice.ExternallyAccessible (or externalIPs)
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_METRICS_PORT = ("metrics", 8080)  # getServicePorts: utils.MetricsPortName, utils.DefaultMetricsPort
+Problem = tuple[str, str]
 
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and not is_unknown(value) else None
 
 
-def _check_service_type(doc: Doc, ctx: Context) -> Iterator[Violation]:
+def _port(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and INT32_MIN <= value <= INT32_MAX else None
+
+
+def _kuberay_ports(head: dict[str, Any]) -> dict[tuple[int, str], str] | None:
+    """KubeRay's own ports of the head Service, (number, protocol) -> name; None when one is not known."""
+    container = as_dict((as_list(as_dict(as_dict(head.get("template")).get("spec")).get("containers")) or [{}])[0])
+    named: dict[str, int] = {}
+    for port in as_list(container.get("ports")):
+        number, name = _port(as_dict(port).get("containerPort")), as_dict(port).get("name")
+        if number is None or (name is not None and _text(name) is None):
+            return None
+        named[name or f"{number}-port"] = number
+    named = named or dict(HEAD_DEFAULT_PORTS)
+    named.setdefault(*_METRICS_PORT)
+    return {(number, "TCP"): name for name, number in named.items()}
+
+
+def _service_port_problems(ports: list[Any], kuberay: dict[tuple[int, str], str]) -> Iterator[Problem]:
+    names, numbers = set(kuberay.values()), dict(kuberay)
+    for i, item in enumerate(ports):
+        port, at = as_dict(item), f"ports[{i}]"
+        name, number, protocol = port.get("name"), _port(port.get("port")), _text(port.get("protocol")) or "TCP"
+        if name is None:
+            yield f"{at}", "a port of the custom headService has no name; KubeRay adds its own ports, and a Service of several ports names each one (validateServicePort)"
+        elif _text(name) is not None and not is_dns1123_label(name):
+            yield f"{at}.name", f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)"
+        elif _text(name) is not None and name in names:
+            yield f"{at}.name", f"port name {name!r} is used twice: KubeRay adds the head container's ports (and 'metrics') to the custom headService's under their own names (validateService: Duplicate value)"
+        if isinstance(name, str):
+            names.add(name)
+        if number is not None and not 1 <= number <= 65535:
+            yield f"{at}.port", f"port {number} is not a port number (1-65535) (validateServicePort)"
+        elif number is not None and (number, protocol) in numbers:
+            yield f"{at}.port", f"port {number}/{protocol} is already the Service's port {numbers[(number, protocol)]!r}: KubeRay adds the head container's ports (and 'metrics' 8080) to the custom headService's (validateService: Duplicate value)"
+        elif number is not None:
+            numbers[(number, protocol)] = str(name)
+        if protocol not in _PROTOCOLS:
+            yield f"{at}.protocol", f"protocol {protocol!r} is not one of TCP, UDP, SCTP (upper case) (validateServicePort)"
+
+
+def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
+    service_spec = as_dict(as_dict(head.get("headService")).get("spec"))
+    kind = _text(service_spec.get("type")) or _text(head.get("serviceType"))
+    for value, at in ((head.get("serviceType"), "serviceType"), (service_spec.get("type"), "headService.spec.type")):
+        if _text(value) and value not in _SERVICE_TYPES:
+            yield at, f"Service type {value!r} is not one of {', '.join(_SERVICE_TYPES)} (case matters) (validateService)"
+    affinity = _text(service_spec.get("sessionAffinity"))
+    if affinity and affinity not in ("None", "ClientIP"):
+        yield "headService.spec.sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"
+    policy = _text(service_spec.get("externalTrafficPolicy"))
+    external = kind in _EXTERNAL_TYPES or bool(as_list(service_spec.get("externalIPs")))
+    if policy and policy not in ("Cluster", "Local"):
+        yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy {policy!r} is not Cluster or Local (validateServiceExternalTrafficPolicy)"
+    elif policy and not external:
+        yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy is only for a NodePort or LoadBalancer Service, this one is {kind or 'ClusterIP'} (validateServiceExternalTrafficPolicy)"
+    ports = service_spec.get("ports")
+    kuberay = _kuberay_ports(head)
+    if kuberay is not None and isinstance(ports, list) and not is_unknown(ports):
+        for suffix, problem in _service_port_problems(ports, kuberay):
+            yield f"headService.spec.{suffix}", problem
+
+
+def _check_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(doc):
         head = as_dict(ref.spec.get("headGroupSpec"))
         head_path = join(ref.prefix, "headGroupSpec")
-        for value, path in (
-            (head.get("serviceType"), f"{head_path}.serviceType"),
-            (as_dict(as_dict(head.get("headService")).get("spec")).get("type"), f"{head_path}.headService.spec.type"),
-        ):
-            kind = _text(value)
-            if kind and kind not in _SERVICE_TYPES:
-                yield Violation(f"Service type {kind!r} is not one of {', '.join(_SERVICE_TYPES)} (case matters): the API server refuses the head Service (ValidateService) and workers never find the head{reported_as(ref)}", path)
+        for suffix, problem in _service_problems(head):
+            yield Violation(f"{problem}: the API server refuses the head Service and workers never find the head{reported_as(ref)}", f"{head_path}.{suffix}")
+
+
+def _with_head_service(spec: dict[str, Any]) -> Doc:
+    return ex.example(lambda d: ex.head_of(d).update(headService={"spec": spec}))
 
 
 declare(
-    id="head-service-type-invalid",
-    title="Head Service type the API server refuses",
+    id="head-service-invalid",
+    title="Head Service type or custom headService the API server refuses",
     severity="critical",
     category="correctness",
     kinds=KINDS,
     rows=("OP-22",),
     enforced_by=("run-time",),
-    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's spec.type); the CRD takes any string there, but Service validation (ValidateService) accepts only ClusterIP, NodePort, LoadBalancer and ExternalName, so a value such as 'loadBalancer' leaves the cluster without its head Service: workers cannot join, jobs and Serve never start.",
-    proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds with that type, on every reconcile",
-    fix="Spell the type as Kubernetes does: ClusterIP, NodePort or LoadBalancer.",
-    check=_check_service_type,
-    compliant=ex.example(lambda d: ex.head_of(d).update(serviceType="LoadBalancer")),
-    violating=ex.example(lambda d: ex.head_of(d).update(serviceType="loadBalancer")),
-    violating_path="spec.headGroupSpec.serviceType",
-    fixed=patch({"spec.headGroupSpec.serviceType": "LoadBalancer"}),
+    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, and externalTrafficPolicy only on a NodePort or LoadBalancer Service: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
+    proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds, on every reconcile; ports the head container does not name known are not judged",
+    fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); in a custom headService name every port, and leave out the ports KubeRay adds from the head container (dashboard, client, gcs-server, serve, metrics).",
+    check=_check_service,
+    compliant=_with_head_service({"type": "LoadBalancer", "ports": [{"name": "app", "port": 12345}]}),
+    violating=_with_head_service({"type": "LoadBalancer", "ports": [{"name": "dashboard", "port": 8265}]}),
+    violating_path="spec.headGroupSpec.headService.spec.ports[0].name",
+    fixed=patch({"spec.headGroupSpec.headService.spec.ports[0]": {"name": "app", "port": 12345}}),
 )
 
 

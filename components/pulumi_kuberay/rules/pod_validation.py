@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay.kubernetes import FILE_MODE_MAX, VOLUME_SOURCES
@@ -230,6 +231,21 @@ def _env_problems(var: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield f"valueFrom.{problem[0]}", f"env var {name!r}: {problem[1]}"
 
 
+def _env_from_problems(source: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """ValidateEnvFrom: a prefix that is an env var name, exactly one of configMapRef and secretRef, its name."""
+    prefix = _judged(source.get("prefix"))
+    error = env_name_error(prefix) if prefix else None
+    if error:
+        yield "prefix", f"envFrom prefix {prefix!r} {error}"
+    refs = [key for key in ("configMapRef", "secretRef") if source.get(key) is not None]
+    if len(refs) != 1:
+        yield "", f"envFrom must name exactly one of configMapRef and secretRef, it names {len(refs)}"
+    for key in refs:
+        name = _judged(as_dict(source.get(key)).get("name"))
+        if name is not None and not is_dns1123_subdomain(name):
+            yield f"{key}.name", f"envFrom {key} name {name!r} is not a DNS-1123 subdomain (a ConfigMap or Secret name)"
+
+
 def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         for path, container in _app_containers(template):
@@ -237,6 +253,10 @@ def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
                 if isinstance(var, dict):
                     for key, problem in _env_problems(var):
                         yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
+            for i, source in enumerate(as_list(container.get("envFrom"))):
+                if isinstance(source, dict) and not is_unknown(source):
+                    for key, problem in _env_from_problems(source):
+                        yield Violation(f"{problem}: {_REFUSED} (ValidateEnvFrom)", f"{path}.envFrom[{i}]" + (f".{key}" if key else ""))
 
 
 def _with_head_env(var: dict[str, Any]) -> Doc:
@@ -251,7 +271,7 @@ declare(
     kinds=KINDS,
     rows=("OP-11",),
     enforced_by=("run-time",),
-    rationale="Pod validation (ValidateEnv) refuses an env var name with '=' or non-printable characters, a valueFrom with no source or two, valueFrom next to a value, a fieldRef path the downward API does not serve, a resourceFieldRef other than cpu, memory, ephemeral-storage or hugepages, and config keys outside letters, digits, '-', '_', '.'. The CRD checks none of it.",
+    rationale="Pod validation (ValidateEnv, ValidateEnvFrom) refuses an env var name or envFrom prefix with '=' or non-printable characters, an envFrom naming no ConfigMap or Secret or both, or a name that is no DNS-1123 subdomain, a valueFrom with no source or two, valueFrom next to a value, a fieldRef path the downward API does not serve, a resourceFieldRef other than cpu, memory, ephemeral-storage or hugepages, and config keys outside letters, digits, '-', '_', '.'. The CRD checks none of it.",
     fix="Name the variable without '=' and give valueFrom exactly one source (fieldRef, resourceFieldRef, configMapKeyRef or secretKeyRef) with a supported path or key, and no value beside it.",
     check=_check_env,
     compliant=_with_head_env({"name": "MY_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}),
@@ -355,6 +375,7 @@ declare(
 # validateProbe / validateHandler: one handler, successThreshold 1 for liveness and startup, ports
 
 _HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")  # a LifecycleHandler's
 
 
 def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -378,14 +399,47 @@ def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str
             yield f".{handler}.port", f"{kind} {handler} port {port!r} is neither a number nor a valid port name"
 
 
+def _action_problems(kind: str, handler: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """validateExecAction (a command), validateHTTPGetAction (the scheme; an empty one defaults to HTTP)."""
+    command = as_dict(handler.get("exec")).get("command")
+    if isinstance(handler.get("exec"), dict) and (command is None or (not is_unknown(command) and not as_list(command))):
+        yield ".exec.command", f"{kind} exec has no command"
+    scheme = _judged(as_dict(handler.get("httpGet")).get("scheme"))
+    if scheme and scheme not in ("HTTP", "HTTPS"):
+        yield ".httpGet.scheme", f"{kind} httpGet scheme {scheme!r} is not HTTP or HTTPS (upper case)"
+
+
+def _lifecycle_problems(lifecycle: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for hook in ("postStart", "preStop"):
+        handler = lifecycle.get(hook)
+        if not isinstance(handler, dict) or is_unknown(handler):
+            continue
+        handlers = [h for h in _HOOK_HANDLERS if handler.get(h) is not None]
+        if len(handlers) != 1:
+            yield f".{hook}", f"lifecycle {hook} must set exactly one handler of {', '.join(_HOOK_HANDLERS)}; it sets {len(handlers)}"
+        yield from ((f".{hook}{suffix}", problem) for suffix, problem in _action_problems(hook, handler))
+
+
 def _check_probes(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
-        for path, container in _app_containers(template):
-            for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        for item in template_containers(template):
+            path, container = item.path, item.container
+            if item.field == "ephemeralContainers":
+                continue
+            sidecar = container.get("restartPolicy") == "Always"
+            for kind in ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle"):
                 probe = container.get(kind)
-                if isinstance(probe, dict):
-                    for suffix, problem in _probe_problems(kind, probe):
-                        yield Violation(f"{problem}: {_REFUSED} (validateProbe)", f"{path}.{kind}{suffix}")
+                if not isinstance(probe, dict) or is_unknown(probe):
+                    continue
+                if item.field == "initContainers" and not sidecar and not _not_known(container, "restartPolicy"):
+                    yield Violation(f"an init container may have {kind} only as a sidecar (restartPolicy: Always): {_REFUSED} (validateInitContainers)", f"{path}.{kind}")
+                    continue
+                if kind == "lifecycle":
+                    problems = _lifecycle_problems(probe)
+                else:
+                    problems = chain(_probe_problems(kind, probe), _action_problems(kind, probe))
+                for suffix, problem in problems:
+                    yield Violation(f"{problem}: {_REFUSED} (validateProbe, validateHandler)", f"{path}.{kind}{suffix}")
 
 
 def _with_probe(probe: dict[str, Any]) -> Doc:
@@ -394,13 +448,13 @@ def _with_probe(probe: dict[str, Any]) -> Doc:
 
 declare(
     id="pod-probe-invalid",
-    title="Container probe the API server refuses",
+    title="Container probe or lifecycle hook the API server refuses",
     severity="critical",
     category="correctness",
     kinds=KINDS,
     rows=("OP-13",),
     enforced_by=("run-time",),
-    rationale="Pod validation (validateProbe, validateHandler) requires exactly one handler per probe (exec, httpGet, tcpSocket or grpc), successThreshold 1 for liveness and startup probes, no negative timings and ports that are numbers in 1-65535 or port names; KubeRay keeps a probe the user sets, so the operator's Pods are refused.",
+    rationale="Pod validation (validateProbe, validateHandler, validateLifecycle) requires exactly one handler per probe (exec, httpGet, tcpSocket or grpc) and per lifecycle hook (exec, httpGet, tcpSocket or sleep), an exec command, an httpGet scheme of HTTP or HTTPS, successThreshold 1 for liveness and startup probes, no negative timings, ports that are numbers in 1-65535 or port names, and probes or hooks on an init container only when it is a sidecar (restartPolicy: Always); KubeRay keeps the probes and hooks the user sets, so the operator's Pods are refused.",
     fix="Give the probe one handler (e.g. exec: {command: [...]}) and successThreshold 1 (liveness, startup), or leave the probes out and let KubeRay build them.",
     check=_check_probes,
     compliant=_with_probe({"exec": {"command": ["true"]}, "successThreshold": 1}),
