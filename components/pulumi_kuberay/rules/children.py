@@ -143,11 +143,13 @@ _BAD_PATH_ENDS = ("/..", "/.")  # invalidPathSuffixes
 _WILDCARD_HOST = re.compile(r"\*\.")
 
 
-def _host_error(host: str) -> str | None:
-    """Like validateIngressRules' and validateIngressTLS' host checks (IsWildcardDNS1123Subdomain, IsDNS1123Subdomain)."""
+def _host_error(host: str, *, rule: bool) -> str | None:
+    """Like validateIngressRules' (``rule``: no IP address) and validateIngressTLS' host checks
+    (IsWildcardDNS1123Subdomain where the host has a '*', else IsDNS1123Subdomain)."""
     try:
         ipaddress.ip_address(host)
-        return "must be a DNS name, not an IP address"
+        if rule:
+            return "must be a DNS name, not an IP address"
     except ValueError:
         pass
     name = host[2:] if _WILDCARD_HOST.match(host) else host
@@ -167,11 +169,11 @@ def _path_error(path: str, path_type: str) -> str | None:
 
 def _ingress_problems(doc: Doc, head: dict[str, Any], annotations: dict[str, Any]) -> Iterator[tuple[str, str]]:
     ingress_class = _text(annotations.get(_INGRESS_CLASS_ANNOTATION))
-    if ingress_class and not is_dns1123_subdomain(ingress_class):
+    if ingress_class is not None and not is_dns1123_subdomain(ingress_class):
         yield "", f"the {_INGRESS_CLASS_ANNOTATION} annotation {ingress_class!r} becomes the Ingress's ingressClassName, which must be a DNS-1123 subdomain"
     options = as_dict(head.get("ingressOptions"))
     host = _text(options.get("host"))
-    error = _host_error(host) if host else None
+    error = _host_error(host, rule=True) if host else None
     if error:
         yield "ingressOptions.host", f"ingressOptions.host {host!r} {error}"
     path, path_type = _text(options.get("path")), _text(options.get("pathType")) or "Prefix"
@@ -180,7 +182,7 @@ def _ingress_problems(doc: Doc, head: dict[str, Any], annotations: dict[str, Any
         yield "ingressOptions.path", f"ingressOptions.path {path!r} (pathType {path_type}) {error}"
     for i, tls in enumerate(as_list(options.get("tls"))):
         for j, tls_host in enumerate(as_list(as_dict(tls).get("hosts"))):
-            error = _host_error(tls_host) if _text(tls_host) else None
+            error = _host_error(tls_host, rule=False) if _text(tls_host) else None
             if error:
                 yield f"ingressOptions.tls[{i}].hosts[{j}]", f"TLS host {tls_host!r} {error}"
         secret = _text(as_dict(tls).get("secretName"))
@@ -213,7 +215,7 @@ declare(
     enforced_by=("run-time",),
     since="1.7",
     rationale="With headGroupSpec.enableIngress the operator builds the head Ingress (BuildIngressForHeadService) from ingressOptions' host, path and tls as they are and the kubernetes.io/ingress.class annotation as its ingressClassName; the CRD checks none of their syntax, and Ingress validation (ValidateIngressCreate) refuses a host that is an IP address or not a DNS name, a Prefix or Exact path not starting with '/' (or with '//', '/./', '/../'), a TLS Secret name that is not a DNS-1123 subdomain, so the dashboard is never exposed.",
-    proof="the API server's Ingress validation (ValidateIngressCreate) refuses the Ingress the operator builds, on every reconcile",
+    proof="the API server's Ingress validation (ValidateIngressCreate) refuses the Ingress the operator builds, on every reconcile; on OpenShift the operator builds a Route instead (reconcileRouteOpenShift), which a manifest does not show",
     fix="Give ingressOptions.host a DNS name (e.g. 'ray.example.com'), start the path with '/' (e.g. '/ray'), name an existing TLS Secret in lower case, and spell the ingress class in lower case.",
     check=_check_ingress,
     compliant=_with_ingress(host="ray.example.com", path="/ray"),

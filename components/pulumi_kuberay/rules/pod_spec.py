@@ -90,7 +90,9 @@ def _toleration_problems(i: int, toleration: dict[str, Any]) -> Iterator[Problem
         yield f"{at}.effect", "tolerationSeconds is only allowed with effect NoExecute (ValidateTolerations)"
 
 
-def _requirement_problems(at: str, requirement: dict[str, Any]) -> Iterator[Problem]:
+def _requirement_problems(at: str, requirement: dict[str, Any], *, values_are_labels: bool) -> Iterator[Problem]:
+    """``values_are_labels``: a required term's values must be label values (ValidatePreferredSchedulingTerms always
+    allows any value in a preferred term: it can match where the cluster has one node)."""
     operator = _text(requirement.get("operator"))
     values = _known(requirement.get("values"))
     if operator is None or values is None:
@@ -107,7 +109,7 @@ def _requirement_problems(at: str, requirement: dict[str, Any]) -> Iterator[Prob
     key_error = qualified_name_error(key) if key is not None else None
     if key_error:
         yield f"{at}.key", f"node selector key {key!r}: {key_error} (ValidateNodeSelectorRequirement)"
-    for i, value in enumerate(values):
+    for i, value in enumerate(values if values_are_labels else ()):
         value_error = label_value_error(value) if isinstance(value, str) else None
         if value_error:
             yield f"{at}.values[{i}]", f"node selector value {value!r}: {value_error} (ValidateNodeSelectorRequirement)"
@@ -122,13 +124,14 @@ def _weight_problem(at: str, term: dict[str, Any], function: str) -> Iterator[Pr
 def _affinity_problems(affinity: dict[str, Any]) -> Iterator[Problem]:
     node, at = as_dict(affinity.get("nodeAffinity")), "affinity.nodeAffinity"
     selector_terms = as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms"))
-    terms = [(f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", as_dict(t)) for i, t in enumerate(selector_terms)]
+    terms = [(f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", as_dict(t), True) for i, t in enumerate(selector_terms)]
     for i, preferred in enumerate(as_list(node.get(_PREFERRED))):
         yield from _weight_problem(f"{at}.{_PREFERRED}[{i}]", as_dict(preferred), "ValidatePreferredSchedulingTerms")
-        terms.append((f"{at}.{_PREFERRED}[{i}].preference", as_dict(as_dict(preferred).get("preference"))))
-    for term_at, term in terms:
+        terms.append((f"{at}.{_PREFERRED}[{i}].preference", as_dict(as_dict(preferred).get("preference")), False))
+    for term_at, term, labels in terms:
         for j, requirement in enumerate(as_list(term.get("matchExpressions"))):
-            yield from _requirement_problems(f"{term_at}.matchExpressions[{j}]", as_dict(requirement))
+            at_j = f"{term_at}.matchExpressions[{j}]"
+            yield from _requirement_problems(at_j, as_dict(requirement), values_are_labels=labels)
     for kind in ("podAffinity", "podAntiAffinity"):
         pod, at = as_dict(affinity.get(kind)), f"affinity.{kind}"
         pod_terms = [(f"{at}.{_REQUIRED}[{i}]", as_dict(t)) for i, t in enumerate(as_list(pod.get(_REQUIRED)))]

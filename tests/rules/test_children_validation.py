@@ -1,0 +1,221 @@
+"""The boundaries of the rules docs/kubernetes-validation.md added (``rules/pod_spec.py``, ``rules/children.py``,
+``worker-group-name-invalid``, and what ``pod_validation.py`` gained: envFrom, lifecycle hooks, volume sources and
+file modes): each side of what Kubernetes' validation refuses, values not known until apply, and the objects the
+operator never builds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
+from pulumi_kuberay.rules._examples import example, example_cronjob, example_job, head_of, worker_of
+
+JsonDict = dict[str, Any]
+WORKER = "spec.workerGroupSpecs[0].template.spec"
+_SPREAD = {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+_DASHBOARD_UDP = {"name": "app2", "port": 8265, "protocol": "UDP"}  # 8265/TCP is KubeRay's, 8265/UDP is free
+_SECRET_999 = {"name": "s", "items": [{"key": "k", "path": "p", "mode": 999}]}
+
+
+def _paths(doc: JsonDict, rule_id: str) -> list[str]:
+    return [f.path for f in rules.check(doc) if f.rule_id == rule_id]
+
+
+def _worker_pod(**fields: Any) -> JsonDict:
+    return example(lambda d: worker_of(d)["template"]["spec"].update(fields))
+
+
+@pytest.mark.parametrize(
+    ("toleration", "suffix"),
+    [
+        ({"key": "gpu", "operator": "Exists"}, None),
+        ({"operator": "Exists"}, None),  # tolerates every taint
+        ({"key": "gpu", "value": "a100", "effect": "NoSchedule"}, None),  # operator "" is Equal
+        ({"key": "gpu", "operator": "Gt", "value": "3"}, None),  # a comparison: judged only by the API server's gate
+        ({"key": "gpu", "operator": "Equal", "value": "a100", "effect": "NoExecute", "tolerationSeconds": 30}, None),
+        ({"key": "gpu", "operator": "exists"}, "operator"),
+        ({"effect": "NoSchedule"}, "operator"),  # no key: operator must be Exists
+        ({"key": "gpu", "operator": "Exists", "value": "a100"}, "value"),
+        ({"key": "gpu", "value": "A 100"}, "value"),
+        ({"key": "gpu vendor", "operator": "Exists"}, "key"),
+        ({"key": "gpu", "operator": "Exists", "effect": "noSchedule"}, "effect"),
+        ({"key": "gpu", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 30}, "effect"),
+        ({"key": UNKNOWN_SENTINEL, "operator": "exists"}, None),  # not known until apply: no verdict
+    ],
+)
+def test_tolerations(toleration: JsonDict, suffix: str | None) -> None:
+    found = _paths(_worker_pod(tolerations=[toleration]), "pod-spec-value-invalid")
+    assert found == ([] if suffix is None else [f"{WORKER}.tolerations[0].{suffix}"])
+
+
+def test_node_affinity_values_are_labels_only_in_required_terms() -> None:
+    """ValidatePreferredSchedulingTerms allows any value in a preferred term (it can match on a one-node cluster)."""
+    requirement = {"key": "zone", "operator": "In", "values": ["us east"]}
+    required = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [requirement]}]}}
+    preferred = {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": {"matchExpressions": [requirement]}}]}
+    at = f"{WORKER}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+    assert _paths(_worker_pod(affinity={"nodeAffinity": required}), "pod-spec-value-invalid") == [f"{at}.matchExpressions[0].values[0]"]
+    assert _paths(_worker_pod(affinity={"nodeAffinity": preferred}), "pod-spec-value-invalid") == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "suffix"),
+    [
+        ({"dnsPolicy": "ClusterFirstWithHostNet"}, None),
+        ({"dnsPolicy": "clusterfirst"}, "dnsPolicy"),
+        ({"preemptionPolicy": "Never"}, None),
+        ({"preemptionPolicy": "never"}, "preemptionPolicy"),
+        ({"runtimeClassName": "gvisor"}, None),
+        ({"runtimeClassName": "gVisor"}, "runtimeClassName"),
+        ({"hostname": "worker.0"}, "hostname"),
+        ({"os": {"name": "Linux"}}, "os.name"),
+        ({"nodeSelector": {"cloud.google.com/gke-nodepool": "gpu-pool"}}, None),
+        ({"activeDeadlineSeconds": 0}, "activeDeadlineSeconds"),
+        ({"securityContext": {"runAsUser": 1000, "fsGroup": 100, "supplementalGroups": [100]}}, None),
+        ({"securityContext": {"supplementalGroups": [2**31]}}, "securityContext.supplementalGroups[0]"),
+        ({"topologySpreadConstraints": [_SPREAD]}, "topologySpreadConstraints[0].maxSkew"),
+        ({"nodeName": "node-1", "schedulingGates": [{"name": "example.com/wait"}]}, "nodeName"),
+    ],
+)
+def test_pod_spec_values(fields: JsonDict, suffix: str | None) -> None:
+    found = _paths(_worker_pod(**fields), "pod-spec-value-invalid")
+    assert found == ([] if suffix is None else [f"{WORKER}.{suffix}"])
+
+
+def test_a_security_id_outside_int64_is_a_schema_finding_not_this_rules() -> None:
+    assert _paths(_worker_pod(securityContext={"runAsUser": 2**63}), "pod-spec-value-invalid") == []
+    assert _paths(_worker_pod(securityContext={"runAsUser": 2**31}), "pod-spec-value-invalid") == [f"{WORKER}.securityContext.runAsUser"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "path"),
+    [
+        (example(lambda d: worker_of(d).update(groupName="GPU-Workers")), None),  # lower-cased into the Pod name
+        (example(lambda d: worker_of(d).update(groupName="gpu.v100")), None),  # dots: a subdomain
+        (example(lambda d: worker_of(d).update(groupName="gpu_v100")), "spec.workerGroupSpecs[0].groupName"),
+        (example(lambda d: worker_of(d).update(groupName="gpu.")), "spec.workerGroupSpecs[0].groupName"),  # label
+        (example(lambda d: worker_of(d).update(groupName="g" * 64)), "spec.workerGroupSpecs[0].groupName"),  # label
+        (example_cronjob(), None),
+    ],
+)
+def test_worker_group_names(doc: JsonDict, path: str | None) -> None:
+    assert _paths(doc, "worker-group-name-invalid") == ([] if path is None else [path])
+
+
+def test_a_long_cluster_name_cuts_the_group_out_of_the_pod_name() -> None:
+    """utils.PodName keeps 50 characters of <cluster>-<group>: past them the group's '_' never reaches the name."""
+    doc = example(lambda d: worker_of(d).update(groupName="gpu_v100"))
+    doc["metadata"]["name"] = "c" * 50
+    assert _paths(doc, "worker-group-name-invalid") == []
+    job = example_job(name="j" * 44)
+    job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["groupName"] = "gpu_v100"  # 44 + 6 = 50: cut away
+    assert _paths(job, "worker-group-name-invalid") == []
+
+
+@pytest.mark.parametrize(
+    ("service", "suffix"),
+    [
+        ({"spec": {"type": "NodePort", "ports": [{"name": "app", "port": 9000}]}}, None),
+        ({"spec": {"ports": [{"name": "app", "port": 9000, "protocol": "UDP"}, _DASHBOARD_UDP]}}, None),
+        ({"spec": {"ports": [{"name": "app", "port": 8265}]}}, "ports[0].port"),  # KubeRay's dashboard port
+        ({"spec": {"ports": [{"name": "App", "port": 9000}]}}, "ports[0].name"),
+        ({"spec": {"ports": [{"name": "metrics", "port": 9090}]}}, "ports[0].name"),  # KubeRay adds 'metrics'
+        ({"spec": {"ports": [{"name": "app", "port": 9000, "protocol": "tcp"}]}}, "ports[0].protocol"),
+        ({"spec": {"type": "loadbalancer"}}, "type"),
+        ({"spec": {"sessionAffinity": "clientIP"}}, "sessionAffinity"),
+        ({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local"}}, None),
+        ({"spec": {"externalTrafficPolicy": "Local"}}, "externalTrafficPolicy"),  # a ClusterIP Service
+        ({"spec": {"ports": UNKNOWN_SENTINEL}}, None),
+    ],
+)
+def test_custom_head_service(service: JsonDict, suffix: str | None) -> None:
+    doc = example(lambda d: head_of(d).update(headService=service))
+    found = _paths(doc, "head-service-invalid")
+    assert found == ([] if suffix is None else [f"spec.headGroupSpec.headService.spec.{suffix}"])
+
+
+def test_head_service_ports_of_an_unknown_head_port_are_not_judged() -> None:
+    doc = example(lambda d: head_of(d).update(headService={"spec": {"ports": [{"name": "app", "port": 8265}]}}))
+    head_of(doc)["template"]["spec"]["containers"][0]["ports"][0]["name"] = UNKNOWN_SENTINEL
+    assert _paths(doc, "head-service-invalid") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "annotation", "path"),
+    [
+        ({"host": "ray.example.com", "path": "/ray", "pathType": "Exact"}, None, None),
+        ({"host": "*.example.com"}, None, None),
+        ({"path": "ray", "pathType": "ImplementationSpecific"}, None, "spec.headGroupSpec.ingressOptions.path"),
+        ({"path": "", "pathType": "ImplementationSpecific"}, None, None),
+        ({"path": "/ray/"}, None, None),
+        ({"path": "/ray/."}, None, "spec.headGroupSpec.ingressOptions.path"),
+        ({"host": "Ray.example.com"}, None, "spec.headGroupSpec.ingressOptions.host"),
+        ({"host": "a.*.example.com"}, None, "spec.headGroupSpec.ingressOptions.host"),
+        ({"tls": [{"hosts": ["10.0.0.1"], "secretName": "ray-tls"}]}, None, None),  # an IP is a subdomain for TLS
+        ({"tls": [{"hosts": ["*"]}]}, None, "spec.headGroupSpec.ingressOptions.tls[0].hosts[0]"),
+        ({}, "nginx", None),
+        ({}, "", 'metadata.annotations["kubernetes.io/ingress.class"]'),
+    ],
+)
+def test_head_ingress(options: JsonDict, annotation: str | None, path: str | None) -> None:
+    doc = example(lambda d: head_of(d).update(enableIngress=True, ingressOptions=options))
+    if annotation is not None:
+        doc["metadata"]["annotations"] = {"kubernetes.io/ingress.class": annotation}
+    assert _paths(doc, "head-ingress-invalid") == ([] if path is None else [path])
+    head_of(doc)["enableIngress"] = False  # no Ingress is built
+    assert _paths(doc, "head-ingress-invalid") == []
+
+
+def test_the_submitter_backoff_limit_only_where_a_job_is_created() -> None:
+    assert _paths(example_job(submitterConfig={"backoffLimit": -1}), "rayjob-submitter-backoff-limit-negative") == ["spec.submitterConfig.backoffLimit"]
+    interactive = example_job(submissionMode="InteractiveMode", submitterConfig={"backoffLimit": -1})
+    assert _paths(interactive, "rayjob-submitter-backoff-limit-negative") == []
+    cron = example_cronjob()
+    cron["spec"]["jobTemplate"]["submitterConfig"] = {"backoffLimit": -1}
+    assert _paths(cron, "rayjob-submitter-backoff-limit-negative") == ["spec.jobTemplate.submitterConfig.backoffLimit"]
+
+
+@pytest.mark.parametrize(
+    ("volume", "suffix"),
+    [
+        ({"name": "v", "emptyDir": {}}, None),
+        ({"name": "v"}, ""),
+        ({"name": "v", "emptyDir": {}, "secret": {"secretName": "s"}}, ".secret"),
+        ({"name": "v", "secret": {"secretName": "s", "defaultMode": 420}}, None),  # 0644
+        ({"name": "v", "configMap": {"name": "c", "items": [{"key": "k", "path": "p", "mode": 755}]}}, ".configMap.items[0].mode"),
+        ({"name": "v", "projected": {"sources": [{"secret": _SECRET_999}]}}, ".projected.sources[0].secret.items[0].mode"),
+    ],
+)
+def test_volume_sources_and_modes(volume: JsonDict, suffix: str | None) -> None:
+    found = _paths(_worker_pod(volumes=[volume]), "pod-volume-invalid")
+    assert found == ([] if suffix is None else [f"{WORKER}.volumes[0]{suffix}"])
+
+
+@pytest.mark.parametrize(
+    ("container", "suffix"),
+    [
+        ({"envFrom": [{"configMapRef": {"name": "cfg"}, "prefix": "CFG_"}]}, None),
+        ({"envFrom": [{"prefix": "CFG_"}]}, "envFrom[0]"),
+        ({"envFrom": [{"secretRef": {"name": "creds"}, "prefix": "A=B"}]}, "envFrom[0].prefix"),
+        ({"lifecycle": {"preStop": {"sleep": {"seconds": 5}}}}, None),
+        ({"lifecycle": {"preStop": {}}}, "lifecycle.preStop"),
+        ({"lifecycle": {"postStart": {"exec": {"command": []}}}}, "lifecycle.postStart.exec.command"),
+        ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "HTTPS"}}}, None),
+        ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "https"}}}, "readinessProbe.httpGet.scheme"),
+    ],
+)
+def test_env_from_and_handlers(container: JsonDict, suffix: str | None) -> None:
+    doc = example(lambda d: worker_of(d)["template"]["spec"]["containers"][0].update(container))
+    found = [f.path for f in rules.check(doc) if f.rule_id in ("pod-env-var-invalid", "pod-probe-invalid")]
+    assert found == ([] if suffix is None else [f"{WORKER}.containers[0].{suffix}"])
+
+
+def test_a_sidecar_init_container_may_have_probes() -> None:
+    init = {"name": "proxy", "image": "envoy:1", "restartPolicy": "Always", "readinessProbe": {"tcpSocket": {"port": 9901}}}
+    assert _paths(_worker_pod(initContainers=[init]), "pod-probe-invalid") == []
+    init = {**init, "restartPolicy": UNKNOWN_SENTINEL}
+    assert _paths(_worker_pod(initContainers=[init]), "pod-probe-invalid") == []
+    del init["restartPolicy"]
+    assert _paths(_worker_pod(initContainers=[init]), "pod-probe-invalid") == [f"{WORKER}.initContainers[0].readinessProbe"]
