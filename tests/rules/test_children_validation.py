@@ -219,3 +219,13 @@ def test_a_sidecar_init_container_may_have_probes() -> None:
     assert _paths(_worker_pod(initContainers=[init]), "pod-probe-invalid") == []
     del init["restartPolicy"]
     assert _paths(_worker_pod(initContainers=[init]), "pod-probe-invalid") == [f"{WORKER}.initContainers[0].readinessProbe"]
+
+
+def test_the_autoscaler_sidecar_from_autoscaler_options() -> None:
+    """BuildAutoscalerContainer copies autoscalerOptions' imagePullPolicy, env and envFrom into the head Pod."""
+    options = {"imagePullPolicy": "ifNotPresent", "env": [{"name": "A=B", "value": "1"}]}
+    doc = example(lambda d: d["spec"].update(enableInTreeAutoscaling=True, autoscalerOptions=options))
+    found = [(f.rule_id, f.path) for f in rules.check(doc) if f.severity == "critical"]
+    assert found == [("pod-env-var-invalid", "spec.autoscalerOptions.env[0].name"), ("pod-policy-invalid", "spec.autoscalerOptions.imagePullPolicy")]
+    doc["spec"]["enableInTreeAutoscaling"] = False  # no sidecar
+    assert [f for f in rules.check(doc) if f.severity == "critical"] == []

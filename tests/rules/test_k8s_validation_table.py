@@ -25,7 +25,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 132
+GAPS = 134
 
 Doc = dict[str, Any]
 
@@ -109,6 +109,8 @@ def _where(doc: Doc, where: str) -> Doc:
     found: Doc
     if role in ("spec", "metadata"):
         found = doc[role]
+    elif role == "cluster":
+        found = cluster
     elif part == "group":
         found = group[role]
     elif part == "template":
@@ -242,6 +244,13 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
     ("validateRestartPolicy", "restartPolicy Always", "RayCluster", _set("worker-pod", restartPolicy="never"), "pod-policy-invalid"),
     ("batch.ValidateJobSpec", "the template's restartPolicy", "RayJob", _set("spec", submitterPodTemplate=_SUBMITTER), "pod-policy-invalid"),
     ("validatePullPolicy", "Always, IfNotPresent", "RayJob", _set("worker-container", imagePullPolicy="ifNotPresent"), "pod-policy-invalid"),
+    (
+        "validatePullPolicy",
+        "Always, IfNotPresent",
+        "RayService",
+        _set("cluster", enableInTreeAutoscaling=True, autoscalerOptions={"imagePullPolicy": "always"}),
+        "pod-policy-invalid",
+    ),
     (
         "validateSchedulingGates",
         "names qualified and unique",

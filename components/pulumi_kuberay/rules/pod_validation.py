@@ -20,7 +20,9 @@ from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
     as_list,
+    cluster_specs,
     is_unknown,
+    join,
     placeholders,
     template_containers,
 )
@@ -246,17 +248,34 @@ def _env_from_problems(source: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield f"{key}.name", f"envFrom {key} name {name!r} is not a DNS-1123 subdomain (a ConfigMap or Secret name)"
 
 
+def _autoscaler_sidecars(manifest: Doc) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, autoscalerOptions) of each built cluster with enableInTreeAutoscaling: BuildAutoscalerContainer makes
+    the head Pod's autoscaler container with its imagePullPolicy, env and envFrom."""
+    heads = {t.path for t in built_pod_templates(manifest) if t.role == "head"}
+    for ref in cluster_specs(manifest):
+        options = ref.spec.get("autoscalerOptions")
+        built = join(ref.prefix, "headGroupSpec.template") in heads
+        if built and ref.spec.get("enableInTreeAutoscaling") is True and isinstance(options, dict):
+            yield join(ref.prefix, "autoscalerOptions"), options
+
+
+def _container_env(path: str, container: dict[str, Any]) -> Iterator[Violation]:
+    for i, var in enumerate(as_list(container.get("env"))):
+        if isinstance(var, dict):
+            for key, problem in _env_problems(var):
+                yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
+    for i, source in enumerate(as_list(container.get("envFrom"))):
+        if isinstance(source, dict) and not is_unknown(source):
+            for key, problem in _env_from_problems(source):
+                yield Violation(f"{problem}: {_REFUSED} (ValidateEnvFrom)", f"{path}.envFrom[{i}]" + (f".{key}" if key else ""))
+
+
 def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         for path, container in _app_containers(template):
-            for i, var in enumerate(as_list(container.get("env"))):
-                if isinstance(var, dict):
-                    for key, problem in _env_problems(var):
-                        yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
-            for i, source in enumerate(as_list(container.get("envFrom"))):
-                if isinstance(source, dict) and not is_unknown(source):
-                    for key, problem in _env_from_problems(source):
-                        yield Violation(f"{problem}: {_REFUSED} (ValidateEnvFrom)", f"{path}.envFrom[{i}]" + (f".{key}" if key else ""))
+            yield from _container_env(path, container)
+    for path, options in _autoscaler_sidecars(manifest):
+        yield from _container_env(path, options)
 
 
 def _with_head_env(var: dict[str, Any]) -> Doc:
@@ -517,10 +536,15 @@ def _check_policies(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             yield Violation(f"the submitter's restartPolicy is {shown}: the API server refuses the submitter Job (ValidateJob: a Job's Pods restart OnFailure or Never) and the job is never submitted", path)
         elif policy and policy not in _RESTART_POLICIES:
             yield Violation(f"restartPolicy {policy!r} is not one of Always, OnFailure, Never: {_REFUSED} (validateRestartPolicy)", path)
-        for cpath, container in _app_containers(template):
-            pull = _judged(container.get("imagePullPolicy"))
-            if pull and pull not in _PULL_POLICIES:
-                yield Violation(f"imagePullPolicy {pull!r} is not one of Always, IfNotPresent, Never (case matters): {_REFUSED} (validatePullPolicy)", f"{cpath}.imagePullPolicy")
+        yield from _pull_policies(_app_containers(template))
+    yield from _pull_policies(_autoscaler_sidecars(manifest))
+
+
+def _pull_policies(containers: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[Violation]:
+    for cpath, container in containers:
+        pull = _judged(container.get("imagePullPolicy"))
+        if pull and pull not in _PULL_POLICIES:
+            yield Violation(f"imagePullPolicy {pull!r} is not one of Always, IfNotPresent, Never (case matters): {_REFUSED} (validatePullPolicy)", f"{cpath}.imagePullPolicy")
 
 
 declare(
@@ -532,7 +556,7 @@ declare(
     rows=("OP-15",),
     enforced_by=("run-time",),
     rationale="Pod validation accepts imagePullPolicy Always, IfNotPresent or Never (validatePullPolicy) and restartPolicy Always, OnFailure or Never (validateRestartPolicy), spelled exactly; a RayJob's submitterPodTemplate becomes a Job's pod template, which ValidateJob refuses unless its restartPolicy is OnFailure or Never (unset means Always). The CRD checks none of it.",
-    fix="Spell the policy as Kubernetes does ('IfNotPresent', 'Never'); give a submitterPodTemplate restartPolicy: Never.",
+    fix="Spell the policy as Kubernetes does ('IfNotPresent', 'Never'), in the pod templates and autoscalerOptions; give a submitterPodTemplate restartPolicy: Never.",
     check=_check_policies,
     compliant=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="IfNotPresent")),
     violating=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="always")),
