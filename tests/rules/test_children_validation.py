@@ -204,11 +204,15 @@ def test_volume_sources_and_modes(volume: JsonDict, suffix: str | None) -> None:
         ({"lifecycle": {"postStart": {"exec": {"command": []}}}}, "lifecycle.postStart.exec.command"),
         ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "HTTPS"}}}, None),
         ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "https"}}}, "readinessProbe.httpGet.scheme"),
+        ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPath": "conf/ray.yaml"}]}, None),
+        ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPath": "/ray.yaml"}]}, "volumeMounts[0].subPath"),
+        ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPathExpr": "$(POD)/../x"}]}, "volumeMounts[0].subPathExpr"),
     ],
 )
-def test_env_from_and_handlers(container: JsonDict, suffix: str | None) -> None:
+def test_env_from_handlers_and_sub_paths(container: JsonDict, suffix: str | None) -> None:
     doc = example(lambda d: worker_of(d)["template"]["spec"]["containers"][0].update(container))
-    found = [f.path for f in rules.check(doc) if f.rule_id in ("pod-env-var-invalid", "pod-probe-invalid")]
+    worker_of(doc)["template"]["spec"]["volumes"] = [{"name": "data", "emptyDir": {}}]
+    found = [f.path for f in rules.check(doc) if f.rule_id in ("pod-env-var-invalid", "pod-probe-invalid", "pod-volume-invalid")]
     assert found == ([] if suffix is None else [f"{WORKER}.containers[0].{suffix}"])
 
 

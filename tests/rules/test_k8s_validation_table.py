@@ -326,6 +326,16 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
     ),
     ("validateVolumeSource", "exactly one volume source", "RayCluster", _set("worker-pod", volumes=[{"name": "data"}]), "pod-volume-invalid"),
     (
+        "ValidateVolumeMounts",
+        "subPath and subPathExpr relative",
+        "RayJob",
+        lambda d: (
+            _set("worker-pod", volumes=[{"name": "data", "emptyDir": {}}])(d),
+            _set("worker-container", volumeMounts=[{"name": "data", "mountPath": "/cfg", "subPath": "/ray.yaml"}])(d),
+        ),
+        "pod-volume-invalid",
+    ),
+    (
         "validateSecretVolumeSource",
         "defaultMode 0..0777",
         "RayService",

@@ -362,6 +362,10 @@ def _mount_problems(cpath: str, container: dict[str, Any], names: set[str]) -> I
             yield Violation(f"mountPath {mount_path!r} is mounted twice in the container: {_REFUSED} (ValidateVolumeMounts)", f"{cpath}.volumeMounts[{i}].mountPath")
         if mount_path:
             paths.add(mount_path)
+        for key in ("subPath", "subPathExpr"):
+            sub = _judged(as_dict(mount).get(key))
+            if sub and (sub.startswith("/") or ".." in sub.split("/")):
+                yield Violation(f"{key} {sub!r} must be a relative path inside the volume, without '..': {_REFUSED} (validateLocalDescendingPath)", f"{cpath}.volumeMounts[{i}].{key}")
 
 
 def _with_mount(volume: str, mount: str) -> Doc:
@@ -380,7 +384,7 @@ declare(
     kinds=KINDS,
     rows=("OP-12",),
     enforced_by=("run-time",),
-    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), exactly one source per volume and file modes in 0..0777 (validateVolumeSource, validateKeyToPath), and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
+    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), exactly one source per volume and file modes in 0..0777 (validateVolumeSource, validateKeyToPath), subPath relative without '..', and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
     fix="Declare the volume in the same pod template's spec.volumes, with a lower-case name, and mount each path once.",
     check=_check_volumes,
     compliant=_with_mount("data", "data"),
