@@ -233,3 +233,13 @@ def test_the_autoscaler_sidecar_from_autoscaler_options() -> None:
     assert found == [("pod-env-var-invalid", "spec.autoscalerOptions.env[0].name"), ("pod-policy-invalid", "spec.autoscalerOptions.imagePullPolicy")]
     doc["spec"]["enableInTreeAutoscaling"] = False  # no sidecar
     assert [f for f in rules.check(doc) if f.severity == "critical"] == []
+
+
+def test_the_containers_kuberay_adds_take_their_names() -> None:
+    sidecar = {"name": "autoscaler", "image": "busybox:1.36"}
+    doc = example(lambda d: head_of(d)["template"]["spec"]["containers"].append(sidecar))
+    assert _paths(doc, "pod-container-name-invalid") == []  # no autoscaling: no sidecar of that name
+    doc["spec"]["enableInTreeAutoscaling"] = True
+    assert _paths(doc, "pod-container-name-invalid") == ["spec.headGroupSpec.template.spec.containers[1].name"]
+    waiting = _worker_pod(initContainers=[{"name": "wait-gcs-ready", "image": "busybox:1.36"}])
+    assert _paths(waiting, "pod-container-name-invalid") == [f"{WORKER}.initContainers[0].name"]

@@ -261,9 +261,16 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
     ("validateContainers", "containers required", "RayCluster", _set("worker-pod", containers=[]), "pod-template-no-containers"),
     (
         "validateContainers",
-        "container names unique",
+        "container names unique across",
         "RayService",
         _set("head-pod", initContainers=[{"name": "ray-head", "image": ex.RAY_IMAGE}]),
+        "pod-container-name-invalid",
+    ),
+    (
+        "validateContainers",
+        "container names unique: the ones KubeRay adds",
+        "RayCluster",
+        _set("worker-pod", initContainers=[{"name": "wait-gcs-ready", "image": ex.RAY_IMAGE}]),
         "pod-container-name-invalid",
     ),
     ("validateContainerCommon", "image required", "RayJob", _set("worker-pod", initContainers=[{"name": "init"}]), "pod-container-image-missing"),

@@ -16,6 +16,7 @@ from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay.kubernetes import FILE_MODE_MAX, VOLUME_SOURCES
+from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER, WAIT_GCS_READY_CONTAINER
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
@@ -491,9 +492,21 @@ declare(
 # validateContainers / validateInitContainers: DNS-1123 label names, unique in the Pod
 
 
+def _injected(manifest: Doc, template: PodTemplateRef) -> str | None:
+    """The container KubeRay adds to the template's Pods: the head's autoscaler sidecar (enableInTreeAutoscaling),
+    a worker's wait-gcs-ready init container (DefaultWorkerPodTemplate; with ENABLE_INIT_CONTAINER_INJECTION on)."""
+    if template.role == "worker":
+        return WAIT_GCS_READY_CONTAINER
+    for ref in cluster_specs(manifest) if template.role == "head" else ():
+        if join(ref.prefix, "headGroupSpec.template") == template.path and ref.spec.get("enableInTreeAutoscaling") is True:
+            return AUTOSCALER_CONTAINER
+    return None
+
+
 def _check_container_names(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         seen: set[str] = set()
+        injected = _injected(manifest, template)
         for item in template_containers(template):
             name = _judged(item.container.get("name"))
             if name is None:
@@ -502,6 +515,8 @@ def _check_container_names(manifest: Doc, ctx: Context) -> Iterator[Violation]:
                 yield Violation(f"container name {name!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-'): {_REFUSED} (validateContainers)", f"{item.path}.name")
             elif name in seen:
                 yield Violation(f"container name {name!r} is used twice in the pod template (containers and initContainers share the names): {_REFUSED} (validateContainers)", f"{item.path}.name")
+            elif name == injected and item.field != "ephemeralContainers":
+                yield Violation(f"container name {name!r} is the name of the container KubeRay adds to these Pods, so the Pod has it twice: {_REFUSED} (validateContainers: Duplicate value)", f"{item.path}.name")
             seen.add(name)
 
 
@@ -513,7 +528,8 @@ declare(
     kinds=KINDS,
     rows=("OP-14",),
     enforced_by=("run-time",),
-    rationale="Pod validation (validateContainers, validateInitContainers) requires container names that are DNS-1123 labels, unique across the Pod's containers and init containers; the CRD checks neither.",
+    proof="the API server's Pod validation (ValidatePodCreate) refuses every Pod the operator creates from the template; a worker container named wait-gcs-ready only while the operator injects that init container (ENABLE_INIT_CONTAINER_INJECTION, on by default)",
+    rationale="Pod validation (validateContainers, validateInitContainers) requires container names that are DNS-1123 labels, unique across the Pod's containers and init containers, the ones KubeRay adds included (the head's 'autoscaler' sidecar with enableInTreeAutoscaling, a worker's 'wait-gcs-ready' init container); the CRD checks neither.",
     fix="Use lower-case names of letters, digits and '-' (at most 63), one per container of the template.",
     check=_check_container_names,
     compliant=ex.example(lambda d: ex.head_container_of(d).update(name="ray-head")),
