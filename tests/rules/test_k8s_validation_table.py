@@ -357,6 +357,20 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "pod-resources-invalid",
     ),
     (
+        "ValidateObjectMeta",
+        "labels of a Pod: the group's labels",
+        "RayCluster",
+        _set("worker-group", labels={"accelerator type": "a100"}),
+        "group-labels-invalid",
+    ),
+    (
+        "ValidateObjectMeta",
+        "labels and annotations of the head Service",
+        "RayService",
+        _set("cluster", headServiceAnnotations={"prometheus io/scrape": "true"}),
+        "head-service-invalid",
+    ),
+    (
         "ValidateTemplateObjectMeta",
         "the pod template's labels",
         "RayCluster",

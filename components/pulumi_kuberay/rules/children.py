@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN
@@ -19,7 +20,15 @@ from pulumi_kuberay.kuberay.paths import as_dict, as_list, cluster_specs, is_unk
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import is_dns1123_label, is_dns1123_subdomain, per_job_spec, reported_as, submission_mode
+from ._manifest_readers import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    label_value_error,
+    per_job_spec,
+    qualified_name_error,
+    reported_as,
+    submission_mode,
+)
 
 Doc = dict[str, Any]
 
@@ -102,12 +111,33 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
             yield f"headService.spec.{suffix}", problem
 
 
+def _metadata_problems(labels: Any, annotations: Any) -> Iterator[Problem]:
+    """ValidateObjectMeta of the head Service: label keys and values, annotation keys."""
+    for kind, values in (("labels", labels), ("annotations", annotations)):
+        for key, value in as_dict(values).items():
+            if not isinstance(key, str) or is_unknown(key):
+                continue
+            error = qualified_name_error(key)
+            if error is None and kind == "labels" and _text(value) is not None:
+                error = label_value_error(value)
+            if error:
+                yield f'{kind}["{key}"]', f"head Service {kind[:-1]} {key!r}: {error} (ValidateObjectMeta)"
+
+
 def _check_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(doc):
         head = as_dict(ref.spec.get("headGroupSpec"))
         head_path = join(ref.prefix, "headGroupSpec")
-        for suffix, problem in _service_problems(head):
-            yield Violation(f"{problem}: the API server refuses the head Service and workers never find the head{reported_as(ref)}", f"{head_path}.{suffix}")
+        meta = as_dict(as_dict(head.get("headService")).get("metadata"))
+        custom = _metadata_problems(meta.get("labels"), meta.get("annotations"))
+        extra = _metadata_problems(None, ref.spec.get("headServiceAnnotations"))
+        problems = chain(
+            ((f"{head_path}.{at}", p) for at, p in _service_problems(head)),
+            ((f"{head_path}.headService.metadata.{at}", p) for at, p in custom),
+            ((join(ref.prefix, "headServiceAnnotations") + at[len("annotations") :], p) for at, p in extra),
+        )
+        for path, problem in problems:
+            yield Violation(f"{problem}: the API server refuses the head Service and workers never find the head{reported_as(ref)}", path)
 
 
 def _with_head_service(spec: dict[str, Any]) -> Doc:
@@ -122,7 +152,7 @@ declare(
     kinds=KINDS,
     rows=("OP-22",),
     enforced_by=("run-time",),
-    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, and externalTrafficPolicy only on a NodePort or LoadBalancer Service: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
+    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, externalTrafficPolicy only on a NodePort or LoadBalancer Service, and label and annotation keys (headService.metadata, headServiceAnnotations) that are qualified names: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
     proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds, on every reconcile; ports the head container does not name known are not judged",
     fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); in a custom headService name every port, and leave out the ports KubeRay adds from the head container (dashboard, client, gcs-server, serve, metrics).",
     check=_check_service,
