@@ -14,6 +14,7 @@ from pulumi_kuberay.rules._examples import example, example_cronjob, example_job
 
 JsonDict = dict[str, Any]
 WORKER = "spec.workerGroupSpecs[0].template.spec"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _SPREAD = {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
 _DASHBOARD_UDP = {"name": "app2", "port": 8265, "protocol": "UDP"}  # 8265/TCP is KubeRay's, 8265/UDP is free
 _SECRET_999 = {"name": "s", "items": [{"key": "k", "path": "p", "mode": 999}]}
@@ -77,6 +78,14 @@ def test_node_affinity_values_are_labels_only_in_required_terms() -> None:
         ({"securityContext": {"supplementalGroups": [2**31]}}, "securityContext.supplementalGroups[0]"),
         ({"topologySpreadConstraints": [_SPREAD]}, "topologySpreadConstraints[0].maxSkew"),
         ({"nodeName": "node-1", "schedulingGates": [{"name": "example.com/wait"}]}, "nodeName"),
+        ({"dnsPolicy": "None", "dnsConfig": {"nameservers": ["8.8.8.8"], "options": [{"name": "ndots", "value": "2"}]}}, None),
+        ({"dnsConfig": {"nameservers": ["dns.google"]}}, "dnsConfig.nameservers[0]"),
+        ({"dnsConfig": {"nameservers": ["1.1.1.1", "8.8.8.8", "9.9.9.9", "010.0.0.1"]}}, "dnsConfig.nameservers"),
+        ({"dnsConfig": {"options": [{"value": "2"}]}}, "dnsConfig.options[0].name"),
+        ({"hostAliases": [{"ip": "10.0.0.1", "hostnames": ["gcs.local"]}]}, None),
+        ({"hostAliases": [{"ip": "gcs", "hostnames": ["gcs.local"]}]}, "hostAliases[0].ip"),
+        ({"affinity": {"nodeAffinity": {_REQUIRED: {"nodeSelectorTerms": []}}}}, f"affinity.nodeAffinity.{_REQUIRED}.nodeSelectorTerms"),
+        ({"topologySpreadConstraints": [dict(_SPREAD, maxSkew=1, nodeTaintsPolicy="honor")]}, "topologySpreadConstraints[0].nodeTaintsPolicy"),
     ],
 )
 def test_pod_spec_values(fields: JsonDict, suffix: str | None) -> None:
@@ -243,3 +252,11 @@ def test_the_containers_kuberay_adds_take_their_names() -> None:
     assert _paths(doc, "pod-container-name-invalid") == ["spec.headGroupSpec.template.spec.containers[1].name"]
     waiting = _worker_pod(initContainers=[{"name": "wait-gcs-ready", "image": "busybox:1.36"}])
     assert _paths(waiting, "pod-container-name-invalid") == [f"{WORKER}.initContainers[0].name"]
+
+
+def test_a_host_port_with_host_network() -> None:
+    ports = [{"containerPort": 9000, "hostPort": 9000}, {"containerPort": 9001}, {"containerPort": 9002, "hostPort": 9003}]
+    container = {"name": "w", "image": "rayproject/ray:2.52.0", "ports": ports}
+    doc = _worker_pod(hostNetwork=True, containers=[container])
+    assert _paths(doc, "pod-spec-value-invalid") == [f"{WORKER}.containers[0].ports[2].hostPort"]
+    assert _paths(_worker_pod(containers=[container]), "pod-spec-value-invalid") == []  # no hostNetwork

@@ -25,7 +25,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 135
+GAPS = 127
 
 Doc = dict[str, Any]
 
@@ -135,6 +135,8 @@ _GPU = "nvidia.com/gpu"
 _INGRESS = "kubernetes.io/ingress.class"
 _TERMS = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}
 _SUBMITTER = {"spec": {"restartPolicy": "Always", "containers": [{"name": "submitter", "image": ex.RAY_IMAGE}]}}
+_WORKER = {"name": "w", "image": ex.RAY_IMAGE}
+_SPREAD = {"maxSkew": 1, "topologyKey": "zone"}
 _HEAD_PORTS = [{"name": "dashboard", "containerPort": 8265}, {"name": "app", "containerPort": 8080}]
 
 #: (function, the check's first words, kind, edit of the baseline of that kind, rule expected).
@@ -194,6 +196,27 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "nodeSelector labels",
         "RayJob",
         _set("worker-pod", nodeSelector={"cloud.google.com/gke-accelerator": "nvidia tesla"}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validatePodDNSConfig",
+        "dnsPolicy None requires",
+        "RayJob",
+        _set("head-pod", dnsPolicy="None", dnsConfig={"searches": ["svc.cluster.local"]}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validatePodHostNetworkDeps",
+        "hostNetwork: hostPort equals",
+        "RayCluster",
+        _set("worker-pod", hostNetwork=True, containers=[dict(_WORKER, ports=[{"containerPort": 9000, "hostPort": 9001}])]),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateMinDomains",
+        "minDomains > 0",
+        "RayService",
+        _set("worker-pod", topologySpreadConstraints=[dict(_SPREAD, whenUnsatisfiable="ScheduleAnyway", minDomains=2)]),
         "pod-spec-value-invalid",
     ),
     ("ValidatePodSpec", "priorityClassName", "RayCluster", _set("head-pod", priorityClassName="High_Priority"), "pod-spec-value-invalid"),

@@ -10,6 +10,8 @@ lists them. Plain Python, no pulumi.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +44,8 @@ _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # validateTaintEffec
 _TOLERATION_OPERATORS = ("Equal", "Exists", "Lt", "Gt")  # Lt, Gt: TaintTolerationComparisonOperators
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+_MAX_NAMESERVERS = 3  # MaxDNSNameservers
+_SLOPPY_IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
@@ -124,6 +128,8 @@ def _weight_problem(at: str, term: dict[str, Any], function: str) -> Iterator[Pr
 def _affinity_problems(affinity: dict[str, Any]) -> Iterator[Problem]:
     node, at = as_dict(affinity.get("nodeAffinity")), "affinity.nodeAffinity"
     selector_terms = as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms"))
+    if as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms") == []:
+        yield f"{at}.{_REQUIRED}.nodeSelectorTerms", "required node affinity needs at least one nodeSelectorTerm (ValidateNodeSelector)"
     terms = [(f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", as_dict(t), True) for i, t in enumerate(selector_terms)]
     for i, preferred in enumerate(as_list(node.get(_PREFERRED))):
         yield from _weight_problem(f"{at}.{_PREFERRED}[{i}]", as_dict(preferred), "ValidatePreferredSchedulingTerms")
@@ -152,6 +158,13 @@ def _spread_problems(spec: dict[str, Any]) -> Iterator[Problem]:
             yield f"{at}.maxSkew", f"maxSkew {skew} must be greater than zero (validateTopologySpreadConstraints)"
         if constraint.get("topologyKey") == "":
             yield f"{at}.topologyKey", "topologyKey is empty (ValidateTopologyKey)"
+        domains = _int(constraint.get("minDomains"))
+        if domains is not None and (domains <= 0 or when not in (None, "DoNotSchedule")):
+            yield f"{at}.minDomains", f"minDomains {domains} must be positive, with whenUnsatisfiable DoNotSchedule (validateMinDomains)"
+        for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            policy = _text(constraint.get(key))
+            if policy is not None and policy not in ("Honor", "Ignore"):
+                yield f"{at}.{key}", f"{key} {policy!r} is not Honor or Ignore (validateNodeInclusionPolicy)"
         if when is not None and when not in _WHEN_UNSATISFIABLE:
             yield f"{at}.whenUnsatisfiable", f"whenUnsatisfiable {when!r} is not DoNotSchedule or ScheduleAnyway (ValidateWhenUnsatisfiable)"
 
@@ -178,6 +191,47 @@ def _id_problems(at: str, context: dict[str, Any], keys: tuple[str, ...]) -> Ite
         value = _int(group, wide=True)
         if value is not None and not 0 <= value <= INT32_MAX:
             yield f"{at}.supplementalGroups[{i}]", f"supplementalGroups {value} is not in 0..{INT32_MAX} (a Linux group id)"
+
+
+def _is_ip(text: str) -> bool:
+    """Like IsValidIPForLegacyField: an IP address, IPv4 with leading zeros included (ParseIPSloppy)."""
+    try:
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        return _SLOPPY_IPV4.fullmatch(text) is not None
+
+
+def _dns_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    """validatePodDNSConfig: dnsPolicy None needs nameservers; at most 3, IP addresses; searches; option names."""
+    config = spec.get("dnsConfig")
+    nameservers = _known(as_dict(config).get("nameservers"))
+    if spec.get("dnsPolicy") == "None" and (config is None or nameservers == []):
+        yield "dnsConfig", "dnsPolicy None needs dnsConfig.nameservers (at least one) (validatePodDNSConfig)"
+    for i, server in enumerate(nameservers or []):
+        if isinstance(server, str) and not _is_ip(server):
+            yield f"dnsConfig.nameservers[{i}]", f"nameserver {server!r} is not an IP address (validatePodDNSConfig)"
+    if nameservers is not None and len(nameservers) > _MAX_NAMESERVERS:
+        yield "dnsConfig.nameservers", f"{len(nameservers)} nameservers, at most {_MAX_NAMESERVERS} (validatePodDNSConfig)"
+    for i, option in enumerate(as_list(as_dict(config).get("options"))):
+        if isinstance(option, dict) and option.get("name") in (None, ""):
+            yield f"dnsConfig.options[{i}].name", "a DNS option needs a name (validatePodDNSConfig)"
+
+
+def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    """validatePodHostNetworkDeps (a hostPort equals its containerPort with hostNetwork), ValidateHostAliases."""
+    for i, container in enumerate(as_list(spec.get("containers")) if spec.get("hostNetwork") is True else ()):
+        for j, port in enumerate(as_list(as_dict(container).get("ports"))):
+            host, number = _int(as_dict(port).get("hostPort")), _int(as_dict(port).get("containerPort"))
+            if host and number is not None and host != number:
+                yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host} must equal containerPort {number} with hostNetwork (validatePodHostNetworkDeps)"
+    for i, alias in enumerate(as_list(spec.get("hostAliases"))):
+        ip = _text(as_dict(alias).get("ip"))
+        if ip is not None and not _is_ip(ip):
+            yield f"hostAliases[{i}].ip", f"hostAliases ip {ip!r} is not an IP address (ValidateHostAliases)"
+        for j, name in enumerate(as_list(as_dict(alias).get("hostnames"))):
+            if _text(name) is not None and not is_dns1123_subdomain(name):
+                yield f"hostAliases[{i}].hostnames[{j}]", f"hostname {name!r} is not a DNS-1123 subdomain (ValidateHostAliases)"
 
 
 def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
@@ -211,6 +265,8 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
         yield from _toleration_problems(i, as_dict(toleration))
     yield from _affinity_problems(as_dict(spec.get("affinity")))
     yield from _spread_problems(spec)
+    yield from _dns_problems(spec)
+    yield from _host_problems(spec)
 
 
 def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
@@ -240,7 +296,7 @@ declare(
     kinds=KINDS,
     rows=("OP-20",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
     fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template.",
     check=_check_pod_spec_values,
