@@ -260,3 +260,35 @@ def test_a_host_port_with_host_network() -> None:
     doc = _worker_pod(hostNetwork=True, containers=[container])
     assert _paths(doc, "pod-spec-value-invalid") == [f"{WORKER}.containers[0].ports[2].hostPort"]
     assert _paths(_worker_pod(containers=[container]), "pod-spec-value-invalid") == []  # no hostNetwork
+
+
+_CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}
+
+
+@pytest.mark.parametrize(
+    ("volume", "suffix"),
+    [
+        ({"hostPath": {"path": "/dev/shm", "type": "DirectoryOrCreate"}}, None),
+        ({"hostPath": {"path": "/dev/shm", "type": "directory"}}, "hostPath.type"),
+        ({"hostPath": {"path": "/data/../etc"}}, "hostPath.path"),
+        ({"persistentVolumeClaim": {"claimName": "ray-data"}}, None),
+        ({"persistentVolumeClaim": {"claimName": "Ray_Data"}}, "persistentVolumeClaim.claimName"),
+        ({"persistentVolumeClaim": {"claimName": UNKNOWN_SENTINEL}}, None),
+        ({"secret": {"secretName": "certs", "items": [{"key": "tls.crt", "path": "certs/tls.crt"}]}}, None),
+        ({"secret": {}}, "secret.secretName"),
+        ({"configMap": {"name": "cfg", "items": [{"key": "", "path": "a"}]}}, "configMap.items[0].key"),
+        ({"configMap": {"name": "cfg", "items": [{"key": "a", "path": "../a"}]}}, "configMap.items[0].path"),
+        ({"downwardAPI": {"items": [{"path": "labels"}]}}, "downwardAPI.items[0]"),
+        ({"nfs": {"server": "nfs.local", "path": "exports/ray"}}, "nfs.path"),
+        ({"csi": {"driver": "gcsfuse.csi.storage.gke.io"}}, None),
+        ({"csi": {"driver": "gcs fuse"}}, "csi.driver"),
+        ({"ephemeral": {"volumeClaimTemplate": {"spec": _CLAIM}}}, None),
+        ({"ephemeral": {}}, "ephemeral.volumeClaimTemplate"),
+        ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, accessModes=["RWO"])}}}, "ephemeral.volumeClaimTemplate.spec.accessModes[0]"),
+        ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, resources={"requests": {"storage": "0"}})}}}, "ephemeral.volumeClaimTemplate.spec.resources.requests.storage"),
+        ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, resources=UNKNOWN_SENTINEL)}}}, None),
+    ],
+)
+def test_volume_source_fields(volume: JsonDict, suffix: str | None) -> None:
+    found = _paths(_worker_pod(volumes=[{"name": "v", **volume}]), "pod-volume-source-invalid")
+    assert found == ([] if suffix is None else [f"{WORKER}.volumes[0].{suffix}"])

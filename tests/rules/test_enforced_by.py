@@ -68,6 +68,7 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "head-service-invalid",
         "rayjob-submitter-backoff-limit-negative",
         "head-ingress-invalid",
+        "pod-volume-source-invalid",
     }
 
 
