@@ -292,3 +292,28 @@ _CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage"
 def test_volume_source_fields(volume: JsonDict, suffix: str | None) -> None:
     found = _paths(_worker_pod(volumes=[{"name": "v", **volume}]), "pod-volume-source-invalid")
     assert found == ([] if suffix is None else [f"{WORKER}.volumes[0].{suffix}"])
+
+
+@pytest.mark.parametrize(
+    ("context", "suffix"),
+    [
+        ({"seccompProfile": {"type": "RuntimeDefault"}, "allowPrivilegeEscalation": False}, None),
+        ({"seccompProfile": {"type": "Localhost", "localhostProfile": "profiles/ray.json"}}, None),
+        ({"seccompProfile": {"type": "runtime/default"}}, "seccompProfile.type"),
+        ({"seccompProfile": {"type": "Localhost"}}, "seccompProfile.localhostProfile"),
+        ({"appArmorProfile": {"type": "RuntimeDefault", "localhostProfile": "x"}}, "appArmorProfile.localhostProfile"),
+        ({"seccompProfile": {"type": UNKNOWN_SENTINEL}}, None),
+        ({"privileged": True, "allowPrivilegeEscalation": False}, "allowPrivilegeEscalation"),
+        ({"capabilities": {"add": ["CAP_SYS_ADMIN"]}, "allowPrivilegeEscalation": False}, "allowPrivilegeEscalation"),
+        ({"capabilities": {"add": ["SYS_ADMIN"]}, "allowPrivilegeEscalation": False}, None),  # only the CAP_ spelling
+    ],
+)
+def test_container_security_contexts(context: JsonDict, suffix: str | None) -> None:
+    doc = example(lambda d: worker_of(d)["template"]["spec"]["containers"][0].update(securityContext=context))
+    found = _paths(doc, "pod-spec-value-invalid")
+    assert found == ([] if suffix is None else [f"{WORKER}.containers[0].securityContext.{suffix}"])
+
+
+def test_pod_security_context_policies() -> None:
+    doc = _worker_pod(securityContext={"fsGroupChangePolicy": "onRootMismatch", "seccompProfile": {"type": "Unconfined"}})
+    assert _paths(doc, "pod-spec-value-invalid") == [f"{WORKER}.securityContext.fsGroupChangePolicy"]

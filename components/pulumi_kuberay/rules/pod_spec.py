@@ -46,8 +46,14 @@ _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 _MAX_NAMESERVERS = 3  # MaxDNSNameservers
 _SLOPPY_IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
+_PROFILE_TYPES = ("RuntimeDefault", "Unconfined", "Localhost")
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _later(value: Any) -> bool:
+    """A value Pulumi computes at apply (absent is not: is_unknown also says True for None)."""
+    return value is not None and is_unknown(value)
 
 
 def _text(value: Any) -> str | None:
@@ -186,11 +192,11 @@ def _id_problems(at: str, context: dict[str, Any], keys: tuple[str, ...]) -> Ite
             continue
         value = _int(context.get(key), wide=True)
         if value is not None and not 0 <= value <= INT32_MAX:
-            yield f"{at}.{key}", f"{key} {value} is not in 0..{INT32_MAX} (a Linux user or group id)"
+            yield f"{at}.{key}", f"{key} {value} is not in 0..{INT32_MAX}, a Linux user or group id (IsValidUserID, IsValidGroupID)"
     for i, group in enumerate(as_list(context.get("supplementalGroups")) if "supplementalGroups" in keys else ()):
         value = _int(group, wide=True)
         if value is not None and not 0 <= value <= INT32_MAX:
-            yield f"{at}.supplementalGroups[{i}]", f"supplementalGroups {value} is not in 0..{INT32_MAX} (a Linux group id)"
+            yield f"{at}.supplementalGroups[{i}]", f"supplementalGroups {value} is not in 0..{INT32_MAX}, a Linux group id (IsValidGroupID)"
 
 
 def _is_ip(text: str) -> bool:
@@ -234,6 +240,31 @@ def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
                 yield f"hostAliases[{i}].hostnames[{j}]", f"hostname {name!r} is not a DNS-1123 subdomain (ValidateHostAliases)"
 
 
+def _profile_problems(at: str, context: dict[str, Any]) -> Iterator[Problem]:
+    """validateSeccompProfileField, ValidateAppArmorProfileField: a known type; localhostProfile with Localhost only."""
+    for key, function in (("seccompProfile", "validateSeccompProfileField"), ("appArmorProfile", "ValidateAppArmorProfileField")):
+        profile = context.get(key)
+        if not isinstance(profile, dict) or _later(profile.get("type")) or _later(profile.get("localhostProfile")):
+            continue
+        kind, local = profile.get("type"), profile.get("localhostProfile")
+        if kind not in _PROFILE_TYPES:
+            yield f"{at}.{key}.type", f"{key} type {kind!r} is not RuntimeDefault, Unconfined or Localhost (the annotations' runtime/default is no type) ({function})"
+        elif (kind == "Localhost") != (local is not None):
+            yield f"{at}.{key}.localhostProfile", f"{key} localhostProfile goes with type Localhost, and only with it ({function})"
+
+
+def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterator[Problem]:
+    ids = ("runAsUser", "runAsGroup", "fsGroup", "supplementalGroups") if pod else ("runAsUser", "runAsGroup")
+    yield from _id_problems(at, context, ids)
+    yield from _profile_problems(at, context)
+    policy = _text(context.get("fsGroupChangePolicy")) if pod else None
+    if policy is not None and policy not in ("OnRootMismatch", "Always"):
+        yield f"{at}.fsGroupChangePolicy", f"fsGroupChangePolicy {policy!r} is not OnRootMismatch or Always (validateFSGroupChangePolicy)"
+    added = as_list(as_dict(context.get("capabilities")).get("add"))
+    if not pod and context.get("allowPrivilegeEscalation") is False and (context.get("privileged") is True or "CAP_SYS_ADMIN" in added):
+        yield f"{at}.allowPrivilegeEscalation", "allowPrivilegeEscalation false cannot go with privileged or capabilities.add CAP_SYS_ADMIN (ValidateSecurityContext)"
+
+
 def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
     spec = template.pod_spec
     if as_list(spec.get("ephemeralContainers")):
@@ -256,8 +287,7 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
     if os_name and os_name not in ("linux", "windows"):
         yield "os.name", f"os.name {os_name!r} is not linux or windows (validateOS)"
     yield from _node_selector_problems(spec.get("nodeSelector"))
-    ids = ("runAsUser", "runAsGroup", "fsGroup", "supplementalGroups")
-    yield from _id_problems("securityContext", as_dict(spec.get("securityContext")), ids)
+    yield from _context_problems("securityContext", as_dict(spec.get("securityContext")), pod=True)
     deadline = _int(spec.get("activeDeadlineSeconds"), wide=True)
     if deadline is not None and deadline < 1:
         yield "activeDeadlineSeconds", f"activeDeadlineSeconds {deadline} must be at least 1 (ValidatePodSpec)"
@@ -280,8 +310,8 @@ def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             if policy and policy not in _TERMINATION_MESSAGE:
                 yield Violation(f"terminationMessagePolicy {policy!r} is not File or FallbackToLogsOnError (validateContainerCommon): {_REFUSED}", f"{item.path}.terminationMessagePolicy")
             context = as_dict(item.container.get("securityContext"))
-            for suffix, problem in _id_problems("securityContext", context, ("runAsUser", "runAsGroup")):
-                yield Violation(f"{problem} (ValidateSecurityContext): {_REFUSED}", f"{item.path}.{suffix}")
+            for suffix, problem in _context_problems("securityContext", context, pod=False):
+                yield Violation(f"{problem}: {_REFUSED}", f"{item.path}.{suffix}")
 
 
 def _with_worker_toleration(toleration: dict[str, Any]) -> Doc:
@@ -296,7 +326,7 @@ declare(
     kinds=KINDS,
     rows=("OP-20",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
     fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template.",
     check=_check_pod_spec_values,
