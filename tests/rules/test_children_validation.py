@@ -136,6 +136,10 @@ def test_a_long_cluster_name_cuts_the_group_out_of_the_pod_name() -> None:
         ({"spec": {"sessionAffinity": "clientIP"}}, "sessionAffinity"),
         ({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local"}}, None),
         ({"spec": {"externalTrafficPolicy": "Local"}}, "externalTrafficPolicy"),  # a ClusterIP Service
+        ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, None),
+        ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 0}}}}, "sessionAffinityConfig.clientIP.timeoutSeconds"),
+        ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, "sessionAffinityConfig"),  # None
+        ({"spec": {"internalTrafficPolicy": "local"}}, "internalTrafficPolicy"),
         ({"spec": {"ports": UNKNOWN_SENTINEL}}, None),
     ],
 )

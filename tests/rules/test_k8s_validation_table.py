@@ -25,7 +25,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 112
+GAPS = 108
 
 Doc = dict[str, Any]
 
@@ -136,6 +136,7 @@ _INGRESS = "kubernetes.io/ingress.class"
 _TERMS = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}
 _SUBMITTER = {"spec": {"restartPolicy": "Always", "containers": [{"name": "submitter", "image": ex.RAY_IMAGE}]}}
 _WORKER = {"name": "w", "image": ex.RAY_IMAGE}
+_DAY_AND_A_SECOND = {"clientIP": {"timeoutSeconds": 86401}}
 _NO_ACCESS_MODES = {"resources": {"requests": {"storage": "1Gi"}}}
 _SPREAD = {"maxSkew": 1, "topologyKey": "zone"}
 _HEAD_PORTS = [{"name": "dashboard", "containerPort": 8265}, {"name": "app", "containerPort": 8080}]
@@ -449,6 +450,13 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "name a DNS-1123 label, required",
         "RayService",
         _set("head-group", headService={"spec": {"ports": [{"port": 12345}]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateAffinityTimeout",
+        "timeoutSeconds 1..86400",
+        "RayService",
+        _set("head-group", headService={"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": _DAY_AND_A_SECOND}}),
         "head-service-invalid",
     ),
     (

@@ -40,6 +40,7 @@ Doc = dict[str, Any]
 _SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 _EXTERNAL_TYPES = ("NodePort", "LoadBalancer")  # apiservice.ExternallyAccessible (or externalIPs)
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
+_MAX_AFFINITY_TIMEOUT = 86400  # core.MaxClientIPServiceAffinitySeconds
 _METRICS_PORT = ("metrics", 8080)  # getServicePorts: utils.MetricsPortName, utils.DefaultMetricsPort
 Problem = tuple[str, str]
 
@@ -98,6 +99,16 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
     affinity = _text(service_spec.get("sessionAffinity"))
     if affinity and affinity not in ("None", "ClientIP"):
         yield "headService.spec.sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"
+    config = service_spec.get("sessionAffinityConfig")
+    timeout = as_dict(as_dict(config).get("clientIP")).get("timeoutSeconds")
+    defaulted = service_spec.get("sessionAffinity") is None  # the API server defaults it to None
+    if isinstance(config, dict) and (affinity == "None" or defaulted):
+        yield "headService.spec.sessionAffinityConfig", "sessionAffinityConfig is only for sessionAffinity ClientIP (validateService)"
+    elif affinity == "ClientIP" and _port(timeout) is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
+        yield "headService.spec.sessionAffinityConfig.clientIP.timeoutSeconds", f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)"
+    internal = _text(service_spec.get("internalTrafficPolicy"))
+    if internal and internal not in ("Cluster", "Local"):
+        yield "headService.spec.internalTrafficPolicy", f"internalTrafficPolicy {internal!r} is not Cluster or Local (validateServiceInternalTrafficFieldsValue)"
     policy = _text(service_spec.get("externalTrafficPolicy"))
     external = kind in _EXTERNAL_TYPES or bool(as_list(service_spec.get("externalIPs")))
     if policy and policy not in ("Cluster", "Local"):
@@ -152,7 +163,7 @@ declare(
     kinds=KINDS,
     rows=("OP-22",),
     enforced_by=("run-time",),
-    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, externalTrafficPolicy only on a NodePort or LoadBalancer Service, and label and annotation keys (headService.metadata, headServiceAnnotations) that are qualified names: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
+    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, externalTrafficPolicy only on a NodePort or LoadBalancer Service, sessionAffinityConfig only with ClientIP (timeoutSeconds up to a day), internalTrafficPolicy Cluster or Local, and label and annotation keys (headService.metadata, headServiceAnnotations) that are qualified names: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
     proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds, on every reconcile; ports the head container does not name known are not judged",
     fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); in a custom headService name every port, and leave out the ports KubeRay adds from the head container (dashboard, client, gcs-server, serve, metrics).",
     check=_check_service,
