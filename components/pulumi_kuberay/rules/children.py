@@ -100,11 +100,11 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
     if affinity and affinity not in ("None", "ClientIP"):
         yield "headService.spec.sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"
     config = service_spec.get("sessionAffinityConfig")
-    timeout = as_dict(as_dict(config).get("clientIP")).get("timeoutSeconds")
+    timeout = _port(as_dict(as_dict(config).get("clientIP")).get("timeoutSeconds"))
     defaulted = service_spec.get("sessionAffinity") is None  # the API server defaults it to None
     if isinstance(config, dict) and (affinity == "None" or defaulted):
         yield "headService.spec.sessionAffinityConfig", "sessionAffinityConfig is only for sessionAffinity ClientIP (validateService)"
-    elif affinity == "ClientIP" and _port(timeout) is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
+    elif affinity == "ClientIP" and timeout is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
         yield "headService.spec.sessionAffinityConfig.clientIP.timeoutSeconds", f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)"
     internal = _text(service_spec.get("internalTrafficPolicy"))
     if internal and internal not in ("Cluster", "Local"):
