@@ -6,6 +6,7 @@ no Go here); the verdicts are tools/k8s_validation/checks.yaml, by hand."""
 from __future__ import annotations
 
 import copy
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -70,6 +71,17 @@ def test_the_roots_are_what_the_api_server_runs_on_the_children() -> None:
     assert by_name["ValidatePodSpec"]["roots"] == ["ValidateJob", "ValidatePodCreate"]
     assert "Required(image)" in by_name["validateContainerCommon"]["sites"]
     assert by_name["networking.validateIngressRules"]["roots"] == ["ValidateIngressCreate"]
+
+
+def test_the_checked_in_list_is_what_the_source_gives() -> None:
+    """Where the k8s.io/kubernetes module is in the Go module cache (``go mod download``), the extraction gives the
+    checked-in list again; without Go or the module the list is taken as it is (CI needs no Go here)."""
+    if shutil.which("go") is None:
+        pytest.skip("no Go toolchain: the checked-in tools/k8s_validation/functions.json is taken as it is")
+    module = table.module_dir_default()
+    if not module.is_dir():
+        pytest.skip(f"{module} is not in the Go module cache (go mod download -json k8s.io/kubernetes@{table.KUBERNETES_VERSION})")
+    assert table.extract(module) == FUNCTIONS, "run scripts/gen-k8s-validation-table --extract"
 
 
 def test_the_extraction_reads_calls_not_comments_or_strings() -> None:
