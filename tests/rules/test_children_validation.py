@@ -266,6 +266,19 @@ def test_a_host_port_with_host_network() -> None:
     assert _paths(_worker_pod(containers=[container]), "pod-spec-value-invalid") == []  # no hostNetwork
 
 
+
+def test_host_ports_once_per_pod() -> None:
+    first = {"name": "a", "image": "busybox:1.36", "ports": [{"containerPort": 80, "hostPort": 8080}]}
+    second = {"name": "b", "image": "busybox:1.36", "ports": [{"containerPort": 81, "hostPort": 8080}]}
+    assert _paths(_worker_pod(containers=[first, second]), "pod-spec-value-invalid") == [f"{WORKER}.containers[1].ports[0].hostPort"]
+    udp = {**second, "ports": [{"containerPort": 81, "hostPort": 8080, "protocol": "UDP"}]}
+    assert _paths(_worker_pod(containers=[first, udp]), "pod-spec-value-invalid") == []
+    # with hostNetwork a port's hostPort is its containerPort (the API server's defaulting)
+    same = [{"name": n, "image": "busybox:1.36", "ports": [{"containerPort": 80}]} for n in ("a", "b")]
+    assert _paths(_worker_pod(containers=same), "pod-spec-value-invalid") == []
+    assert _paths(_worker_pod(containers=same, hostNetwork=True), "pod-spec-value-invalid") == [f"{WORKER}.containers[1].ports[0].hostPort"]
+
+
 _CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}
 
 

@@ -231,6 +231,17 @@ def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
             host, number = _int(as_dict(port).get("hostPort")), _int(as_dict(port).get("containerPort"))
             if host and number is not None and host != number:
                 yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host} must equal containerPort {number} with hostNetwork (validatePodHostNetworkDeps)"
+    seen: set[tuple[str, str, int]] = set()  # AccumulateUniqueHostPorts: protocol, hostIP, hostPort over the containers
+    for i, container in enumerate(as_list(spec.get("containers"))):
+        for j, port in enumerate(as_list(as_dict(container).get("ports"))):
+            port = as_dict(port)
+            host = _int(port.get("hostPort")) or (_int(port.get("containerPort")) if spec.get("hostNetwork") is True else None)
+            protocol, address = _text(port.get("protocol", "TCP")), _text(port.get("hostIP", ""))
+            if not host or protocol is None or address is None:
+                continue
+            if (protocol, address, host) in seen:
+                yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host}/{protocol} is taken by another port of the Pod (AccumulateUniqueHostPorts)"
+            seen.add((protocol, address, host))
     for i, alias in enumerate(as_list(spec.get("hostAliases"))):
         ip = _text(as_dict(alias).get("ip"))
         if ip is not None and not _is_ip(ip):
