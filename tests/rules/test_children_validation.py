@@ -218,6 +218,9 @@ def test_volume_sources_and_modes(volume: JsonDict, suffix: str | None) -> None:
         ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "HTTPS"}}}, None),
         ({"readinessProbe": {"httpGet": {"port": 8265, "scheme": "https"}}}, "readinessProbe.httpGet.scheme"),
         ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPath": "conf/ray.yaml"}]}, None),
+        ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "mountPropagation": "HostToContainer"}]}, None),
+        ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "mountPropagation": "Bidirectional"}]}, "volumeMounts[0].mountPropagation"),
+        ({"readinessProbe": {"tcpSocket": {"port": 8265}, "terminationGracePeriodSeconds": 5}}, "readinessProbe.terminationGracePeriodSeconds"),
         ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPath": "/ray.yaml"}]}, "volumeMounts[0].subPath"),
         ({"volumeMounts": [{"name": "data", "mountPath": "/cfg", "subPathExpr": "$(POD)/../x"}]}, "volumeMounts[0].subPathExpr"),
     ],
@@ -304,6 +307,10 @@ _CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage"
         ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, accessModes=["RWO"])}}}, "ephemeral.volumeClaimTemplate.spec.accessModes[0]"),
         ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, resources={"requests": {"storage": "0"}})}}}, "ephemeral.volumeClaimTemplate.spec.resources.requests.storage"),
         ({"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, resources=UNKNOWN_SENTINEL)}}}, None),
+        ({"emptyDir": {"sizeLimit": "-1Gi"}}, "emptyDir.sizeLimit"),
+        ({"emptyDir": {"sizeLimit": "0"}}, None),  # only a negative limit is refused
+        ({"nfs": {"server": "", "path": "/exports"}}, "nfs.server"),
+        ({"gitRepo": {"repository": "https://example.com/r.git", "directory": "../x"}}, "gitRepo"),
     ],
 )
 def test_volume_source_fields(volume: JsonDict, suffix: str | None) -> None:

@@ -363,6 +363,10 @@ def _mount_problems(cpath: str, container: dict[str, Any], names: set[str]) -> I
             yield Violation(f"mountPath {mount_path!r} is mounted twice in the container: {_REFUSED} (ValidateVolumeMounts)", f"{cpath}.volumeMounts[{i}].mountPath")
         if mount_path:
             paths.add(mount_path)
+        propagation = _judged(as_dict(mount).get("mountPropagation"))
+        privileged = as_dict(container.get("securityContext")).get("privileged") is True
+        if propagation and (propagation not in _PROPAGATIONS or (propagation == "Bidirectional" and not privileged)):
+            yield Violation(f"mountPropagation {propagation!r} is not None or HostToContainer, or Bidirectional in a privileged container: {_REFUSED} (validateMountPropagation)", f"{cpath}.volumeMounts[{i}].mountPropagation")
         for key in ("subPath", "subPathExpr"):
             sub = _judged(as_dict(mount).get(key))
             if sub and (sub.startswith("/") or ".." in sub.split("/")):
@@ -400,12 +404,15 @@ declare(
 
 _HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 _HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")  # a LifecycleHandler's
+_PROPAGATIONS = ("None", "HostToContainer", "Bidirectional")
 
 
 def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str]]:
     handlers = [h for h in _HANDLERS if probe.get(h) is not None]
     if len(handlers) != 1:
         yield "", f"{kind} must set exactly one handler of exec, httpGet, tcpSocket, grpc; it sets {len(handlers)}"
+    if kind == "readinessProbe" and probe.get("terminationGracePeriodSeconds") is not None:
+        yield ".terminationGracePeriodSeconds", "readinessProbe takes no terminationGracePeriodSeconds"
     threshold = _int32(probe.get("successThreshold"))
     if kind != "readinessProbe" and threshold is not None and threshold not in (0, 1):
         yield ".successThreshold", f"{kind} successThreshold {threshold} must be 1"

@@ -9,6 +9,7 @@ kubernetes-validation.md lists them. Plain Python, no pulumi.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown
@@ -81,7 +82,8 @@ def _claim_problems(at: str, spec: dict[str, Any]) -> Iterator[Problem]:
         yield f"{at}.volumeMode", f"volumeMode {mode!r} is not Filesystem or Block (ValidatePersistentVolumeClaimSpec)"
 
 
-def _source_problems(volume: dict[str, Any]) -> Iterator[Problem]:
+def _path_problems(volume: dict[str, Any]) -> Iterator[Problem]:
+    """The sources that name a path or a size: hostPath, nfs, gitRepo, emptyDir."""
     host = volume.get("hostPath")
     if isinstance(host, dict):
         path, kind = _text(host.get("path")), _text(host.get("type"))
@@ -89,6 +91,24 @@ def _source_problems(volume: dict[str, Any]) -> Iterator[Problem]:
             yield "hostPath.path", f"hostPath path {path or ''!r} must be set, without '..' (validateHostPathVolumeSource)"
         elif kind is not None and kind not in _HOST_PATH_TYPES:
             yield "hostPath.type", f"hostPath type {kind!r} is not one of {', '.join(_HOST_PATH_TYPES[1:])} (case matters) (validateHostPathType)"
+    nfs = volume.get("nfs")
+    path = _text(as_dict(nfs).get("path"))
+    if isinstance(nfs, dict) and path is not None and not path.startswith("/"):
+        yield "nfs.path", f"nfs path {path!r} must be an absolute path (validateNFSVolumeSource)"
+    if isinstance(nfs, dict) and _empty(nfs, "server"):
+        yield "nfs.server", "nfs volume has no server (validateNFSVolumeSource)"
+    git = volume.get("gitRepo")
+    directory = _text(as_dict(git).get("directory"))
+    if isinstance(git, dict) and (_empty(git, "repository") or (directory and (directory.startswith("/") or _backsteps(directory)))):
+        yield "gitRepo", "gitRepo needs a repository, and a directory relative without '..' (validateGitRepoVolumeSource)"
+    limit = as_dict(volume.get("emptyDir")).get("sizeLimit")
+    amount = quantity(limit) if limit is not None and not _later(limit) else None
+    if amount is not None and amount < 0:
+        yield "emptyDir.sizeLimit", f"emptyDir sizeLimit {limit!r} is negative (validateVolumeSource)"
+
+
+def _object_problems(volume: dict[str, Any]) -> Iterator[Problem]:
+    """The sources that name an object: a PVC, a Secret, a ConfigMap, the downward API, a CSI driver, a claim."""
     claim = volume.get("persistentVolumeClaim")
     name = _text(as_dict(claim).get("claimName"))
     if isinstance(claim, dict) and (_empty(claim, "claimName") or (name is not None and not is_dns1123_subdomain(name))):
@@ -101,10 +121,6 @@ def _source_problems(volume: dict[str, Any]) -> Iterator[Problem]:
             yield from _items_problems(kind, source)
     if isinstance(volume.get("downwardAPI"), dict):
         yield from _items_problems("downwardAPI", as_dict(volume.get("downwardAPI")))
-    nfs = volume.get("nfs")
-    path = _text(as_dict(nfs).get("path"))
-    if isinstance(nfs, dict) and path is not None and not path.startswith("/"):
-        yield "nfs.path", f"nfs path {path!r} must be an absolute path (validateNFSVolumeSource)"
     driver = _text(as_dict(volume.get("csi")).get("driver"))
     if driver is not None and (len(driver) > _CSI_DRIVER_MAX or not is_dns1123_subdomain(driver.lower())):
         yield "csi.driver", f"csi driver {driver!r} is not a driver name (at most 63 characters, a DNS-1123 subdomain) (ValidateCSIDriverName)"
@@ -122,7 +138,7 @@ def _check_volume_sources(manifest: Doc, ctx: Context) -> Iterator[Violation]:
         volumes = template.pod_spec.get("volumes")
         for i, volume in enumerate(as_list(volumes)):
             if isinstance(volume, dict):
-                for suffix, problem in _source_problems(volume):
+                for suffix, problem in chain(_path_problems(volume), _object_problems(volume)):
                     yield Violation(f"{problem}: {_REFUSED}", f"{template.spec_path}.volumes[{i}].{suffix}")
 
 
