@@ -99,7 +99,8 @@ def _path_problems(volume: dict[str, Any]) -> Iterator[Problem]:
         yield "nfs.server", "nfs volume has no server (validateNFSVolumeSource)"
     git = volume.get("gitRepo")
     directory = _text(as_dict(git).get("directory"))
-    if isinstance(git, dict) and (_empty(git, "repository") or (directory and (directory.startswith("/") or _backsteps(directory)))):
+    outside = bool(directory) and (str(directory).startswith("/") or _backsteps(str(directory)))
+    if isinstance(git, dict) and (_empty(git, "repository") or outside):
         yield "gitRepo", "gitRepo needs a repository, and a directory relative without '..' (validateGitRepoVolumeSource)"
     limit = as_dict(volume.get("emptyDir")).get("sizeLimit")
     amount = quantity(limit) if limit is not None and not _later(limit) else None
