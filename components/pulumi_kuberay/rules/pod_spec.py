@@ -154,6 +154,9 @@ def _affinity_problems(affinity: dict[str, Any]) -> Iterator[Problem]:
         for term_at, term in pod_terms:
             if term.get("topologyKey") == "":
                 yield f"{term_at}.topologyKey", "a pod affinity term needs a topologyKey (validatePodAffinityTerm)"
+            for j, namespace in enumerate(as_list(term.get("namespaces"))):
+                if _text(namespace) is not None and not is_dns1123_label(namespace):
+                    yield f"{term_at}.namespaces[{j}]", f"namespace {namespace!r} is not a namespace name (a DNS-1123 label) (validatePodAffinityTerm)"
 
 
 def _spread_problems(spec: dict[str, Any]) -> Iterator[Problem]:
@@ -306,6 +309,11 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
         yield from _toleration_problems(i, as_dict(toleration))
     yield from _affinity_problems(as_dict(spec.get("affinity")))
     yield from _spread_problems(spec)
+    for i, gate in enumerate(as_list(spec.get("readinessGates"))):
+        condition = _text(as_dict(gate).get("conditionType"))
+        error = qualified_name_error(condition) if condition is not None else None
+        if error:
+            yield f"readinessGates[{i}].conditionType", f"readiness gate {condition!r}: {error} (validateReadinessGates)"
     yield from _dns_problems(spec)
     yield from _host_problems(spec)
 
