@@ -143,6 +143,10 @@ def test_a_long_cluster_name_cuts_the_group_out_of_the_pod_name() -> None:
         ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 0}}}}, "sessionAffinityConfig.clientIP.timeoutSeconds"),
         ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, "sessionAffinityConfig"),  # None
         ({"spec": {"internalTrafficPolicy": "local"}}, "internalTrafficPolicy"),
+        ({"spec": {"type": "LoadBalancer", "loadBalancerClass": "service.k8s.aws/nlb"}}, None),
+        ({"spec": {"loadBalancerClass": "service.k8s.aws/nlb"}}, "loadBalancerClass"),  # a ClusterIP Service
+        ({"spec": {"type": "NodePort", "ports": [{"name": "app", "port": 9000, "nodePort": 30900}]}}, None),
+        ({"spec": {"ports": [{"name": "app", "port": 9000, "nodePort": 30900}]}}, "ports[0].nodePort"),
         ({"spec": {"ports": UNKNOWN_SENTINEL}}, None),
     ],
 )

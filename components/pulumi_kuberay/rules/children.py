@@ -115,6 +115,12 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
         yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy {policy!r} is not Cluster or Local (validateServiceExternalTrafficPolicy)"
     elif policy and not external:
         yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy is only for a NodePort or LoadBalancer Service, this one is {kind or 'ClusterIP'} (validateServiceExternalTrafficPolicy)"
+    load_balancer_class = _text(service_spec.get("loadBalancerClass"))
+    if load_balancer_class is not None and (kind != "LoadBalancer" or qualified_name_error(load_balancer_class)):
+        yield "headService.spec.loadBalancerClass", f"loadBalancerClass {load_balancer_class!r} goes only on a LoadBalancer Service, as a qualified name (validateLoadBalancerClassField)"
+    for i, port in enumerate(as_list(service_spec.get("ports")) if kind in (None, "ClusterIP") else ()):
+        if _port(as_dict(port).get("nodePort")):
+            yield f"headService.spec.ports[{i}].nodePort", f"nodePort is not for a {kind or 'ClusterIP'} Service (validateService)"
     ports = service_spec.get("ports")
     kuberay = _kuberay_ports(head)
     if kuberay is not None and isinstance(ports, list) and not is_unknown(ports):
