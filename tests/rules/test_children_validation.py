@@ -348,3 +348,16 @@ def test_container_security_contexts(context: JsonDict, suffix: str | None) -> N
 def test_pod_security_context_policies() -> None:
     doc = _worker_pod(securityContext={"fsGroupChangePolicy": "onRootMismatch", "seccompProfile": {"type": "Unconfined"}})
     assert _paths(doc, "pod-spec-value-invalid") == [f"{WORKER}.securityContext.fsGroupChangePolicy"]
+
+
+def test_a_cluster_the_operator_never_builds_is_not_judged() -> None:
+    """A RayJob's rayClusterSpec while clusterSelector picks a cluster, or a spec managedBy another controller,
+    gives no Pods, Service or Ingress (built_cluster_specs)."""
+    job = example_job(clusterSelector={"ray.io/cluster": "shared"})
+    job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["groupName"] = "gpu_workers"
+    job["spec"]["rayClusterSpec"]["headGroupSpec"]["serviceType"] = "loadBalancer"
+    found = {f.rule_id for f in rules.check(job)}
+    assert not found & {"worker-group-name-invalid", "head-service-invalid"}
+    cluster = example(lambda d: worker_of(d).update(groupName="gpu_workers"))
+    cluster["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+    assert _paths(cluster, "worker-group-name-invalid") == []

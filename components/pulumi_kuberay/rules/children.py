@@ -15,12 +15,13 @@ from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN
 from pulumi_kuberay.kuberay.names import HEAD_DEFAULT_PORTS
-from pulumi_kuberay.kuberay.paths import as_dict, as_list, cluster_specs, is_unknown, join
+from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown, join
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
 from ._manifest_readers import (
+    built_cluster_specs,
     is_dns1123_label,
     is_dns1123_subdomain,
     label_value_error,
@@ -142,7 +143,7 @@ def _metadata_problems(labels: Any, annotations: Any) -> Iterator[Problem]:
 
 
 def _check_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
-    for ref in cluster_specs(doc):
+    for ref in built_cluster_specs(doc):
         head = as_dict(ref.spec.get("headGroupSpec"))
         head_path = join(ref.prefix, "headGroupSpec")
         meta = as_dict(as_dict(head.get("headService")).get("metadata"))
@@ -238,7 +239,7 @@ def _ingress_problems(doc: Doc, head: dict[str, Any], annotations: dict[str, Any
 
 
 def _check_ingress(doc: Doc, ctx: Context) -> Iterator[Violation]:
-    for ref in cluster_specs(doc):
+    for ref in built_cluster_specs(doc):
         head = as_dict(ref.spec.get("headGroupSpec"))
         if head.get("enableIngress") is not True:
             continue

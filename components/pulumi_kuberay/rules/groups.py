@@ -26,6 +26,7 @@ from ._examples import example, set_ray_version, spec_of, with_autoscaling_v2, w
 from ._fixed import REMOVE, patch
 from ._manifest_readers import (
     autoscaler_v2_enabled,
+    built_cluster_specs,
     is_dns1123_subdomain,
     is_set,
     label_value_error,
@@ -194,7 +195,7 @@ def _cluster_name(doc: dict[str, Any]) -> str | None:
 
 def _check_group_names(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     cluster = _cluster_name(doc)
-    for ref in cluster_specs(doc):
+    for ref in built_cluster_specs(doc):
         for group in worker_groups(ref):
             name = group.spec.get("groupName")
             if not isinstance(name, str) or is_unknown(name) or not name:

@@ -21,7 +21,6 @@ from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     as_dict,
     as_list,
-    cluster_specs,
     is_unknown,
     join,
     placeholders,
@@ -32,7 +31,7 @@ from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import built_pod_templates, is_dns1123_label, is_dns1123_subdomain
+from ._manifest_readers import built_cluster_specs, built_pod_templates, is_dns1123_label, is_dns1123_subdomain
 
 Doc = dict[str, Any]
 
@@ -252,11 +251,9 @@ def _env_from_problems(source: dict[str, Any]) -> Iterator[tuple[str, str]]:
 def _autoscaler_sidecars(manifest: Doc) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path, autoscalerOptions) of each built cluster with enableInTreeAutoscaling: BuildAutoscalerContainer makes
     the head Pod's autoscaler container with its imagePullPolicy, env and envFrom."""
-    heads = {t.path for t in built_pod_templates(manifest) if t.role == "head"}
-    for ref in cluster_specs(manifest):
+    for ref in built_cluster_specs(manifest):
         options = ref.spec.get("autoscalerOptions")
-        built = join(ref.prefix, "headGroupSpec.template") in heads
-        if built and ref.spec.get("enableInTreeAutoscaling") is True and isinstance(options, dict):
+        if ref.spec.get("enableInTreeAutoscaling") is True and isinstance(options, dict):
             yield join(ref.prefix, "autoscalerOptions"), options
 
 
@@ -504,7 +501,7 @@ def _injected(manifest: Doc, template: PodTemplateRef) -> str | None:
     a worker's wait-gcs-ready init container (DefaultWorkerPodTemplate; with ENABLE_INIT_CONTAINER_INJECTION on)."""
     if template.role == "worker":
         return WAIT_GCS_READY_CONTAINER
-    for ref in cluster_specs(manifest) if template.role == "head" else ():
+    for ref in built_cluster_specs(manifest) if template.role == "head" else ():
         if join(ref.prefix, "headGroupSpec.template") == template.path and ref.spec.get("enableInTreeAutoscaling") is True:
             return AUTOSCALER_CONTAINER
     return None
