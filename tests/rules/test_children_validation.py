@@ -361,3 +361,11 @@ def test_a_cluster_the_operator_never_builds_is_not_judged() -> None:
     cluster = example(lambda d: worker_of(d).update(groupName="gpu_workers"))
     cluster["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
     assert _paths(cluster, "worker-group-name-invalid") == []
+
+
+def test_the_autoscaler_sidecar_resources() -> None:
+    options = {"resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "500m"}}}
+    doc = example(lambda d: d["spec"].update(enableInTreeAutoscaling=True, autoscalerOptions=options))
+    assert _paths(doc, "pod-resources-invalid") == ["spec.autoscalerOptions.resources.requests"]
+    doc["spec"]["enableInTreeAutoscaling"] = False
+    assert _paths(doc, "pod-resources-invalid") == []
