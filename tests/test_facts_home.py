@@ -28,6 +28,7 @@ NOT_HELD: Mapping[str, str] = {
     "api.KINDS": "a kind is how code and users name an object (Literal types, kind dispatch, messages)",
     "api.DEFAULT_FEATURE_GATES": "a gate is named where it is asked (ctx.gate('RayCronJob'), the operator's args)",
     "kubernetes.POD_SECURITY_PROFILES": "profile names are the values of the options' Literal type and CLI choices",
+    "kubernetes.VOLUME_SOURCES": "volume source names (secret, image, hostPath) are the CRDs' field names, read as keys",
     "names.HEAD_DEFAULT_PORTS": "port names (serve, dashboard, client) are Ray's ordinary words",
     "resources.CUSTOM_ACCELERATORS": "its keys are held on their own (GOOGLE_TPU...); its values are Ray's resource names",
 }

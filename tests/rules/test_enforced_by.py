@@ -63,6 +63,12 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "pod-template-metadata-invalid",
         "pod-container-image-missing",
         "head-service-port-duplicate",
+        "pod-spec-value-invalid",
+        "worker-group-name-invalid",
+        "head-service-invalid",
+        "rayjob-submitter-backoff-limit-negative",
+        "head-ingress-invalid",
+        "pod-volume-source-invalid",
     }
 
 

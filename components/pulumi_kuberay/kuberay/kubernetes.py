@@ -30,12 +30,24 @@ APP_VERSION_LABEL = "app.kubernetes.io/version"
 KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta1"
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+#: The sources of a Pod's volume (core.VolumeSource) as the CRDs spell them: Pod validation (validateVolumeSource)
+#: wants exactly one per volume.
+VOLUME_SOURCES = (
+    "awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "configMap", "csi", "downwardAPI",
+    "emptyDir", "ephemeral", "fc", "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "hostPath",
+    "image", "iscsi", "nfs", "persistentVolumeClaim", "photonPersistentDisk", "portworxVolume", "projected",
+    "quobyte", "rbd", "scaleIO", "secret", "storageos", "vsphereVolume",
+)  # fmt: skip
+#: The largest mode of a file a volume projects (defaultMode, items[].mode): 0777 (validateSecretVolumeSource...).
+FILE_MODE_MAX = 0o777
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 __all__ = [
     "APP_VERSION_LABEL",
     "DNS_LABEL_MAX_LENGTH",
     "DNS_SUBDOMAIN_MAX_LENGTH",
+    "FILE_MODE_MAX",
     "GENERATE_NAME_SUFFIX_LENGTH",
     "HELM_CHART_LABEL",
     "INSTANCE_LABEL",
@@ -46,5 +58,6 @@ __all__ = [
     "KUEUE_API_PATH",
     "MANAGED_BY_LABEL",
     "POD_SECURITY_PROFILES",
+    "VOLUME_SOURCES",
     "PodSecurityProfile",
 ]

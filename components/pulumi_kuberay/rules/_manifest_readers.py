@@ -327,17 +327,25 @@ def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]
     return tuple(_walk_built_pod_templates(manifest))
 
 
+def built_cluster_specs(manifest: dict[str, Any]) -> Iterator[ClusterSpecRef]:
+    """The cluster specs the operator creates and reconciles a RayCluster from (not a RayJob's rayClusterSpec while
+    clusterSelector picks a cluster, nor a spec whose managedBy hands it to another controller): the ones whose
+    Pods, Services and Ingress the API server sees."""
+    if any(has_cluster_selector(spec) for spec, _ in job_specs(manifest)):
+        return
+    for ref in cluster_specs(manifest):
+        manager = ref.spec.get("managedBy")
+        if not isinstance(manager, str) or manager == KUBERAY_CONTROLLER:
+            yield ref
+
+
 def _walk_built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
     jobs = list(job_specs(manifest))
-    if not any(has_cluster_selector(spec) for spec, _ in jobs):
-        for ref in cluster_specs(manifest):
-            manager = ref.spec.get("managedBy")
-            if isinstance(manager, str) and manager != KUBERAY_CONTROLLER:
-                continue
-            for group in groups(ref):
-                template = group_template(group)
-                if template is not None:
-                    yield template
+    for ref in built_cluster_specs(manifest):
+        for group in groups(ref):
+            template = group_template(group)
+            if template is not None:
+                yield template
     if jobs and submission_mode(jobs[0][0]) == "K8sJobMode":
         yield from (t for t in pod_templates(manifest) if t.role == "submitter")
 

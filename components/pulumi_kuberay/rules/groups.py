@@ -26,6 +26,8 @@ from ._examples import example, set_ray_version, spec_of, with_autoscaling_v2, w
 from ._fixed import REMOVE, patch
 from ._manifest_readers import (
     autoscaler_v2_enabled,
+    built_cluster_specs,
+    is_dns1123_subdomain,
     is_set,
     label_value_error,
     qualified_name_error,
@@ -163,6 +165,69 @@ declare(
         }
     ),
     cel=Cel("!has(g.labels) || g.labels.all(l, (l.split('/').size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (l.split('/').size() == 2 && size(l.split('/')[0]) > 0 && size(l.split('/')[0]) <= 253 && l.split('/')[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(l.split('/')[1]) > 0 && size(l.split('/')[1]) <= 63 && l.split('/')[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
+)
+
+
+
+# --------------------------------------------------------------------------------------------------
+# A worker group's name in its Pods' metadata: the label ray.io/group (buildWorkerPod: labelPod) and the
+# generateName utils.PodName(<cluster>-<group>, worker): lower-cased, cut to 50, "-worker-" and the API server's
+# 5 random characters, which Pod validation (ValidateObjectMeta, ValidatePodName) judges as a DNS-1123 subdomain
+
+#: The characters of the cluster name the operator derives for a RayJob's or RayService's cluster beyond the
+#: object's name (GenerateRayClusterName: "-" and 5 random lower-case alphanumerics); a RayCronJob's RayJobs are
+#: <name>-<minutes since the epoch> (getRayJobName: 8 digits until 2160).
+_DERIVED_CLUSTER_SUFFIX = "-abcde"
+_CRON_JOB_SUFFIX = "-29999999"
+_POD_NAME_PREFIX_MAX = 50  # utils.PodName's maxPrefixLength
+
+
+def _cluster_name(doc: dict[str, Any]) -> str | None:
+    name = as_dict(doc.get("metadata")).get("name")
+    if not isinstance(name, str) or is_unknown(name):
+        return None
+    if doc.get("kind") == "RayCluster":
+        return name
+    if doc.get("kind") == "RayCronJob":
+        return name + _CRON_JOB_SUFFIX + _DERIVED_CLUSTER_SUFFIX
+    return name + _DERIVED_CLUSTER_SUFFIX if doc.get("kind") in ("RayJob", "RayService") else None
+
+
+def _check_group_names(doc: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+    cluster = _cluster_name(doc)
+    for ref in built_cluster_specs(doc):
+        for group in worker_groups(ref):
+            name = group.spec.get("groupName")
+            if not isinstance(name, str) or is_unknown(name) or not name:
+                continue
+            path = join(group.path, "groupName")
+            error = label_value_error(name)
+            if error:
+                yield Violation(f"worker group name {name!r} is the value of its Pods' label ray.io/group, and {error}: the API server refuses every Pod of the group (ValidateObjectMeta){reported_as(ref)}", path)
+                continue
+            if cluster is None:
+                continue
+            pod_name = (f"{cluster}-{name}"[:_POD_NAME_PREFIX_MAX] + "-worker-abcde").lower()
+            if not is_dns1123_subdomain(pod_name):
+                yield Violation(f"worker group name {name!r} makes its Pods' names ({pod_name[:-5]}<random>) invalid: a Pod name is a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', each '.'-part starting and ending with a letter or digit), so the API server refuses every Pod of the group (ValidatePodName){reported_as(ref)}", path)
+
+
+declare(
+    id="worker-group-name-invalid",
+    title="Worker group name its Pods' name or label cannot carry",
+    severity="critical",
+    category="correctness",
+    kinds=KINDS,
+    rows=("OP-21",),
+    enforced_by=("run-time",),
+    rationale="The operator names a worker group's Pods <cluster>-<group>-worker-<random> (utils.PodName: lower-cased, cut to 50 characters before '-worker-') and labels them ray.io/group=<group>; the CRD and the operator accept any string as groupName, but Pod validation refuses a name that is not a DNS-1123 subdomain ('_', spaces, '.-') and a label value over 63 characters or outside alphanumerics, '-', '_' and '.', so no Pod of the group is ever created.",
+    proof="the API server's Pod validation (ValidateObjectMeta: the generateName and the ray.io/group label) refuses every Pod the operator creates for the group; the Pod name is judged with the cluster's name as the operator derives it (a RayCluster's own; a RayJob's or RayService's name and 6 characters; a RayCronJob's with its RayJobs' 9 more), and not where the name is not known",
+    fix="Name the group with lower-case letters, digits and '-' (e.g. 'gpu-workers').",
+    check=_check_group_names,
+    compliant=example(lambda d: worker_of(d).update(groupName="gpu-workers")),
+    violating=example(lambda d: worker_of(d).update(groupName="gpu_workers")),
+    violating_path="spec.workerGroupSpecs[0].groupName",
+    fixed=patch({"spec.workerGroupSpecs[0].groupName": "gpu-workers"}),
 )
 
 

@@ -11,12 +11,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, template_containers
+from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, join, template_containers
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import built_pod_templates, label_value_error, qualified_name_error
+from ._manifest_readers import built_cluster_specs, built_pod_templates, label_value_error, qualified_name_error
 from ._ray_resources import quantity
 
 Doc = dict[str, Any]
@@ -119,6 +119,11 @@ def _check_resources(manifest: Doc, ctx: Context) -> Iterator[Violation]:
                 continue
             for suffix, problem in _resource_problems(resources):
                 yield Violation(f"{problem}: {_REFUSED} (ValidateResourceRequirements)", f"{item.path}.resources.{suffix}")
+    for ref in built_cluster_specs(manifest):  # the autoscaler sidecar takes autoscalerOptions.resources as they are
+        resources = as_dict(ref.spec.get("autoscalerOptions")).get("resources")
+        if ref.spec.get("enableInTreeAutoscaling") is True and isinstance(resources, dict):
+            for suffix, problem in _resource_problems(resources):
+                yield Violation(f"{problem}: the API server refuses the head Pod (ValidateResourceRequirements)", join(ref.prefix, f"autoscalerOptions.resources.{suffix}"))
 
 
 def _with_worker_resources(resources: dict[str, Any]) -> Doc:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
+from pulumi_kuberay.kuberay.kubernetes import FILE_MODE_MAX, VOLUME_SOURCES
+from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER, WAIT_GCS_READY_CONTAINER
 from pulumi_kuberay.kuberay.paths import (
+    PodTemplateRef,
     app_containers,
     as_dict,
     as_list,
     is_unknown,
+    join,
     placeholders,
     template_containers,
 )
@@ -28,7 +33,7 @@ from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import built_pod_templates, is_dns1123_label, is_dns1123_subdomain
+from ._manifest_readers import built_cluster_specs, built_pod_templates, is_dns1123_label, is_dns1123_subdomain
 
 Doc = dict[str, Any]
 
@@ -231,16 +236,50 @@ def _env_problems(var: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield f"valueFrom.{problem[0]}", f"env var {name!r}: {problem[1]}"
 
 
+def _env_from_problems(source: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """ValidateEnvFrom: a prefix that is an env var name, exactly one of configMapRef and secretRef, its name."""
+    prefix = _judged(source.get("prefix"))
+    error = env_name_error(prefix) if prefix else None
+    if error:
+        yield "prefix", f"envFrom prefix {prefix!r} {error}"
+    refs = [key for key in ("configMapRef", "secretRef") if source.get(key) is not None]
+    if len(refs) != 1:
+        yield "", f"envFrom must name exactly one of configMapRef and secretRef, it names {len(refs)}"
+    for key in refs:
+        name = _judged(as_dict(source.get(key)).get("name"))
+        if name is not None and not is_dns1123_subdomain(name):
+            yield f"{key}.name", f"envFrom {key} name {name!r} is not a DNS-1123 subdomain (a ConfigMap or Secret name)"
+
+
+def _autoscaler_sidecars(manifest: Doc) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, autoscalerOptions) of each built cluster with enableInTreeAutoscaling: BuildAutoscalerContainer makes
+    the head Pod's autoscaler container with its imagePullPolicy, env and envFrom."""
+    for ref in built_cluster_specs(manifest):
+        options = ref.spec.get("autoscalerOptions")
+        if ref.spec.get("enableInTreeAutoscaling") is True and isinstance(options, dict):
+            yield join(ref.prefix, "autoscalerOptions"), options
+
+
+def _container_env(path: str, container: dict[str, Any]) -> Iterator[Violation]:
+    for i, var in enumerate(as_list(container.get("env"))):
+        if isinstance(var, dict):
+            name = var.get("name")
+            if var.get("valueFrom") is None and not (isinstance(name, str) and env_name_error(name)):
+                continue  # a plain value with a valid (or unjudged) name: what _env_problems finds nothing in
+            for key, problem in _env_problems(var):
+                yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
+    for i, source in enumerate(as_list(container.get("envFrom"))):
+        if isinstance(source, dict) and not is_unknown(source):
+            for key, problem in _env_from_problems(source):
+                yield Violation(f"{problem}: {_REFUSED} (ValidateEnvFrom)", f"{path}.envFrom[{i}]" + (f".{key}" if key else ""))
+
+
 def _check_env(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         for path, container in _app_containers(template):
-            for i, var in enumerate(as_list(container.get("env"))):
-                if isinstance(var, dict):
-                    name = var.get("name")
-                    if var.get("valueFrom") is None and not (isinstance(name, str) and env_name_error(name)):
-                        continue  # a plain value with a valid (or unjudged) name: what _env_problems finds nothing in
-                    for key, problem in _env_problems(var):
-                        yield Violation(f"{problem}: {_REFUSED} (ValidateEnv)", f"{path}.env[{i}].{key}")
+            yield from _container_env(path, container)
+    for path, options in _autoscaler_sidecars(manifest):
+        yield from _container_env(path, options)
 
 
 def _with_head_env(var: dict[str, Any]) -> Doc:
@@ -255,7 +294,7 @@ declare(
     kinds=KINDS,
     rows=("OP-11",),
     enforced_by=("run-time",),
-    rationale="Pod validation (ValidateEnv) refuses an env var name with '=' or non-printable characters, a valueFrom with no source or two, valueFrom next to a value, a fieldRef path the downward API does not serve, a resourceFieldRef other than cpu, memory, ephemeral-storage or hugepages, and config keys outside letters, digits, '-', '_', '.'. The CRD checks none of it.",
+    rationale="Pod validation (ValidateEnv, ValidateEnvFrom) refuses an env var name or envFrom prefix with '=' or non-printable characters, an envFrom naming no ConfigMap or Secret or both, or a name that is no DNS-1123 subdomain, a valueFrom with no source or two, valueFrom next to a value, a fieldRef path the downward API does not serve, a resourceFieldRef other than cpu, memory, ephemeral-storage or hugepages, and config keys outside letters, digits, '-', '_', '.'. The CRD checks none of it.",
     fix="Name the variable without '=' and give valueFrom exactly one source (fieldRef, resourceFieldRef, configMapKeyRef or secretKeyRef) with a supported path or key, and no value beside it.",
     check=_check_env,
     compliant=_with_head_env({"name": "MY_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}),
@@ -282,10 +321,38 @@ def _check_volumes(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             elif name in names:
                 yield Violation(f"volume name {name!r} is used twice: {_REFUSED} (ValidateVolumes)", path)
             names.add(name)
+            yield from _source_problems(f"{template.spec_path}.volumes[{i}]", as_dict(volume))
         if _not_known(template.pod_spec, "volumes"):
             continue
         for cpath, container in _app_containers(template):
             yield from _mount_problems(cpath, container, names)
+
+
+def _mode_problems(path: str, source: dict[str, Any], key: str) -> Iterator[Violation]:
+    mode = _int32(source.get(key))
+    if mode is not None and not 0 <= mode <= FILE_MODE_MAX:
+        yield Violation(f"{key} {mode} is not a file mode in 0..0777 (511 in decimal; YAML reads 0644 as octal, JSON has no octal: write 420 there): {_REFUSED} (validateKeyToPath, validate*VolumeSource)", f"{path}.{key}")
+
+
+def _projection_problems(path: str, source: dict[str, Any]) -> Iterator[Violation]:
+    for i, item in enumerate(as_list(source.get("items"))):
+        yield from _mode_problems(f"{path}.items[{i}]", as_dict(item), "mode")
+
+
+def _source_problems(path: str, volume: dict[str, Any]) -> Iterator[Violation]:
+    """validateVolumeSource: exactly one source; the file modes of secret, configMap, downwardAPI and projected."""
+    sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+    if not sources:
+        yield Violation(f"volume names no source (emptyDir, configMap, secret, persistentVolumeClaim...): {_REFUSED} (validateVolumeSource: must specify a volume type)", path)
+    elif len(sources) > 1:
+        yield Violation(f"volume has {len(sources)} sources ({', '.join(sources)}), a volume has exactly one: {_REFUSED} (validateVolumeSource)", f"{path}.{sources[1]}")
+    for kind in ("secret", "configMap", "downwardAPI", "projected"):
+        source = as_dict(volume.get(kind))
+        yield from _mode_problems(f"{path}.{kind}", source, "defaultMode")
+        yield from _projection_problems(f"{path}.{kind}", source)
+        for j, projection in enumerate(as_list(source.get("sources")) if kind == "projected" else ()):
+            for inner in ("secret", "configMap", "downwardAPI"):
+                yield from _projection_problems(f"{path}.projected.sources[{j}].{inner}", as_dict(as_dict(projection).get(inner)))
 
 
 def _mount_problems(cpath: str, container: dict[str, Any], names: set[str]) -> Iterator[Violation]:
@@ -299,6 +366,14 @@ def _mount_problems(cpath: str, container: dict[str, Any], names: set[str]) -> I
             yield Violation(f"mountPath {mount_path!r} is mounted twice in the container: {_REFUSED} (ValidateVolumeMounts)", f"{cpath}.volumeMounts[{i}].mountPath")
         if mount_path:
             paths.add(mount_path)
+        propagation = _judged(as_dict(mount).get("mountPropagation"))
+        privileged = as_dict(container.get("securityContext")).get("privileged") is True
+        if propagation and (propagation not in _PROPAGATIONS or (propagation == "Bidirectional" and not privileged)):
+            yield Violation(f"mountPropagation {propagation!r} is not None or HostToContainer, or Bidirectional in a privileged container: {_REFUSED} (validateMountPropagation)", f"{cpath}.volumeMounts[{i}].mountPropagation")
+        for key in ("subPath", "subPathExpr"):
+            sub = _judged(as_dict(mount).get(key))
+            if sub and (sub.startswith("/") or ".." in sub.split("/")):
+                yield Violation(f"{key} {sub!r} must be a relative path inside the volume, without '..': {_REFUSED} (validateLocalDescendingPath)", f"{cpath}.volumeMounts[{i}].{key}")
 
 
 def _with_mount(volume: str, mount: str) -> Doc:
@@ -317,7 +392,7 @@ declare(
     kinds=KINDS,
     rows=("OP-12",),
     enforced_by=("run-time",),
-    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
+    rationale="Pod validation requires volume names that are DNS-1123 labels, unique in the Pod (ValidateVolumes), exactly one source per volume and file modes in 0..0777 (validateVolumeSource, validateKeyToPath), subPath relative without '..', and every volumeMount to name one of them at a path mounted once per container (ValidateVolumeMounts); a mount of a volume declared in another group's template, or a typo, makes every Pod of the group fail to create.",
     fix="Declare the volume in the same pod template's spec.volumes, with a lower-case name, and mount each path once.",
     check=_check_volumes,
     compliant=_with_mount("data", "data"),
@@ -331,12 +406,16 @@ declare(
 # validateProbe / validateHandler: one handler, successThreshold 1 for liveness and startup, ports
 
 _HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")  # a LifecycleHandler's
+_PROPAGATIONS = ("None", "HostToContainer", "Bidirectional")
 
 
 def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str]]:
     handlers = [h for h in _HANDLERS if probe.get(h) is not None]
     if len(handlers) != 1:
         yield "", f"{kind} must set exactly one handler of exec, httpGet, tcpSocket, grpc; it sets {len(handlers)}"
+    if kind == "readinessProbe" and probe.get("terminationGracePeriodSeconds") is not None:
+        yield ".terminationGracePeriodSeconds", "readinessProbe takes no terminationGracePeriodSeconds"
     threshold = _int32(probe.get("successThreshold"))
     if kind != "readinessProbe" and threshold is not None and threshold not in (0, 1):
         yield ".successThreshold", f"{kind} successThreshold {threshold} must be 1"
@@ -354,14 +433,47 @@ def _probe_problems(kind: str, probe: dict[str, Any]) -> Iterator[tuple[str, str
             yield f".{handler}.port", f"{kind} {handler} port {port!r} is neither a number nor a valid port name"
 
 
+def _action_problems(kind: str, handler: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """validateExecAction (a command), validateHTTPGetAction (the scheme; an empty one defaults to HTTP)."""
+    command = as_dict(handler.get("exec")).get("command")
+    if isinstance(handler.get("exec"), dict) and (command is None or (not is_unknown(command) and not as_list(command))):
+        yield ".exec.command", f"{kind} exec has no command"
+    scheme = _judged(as_dict(handler.get("httpGet")).get("scheme"))
+    if scheme and scheme not in ("HTTP", "HTTPS"):
+        yield ".httpGet.scheme", f"{kind} httpGet scheme {scheme!r} is not HTTP or HTTPS (upper case)"
+
+
+def _lifecycle_problems(lifecycle: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for hook in ("postStart", "preStop"):
+        handler = lifecycle.get(hook)
+        if not isinstance(handler, dict) or is_unknown(handler):
+            continue
+        handlers = [h for h in _HOOK_HANDLERS if handler.get(h) is not None]
+        if len(handlers) != 1:
+            yield f".{hook}", f"lifecycle {hook} must set exactly one handler of {', '.join(_HOOK_HANDLERS)}; it sets {len(handlers)}"
+        yield from ((f".{hook}{suffix}", problem) for suffix, problem in _action_problems(hook, handler))
+
+
 def _check_probes(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
-        for path, container in _app_containers(template):
-            for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        for item in template_containers(template):
+            path, container = item.path, item.container
+            if item.field == "ephemeralContainers":
+                continue
+            sidecar = container.get("restartPolicy") == "Always"
+            for kind in ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle"):
                 probe = container.get(kind)
-                if isinstance(probe, dict):
-                    for suffix, problem in _probe_problems(kind, probe):
-                        yield Violation(f"{problem}: {_REFUSED} (validateProbe)", f"{path}.{kind}{suffix}")
+                if not isinstance(probe, dict) or is_unknown(probe):
+                    continue
+                if item.field == "initContainers" and not sidecar and not _not_known(container, "restartPolicy"):
+                    yield Violation(f"an init container may have {kind} only as a sidecar (restartPolicy: Always): {_REFUSED} (validateInitContainers)", f"{path}.{kind}")
+                    continue
+                if kind == "lifecycle":
+                    problems = _lifecycle_problems(probe)
+                else:
+                    problems = chain(_probe_problems(kind, probe), _action_problems(kind, probe))
+                for suffix, problem in problems:
+                    yield Violation(f"{problem}: {_REFUSED} (validateProbe, validateHandler)", f"{path}.{kind}{suffix}")
 
 
 def _with_probe(probe: dict[str, Any]) -> Doc:
@@ -370,13 +482,13 @@ def _with_probe(probe: dict[str, Any]) -> Doc:
 
 declare(
     id="pod-probe-invalid",
-    title="Container probe the API server refuses",
+    title="Container probe or lifecycle hook the API server refuses",
     severity="critical",
     category="correctness",
     kinds=KINDS,
     rows=("OP-13",),
     enforced_by=("run-time",),
-    rationale="Pod validation (validateProbe, validateHandler) requires exactly one handler per probe (exec, httpGet, tcpSocket or grpc), successThreshold 1 for liveness and startup probes, no negative timings and ports that are numbers in 1-65535 or port names; KubeRay keeps a probe the user sets, so the operator's Pods are refused.",
+    rationale="Pod validation (validateProbe, validateHandler, validateLifecycle) requires exactly one handler per probe (exec, httpGet, tcpSocket or grpc) and per lifecycle hook (exec, httpGet, tcpSocket or sleep), an exec command, an httpGet scheme of HTTP or HTTPS, successThreshold 1 for liveness and startup probes, no negative timings, ports that are numbers in 1-65535 or port names, and probes or hooks on an init container only when it is a sidecar (restartPolicy: Always); KubeRay keeps the probes and hooks the user sets, so the operator's Pods are refused.",
     fix="Give the probe one handler (e.g. exec: {command: [...]}) and successThreshold 1 (liveness, startup), or leave the probes out and let KubeRay build them.",
     check=_check_probes,
     compliant=_with_probe({"exec": {"command": ["true"]}, "successThreshold": 1}),
@@ -390,9 +502,21 @@ declare(
 # validateContainers / validateInitContainers: DNS-1123 label names, unique in the Pod
 
 
+def _injected(manifest: Doc, template: PodTemplateRef) -> str | None:
+    """The container KubeRay adds to the template's Pods: the head's autoscaler sidecar (enableInTreeAutoscaling),
+    a worker's wait-gcs-ready init container (DefaultWorkerPodTemplate; with ENABLE_INIT_CONTAINER_INJECTION on)."""
+    if template.role == "worker":
+        return WAIT_GCS_READY_CONTAINER
+    for ref in built_cluster_specs(manifest) if template.role == "head" else ():
+        if join(ref.prefix, "headGroupSpec.template") == template.path and ref.spec.get("enableInTreeAutoscaling") is True:
+            return AUTOSCALER_CONTAINER
+    return None
+
+
 def _check_container_names(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         seen: set[str] = set()
+        injected = _injected(manifest, template)
         for item in template_containers(template):
             name = _judged(item.container.get("name"))
             if name is None:
@@ -401,6 +525,8 @@ def _check_container_names(manifest: Doc, ctx: Context) -> Iterator[Violation]:
                 yield Violation(f"container name {name!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-'): {_REFUSED} (validateContainers)", f"{item.path}.name")
             elif name in seen:
                 yield Violation(f"container name {name!r} is used twice in the pod template (containers and initContainers share the names): {_REFUSED} (validateContainers)", f"{item.path}.name")
+            elif name == injected and item.field != "ephemeralContainers":
+                yield Violation(f"container name {name!r} is the name of the container KubeRay adds to these Pods, so the Pod has it twice: {_REFUSED} (validateContainers: Duplicate value)", f"{item.path}.name")
             seen.add(name)
 
 
@@ -412,7 +538,8 @@ declare(
     kinds=KINDS,
     rows=("OP-14",),
     enforced_by=("run-time",),
-    rationale="Pod validation (validateContainers, validateInitContainers) requires container names that are DNS-1123 labels, unique across the Pod's containers and init containers; the CRD checks neither.",
+    proof="the API server's Pod validation (ValidatePodCreate) refuses every Pod the operator creates from the template; a worker container named wait-gcs-ready only while the operator injects that init container (ENABLE_INIT_CONTAINER_INJECTION, on by default)",
+    rationale="Pod validation (validateContainers, validateInitContainers) requires container names that are DNS-1123 labels, unique across the Pod's containers and init containers, the ones KubeRay adds included (the head's 'autoscaler' sidecar with enableInTreeAutoscaling, a worker's 'wait-gcs-ready' init container); the CRD checks neither.",
     fix="Use lower-case names of letters, digits and '-' (at most 63), one per container of the template.",
     check=_check_container_names,
     compliant=ex.example(lambda d: ex.head_container_of(d).update(name="ray-head")),
@@ -439,10 +566,15 @@ def _check_policies(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             yield Violation(f"the submitter's restartPolicy is {shown}: the API server refuses the submitter Job (ValidateJob: a Job's Pods restart OnFailure or Never) and the job is never submitted", path)
         elif policy and policy not in _RESTART_POLICIES:
             yield Violation(f"restartPolicy {policy!r} is not one of Always, OnFailure, Never: {_REFUSED} (validateRestartPolicy)", path)
-        for cpath, container in _app_containers(template):
-            pull = _judged(container.get("imagePullPolicy"))
-            if pull and pull not in _PULL_POLICIES:
-                yield Violation(f"imagePullPolicy {pull!r} is not one of Always, IfNotPresent, Never (case matters): {_REFUSED} (validatePullPolicy)", f"{cpath}.imagePullPolicy")
+        yield from _pull_policies(_app_containers(template))
+    yield from _pull_policies(_autoscaler_sidecars(manifest))
+
+
+def _pull_policies(containers: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[Violation]:
+    for cpath, container in containers:
+        pull = _judged(container.get("imagePullPolicy"))
+        if pull and pull not in _PULL_POLICIES:
+            yield Violation(f"imagePullPolicy {pull!r} is not one of Always, IfNotPresent, Never (case matters): {_REFUSED} (validatePullPolicy)", f"{cpath}.imagePullPolicy")
 
 
 declare(
@@ -454,7 +586,7 @@ declare(
     rows=("OP-15",),
     enforced_by=("run-time",),
     rationale="Pod validation accepts imagePullPolicy Always, IfNotPresent or Never (validatePullPolicy) and restartPolicy Always, OnFailure or Never (validateRestartPolicy), spelled exactly; a RayJob's submitterPodTemplate becomes a Job's pod template, which ValidateJob refuses unless its restartPolicy is OnFailure or Never (unset means Always). The CRD checks none of it.",
-    fix="Spell the policy as Kubernetes does ('IfNotPresent', 'Never'); give a submitterPodTemplate restartPolicy: Never.",
+    fix="Spell the policy as Kubernetes does ('IfNotPresent', 'Never'), in the pod templates and autoscalerOptions; give a submitterPodTemplate restartPolicy: Never.",
     check=_check_policies,
     compliant=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="IfNotPresent")),
     violating=ex.example(lambda d: ex.head_container_of(d).update(imagePullPolicy="always")),
