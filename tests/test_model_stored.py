@@ -61,7 +61,7 @@ _WORKER = "spec.workerGroupSpecs[0]"
 CASES: dict[str, tuple[Callable[[], dict[str, Any]], str, str, bool]] = {
     "min-exceeds-max": (lambda: _cluster(minReplicas=4, maxReplicas=2, replicas=2), "worker-min-exceeds-max", f"{_WORKER}.minReplicas", True),
     "negative-min": (lambda: _cluster(minReplicas=-1), "worker-replicas-negative", f"{_WORKER}.minReplicas", True),
-    "toleration-operator": (_toleration, "schema-invalid-value", f"{_WORKER}.template.spec.tolerations[0].operator", True),
+    "toleration-operator": (_toleration, "pod-spec-value-invalid", f"{_WORKER}.template.spec.tolerations[0].operator", True),
     "runtime-env-list": (lambda: _selector(runtimeEnvYAML="- pip\n"), "rayjob-runtime-env-yaml-invalid", "spec.runtimeEnvYAML", True),
     "entrypoint-resources": (lambda: _selector(entrypointResources="[1]"), "schema-invalid-value", "spec.entrypointResources", True),
     "selector-without-name": (lambda: _selector(clusterSelector={"app": "x"}), "rayjob-cluster-selector-name-empty", "spec.clusterSelector", True),

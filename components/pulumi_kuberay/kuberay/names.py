@@ -104,6 +104,11 @@ HEAD_DEFAULT_PORTS: Final[tuple[tuple[str, int], ...]] = (
     ("serve", SERVE_PORT),
 )
 
+#: The metrics port KubeRay adds to every Ray container and to the head Service unless a port has that name
+#: (``utils.MetricsPortName``, ``utils.DefaultMetricsPort``; ``addWellKnownPorts``, ``getServicePorts``).
+METRICS_PORT_NAME: Final = "metrics"
+METRICS_PORT: Final = 8080
+
 #: KubeRay names a RayCluster's head Service ``<cluster>-head-svc`` unless the spec names it.
 HEAD_SERVICE_SUFFIX: Final = "-head-svc"
 
@@ -175,6 +180,8 @@ __all__ = [
     "KUBERAY_VERSION_ANNOTATION",
     "KUEUE_QUEUE_LABEL",
     "MANAGED_BY",
+    "METRICS_PORT",
+    "METRICS_PORT_NAME",
     "NAME_LIMITS",
     "NUM_WORKER_GROUPS_ANNOTATION",
     "ORIGINATED_FROM_CRD_LABEL",

@@ -40,10 +40,13 @@ __all__ = ["Child", "children"]
 GENERATED_SUFFIX = "xxxxx"
 #: Pod spec fields left out of the dry run: references judged by ``preflight-reference-missing``.
 _REFERENCES = ("serviceAccountName", "serviceAccount", "priorityClassName", "runtimeClassName")
-_METRICS_PORT = {"name": "metrics", "containerPort": 8080}
-_WAIT_GCS_READY_RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "200m", "memory": "256Mi"}}
-_AUTOSCALER_RESOURCES = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
+_METRICS_PORT = {"name": names.METRICS_PORT_NAME, "containerPort": names.METRICS_PORT}
 _SUBMITTER_RESOURCES = {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+def _plain(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-ready copy of one of kuberay/names.py's read-only resource blocks."""
+    return {k: dict(v) for k, v in resources.items()}
+
+
 #: The labels KubeRay gives every Pod it creates, beside the cluster, node type and group (``labelPod``).
 _POD_LABELS = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay", "app.kubernetes.io/created-by": "kuberay-operator"}
 _NOT_OVERRIDABLE = frozenset({"ray.io/node-type", "ray.io/group", names.RAY_CLUSTER_LABEL})
@@ -143,7 +146,7 @@ def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
         "args": ["ray kuberay-autoscaler"],
     }
     given = options.get("resources")
-    container["resources"] = copy.deepcopy(given if isinstance(given, dict) else _AUTOSCALER_RESOURCES)
+    container["resources"] = copy.deepcopy(given) if isinstance(given, dict) else _plain(names.AUTOSCALER_DEFAULT_RESOURCES)
     for key in ("env", "envFrom", "volumeMounts", "securityContext"):
         if options.get(key):
             container[key] = copy.deepcopy(options[key])
@@ -157,7 +160,7 @@ def _wait_gcs_ready(ray: Mapping[str, Any]) -> dict[str, Any]:
         "image": ray.get("image"),
         "command": ["/bin/bash", "-lc", "--"],
         "args": ["ray health-check"],
-        "resources": copy.deepcopy(_WAIT_GCS_READY_RESOURCES),
+        "resources": _plain(names.WAIT_GCS_READY_RESOURCES),
     }
     for key in ("imagePullPolicy", "securityContext", "env", "volumeMounts"):
         if ray.get(key):

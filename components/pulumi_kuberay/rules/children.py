@@ -14,7 +14,7 @@ from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN
-from pulumi_kuberay.kuberay.names import HEAD_DEFAULT_PORTS
+from pulumi_kuberay.kuberay.names import HEAD_DEFAULT_PORTS, INGRESS_CLASS_ANNOTATION, METRICS_PORT, METRICS_PORT_NAME
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown, join
 
 from . import _examples as ex
@@ -42,7 +42,6 @@ _SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 _EXTERNAL_TYPES = ("NodePort", "LoadBalancer")  # apiservice.ExternallyAccessible (or externalIPs)
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 _MAX_AFFINITY_TIMEOUT = 86400  # core.MaxClientIPServiceAffinitySeconds
-_METRICS_PORT = ("metrics", 8080)  # getServicePorts: utils.MetricsPortName, utils.DefaultMetricsPort
 Problem = tuple[str, str]
 
 
@@ -64,7 +63,7 @@ def _kuberay_ports(head: dict[str, Any]) -> dict[tuple[int, str], str] | None:
             return None
         named[name or f"{number}-port"] = number
     named = named or dict(HEAD_DEFAULT_PORTS)
-    named.setdefault(*_METRICS_PORT)
+    named.setdefault(METRICS_PORT_NAME, METRICS_PORT)
     return {(number, "TCP"): name for name, number in named.items()}
 
 
@@ -185,7 +184,6 @@ declare(
 # ValidateIngressCreate: the head Ingress (headGroupSpec.enableIngress), its class from the object's
 # kubernetes.io/ingress.class annotation and ingressOptions' host, path and tls as they are
 
-_INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"  # BuildIngressForHeadService: IngressClassAnnotationKey
 _BAD_PATH_PARTS = ("//", "/./", "/../", "%2f", "%2F")  # invalidPathSequences
 _BAD_PATH_ENDS = ("/..", "/.")  # invalidPathSuffixes
 _WILDCARD_HOST = re.compile(r"\*\.")
@@ -216,9 +214,9 @@ def _path_error(path: str, path_type: str) -> str | None:
 
 
 def _ingress_problems(doc: Doc, head: dict[str, Any], annotations: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    ingress_class = _text(annotations.get(_INGRESS_CLASS_ANNOTATION))
+    ingress_class = _text(annotations.get(INGRESS_CLASS_ANNOTATION))
     if ingress_class is not None and not is_dns1123_subdomain(ingress_class):
-        yield "", f"the {_INGRESS_CLASS_ANNOTATION} annotation {ingress_class!r} becomes the Ingress's ingressClassName, which must be a DNS-1123 subdomain"
+        yield "", f"the {INGRESS_CLASS_ANNOTATION} annotation {ingress_class!r} becomes the Ingress's ingressClassName, which must be a DNS-1123 subdomain"
     options = as_dict(head.get("ingressOptions"))
     host = _text(options.get("host"))
     error = _host_error(host, rule=True) if host else None
@@ -245,7 +243,7 @@ def _check_ingress(doc: Doc, ctx: Context) -> Iterator[Violation]:
             continue
         head_path = join(ref.prefix, "headGroupSpec")
         for suffix, problem in _ingress_problems(doc, head, ref.annotations):
-            path = f"{head_path}.{suffix}" if suffix else f'metadata.annotations["{_INGRESS_CLASS_ANNOTATION}"]'
+            path = f"{head_path}.{suffix}" if suffix else f'metadata.annotations["{INGRESS_CLASS_ANNOTATION}"]'
             yield Violation(f"{problem}: the API server refuses the head Ingress KubeRay builds (ValidateIngressCreate), on every reconcile{reported_as(ref)}", path)
 
 

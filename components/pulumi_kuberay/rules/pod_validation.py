@@ -11,13 +11,13 @@ judges them with those functions. Plain Python, no pulumi.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay.kubernetes import FILE_MODE_MAX, VOLUME_SOURCES
-from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER, WAIT_GCS_READY_CONTAINER
+from pulumi_kuberay.kuberay.names import AUTOSCALER_CONTAINER, METRICS_PORT, METRICS_PORT_NAME, WAIT_GCS_READY_CONTAINER
 from pulumi_kuberay.kuberay.paths import (
     PodTemplateRef,
     app_containers,
@@ -570,7 +570,7 @@ def _check_policies(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     yield from _pull_policies(_autoscaler_sidecars(manifest))
 
 
-def _pull_policies(containers: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[Violation]:
+def _pull_policies(containers: Iterable[tuple[str, dict[str, Any]]]) -> Iterator[Violation]:
     for cpath, container in containers:
         pull = _judged(container.get("imagePullPolicy"))
         if pull and pull not in _PULL_POLICIES:
@@ -634,8 +634,6 @@ declare(
 # ValidateService on the head Service: BuildServiceForHeadPod names its ports after the head container's
 # (getServicePorts: an unnamed port is "<number>-port") and adds "metrics" 8080 unless a port has that name
 
-_DEFAULT_METRICS_PORT = 8080
-
 
 def _check_head_service_ports(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
@@ -653,7 +651,7 @@ def _check_head_service_ports(manifest: Doc, ctx: Context) -> Iterator[Violation
         else:
             if not named:
                 continue  # getDefaultPorts: five distinct ports
-            named.setdefault("metrics", (_DEFAULT_METRICS_PORT, -1))
+            named.setdefault(METRICS_PORT_NAME, (METRICS_PORT, -1))
             yield from _duplicate_service_ports(named, f"{template.spec_path}.containers[0].ports")
 
 
