@@ -96,6 +96,8 @@ def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[V
 
 
 _OLD_KEY = "        num_replicas: 1\n        max_concurrent_queries: 8\n"
+#: The example config with the key's current name (the compliant examples, and the fix of the violating ones).
+_NEW_KEY = TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
 
 
 def _pinned(doc: dict[str, Any], version: str) -> dict[str, Any]:
@@ -118,37 +120,12 @@ declare(
     proof="the Ray release the image's tag shows refuses the key (a schema that forbids extra keys); a key the release only ignores has no effect and fails nothing: high",
     fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
     check=_checker(deprecated=False),
-    compliant=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
-    ),
-    violating=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
-    ),
+    compliant=serve_service(_NEW_KEY),
+    violating=serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        num_replicas: 1\n"
-                "        max_ongoing_requests: 8\n"
-            ),
+            "spec.serveConfigV2": _NEW_KEY,
         }
     ),
 )
@@ -161,35 +138,12 @@ declare(
     rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), but a later release drops it without a word: medium when a later release already dropped it (the setting stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
     fix="Use the new key the message names.",
     check=_checker(deprecated=True),
-    compliant=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
-    ),
+    compliant=serve_service(_NEW_KEY),
     violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        num_replicas: 1\n"
-                "        max_ongoing_requests: 8\n"
-            ),
+            "spec.serveConfigV2": _NEW_KEY,
             "spec.rayClusterConfig.rayVersion": "2.52.0",
             "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.52.0",
             "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0",
