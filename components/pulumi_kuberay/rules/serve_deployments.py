@@ -40,6 +40,9 @@ from ._serve_config import (
 # Deployments
 
 
+_OVERRIDE_LOST = "high: Ray Serve takes the config, one override is lost"
+
+
 def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for _, app, app_path in serve_apps(manifest):
         seen: dict[str, int] = {}
@@ -55,7 +58,7 @@ def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[
                     f"deployments[{j}] overrides {name!r} again (already at deployments[{seen[name]}]); one of the two sets of options is silently lost",
                     f"{path}.name",
                     severity="high",
-                    severity_why="high: Ray Serve takes the config, one override is lost",
+                    severity_why=_OVERRIDE_LOST,
                 )
             else:
                 seen[name] = j
@@ -73,6 +76,7 @@ declare(
     violating=serve_mutated("      - name: Adder\n", "      - num_cpus: 1\n"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0]",
     **ON_TWO_APPS,
+    also=(_OVERRIDE_LOST,),
 )
 
 

@@ -19,6 +19,10 @@ from ._serve_config import BASE, serve_config
 _SECTION_NAMES = {"config": "top-level", "application": "application"}
 
 
+_DROPPED = "high, not critical: Ray accepts the config and the applications still deploy"
+_NOT_DROPPED_YET = "low: no Ray release drops it yet"
+
+
 def _what(verdict: KeyVerdict) -> str:
     return f"{_SECTION_NAMES.get(verdict.section, verdict.section)} key {verdict.key!r}"
 
@@ -40,7 +44,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
             f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): still accepted{removal}",
             f"Replace it: {_instead(verdict)}.",
             "medium" if verdict.removed_in else "low",
-            None if verdict.removed_in else "low: no Ray release drops it yet",
+            None if verdict.removed_in else _NOT_DROPPED_YET,
         )
     if verdict.removed_in and release.index > 0:
         known = f"Ray {verdict.removed_in} dropped it"
@@ -57,7 +61,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
     else:
         effect = "its Serve schema drops the key without a word, so the setting has no effect"
         severity = "high"
-        why = "high, not critical: Ray accepts the config and the applications still deploy"
+        why = _DROPPED
     return (
         f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
         f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
@@ -128,6 +132,7 @@ declare(
             "spec.serveConfigV2": _NEW_KEY,
         }
     ),
+    also=(_DROPPED,),
 )
 declare(
     id="serve-config-key-deprecated",
@@ -149,4 +154,5 @@ declare(
             "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0",
         }
     ),
+    also=(_NOT_DROPPED_YET,),
 )
