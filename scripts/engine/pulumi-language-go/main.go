@@ -40,12 +40,12 @@ import (
 
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"golang.org/x/mod/modfile"
 	"google.golang.org/grpc"
 	"offline.build/langhost"
+	"offline.build/langhost/sdkgen"
 )
 
 // How deep under a module's root pulumi-plugin.json files are looked for (pulumi-kubernetes keeps its file at
@@ -300,56 +300,45 @@ func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePacka
 	if len(req.GetExtraFiles()) > 0 {
 		return nil, errors.New("overlays are not supported for Go")
 	}
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-	var spec schema.PackageSpec
-	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
-		return nil, err
-	}
-	pkg, diags, err := schema.BindSpec(spec, schema.NewCachedLoader(loader), schema.ValidationOptions{AllowDanglingReferences: true})
-	if err != nil {
-		return nil, err
-	}
-	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
-	}
-	files, err := gogen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := files["go.mod"]; !ok {
-		modulePath, _, err := sdkModulePath(pkg)
+	validation := schema.ValidationOptions{AllowDanglingReferences: true}
+	return sdkgen.GeneratePackage(req, sdkgen.Options{CachedLoader: true, Validation: validation}, func(pkg *schema.Package, _ schema.ReferenceLoader) (map[string][]byte, error) {
+		files, err := gogen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
 		if err != nil {
 			return nil, err
 		}
-		var gomod modfile.File
-		if err := gomod.AddModuleStmt(modulePath); err != nil {
-			return nil, err
-		}
-		if err := gomod.AddGoStmt("1.24"); err != nil {
-			return nil, err
-		}
-		sdk := "github.com/pulumi/pulumi/sdk/v3"
-		if err := gomod.AddRequire(sdk, version.Version); err != nil {
-			return nil, err
-		}
-		if replacement, ok := req.GetLocalDependencies()["pulumi"]; ok {
-			if err := gomod.AddReplace(sdk, "", replacement, ""); err != nil {
+		if _, ok := files["go.mod"]; !ok {
+			if files["go.mod"], err = sdkGoMod(pkg, req.GetLocalDependencies()); err != nil {
 				return nil, err
 			}
 		}
-		if files["go.mod"], err = gomod.Format(); err != nil {
+		return files, nil
+	})
+}
+
+// sdkGoMod is the go.mod of a generated SDK that has none: its module path, Go 1.24 and sdk/v3 at this host's
+// version (replaced by the local pulumi SDK when the request names one).
+func sdkGoMod(pkg *schema.Package, localDependencies map[string]string) ([]byte, error) {
+	modulePath, _, err := sdkModulePath(pkg)
+	if err != nil {
+		return nil, err
+	}
+	var gomod modfile.File
+	if err := gomod.AddModuleStmt(modulePath); err != nil {
+		return nil, err
+	}
+	if err := gomod.AddGoStmt("1.24"); err != nil {
+		return nil, err
+	}
+	sdk := "github.com/pulumi/pulumi/sdk/v3"
+	if err := gomod.AddRequire(sdk, version.Version); err != nil {
+		return nil, err
+	}
+	if replacement, ok := localDependencies["pulumi"]; ok {
+		if err := gomod.AddReplace(sdk, "", replacement, ""); err != nil {
 			return nil, err
 		}
 	}
-	if err := langhost.WriteFiles(req.GetDirectory(), files); err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	return gomod.Format()
 }
 
 // Link makes each generated SDK a requirement of the program's go.mod, replaced by its directory.

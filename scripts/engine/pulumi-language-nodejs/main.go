@@ -35,11 +35,11 @@ import (
 
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"offline.build/langhost"
+	"offline.build/langhost/sdkgen"
 )
 
 type host struct {
@@ -234,31 +234,9 @@ func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, se
 
 // GeneratePackage writes the TypeScript SDK of a package schema (pkg/v3/codegen/nodejs, as upstream's host).
 func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-	var spec schema.PackageSpec
-	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
-		return nil, err
-	}
-	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{})
-	if err != nil {
-		return nil, err
-	}
-	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
-	}
-	files, err := nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
-	if err != nil {
-		return nil, err
-	}
-	if err := langhost.WriteFiles(req.GetDirectory(), files); err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	return sdkgen.GeneratePackage(req, sdkgen.Options{}, func(pkg *schema.Package, loader schema.ReferenceLoader) (map[string][]byte, error) {
+		return nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
+	})
 }
 
 // Link makes each generated SDK a file: dependency of the program (npm install <dir>, which also builds it).
