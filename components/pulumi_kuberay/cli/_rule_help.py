@@ -15,7 +15,7 @@ import yaml
 
 from pulumi_kuberay import rules
 from pulumi_kuberay.cli.lint import DISTRIBUTION, package_version
-from pulumi_kuberay.rules import Rule, Target, enforced_by, looks_at, ordered_rules, severity_also, severity_in_force
+from pulumi_kuberay.rules import Rule, Target, enforced_by, looks_at, ordered_rules, severity_in_force
 
 #: Used when the package metadata is not available (running from a source tree without an install).
 FALLBACK_HOMEPAGE = "https://github.com/pulumi-kuberay/pulumi-kuberay"
@@ -73,11 +73,17 @@ def target_words(target: Target) -> str:
     return f"environment {target.environment or 'not set'}, KubeRay {target.kuberay_version}"
 
 
+def severity_also(rule: Rule) -> str:
+    """`` (high: only the webhook, off here, refuses it)``: the other severities the rule's findings take where the
+    object or the target decides (``Rule.also``), as they say why, as docs/rules.md shows them; "" for none."""
+    return f" ({'; '.join(rule.also)})" if rule.also else ""
+
+
 def list_rules(target: Target | None = None) -> str:
     """Every rule with the severity in force for ``target`` (what a lint with the same settings reports; the
     default in brackets where it differs: ``rules.severity_in_force``), and the other severities its findings take
     where the object or the target decides, as they say why (``critical ... (high: only the webhook, off here,
-    refuses it)``: ``rules.severity_also``), as docs/rules.md shows them."""
+    refuses it)``: :func:`severity_also`)."""
     target = (target or Target()).override(audience="cli")
     infos = all_rules()
     width = max(len(r.id) for r in infos)

@@ -113,7 +113,6 @@ __all__ = [
     "render_docs",
     "render_text",
     "rules_of",
-    "severity_also",
     "severity_by_environment",
     "severity_in_force",
 ]
@@ -690,14 +689,6 @@ def severity_in_force(rule: Rule, target: Target) -> SeverityInForce:
     from ._severity import in_force
 
     return in_force(rule, target)
-
-
-def severity_also(rule: Rule) -> str:
-    """`` (high: only the webhook, off here, refuses it)``: the other severities the rule's findings take where the
-    object or the target decides, as they say why (``--list-rules``, ``--explain-rule``); "" for none."""
-    from ._severity import also_text
-
-    return also_text(rule)
 
 
 def severity_by_environment(rule: Rule, target: Target | None = None) -> str:

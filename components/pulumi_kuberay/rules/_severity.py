@@ -121,11 +121,6 @@ def severity_by_environment(rule: Rule, target: Target, findings_of: FindingsOf)
     return f"{rule.severity} ({'; '.join(notes)})" if notes else rule.severity
 
 
-def also_text(rule: Rule) -> str:
-    """`` (high: only the webhook, off here, refuses it)``: the other severities the rule's findings take where the
-    object or the target decides (``Rule.also``), as they say why; "" for none."""
-    return f" ({'; '.join(rule.also)})" if rule.also else ""
-
 
 def _violating_findings(rule: Rule, target: Target) -> list[Finding]:
     """What ``rule`` alone reports on its violating example for ``target`` (a rule on each object runs alone: ~100
