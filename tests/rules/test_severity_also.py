@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.cli import _rule_help
+from pulumi_kuberay.cli import _lint_report, _rule_help
 from pulumi_kuberay.rules._engine import _REGISTRY, declare
 
 RULES_DIR = Path(rules.__file__).resolve().parent
@@ -65,6 +65,9 @@ def test_a_rule_lowered_to_high_lists_as_critical_with_the_reason_its_finding_gi
     assert "severity critical (high: only the webhook, off here, refuses it) for" in _rule_help.explain_rule(rule.id)
     row = next(line for line in DOCS.read_text().splitlines() if line.startswith(f"| [`{rule.id}`]"))
     assert "| critical (high: only the webhook, off here, refuses it) |" in row
+    descriptor = _lint_report._descriptor(rule, rules.Target())
+    assert descriptor["properties"]["otherSeverities"] == ["high: only the webhook, off here, refuses it"]
+    assert "otherSeverities" not in _lint_report._descriptor(rules.get_rule("cluster-name-invalid"), rules.Target())["properties"]
 
 
 def test_the_listing_names_no_other_severity_for_a_rule_that_gives_none() -> None:
