@@ -1,6 +1,7 @@
 """No string literal in the package over 2,000 characters: a text that long cannot be reviewed (the rules' CEL
 once held one of 14,854). Long CEL is composed from the named parts of ``rules/_cel.py``; prose is split by
-paragraph. Docstrings are prose read as written (help(), the API reference) and are left out."""
+paragraph. Docstrings are held to the same length on their own: what help() and the API reference show stays a
+summary, the rest goes to docs/ (the users' pages) or to comments beside the code it explains."""
 
 from __future__ import annotations
 
@@ -34,6 +35,23 @@ def long_literals(path: Path, root: Path = PACKAGE.parent) -> list[str]:
     ]
 
 
+def long_docstrings(path: Path, root: Path = PACKAGE.parent) -> list[str]:
+    """``path:line (length)`` for each module, class or function docstring over ``LIMIT`` characters."""
+    tree = ast.parse(path.read_text(), str(path))
+    docstrings = _docstrings(tree)
+    return [
+        f"{path.relative_to(root)}:{node.lineno} ({len(node.value)} characters)"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > LIMIT
+        and id(node) in docstrings
+    ]
+
+
+def test_no_docstring_is_over_2000_characters() -> None:
+    found = [line for path in sorted(PACKAGE.rglob("*.py")) for line in long_docstrings(path)]
+    assert found == [], "keep a docstring a summary: move the rest to docs/ or to comments beside the code"
+
+
 def test_no_string_literal_is_over_2000_characters() -> None:
     found = [line for path in sorted(PACKAGE.rglob("*.py")) if path.name != "_k8s.py" for line in long_literals(path)]
     assert found == [], "compose long CEL from rules/_cel.py's parts, split long prose by paragraph"
@@ -44,3 +62,4 @@ def test_the_check_finds_a_long_literal_and_spares_docstrings(tmp_path: Path) ->
     long_doc = "d" * (LIMIT + 1)
     source.write_text(f'"""{long_doc}"""\nX = ("a"\n     "{"b" * LIMIT}")\nY = "short"\n\n\ndef f() -> None:\n    """{long_doc}"""\n')
     assert long_literals(source, tmp_path) == [f"sample.py:2 ({LIMIT + 1} characters)"]
+    assert long_docstrings(source, tmp_path) == [f"sample.py:1 ({LIMIT + 1} characters)", f"sample.py:8 ({LIMIT + 1} characters)"]

@@ -5,7 +5,8 @@
 #
 # SCRIPT names the script in every log line. What a script builds, where its cache entry lives and what names
 # that entry (its cache key) stay in the script: nothing here takes part in an entry's name or digest except
-# dir_sum, whose output must never change (cache entries built by earlier runs are named by it).
+# dir_sum, whose output must never change (cache entries built by earlier runs are named by it), and
+# langhost_sum (our language hosts' sources: a change to them must be a new build).
 # Nothing here writes to stdout except the functions whose job it is (json, moddir, served_dir, norm_version);
 # progress goes to stderr.
 
@@ -101,6 +102,28 @@ go_env() {
   export GOWORK=off
 }
 go_version() { go version | cut -d' ' -f3; }
+
+# ---- this project's own language hosts (scripts/engine) ------------------------------------------------
+# scripts/engine/pulumi-language-NAME/main.go (NAME: python, built by ensure-pulumi; nodejs and go, built by
+# ensure-langhosts) and the package they share, scripts/engine/langhost: a small module of its own
+# (offline.build/langhost, with offline.build/langhost/sdkgen for the hosts that generate SDKs), so that the three
+# main packages import it by one path whatever their wrapper module.
+ENGINE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../engine" && pwd)
+# langhost_sum NAME: 16 hex digits of the host's sources (its main.go, the shared module's go.mod and Go files).
+langhost_sum() {
+  (cd "$ENGINE_SRC" && find "pulumi-language-$1/main.go" langhost -type f \( -name '*.go' -o -name go.mod \) -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
+}
+# langhost_put NAME DIR: the host's sources into the wrapper module in DIR (after mkwrapper, before go mod tidy):
+# its main.go as DIR/cmd/pulumi-language-NAME, the shared package as DIR/langhost, required by the wrapper and
+# replaced by that copy.
+langhost_put() {
+  [ -f "$ENGINE_SRC/pulumi-language-$1/main.go" ] || die "missing $ENGINE_SRC/pulumi-language-$1/main.go"
+  mkdir -p "$2/cmd/pulumi-language-$1"
+  cp "$ENGINE_SRC/pulumi-language-$1/main.go" "$2/cmd/pulumi-language-$1/main.go"
+  rm -rf "$2/langhost" && cp -R "$ENGINE_SRC/langhost" "$2/langhost"
+  (cd "$2" && go mod edit -require=offline.build/langhost@v0.0.0 -replace=offline.build/langhost=./langhost)
+}
 
 # json EXPR: evaluate a Python expression over d, the JSON document on stdin ({} when empty).
 json() { python3 -c "import json,sys; t=sys.stdin.read(); d=json.loads(t) if t.strip() else {}; print($1)"; }

@@ -231,7 +231,7 @@ def artifact_location(file: str, base: Path) -> dict[str, str]:
 
 def _descriptor(rule: Rule, target: Target) -> dict[str, Any]:
     """The rule's SARIF descriptor at its severity in force for ``target`` (the default where it reports
-    nothing there), saying the default and why where they differ."""
+    nothing there), saying the default and why where they differ, and the rule's other severities (``Rule.also``)."""
     in_force = severity_in_force(rule, target)
     severity = in_force.severity or rule.severity
     tags = [rule.category, *rule.operator_rules]
@@ -239,6 +239,8 @@ def _descriptor(rule: Rule, target: Target) -> dict[str, Any]:
     if in_force.differs:
         properties["defaultSeverity"] = rule.severity
         properties["severityInForce"] = in_force.text()
+    if rule.also:  # the other severities its findings take where the object or the target decides, with why
+        properties["otherSeverities"] = list(rule.also)
     if rule.category == "security":
         properties["security-severity"] = _rule_help.SECURITY_SEVERITY[severity]
     return {

@@ -1,39 +1,26 @@
 """``kuberay-lint``: the rule catalogue over YAML/JSON files and Helm charts, as text, JSON or SARIF. Never imports
 pulumi.
 
-Usage::
+Usage (every flag, the config file and the exit codes: docs/linting.md)::
 
     kuberay-lint manifests/ --environment prod             # text, grouped per object; exit 1 on high+
-    kuberay-lint manifests/ --compact                       # grouped, one line per finding, explanations cut
     kuberay-lint manifests/ --format concise                # path:line:col: severity rule-id message
-    kuberay-lint manifests/ --format github                 # GitHub Actions annotations on the pull request
-    kuberay-lint manifests/ --show-fixes --select security  # only the security rules, with their fixes
     kuberay-lint charts/ray-cluster --helm-values prod.yaml  # render the chart with helm, then lint
     kuberay-lint . --write-baseline                         # adopt on an existing repo ...
     kuberay-lint . --baseline .kuberay-lint-baseline.json   # ... then fail only on new findings
-    kuberay-lint job.yaml --format sarif > kuberay.sarif     # GitHub code scanning
     kubectl get rayjobs -o yaml | kuberay-lint -
     kuberay-lint --list-rules; kuberay-lint --explain-rule pod-security-restricted
     kuberay-lint --diff old/ new/                           # what KubeRay will do with each changed object
-                                                            # (+ new catalogue findings; --change-rules-only)
-    kuberay-lint --diff-git origin/main manifests/           # the same against a git revision (pull requests)
-    kuberay-lint --emit-admission-policies --environment prod | kubectl apply -f -   # the rules in the API server
     kuberay-lint --cluster --context prod manifests/         # also: will it schedule there? (the preflight rules)
     kuberay-lint --live --all-namespaces                     # audit the Ray objects already in the cluster
 
-Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml, found from the
-working directory upwards (see :mod:`pulumi_kuberay.cli._lint_config`); flags override them.
+Settings also come from ``.kuberay-lint.yaml`` or ``[tool.kuberay-lint]`` in pyproject.toml
+(:mod:`pulumi_kuberay.cli._lint_config`); flags override them. ``--diff`` / ``--diff-git`` print the change plan
+of every Ray object that changed (:mod:`pulumi_kuberay.plan`) with the change rules' findings; ``--cluster`` adds
+the preflight rules' findings, ``--live`` lints the Ray objects in the cluster.
 
-``--diff OLD NEW`` (two files or folders) and ``--diff-git REV [PATH...]`` (the working tree's files against a git
-revision) print the change plan of every Ray object that changed (:mod:`pulumi_kuberay.plan`, as an update in
-place: kubectl apply, Argo CD) with the change rules' findings, in the same formats and with the same exit codes.
-
-``--cluster`` reads the cluster the kubeconfig names (read-only, one list request per kind) and adds the preflight
-rules' findings; ``--live`` lints the Ray objects in the cluster (catalogue, preflight, status diagnosis) instead of
-files. A cluster that cannot be read is one line on stderr (``--live`` then exits 2).
-
-Exit codes: 0 no (new) finding at or above ``--fail-on``; 1 some; 2 unusable input or settings (empty input, an
-unreadable file, a chart helm cannot render, a bad flag or config), one line per problem on stderr.
+Exit codes: 0 no (new) finding at or above ``--fail-on``; 1 some; 2 unusable input or settings, one line per
+problem on stderr.
 """
 
 from __future__ import annotations

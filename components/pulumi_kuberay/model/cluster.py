@@ -23,21 +23,6 @@ A two-group GPU autoscaling cluster with the convenience fields (see :mod:`pulum
         ],
     )
     spec.to_dict()   # the CRD's spec: templates with containers "ray-head"/"ray-worker", requests = limits
-
-Design notes:
-
-- ``rayStartParams`` (and group ``resources``) are ``map[string]string`` in the CRD. From Python, numbers and
-  booleans are accepted and stringified the way KubeRay reads them (``0`` -> ``"0"``, ``True`` -> ``"true"``).
-  A *manifest* (``load_manifest``, validation context :data:`~pulumi_kuberay.model.pod.WIRE_CONTEXT`) is not
-  coerced: a non-string there is reported as a wrong type, as the API server would reject it.
-- ``template`` may be omitted in Python when convenience fields (``image``, ``cpu``, ...; on the group or the
-  cluster-wide ``image``) produce it; in a manifest it is required, as in the CRD.
-- ``workerGroupSpecs[].minReplicas``/``maxReplicas`` are CRD-required but have CRD defaults (0 / 2147483647),
-  so the API server accepts them omitted (several upstream samples do): they are optional here.
-- Only obvious invariants are checked here (replica bounds, a template for every group); the operator's full
-  rule set lives in the rule catalogue (``pulumi_kuberay.rules``). Replica bounds are the operator's, not the
-  CRD's: a manifest with crossed or negative bounds loads (the API server stores it) and the rules report it;
-  from Python it is refused.
 """
 
 from __future__ import annotations
@@ -81,6 +66,22 @@ from .pod import (
 
 # HEAD_DEFAULT_PORTS (kuberay.names): ports of a head Ray container generated from convenience fields (KubeRay's
 # defaults; ``serve`` included because RayService and the serve Service look the port up by that name).
+
+
+# Design notes:
+#
+# - rayStartParams (and group resources) are map[string]string in the CRD. From Python, numbers and
+#   booleans are accepted and stringified the way KubeRay reads them (0 -> "0", True -> "true").
+#   A *manifest* (load_manifest, validation context :data:`~pulumi_kuberay.model.pod.WIRE_CONTEXT`) is not
+#   coerced: a non-string there is reported as a wrong type, as the API server would reject it.
+# - template may be omitted in Python when convenience fields (image, cpu, ...; on the group or the
+#   cluster-wide image) produce it; in a manifest it is required, as in the CRD.
+# - workerGroupSpecs[].minReplicas/maxReplicas are CRD-required but have CRD defaults (0 / 2147483647),
+#   so the API server accepts them omitted (several upstream samples do): they are optional here.
+# - Only obvious structural invariants are checked here (replica bounds, a template for every group); the
+#   operator's full rule set lives in the rule catalogue (pulumi_kuberay.rules). Replica bounds are the
+#   operator's, not the CRD's: a manifest with crossed or negative bounds loads (the API server stores it) and
+#   the rules report it; from Python it is refused.
 
 
 def _missing_on_wire(value: Any, info: ValidationInfo) -> Any:

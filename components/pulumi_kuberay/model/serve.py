@@ -6,7 +6,7 @@ attribute name is the wire name. Ray Serve's schemas drop keys they do not know 
 but ``logging_config``, which rejects them), so a misspelt ``routePrefix`` silently falls back to the code
 defaults; these models reject a key no Ray release knows instead, with a "did you mean" hint.
 
-What is checked here (each error names its path, e.g. ``applications[1].route_prefix``):
+What is checked here (each error names its path):
 
 * application names non-empty and unique (an unnamed app is called ``default`` by Ray Serve);
 * route prefixes start with ``/``, do not end with ``/`` (unless exactly ``/``), contain no ``{``/``}``, and
@@ -21,10 +21,9 @@ What is checked here (each error names its path, e.g. ``applications[1].route_pr
 * :func:`check_serve_port` -- the cross-object check that the ``serve`` container port equals
   ``http_options.port`` -- is called by the RayService model.
 
-The models accept every key that some Ray release from 2.9 on knows (a field's docstring says which releases).
-Which release accepts, deprecates or drops which key is data generated from Ray's own schemas
-(:mod:`._serve_versions`, by ``tools/gen_serve_versions.py``); the catalogue's ``serve-config-key-version`` judges
-each key by the RayService's Ray version (:mod:`.serve_versions`).
+The models accept every key some Ray release from 2.9 on knows; which release takes, deprecates or drops which
+key is generated from Ray's own schemas (:mod:`._serve_versions`), and ``serve-config-key-version`` judges each key
+by the RayService's Ray version (:mod:`.serve_versions`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The change plan in the components: what KubeRay will do with each change, shown at preview, followed at up.
 
-Where the old state comes from (docs/changes.md says it in one sentence):
+Where the old state comes from (docs/changes.md in short):
 
 * The trigger is a Pulumi **resource hook** on the component's custom resource (``before_create`` and
   ``before_update``, registered with ``on_dry_run=True``: pulumi >= 3.18x runs them at preview too). The engine
@@ -12,8 +12,7 @@ Where the old state comes from (docs/changes.md says it in one sentence):
   with: the live object, a RayCluster's head Pods (hash and version annotations), a RayService's active and
   pending RayClusters. The live view wins over the state (it also sees edits made outside Pulumi, Pods made
   before an earlier change under ``upgradeStrategy: None``, clusters of an older operator version). A server that
-  could not be reached is not asked again for a minute (:data:`UNREACHABLE_MEMO_SECONDS`): the later components of
-  the preview compare with the state at once.
+  could not be reached is not asked again for a minute (:data:`UNREACHABLE_MEMO_SECONDS`).
 * Otherwise (render mode, or a cluster that cannot be read at preview, e.g. CI without credentials) the plan
   compares with the last applied manifest: in render mode that is exactly the previously rendered file. A
   RayJob's replacement is a create for the engine (no old inputs): the plan then reads the live RayJob, or

@@ -10,10 +10,6 @@ filter. Constraints of the provider's parser that the expressions below respect:
 up to the *first* ``}`` (so no ``}`` inside), and the annotation is split on ``=`` after protecting ``==``
 (so no ``!=``, ``<=``, ``>=`` and no ``=`` in literals).
 
-The filters are applied to the root object (``$[?...]`` visits ``apiVersion``, ``kind``, ``metadata``,
-``spec`` and ``status``) and test fields that only ``status`` has directly, so they name the status field
-they mean instead of matching any status value that happens to equal a word.
-
 These annotations are the **fallback**: by default the components wait themselves (``_component_await``, rules in
 ``_verdict``), because the provider's rule cannot express what KubeRay writes. The provider's
 ``JSONPath.Satisfied`` (``provider/pkg/await/condition/jsonpath.go``) returns unmet while
@@ -25,11 +21,6 @@ generation. Known limits of this fallback, each a consequence of that rule:
   satisfies the wait: ``InconsistentRayClusterStatus`` ignores observedGeneration, so the operator does not write
   it, and ``pulumi up`` times out although the object was updated;
 * nothing fails early (a rejected spec, a head that cannot pull its image): the wait runs to its time-out.
-
-What the expressions do get right: a RayService update waits for ``UpgradeInProgress`` and
-``RollbackInProgress`` to be over and every active Serve app RUNNING (the first status of a new generation
-already has UpgradeInProgress True, ``calculateConditions``); ``spec.suspend: true`` waits for Suspended; a
-RayJob also ends at ``Waiting`` in InteractiveMode and at Suspended when the user (not Kueue) suspended it.
 """
 
 from __future__ import annotations
@@ -57,6 +48,13 @@ __all__ = [
     "waitfor_terms",
 ]
 
+# The filters are applied to the root object (``$[?...]`` visits apiVersion, kind, metadata, spec and status) and
+# test fields that only status has directly, so they name the status field they mean instead of matching any
+# status value that happens to equal a word. What they get right: a RayService update waits for
+# UpgradeInProgress and RollbackInProgress to be over and every active Serve app RUNNING (the first status of a
+# new generation already has UpgradeInProgress True, calculateConditions); spec.suspend: true waits for
+# Suspended; a RayJob also ends at Waiting in InteractiveMode and at Suspended when the user (not Kueue)
+# suspended it.
 WAIT_FOR_ANNOTATION: Final = "pulumi.com/waitFor"
 TIMEOUT_ANNOTATION: Final = "pulumi.com/timeoutSeconds"
 

@@ -9,23 +9,14 @@ Why the component waits itself instead of the provider's ``pulumi.com/waitFor``:
 other signal and cannot fail early. KubeRay writes a RayCluster status only when ``InconsistentRayClusterStatus``
 (``utils/consistency.go``) sees a change other than ``observedGeneration``, so after an image-only edit the
 generation stays behind forever; RayService writes the new generation on its first pass while ``Ready`` is
-still True on the old cluster; spec errors of a RayCluster are only events. The rules below read the object
-as the operator (v1.6.1 and v1.7.0 alike) writes it:
+still True on the old cluster; spec errors of a RayCluster are only events. The rules read the object as the
+operator (v1.6.1 and v1.7.0 alike) writes it (done and failed: the comment above :func:`verdict`):
 
 * **this generation** -- RayCluster and RayService write ``status.observedGeneration`` (RayJob never does; the
   component replaces a RayJob on any spec change, so its status is always about the current spec). A status
   that is behind is trusted only once the operator has had ``settle_seconds`` since our last write of the
   object (``metadata.managedFields[].time``) to react: a RayCluster that it did not rewrite by then has
   nothing to change in its status.
-* **done** -- RayCluster: head Pod ready (``HeadPodReady`` True; ``state: ready`` without conditions), or
-  Suspended when ``spec.suspend`` is true. RayService: ``Ready`` True on this generation with no upgrade or
-  rollback in progress and every active Serve app RUNNING (the new cluster serves, the new config is live),
-  or Suspended. RayJob: a terminal ``jobDeploymentStatus`` (Complete, Failed, ValidationFailed), ``Waiting``
-  in InteractiveMode (the user submits), or Suspended when the user (not Kueue) suspended it.
-* **failed** -- a state the operator will not leave by itself: a rejected spec (``InvalidRayClusterSpec`` event,
-  ``ValidationFailed``), ``InitializingTimeout``, a head Pod stuck (image pull, crash loop, ...) or Pod creation
-  refused (``ReplicaFailure``) for ``stuck_seconds``, a Serve app DEPLOY_FAILED, a RayJob that failed. The
-  message is :func:`pulumi_kuberay.diagnose`'s line.
 """
 
 from __future__ import annotations
@@ -170,6 +161,16 @@ class _Clock:
         return since is not None and (self.now - since).total_seconds() >= self.stuck_seconds
 
 
+# What verdict() calls done and failed, as the operator writes the object:
+# * done -- RayCluster: head Pod ready (HeadPodReady True; state: ready without conditions), or
+#   Suspended when spec.suspend is true. RayService: Ready True on this generation with no upgrade or
+#   rollback in progress and every active Serve app RUNNING (the new cluster serves, the new config is live),
+#   or Suspended. RayJob: a terminal jobDeploymentStatus (Complete, Failed, ValidationFailed), Waiting
+#   in InteractiveMode (the user submits), or Suspended when the user (not Kueue) suspended it.
+# * failed -- a state the operator will not leave by itself: a rejected spec (InvalidRayClusterSpec event,
+#   ValidationFailed), InitializingTimeout, a head Pod stuck (image pull, crash loop, ...) or Pod creation
+#   refused (ReplicaFailure) for stuck_seconds, a Serve app DEPLOY_FAILED, a RayJob that failed. The
+#   message is pulumi_kuberay.diagnose's line.
 def verdict(
     obj: Mapping[str, Any] | None,
     events: Sequence[Mapping[str, Any]] = (),

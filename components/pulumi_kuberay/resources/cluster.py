@@ -40,50 +40,28 @@ def _service_url(namespace: str, scheme: str, service: str, port: int) -> str:
 class RayCluster(RayComponent[RayClusterSpec]):
     """A KubeRay ``RayCluster`` (``ray.io/v1``), validated and checked against the rule catalogue at preview.
 
-    ``args`` is a :class:`~pulumi_kuberay.RayClusterSpec` or a dict in its shape (CRD camelCase names or the
-    model's snake_case names, convenience fields such as ``image``/``cpu``/``memory``/``gpu`` included).
-    Constructing the component validates it, renders the manifest and runs the rule catalogue: a critical
-    finding raises :class:`~pulumi_kuberay.resources._shared.CriticalFindingsError` before anything is
-    registered (message: rule id, field path, fix); lower severities become warnings. Silence a rule on this
-    resource with the annotation ``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"``. The target KubeRay
-    version, operator feature gates and environment come from the arguments, else from stack config
-    ``kuberay:version`` / ``kuberay:featureGates`` / ``kuberay:environment``.
+    ``args`` is a :class:`~pulumi_kuberay.RayClusterSpec` or a dict in its shape (convenience fields such as
+    ``image``/``cpu``/``memory``/``gpu`` included). Constructing the component validates it, renders the manifest
+    and runs the rule catalogue: a critical finding raises
+    :class:`~pulumi_kuberay.resources._shared.CriticalFindingsError` before anything is registered; lower
+    severities become warnings. Silence a rule on this resource with the annotation
+    ``suppress.pulumi-kuberay.io/<rule-id>: "<reason>"``. The target (KubeRay version, feature gates,
+    environment) comes from the arguments, else from the ``kuberay:`` stack config.
 
-    Naming: the object is named ``name`` (or ``object_name``), with no random suffix, because KubeRay derives
-    the head Service and Pod names from it. A replacement therefore deletes the old cluster first
-    (``delete_before_replace``).
+    The object is named ``name`` (or ``object_name``) without a random suffix (KubeRay derives the head Service
+    and Pod names from it), so a replacement deletes the old cluster first. By default ``pulumi up`` waits until
+    the head Pod is ready, for at most ``timeout_seconds`` (default 600), and fails early, with
+    :func:`pulumi_kuberay.diagnose`'s line, on a rejected spec or a stuck head Pod (``wait_for_ready=False``: no
+    wait; what it waits for: docs/troubleshooting.md). With autoscaling on, worker ``replicas`` belong to the
+    autoscaler (docs/components.md, "Inputs, secrets and what the conveniences render").
 
-    Readiness: by default ``pulumi up`` waits, in the component, until the head Pod is ready (condition
-    ``HeadPodReady``, or ``status.state: ready`` on older operators) on a status of this generation, for at
-    most ``timeout_seconds`` (default 600), so resources that depend on the cluster start once it is usable.
-    It fails early, with :func:`pulumi_kuberay.diagnose`'s line, on a spec the operator rejects or a head Pod
-    stuck (image pull, crash loop); on a time-out too. ``wait_for_ready=False`` turns the wait off. (Without
-    a known cluster, see :func:`pulumi_kuberay.watch_with`, the provider's ``pulumi.com/waitFor`` waits
-    instead, with its limits: docs/troubleshooting.md.)
+    Outputs: ``cluster_name``, ``namespace``, ``head_service_name``, ``dashboard_url``, ``client_address``,
+    ``status``, ``diagnosis`` (docs/components.md, "Each component's outputs").
 
-    Autoscaling: with ``enableInTreeAutoscaling: true`` the Ray autoscaler rewrites
-    ``workerGroupSpecs[*].replicas``. The component **omits** ``replicas`` from the custom resource then (a
-    value you set is dropped, with a warning), so Pulumi neither diffs nor server-side-applies the field and
-    never resets the autoscaler's choice. KubeRay clamps the missing value into
-    ``[minReplicas, maxReplicas]``, so each group starts at ``minReplicas``: size the warm pool with
-    ``minReplicas``. Omission was chosen over ``ignore_changes`` because an ignored field still travels, with
-    its old value, in every update's apply patch, so Pulumi's field manager keeps owning it.
-
-    Outputs: ``cluster_name``, ``namespace``, ``head_service_name`` (``<name>-head-svc`` or
-    ``headService.metadata.name``), ``dashboard_url`` (in-cluster
-    ``http://<head-svc>.<ns>.svc.cluster.local:8265``), ``client_address`` (``ray://<head-svc>...:10001``),
-    ``status`` (the live RayCluster status; ``None`` until the provider reports one, e.g. when rendering to a
-    directory), ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose` over that status). Ports
-    come from the head container's ports named ``dashboard``/``client`` when declared.
-    ``provider``/``providers`` given in ``opts`` reach the custom resource through the parent.
-
-    Inputs: the spec (dict or model) and every keyword may hold ``pulumi.Input`` values (an Output of a
-    Namespace's name, an image built earlier, a Secret's name, ...); they are resolved, then validated and
-    checked as above, and the custom resource depends on the resources behind them. At preview, values not
-    known yet are not judged; everything else is. ``local_queue`` sets Kueue's ``kueue.x-k8s.io/queue-name``
-    label. ``manifest_output`` is the rendered manifest; ``manifest`` is set when every input was known at
-    construction (``None`` otherwise), and so is ``spec``: the model you passed, else the manifest's spec as a
-    model (validated when first read: the component does not keep one per cluster).
+    Inputs: the spec and every keyword may hold ``pulumi.Input`` values (at preview, values not known yet are not
+    judged); the custom resource depends on the resources behind them. ``local_queue`` sets Kueue's
+    ``kueue.x-k8s.io/queue-name`` label. ``manifest_output`` is the rendered manifest; ``manifest`` and ``spec``
+    are set when every input was known at construction.
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each

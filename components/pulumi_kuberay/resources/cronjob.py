@@ -38,9 +38,9 @@ def job_template(args: Any) -> Any:
 class RayCronJob(RayComponent[RayCronJobSpec]):
     """A KubeRay ``RayCronJob`` (``ray.io/v1``, KubeRay >= 1.6): a RayJob from ``jobTemplate`` on a schedule.
 
-    **The operator's feature gate ``RayCronJob`` must be on** (alpha; off by default and in the Helm chart:
-    operator flag ``--feature-gates=RayCronJob=true``, Helm value ``featureGates``). With the gate off the CRD
-    still exists and the object is accepted, but it is never reconciled and no job ever runs. Tell the rule
+    **The operator's feature gate ``RayCronJob`` must be on** (alpha, off by default: operator flag
+    ``--feature-gates=RayCronJob=true``, Helm value ``featureGates``). With the gate off the object is accepted
+    but never reconciled: no job ever runs. Tell the rule
     catalogue how the operator runs (``feature_gates={"RayCronJob": True}``, or stack config
     ``kuberay:featureGates``): with the gate off it says so at high (the operator accepts and ignores the
     object: nothing rejects it), and reports what would fail once the gate is on at high too.
@@ -51,8 +51,8 @@ class RayCronJob(RayComponent[RayCronJobSpec]):
     ``<cronjob>-<scheduled minute>``), so Pulumi never re-creates a finished run. Spec changes apply in place
     and affect future runs only. There is no readiness wait: a RayCronJob has no ready state.
 
-    Outputs: ``cronjob_name``, ``namespace``, ``last_schedule_time`` (``status.lastScheduleTime``),
-    ``status``, ``diagnosis`` (one-line summary of :func:`pulumi_kuberay.diagnose`).
+    Outputs: ``cronjob_name``, ``namespace``, ``last_schedule_time``, ``status``, ``diagnosis`` (one-line
+    summary of :func:`pulumi_kuberay.diagnose`).
 
     A ``jobTemplate`` whose ``clusterSelector`` names a :class:`~pulumi_kuberay.RayCluster` component declared
     earlier in the same program (same object name, same namespace) is treated as a RayJob's ``cluster=`` that

@@ -142,54 +142,27 @@ class RayJob(RayComponent[RayJobSpec]):
     """A KubeRay ``RayJob`` (``ray.io/v1``): a Ray job on an inline cluster or on an existing ``RayCluster``.
 
     ``args`` is a :class:`~pulumi_kuberay.RayJobSpec` or a dict in its shape. Either it carries an inline
-    ``rayClusterSpec`` (the operator creates a cluster ``<job>-<random>`` for the job), or ``cluster=`` names
-    a :class:`~pulumi_kuberay.RayCluster` component: then ``spec.clusterSelector`` is set to
-    ``ray.io/cluster: <cluster name>``, the namespace defaults to the cluster's, and the custom resource
-    depends on the cluster (it is created once the cluster is ready). With ``cluster=``, give the spec as a
-    dict or a ``RayJobSpec`` without a cluster (from Python the model leaves the cluster to ``cluster=``), or
-    one whose ``cluster_selector`` already names that cluster. A spec whose ``clusterSelector`` names a
-    :class:`~pulumi_kuberay.RayCluster` component declared earlier in the same program (same object name, same
-    namespace) is ``cluster=`` that component: the same hardened submitter, dependency and outputs. One that names
-    a cluster the program does not declare keeps KubeRay's default submitter Pod (its head image is not known
-    here), with a warning. The manifest is checked against the rule catalogue at
+    ``rayClusterSpec`` (the operator creates a cluster for the job), or ``cluster=`` names a
+    :class:`~pulumi_kuberay.RayCluster` component (``spec.clusterSelector`` names it, the namespace defaults to its
+    own and the RayJob is created once it is ready); a ``clusterSelector`` naming a RayCluster component declared
+    earlier in the program counts as ``cluster=`` it. The manifest is checked against the rule catalogue at
     construction, as for :class:`~pulumi_kuberay.RayCluster` (critical findings raise before anything is
     registered, the others warn).
 
-    Replace on change: the operator ignores spec edits once a RayJob has started (the job is never
-    re-submitted), so any change under ``spec`` replaces the custom resource (``replace_on_changes=["spec"]``,
-    deleting the old one first since the name is fixed). A replaced RayJob runs its job again.
+    Any change under ``spec`` replaces the RayJob (the operator never re-submits a started job), which runs the job
+    again. By default nothing waits for the job; ``wait_for_completion=True`` waits for a terminal
+    ``jobDeploymentStatus`` for at most ``timeout_seconds`` (default 600) and, with ``fail_on_job_failure`` (the
+    default), fails ``pulumi up`` on a failed job until the spec changes. A ``DeleteSelf`` deletion rule makes the
+    next ``pulumi up`` after a refresh re-create the RayJob and run the job again. All of it, and the safe
+    patterns: docs/components.md, "A RayJob under Pulumi".
 
-    Waiting: by default nothing waits for the job (``pulumi up`` moves on once the object exists). With
-    ``wait_for_completion=True`` the component waits until a terminal ``jobDeploymentStatus`` (Complete,
-    Failed, or ValidationFailed which never recovers; ``Waiting`` in InteractiveMode) for at most
-    ``timeout_seconds`` (default 600); a time-out fails ``pulumi up`` with :func:`pulumi_kuberay.diagnose`'s
-    line. When the component sees a final failed status (Failed or ValidationFailed) and
-    ``fail_on_job_failure`` is on (the default), ``pulumi up`` fails with the status reason and message and the
-    diagnosis summary. The failed
-    status stays recorded, so later ``up`` runs fail the same way until the spec changes (which replaces the
-    RayJob and runs it again) or ``fail_on_job_failure=False`` acknowledges it.
+    Outputs: ``job_id``, ``cluster_name``, ``dashboard_url``, ``job_status``, ``job_deployment_status``,
+    ``diagnosis`` (one-line summary from :func:`pulumi_kuberay.diagnose`), ``namespace``, ``status``
+    (docs/components.md, "Each component's outputs").
 
-    Deletion rules with ``DeleteSelf`` (warned at construction by the catalogue rule
-    ``rayjob-delete-self-under-pulumi``): the operator deletes the RayJob object after the job finishes.
-    Pulumi still records it; once a ``pulumi refresh`` (or ``pulumi up --refresh``) sees it gone, the next
-    ``pulumi up`` **re-creates it and the job runs again**. Safe patterns:
-
-    * let the operator delete the cluster, not the RayJob: ``shutdownAfterJobFinishes: true`` (with
-      ``ttlSecondsAfterFinished``) or deletion rules with ``DeleteCluster``/``DeleteWorkers``; the finished
-      RayJob stays as a record and Pulumi's state stays true;
-    * for recurring jobs declare a :class:`~pulumi_kuberay.RayCronJob`: the operator owns its child RayJobs;
-    * if you must use ``DeleteSelf``, remove the RayJob from the program (or its stack) once it has run, and
-      do not refresh that stack in between.
-
-    Outputs: ``job_id`` (from the status, else ``spec.jobId``), ``cluster_name`` (status ``rayClusterName``,
-    else the selected cluster), ``dashboard_url``, ``job_status``, ``job_deployment_status``, ``diagnosis``
-    (one-line summary from :func:`pulumi_kuberay.diagnose`), ``namespace``, ``status``.
-
-    Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster` (a Kueue-managed
-    RayJob needs its own cluster: Kueue rejects ``clusterSelector``). Secure by default: a K8sJobMode job
-    gets KubeRay's default submitter Pod written out with the hardened security context (the head image, or
-    with ``cluster=`` that cluster's head image), unless ``submitter_pod_template`` is given (or
-    ``harden_submitter=False``, which keeps KubeRay's own default, as a manifest does).
+    Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster`. A K8sJobMode job
+    gets KubeRay's default submitter Pod hardened (the head image), unless ``submitter_pod_template`` is given
+    (or ``harden_submitter=False``: KubeRay's own default, as a manifest has it).
     """
 
     if TYPE_CHECKING:  # pulumi resolves class annotations on every instance: about 1.4 ms each

@@ -84,19 +84,15 @@ class KubeRayOperator(pulumi.ComponentResource):
                                 opts=pulumi.ResourceOptions(provider=k8s_provider))
         kr.RayCronJob("nightly", spec, namespace="ray", operator=op)   # checked against op's gates
 
-    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` (forced server-side apply on
-    create) before the chart, with the chart's own ``crds/`` skipped, so a version bump upgrades them (Helm
-    never does);
-    ``"only"`` applies just the CRDs; ``"leave"`` installs the chart without CRDs (tell the rules which
-    CRDs are installed with ``installed_crds``). The CRD YAML comes from ``crds_dir``, else a local chart's
-    ``crds/``, else the official chart at ``version`` rendered by the provider (``helm template``).
-    Going back to older CRDs than this stack applied last is refused unless ``allow_crd_downgrade=True``.
+    CRDs (``crds``): ``"manage"`` (default) applies the CRDs of ``version`` before the chart, so a version bump
+    upgrades them (Helm never does); ``"only"`` applies just the CRDs; ``"leave"`` installs the chart without
+    them (``installed_crds`` tells the rules which are installed). Going back to older CRDs than this stack applied
+    last is refused unless ``allow_crd_downgrade=True``. Where the CRD YAML comes from: docs/operator.md, "What
+    happens to the CRDs".
 
-    ``admission_policies=True`` also installs the catalogue's ValidatingAdmissionPolicies and their bindings
-    (:mod:`pulumi_kuberay.admission`): the rules the API server can run itself, for Ray objects created without
-    Pulumi (kubectl, Argo CD, SDKs), with the policy pack's actions for ``environment`` (Deny what it blocks, Warn
-    about the rest); ``"warn"`` only warns, ``"audit"`` only audits. Without an environment, each environment's
-    bindings select the namespaces labelled ``pulumi-kuberay.io/environment=<env>``.
+    ``admission_policies=True`` (``"warn"``, ``"audit"``) also installs the catalogue's ValidatingAdmissionPolicies
+    and their bindings (:mod:`pulumi_kuberay.admission`), for Ray objects created without Pulumi: docs/operator.md,
+    "The rules in the API server".
 
     Outputs: ``version``, ``feature_gates`` (effective: the version's defaults with the values over them),
     ``watch_namespaces`` (None = every namespace), ``namespace``. The same, as plain values, in ``setup``.

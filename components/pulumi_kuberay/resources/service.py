@@ -68,17 +68,15 @@ class RayService(RayComponent[RayServiceSpec]):
 
     Readiness: by default ``pulumi up`` waits, in the component, until ``Ready`` is True on this generation with
     no upgrade or rollback in progress and every active Serve application RUNNING (an update waits until the
-    new cluster or config serves), for at most ``timeout_seconds`` (default 600; a first deployment pulling
-    large images may need more). It fails early, with :func:`pulumi_kuberay.diagnose`'s line, on
-    ``ValidationFailed``, ``InitializingTimeout``, a Serve application DEPLOY_FAILED or a stuck head Pod.
+    new cluster or config serves), for at most ``timeout_seconds`` (default 600). It fails early, with
+    :func:`pulumi_kuberay.diagnose`'s line, on ``ValidationFailed``, ``InitializingTimeout``, a Serve application
+    DEPLOY_FAILED or a stuck head Pod.
     ``wait_for_ready=False`` turns it off.
 
-    Outputs: ``service_name``, ``namespace``, ``serve_service_name`` (``<name>-serve-svc`` or
-    ``serveService.metadata.name``), ``serve_urls`` (``{application: in-cluster URL}``, e.g.
-    ``http://<serve-svc>.<ns>.svc.cluster.local:8000/text``), ``dashboard_url`` (through the stable
-    ``<name>-head-svc``), ``status``, ``active_service_status``, ``pending_service_status`` (the cluster being
+    Outputs: ``service_name``, ``namespace``, ``serve_service_name``, ``serve_urls`` (``{application: in-cluster
+    URL}``), ``dashboard_url``, ``status``, ``active_service_status``, ``pending_service_status`` (the cluster being
     prepared during an upgrade), ``conditions`` and ``diagnosis`` (one-line summary of
-    :func:`pulumi_kuberay.diagnose`: which cluster serves, which application or deployment is unhealthy).
+    :func:`pulumi_kuberay.diagnose`): docs/components.md, "Each component's outputs".
 
     Inputs, ``local_queue`` and ``manifest_output``: as for :class:`~pulumi_kuberay.RayCluster`.
     """

@@ -1,10 +1,9 @@
 """A rule's check written in CEL, for the API server: ``declare(..., cel=Cel(...))`` beside the Python check.
 
 :mod:`pulumi_kuberay.admission` turns every rule that declares one into validations of a ValidatingAdmissionPolicy
-(the rules bound alike share one, bindings per environment), so teams creating Ray objects with kubectl, Argo CD
-or an SDK meet the same rule in the API server, with no server of ours. The Python check stays the reference: the
-cluster tier (``tests/cluster/test_admission_policies.py``) holds the two to the same verdict on every rule example
-and upstream sample.
+(the rules bound alike share one), so objects made with kubectl, Argo CD or an SDK meet the same rule in the API
+server. The Python check stays the reference: ``tests/cluster/test_admission_policies.py`` holds the two to the
+same verdict on every rule example and upstream sample.
 
 An expression is true when the subject complies. ``over`` names the subject, each bound to a CEL variable:
 

@@ -264,6 +264,10 @@ class Rule:
     fixed_elsewhere: str | None = None
     #: The check in CEL for the API server's ValidatingAdmissionPolicy (``pulumi_kuberay.admission``), or None.
     cel: Cel | None = None
+    #: The other severities its findings take where the object or the target (not the environment: the examples show
+    #: that) decides, each as such a finding says why (``high: only the webhook, off here, refuses it``):
+    #: ``--list-rules``, ``--explain-rule`` and docs/rules.md show them beside the severity.
+    also: tuple[str, ...] = ()
 
     def applies(self, ctx: Context) -> bool:
         """Whether the rule runs at all for this target (version, gate, audience)."""
@@ -392,6 +396,7 @@ def declare(
     fixed: Any = None,
     fixed_elsewhere: str | None = None,
     cel: Cel | None = None,
+    also: tuple[str, ...] = (),
 ) -> Rule:
     """Declare (and register) one rule; the only way a rule enters the catalogue.
 
@@ -409,7 +414,8 @@ def declare(
     (``environment``, ``options``...). ``fix`` and messages may say ``{gate:Name}``: each audience reads how it
     turns that gate on. ``fixed`` is the violating example with ``fix`` applied (``patch({"spec.x": 1})`` or the
     whole subject); ``fixed_elsewhere`` says why a fix cannot be a manifest. ``cel`` is the check in CEL for the API
-    server (:mod:`._cel`). ``scripts/new-rule`` writes one.
+    server (:mod:`._cel`). ``also`` names the other severities its findings take, each as the finding says why
+    (the check's own constant: ``also=(_ONLY_WEBHOOK,)``). ``scripts/new-rule`` writes one.
     """
     if scope not in SCOPES:
         raise ValueError(f"rule {id!r}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
@@ -423,6 +429,9 @@ def declare(
     stray_enforcers = ", ".join(e for e in enforced_by if e not in ENFORCERS)
     if stray_enforcers or len(set(enforced_by)) != len(enforced_by):
         raise ValueError(f"rule {id!r}: enforced_by takes distinct values of {', '.join(ENFORCERS)}, got {enforced_by!r}")
+    for why in also:
+        if why.split(":")[0].split(",")[0].split(" ")[0] not in set(SEVERITY_ORDER) - {severity}:
+            raise ValueError(f"rule {id!r}: each of also starts with another severity than {severity!r}, got {why!r}")
     example_context = dict(context or {})
     stray = ", ".join(sorted(set(example_context) - _CONTEXT_KEYS))
     if stray:
@@ -456,6 +465,7 @@ def declare(
         fixed=fixed,
         fixed_elsewhere=fixed_elsewhere,
         cel=cel,
+        also=tuple(also),
     )
     if rule.id in _REGISTRY:
         raise ValueError(f"duplicate rule id {rule.id!r}")

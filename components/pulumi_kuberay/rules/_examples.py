@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from pulumi_kuberay.kuberay.api import API_VERSION
 from pulumi_kuberay.kuberay.names import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
+
+from ._fixed import Patch, patch
 
 JsonDict = dict[str, Any]
 
@@ -274,6 +276,20 @@ TWO_APPS = (  # text-block
     "        num_replicas: 1\n"
 )
 SERVE_COMPLIANT = serve_service(TWO_APPS)
+
+
+class ServeRuleExamples(TypedDict):
+    """What most serve rules declare alike: they look at RayServices, the compliant example is
+    :data:`SERVE_COMPLIANT` and the fix restores :data:`TWO_APPS` (``declare(..., **ON_TWO_APPS)``)."""
+
+    kinds: tuple[str, ...]
+    compliant: dict[str, Any]
+    fixed: Patch
+
+
+ON_TWO_APPS = ServeRuleExamples(
+    kinds=("RayService",), compliant=SERVE_COMPLIANT, fixed=patch({"spec.serveConfigV2": TWO_APPS})
+)
 
 
 def serve_mutated(old: str, new: str) -> dict[str, Any]:

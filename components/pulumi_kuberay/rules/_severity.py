@@ -4,7 +4,8 @@ rule reference (docs/rules.md) and SARIF's rule descriptors all read it here, so
 with the same settings reports.
 
 A finding whose severity is not its rule's default says why at the end of its message (``Violation.severity_why``,
-turned into the finding by ``Rule.finding``); this module shows the same clause for the rule.
+turned into the finding by ``Rule.finding``); this module shows the same clause for the rule: where the environment
+decides, from what the example draws in each; where the object or the target decides, from ``Rule.also``.
 """
 
 from __future__ import annotations
@@ -108,13 +109,17 @@ def severity_by_environment(rule: Rule, target: Target, findings_of: FindingsOf)
     for env in (None, *ENVIRONMENTS):
         in_force = severity_in_force(rule, _with_env(target, env), findings_of)
         cells.setdefault(in_force.severity or "off", []).append(env or "no environment")
-    if list(cells) == [rule.severity]:
-        return rule.severity
+    notes: list[str] = []
     only = cells.get(rule.severity)
-    if only is not None and len(cells) == 2 and "off" in cells:
-        return f"{rule.severity} ({', '.join(only)} only)"
-    others = [f"{', '.join(envs)}: {severity}" for severity, envs in cells.items() if severity != rule.severity]
-    return f"{rule.severity} ({'; '.join(others)})"
+    if list(cells) == [rule.severity]:
+        pass
+    elif only is not None and len(cells) == 2 and "off" in cells:
+        notes.append(f"{', '.join(only)} only")
+    else:
+        notes += [f"{', '.join(envs)}: {severity}" for severity, envs in cells.items() if severity != rule.severity]
+    notes += rule.also
+    return f"{rule.severity} ({'; '.join(notes)})" if notes else rule.severity
+
 
 
 def _violating_findings(rule: Rule, target: Target) -> list[Finding]:

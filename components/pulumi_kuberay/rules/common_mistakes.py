@@ -346,6 +346,9 @@ declare(
 _DEPRECATED_SERVICE_FIELDS = ("serviceUnhealthySecondThreshold", "deploymentUnhealthySecondThreshold")
 
 
+_IGNORED_FIELD = "low: the field is ignored, nothing breaks"
+
+
 def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     if manifest.get("apiVersion") == LEGACY_API_VERSION:
         yield Violation(
@@ -360,7 +363,7 @@ def _check_deprecated(manifest: dict[str, Any], ctx: Context) -> Iterator[Violat
     for name in _DEPRECATED_SERVICE_FIELDS:
         if name in spec:
             yield Violation(
-                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low", severity_why="low: the field is ignored, nothing breaks"
+                f"spec.{name} is deprecated and ignored by KubeRay (unused since v1.1)", f"spec.{name}", severity="low", severity_why=_IGNORED_FIELD
             )
 
 
@@ -377,4 +380,5 @@ declare(
     violating=ex.example_service(serviceUnhealthySecondThreshold=900),
     violating_path="spec.serviceUnhealthySecondThreshold",
     fixed=patch({"spec.serviceUnhealthySecondThreshold": REMOVE}),
+    also=(_IGNORED_FIELD,),
 )

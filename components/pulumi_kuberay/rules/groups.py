@@ -336,6 +336,7 @@ declare(
     violating_path="spec.workerGroupSpecs[0].minReplicas",
     fixed=patch({"spec.workerGroupSpecs[0].minReplicas": 1}),
     cel=Cel('(!has(g.minReplicas) || g.minReplicas >= 0) && (!has(g.maxReplicas) || g.maxReplicas >= 0)', over="worker", path="minReplicas"),
+    also=(_BEFORE_1_6,),
 )
 
 
@@ -377,6 +378,7 @@ declare(
         }
     ),
     cel=Cel('(has(g.minReplicas) ? g.minReplicas : 0) <= (has(g.maxReplicas) ? g.maxReplicas : 2147483647)', over="worker", path="minReplicas"),
+    also=(_BEFORE_1_6,),
 )
 
 

@@ -13,12 +13,13 @@ from typing import Any
 from pulumi_kuberay.kuberay.paths import as_dict, as_int
 
 from ._cel import DELETION_RULES, VALID_DELETION_RULES, Cel, same_condition_rules, ttl_not_before
-from ._engine import Context, Violation, declare
+from ._engine import Context, Enforcer, Violation, declare
 from ._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
-from ._fixed import REMOVE, patch
+from ._fixed import REMOVE, Patch, patch
 from ._manifest_readers import (
     CLUSTER_DELETING_POLICIES,
     DELETION_ORDER,
+    JobCheck,
     deletion_rules,
     deletion_strategy,
     has_cluster_selector,
@@ -32,6 +33,57 @@ from ._manifest_readers import (
 # RJ-06 .. RJ-24: deletionStrategy
 
 
+def _deletion_rule(
+    *,
+    id: str,
+    title: str,
+    rows: tuple[str, ...],
+    enforced_by: tuple[Enforcer, ...],
+    rationale: str,
+    fix: str,
+    check: JobCheck,
+    compliant: dict[str, Any],
+    violating: dict[str, Any],
+    violating_path: str,
+    fixed: Patch,
+    context: dict[str, Any] | None = None,
+    cel: Cel | None = None,
+) -> None:
+    """A critical deletionStrategy rule: it checks a RayJob's spec and a RayCronJob's spec.jobTemplate, where the
+    operator runs the same validation (RCJ-06)."""
+    declare(
+        id=id,
+        title=title,
+        severity="critical",
+        category="correctness",
+        kinds=("RayJob", "RayCronJob"),
+        rows=(*rows, "RCJ-06"),
+        enforced_by=enforced_by,
+        rationale=rationale,
+        fix=fix,
+        check=per_job_spec(check),
+        compliant=compliant,
+        violating=violating,
+        violating_path=violating_path,
+        context=context,
+        fixed=fixed,
+        cel=cel,
+    )
+
+
+def _strategy_job(strategy: dict[str, Any], **spec_fields: Any) -> dict[str, Any]:
+    """The example RayJob with ``strategy`` as its deletionStrategy and neither shutdownAfterJobFinishes nor
+    ttlSecondsAfterFinished (unless ``spec_fields`` set them)."""
+    fields: dict[str, Any] = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None, **spec_fields}
+    return example_job(**fields, deletionStrategy=strategy)
+
+
+def _rules_job(*rules: tuple[str, str, int], **spec_fields: Any) -> dict[str, Any]:
+    """:func:`_strategy_job` with deletionRules given as (policy, jobStatus, ttlSeconds)."""
+    return _strategy_job(with_deletion_rules(*rules), **spec_fields)
+
+
+
 def _check_deletion_gate(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[Violation]:
     if deletion_strategy(spec) is not None and not ctx.gate("RayJobDeletionPolicy"):
         yield Violation(
@@ -41,23 +93,16 @@ def _check_deletion_gate(spec: dict[str, Any], path: str, ctx: Context) -> Itera
         )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-strategy-gate-disabled",
     title="deletionStrategy while the RayJobDeletionPolicy gate is off",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-06", "RCJ-06"),
+    rows=("RJ-06",),
     enforced_by=("operator",),
     rationale="With the gate off the operator rejects any deletionStrategy.",
     fix="Enable RayJobDeletionPolicy on the operator or remove deletionStrategy.",
-    check=per_job_spec(_check_deletion_gate),
+    check=_check_deletion_gate,
     compliant=example_job(shutdownAfterJobFinishes=True),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
-    ),
+    violating=_rules_job(("DeleteCluster", "SUCCEEDED", 0)),
     violating_path="spec.deletionStrategy",
     context={"feature_gates": {"RayJobDeletionPolicy": False}},
     fixed=patch(
@@ -78,25 +123,16 @@ def _check_rules_with_shutdown(spec: dict[str, Any], path: str, ctx: Context) ->
         )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-rules-with-shutdown",
     title="deletionRules together with shutdownAfterJobFinishes",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-07", "RCJ-06"),
+    rows=("RJ-07",),
     enforced_by=("operator",),
     rationale="deletionRules replace shutdownAfterJobFinishes; the operator rejects both together.",
     fix="Remove shutdownAfterJobFinishes (and ttlSecondsAfterFinished) and express the cleanup as deletionRules.",
-    check=per_job_spec(_check_rules_with_shutdown),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60)),
-    ),
-    violating=example_job(
-        ttlSecondsAfterFinished=None, deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60))
-    ),
+    check=_check_rules_with_shutdown,
+    compliant=_rules_job(("DeleteCluster", "SUCCEEDED", 60)),
+    violating=_rules_job(("DeleteCluster", "SUCCEEDED", 60), shutdownAfterJobFinishes=True),
     violating_path="spec.shutdownAfterJobFinishes",
     fixed=patch({"spec.shutdownAfterJobFinishes": REMOVE}),
     cel=Cel(f"!(size({DELETION_RULES}) > 0 && (has(j.shutdownAfterJobFinishes) && j.shutdownAfterJobFinishes))", over="job", path="shutdownAfterJobFinishes"),
@@ -112,25 +148,16 @@ def _check_mixed_strategy(spec: dict[str, Any], path: str, ctx: Context) -> Iter
         )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-strategy-mixed",
     title="Legacy onSuccess/onFailure mixed with deletionRules",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-08", "CEL-04", "RCJ-06"),
+    rows=("RJ-08", "CEL-04"),
     enforced_by=("api-server", "operator"),
     rationale="The CRD (CEL) and the operator reject deletionStrategy with both styles.",
     fix="Keep only deletionRules (the legacy onSuccess/onFailure fields are deprecated).",
-    check=per_job_spec(_check_mixed_strategy),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK
-    ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy={**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))},
-    ),
+    check=_check_mixed_strategy,
+    compliant=_strategy_job(LEGACY_DELETION_OK),
+    violating=_strategy_job({**LEGACY_DELETION_OK, **with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0))}),
     violating_path="spec.deletionStrategy",
     fixed=patch({"spec.deletionStrategy.deletionRules": REMOVE}),
 )
@@ -145,23 +172,16 @@ def _check_empty_strategy(spec: dict[str, Any], path: str, ctx: Context) -> Iter
         )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-strategy-empty",
     title="Empty deletionStrategy",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-09", "CEL-05", "RCJ-06"),
+    rows=("RJ-09", "CEL-05"),
     enforced_by=("api-server", "operator"),
     rationale="An empty deletionStrategy is rejected (CEL and validateDeletionConfiguration).",
     fix="Add deletionRules (at least one), or remove deletionStrategy.",
-    check=per_job_spec(_check_empty_strategy),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0)),
-    ),
-    violating=example_job(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy={}),
+    check=_check_empty_strategy,
+    compliant=_rules_job(("DeleteCluster", "SUCCEEDED", 0)),
+    violating=_strategy_job({}),
     violating_path="spec.deletionStrategy",
     fixed=patch(
         {
@@ -185,22 +205,17 @@ def _check_legacy_incomplete(spec: dict[str, Any], path: str, ctx: Context) -> I
             )
 
 
-_LEGACY_EXAMPLE_FIELDS: dict[str, Any] = {"shutdownAfterJobFinishes": None, "ttlSecondsAfterFinished": None}
-
-declare(
+_deletion_rule(
     id="rayjob-legacy-deletion-incomplete",
     title="Legacy deletionStrategy with only one of onSuccess and onFailure",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
     # the CRD's CEL rule (CEL-05) rejects it too, before the operator sees it
-    rows=("RJ-10", "RJ-11", "CEL-05", "RCJ-06"),
+    rows=("RJ-10", "RJ-11", "CEL-05"),
     enforced_by=("api-server", "operator"),
     rationale="The legacy style needs both onSuccess and onFailure; the API server (CEL) and the operator reject a partial one.",
     fix="Migrate to deletionRules, or set both onSuccess.policy and onFailure.policy.",
-    check=per_job_spec(_check_legacy_incomplete),
-    compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
-    violating=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}}),
+    check=_check_legacy_incomplete,
+    compliant=_strategy_job(LEGACY_DELETION_OK),
+    violating=_strategy_job({"onSuccess": {"policy": "DeleteCluster"}}),
     violating_path="spec.deletionStrategy.onFailure",
     fixed=patch({"spec.deletionStrategy.onFailure": {"policy": "DeleteCluster"}}),
 )
@@ -215,22 +230,16 @@ def _check_legacy_policy_missing(spec: dict[str, Any], path: str, ctx: Context) 
             yield Violation(f"deletionStrategy.{key}.policy is unset", f"{path}.deletionStrategy.{key}.policy")
 
 
-declare(
+_deletion_rule(
     id="rayjob-legacy-deletion-policy-missing",
     title="Legacy deletionStrategy onSuccess/onFailure without a policy",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-12", "RCJ-06"),
+    rows=("RJ-12",),
     enforced_by=("operator",),
     rationale="The CRD accepts onSuccess: {} (policy is optional there), but the operator needs a policy in both and rejects the spec (validateLegacyDeletionPolicies).",
     fix="Set onSuccess.policy and onFailure.policy, or migrate to deletionRules.",
-    check=per_job_spec(_check_legacy_policy_missing),
-    compliant=example_job(**_LEGACY_EXAMPLE_FIELDS, deletionStrategy=LEGACY_DELETION_OK),
-    violating=example_job(
-        **_LEGACY_EXAMPLE_FIELDS,
-        deletionStrategy={"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}},
-    ),
+    check=_check_legacy_policy_missing,
+    compliant=_strategy_job(LEGACY_DELETION_OK),
+    violating=_strategy_job({"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {}}),
     violating_path="spec.deletionStrategy.onFailure.policy",
     fixed=patch({"spec.deletionStrategy.onFailure.policy": "DeleteCluster"}),
     cel=Cel(f"!has(j.deletionStrategy) || size({DELETION_RULES}) > 0 || !(has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onFailure)) || ((!has(j.deletionStrategy.onSuccess) || has(j.deletionStrategy.onSuccess.policy)) && (!has(j.deletionStrategy.onFailure) || has(j.deletionStrategy.onFailure.policy)))", over="job", path="deletionStrategy.onSuccess/onFailure.policy"),
@@ -259,17 +268,14 @@ def _check_policy_with_selector(spec: dict[str, Any], path: str, ctx: Context) -
             )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-policy-with-cluster-selector",
     title="DeleteCluster/DeleteWorkers with clusterSelector",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-13", "RJ-14", "RJ-20", "RCJ-06"),
+    rows=("RJ-13", "RJ-14", "RJ-20"),
     enforced_by=("operator",),
     rationale="A RayJob that selects an existing RayCluster must not delete it or its workers; the operator rejects the spec.",
     fix="Use DeleteSelf or DeleteNone with clusterSelector, or give the job its own rayClusterSpec.",
-    check=per_job_spec(_check_policy_with_selector),
+    check=_check_policy_with_selector,
     compliant=selector_job(deletionStrategy=with_deletion_rules(("DeleteSelf", "SUCCEEDED", 300))),
     violating=selector_job(deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 300))),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
@@ -298,29 +304,16 @@ def _check_delete_workers_autoscaling(spec: dict[str, Any], path: str, ctx: Cont
             )
 
 
-declare(
+_deletion_rule(
     id="rayjob-delete-workers-with-autoscaling",
     title="DeleteWorkers with autoscaling",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-15", "RJ-21", "RCJ-06"),
+    rows=("RJ-15", "RJ-21"),
     enforced_by=("operator",),
     rationale="DeleteWorkers suspends worker groups, which KubeRay forbids while the autoscaler owns them.",
     fix="Use DeleteCluster, or disable enableInTreeAutoscaling.",
-    check=per_job_spec(_check_delete_workers_autoscaling),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        rayClusterSpec=example_cluster_spec(autoscaling=True),
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 60)),
-    ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        rayClusterSpec=example_cluster_spec(autoscaling=True),
-        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 60)),
-    ),
+    check=_check_delete_workers_autoscaling,
+    compliant=_rules_job(("DeleteCluster", "SUCCEEDED", 60), rayClusterSpec=example_cluster_spec(autoscaling=True)),
+    violating=_rules_job(("DeleteWorkers", "SUCCEEDED", 60), rayClusterSpec=example_cluster_spec(autoscaling=True)),
     violating_path="spec.deletionStrategy.deletionRules[0].policy",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].policy": "DeleteCluster"}),
     cel=Cel(f"!(has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) || ((size({DELETION_RULES}) > 0 || !has(j.deletionStrategy) || ((has(j.deletionStrategy.onSuccess) && has(j.deletionStrategy.onSuccess.policy) ? j.deletionStrategy.onSuccess.policy : '') != 'DeleteWorkers' && (has(j.deletionStrategy.onFailure) && has(j.deletionStrategy.onFailure.policy) ? j.deletionStrategy.onFailure.policy : '') != 'DeleteWorkers')) && {DELETION_RULES}.all(r, !has(r.policy) || r.policy != 'DeleteWorkers'))", over="job", path="deletionStrategy"),
@@ -339,17 +332,14 @@ def _check_shutdown_delete_none(spec: dict[str, Any], path: str, ctx: Context) -
             )
 
 
-declare(
+_deletion_rule(
     id="rayjob-shutdown-with-delete-none",
     title="shutdownAfterJobFinishes with a DeleteNone legacy policy",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-16", "RCJ-06"),
+    rows=("RJ-16",),
     enforced_by=("operator",),
     rationale="Shutdown asks for deletion while DeleteNone asks to keep everything; the operator rejects it.",
     fix="Drop shutdownAfterJobFinishes or use a deleting policy (better: migrate to deletionRules).",
-    check=per_job_spec(_check_shutdown_delete_none),
+    check=_check_shutdown_delete_none,
     compliant=example_job(ttlSecondsAfterFinished=None, deletionStrategy=LEGACY_DELETION_OK),
     violating=example_job(
         ttlSecondsAfterFinished=None,
@@ -393,39 +383,29 @@ def _check_condition(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[
             )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-condition-invalid",
     title="deletionRules condition without exactly one of jobStatus/jobDeploymentStatus",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-17", "RJ-18", "CEL-06", "CEL-07", "RCJ-06"),
+    rows=("RJ-17", "RJ-18", "CEL-06", "CEL-07"),
     enforced_by=("api-server", "operator"),
     rationale="Each deletion rule matches either the Ray job status or the RayJob deployment status, never both or none (CEL and validateDeletionCondition).",
     fix="Keep exactly one of condition.jobStatus (SUCCEEDED|FAILED) or condition.jobDeploymentStatus (Failed).",
-    check=per_job_spec(_check_condition),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy={
+    check=_check_condition,
+    compliant=_strategy_job(
+        {
             "deletionRules": [
                 {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
                 {"policy": "DeleteCluster", "condition": {"jobDeploymentStatus": "Failed"}},
             ]
-        },
+        }
     ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy={
+    violating=_strategy_job(
+        {
             "deletionRules": [
                 {"policy": "DeleteCluster", "condition": {"jobStatus": "SUCCEEDED"}},
-                {
-                    "policy": "DeleteCluster",
-                    "condition": {"jobStatus": "FAILED", "jobDeploymentStatus": "Failed"},
-                },
+                {"policy": "DeleteCluster", "condition": {"jobStatus": "FAILED", "jobDeploymentStatus": "Failed"}},
             ]
-        },
+        }
     ),
     violating_path="spec.deletionStrategy.deletionRules[1].condition",
     fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": REMOVE}),
@@ -442,27 +422,16 @@ def _check_rule_ttl_negative(spec: dict[str, Any], path: str, ctx: Context) -> I
             )
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-rule-ttl-negative",
     title="Negative deletion rule ttlSeconds",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-19", "SCH-minimum", "RCJ-06"),
+    rows=("RJ-19", "SCH-minimum"),
     enforced_by=("api-server", "operator"),
     rationale="A negative TTL is rejected (CRD minimum 0 and validateDeletionCondition).",
     fix="Use 0 or a positive number of seconds.",
-    check=per_job_spec(_check_rule_ttl_negative),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", 0)),
-    ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "FAILED", -5)),
-    ),
+    check=_check_rule_ttl_negative,
+    compliant=_rules_job(("DeleteCluster", "FAILED", 0)),
+    violating=_rules_job(("DeleteCluster", "FAILED", -5)),
     violating_path="spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 0}),
 )
@@ -498,27 +467,16 @@ def _check_duplicate_rules(spec: dict[str, Any], path: str, ctx: Context) -> Ite
             seen[key] = index
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-rule-duplicate",
     title="Duplicate (condition, policy) deletion rules",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-22", "RJ-23", "RCJ-06"),
+    rows=("RJ-22", "RJ-23"),
     enforced_by=("operator",),
     rationale="Each (condition value, policy) pair may appear once; duplicates are rejected.",
     fix="Remove the duplicate rule or change its condition/policy.",
-    check=per_job_spec(_check_duplicate_rules),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "FAILED", 600)),
-    ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
-    ),
+    check=_check_duplicate_rules,
+    compliant=_rules_job(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "FAILED", 600)),
+    violating=_rules_job(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 600)),
     violating_path="spec.deletionStrategy.deletionRules[1]",
     fixed=patch({"spec.deletionStrategy.deletionRules[1].condition.jobStatus": "FAILED"}),
     cel=Cel(f"{VALID_DELETION_RULES}.all(r, {same_condition_rules('r.policy')}.size() == 1)", over="job", path="deletionStrategy.deletionRules"),
@@ -544,27 +502,16 @@ def _check_ttl_order(spec: dict[str, Any], path: str, ctx: Context) -> Iterator[
             previous = (policy, ttl)
 
 
-declare(
+_deletion_rule(
     id="rayjob-deletion-ttl-order",
     title="Deletion rule TTLs out of order",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob", "RayCronJob"),
-    rows=("RJ-24", "RCJ-06"),
+    rows=("RJ-24",),
     enforced_by=("operator",),
     rationale="For one condition, TTLs must satisfy DeleteWorkers <= DeleteCluster <= DeleteSelf; otherwise the operator rejects the spec (validateTTLConsistency).",
     fix="Order the ttlSeconds so that less destructive policies run first.",
-    check=per_job_spec(_check_ttl_order),
-    compliant=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 30), ("DeleteCluster", "SUCCEEDED", 60)),
-    ),
-    violating=example_job(
-        shutdownAfterJobFinishes=None,
-        ttlSecondsAfterFinished=None,
-        deletionStrategy=with_deletion_rules(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
-    ),
+    check=_check_ttl_order,
+    compliant=_rules_job(("DeleteWorkers", "SUCCEEDED", 30), ("DeleteCluster", "SUCCEEDED", 60)),
+    violating=_rules_job(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 30}),
     cel=Cel(f"{VALID_DELETION_RULES}.all(r, {ttl_not_before('DeleteWorkers', 'DeleteCluster')} && {ttl_not_before('DeleteCluster', 'DeleteSelf')} && {ttl_not_before('DeleteWorkers', 'DeleteSelf')})", over="job", path="deletionStrategy.deletionRules[].condition.ttlSeconds"),

@@ -9,11 +9,11 @@ skipped (the structural rules report wrong types).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._cel import Cel
-from ._engine import Context, Violation, declare
+from ._engine import CheckFn, Context, Enforcer, Violation, declare
 from ._examples import example, example_job, example_service
 from ._fixed import patch
 from ._manifest_readers import (
@@ -24,141 +24,148 @@ from ._manifest_readers import (
     is_dns1035,
 )
 
+_WEBHOOK: dict[str, Enforcer] = {
+    "RayCluster": "RayCluster webhook",
+    "RayJob": "RayJob webhook",
+    "RayService": "RayService webhook",
+}
+_DNS1035_CEL = "size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')"
+_DNS1035_LABEL = "DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)"
+
+
+def _name_rule(
+    *,
+    id: str,
+    title: str,
+    kind: str,
+    rows: tuple[str, ...],
+    rationale: str,
+    fix: str,
+    check: CheckFn,
+    named: Callable[[str], dict[str, Any]],
+    good: str,
+    bad: str,
+    cel: str,
+    since: str | None = None,
+) -> None:
+    """A critical rule on ``kind``'s metadata.name, which the operator and the kind's webhook refuse: its examples
+    are ``named(good)`` and ``named(bad)``, its fix renames to ``good``; ``cel`` is the test of a name that is set."""
+    declare(
+        id=id,
+        title=title,
+        severity="critical",
+        category="correctness",
+        kinds=(kind,),
+        rows=rows,
+        enforced_by=("operator", _WEBHOOK[kind]),
+        since=since,
+        rationale=rationale,
+        fix=fix,
+        check=check,
+        compliant=named(good),
+        violating=named(bad),
+        violating_path="metadata.name",
+        fixed=patch({"metadata.name": good}),
+        cel=Cel(f"!has(object.metadata.name) || ({cel})", path="metadata.name"),
+    )
+
+
+def _kind_name(kind: str, manifest: dict[str, Any]) -> tuple[str, str] | None:
+    """The name Validate<kind>Metadata checks (generateName counts, with its suffix) and its path; that kind only."""
+    return effective_name(manifest) if manifest.get("kind") == kind else None
+
+
+def _too_long(kind: str, limit: int, derived: str, *, says_generate_name: bool) -> CheckFn:
+    """A name of ``kind`` over ``limit`` characters (the operator derives ``derived`` from it)."""
+
+    def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        found = _kind_name(kind, manifest)
+        if found is None:
+            return
+        name, path = found
+        if len(name) > limit:
+            spelt = says_generate_name and path != "metadata.name"
+            what = "generateName plus its 5-character random suffix" if spelt else "name"
+            yield Violation(
+                f"{kind} {what} is {len(name)} characters; the operator allows at most {limit} (it derives {derived} from it)",
+                path,
+            )
+
+    return check
+
+
+def _not_dns1035(kind: str) -> CheckFn:
+    def check(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
+        found = _kind_name(kind, manifest)
+        if found is not None and not is_dns1035(found[0]):
+            yield Violation(f"{kind} name {found[0]!r} is not a {_DNS1035_LABEL}", found[1])
+
+    return check
+
+
 # ----------------------------------------------------------------------------------------------------
 # RJ-01, RJ-02 (and WH-03): metadata
 
-
-def _rayjob_name(manifest: dict[str, Any]) -> tuple[str, str] | None:
-    """The name ValidateRayJobMetadata checks (generateName counts, with its suffix) and its path; RayJobs only."""
-    return effective_name(manifest) if manifest.get("kind") == "RayJob" else None
-
-
-def _check_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = _rayjob_name(manifest)
-    if found is None:
-        return
-    name, path = found
-    if len(name) > MAX_RAYJOB_NAME_LENGTH:
-        what = "name" if path == "metadata.name" else "generateName plus its 5-character random suffix"
-        yield Violation(
-            f"RayJob {what} is {len(name)} characters; the operator allows at most {MAX_RAYJOB_NAME_LENGTH} (it derives the RayCluster, submitter Job and Service names from it)",
-            path,
-        )
-
-
-def _check_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = _rayjob_name(manifest)
-    if found is None:
-        return
-    name, path = found
-    if not is_dns1035(name):
-        yield Violation(
-            f"RayJob name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
-            path,
-        )
-
-
-declare(
+_name_rule(
     id="rayjob-name-too-long",
     title="RayJob name longer than 47 characters",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob",),
+    kind="RayJob",
     rows=("RJ-01", "WH-03"),
-    enforced_by=("operator", "RayJob webhook"),
     since="1.4",
     rationale="ValidateRayJobMetadata rejects RayJob names over 47 characters (also the admission webhook): the RayJob goes to ValidationFailed and nothing is created.",
     fix="Shorten metadata.name (or generateName) to at most 47 characters.",
-    check=_check_name_length,
-    compliant=example_job("rayjob-sample"),
-    violating=example_job("rayjob-" + "x" * 41),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "rayjob-sample"}),
-    cel=Cel('!has(object.metadata.name) || (size(object.metadata.name) <= 47)', path="metadata.name"),
+    check=_too_long(
+        "RayJob", MAX_RAYJOB_NAME_LENGTH, "the RayCluster, submitter Job and Service names", says_generate_name=True
+    ),
+    named=example_job,
+    good="rayjob-sample",
+    bad="rayjob-" + "x" * 41,
+    cel="size(object.metadata.name) <= 47",
 )
-
-declare(
+_name_rule(
     id="rayjob-name-not-dns1035",
     title="RayJob name is not a DNS-1035 label",
-    severity="critical",
-    category="correctness",
-    kinds=("RayJob",),
+    kind="RayJob",
     rows=("RJ-02", "WH-03"),
-    enforced_by=("operator", "RayJob webhook"),
     rationale="ValidateRayJobMetadata requires a DNS-1035 label (it becomes Service and Pod name prefixes); names with dots, upper case or a leading digit are rejected.",
     fix="Use lower-case letters, digits and '-', starting with a letter (e.g. 'train-resnet').",
-    check=_check_name_dns1035,
-    compliant=example_job("train-resnet"),
-    violating=example_job("train.resnet"),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "train-resnet"}),
-    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
+    check=_not_dns1035("RayJob"),
+    named=example_job,
+    good="train-resnet",
+    bad="train.resnet",
+    cel=_DNS1035_CEL,
 )
 
 
 # ----------------------------------------------------------------------------------------------------
 # RS-01, RS-02 (and WH-04): metadata
 
-
-def _check_rayservice_name_length(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
-    if found is None:
-        return
-    name, path = found
-    if len(name) > MAX_RAYSERVICE_NAME_LENGTH:
-        yield Violation(
-            f"RayService name is {len(name)} characters; the operator allows at most {MAX_RAYSERVICE_NAME_LENGTH} (it derives cluster and Service names from it)",
-            path,
-        )
-
-
-def _check_rayservice_name_dns1035(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    found = effective_name(manifest) if manifest.get("kind") == "RayService" else None
-    if found is None:
-        return
-    name, path = found
-    if not is_dns1035(name):
-        yield Violation(
-            f"RayService name {name!r} is not a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
-            path,
-        )
-
-
-declare(
+_name_rule(
     id="rayservice-name-too-long",
     title="RayService name longer than 47 characters",
-    severity="critical",
-    category="correctness",
-    kinds=("RayService",),
+    kind="RayService",
     rows=("RS-01", "WH-04"),
-    enforced_by=("operator", "RayService webhook"),
     since="1.4",
     rationale="ValidateRayServiceMetadata (and the webhook) reject names over 47 characters; the RayService reports Ready=False/ValidationFailed and never creates a cluster.",
     fix="Shorten metadata.name to at most 47 characters.",
-    check=_check_rayservice_name_length,
-    compliant=example_service("text-summarizer"),
-    violating=example_service("text-summarizer-" + "x" * 32),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "text-summarizer"}),
-    cel=Cel('!has(object.metadata.name) || (size(object.metadata.name) <= 47)', path="metadata.name"),
+    check=_too_long("RayService", MAX_RAYSERVICE_NAME_LENGTH, "cluster and Service names", says_generate_name=False),
+    named=example_service,
+    good="text-summarizer",
+    bad="text-summarizer-" + "x" * 32,
+    cel="size(object.metadata.name) <= 47",
 )
-
-declare(
+_name_rule(
     id="rayservice-name-not-dns1035",
     title="RayService name is not a DNS-1035 label",
-    severity="critical",
-    category="correctness",
-    kinds=("RayService",),
+    kind="RayService",
     rows=("RS-02", "WH-04"),
-    enforced_by=("operator", "RayService webhook"),
     rationale="The name prefixes Services and Pods, so the operator requires a DNS-1035 label.",
     fix="Use lower-case letters, digits and '-', starting with a letter.",
-    check=_check_rayservice_name_dns1035,
-    compliant=example_service("text-summarizer"),
-    violating=example_service("Text_Summarizer"),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "text-summarizer"}),
-    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
+    check=_not_dns1035("RayService"),
+    named=example_service,
+    good="text-summarizer",
+    bad="Text_Summarizer",
+    cel=_DNS1035_CEL,
 )
 
 
@@ -177,26 +184,23 @@ def _check_cluster_name(doc: dict[str, Any], ctx: Context) -> Iterator[Violation
             path,
         )
     elif not is_dns1035(name):
-        yield Violation(
-            f"RayCluster name {name!r} is not a valid DNS-1035 label (lower-case letters, digits and '-', starting with a letter and ending with a letter or digit)",
-            path,
-        )
+        yield Violation(f"RayCluster name {name!r} is not a valid {_DNS1035_LABEL}", path)
 
 
-declare(
+def _named_cluster(name: str) -> dict[str, Any]:
+    return example(lambda d: d["metadata"].update(name=name))
+
+
+_name_rule(
     id="cluster-name-invalid",
     title="RayCluster name too long or not a DNS-1035 label",
-    severity="critical",
-    category="correctness",
-    kinds=("RayCluster",),
+    kind="RayCluster",
     rows=("RC-01", "RC-02", "WH-01"),
-    enforced_by=("operator", "RayCluster webhook"),
     rationale="The operator refuses to reconcile a RayCluster whose name is longer than 53 characters or not a DNS-1035 label (Pod and Service names are derived from it); only an InvalidRayClusterMetadata event shows it.",
     fix="Use a lower-case name of at most 53 characters that starts with a letter, e.g. 'raycluster-demo'.",
     check=_check_cluster_name,
-    compliant=example(),
-    violating=example(lambda d: d["metadata"].update(name="RayCluster_Demo")),
-    violating_path="metadata.name",
-    fixed=patch({"metadata.name": "raycluster-demo"}),
-    cel=Cel("!has(object.metadata.name) || (size(object.metadata.name) <= 53 && size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))", path="metadata.name"),
+    named=_named_cluster,
+    good="raycluster-demo",
+    bad="RayCluster_Demo",
+    cel=f"size(object.metadata.name) <= 53 && {_DNS1035_CEL}",
 )

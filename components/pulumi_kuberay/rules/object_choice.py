@@ -184,6 +184,9 @@ declare(
 )
 
 
+_NO_DEADLINE = "low: no deadline is a hygiene gap; a deadline of more than 7 days is medium"
+
+
 def _check_deadline(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for spec, path in job_specs(manifest):
         if not _owns_cluster(spec) or as_str(spec.get("submissionMode")) == "InteractiveMode":
@@ -196,7 +199,7 @@ def _check_deadline(manifest: dict[str, Any], ctx: Context) -> Iterator[Violatio
                 f"{path}.activeDeadlineSeconds",
                 fix="Set activeDeadlineSeconds to a generous upper bound of the job's run time.",
                 severity="low",
-                severity_why="low: no deadline is a hygiene gap; a deadline of more than 7 days is medium",
+                severity_why=_NO_DEADLINE,
             )
         elif deadline is not None and deadline > SERVICE_LIKE_DEADLINE_SECONDS:
             yield Violation(
@@ -219,6 +222,7 @@ declare(
     violating_path="spec.activeDeadlineSeconds",
     fixed=patch({"spec.activeDeadlineSeconds": 21600}),
     cel=Cel("!(has(j.rayClusterSpec) && !(has(j.clusterSelector) && size(j.clusterSelector) > 0)) || (has(j.submissionMode) && j.submissionMode == 'InteractiveMode') || (has(j.activeDeadlineSeconds) && j.activeDeadlineSeconds <= 604800)", over="job", path="activeDeadlineSeconds"),
+    also=(_NO_DEADLINE,),
 )
 
 

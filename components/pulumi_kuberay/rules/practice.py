@@ -49,6 +49,13 @@ _VERSION_IN_TAG = re.compile(r"^(\d+\.\d+\.\d+)")
 _PLAIN_QUANTITY = re.compile(r"^[0-9.]+([KMGTPE]i|[kMGTPEm])?$")
 
 
+# Why a finding is not at its rule's severity (each rule names its own in ``also``).
+_VERSION_UNKNOWN = "medium: the image's Ray version is not known"
+_SAME_PODS = "low: no release at which KubeRay builds or validates a cluster differently lies between them, so the operator builds the same Pods"
+_NEVER_JOINS = "critical: a worker of another Ray or Python never joins the head"
+_ABOVE_MINIMUM = "medium: above Ray's 2G minimum, below the 8G it recommends in production"
+_CLUSTER_ONLY = "medium for a RayCluster: high is for a RayService, which drops traffic"
+
 def memory_bytes(value: Any) -> float | None:
     """A Kubernetes memory quantity in bytes (``"8Gi"`` -> 8589934592), or None when it cannot be read."""
     if isinstance(value, bool):
@@ -207,7 +214,7 @@ def _readiness(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                     join(path, "image"),
                     fix="tag the image with its Ray version (repo:2.53.0@sha256:... keeps the digest), or set rayVersion to the image's Ray version",
                     severity="medium",
-                    severity_why="medium: the image's Ray version is not known",
+                    severity_why=_VERSION_UNKNOWN,
                 )
 
 
@@ -244,7 +251,7 @@ def _image_version(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation
                         path,
                         fix=f"use an image tagged {ray_version} or set rayVersion to {version!r}",
                         severity="low",
-                        severity_why="low: no release at which KubeRay builds or validates a cluster differently lies between them, so the operator builds the same Pods",
+                        severity_why=_SAME_PODS,
                     )
             seen.setdefault(version, path)
         yield from _versions_across_groups(seen, pythons)
@@ -274,7 +281,7 @@ def _versions_across_groups(releases: dict[str, str], pythons: dict[str, str]) -
                 list(seen.values())[-1],
                 fix="use one Ray image (one Ray release, one Python) for the head and every worker group",
                 severity="critical",
-                severity_why="critical: a worker of another Ray or Python never joins the head",
+                severity_why=_NEVER_JOINS,
             )
 
 
@@ -336,7 +343,7 @@ def _head_memory(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 join(path, "resources", "limits", "memory"),
                 fix="give the head at least 2G (8G in production)",
                 severity="high" if below_min else "medium",
-                severity_why="medium: above Ray's 2G minimum, below the 8G it recommends in production",
+                severity_why=_ABOVE_MINIMUM,
             )
 
 
@@ -368,7 +375,7 @@ def _gcs_ft(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
                 f"a production {kind} runs without GCS fault tolerance: a head restart loses every actor, job and Serve application",
                 ref.path("gcsFaultToleranceOptions"),
                 severity="high" if kind == "RayService" else "medium",
-                severity_why="medium for a RayCluster: high is for a RayService, which drops traffic",
+                severity_why=_CLUSTER_ONLY,
             )
 
 
@@ -490,6 +497,7 @@ declare(
         path="rayVersion",
         message="the Ray images' tags show a Ray release other than rayVersion, or different releases across groups",
     ),
+    also=(_SAME_PODS, _NEVER_JOINS,),
 )
 declare(
     id="probes-need-ray-2-53",
@@ -517,6 +525,7 @@ declare(
         path="template.spec.containers[0].image",
         message="rayVersion >= 2.53.0 makes KubeRay build HTTP /api/healthz probes, but the Ray image's tag shows an older Ray or hides its release",
     ),
+    also=(_VERSION_UNKNOWN,),
 )
 declare(
     id="requests-not-equal-limits",
@@ -569,6 +578,7 @@ declare(
         path="headGroupSpec.template.spec.containers[0].resources.limits.memory",
         message="the head's memory limit is below 2G, the least Ray supports for a head",
     ),
+    also=(_ABOVE_MINIMUM,),
 )
 declare(
     id="head-runs-workloads-in-prod",
@@ -606,6 +616,7 @@ declare(
             },
         }
     ),
+    also=(_CLUSTER_ONLY,),
 )
 declare(
     id="dashboard-exposed-without-auth",

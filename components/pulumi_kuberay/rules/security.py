@@ -236,6 +236,9 @@ def enforced_profile(ctx: Context) -> PodSecurityProfile:
     return ctx.options.pod_security_profile or DEFAULT_ENFORCED.get(ctx.environment, "privileged")
 
 
+_ENFORCED = "critical: the namespace enforces this profile"
+
+
 def _advice(profile: PodSecurityProfile, ctx: Context) -> Severity:
     """How loud a gap is when the namespace does not enforce that profile."""
     if profile == "baseline":
@@ -269,7 +272,7 @@ def _pss(profile: PodSecurityProfile) -> Callable[[dict[str, Any], Context], Ite
                     f"{_where(template)} does not meet the Pod Security Standard {profile!r} that the namespace enforces ({listed}): Pod Security admission rejects its Pods, so KubeRay cannot create them",
                     template.spec_path,
                     severity="critical",
-                    severity_why="critical: the namespace enforces this profile",
+                    severity_why=_ENFORCED,
                 )
             else:
                 yield Violation(
@@ -375,6 +378,7 @@ declare(
             ),
         ),
     ),
+    also=(_ENFORCED,),
 )
 declare(
     id="pod-security-restricted",
@@ -403,6 +407,7 @@ declare(
             ),
         ),
     ),
+    also=(_ENFORCED,),
 )
 declare(
     id="image-tag-not-pinned",

@@ -12,8 +12,7 @@ from typing import Any
 from pulumi_kuberay.kuberay.paths import as_dict, as_list
 
 from ._engine import Context, Violation, declare
-from ._examples import SERVE_COMPLIANT, TWO_APPS, example_service, serve_mutated, serve_service
-from ._fixed import patch
+from ._examples import ON_TWO_APPS, example_service, serve_mutated, serve_service
 from ._serve_config import (
     BASE,
     DEFAULT_APP_NAME,
@@ -44,18 +43,12 @@ declare(
     title="RayService without serveConfigV2",
     severity="high",
     category="correctness",
-    kinds=("RayService",),
     rationale="Without serveConfigV2 the cluster runs no Serve application (unless deployed by hand), so the serve Service is never created and the RayService never becomes Ready.",
     fix="Set serveConfigV2 to a Serve config with at least one application (import_path, route_prefix).",
     check=_check_missing,
-    compliant=SERVE_COMPLIANT,
     violating=example_service(serveConfigV2=None),
     violating_path="spec.serveConfigV2",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -75,19 +68,13 @@ declare(
     title="serveConfigV2 is not a YAML mapping",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="The operator parses serveConfigV2 as YAML before PUTting it to the dashboard; a parse error is retried forever (FailedToUpdateServeApplications) and no application is deployed.",
     proof="the operator cannot parse serveConfigV2 and retries forever (FailedToUpdateServeApplications)",
     fix="Fix the YAML (indentation, quoting); build it from a dict with a YAML/JSON dumper.",
     check=_check_yaml,
-    compliant=SERVE_COMPLIANT,
     violating=serve_service("applications:\n  - name: app\n   import_path: app:main\n"),
     violating_path="spec.serveConfigV2",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -116,19 +103,13 @@ declare(
     title="serveConfigV2 without applications",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve requires an 'applications' list (HTTP 400 otherwise) and KubeRay waits for at least one RUNNING application.",
     proof="Ray Serve's REST API refuses a config without applications (HTTP 400)",
     fix="Add 'applications:' with at least one {name, import_path, route_prefix} entry.",
     check=_check_applications,
-    compliant=SERVE_COMPLIANT,
     violating=serve_service("http_options:\n  port: 8000\n"),
     violating_path="spec.serveConfigV2",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -158,19 +139,13 @@ declare(
     title="Serve application names are unique and non-empty",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve rejects duplicate or empty application names (HTTP 400), so no application is deployed.",
     proof="Ray Serve's schema refuses duplicate or empty application names (HTTP 400)",
     fix="Give each application a distinct, non-empty name.",
     check=_check_app_names,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("name: math_app", "name: fruit_app"),
     violating_path="spec.serveConfigV2.applications[1].name",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -203,19 +178,13 @@ declare(
     title="Two Serve applications on the same route_prefix",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve rejects duplicate route prefixes (HTTP 400), including two applications that both omit route_prefix and so both default to '/'. Only one application may rely on the default.",
     proof="Ray Serve's schema refuses two applications on one route prefix (HTTP 400)",
     fix="Give every application its own route_prefix (e.g. /fruit, /calc); at most one may be '/'.",
     check=_check_prefix_unique,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: /fruit"),
     violating_path="spec.serveConfigV2.applications[1].route_prefix",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -245,19 +214,13 @@ declare(
     title="Malformed Serve route_prefix",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve validates route_prefix when it builds the application: it must start with '/', not end with '/' (unless it is '/') and contain no braces, otherwise the application is DEPLOY_FAILED.",
     proof="Ray Serve fails the application whose route_prefix it cannot use (DEPLOY_FAILED)",
     fix="Use a prefix like '/calc'.",
     check=_check_prefix_format,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "route_prefix: calc/"),
     violating_path="spec.serveConfigV2.applications[1].route_prefix",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -278,18 +241,12 @@ declare(
     title="Application relies on the default route_prefix in a multi-application config",
     severity="medium",
     category="reliability",
-    kinds=("RayService",),
     rationale="The usual cause of Serve 404s is a route that does not match what clients call: the proxy matches by longest prefix on path-segment boundaries, and an application without route_prefix is mounted at '/'. Being explicit keeps routes and clients in sync.",
     fix="Set route_prefix on every application (e.g. '/fruit'); the application sees the path after it.",
     check=_check_prefix_explicit,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", ""),
     violating_path="spec.serveConfigV2.applications[1]",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -316,19 +273,13 @@ declare(
     title="Malformed Serve import_path",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve rejects an import_path that is not 'module.attr' or 'module:attr' (HTTP 400).",
     proof="Ray Serve's schema refuses an import_path that is not module.attr or module:attr (HTTP 400)",
     fix="Point import_path at the bound application, e.g. 'fruit:deployment_graph' or 'fruit.deployment_graph'.",
     check=_check_import_path,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("import_path: conditional_dag.serve_dag", "import_path: serve_dag"),
     violating_path="spec.serveConfigV2.applications[1].import_path",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -348,19 +299,13 @@ declare(
     title="host/port inside a Serve application",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="host and port only exist in the legacy single-application format; in serveConfigV2 they are rejected (HTTP 400).",
     proof="Ray Serve's multi-application schema refuses host and port in an application (HTTP 400)",
     fix="Move the port to top-level http_options.port (and the 'serve' container port).",
     check=_check_host_port,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("    route_prefix: /calc\n", "    route_prefix: /calc\n    port: 8001\n"),
     violating_path="spec.serveConfigV2.applications[1].port",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -393,23 +338,17 @@ declare(
     title="Local working_dir/py_modules in a Serve config",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="The Serve REST API rejects plain local paths in runtime_env.working_dir/py_modules (HTTP 400): the config is applied on the cluster, not where it was written.",
     proof="the Serve REST API refuses a local path as working_dir or py_modules (HTTP 400)",
     fix="Zip the code to a reachable URL (https://, s3://, gs://) or bake it into the image and use local://.",
     check=_check_local_paths,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated(
         "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n    deployments:\n"  # text-block
         "      - name: Adder",
         "      working_dir: ./math_app\n    deployments:\n      - name: Adder",
     ),
     violating_path="spec.serveConfigV2.applications[1].runtime_env.working_dir",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 

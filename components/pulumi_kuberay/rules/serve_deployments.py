@@ -22,21 +22,15 @@ from pulumi_kuberay.kuberay.paths import (
     join,
     ray_container,
 )
+from pulumi_kuberay.model.serve_versions import iter_serve_keys, known_keys
 from pulumi_kuberay.model.suggest import closest
 
 from ._engine import Context, Violation, declare
-from ._examples import SERVE_COMPLIANT, TWO_APPS, serve_mutated, serve_service
+from ._examples import ON_TWO_APPS, TWO_APPS, serve_mutated, serve_service
 from ._fixed import patch
 from ._serve_config import (
-    ACTOR_OPTION_KEYS,
-    APP_KEYS,
-    AUTOSCALING_KEYS,
     BASE,
-    DEPLOYMENT_KEYS,
-    GRPC_KEYS,
-    HTTP_KEYS,
     PROXY_LOCATIONS,
-    TOP_KEYS,
     number,
     serve_apps,
     serve_config,
@@ -44,6 +38,9 @@ from ._serve_config import (
 )
 
 # Deployments
+
+
+_OVERRIDE_LOST = "high: Ray Serve takes the config, one override is lost"
 
 
 def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
@@ -61,7 +58,7 @@ def _check_deployment_names(manifest: dict[str, Any], ctx: Context) -> Iterator[
                     f"deployments[{j}] overrides {name!r} again (already at deployments[{seen[name]}]); one of the two sets of options is silently lost",
                     f"{path}.name",
                     severity="high",
-                    severity_why="high: Ray Serve takes the config, one override is lost",
+                    severity_why=_OVERRIDE_LOST,
                 )
             else:
                 seen[name] = j
@@ -72,19 +69,14 @@ declare(
     title="Serve deployment override without a name, or listed twice",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="deployments[].name is required (HTTP 400 without it) and must name a deployment of the application (DEPLOY_FAILED otherwise); listing one twice makes one override win silently.",
     proof="Ray Serve's schema refuses a deployment without a name (HTTP 400); one listed twice is high (one override is silently lost, nothing fails); a name the code does not define is not known here and not judged",
     fix="Give each override the exact deployment (class) name from the code, once per application.",
     check=_check_deployment_names,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("      - name: Adder\n", "      - num_cpus: 1\n"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0]",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
+    also=(_OVERRIDE_LOST,),
 )
 
 
@@ -122,6 +114,11 @@ def _check_autoscaling(manifest: dict[str, Any], ctx: Context) -> Iterator[Viola
             )
 
 
+_AUTOSCALED_ADDER = TWO_APPS.replace(
+    "      - name: Adder\n        num_replicas: 1\n",
+    "      - name: Adder\n        autoscaling_config:\n          min_replicas: 1\n          max_replicas: 4\n",
+)
+
 declare(
     id="serve-autoscaling-config-invalid",
     title="Invalid Serve autoscaling bounds",
@@ -132,10 +129,7 @@ declare(
     proof="Ray Serve's schema refuses the bounds (HTTP 400)",
     fix="Set 0 <= min_replicas <= initial_replicas <= max_replicas, and drop num_replicas.",
     check=_check_autoscaling,
-    compliant=serve_mutated(
-        "      - name: Adder\n        num_replicas: 1\n",
-        "      - name: Adder\n        autoscaling_config:\n          min_replicas: 1\n          max_replicas: 4\n",
-    ),
+    compliant=serve_service(_AUTOSCALED_ADDER),
     violating=serve_mutated(
         "      - name: Adder\n        num_replicas: 1\n",
         "      - name: Adder\n        autoscaling_config:\n          min_replicas: 4\n          max_replicas: 2\n",
@@ -143,29 +137,7 @@ declare(
     violating_path="spec.serveConfigV2.applications[1].deployments[0].autoscaling_config.max_replicas",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        autoscaling_config:\n"
-                "          min_replicas: 1\n"
-                "          max_replicas: 4\n"
-            ),
+            "spec.serveConfigV2": _AUTOSCALED_ADDER,
         }
     ),
 )
@@ -229,19 +201,13 @@ declare(
     title="Invalid Serve deployment options",
     severity="critical",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve rejects non-positive num_replicas/max_ongoing_requests, max_queued_requests of 0 or below -1, negative health-check/shutdown timings, max_replicas_per_node outside 1..100 or combined with placement_group_bundles (HTTP 400: no application is deployed).",
     proof="Ray Serve's schema refuses the option's value (HTTP 400)",
     fix="Use positive replica counts (or 'auto'), positive timeouts, and one placement mechanism.",
     check=_check_deployment_options,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("        num_replicas: 2\n", "        num_replicas: 0\n"),
     violating_path="spec.serveConfigV2.applications[0].deployments[0].num_replicas",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -264,22 +230,16 @@ declare(
     title="max_ongoing_requests below the autoscaling target",
     severity="medium",
     category="reliability",
-    kinds=("RayService",),
     rationale="A replica never holds more than max_ongoing_requests, so a higher target_ongoing_requests (default 2) is never reached and the deployment never scales up (Serve only logs a warning).",
     fix="Keep max_ongoing_requests >= target_ongoing_requests (e.g. 5 and 2).",
     check=_check_ongoing_vs_target,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated(
         "      - name: Adder\n        num_replicas: 1\n",
         "      - name: Adder\n        max_ongoing_requests: 1\n        autoscaling_config:\n"  # text-block
         "          min_replicas: 1\n          max_replicas: 4\n          target_ongoing_requests: 4\n",
     ),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_ongoing_requests",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )
 
 
@@ -323,28 +283,7 @@ declare(
     violating_path="spec.serveConfigV2.proxy_location",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        num_replicas: 1\n"
-                "proxy_location: EveryNode\n"
-            ),
+            "spec.serveConfigV2": TWO_APPS + "proxy_location: EveryNode\n",
         }
     ),
 )
@@ -444,51 +383,47 @@ def _normalised(key: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).replace("-", "_").lower()
 
 
-def _unknown_keys(obj: Any, known: frozenset[str], path: str, what: str) -> Iterator[Violation]:
-    for key in as_dict(obj):
-        if not isinstance(key, str) or key in known:
-            continue
-        # the spelling slip first (routePrefix), then the model's own did-you-mean: one guess for both
-        guess = _normalised(key)
-        if guess not in known:
-            guess = closest(key, sorted(known)) or guess
-        if guess in known:
-            yield Violation(
-                f"{what} key {key!r} is not a Ray Serve field (did you mean {guess!r}?); Ray Serve silently ignores it, so the default or the code's value applies",
-                f"{path}.{key}",
-                fix=f"Rename {key!r} to {guess!r}.",
-                severity="high",
-            )
-        else:
-            yield Violation(
-                f"{what} key {key!r} is not a known Ray Serve field; Ray Serve silently ignores unknown keys",
-                f"{path}.{key}",
-            )
+#: The sections whose keys serve-config-unknown-key judges, and how a message names each.
+_JUDGED_SECTIONS = {
+    "config": "top-level",
+    "http_options": "http_options",
+    "grpc_options": "grpc_options",
+    "application": "application",
+    "deployment": "deployment",
+    "autoscaling_config": "autoscaling_config",
+    "ray_actor_options": "ray_actor_options",
+}
+
+
+def _unknown_key(key: str, known: frozenset[str], where: str, what: str) -> Violation:
+    # the spelling slip first (routePrefix), then the model's own did-you-mean: one guess for both
+    guess = _normalised(key)
+    if guess not in known:
+        guess = closest(key, sorted(known)) or guess
+    if guess in known:
+        return Violation(
+            f"{what} key {key!r} is not a Ray Serve field (did you mean {guess!r}?); Ray Serve silently ignores it, so the default or the code's value applies",
+            where,
+            fix=f"Rename {key!r} to {guess!r}.",
+            severity="high",
+        )
+    return Violation(f"{what} key {key!r} is not a known Ray Serve field; Ray Serve silently ignores unknown keys", where)
 
 
 def _check_unknown_keys(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     config = serve_config(manifest)
     if config is None:
         return
-    yield from _unknown_keys(config, TOP_KEYS, BASE, "top-level")
-    yield from _unknown_keys(config.get("http_options"), HTTP_KEYS, f"{BASE}.http_options", "http_options")
-    yield from _unknown_keys(config.get("grpc_options"), GRPC_KEYS, f"{BASE}.grpc_options", "grpc_options")
-    for _, app, path in serve_apps(manifest):
-        yield from _unknown_keys(app, APP_KEYS, path, "application")
-    for _, deployment, path in serve_deployments(manifest):
-        yield from _unknown_keys(deployment, DEPLOYMENT_KEYS, path, "deployment")
-        yield from _unknown_keys(
-            deployment.get("autoscaling_config"),
-            AUTOSCALING_KEYS,
-            f"{path}.autoscaling_config",
-            "autoscaling_config",
-        )
-        yield from _unknown_keys(
-            deployment.get("ray_actor_options"),
-            ACTOR_OPTION_KEYS,
-            f"{path}.ray_actor_options",
-            "ray_actor_options",
-        )
+    found = [
+        (section, key, path)
+        for section, key, path in iter_serve_keys(config, BASE)  # the walk serve_versions judges releases by
+        if section in _JUDGED_SECTIONS and key not in known_keys(section)
+    ]
+    # Reported as before the walk was shared: the config's own sections, then every application, then every
+    # deployment with its autoscaling_config and ray_actor_options (a stable sort keeps the walk's order within).
+    rank = {"config": 0, "http_options": 0, "grpc_options": 0, "application": 1}
+    for section, key, path in sorted(found, key=lambda item: rank.get(item[0], 2)):
+        yield _unknown_key(key, known_keys(section), path, _JUDGED_SECTIONS[section])
 
 
 declare(
@@ -496,16 +431,10 @@ declare(
     title="Unknown (misspelt) key in the Serve config",
     severity="medium",
     category="correctness",
-    kinds=("RayService",),
     rationale="Ray Serve's schema ignores unknown keys, so 'routePrefix' or 'num-replicas' are dropped without an error and the defaults apply (e.g. the application lands on '/'). Never critical: Ray Serve takes the config and the applications deploy; high when the key is a slip of a known one (the setting meant has no effect), medium otherwise.",
     fix="Use Ray Serve's snake_case field names (route_prefix, num_replicas, max_ongoing_requests, ...).",
     check=_check_unknown_keys,
-    compliant=SERVE_COMPLIANT,
     violating=serve_mutated("route_prefix: /calc", "routePrefix: /calc"),
     violating_path="spec.serveConfigV2.applications[1].routePrefix",
-    fixed=patch(
-        {
-            "spec.serveConfigV2": TWO_APPS,
-        }
-    ),
+    **ON_TWO_APPS,
 )

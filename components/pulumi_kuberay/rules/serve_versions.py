@@ -19,6 +19,10 @@ from ._serve_config import BASE, serve_config
 _SECTION_NAMES = {"config": "top-level", "application": "application"}
 
 
+_DROPPED = "high, not critical: Ray accepts the config and the applications still deploy"
+_NOT_DROPPED_YET = "low: no Ray release drops it yet"
+
+
 def _what(verdict: KeyVerdict) -> str:
     return f"{_SECTION_NAMES.get(verdict.section, verdict.section)} key {verdict.key!r}"
 
@@ -40,7 +44,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
             f"{_what(verdict)} is deprecated since Ray {verdict.deprecated_since} (judged by {release.label}): still accepted{removal}",
             f"Replace it: {_instead(verdict)}.",
             "medium" if verdict.removed_in else "low",
-            None if verdict.removed_in else "low: no Ray release drops it yet",
+            None if verdict.removed_in else _NOT_DROPPED_YET,
         )
     if verdict.removed_in and release.index > 0:
         known = f"Ray {verdict.removed_in} dropped it"
@@ -57,7 +61,7 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
     else:
         effect = "its Serve schema drops the key without a word, so the setting has no effect"
         severity = "high"
-        why = "high, not critical: Ray accepts the config and the applications still deploy"
+        why = _DROPPED
     return (
         f"{_what(verdict)} is not known to {release.label}: {known}; {effect}",
         f"{_instead(verdict).capitalize()}, or run a Ray release that has it.",
@@ -96,6 +100,8 @@ def _checker(deprecated: bool) -> Callable[[dict[str, Any], Context], Iterator[V
 
 
 _OLD_KEY = "        num_replicas: 1\n        max_concurrent_queries: 8\n"
+#: The example config with the key's current name (the compliant examples, and the fix of the violating ones).
+_NEW_KEY = TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
 
 
 def _pinned(doc: dict[str, Any], version: str) -> dict[str, Any]:
@@ -118,39 +124,15 @@ declare(
     proof="the Ray release the image's tag shows refuses the key (a schema that forbids extra keys); a key the release only ignores has no effect and fails nothing: high",
     fix="Use the key the running Ray release knows (the message names it), or pin the Ray release the config was written for (rayVersion and image tag).",
     check=_checker(deprecated=False),
-    compliant=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
-    ),
-    violating=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_concurrent_queries: 8\n")
-    ),
+    compliant=serve_service(_NEW_KEY),
+    violating=serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        num_replicas: 1\n"
-                "        max_ongoing_requests: 8\n"
-            ),
+            "spec.serveConfigV2": _NEW_KEY,
         }
     ),
+    also=(_DROPPED,),
 )
 declare(
     id="serve-config-key-deprecated",
@@ -161,38 +143,16 @@ declare(
     rationale="A key the running Ray release deprecates still works (max_concurrent_queries on Ray 2.10-2.32), but a later release drops it without a word: medium when a later release already dropped it (the setting stops working on upgrade), low otherwise. Judged like serve-config-key-version.",
     fix="Use the new key the message names.",
     check=_checker(deprecated=True),
-    compliant=serve_service(
-        TWO_APPS.replace("        num_replicas: 1\n", "        num_replicas: 1\n        max_ongoing_requests: 8\n")
-    ),
+    compliant=serve_service(_NEW_KEY),
     violating=_pinned(serve_service(TWO_APPS.replace("        num_replicas: 1\n", _OLD_KEY)), "2.20.0"),
     violating_path="spec.serveConfigV2.applications[1].deployments[0].max_concurrent_queries",
     fixed=patch(
         {
-            "spec.serveConfigV2": (
-                "applications:\n"  # text-block
-                "  - name: fruit_app\n"
-                "    import_path: fruit.deployment_graph\n"
-                "    route_prefix: /fruit\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: MangoStand\n"
-                "        num_replicas: 2\n"
-                "        user_config:\n"
-                "          price: 3\n"
-                "  - name: math_app\n"
-                "    import_path: conditional_dag.serve_dag\n"
-                "    route_prefix: /calc\n"
-                "    runtime_env:\n"
-                "      working_dir: https://github.com/ray-project/test_dag/archive/78b4a5da.zip\n"
-                "    deployments:\n"
-                "      - name: Adder\n"
-                "        num_replicas: 1\n"
-                "        max_ongoing_requests: 8\n"
-            ),
+            "spec.serveConfigV2": _NEW_KEY,
             "spec.rayClusterConfig.rayVersion": "2.52.0",
             "spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].image": "rayproject/ray:2.52.0",
             "spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0",
         }
     ),
+    also=(_NOT_DROPPED_YET,),
 )

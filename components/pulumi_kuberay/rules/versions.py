@@ -84,6 +84,9 @@ NEW_VALUES: tuple[tuple[str, str, str, Version], ...] = (
 KIND_VERSIONS: dict[str, Version] = {"RayCronJob": (1, 6, 0)}
 
 
+#: Why a gated feature the operator accepts and ignores while its gate is off is high.
+_IGNORED = "high: the operator accepts the object and ignores it (critical means refused)"
+
 def _fmt(version: Version | tuple[int, ...]) -> str:
     return f"{version[0]}.{version[1]}"
 
@@ -230,7 +233,7 @@ def _gate_violation(
         path,
         fix=f"Enable the gate on the operator (--feature-gates={gate}=true, Helm featureGates) and tell these checks ({{gate:{gate}}}), or remove {what}.",
         severity="high" if ignored else None,
-        severity_why="high: the operator accepts the object and ignores it (critical means refused)",
+        severity_why=_IGNORED,
     )
 
 
@@ -312,4 +315,5 @@ declare(
     violating=example(lambda d: d["spec"].update(tlsOptions={"enabled": True})),
     violating_path="spec.tlsOptions",
     fixed=patch({"spec.tlsOptions": REMOVE}),
+    also=(_IGNORED,),
 )

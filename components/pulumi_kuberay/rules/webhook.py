@@ -19,6 +19,7 @@ from ._engine import KINDS, Context, Violation, declare
 from ._examples import example_cluster_spec
 from ._fixed import patch
 
+_ONLY_WEBHOOK = "high: only the webhook, off here, refuses it"
 
 def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
     for ref in cluster_specs(manifest):
@@ -40,7 +41,7 @@ def _check_unique_group_names(manifest: dict[str, Any], ctx: Context) -> Iterato
                         f"worker group name {name!r} is used by {where}; the operator accepts this (only its webhook, off here, refuses it) but Pods of both groups share the ray.io/group label and are scaled as one group",
                         f"{group.path}.groupName",
                         severity="high",
-                        severity_why="high: only the webhook, off here, refuses it",
+                        severity_why=_ONLY_WEBHOOK,
                     )
             else:
                 first_seen[name] = group.index
@@ -74,4 +75,5 @@ declare(
     context={"webhooks": True},
     fixed=patch({"spec.workerGroupSpecs[1].groupName": "gpu"}),
     cel=Cel('!has(g.groupName) || variables.workers.filter(h, has(h.groupName) && h.groupName == g.groupName).size() == 1', over="worker", path="groupName", message="worker group name used by more than one worker group"),
+    also=(_ONLY_WEBHOOK,),
 )

@@ -16,7 +16,9 @@
 // (Unimplemented): RunPlugin (Go plugins and policy packs), program generation and conversion, Pack and the
 // debugger.
 //
-// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version;
+// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version, with the
+// package our hosts share (scripts/engine/langhost: the command line, the gRPC server, the RPC methods alike in
+// every host);
 // stamped with that version through -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=vX.Y.Z.
 package main
 
@@ -35,122 +37,36 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"golang.org/x/mod/modfile"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
+	"offline.build/langhost"
+	"offline.build/langhost/sdkgen"
 )
-
-// Exit code of a Pulumi Go program that has already shown the user its error (constant.ExitStatusLoggedError).
-const bailExitCode = 32
 
 // How deep under a module's root pulumi-plugin.json files are looked for (pulumi-kubernetes keeps its file at
 // sdk/v4's go/kubernetes/, a generated SDK at <module>/<package>/).
 const pluginFileDepth = 3
 
 type host struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
+	langhost.Base
 }
 
 func main() {
 	// The engine runs us as: pulumi-language-go [--logtostderr] [-v=N] [--tracing URL] [--binary PATH] ENGINE_ADDRESS
-	var positional []string
-	args := os.Args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-version" || a == "--version":
-			fmt.Println(version.Version)
-			return
-		case a == "--tracing" || a == "-tracing" || a == "--root" || a == "-root" || a == "--binary" || a == "-binary" ||
-			a == "--buildTarget" || a == "-buildTarget":
-			i++ // flag with a separate value: ignore both
-		case strings.HasPrefix(a, "-"):
-			// --logtostderr, -v=N, --logflow, ...: accepted and ignored
-		default:
-			positional = append(positional, a)
+	valueFlags := []string{"--binary", "-binary", "--buildTarget", "-buildTarget"}
+	langhost.Serve("pulumi-language-go", valueFlags, func(engineAddress string) pulumirpc.LanguageRuntimeServer {
+		h := &host{}
+		h.EngineAddress = engineAddress
+		h.RequiredPackages = func(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
+			return requiredPackages(ctx, langhost.ParseInfo(info, "").ProgramDir)
 		}
-	}
-	var engineAddress string
-	if len(positional) > 0 {
-		engineAddress = positional[len(positional)-1]
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if engineAddress != "" {
-		go func() { // exit when the engine goes away
-			if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
-				fmt.Fprintf(os.Stderr, "healthcheck: %v\n", err)
-			}
-		}()
-	}
-
-	h := &host{engineAddress: engineAddress}
-	cancelChan := make(chan bool)
-	go func() { <-ctx.Done(); close(cancelChan) }()
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: cancelChan,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
+		return h
 	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-go: could not start language host RPC server: %v\n", err)
-		os.Exit(1)
-	}
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-go: language host RPC stopped serving: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-// ---- program info ------------------------------------------------------------------------------------
-
-type programInfo struct {
-	root, programDir, entryPoint string
-	options                      map[string]any
-}
-
-func parseInfo(info *pulumirpc.ProgramInfo, fallbackDir string) programInfo {
-	p := programInfo{entryPoint: "."}
-	if info != nil {
-		p.root, p.programDir, p.entryPoint = info.GetRootDirectory(), info.GetProgramDirectory(), info.GetEntryPoint()
-		if o := info.GetOptions(); o != nil {
-			p.options = o.AsMap()
-		}
-	}
-	if p.programDir == "" {
-		p.programDir = fallbackDir
-	}
-	if p.programDir == "" {
-		p.programDir, _ = os.Getwd()
-	}
-	if p.root == "" {
-		p.root = p.programDir
-	}
-	if p.entryPoint == "" {
-		p.entryPoint = "."
-	}
-	return p
-}
-
-func (p programInfo) option(name string) string {
-	if v, ok := p.options[name].(string); ok {
-		return v
-	}
-	return ""
 }
 
 // goCommand runs `go args...` in dir and returns its stdout; the error carries stderr.
@@ -167,17 +83,6 @@ func goCommand(ctx context.Context, dir string, args ...string) ([]byte, error) 
 }
 
 // ---- RPC methods ---------------------------------------------------------------------------------------
-
-func (h *host) Handshake(ctx context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
-	if req.GetEngineAddress() != "" {
-		h.engineAddress = req.GetEngineAddress()
-	}
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: strings.TrimPrefix(version.Version, "v")}, nil
-}
 
 type goModule struct {
 	Path    string `json:"Path"`
@@ -211,25 +116,6 @@ func buildList(ctx context.Context, programDir string) ([]goModule, error) {
 		}
 		modules = append(modules, m)
 	}
-}
-
-type pluginJSON struct {
-	Resource         bool   `json:"resource"`
-	Name             string `json:"name"`
-	Version          string `json:"version"`
-	Server           string `json:"server"`
-	Parameterization *struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-		Value   []byte `json:"value"` // base64 in JSON
-	} `json:"parameterization"`
-}
-
-func withV(v string) string {
-	if v != "" && !strings.HasPrefix(v, "v") {
-		return "v" + v
-	}
-	return v
 }
 
 // pluginFiles lists the pulumi-plugin.json files at most pluginFileDepth directories below root (a symbolic link,
@@ -278,8 +164,7 @@ func requiredPackages(ctx context.Context, programDir string) ([]*pulumirpc.Pack
 	if err != nil {
 		return nil, err
 	}
-	var deps []*pulumirpc.PackageDependency
-	seen := map[string]bool{}
+	var deps langhost.Packages
 	for _, m := range modules {
 		if m.Main || m.Dir == "" || m.Path == "github.com/pulumi/pulumi/sdk/v3" || m.Path == "github.com/pulumi/pulumi/pkg/v3" {
 			continue
@@ -289,78 +174,45 @@ func requiredPackages(ctx context.Context, programDir string) ([]*pulumirpc.Pack
 			if err != nil {
 				continue
 			}
-			var pj pluginJSON
+			var pj langhost.PluginJSON
 			if json.Unmarshal(data, &pj) != nil || !pj.Resource || pj.Name == "" {
 				continue
 			}
-			dep := &pulumirpc.PackageDependency{Name: pj.Name, Kind: "resource", Version: withV(pj.Version), Server: pj.Server}
-			key := pj.Name + "@" + dep.Version
-			if pp := pj.Parameterization; pp != nil {
-				dep.Parameterization = &pulumirpc.PackageParameterization{Name: pp.Name, Version: withV(pp.Version), Value: pp.Value}
-				key += "/" + pp.Name + "@" + pp.Version
-			}
-			if !seen[key] {
-				seen[key] = true
-				deps = append(deps, dep)
-			}
+			deps.Add(pj.Name, pj.Version, pj)
 		}
 	}
-	sort.Slice(deps, func(i, j int) bool { return deps[i].Name < deps[j].Name })
-	return deps, nil
-}
-
-func (h *host) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	deps, err := requiredPackages(ctx, parseInfo(req.GetInfo(), "").programDir)
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
-}
-
-//nolint:staticcheck // deprecated upstream, still called by older engines
-func (h *host) GetRequiredPlugins(ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	deps, err := requiredPackages(ctx, parseInfo(req.GetInfo(), "").programDir)
-	if err != nil {
-		return nil, err
-	}
-	var plugins []*pulumirpc.PluginDependency
-	for _, d := range deps {
-		if d.Parameterization == nil {
-			plugins = append(plugins, &pulumirpc.PluginDependency{Name: d.Name, Kind: d.Kind, Version: d.Version, Server: d.Server})
-		}
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
+	return deps.Sorted(), nil
 }
 
 // buildProgram compiles the program's entry point (a package directory, "." by default) into a temporary binary.
-func buildProgram(ctx context.Context, p programInfo) (binary string, cleanup func(), err error) {
+func buildProgram(ctx context.Context, p langhost.ProgramInfo) (binary string, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", "pulumi-go-program-")
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup = func() { _ = os.RemoveAll(dir) }
 	binary = filepath.Join(dir, "program")
-	target := p.entryPoint
+	target := p.EntryPoint
 	if target != "." && !strings.HasPrefix(target, "./") && !filepath.IsAbs(target) {
 		target = "./" + target
 	}
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", binary, target)
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		cleanup()
-		return "", nil, fmt.Errorf("unable to build the Go program in %s (go build %s): %w\n%s", p.programDir, target, err,
+		return "", nil, fmt.Errorf("unable to build the Go program in %s (go build %s): %w\n%s", p.ProgramDir, target, err,
 			strings.TrimSpace(out.String()))
 	}
 	return binary, cleanup, nil
 }
 
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	p := parseInfo(req.GetInfo(), req.GetPwd())
-	binary := p.option("binary") // Pulumi.yaml runtime option: a prebuilt program
+	p := langhost.ParseInfo(req.GetInfo(), req.GetPwd())
+	binary := p.Option("binary") // Pulumi.yaml runtime option: a prebuilt program
 	if binary != "" && !filepath.IsAbs(binary) {
-		binary = filepath.Join(p.programDir, binary)
+		binary = filepath.Join(p.ProgramDir, binary)
 	}
 	if binary == "" {
 		if _, err := exec.LookPath("go"); err != nil {
@@ -374,27 +226,21 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		binary = built
 	}
 
-	configJSON, err := json.Marshal(req.GetConfig()) // keys as the Go SDK's config package asks: <namespace>:<name>
-	if err != nil {
-		return nil, err
-	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretKeysJSON, err := json.Marshal(secretKeys)
+	// Config keys as the Go SDK's config package asks: <namespace>:<name>.
+	configEnv, err := langhost.ConfigEnv(req.GetConfig(), req.GetConfigSecretKeys())
 	if err != nil {
 		return nil, err
 	}
 	env := append(os.Environ(),
 		"PULUMI_MONITOR="+req.GetMonitorAddress(),
-		"PULUMI_ENGINE="+h.engineAddress,
+		"PULUMI_ENGINE="+h.EngineAddress,
 		"PULUMI_ORGANIZATION="+req.GetOrganization(),
 		"PULUMI_PROJECT="+req.GetProject(),
 		"PULUMI_STACK="+req.GetStack(),
-		"PULUMI_ROOT_DIRECTORY="+p.root,
-		"PULUMI_CONFIG="+string(configJSON),
-		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON),
+		"PULUMI_ROOT_DIRECTORY="+p.Root,
+	)
+	env = append(env, configEnv...)
+	env = append(env,
 		"PULUMI_DRY_RUN="+strconv.FormatBool(req.GetDryRun()),
 		"PULUMI_PARALLEL="+strconv.Itoa(int(req.GetParallel())),
 	)
@@ -403,52 +249,25 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	}
 	cmd := exec.CommandContext(ctx, binary, req.GetArgs()...)
 	cmd.Env = env
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			if exitErr.ExitCode() == bailExitCode {
-				return &pulumirpc.RunResponse{Bail: true}, nil
-			}
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("problem executing program %s: %v", binary, err)}, nil
-	}
-	return &pulumirpc.RunResponse{}, nil
-}
-
-// streamWriter turns writes into InstallDependencies stream messages.
-type streamWriter struct {
-	mu   *sync.Mutex
-	send func([]byte) error
-}
-
-func (w streamWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	buf := make([]byte, len(b))
-	copy(buf, b)
-	if err := w.send(buf); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	return langhost.RunResult(cmd.Run(), "program exited with non-zero exit code", func(err error) string {
+		return fmt.Sprintf("problem executing program %s: %v", binary, err)
+	}), nil
 }
 
 func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	p := parseInfo(req.GetInfo(), req.GetDirectory())
-	mu := &sync.Mutex{}
-	stdout := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b}) }}
-	stderr := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stderr: b}) }}
-	if _, err := os.Stat(filepath.Join(p.programDir, "go.mod")); err != nil {
+	p := langhost.ParseInfo(req.GetInfo(), req.GetDirectory())
+	stdout, stderr := langhost.InstallStreams(server)
+	if _, err := os.Stat(filepath.Join(p.ProgramDir, "go.mod")); err != nil {
 		return nil // nothing to install (a directory without a go.mod)
 	}
 	fmt.Fprintln(stdout, "Installing dependencies (go mod tidy)...")
 	cmd := exec.CommandContext(server.Context(), "go", "mod", "tidy")
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go mod tidy in %s: %w", p.programDir, err)
+		return fmt.Errorf("go mod tidy in %s: %w", p.ProgramDir, err)
 	}
 	fmt.Fprintln(stdout, "Finished installing dependencies")
 	return nil
@@ -481,72 +300,55 @@ func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePacka
 	if len(req.GetExtraFiles()) > 0 {
 		return nil, errors.New("overlays are not supported for Go")
 	}
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-	var spec schema.PackageSpec
-	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
-		return nil, err
-	}
-	pkg, diags, err := schema.BindSpec(spec, schema.NewCachedLoader(loader), schema.ValidationOptions{AllowDanglingReferences: true})
-	if err != nil {
-		return nil, err
-	}
-	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
-	}
-	files, err := gogen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := files["go.mod"]; !ok {
-		modulePath, _, err := sdkModulePath(pkg)
+	validation := schema.ValidationOptions{AllowDanglingReferences: true}
+	return sdkgen.GeneratePackage(req, sdkgen.Options{CachedLoader: true, Validation: validation}, func(pkg *schema.Package, _ schema.ReferenceLoader) (map[string][]byte, error) {
+		files, err := gogen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
 		if err != nil {
 			return nil, err
 		}
-		var gomod modfile.File
-		if err := gomod.AddModuleStmt(modulePath); err != nil {
-			return nil, err
-		}
-		if err := gomod.AddGoStmt("1.24"); err != nil {
-			return nil, err
-		}
-		sdk := "github.com/pulumi/pulumi/sdk/v3"
-		if err := gomod.AddRequire(sdk, version.Version); err != nil {
-			return nil, err
-		}
-		if replacement, ok := req.GetLocalDependencies()["pulumi"]; ok {
-			if err := gomod.AddReplace(sdk, "", replacement, ""); err != nil {
+		if _, ok := files["go.mod"]; !ok {
+			if files["go.mod"], err = sdkGoMod(pkg, req.GetLocalDependencies()); err != nil {
 				return nil, err
 			}
 		}
-		if files["go.mod"], err = gomod.Format(); err != nil {
+		return files, nil
+	})
+}
+
+// sdkGoMod is the go.mod of a generated SDK that has none: its module path, Go 1.24 and sdk/v3 at this host's
+// version (replaced by the local pulumi SDK when the request names one).
+func sdkGoMod(pkg *schema.Package, localDependencies map[string]string) ([]byte, error) {
+	modulePath, _, err := sdkModulePath(pkg)
+	if err != nil {
+		return nil, err
+	}
+	var gomod modfile.File
+	if err := gomod.AddModuleStmt(modulePath); err != nil {
+		return nil, err
+	}
+	if err := gomod.AddGoStmt("1.24"); err != nil {
+		return nil, err
+	}
+	sdk := "github.com/pulumi/pulumi/sdk/v3"
+	if err := gomod.AddRequire(sdk, version.Version); err != nil {
+		return nil, err
+	}
+	if replacement, ok := localDependencies["pulumi"]; ok {
+		if err := gomod.AddReplace(sdk, "", replacement, ""); err != nil {
 			return nil, err
 		}
 	}
-	for name, data := range files {
-		out := filepath.Join(req.GetDirectory(), name)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(out, data, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	return gomod.Format()
 }
 
 // Link makes each generated SDK a requirement of the program's go.mod, replaced by its directory.
 func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
-	p := parseInfo(req.GetInfo(), "")
+	p := langhost.ParseInfo(req.GetInfo(), "")
 	var imports []string
 	for _, dep := range req.GetPackages() {
 		dir := dep.GetPath()
 		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(p.root, dir)
+			dir = filepath.Join(p.Root, dir)
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err != nil {
@@ -556,7 +358,7 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 		if modulePath == "" {
 			return nil, fmt.Errorf("linking %s: its go.mod names no module", dir)
 		}
-		rel, err := filepath.Rel(p.programDir, dir)
+		rel, err := filepath.Rel(p.ProgramDir, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -564,7 +366,7 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 		if !strings.HasPrefix(rel, ".") {
 			rel = "./" + rel
 		}
-		if _, err := goCommand(ctx, p.programDir, "mod", "edit", "-require="+modulePath+"@v0.0.0",
+		if _, err := goCommand(ctx, p.ProgramDir, "mod", "edit", "-require="+modulePath+"@v0.0.0",
 			"-replace="+modulePath+"="+rel); err != nil {
 			return nil, err
 		}
@@ -592,11 +394,11 @@ func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumir
 }
 
 func (h *host) GetProgramDependencies(ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
-	p := parseInfo(req.GetInfo(), req.GetPwd())
-	if _, err := os.Stat(filepath.Join(p.programDir, "go.mod")); err != nil {
+	p := langhost.ParseInfo(req.GetInfo(), req.GetPwd())
+	if _, err := os.Stat(filepath.Join(p.ProgramDir, "go.mod")); err != nil {
 		return &pulumirpc.GetProgramDependenciesResponse{}, nil
 	}
-	modules, err := buildList(ctx, p.programDir)
+	modules, err := buildList(ctx, p.ProgramDir)
 	if err != nil {
 		return nil, err
 	}

@@ -16,14 +16,15 @@
 // packs), program generation and conversion, Pack, the synchronous-invoke pipes (deprecated `--sync`) and the
 // debugger.
 //
-// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version;
+// Built by scripts/ensure-langhosts in a wrapper module that requires pulumi's pkg/v3 at the CLI's version, with the
+// package our hosts share (scripts/engine/langhost: the command line, the gRPC server, the RPC methods alike in
+// every host);
 // stamped with that version through -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=vX.Y.Z.
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,168 +32,52 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/pkg/v3/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
+	"offline.build/langhost"
+	"offline.build/langhost/sdkgen"
 )
 
-// Exit code @pulumi/pulumi's run script uses after it has shown the user an actionable error.
-const bailExitCode = 32
-
 type host struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
+	langhost.Base
 }
 
 func main() {
 	// The engine runs us as: pulumi-language-nodejs [--logtostderr] [-v=N] [--tracing URL] ENGINE_ADDRESS
-	var positional []string
-	args := os.Args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-version" || a == "--version":
-			fmt.Println(version.Version)
-			return
-		case a == "--tracing" || a == "-tracing" || a == "--root" || a == "-root":
-			i++ // flag with a separate value: ignore both
-		case strings.HasPrefix(a, "-"):
-			// --logtostderr, -v=N, --logflow, --typescript, ...: accepted and ignored
-		default:
-			positional = append(positional, a)
+	langhost.Serve("pulumi-language-nodejs", nil, func(engineAddress string) pulumirpc.LanguageRuntimeServer {
+		h := &host{}
+		h.EngineAddress = engineAddress
+		h.RequiredPackages = func(_ context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
+			return scanPackages(langhost.ParseInfo(info, "").ProgramDir)
 		}
-	}
-	var engineAddress string
-	if len(positional) > 0 {
-		engineAddress = positional[len(positional)-1]
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if engineAddress != "" {
-		go func() { // exit when the engine goes away
-			if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
-				fmt.Fprintf(os.Stderr, "healthcheck: %v\n", err)
-			}
-		}()
-	}
-
-	h := &host{engineAddress: engineAddress}
-	cancelChan := make(chan bool)
-	go func() { <-ctx.Done(); close(cancelChan) }()
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: cancelChan,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
+		return h
 	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not start language host RPC server: %v\n", err)
-		os.Exit(1)
-	}
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: language host RPC stopped serving: %v\n", err)
-		os.Exit(1)
-	}
-}
-
-// ---- program info ------------------------------------------------------------------------------------
-
-type programInfo struct {
-	root, programDir, entryPoint string
-	options                      map[string]any
-}
-
-func parseInfo(info *pulumirpc.ProgramInfo, fallbackDir string) programInfo {
-	p := programInfo{entryPoint: "."}
-	if info != nil {
-		p.root, p.programDir, p.entryPoint = info.GetRootDirectory(), info.GetProgramDirectory(), info.GetEntryPoint()
-		if o := info.GetOptions(); o != nil {
-			p.options = o.AsMap()
-		}
-	}
-	if p.programDir == "" {
-		p.programDir = fallbackDir
-	}
-	if p.programDir == "" {
-		p.programDir, _ = os.Getwd()
-	}
-	if p.root == "" {
-		p.root = p.programDir
-	}
-	if p.entryPoint == "" {
-		p.entryPoint = "."
-	}
-	return p
 }
 
 // typescript: upstream's default is true (ts-node inside @pulumi/pulumi compiles the program).
-func (p programInfo) typescript() bool {
-	if v, ok := p.options["typescript"].(bool); ok {
+func typescript(p langhost.ProgramInfo) bool {
+	if v, ok := p.Options["typescript"].(bool); ok {
 		return v
 	}
 	return true
 }
 
-func (p programInfo) option(name string) string {
-	if v, ok := p.options[name].(string); ok {
-		return v
-	}
-	return ""
-}
-
 // ---- RPC methods ---------------------------------------------------------------------------------------
 
-func (h *host) Handshake(ctx context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
-	if req.GetEngineAddress() != "" {
-		h.engineAddress = req.GetEngineAddress()
-	}
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: strings.TrimPrefix(version.Version, "v")}, nil
-}
-
 type packageJSON struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Pulumi  *struct {
-		Resource         bool   `json:"resource"`
-		Name             string `json:"name"`
-		Version          string `json:"version"`
-		Server           string `json:"server"`
-		Parameterization *struct {
-			Name    string `json:"name"`
-			Version string `json:"version"`
-			Value   []byte `json:"value"` // base64 in JSON
-		} `json:"parameterization"`
-	} `json:"pulumi"`
-}
-
-func withV(v string) string {
-	if v != "" && !strings.HasPrefix(v, "v") {
-		return "v" + v
-	}
-	return v
+	Name    string               `json:"name"`
+	Version string               `json:"version"`
+	Pulumi  *langhost.PluginJSON `json:"pulumi"`
 }
 
 // scanPackages finds the Pulumi packages among the program's npm dependencies: every package.json under
 // node_modules (scoped packages included, symlinked file: dependencies followed) with "pulumi.resource": true.
 func scanPackages(programDir string) ([]*pulumirpc.PackageDependency, error) {
-	var deps []*pulumirpc.PackageDependency
-	seen := map[string]bool{}
+	var deps langhost.Packages
 	var visit func(dir string, depth int) error
 	visit = func(dir string, depth int) error {
 		entries, err := os.ReadDir(dir)
@@ -231,16 +116,7 @@ func scanPackages(programDir string) ([]*pulumirpc.PackageDependency, error) {
 				if v == "" {
 					v = pj.Version
 				}
-				dep := &pulumirpc.PackageDependency{Name: name, Kind: "resource", Version: withV(v), Server: pj.Pulumi.Server}
-				key := name + "@" + dep.Version
-				if pp := pj.Pulumi.Parameterization; pp != nil {
-					dep.Parameterization = &pulumirpc.PackageParameterization{Name: pp.Name, Version: withV(pp.Version), Value: pp.Value}
-					key += "/" + pp.Name + "@" + pp.Version
-				}
-				if !seen[key] {
-					seen[key] = true
-					deps = append(deps, dep)
-				}
+				deps.Add(name, v, *pj.Pulumi)
 			}
 			if depth < 4 { // nested node_modules (npm keeps conflicting versions there)
 				if err := visit(filepath.Join(path, "node_modules"), depth+1); err != nil {
@@ -253,31 +129,7 @@ func scanPackages(programDir string) ([]*pulumirpc.PackageDependency, error) {
 	if err := visit(filepath.Join(programDir, "node_modules"), 0); err != nil {
 		return nil, err
 	}
-	sort.Slice(deps, func(i, j int) bool { return deps[i].Name < deps[j].Name })
-	return deps, nil
-}
-
-func (h *host) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	deps, err := scanPackages(parseInfo(req.GetInfo(), "").programDir)
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
-}
-
-//nolint:staticcheck // deprecated upstream, still called by older engines
-func (h *host) GetRequiredPlugins(ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	deps, err := scanPackages(parseInfo(req.GetInfo(), "").programDir)
-	if err != nil {
-		return nil, err
-	}
-	var plugins []*pulumirpc.PluginDependency
-	for _, d := range deps {
-		if d.Parameterization == nil {
-			plugins = append(plugins, &pulumirpc.PluginDependency{Name: d.Name, Kind: d.Kind, Version: d.Version, Server: d.Server})
-		}
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
+	return deps.Sorted(), nil
 }
 
 // locateModule resolves a module (e.g. @pulumi/pulumi/cmd/run) from the program directory, as Node would.
@@ -296,7 +148,7 @@ func locateModule(ctx context.Context, module, programDir string) (string, error
 }
 
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	p := parseInfo(req.GetInfo(), req.GetPwd())
+	p := langhost.ParseInfo(req.GetInfo(), req.GetPwd())
 	if _, err := exec.LookPath("node"); err != nil {
 		return &pulumirpc.RunResponse{Error: "could not find node on the $PATH: " + err.Error()}, nil
 	}
@@ -304,7 +156,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if runPath == "" {
 		runPath = "@pulumi/pulumi/cmd/run"
 	}
-	runPath, err := locateModule(ctx, runPath, p.programDir)
+	runPath, err := locateModule(ctx, runPath, p.ProgramDir)
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
@@ -315,17 +167,17 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		}
 	}
 	add("monitor", req.GetMonitorAddress())
-	add("engine", h.engineAddress)
+	add("engine", h.EngineAddress)
 	add("organization", req.GetOrganization())
 	add("project", req.GetProject())
-	add("root-directory", p.root)
+	add("root-directory", p.Root)
 	add("stack", req.GetStack())
-	add("pwd", p.programDir)
+	add("pwd", p.ProgramDir)
 	if req.GetDryRun() {
 		args = append(args, "--dry-run")
 	}
 	add("parallel", fmt.Sprintf("%d", req.GetParallel()))
-	args = append(args, p.entryPoint)
+	args = append(args, p.EntryPoint)
 	args = append(args, req.GetArgs()...)
 
 	// Config keys as <namespace>:config:<name>, as upstream's host sends them (the SDK reads both forms).
@@ -337,79 +189,44 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		}
 		configMap[key.Namespace()+":config:"+key.Name()] = v
 	}
-	configJSON, err := json.Marshal(configMap)
+	configEnv, err := langhost.ConfigEnv(configMap, req.GetConfigSecretKeys())
 	if err != nil {
 		return nil, err
 	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretKeysJSON, err := json.Marshal(secretKeys)
-	if err != nil {
-		return nil, err
-	}
-	env := append(os.Environ(), "PULUMI_CONFIG="+string(configJSON), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON))
-	if p.typescript() {
+	env := append(os.Environ(), configEnv...)
+	if typescript(p) {
 		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
 	}
-	if ts := p.option("tsconfig"); ts != "" {
+	if ts := p.Option("tsconfig"); ts != "" {
 		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+ts)
 	}
 	if req.GetLoaderTarget() != "" {
 		env = append(env, "PULUMI_LOADER_TARGET="+req.GetLoaderTarget())
 	}
-	nodeArgs := strings.Fields(p.option("nodeargs"))
+	nodeArgs := strings.Fields(p.Option("nodeargs"))
 	cmd := exec.CommandContext(ctx, "node", append(nodeArgs, args...)...)
 	cmd.Env = env
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	// Node may switch its stdio to non-blocking mode: never hand it our own file descriptors.
 	cmd.Stdout = struct{ io.Writer }{os.Stdout}
 	cmd.Stderr = struct{ io.Writer }{os.Stderr}
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			if exitErr.ExitCode() == bailExitCode {
-				return &pulumirpc.RunResponse{Bail: true}, nil
-			}
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Problem executing program (could not run language executor): %v", err)}, nil
-	}
-	return &pulumirpc.RunResponse{}, nil
-}
-
-// streamWriter turns writes into InstallDependencies stream messages.
-type streamWriter struct {
-	mu   *sync.Mutex
-	send func([]byte) error
-}
-
-func (w streamWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	buf := make([]byte, len(b))
-	copy(buf, b)
-	if err := w.send(buf); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	return langhost.RunResult(cmd.Run(), "Program exited with non-zero exit code", func(err error) string {
+		return fmt.Sprintf("Problem executing program (could not run language executor): %v", err)
+	}), nil
 }
 
 func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	p := parseInfo(req.GetInfo(), req.GetDirectory())
-	mu := &sync.Mutex{}
-	stdout := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b}) }}
-	stderr := streamWriter{mu, func(b []byte) error { return server.Send(&pulumirpc.InstallDependenciesResponse{Stderr: b}) }}
-	if _, err := os.Stat(filepath.Join(p.programDir, "package.json")); err != nil {
+	p := langhost.ParseInfo(req.GetInfo(), req.GetDirectory())
+	stdout, stderr := langhost.InstallStreams(server)
+	if _, err := os.Stat(filepath.Join(p.ProgramDir, "package.json")); err != nil {
 		return nil // nothing to install (e.g. a directory without a package.json)
 	}
 	fmt.Fprintln(stdout, "Installing dependencies...")
 	cmd := exec.CommandContext(server.Context(), "npm", "install", "--no-audit", "--no-fund")
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm install in %s: %w", p.programDir, err)
+		return fmt.Errorf("npm install in %s: %w", p.ProgramDir, err)
 	}
 	fmt.Fprintln(stdout, "Finished installing dependencies")
 	return nil
@@ -417,49 +234,21 @@ func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, se
 
 // GeneratePackage writes the TypeScript SDK of a package schema (pkg/v3/codegen/nodejs, as upstream's host).
 func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-	var spec schema.PackageSpec
-	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
-		return nil, err
-	}
-	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{})
-	if err != nil {
-		return nil, err
-	}
-	rpcDiags := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
-	}
-	files, err := nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
-	if err != nil {
-		return nil, err
-	}
-	for name, data := range files {
-		out := filepath.Join(req.GetDirectory(), name)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(out, data, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiags}, nil
+	return sdkgen.GeneratePackage(req, sdkgen.Options{}, func(pkg *schema.Package, loader schema.ReferenceLoader) (map[string][]byte, error) {
+		return nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
+	})
 }
 
 // Link makes each generated SDK a file: dependency of the program (npm install <dir>, which also builds it).
 func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
-	p := parseInfo(req.GetInfo(), "")
+	p := langhost.ParseInfo(req.GetInfo(), "")
 	var names []string
 	for _, dep := range req.GetPackages() {
 		path := dep.GetPath()
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(p.root, path)
+			path = filepath.Join(p.Root, path)
 		}
-		rel, err := filepath.Rel(p.programDir, path)
+		rel, err := filepath.Rel(p.ProgramDir, path)
 		if err != nil {
 			return nil, err
 		}
@@ -478,9 +267,9 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 			{"pkg", "set", "allowScripts." + pj.Name + "=true", "--json"},
 		} {
 			cmd := exec.CommandContext(ctx, "npm", args...)
-			cmd.Dir = p.programDir
+			cmd.Dir = p.ProgramDir
 			if out, err := cmd.CombinedOutput(); err != nil {
-				return nil, fmt.Errorf("npm %s in %s: %w: %s", strings.Join(args, " "), p.programDir, err, out)
+				return nil, fmt.Errorf("npm %s in %s: %w: %s", strings.Join(args, " "), p.ProgramDir, err, out)
 			}
 		}
 		names = append(names, pj.Name)
@@ -500,8 +289,8 @@ func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumir
 }
 
 func (h *host) GetProgramDependencies(ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
-	p := parseInfo(req.GetInfo(), req.GetPwd())
-	data, err := os.ReadFile(filepath.Join(p.programDir, "package.json"))
+	p := langhost.ParseInfo(req.GetInfo(), req.GetPwd())
+	data, err := os.ReadFile(filepath.Join(p.ProgramDir, "package.json"))
 	if err != nil {
 		return &pulumirpc.GetProgramDependenciesResponse{}, nil
 	}
@@ -513,7 +302,7 @@ func (h *host) GetProgramDependencies(ctx context.Context, req *pulumirpc.GetPro
 	}
 	var deps []*pulumirpc.DependencyInfo
 	for name := range pj.Dependencies {
-		installed, err := os.ReadFile(filepath.Join(p.programDir, "node_modules", name, "package.json"))
+		installed, err := os.ReadFile(filepath.Join(p.ProgramDir, "node_modules", name, "package.json"))
 		version := ""
 		if err == nil {
 			var ipj packageJSON

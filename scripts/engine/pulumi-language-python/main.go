@@ -13,7 +13,9 @@
 // plugins via `python <dir>`), InstallDependencies, About and GetProgramDependencies. Code generation
 // (GenerateProject/Package/Program, Pack, Link, Template, RuntimeOptionsPrompts) answers Unimplemented.
 //
-// Built by scripts/ensure-pulumi inside the CLI wrapper module; stamped with the CLI version through
+// Built by scripts/ensure-pulumi inside the CLI wrapper module, with the package our hosts share
+// (scripts/engine/langhost: the command line, the gRPC server, the RPC methods alike in every host); stamped with
+// the CLI version through
 // -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=vX.Y.Z.
 package main
 
@@ -22,141 +24,58 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
+	"offline.build/langhost"
 )
 
-// Exit code the exec script uses after it has shown the user an actionable error.
-const bailExitCode = 32
+const name = "pulumi-language-python"
 
 type host struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
-	execPath      string
+	langhost.Base
+	execPath string
 }
 
 func main() {
 	// The engine runs us as: pulumi-language-python [--logtostderr] [-v=N] [--tracing URL] ENGINE_ADDRESS
-	var positional []string
-	args := os.Args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-version" || a == "--version":
-			fmt.Println(version.Version)
-			return
-		case a == "--tracing" || a == "-tracing" || a == "--root" || a == "-root":
-			i++ // flag with a separate value: ignore both
-		case strings.HasPrefix(a, "-"):
-			// --logtostderr, -v=N, --logflow, ...: accepted and ignored
-		default:
-			positional = append(positional, a)
+	langhost.Serve(name, nil, func(engineAddress string) pulumirpc.LanguageRuntimeServer {
+		self, err := os.Executable()
+		if err == nil {
+			self, err = filepath.EvalSymlinks(self)
 		}
-	}
-	var engineAddress string
-	if len(positional) > 0 {
-		engineAddress = positional[len(positional)-1]
-	}
-
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
-	if err != nil {
-		fatalf("cannot locate own executable: %v", err)
-	}
-	execPath := filepath.Join(filepath.Dir(self), "pulumi-language-python-exec")
-	if _, err := os.Stat(execPath); err != nil {
-		fatalf("missing executor %s: %v", execPath, err)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if engineAddress != "" {
-		// Exit when the engine goes away.
-		go func() {
-			if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
-				fmt.Fprintf(os.Stderr, "healthcheck: %v\n", err)
-			}
-		}()
-	}
-
-	h := &host{engineAddress: engineAddress, execPath: execPath}
-	cancelChan := make(chan bool)
-	go func() { <-ctx.Done(); close(cancelChan) }()
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: cancelChan,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
+		if err != nil {
+			langhost.Fatalf(name, "cannot locate own executable: %v", err)
+		}
+		execPath := filepath.Join(filepath.Dir(self), "pulumi-language-python-exec")
+		if _, err := os.Stat(execPath); err != nil {
+			langhost.Fatalf(name, "missing executor %s: %v", execPath, err)
+		}
+		h := &host{execPath: execPath}
+		h.EngineAddress = engineAddress
+		h.RequiredPackages = h.scanPackages
+		return h
 	})
-	if err != nil {
-		fatalf("could not start language host RPC server: %v", err)
-	}
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		fatalf("language host RPC stopped serving: %v", err)
-	}
-}
-
-func fatalf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "pulumi-language-python: "+format+"\n", args...)
-	os.Exit(1)
 }
 
 // ---- program info and toolchain ---------------------------------------------------------------------
 
-type programInfo struct {
-	root, programDir, entryPoint string
-	options                      map[string]any
-}
+// programInfo is the shared ProgramInfo with this host's toolchain (the runtime options toolchain and virtualenv).
+type programInfo struct{ langhost.ProgramInfo }
 
 func parseInfo(info *pulumirpc.ProgramInfo, fallbackDir string) programInfo {
-	p := programInfo{entryPoint: "."}
-	if info != nil {
-		p.root, p.programDir, p.entryPoint = info.GetRootDirectory(), info.GetProgramDirectory(), info.GetEntryPoint()
-		if o := info.GetOptions(); o != nil {
-			p.options = o.AsMap()
-		}
-	}
-	if p.programDir == "" {
-		p.programDir = fallbackDir
-	}
-	if p.programDir == "" {
-		p.programDir, _ = os.Getwd()
-	}
-	if p.root == "" {
-		p.root = p.programDir
-	}
-	if p.entryPoint == "" {
-		p.entryPoint = "."
-	}
-	return p
-}
-
-func (p programInfo) option(name string) string {
-	if v, ok := p.options[name].(string); ok {
-		return v
-	}
-	return ""
+	return programInfo{langhost.ParseInfo(info, fallbackDir)}
 }
 
 func (p programInfo) toolchain() (toolchain.Toolchain, error) {
-	opts := toolchain.PythonOptions{Root: p.root, ProgramDir: p.programDir, Virtualenv: p.option("virtualenv")}
-	switch strings.ToLower(p.option("toolchain")) {
+	opts := toolchain.PythonOptions{Root: p.Root, ProgramDir: p.ProgramDir, Virtualenv: p.Option("virtualenv")}
+	switch strings.ToLower(p.Option("toolchain")) {
 	case "", "auto":
 		opts.Toolchain = toolchain.Auto
 	case "pip":
@@ -166,7 +85,7 @@ func (p programInfo) toolchain() (toolchain.Toolchain, error) {
 	case "poetry":
 		opts.Toolchain = toolchain.Poetry
 	default:
-		return nil, fmt.Errorf("unsupported Python toolchain %q", p.option("toolchain"))
+		return nil, fmt.Errorf("unsupported Python toolchain %q", p.Option("toolchain"))
 	}
 	return toolchain.ResolveToolchain(opts)
 }
@@ -177,7 +96,7 @@ func (p programInfo) validated(ctx context.Context) (toolchain.Toolchain, error)
 	if err != nil {
 		return nil, err
 	}
-	if p.option("virtualenv") != "" {
+	if p.Option("virtualenv") != "" {
 		if err := tc.ValidateVenv(ctx); err != nil {
 			return nil, err
 		}
@@ -187,12 +106,9 @@ func (p programInfo) validated(ctx context.Context) (toolchain.Toolchain, error)
 
 // ---- RPC methods ------------------------------------------------------------------------------------
 
+// Handshake: this host keeps the engine address it was started with (the command line's).
 func (h *host) Handshake(context.Context, *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: strings.TrimPrefix(version.Version, "v")}, nil
 }
 
 // pluginScan lists every pulumi-plugin.json installed in the Python environment (one JSON object per line).
@@ -216,18 +132,6 @@ for d in md.distributions():
         print(json.dumps(data))
 `
 
-type pluginJSON struct {
-	Resource         bool   `json:"resource"`
-	Name             string `json:"name"`
-	Version          string `json:"version"`
-	Server           string `json:"server"`
-	Parameterization *struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-		Value   []byte `json:"value"` // base64 in JSON
-	} `json:"parameterization"`
-}
-
 func (h *host) scanPackages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
 	p := parseInfo(info, "")
 	tc, err := p.validated(ctx)
@@ -238,69 +142,25 @@ func (h *host) scanPackages(ctx context.Context, info *pulumirpc.ProgramInfo) ([
 	if err != nil {
 		return nil, err
 	}
-	cmd.Dir = p.programDir
+	cmd.Dir = p.ProgramDir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("listing Pulumi plugins of the Python environment: %w: %s", err, stderr.String())
 	}
-	var deps []*pulumirpc.PackageDependency
-	seen := map[string]bool{}
+	var deps langhost.Packages
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var pj pluginJSON
+		var pj langhost.PluginJSON
 		if err := json.Unmarshal([]byte(line), &pj); err != nil || !pj.Resource || pj.Name == "" {
 			continue
 		}
-		v := pj.Version
-		if v != "" && !strings.HasPrefix(v, "v") {
-			v = "v" + v
-		}
-		dep := &pulumirpc.PackageDependency{Name: pj.Name, Kind: "resource", Version: v, Server: pj.Server}
-		key := pj.Name + "@" + v
-		if pj.Parameterization != nil {
-			pv := pj.Parameterization.Version
-			if pv != "" && !strings.HasPrefix(pv, "v") {
-				pv = "v" + pv
-			}
-			dep.Parameterization = &pulumirpc.PackageParameterization{
-				Name: pj.Parameterization.Name, Version: pv, Value: pj.Parameterization.Value,
-			}
-			key += "/" + pj.Parameterization.Name + "@" + pv
-		}
-		if !seen[key] {
-			seen[key] = true
-			deps = append(deps, dep)
-		}
+		deps.Add(pj.Name, pj.Version, pj)
 	}
-	return deps, nil
-}
-
-func (h *host) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	deps, err := h.scanPackages(ctx, req.GetInfo())
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
-}
-
-//nolint:staticcheck // deprecated upstream, still called by older engines
-func (h *host) GetRequiredPlugins(ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	deps, err := h.scanPackages(ctx, req.GetInfo())
-	if err != nil {
-		return nil, err
-	}
-	var plugins []*pulumirpc.PluginDependency
-	for _, d := range deps {
-		if d.Parameterization != nil {
-			continue
-		}
-		plugins = append(plugins, &pulumirpc.PluginDependency{Name: d.Name, Kind: d.Kind, Version: d.Version, Server: d.Server})
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
+	return deps.List(), nil
 }
 
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
@@ -311,24 +171,24 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	}
 	program := req.GetProgram()
 	if program == "" {
-		program = p.entryPoint
+		program = p.EntryPoint
 	}
 	if !filepath.IsAbs(program) {
-		program = filepath.Join(p.programDir, program)
+		program = filepath.Join(p.ProgramDir, program)
 	}
 	pwd := req.GetPwd()
 	if pwd == "" {
-		pwd = p.programDir
+		pwd = p.ProgramDir
 	}
 	args := []string{"-u", h.execPath,
 		"--monitor", req.GetMonitorAddress(),
-		"--engine", h.engineAddress,
+		"--engine", h.EngineAddress,
 		"--project", req.GetProject(),
 		"--stack", req.GetStack(),
 		"--pwd", pwd,
 		"--dry_run", fmt.Sprintf("%t", req.GetDryRun()),
 		"--parallel", fmt.Sprintf("%d", req.GetParallel()),
-		"--root_directory", p.root,
+		"--root_directory", p.Root,
 	}
 	if req.GetOrganization() != "" {
 		args = append(args, "--organization", req.GetOrganization())
@@ -349,53 +209,21 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if configMap == nil {
 		configMap = map[string]string{}
 	}
-	config, err := json.Marshal(configMap)
+	configEnv, err := langhost.ConfigEnv(configMap, req.GetConfigSecretKeys())
 	if err != nil {
 		return nil, err
 	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretKeysJSON, err := json.Marshal(secretKeys)
-	if err != nil {
-		return nil, err
-	}
-	cmd.Env = append(cmd.Env, "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON))
+	cmd.Env = append(cmd.Env, configEnv...)
 	if req.GetLoaderTarget() != "" {
 		cmd.Env = append(cmd.Env, "PULUMI_LOADER_TARGET="+req.GetLoaderTarget())
 	}
 	cmd.Dir = pwd
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			if exitErr.ExitCode() == bailExitCode {
-				return &pulumirpc.RunResponse{Bail: true}, nil
-			}
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Problem executing program (could not run language executor): %v", err)}, nil
-	}
-	return &pulumirpc.RunResponse{}, nil
+	return langhost.RunResult(cmd.Run(), "Program exited with non-zero exit code", problemRunning), nil
 }
 
-// streamWriter turns writes into RunPlugin/InstallDependencies stream messages.
-type streamWriter struct {
-	mu   *sync.Mutex
-	send func([]byte) error
-}
-
-func (w streamWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	buf := make([]byte, len(b))
-	copy(buf, b)
-	if err := w.send(buf); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+func problemRunning(err error) string {
+	return fmt.Sprintf("Problem executing program (could not run language executor): %v", err)
 }
 
 func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server grpc.ServerStreamingServer[pulumirpc.RunPluginResponse]) error {
@@ -408,10 +236,10 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server grpc.ServerStre
 	var cmd *exec.Cmd
 	if req.GetKind() == "analyzer" {
 		// A Python policy pack: `python -u -m pulumi.policy ENGINE_ADDRESS PACK_DIR` (module from the `pulumi` wheel).
-		cmd, err = tc.Command(ctx, append(append([]string{"-u", "-m", "pulumi.policy"}, req.GetArgs()...), p.programDir)...)
+		cmd, err = tc.Command(ctx, append(append([]string{"-u", "-m", "pulumi.policy"}, req.GetArgs()...), p.ProgramDir)...)
 	} else {
 		// A plugin written in Python: run its directory (its __main__.py) with the engine's arguments.
-		cmd, err = tc.Command(ctx, append([]string{"-u", filepath.Join(p.programDir, p.entryPoint)}, req.GetArgs()...)...)
+		cmd, err = tc.Command(ctx, append([]string{"-u", filepath.Join(p.ProgramDir, p.EntryPoint)}, req.GetArgs()...)...)
 	}
 	if err != nil {
 		return err
@@ -426,16 +254,17 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server grpc.ServerStre
 	cmd.Env = environ
 	cmd.Dir = req.GetPwd()
 	if cmd.Dir == "" {
-		cmd.Dir = p.programDir
+		cmd.Dir = p.ProgramDir
 	}
 
-	mu := &sync.Mutex{}
-	cmd.Stdout = streamWriter{mu, func(b []byte) error {
-		return server.Send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}})
-	}}
-	cmd.Stderr = streamWriter{mu, func(b []byte) error {
-		return server.Send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}})
-	}}
+	var mu *sync.Mutex
+	cmd.Stdout, cmd.Stderr, mu = langhost.Streams(server,
+		func(b []byte) *pulumirpc.RunPluginResponse {
+			return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
+		},
+		func(b []byte) *pulumirpc.RunPluginResponse {
+			return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
+		})
 	code := int32(0)
 	if err := cmd.Run(); err != nil {
 		var exitErr *exec.ExitError
@@ -450,20 +279,13 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server grpc.ServerStre
 }
 
 func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	ctx := server.Context()
 	p := parseInfo(req.GetInfo(), req.GetDirectory())
 	tc, err := p.toolchain()
 	if err != nil {
 		return err
 	}
-	mu := &sync.Mutex{}
-	var stdout io.Writer = streamWriter{mu, func(b []byte) error {
-		return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b})
-	}}
-	var stderr io.Writer = streamWriter{mu, func(b []byte) error {
-		return server.Send(&pulumirpc.InstallDependenciesResponse{Stderr: b})
-	}}
-	return tc.InstallDependencies(ctx, p.programDir, req.GetUseLanguageVersionTools(), true, stdout, stderr)
+	stdout, stderr := langhost.InstallStreams(server)
+	return tc.InstallDependencies(server.Context(), p.ProgramDir, req.GetUseLanguageVersionTools(), true, stdout, stderr)
 }
 
 func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -479,7 +301,7 @@ func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumir
 	return &pulumirpc.AboutResponse{
 		Executable: info.PythonExecutable,
 		Version:    info.PythonVersion.String(),
-		Metadata:   map[string]string{"toolchain": p.option("toolchain"), "virtualenv": p.option("virtualenv")},
+		Metadata:   map[string]string{"toolchain": p.Option("toolchain"), "virtualenv": p.Option("virtualenv")},
 	}, nil
 }
 
