@@ -30,6 +30,7 @@ NOT_HELD: Mapping[str, str] = {
     "kubernetes.POD_SECURITY_PROFILES": "profile names are the values of the options' Literal type and CLI choices",
     "kubernetes.VOLUME_SOURCES": "volume source names (secret, image, hostPath) are the CRDs' field names, read as keys",
     "names.HEAD_DEFAULT_PORTS": "port names (serve, dashboard, client) are Ray's ordinary words",
+    "names.METRICS_PORT_NAME": "'metrics' is an ordinary port name (the operator's own Deployment, Prometheus), not only KubeRay's",
     "resources.CUSTOM_ACCELERATORS": "its keys are held on their own (GOOGLE_TPU...); its values are Ray's resource names",
 }
 

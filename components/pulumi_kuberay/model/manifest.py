@@ -18,15 +18,14 @@ object, so it loads and the rule catalogue reports it with its severity (name le
 a worker group's minReplicas > maxReplicas or negative bounds; a RayJob without a cluster source or with a selector
 naming none; a runtimeEnvYAML that is not a mapping; a RayCronJob's schedule and timeZone). What no rule reads is
 recorded on the loaded object: a pod template's refusals (``model._k8s_checks.pod_refusals``), a RayJob's
-``spec.stored_problems``, a RayService's ``spec.serve_problems``. :meth:`KubeManifest.name_problems` (and
-:mod:`._names`) expose the name rules. From Python (the components' args) the same mistakes raise at once.
-
-Each kind's module defines its manifest class on :class:`~pulumi_kuberay.model._object.KubeManifest`
-(``job.py``: ``class RayJobManifest(KubeManifest[RayJobSpec])``); this module dispatches on ``kind`` and imports a
-kind's module the first time a document of that kind comes (one way: the kinds never import this module), so a
-program of RayClusters never loads the RayJob, RayService/Serve and RayCronJob models. :func:`register_kind` plugs
-in another kind.
+``spec.stored_problems``, a RayService's ``spec.serve_problems``. From Python (the components' args) the same
+mistakes raise at once.
 """
+
+# Each kind's module defines its manifest class on KubeManifest (job.py: class RayJobManifest(KubeManifest[RayJobSpec]));
+# this module dispatches on ``kind`` and imports a kind's module the first time a document of that kind comes (one
+# way: the kinds never import this module), so a program of RayClusters never loads the RayJob, RayService/Serve and
+# RayCronJob models. register_kind plugs in another kind.
 
 from __future__ import annotations
 

@@ -14,14 +14,13 @@ and, for a RayJob in K8sJobMode, the submitter Job (``createNewK8sJob``, ``GetSu
 ``PodName`` builds it, a generated RayCluster name (``GenerateRayClusterName``) as the cluster's name for a
 RayJob, RayService or RayCronJob.
 
-What another preflight rule judges with what the stack creates in view is left out of the dry run (the Pods'
-ServiceAccount, PriorityClass and RuntimeClass: ``preflight-reference-missing``), so a reference to an object the
-same stack creates is never refused here. The Pods carry what KubeRay adds for GCS fault tolerance
-(``configureGCSFaultTolerance``: env, annotations, the RocksDB claim) and token authentication
-(``configureTokenAuth``: env, the Secret's key, the projected token volume). Not built yet: what KubeRay adds for
-mTLS and the history collector (both behind alpha feature gates of the operator), and an OpenShift Route in place of
-the Ingress.
+What another preflight rule judges with what the stack creates in view (the Pods' ServiceAccount, PriorityClass,
+RuntimeClass: ``preflight-reference-missing``) is left out, so a reference to an object the same stack creates is
+never refused here. Not built yet: mTLS and history-collector additions (alpha gates), an OpenShift Route.
 """
+
+# The Pods carry what KubeRay adds for GCS fault tolerance (configureGCSFaultTolerance: env, annotations, the
+# RocksDB claim) and token authentication (configureTokenAuth: env, the Secret's key, the projected token volume).
 
 from __future__ import annotations
 
