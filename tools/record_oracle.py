@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-RECORD_TO = "PULUMI_KUBERAY_ORACLE_RECORD_TO"
+sys.path.insert(0, str(REPO / "tests"))
+from oracle._recorded import RECORD_TO, comparable, difference  # noqa: E402  (tests/oracle is not a package of the project)
 
 
 def _settings(entry: Path) -> dict[str, str]:
@@ -36,7 +37,6 @@ def _settings(entry: Path) -> dict[str, str]:
 
 
 def _ensure_entries() -> str:
-    sys.path.insert(0, str(REPO / "tests"))
     from oracle._recorded import RECORDED
 
     cmd = [str(REPO / "scripts" / "ensure-oracle"), "--print-env"]
@@ -52,12 +52,19 @@ def _ensure_entries() -> str:
 def _merge(files: list[Path]) -> dict[str, Any]:
     """Every key's answer; the same request answered twice differently is a non-deterministic oracle: an error."""
     answers: dict[str, Any] = {}
+    conflicts = []
     for file in files:
         for line in file.read_text().splitlines():
             key, answer = json.loads(line)
-            if key in answers and answers[key] != answer:
-                raise SystemExit(f"record_oracle: two different answers for request {key} ({file.name})")
-            answers[key] = answer
+            if key in answers and comparable(answers[key]) != comparable(answer):
+                where, one, other = difference(comparable(answers[key]), comparable(answer))
+                conflicts.append(f"{key} at {where}: {json.dumps(one)[:300]} / {json.dumps(other)[:300]}")
+            answers.setdefault(key, answer)
+    if conflicts:
+        listed = "\n  ".join(sorted(set(conflicts))[:20])
+        raise SystemExit(
+            f"record_oracle: {len(conflicts)} requests answered differently twice ({files[0].name}):\n  {listed}"
+        )
     return answers
 
 

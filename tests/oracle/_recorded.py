@@ -40,28 +40,50 @@ def key(command: str, text: str, flag: str = "") -> str:
     return hashlib.sha256(f"{command}\0{flag}\0{text}".encode()).hexdigest()[:24]
 
 
-#: A Pod the operator creates is named by the API server's generateName (``<prefix><5 random characters>``,
-#: names.SimpleNameGenerator): the only part of an answer that differs between two runs of the same request.
-_GENERATED_POD = re.compile(r"^Pod/(\S+-)([bcdfghjklmnpqrstvwxz2456789]{5})(?=\s|$)")
+#: A name the API server generates from ``metadata.generateName`` (a Pod the operator creates, or the input
+#: itself) ends in 5 random characters (names.SimpleNameGenerator): the one part of an answer that differs
+#: between two runs of the same request, with the order of some errors (Go map iteration: see comparable).
+_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+_GENERATED_POD = re.compile(rf"^Pod/(\S+-)({_SUFFIX})(?=\s|$)")
 
 
 def canonical(answer: Any) -> Any:
     """``answer`` without its ``index`` (the document's place in its batch, put back by the recorded oracle) and
-    with each generated Pod name's random suffix as ``*****`` (wherever the name appears)."""
-    if isinstance(answer, dict) and "index" in answer:
-        answer = {k: v for k, v in answer.items() if k != "index"}
-    children = answer.get("children") if isinstance(answer, dict) else None
+    with each generated name's random suffix as ``*****`` (wherever the name appears)."""
+    if not isinstance(answer, dict):
+        return answer
+    answer = {k: v for k, v in answer.items() if k != "index"}
     names = []
-    for child in children or []:
+    for child in answer.get("children") or []:
         match = _GENERATED_POD.match(str(child.get("object", "")))
         if match:
             names.append((match.group(1) + match.group(2), match.group(1) + "*****"))
+    metadata = ((answer.get("apiServer") or {}).get("object") or {}).get("metadata") or {}
+    prefix, name = str(metadata.get("generateName") or ""), str(metadata.get("name") or "")
+    if prefix and re.fullmatch(re.escape(prefix) + _SUFFIX, name):
+        names.append((name, prefix + "*****"))
     if not names:
         return answer
     text = json.dumps(answer)
-    for name, stable in names:
-        text = text.replace(name, stable)
-    return json.loads(text)
+    for generated, stable in names:
+        text = text.replace(generated, stable)
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+def comparable(answer: Any) -> Any:
+    """``answer`` with every ``errors`` list in a fixed order: the API server reports some errors in the order of
+    a Go map's iteration (a resources map's keys), which changes from run to run; only for comparing."""
+    if isinstance(answer, dict):
+        return {
+            k: sorted((comparable(e) for e in v), key=lambda e: json.dumps(e, sort_keys=True))
+            if k == "errors" and isinstance(v, list)
+            else comparable(v)
+            for k, v in answer.items()
+        }
+    if isinstance(answer, list):
+        return [comparable(v) for v in answer]
+    return answer
 
 
 def path(version: str) -> Path:
@@ -109,8 +131,8 @@ def observe(version: str, keys: list[str], answers: list[Any], what: str) -> Non
         return
     for k, live in zip(keys, answers, strict=True):
         recorded = answer(version, k, what)
-        if recorded != live:
-            where, now, then = difference(live, recorded)
+        if comparable(recorded) != comparable(live):
+            where, now, then = difference(comparable(live), comparable(recorded))
             raise AssertionError(
                 f"the live {version} oracle's answer for {what} (key {k}) is not the recorded one in "
                 f"{path(version).name}: run {REGENERATE}\n  at {where or '(top)'}: live {json.dumps(now)[:800]}"
