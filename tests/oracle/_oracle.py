@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import _recorded
+
 REPO = Path(__file__).resolve().parents[2]
 ENV_VARS = ("KUBERAY_ORACLE", "KUBERAY_ORACLE_CRD_DIR", "KUBERAY_ORACLE_SAMPLES_DIR", "KUBERAY_ORACLE_OPERATOR_VERSION")
 
@@ -53,12 +55,16 @@ class Oracle:
             return dict.fromkeys(self.default_gates, which == "all")
         raise ValueError(which)
 
+    @property
+    def recorded(self) -> bool:
+        """Whether the verdicts come from a recording (:class:`RecordedOracle`) rather than a live binary."""
+        return False
+
     def judge(self, docs: Sequence[Any], gates: Mapping[str, bool]) -> list[Verdict]:
         """One verdict per document (a dict is sent as JSON, a str as YAML text), one oracle process."""
         if not docs:
             return []
-        texts = [d if isinstance(d, str) else json.dumps(d) for d in docs]
-        flag = ",".join(f"{name}={'true' if on else 'false'}" for name, on in sorted(gates.items()))
+        texts, flag = _request(docs, gates)
         proc = subprocess.run(
             [self.binary, "--crd-dir", self.crd_dir, f"--feature-gates={flag}"],
             input="\n---\n".join(texts) + "\n",
@@ -73,7 +79,62 @@ class Oracle:
         verdicts = [json.loads(line) for line in proc.stdout.split("\n") if line.strip()]
         if len(verdicts) != len(docs):
             raise RuntimeError(f"kuberay-oracle gave {len(verdicts)} verdicts for {len(docs)} documents")
+        _recorded.observe(self.operator_version, [_recorded.key("judge", t, flag) for t in texts], verdicts, "judge")
         return verdicts
+
+
+def _request(docs: Sequence[Any], gates: Mapping[str, bool]) -> tuple[list[str], str]:
+    """What :meth:`Oracle.judge` sends: each document's text and the ``--feature-gates`` value."""
+    texts = [d if isinstance(d, str) else json.dumps(d) for d in docs]
+    return texts, ",".join(f"{name}={'true' if on else 'false'}" for name, on in sorted(gates.items()))
+
+
+@dataclass(frozen=True)
+class RecordedOracle(Oracle):
+    """An older operator version judged from its recording (tests/oracle/_recorded.py), with no binary."""
+
+    @property
+    def recorded(self) -> bool:
+        return True
+
+    def judge(self, docs: Sequence[Any], gates: Mapping[str, bool]) -> list[Verdict]:
+        texts, flag = _request(docs, gates)
+        what = f"a judge request (gates {flag or 'none'})"
+        verdicts = [_recorded.answer(self.operator_version, _recorded.key("judge", t, flag), what) for t in texts]
+        return [{"index": i, **v} for i, v in enumerate(verdicts)]
+
+
+def module_samples(source: str) -> str:
+    """The ``config/samples`` of a ``proxy:<module>@<version>`` source in the Go module cache (downloaded by
+    scripts/ensure-oracle for the recorded versions; never downloaded from a test), else ''."""
+    if not source.startswith("proxy:"):
+        return ""
+    cache_dir = os.environ.get("GOMODCACHE") or os.path.join(
+        os.environ.get("GOPATH") or os.path.expanduser("~/go"), "pkg", "mod"
+    )
+    folder = Path(cache_dir) / source.removeprefix("proxy:") / "config" / "samples"
+    return str(folder) if folder.is_dir() else ""
+
+
+def recorded_oracle(version: str) -> RecordedOracle | None:
+    data = _recorded.load(version)
+    if data is None:
+        return None
+    source = str(data.get("source", ""))
+    if source.startswith("reference:"):  # reference:<dir>/kuberay/<V>/ray-operator@<sum>: its samples beside it
+        samples = Path(source.removeprefix("reference:").rpartition("@")[0]).parent / "samples"
+        samples_dir = str(samples) if samples.is_dir() else ""
+    else:
+        samples_dir = module_samples(source)
+    return RecordedOracle(
+        binary="",
+        crd_dir="",
+        samples_dir=samples_dir,
+        operator_version=version,
+        default_gates=data["featureGates"],
+        source=source,
+        default_judge=False,
+    )
 
 
 def child_errors(verdict: Verdict) -> list[dict[str, str]]:
@@ -126,7 +187,8 @@ def _load(binary: str, crd_dir: str, samples_dir: str, source: str, default_judg
 @cache
 def find_oracles() -> tuple[Oracle, ...]:
     """Every oracle of ``KUBERAY_ORACLE_ENTRIES`` (scripts/ensure-oracle's cache entries, the default judge
-    first), else the one named by the other KUBERAY_ORACLE* variables, else the cached builds; () when none."""
+    first), else the one named by the other KUBERAY_ORACLE* variables, else the cached builds; then a
+    :class:`RecordedOracle` for each recorded version none of them is; () when no live oracle."""
     env = {name: os.environ.get(name, "") for name in (*ENV_VARS, "KUBERAY_ORACLE_ENTRIES")}
     if not env["KUBERAY_ORACLE"] and not env["KUBERAY_ORACLE_ENTRIES"]:
         env = {**env, **_env_from_ensure()}
@@ -141,6 +203,14 @@ def find_oracles() -> tuple[Oracle, ...]:
     elif env.get("KUBERAY_ORACLE") and os.access(env["KUBERAY_ORACLE"], os.X_OK):
         samples = env.get("KUBERAY_ORACLE_SAMPLES_DIR", "")
         oracles.append(_load(env["KUBERAY_ORACLE"], env["KUBERAY_ORACLE_CRD_DIR"], samples, "", True))
+    # The older versions CI does not build: from their recordings, after the live ones (a live oracle of a
+    # recorded version wins, and holds its answers against the recording).
+    if oracles and not os.environ.get(_recorded.RECORD_TO):
+        live = {o.operator_version for o in oracles}
+        for version in _recorded.recorded_versions():
+            found = recorded_oracle(version)
+            if version not in live and found is not None:
+                oracles.append(found)
     return tuple(oracles)
 
 

@@ -44,7 +44,8 @@ def no_cron_before_1_6(oracle: Oracle) -> bool:
 
 
 def test_every_minor_a_user_runs_is_judged() -> None:
-    """The version we target (v1.7.0) is the default judge, and the newest v1.6 patch is judged too."""
+    """The version we target (v1.7.0) is the default judge, and the newest v1.6 patch is judged too (live, or
+    from its recording: tests/oracle/_recorded.py)."""
     oracles = find_oracles()
     if not oracles:
         pytest.skip("no oracle built (scripts/ensure-oracle)")

@@ -30,6 +30,8 @@ import yaml
 from pulumi_kuberay.plan import hashing, plan_change
 from pulumi_kuberay.plan._cases import CASES, Case, cluster_spec
 
+from . import _recorded
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -43,10 +45,18 @@ class VersionOracle:
     def label(self) -> str:
         return "v" + ".".join(map(str, self.version))
 
+    @property
+    def recorded(self) -> bool:
+        return not self.binary
+
     def plan(self, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        lines = [json.dumps(c) for c in cases]
+        keys = [_recorded.key("plan", line) for line in lines]
+        if self.recorded:  # an older version CI does not build: its recorded answers (tests/oracle/_recorded.py)
+            return [_recorded.answer(self.label, k, "a plan request") for k in keys]
         proc = subprocess.run(
             [self.binary, "plan", "--crd-dir", self.crd_dir],
-            input="".join(json.dumps(c) + "\n" for c in cases),
+            input="".join(line + "\n" for line in lines),
             capture_output=True,
             text=True,
             check=False,
@@ -55,6 +65,7 @@ class VersionOracle:
             raise RuntimeError(f"kuberay-oracle plan failed ({proc.returncode}): {proc.stderr[-2000:]}")
         out = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
         assert len(out) == len(cases), proc.stderr[-2000:]
+        _recorded.observe(self.label, keys, out, "a plan request")
         return out
 
 
@@ -84,6 +95,13 @@ def version_oracles() -> tuple[VersionOracle, ...]:
         if version[:2] < (1, 6):
             continue  # built without the plan command (plan_pre_1_6.go): the plan models KubeRay >= 1.6
         found.append(VersionOracle(binary, env["crd_dir"], (version[0], version[1], version[2])))
+    # The older versions CI does not build answer from their recordings (a live build of one wins).
+    if found and not os.environ.get(_recorded.RECORD_TO):
+        live = {o.label for o in found}
+        for label in _recorded.recorded_versions():
+            version = tuple(int(p) for p in label.lstrip("v").split("."))
+            if label not in live and version[:2] >= (1, 6):
+                found.append(VersionOracle("", "", (version[0], version[1], version[2])))
     return tuple(found)
 
 
@@ -290,8 +308,8 @@ def test_committed_type_tables_are_the_oracles(oracles: tuple[VersionOracle, ...
 
     for oracle in oracles:
         minor = oracle.version[:2]
-        if minor not in _gojson.TABLES:
-            continue
+        if minor not in _gojson.TABLES or oracle.recorded:
+            continue  # a recorded version's table is checked where its oracle is built (scripts/gen-plan-types)
         types = subprocess.run([oracle.binary, "plan", "types"], capture_output=True, text=True, check=True).stdout
         dump = tmp_path / f"types-{oracle.label}.json"
         dump.write_text(types)
