@@ -244,11 +244,12 @@ def test_a_wrong_type_names_the_field_and_the_expected_type() -> None:
     assert "min_replicas: expected an integer, got str '1'" in text and "(fix: write the number without quotes)" in text
 
 
-def test_a_rayjob_spec_may_leave_its_cluster_to_the_component_but_not_a_manifest_or_cronjob() -> None:
+def test_a_rayjob_spec_may_leave_its_cluster_to_the_component_but_not_a_cronjob() -> None:
     assert RayJobSpec(entrypoint="x").missing_cluster_source()
-    with pytest.raises(Exception, match="one of rayClusterSpec or clusterSelector must be set"):
-        load_manifest({"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"},
-                       "spec": {"entrypoint": "x"}})
+    # a manifest without one loads (the API server stores it; only the operator refuses it) and the rule reports it
+    stored = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}, "spec": {"entrypoint": "x"}}
+    assert load_manifest(stored).to_manifest() == stored
+    assert [f.severity for f in rules.check(stored) if f.rule_id == "rayjob-cluster-source-missing"] == ["critical"]
     with pytest.raises(ValidationError, match="jobTemplate sets neither rayClusterSpec nor clusterSelector"):
         RayCronJobSpec(schedule="@daily", job_template=RayJobSpec(entrypoint="x"))
 
