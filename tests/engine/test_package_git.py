@@ -1,8 +1,9 @@
 """``pulumi package add`` from a Git repository (docs/languages.md, "From a Git repository"), on the real CLI.
 
-The CLI takes ``https://``, ``git://`` or ``host/owner/repo/path`` as a Git repository (pkg ``workspace``'s
-``parsePluginSpecFromURL``) and nothing else: a ``file://`` URL of a local bare repository, this page's offline
-stand-in for a Git host, is refused before anything is cloned; an ``https://`` URL is taken as a Git repository
+The CLI takes ``https://``, ``git://`` or ``host/owner/repo/path`` as a Git repository (sdk ``workspace``'s
+``parsePluginSpecFromURL``) and nothing else: a ``file://`` URL of a local bare repository, the offline stand-in
+for a Git host, is not a Git URL to it (``plugin.IsLocalPluginPath`` takes what that parser refuses for a path), so
+it looks for a directory named ``file:///...`` and clones nothing; an ``https://`` URL is taken as a Git repository
 (the CLI asks the host for its refs, here a loopback port where nothing listens, so it cannot reach it). The clone
 itself needs a Git host over HTTPS, out of reach on this project's machines (no network but the package
 registries): not run here.
@@ -30,7 +31,7 @@ def program(tmp_path: Path, pulumi_cli: str) -> Workspace:
 
 
 def bare_repository(where: Path) -> Path:
-    """A bare Git repository holding provider/ (one commit, tag v0.1.0)."""
+    """A bare Git repository holding provider/ (one commit, tag v0.1.0): ``<where>/kuberay.git``."""
     work = where / "work"
     shutil.copytree(REPO_ROOT / "provider", work / "provider", ignore=shutil.ignore_patterns("__pycache__"))
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
@@ -41,12 +42,12 @@ def bare_repository(where: Path) -> Path:
     return bare
 
 
-def test_a_file_url_of_a_local_repository_is_refused(tmp_path: Path, program: Workspace) -> None:
+def test_a_file_url_of_a_local_repository_is_taken_for_a_path(tmp_path: Path, program: Workspace) -> None:
     bare = bare_repository(tmp_path)
-    for url in (f"file://{bare}/provider", f"file://{bare}/provider@v0.1.0"):
-        run = program.pulumi("package", "add", url)
-        assert run.returncode != 0, run.describe()
-        assert 'unknown URL scheme: expected "git" or "https"' in run.output, run.describe()
+    url = f"file://{bare}/provider"
+    run = program.pulumi("package", "add", url)
+    assert run.returncode != 0, run.describe()
+    assert f"stat {url}: no such file or directory" in run.output, run.describe()
     assert not (program.cwd / "sdks").exists()
 
 
