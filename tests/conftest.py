@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 #: ``scripts/test`` sets it to a file: a collection-only run writes there the tiers the selected tests need.
 NEEDS_ENV = "PULUMI_KUBERAY_LIST_NEEDS"
-#: The tiers with a build behind them (scripts/ensure-*), by the marker their conftest gives each test.
-TIER_MARKERS = ("engine", "cluster", "oracle", "argocd")
+#: The tiers with a build behind them (scripts/ensure-*), by the marker their conftest gives each test (``newest``:
+#: the newest lane's engine and venv, tests/engine/test_newest.py).
+TIER_MARKERS = ("engine", "cluster", "oracle", "argocd", "newest")
 
 
 @pytest.hookimpl(trylast=True)  # after the tiers' own hooks have marked their tests

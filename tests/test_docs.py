@@ -93,6 +93,12 @@ def test_compatibility_table_is_what_the_tests_run() -> None:
     """Every version of the README's table, against the files the test runs take them from."""
     table = _compatibility()
     pins = dict(line.split("==", 1) for line in (REPO / "constraints.txt").read_text().splitlines() if "==" in line)
+    # the newest lane's (tests/engine/test_newest.py): PyPI's pins and `# go: NAME==V` for the builds
+    newest = dict(
+        line.removeprefix("# go: ").split("==", 1)
+        for line in (REPO / "constraints-newest.txt").read_text().splitlines()
+        if "==" in line and (line.startswith("# go: ") or not line.startswith("#"))
+    )
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     requires = {re.split(r"[<>=]", r, maxsplit=1)[0]: r for r in project["dependencies"]}
     requires.update({re.split(r"[<>=]", r, maxsplit=1)[0]: r for r in project["optional-dependencies"]["policy"]})
@@ -102,11 +108,16 @@ def test_compatibility_table_is_what_the_tests_run() -> None:
         ("`pulumi-policy` (policy pack)", "pulumi-policy"),
     ):
         low, high, where = table[row]
-        assert low == high == pins[package], (row, pins[package])
+        assert [low, high] == [pins[package], newest[package]], (row, pins[package], newest[package])
         assert f"`{requires[package].removeprefix(package)}`" in where, (row, requires[package])
     assert requires["pulumi"].removeprefix("pulumi").startswith(f">={pins['pulumi']}")
-    assert table["Pulumi CLI"][:2] == [pins["pulumi"], pins["pulumi"]]  # scripts/ensure-pulumi builds the pin
-    assert "PULUMI_V=${PULUMI_KUBERAY_PULUMI_VERSION:-$(pin pulumi)}" in (REPO / "scripts/ensure-pulumi").read_text()
+    # scripts/ensure-pulumi builds the pin, and with --newest constraints-newest.txt's `# go:` lines
+    assert table["Pulumi CLI"][:2] == [pins["pulumi"], newest["pulumi-cli"]]
+    assert f"provider binary {newest['pulumi-resource-kubernetes']}" in table["`pulumi-kubernetes`"][2]
+    ensure = (REPO / "scripts/ensure-pulumi").read_text()
+    assert "PULUMI_V=${PULUMI_KUBERAY_PULUMI_VERSION:-$(pin \"$CLI_PIN\")}" in ensure
+    assert "PIN_PREFIX=''; CLI_PIN=pulumi; K8S_PIN=pulumi-kubernetes" in ensure
+    assert "PIN_PREFIX='# go: '; CLI_PIN=pulumi-cli; K8S_PIN=pulumi-resource-kubernetes" in ensure
 
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     assert table["Python"][:2] == [project["requires-python"].removeprefix(">="), python], table["Python"]

@@ -20,7 +20,7 @@ LIBRARY = SCRIPTS / "lib" / "common.sh"
 USERS = sorted(
     p
     for p in SCRIPTS.iterdir()
-    if p.is_file() and (p.name.startswith(("ensure-", "setup-")) or p.name == "local-cluster")
+    if p.is_file() and (p.name.startswith(("ensure-", "setup-", "check-")) or p.name == "local-cluster")
 )
 SOURCE_LINE = re.compile(r'^\. "?(\$HERE/lib|scripts/lib)/common\.sh"?$', re.MULTILINE)
 DEFINITION = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\)\s*\{", re.MULTILINE)
@@ -120,3 +120,39 @@ def test_shellcheck_warnings() -> None:
         ["shellcheck", "-x", "-S", "warning", *files], cwd=SCRIPTS.parent, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stdout
+
+
+#: Stand-ins for the registries' clients (check-newest asks `.venv/bin/python -m pip index versions NAME` and
+#: `go list -m ...`): the versions they "serve".
+FAKE_PIP = """#!/bin/sh
+case "$5" in pulumi) echo "pulumi (3.280.0)" ;; pulumi-kubernetes) echo "pulumi-kubernetes (4.34.2)" ;;
+  pulumi-policy) echo "pulumi-policy (1.21.0)" ;; esac
+"""
+FAKE_GO = """#!/bin/sh
+case "$*" in *-versions*) echo "github.com/pulumi/pulumi/pkg/v3 v3.276.0 v3.277.0" ;;
+  *provider/v4@latest*) echo "v4.0.0-20260115033456-f47bc2d6f199" ;; esac
+"""
+
+
+@pytest.mark.parametrize(("pins", "code", "lines"), [
+    ("pulumi==3.272.0\npulumi-kubernetes==4.34.2\npulumi-policy==1.21.0\n", 1,
+     ["pulumi (PyPI): tested 3.272.0; NEWER: 3.280.0", "pulumi-kubernetes (PyPI): tested 4.34.2; current"]),
+    ("pulumi==3.280.0\npulumi-kubernetes==4.34.2\npulumi-policy==1.21.0\n", 0,
+     ["pulumi (PyPI): tested 3.280.0; current", "pulumi CLI (github.com/pulumi/pulumi/pkg/v3): tested 3.277.0; current",
+      "Kubernetes provider (provider/v4): tested 4.25.0 = v4.0.0-20260115033456-f47bc2d6f199; current"]),
+])
+def test_check_newest_says_what_is_newer(tmp_path: Path, pins: str, code: int, lines: list[str]) -> None:
+    """scripts/check-newest on a copy of scripts/ beside a constraints-newest.txt, with stand-in clients."""
+    shutil.copytree(SCRIPTS, tmp_path / "scripts")
+    (tmp_path / "constraints-newest.txt").write_text(
+        pins + "# go: pulumi-cli==3.277.0\n# go: pulumi-resource-kubernetes==4.25.0\n")
+    for path, text in ((tmp_path / ".venv" / "bin" / "python", FAKE_PIP), (tmp_path / "bin" / "go", FAKE_GO)):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+        path.chmod(0o755)
+    run = subprocess.run(
+        [str(tmp_path / "scripts" / "check-newest")], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"},
+    )
+    assert run.returncode == code, run.stdout + run.stderr
+    assert set(lines) <= set(run.stdout.splitlines()), run.stdout

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -93,9 +93,12 @@ class Workspace:
     cwd: Path
     state: Path
     cli: str
+    #: Set over the test process's environment (the newest lane: its PATH, PULUMI_HOME, ...).
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
+        env.update(self.extra_env)
         env.update(
             PULUMI_BACKEND_URL=f"file://{self.state}",
             PULUMI_CONFIG_PASSPHRASE="test",
@@ -140,8 +143,9 @@ def reference_operator_chart() -> Path:
     return require_reference() / "kuberay" / "v1.7.0" / "helm" / "kuberay-operator"
 
 
-def copy_project(root: Path) -> Path:
-    """A copy of the project in ``root`` (``.venv`` symlinked to the repository's); returns ``root``."""
+def copy_project(root: Path, venv: Path = REPO_VENV) -> Path:
+    """A copy of the project in ``root`` (``.venv`` symlinked to ``venv``, the repository's unless the newest lane
+    gives its own); returns ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     for name in PROJECT_FILES:
         shutil.copy2(REPO_ROOT / name, root / name)
@@ -149,14 +153,16 @@ def copy_project(root: Path) -> Path:
         shutil.copytree(REPO_ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for stack_file in (root / "stacks").glob("Pulumi.*.yaml"):
         _drop_salt(stack_file)
-    (root / ".venv").symlink_to(REPO_VENV, target_is_directory=True)
+    (root / ".venv").symlink_to(venv, target_is_directory=True)
     return root
 
 
-def make_workspace(root: Path, cli: str, program: Path | None = None) -> Workspace:
+def make_workspace(
+    root: Path, cli: str, program: Path | None = None, extra_env: dict[str, str] | None = None
+) -> Workspace:
     state = root / "state"
     state.mkdir(parents=True, exist_ok=True)
-    return Workspace(cwd=program or root, state=state, cli=cli)
+    return Workspace(cwd=program or root, state=state, cli=cli, extra_env=dict(extra_env or {}))
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from engine.conftest import REPO_ROOT, Workspace, copy_project, make_workspace, policy_args
+from engine.conftest import REPO_ROOT, REPO_VENV, Workspace, copy_project, make_workspace, policy_args
 
 RAY_KINDS = ("RayCluster", "RayJob", "RayService", "RayCronJob")
 SECRET = "redis-pass-0f1e2d"
@@ -53,10 +53,10 @@ def yaml_host() -> None:
     pytest.skip(message)
 
 
-def package_root(root: Path) -> Path:
+def package_root(root: Path, venv: Path = REPO_VENV) -> Path:
     """A project copy with examples/ and provider/ beside it (the examples refer to ../../provider, and the
-    provider's PulumiPlugin.yaml to ../.venv, a symlink to the repository's venv)."""
-    copy_project(root)
+    provider's PulumiPlugin.yaml to ../.venv, a symlink to ``venv``: the repository's, or the newest lane's)."""
+    copy_project(root, venv)
     for name in ("examples", "provider"):
         ignore = shutil.ignore_patterns("__pycache__", "rendered", "node_modules", "sdks", "Pulumi.*.yaml")
         shutil.copytree(REPO_ROOT / name, root / name, ignore=ignore)
