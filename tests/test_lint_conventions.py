@@ -137,12 +137,12 @@ def test_gcs_ft_in_force_per_environment_and_on_a_raycluster(
     """The issue's second example: --explain-rule said high, a prod lint gave medium, neither said why."""
     code, out, _ = _run(capsys, "--explain-rule", "gcs-ft-missing-in-prod")
     assert code == 0
-    assert "severity off (default high: reported with environment prod) for environment not set, KubeRay 1.7.0" in out
+    assert "severity off (default high: reported with environment prod; medium for a RayCluster: high is for a RayService, which drops traffic) for environment not set, KubeRay 1.7.0" in out
     code, out, _ = _run(capsys, "--explain-rule", "gcs-ft-missing-in-prod", "--environment", "prod")
-    assert "severity high for environment prod, KubeRay 1.7.0" in out
+    assert "severity high (medium for a RayCluster: high is for a RayService, which drops traffic) for environment prod, KubeRay 1.7.0" in out
     code, out, _ = _run(capsys, "--list-rules", "--environment", "dev")
     assert _listed(out, "gcs-ft-missing-in-prod").split()[1] == "off"
-    assert _listed(out, "gcs-ft-missing-in-prod").endswith("(default high)")
+    assert _listed(out, "gcs-ft-missing-in-prod").endswith("(default high; medium for a RayCluster: high is for a RayService, which drops traffic)")
     cluster = _write(tmp_path, "cluster.yaml", CLUSTER_WITHOUT_FT)
     found = [f for f in _json_findings(capsys, "--environment", "prod", str(cluster)) if f["rule_id"] == "gcs-ft-missing-in-prod"]
     assert [f["severity"] for f in found] == ["medium"]
@@ -195,12 +195,12 @@ def test_sarif_rule_levels_are_the_severities_in_force(tmp_path: Path, capsys: p
 
 def test_rule_reference_cells_are_the_severities_in_force_per_environment() -> None:
     cell = rules.severity_by_environment
-    assert cell(rules.get_rule("gcs-ft-missing-in-prod")) == "high (prod only)"
+    assert cell(rules.get_rule("gcs-ft-missing-in-prod")).startswith("high (prod only; medium for a RayCluster")
     assert cell(rules.get_rule("autoscaling-bounds-explicit")) == "medium (prod: high)"
     assert cell(rules.get_rule("image-tag-not-pinned")) == "high (no environment, dev, staging: medium)"
-    assert cell(rules.get_rule("rayjob-deadline-unbounded")) == "medium"
+    assert cell(rules.get_rule("rayjob-deadline-unbounded")).startswith("medium (low: no deadline")
     reference = (REPO / "docs" / "rules.md").read_text()
-    assert "| [`gcs-ft-missing-in-prod`](#gcs-ft-missing-in-prod) | high (prod only) |" in reference
+    assert "| [`gcs-ft-missing-in-prod`](#gcs-ft-missing-in-prod) | high (prod only; medium for a RayCluster" in reference
 
 
 #: Rules whose severities are being reworked elsewhere (issue 44 item 3: the Serve-key severities).

@@ -118,20 +118,20 @@ def test_runtime_env_dict_renders_yaml_string() -> None:
         cluster_selector={"ray.io/cluster": "shared"},
         runtime_env_yaml={"pip": ["requests==2.26.0"], "env_vars": {"counter_name": "test_counter"}},
     )
-    assert spec.to_dict()["runtimeEnvYAML"] == (
-        "pip:\n- requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n"
-    )
+    assert spec.to_dict()["runtimeEnvYAML"] == ("pip:\n- requests==2.26.0\nenv_vars:\n  counter_name: test_counter\n")
     assert spec.runtime_env == {"pip": ["requests==2.26.0"], "env_vars": {"counter_name": "test_counter"}}
 
 
 def test_runtime_env_string_kept_verbatim_and_must_be_a_mapping() -> None:
     text = 'working_dir: "https://example.com/x.zip"  # comment kept\n'
-    assert (
-        RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=text).runtime_env_yaml == text
-    )
+    assert RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=text).runtime_env_yaml == text
     rule = "rayjob-runtime-env-yaml-invalid"
     assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="- pip\n- conda\n") == [
-        (rule, "spec.runtimeEnvYAML", "runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a list")
+        (
+            rule,
+            "spec.runtimeEnvYAML",
+            "runtimeEnvYAML must be a YAML mapping (pip, env_vars, working_dir, ...), got a list",
+        )
     ]
     # as the operator reads it (UnmarshalRuntimeEnvYAML): the first document, and only JSON values
     assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="env_vars: {A: .nan}\n")[0][2] == (
@@ -142,7 +142,10 @@ def test_runtime_env_string_kept_verbatim_and_must_be_a_mapping() -> None:
     assert RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=two_docs).runtime_env == {
         "pip": ["requests"]
     }
-    assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="pip: [")[0][:2] == (rule, "spec.runtimeEnvYAML")
+    assert _stored(clusterSelector={"ray.io/cluster": "c"}, runtimeEnvYAML="pip: [")[0][:2] == (
+        rule,
+        "spec.runtimeEnvYAML",
+    )
 
 
 def test_runtime_env_mapping_is_rejected_in_a_manifest() -> None:
@@ -160,7 +163,10 @@ def test_entrypoint_resources() -> None:
     ]
     loaded = load_manifest(_job_doc(clusterSelector={"ray.io/cluster": "c"}, entrypointResources="{"))
     assert [(p.path, p.message) for p in loaded.spec.stored_problems] == [
-        ("entrypointResources", "entrypointResources is not valid JSON: Expecting property name enclosed in double quotes")
+        (
+            "entrypointResources",
+            "entrypointResources is not valid JSON: Expecting property name enclosed in double quotes",
+        )
     ]
 
 
@@ -181,7 +187,9 @@ def test_unknown_submission_mode_loads_from_a_manifest_but_not_from_python() -> 
 
 
 def test_exactly_one_cluster_source() -> None:
-    assert [(rule, path) for rule, path, _ in _stored(False, submissionMode="HTTPMode")]  # the component's cluster= may give it == [("rayjob-cluster-source-missing", "spec")]
+    assert [
+        (rule, path) for rule, path, _ in _stored(False, submissionMode="HTTPMode")
+    ]  # the component's cluster= may give it == [("rayjob-cluster-source-missing", "spec")]
     # A manifest may hold both (ValidateRayJobSpec accepts it; selector mode wins: rayjob-cluster-spec-ignored).
     doc = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}}
     doc["spec"] = {"rayClusterSpec": CLUSTER_DOC, "clusterSelector": {"ray.io/cluster": "c"}}
@@ -202,9 +210,7 @@ def test_cluster_name_property() -> None:
 def test_deletion_rules() -> None:
     rules = DeletionStrategy(
         deletion_rules=[
-            DeletionRule(
-                policy="DeleteWorkers", condition=DeletionCondition(job_status="FAILED", ttl_seconds=30)
-            ),
+            DeletionRule(policy="DeleteWorkers", condition=DeletionCondition(job_status="FAILED", ttl_seconds=30)),
             DeletionRule(policy="DeleteSelf", condition=DeletionCondition(job_deployment_status="Failed")),
         ]
     )
@@ -269,16 +275,11 @@ def test_deletion_rules() -> None:
             },
             (
                 "spec.deletionStrategy.deletionRules[0].condition.jobDeploymentStatus",
-                "jobStatus and jobDeploymentStatus cannot be used together within the same deletion "
-                "condition",
+                "jobStatus and jobDeploymentStatus cannot be used together within the same deletion condition",
             ),
         ),
         (
-            {
-                "deletionRules": [
-                    {"policy": "DeleteSelf", "condition": {"jobStatus": "FAILED", "ttlSeconds": -1}}
-                ]
-            },
+            {"deletionRules": [{"policy": "DeleteSelf", "condition": {"jobStatus": "FAILED", "ttlSeconds": -1}}]},
             (
                 "spec.deletionStrategy.deletionRules[0].condition.ttlSeconds",
                 "Input should be greater than or equal to 0",
@@ -310,9 +311,7 @@ def test_crd_minimums_and_managed_by() -> None:
 
 def test_submitter_pod_template_is_a_full_pod_template() -> None:
     template = PodTemplateSpec(
-        spec=PodSpec(
-            containers=[Container(name="submitter", image="rayproject/ray:2.52.0")], restart_policy="Never"
-        )
+        spec=PodSpec(containers=[Container(name="submitter", image="rayproject/ray:2.52.0")], restart_policy="Never")
     )
     spec = RayJobSpec(ray_cluster_spec=_cluster(), submitter_pod_template=template)
     assert spec.to_dict()["submitterPodTemplate"] == {
@@ -348,7 +347,5 @@ def test_validate_as_paths_relative_to_the_spec() -> None:
 
 def test_runtime_env_yaml_dict_renders_stably() -> None:
     env = {"working_dir": "https://example.com/a.zip", "pip": ["a", "b"]}
-    text = RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=env).to_dict()[
-        "runtimeEnvYAML"
-    ]
+    text = RayJobSpec(cluster_selector={"ray.io/cluster": "c"}, runtime_env_yaml=env).to_dict()["runtimeEnvYAML"]
     assert yaml.safe_load(text) == env

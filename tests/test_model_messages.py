@@ -195,8 +195,8 @@ def test_a_yaml_toleration_the_api_server_refuses_is_named_with_both_mistakes() 
     ]
     found = [(f.rule_id, f.severity, f.path) for f in rules.check(doc) if "tolerations" in f.path]
     assert sorted(found) == [
-        ("schema-invalid-value", "critical", f"{base}.effect"),
-        ("schema-invalid-value", "critical", f"{base}.operator"),
+        ("pod-spec-value-invalid", "critical", f"{base}.effect"),
+        ("pod-spec-value-invalid", "critical", f"{base}.operator"),
     ]
 
 
@@ -220,7 +220,7 @@ def test_a_bad_toleration_is_stored_by_the_api_server_so_load_stored_and_convert
     assert f"though it then refuses every Pod made with {base}[0], {base}[1]" in " ".join(
         line.lstrip("# ") for line in result.text.splitlines()
     )
-    assert result.text.count("critical [schema-invalid-value]") == 3
+    assert result.text.count("critical [pod-spec-value-invalid]") == 3
 
 
 def test_an_unknown_toleration_operator_is_one_refusal_in_load_stored() -> None:

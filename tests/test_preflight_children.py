@@ -66,7 +66,10 @@ def test_a_rayservice_has_its_own_head_service_and_a_serve_service() -> None:
                 "ray.io/serve": "rayservice-sample-serve",
             },
         },
-        "spec": {"selector": {"ray.io/cluster": "rayservice-sample-xxxxx", "ray.io/serve": "true"}, "ports": [{"name": "serve", "port": 8000}]},
+        "spec": {
+            "selector": {"ray.io/cluster": "rayservice-sample-xxxxx", "ray.io/serve": "true"},
+            "ports": [{"name": "serve", "port": 8000}],
+        },
     }
 
 
@@ -81,7 +84,10 @@ def test_a_custom_serve_service_is_completed_as_the_operator_does() -> None:
     ]
     doc["spec"]["serveService"] = {
         "metadata": {"name": "shop", "namespace": "elsewhere", "labels": {"team": "a", "ray.io/serve": "mine"}},
-        "spec": {"selector": {"app": "x"}, "ports": [{"name": "serve-grpc", "port": 9000, "appProtocol": "kubernetes.io/h2c"}]},
+        "spec": {
+            "selector": {"app": "x"},
+            "ports": [{"name": "serve-grpc", "port": 9000, "appProtocol": "kubernetes.io/h2c"}],
+        },
     }
     serve = _services(doc)["the Serve Service"]
     assert serve.path == "spec.serveService"
@@ -98,7 +104,10 @@ def test_a_custom_serve_service_is_completed_as_the_operator_does() -> None:
     assert serve.body["spec"] == {
         "selector": {"ray.io/cluster": "rayservice-sample-xxxxx", "ray.io/serve": "true"},
         # the detected serving ports, the user's definition where it names the same port
-        "ports": [{"name": "serve", "port": 8000}, {"name": "serve-grpc", "port": 9000, "appProtocol": "kubernetes.io/h2c"}],
+        "ports": [
+            {"name": "serve", "port": 8000},
+            {"name": "serve-grpc", "port": 9000, "appProtocol": "kubernetes.io/h2c"},
+        ],
         "type": "NodePort",  # setServiceTypeForUserProvidedService: the head's serviceType when it sets none
     }
 
@@ -108,7 +117,9 @@ def test_no_serve_service_without_a_serving_port_and_a_rayclusters_only_when_ann
     _head(doc)["template"]["spec"]["containers"][0]["ports"] = [{"name": "dashboard", "containerPort": 8265}]
     assert "the Serve Service" not in _services(doc)  # BuildServeService refuses to build it (an error, no Service)
     assert "the Serve Service" not in _services(example())
-    annotated = example(lambda d: d["metadata"].setdefault("annotations", {}).update({"ray.io/enable-serve-service": "true"}))
+    annotated = example(
+        lambda d: d["metadata"].setdefault("annotations", {}).update({"ray.io/enable-serve-service": "true"})
+    )
     assert "the Serve Service" not in _services(annotated)  # its head declares no port named serve
     _head(annotated)["template"]["spec"]["containers"][0]["ports"].append({"name": "serve", "containerPort": 8000})
     serve = _services(annotated)["the Serve Service"].body
@@ -129,10 +140,17 @@ def test_enable_ingress_makes_the_dashboard_ingress() -> None:
         doc["metadata"]["annotations"] = {"kubernetes.io/ingress.class": "nginx", "team": "ml"}
         head = doc["spec"]["headGroupSpec"]
         head["enableIngress"] = True
-        head["ingressOptions"] = {"host": "ray.example.com", "path": "/ray", "tls": [{"hosts": ["ray.example.com"], "secretName": "tls"}]}
+        head["ingressOptions"] = {
+            "host": "ray.example.com",
+            "path": "/ray",
+            "tls": [{"hosts": ["ray.example.com"], "secretName": "tls"}],
+        }
 
     child = _services(example(ingress))["the dashboard Ingress"]
-    assert (child.path, child.collection) == ("spec.headGroupSpec.enableIngress", "/apis/networking.k8s.io/v1/namespaces/ns/ingresses")
+    assert (child.path, child.collection) == (
+        "spec.headGroupSpec.enableIngress",
+        "/apis/networking.k8s.io/v1/namespaces/ns/ingresses",
+    )
     assert child.body == {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "Ingress",
@@ -148,10 +166,20 @@ def test_enable_ingress_makes_the_dashboard_ingress() -> None:
             "annotations": {"team": "ml"},  # the ingress class is the spec's ingressClassName instead
         },
         "spec": {
-            "rules": [{
-                "host": "ray.example.com",
-                "http": {"paths": [{"path": "/ray", "pathType": "Prefix", "backend": {"service": {"name": "raycluster-demo-head-svc", "port": {"number": 8265}}}}]},
-            }],
+            "rules": [
+                {
+                    "host": "ray.example.com",
+                    "http": {
+                        "paths": [
+                            {
+                                "path": "/ray",
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": "raycluster-demo-head-svc", "port": {"number": 8265}}},
+                            }
+                        ]
+                    },
+                }
+            ],
             "tls": [{"hosts": ["ray.example.com"], "secretName": "tls"}],
             "ingressClassName": "nginx",
         },
@@ -166,7 +194,11 @@ def test_multi_host_workers_get_the_headless_service() -> None:
     assert child.body == {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": "raycluster-demo-headless", "namespace": "ns", "labels": {"ray.io/headless-worker-svc": "raycluster-demo"}},
+        "metadata": {
+            "name": "raycluster-demo-headless",
+            "namespace": "ns",
+            "labels": {"ray.io/headless-worker-svc": "raycluster-demo"},
+        },
         "spec": {
             "clusterIP": "None",
             "selector": {"ray.io/cluster": "raycluster-demo", "ray.io/node-type": "worker"},
@@ -238,7 +270,10 @@ def test_gcs_fault_tolerance_with_redis_adds_the_env_and_annotations() -> None:
         }
 
     head, worker = _pods(example(redis))
-    assert head["metadata"]["annotations"] == {"ray.io/ft-enabled": "true", "ray.io/external-storage-namespace": "ray-ft"}
+    assert head["metadata"]["annotations"] == {
+        "ray.io/ft-enabled": "true",
+        "ray.io/external-storage-namespace": "ray-ft",
+    }
     env = _env(head["spec"]["containers"][0])
     assert {k: env[k] for k in ("RAY_external_storage_namespace", "RAY_REDIS_ADDRESS", "REDIS_PASSWORD")} == {
         "RAY_external_storage_namespace": "ray-ft",
@@ -259,9 +294,15 @@ def test_gcs_fault_tolerance_with_rocksdb_mounts_the_operators_claim() -> None:
 
     head, _ = _pods(example(rocksdb))
     ray = head["spec"]["containers"][0]
-    assert {k: v for k, v in _env(ray).items() if k.startswith("RAY_gcs_storage")} == {"RAY_gcs_storage": "rocksdb", "RAY_gcs_storage_path": "/data/gcs"}
+    assert {k: v for k, v in _env(ray).items() if k.startswith("RAY_gcs_storage")} == {
+        "RAY_gcs_storage": "rocksdb",
+        "RAY_gcs_storage_path": "/data/gcs",
+    }
     assert ray["volumeMounts"][-1] == {"name": "gcs-storage", "mountPath": "/data/gcs", "subPath": "gcs"}
-    assert head["spec"]["volumes"][-1] == {"name": "gcs-storage", "persistentVolumeClaim": {"claimName": "raycluster-demo-gcs-pvc"}}
+    assert head["spec"]["volumes"][-1] == {
+        "name": "gcs-storage",
+        "persistentVolumeClaim": {"claimName": "raycluster-demo-gcs-pvc"},
+    }
     assert "ray.io/external-storage-namespace" not in head["metadata"]["annotations"]
 
 
@@ -272,8 +313,15 @@ def test_token_authentication_reaches_every_ray_container_and_the_autoscaler() -
 
     head, worker = _pods(example(token))
     secret = {"secretKeyRef": {"name": "raycluster-demo", "key": "auth_token"}}  # the Secret the operator creates
-    for container in (*head["spec"]["containers"], worker["spec"]["containers"][0], worker["spec"]["initContainers"][-1]):
-        assert {k: v for k, v in _env(container).items() if k.startswith("RAY_AUTH")} == {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secret}
+    for container in (
+        *head["spec"]["containers"],
+        worker["spec"]["containers"][0],
+        worker["spec"]["initContainers"][-1],
+    ):
+        assert {k: v for k, v in _env(container).items() if k.startswith("RAY_AUTH")} == {
+            "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN": secret,
+        }
     assert [c["name"] for c in head["spec"]["containers"]] == ["ray-head", "autoscaler"]
 
     def k8s_token(doc: dict[str, Any]) -> None:
@@ -283,12 +331,20 @@ def test_token_authentication_reaches_every_ray_container_and_the_autoscaler() -
     for pod in (head, worker):
         ray = pod["spec"]["containers"][0]
         assert _env(ray)["RAY_ENABLE_K8S_TOKEN_AUTH"] == "true" and "RAY_AUTH_TOKEN" not in _env(ray)
-        assert ray["volumeMounts"][-1] == {"name": "ray-token", "mountPath": "/var/run/secrets/ray.io/serviceaccount", "readOnly": True}
-        assert pod["spec"]["volumes"][-1] == {"name": "ray-token", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}
+        assert ray["volumeMounts"][-1] == {
+            "name": "ray-token",
+            "mountPath": "/var/run/secrets/ray.io/serviceaccount",
+            "readOnly": True,
+        }
+        assert pod["spec"]["volumes"][-1] == {
+            "name": "ray-token",
+            "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]},
+        }
 
 
 def test_an_incremental_upgrade_names_the_serve_service_after_the_cluster() -> None:
-    # IsIncrementalUpgradeEnabled (gate RayServiceIncrementalUpgrade, on by default): the cluster's name, no serveService
+    # IsIncrementalUpgradeEnabled (gate RayServiceIncrementalUpgrade, on by default): the cluster's name, no
+    # serveService
     doc = example_service()
     doc["spec"]["upgradeStrategy"] = {"type": "NewClusterWithIncrementalUpgrade"}
     doc["spec"]["serveService"] = {"metadata": {"name": "ignored"}}

@@ -28,7 +28,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from oracle._recorded import RECORD_TO, comparable, difference  # noqa: E402  (tests/oracle is not a package of the project)
+from oracle._recorded import RECORD_TO, comparable, difference  # noqa: E402  (tests/oracle: not a package)
 
 
 def _settings(entry: Path) -> dict[str, str]:

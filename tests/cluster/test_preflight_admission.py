@@ -6,8 +6,9 @@ Each case is a namespace with a policy of the cluster's own: Pod Security ``rest
 label), a LimitRange whose ``max`` cpu is below a worker group's request, one whose ``min`` cpu is above the 200m of
 the ``wait-gcs-ready`` init container KubeRay injects into every worker Pod, a ValidatingAdmissionPolicy requiring a
 ``team`` label on Pods. In each, a RayCluster the policy refuses and one it accepts: the lint run's findings, then
-the components' own ``pulumi preview`` of each (the real engine), then the objects applied to the real operator, whose ``FailedToCreate...Pod`` events (refused) or Pods (created) are the
-judge. The same cases against a kube-apiserver alone (``tools/local_apiserver.py``), with a read-only identity
+the components' own ``pulumi preview`` of each (the real engine), then the objects applied to the real operator,
+whose ``FailedToCreate...Pod`` events (refused) or Pods (created) are the judge. The same cases
+against a kube-apiserver alone (``tools/local_apiserver.py``), with a read-only identity
 (the role without its ``create`` verbs: one line, no finding) and the time the dry runs add to the read.
 """
 
@@ -46,11 +47,24 @@ _HARDENED = {
 
 def _container(name: str, cpu: str, **extra: Any) -> dict[str, Any]:
     amounts = {"cpu": cpu, "memory": "1Gi"}
-    return {"name": name, "image": "rayproject/ray:2.52.0", "resources": {"requests": amounts, "limits": amounts}, **extra}
+    return {
+        "name": name,
+        "image": "rayproject/ray:2.52.0",
+        "resources": {"requests": amounts, "limits": amounts},
+        **extra,
+    }
 
 
-def _cluster(name: str, namespace: str, *, head_cpu: str = "500m", worker_cpu: str = "500m",
-             labels: dict[str, str] | None = None, hardened: bool = False, workers: bool = True) -> dict[str, Any]:
+def _cluster(
+    name: str,
+    namespace: str,
+    *,
+    head_cpu: str = "500m",
+    worker_cpu: str = "500m",
+    labels: dict[str, str] | None = None,
+    hardened: bool = False,
+    workers: bool = True,
+) -> dict[str, Any]:
     extra: dict[str, Any] = {"securityContext": dict(_HARDENED)} if hardened else {}
     metadata = {"labels": dict(labels)} if labels else {}
 
@@ -64,17 +78,29 @@ def _cluster(name: str, namespace: str, *, head_cpu: str = "500m", worker_cpu: s
         "spec": {
             "rayVersion": "2.52.0",
             "headGroupSpec": {"rayStartParams": {}, "template": template(_container("ray-head", head_cpu, **extra))},
-            "workerGroupSpecs": [{
-                "groupName": "workers", "replicas": 1, "minReplicas": 1, "maxReplicas": 1, "rayStartParams": {},
-                "template": template(_container("ray-worker", worker_cpu, **extra)),
-            }] if workers else [],
+            "workerGroupSpecs": [
+                {
+                    "groupName": "workers",
+                    "replicas": 1,
+                    "minReplicas": 1,
+                    "maxReplicas": 1,
+                    "rayStartParams": {},
+                    "template": template(_container("ray-worker", worker_cpu, **extra)),
+                }
+            ]
+            if workers
+            else [],
         },
     }
 
 
 def _limit_range(namespace: str, kind: str, cpu: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": f"cpu-{kind}", "namespace": namespace},
-            "spec": {"limits": [{"type": "Container", kind: {"cpu": cpu}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": f"cpu-{kind}", "namespace": namespace},
+        "spec": {"limits": [{"type": "Container", kind: {"cpu": cpu}}]},
+    }
 
 
 def _team_label_policy(namespace: str) -> list[dict[str, Any]]:
@@ -86,27 +112,50 @@ def _team_label_policy(namespace: str) -> list[dict[str, Any]]:
             "metadata": {"name": name},
             "spec": {
                 "failurePolicy": "Fail",
-                "matchConstraints": {"resourceRules": [
-                    {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]},
-                ]},
-                "validations": [{"expression": "has(object.metadata.labels) && 'team' in object.metadata.labels", "message": "every Pod needs a team label"}],
+                "matchConstraints": {
+                    "resourceRules": [
+                        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]},
+                    ]
+                },
+                "validations": [
+                    {
+                        "expression": "has(object.metadata.labels) && 'team' in object.metadata.labels",
+                        "message": "every Pod needs a team label",
+                    }
+                ],
             },
         },
         {
             "apiVersion": "admissionregistration.k8s.io/v1",
             "kind": "ValidatingAdmissionPolicyBinding",
             "metadata": {"name": name},
-            "spec": {"policyName": name, "validationActions": ["Deny"],
-                     "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}},
+            "spec": {
+                "policyName": name,
+                "validationActions": ["Deny"],
+                "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}},
+            },
         },
     ]
 
 
 def _lint(cluster: LocalCluster, manifest: Path) -> tuple[list[dict[str, Any]], str, float]:
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-m", "pulumi_kuberay.cli.lint", "--cluster", "--kubeconfig",
-                          str(cluster.kubeconfig), str(manifest), "--format", "json"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pulumi_kuberay.cli.lint",
+            "--cluster",
+            "--kubeconfig",
+            str(cluster.kubeconfig),
+            str(manifest),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     took = time.monotonic() - started
     assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stderr
     return json.loads(run.stdout)["findings"], run.stderr, took
@@ -114,7 +163,9 @@ def _lint(cluster: LocalCluster, manifest: Path) -> tuple[list[dict[str, Any]], 
 
 def _refused_by_operator(cluster: LocalCluster, namespace: str, name: str) -> dict[str, str]:
     """The operator's FailedToCreate...Pod events on RayCluster ``name``: Head or Worker -> message."""
-    events = cluster.get_json("-n", namespace, "events", "--field-selector", f"involvedObject.kind=RayCluster,involvedObject.name={name}")
+    events = cluster.get_json(
+        "-n", namespace, "events", "--field-selector", f"involvedObject.kind=RayCluster,involvedObject.name={name}"
+    )
     out = {}
     for event in events["items"]:
         reason = event.get("reason", "")
@@ -142,11 +193,20 @@ def _limit_min(cluster: LocalCluster, namespace: str) -> None:
 
 def _vap(cluster: LocalCluster, namespace: str) -> None:
     cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump_all(_team_label_policy(namespace)))
-    probe = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe", "namespace": namespace},
-             "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    probe = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "probe", "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }
     cluster.wait_for(  # the policy is in force once the API server's informer has it
-        lambda: "team label" in cluster.kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(probe), check=False).stderr,
-        60, "the ValidatingAdmissionPolicy in force")
+        lambda: (
+            "team label"
+            in cluster.kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(probe), check=False).stderr
+        ),
+        60,
+        "the ValidatingAdmissionPolicy in force",
+    )
 
 
 CASES: dict[str, tuple[Callable[[LocalCluster, str], None], dict[str, Any], dict[str, Any], set[str], str]] = {
@@ -154,8 +214,20 @@ CASES: dict[str, tuple[Callable[[LocalCluster, str], None], dict[str, Any], dict
     "pod-security-restricted": (_psa, {}, {"hardened": True}, {HEAD, WORKER}, "violates PodSecurity"),
     "limitrange-max": (_limit_max, {"worker_cpu": "2"}, {}, {WORKER}, "maximum cpu usage per Container is 1"),
     # every worker Pod is refused (the init container KubeRay injects asks 200m): only a head-only cluster is created
-    "limitrange-min-wait-gcs-ready": (_limit_min, {}, {"workers": False}, {WORKER}, "minimum cpu usage per Container is 300m"),
-    "validating-admission-policy": (_vap, {}, {"labels": {"team": "ml"}}, {HEAD, WORKER}, "every Pod needs a team label"),
+    "limitrange-min-wait-gcs-ready": (
+        _limit_min,
+        {},
+        {"workers": False},
+        {WORKER},
+        "minimum cpu usage per Container is 300m",
+    ),
+    "validating-admission-policy": (
+        _vap,
+        {},
+        {"labels": {"team": "ml"}},
+        {HEAD, WORKER},
+        "every Pod needs a team label",
+    ),
 }
 
 
@@ -181,8 +253,11 @@ def _previewed(make_stack: Any, namespace: str, case: str) -> None:
     _, refused_args, accepted_args, refused_paths, word = CASES[case]
     for name, args, expected in (("refused", refused_args, refused_paths), ("accepted", accepted_args, set())):
         spec = _cluster(name, namespace, **args)["spec"]
-        stack = make_stack(config({name: {"kind": "RayCluster", "spec": spec, "wait": False}}, namespace),
-                           namespace=namespace, program=PROGRAM)
+        stack = make_stack(
+            config({name: {"kind": "RayCluster", "spec": spec, "wait": False}}, namespace),
+            namespace=namespace,
+            program=PROGRAM,
+        )
         started = time.monotonic()
         run = stack.pulumi("preview")
         print(f"{case}/{name}: the component's pulumi preview {time.monotonic() - started:.1f}s, exit {run.returncode}")
@@ -240,20 +315,40 @@ def _judged_then_applied(local_cluster: LocalCluster, namespace: str, tmp_path: 
 
 def _kubeconfig(server: LocalApiServer, user: dict[str, str], path: Path) -> Path:
     ca = base64.b64encode((server.pki / "ca.crt").read_bytes()).decode()
-    path.write_text(yaml.safe_dump({
-        "clusters": [{"name": "local", "cluster": {"server": server.api_url, "certificate-authority-data": ca}}],
-        "users": [{"name": "u", "user": user}],
-        "contexts": [{"name": "c", "context": {"cluster": "local", "user": "u"}}],
-        "current-context": "c",
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "clusters": [
+                    {"name": "local", "cluster": {"server": server.api_url, "certificate-authority-data": ca}}
+                ],
+                "users": [{"name": "u", "user": user}],
+                "contexts": [{"name": "c", "context": {"cluster": "local", "user": "u"}}],
+                "current-context": "c",
+            }
+        )
+    )
     return path
 
 
 def _lint_with(kubeconfig: Path, obj: dict[str, Any], work: Path) -> tuple[list[dict[str, Any]], str]:
     manifest = work / f"{obj['metadata']['namespace']}-{obj['metadata']['name']}.yaml"
     manifest.write_text(yaml.safe_dump(obj))
-    run = subprocess.run([sys.executable, "-m", "pulumi_kuberay.cli.lint", "--cluster", "--kubeconfig", str(kubeconfig),
-                          str(manifest), "--format", "json"], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pulumi_kuberay.cli.lint",
+            "--cluster",
+            "--kubeconfig",
+            str(kubeconfig),
+            str(manifest),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stderr
     return [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == RULE], run.stderr
 
@@ -288,10 +383,18 @@ def _extras_are_accepted(kubeconfig: Path) -> None:
     extra = _cluster("extras", "plain")
     extra["metadata"]["annotations"] = {"kubernetes.io/ingress.class": "nginx", "ray.io/enable-serve-service": "true"}
     head = extra["spec"]["headGroupSpec"]
-    head.update(enableIngress=True, ingressOptions={"host": "ray.example.com", "tls": [{"hosts": ["ray.example.com"], "secretName": "tls"}]})
-    head["template"]["spec"]["containers"][0]["ports"] = [{"name": "dashboard", "containerPort": 8265}, {"name": "serve", "containerPort": 8000}]
+    head.update(
+        enableIngress=True,
+        ingressOptions={"host": "ray.example.com", "tls": [{"hosts": ["ray.example.com"], "secretName": "tls"}]},
+    )
+    head["template"]["spec"]["containers"][0]["ports"] = [
+        {"name": "dashboard", "containerPort": 8265},
+        {"name": "serve", "containerPort": 8000},
+    ]
     extra["spec"]["workerGroupSpecs"][0]["numOfHosts"] = 2
-    extra["spec"].update(authOptions={"mode": "token", "enableK8sTokenAuth": True}, gcsFaultToleranceOptions={"backend": "rocksdb"})
+    extra["spec"].update(
+        authOptions={"mode": "token", "enableK8sTokenAuth": True}, gcsFaultToleranceOptions={"backend": "rocksdb"}
+    )
     reader = preflight.reader_for(str(kubeconfig), deadline=20.0, cached=False)
     assert isinstance(reader, preflight.SnapshotReader)
     snapshot = reader.snapshot(["plain"])
@@ -310,24 +413,37 @@ def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_on
 
     work = tmp_path_factory.mktemp("dry-run-apiserver")
     with LocalApiServer(_kube_dir_or_fail() / "bin", work) as server:
-        admin = _kubeconfig(server, {
-            "client-certificate-data": base64.b64encode((server.pki / "admin.crt").read_bytes()).decode(),
-            "client-key-data": base64.b64encode((server.pki / "admin.key").read_bytes()).decode(),
-        }, work / "admin.kubeconfig")
+        admin = _kubeconfig(
+            server,
+            {
+                "client-certificate-data": base64.b64encode((server.pki / "admin.crt").read_bytes()).decode(),
+                "client-key-data": base64.b64encode((server.pki / "admin.key").read_bytes()).decode(),
+            },
+            work / "admin.kubeconfig",
+        )
         policies: dict[str, list[dict[str, Any]]] = {
-            "psa": [], "lrmax": [_limit_range("lrmax", "max", "1")], "lrmin": [_limit_range("lrmin", "min", "300m")],
-            "vap": _team_label_policy("vap"), "plain": [],
+            "psa": [],
+            "lrmax": [_limit_range("lrmax", "max", "1")],
+            "lrmin": [_limit_range("lrmin", "min", "300m")],
+            "vap": _team_label_policy("vap"),
+            "plain": [],
         }
         for name, objects in policies.items():
             labels = {"kubernetes.io/metadata.name": name}
             if name == "psa":
                 labels["pod-security.kubernetes.io/enforce"] = "restricted"
             server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
-            server.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": name}})
+            server.create(
+                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": name}}
+            )
             for obj in objects:
                 server.create(obj)
-        cases = {"psa": "pod-security-restricted", "lrmax": "limitrange-max", "lrmin": "limitrange-min-wait-gcs-ready",
-                 "vap": "validating-admission-policy"}
+        cases = {
+            "psa": "pod-security-restricted",
+            "lrmax": "limitrange-max",
+            "lrmin": "limitrange-min-wait-gcs-ready",
+            "vap": "validating-admission-policy",
+        }
         deadline = time.monotonic() + 60
         for namespace, case in cases.items():
             _, refused_args, accepted_args, refused_paths, word = CASES[case]
@@ -353,8 +469,10 @@ def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_on
             reads.append(read - started)
             dry_runs.append(time.monotonic() - read)
             assert judged.admission and reader.dry_runs.requests == 3 and not reader.dry_runs.notes
-        print(f"\n[dry runs] the read {statistics.median(reads) * 1000:.0f} ms, the dry runs of one RayCluster "
-              f"(3 requests) {statistics.median(dry_runs) * 1000:.0f} ms (medians of 9)")
+        print(
+            f"\n[dry runs] the read {statistics.median(reads) * 1000:.0f} ms, the dry runs of one RayCluster "
+            f"(3 requests) {statistics.median(dry_runs) * 1000:.0f} ms (medians of 9)"
+        )
 
         # no false critical: every upstream sample's children are accepted where no policy of the cluster's own
         # refuses them (measured 2026-12-07: 89 documents, 238 dry runs in 3.9 s, none refused; passed again with the
@@ -367,14 +485,23 @@ def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_on
         role["metadata"]["name"] = "read-only"
         role["rules"] = [rule for rule in role["rules"] if "create" not in rule.get("verbs", [])]
         server.create(role)
-        server.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "reader", "namespace": "plain"}})
-        server.create({
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "read-only"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "read-only"},
-            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "plain"}],
-        })
-        code, token, _ = server.request("POST", "/api/v1/namespaces/plain/serviceaccounts/reader/token",
-                                        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
+        server.create(
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "reader", "namespace": "plain"}}
+        )
+        server.create(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": "read-only"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "read-only"},
+                "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "plain"}],
+            }
+        )
+        code, token, _ = server.request(
+            "POST",
+            "/api/v1/namespaces/plain/serviceaccounts/reader/token",
+            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+        )
         assert code == 201, token
         reader_config = _kubeconfig(server, {"token": token["status"]["token"]}, work / "reader.kubeconfig")
         found, stderr = _lint_with(reader_config, _cluster("refused", "psa"), work)

@@ -3,9 +3,10 @@
 The oracles are scripts/ensure-oracle's builds (``KUBERAY_ORACLE_ENTRIES``, the default judge first: v1.7.0, then
 the newest v1.6 patch; the deep run adds v1.5), each with its own CRDs and gate defaults, then the recorded older
 versions none of them is (``_recorded.RECORDED``, judged from tests/oracle/recorded: CI builds only v1.7.0); a
-test's id names the version (``test_every_upstream_sample[v1.7.0]``). Without any (no ``KUBERAY_ORACLE*`` and no cached build) the tier
-is skipped with a message; in CI (``PULUMI_KUBERAY_REQUIRE_ORACLE=1``) that is a failure instead, unless
-``scripts/test`` found no Go to build it (``PULUMI_KUBERAY_ORACLE=skipped``, it then printed a SKIPPED line).
+test's id names the version (``test_every_upstream_sample[v1.7.0]``). Without any (no ``KUBERAY_ORACLE*`` and no
+cached build) the tier is skipped with a message; in CI (``PULUMI_KUBERAY_REQUIRE_ORACLE=1``) that is a failure
+instead, unless ``scripts/test`` found no Go to build it (``PULUMI_KUBERAY_ORACLE=skipped``, it then printed a
+SKIPPED line).
 """
 
 from __future__ import annotations

@@ -33,7 +33,9 @@ def _service(*deployment_lines: str, apps: str | None = None) -> dict[str, Any]:
 
 def _cluster(doc: dict[str, Any]) -> dict[str, Any]:
     spec = doc["spec"]
-    found: dict[str, Any] = spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec["jobTemplate"]["rayClusterSpec"]
+    found: dict[str, Any] = (
+        spec.get("rayClusterConfig") or spec.get("rayClusterSpec") or spec["jobTemplate"]["rayClusterSpec"]
+    )
     return found
 
 
@@ -182,7 +184,9 @@ def test_gpus_granted_outside_the_limits_are_not_known() -> None:
 
 
 def test_placement_group_bundles_each_need_one_node() -> None:
-    doc = _service("ray_actor_options:", "  num_cpus: 1", "placement_group_bundles:", "  - CPU: 1", "  - CPU: 1", "    GPU: 1")
+    doc = _service(
+        "ray_actor_options:", "  num_cpus: 1", "placement_group_bundles:", "  - CPU: 1", "  - CPU: 1", "    GPU: 1"
+    )
     assert [(rule, path) for rule, _, path, _ in _found(doc)] == [
         ("serve-replica-infeasible", "spec.serveConfigV2.applications[0].deployments[0].placement_group_bundles[1]")
     ]
@@ -247,13 +251,17 @@ def _head_only(*deployment_lines: str, apps: str | None = None) -> dict[str, Any
         (("ray_actor_options:", "  num_cpus: 0", "  resources: {tpu_slice: 1}"), "tpu_slice 1"),
     ],
 )
-def test_a_head_only_service_whose_config_fixes_the_replicas_resources_is_critical(lines: tuple[str, ...], need: str) -> None:
+def test_a_head_only_service_whose_config_fixes_the_replicas_resources_is_critical(
+    lines: tuple[str, ...], need: str
+) -> None:
     # The config's ray_actor_options replace the code's whole (override_deployment_info): the spec proves it.
     found = _found(_head_only(*lines))
     assert [(rule, severity, path) for rule, severity, path, _ in found] == [
         ("serve-replica-infeasible", "critical", "spec.serveConfigV2.applications[0].deployments[0].ray_actor_options")
     ]
-    assert found[0][3].startswith(f"Serve deployment 'D' of application 'app' needs {need} per replica, which no group can ever host (groups that can have nodes: head;")
+    assert found[0][3].startswith(
+        f"Serve deployment 'D' of application 'app' needs {need} per replica, which no group can ever host (groups that can have nodes: head;"
+    )
 
 
 def test_a_head_only_service_whose_code_decides_the_replicas_resources_stays_high() -> None:
@@ -261,10 +269,15 @@ def test_a_head_only_service_whose_code_decides_the_replicas_resources_stays_hig
     # which may set num_cpus: 0. The spec does not prove the failure: high, the message says why.
     unlisted = _head_only(apps="applications:\n  - name: app\n    import_path: m:app\n")
     listed = _head_only("num_replicas: 2", "user_config: {a: 1}")
-    for doc, why in ((unlisted, "the config lists none of its deployments"), (listed, "the config gives 'D' no ray_actor_options")):
+    for doc, why in (
+        (unlisted, "the config lists none of its deployments"),
+        (listed, "the config gives 'D' no ray_actor_options"),
+    ):
         ((rule, severity, path, message),) = _found(doc)
         assert (rule, severity, path) == ("serve-cluster-no-cpu", "high", "spec.serveConfigV2.applications[0]")
-        assert message.endswith(f"(not certain: {why}, so Ray Serve keeps the options of the application's code, which the spec does not show)")
+        assert message.endswith(
+            f"(not certain: {why}, so Ray Serve keeps the options of the application's code, which the spec does not show)"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -340,7 +353,11 @@ def test_num_of_hosts_against_the_tpu_topology(
         assert found == []
         return
     [(rule, severity, path, message)] = found
-    assert (rule, severity, path) == ("tpu-hosts-topology-mismatch", "critical", "spec.rayClusterSpec.workerGroupSpecs[0].numOfHosts")
+    assert (rule, severity, path) == (
+        "tpu-hosts-topology-mismatch",
+        "critical",
+        "spec.rayClusterSpec.workerGroupSpecs[0].numOfHosts",
+    )
     assert f"the TPU topology {topology} has" in message and expected in message
 
 
@@ -391,7 +408,9 @@ def test_ray_override_resources_in_env_is_high_naming_it() -> None:
 
 def test_gpu_nodes_tolerated_without_a_gpu_request_is_high() -> None:
     doc = _service("ray_actor_options:", "  num_cpus: 1", "  num_gpus: 1")
-    _worker(doc)["template"]["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    _worker(doc)["template"]["spec"]["tolerations"] = [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
     [(rule_id, severity, _, message)] = _found(doc)
     assert (rule_id, severity) == ("serve-replica-infeasible", "high")
     assert "the Pod tolerates nvidia.com/gpu without requesting a GPU" in message

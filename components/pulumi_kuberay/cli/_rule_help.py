@@ -73,17 +73,21 @@ def target_words(target: Target) -> str:
     return f"environment {target.environment or 'not set'}, KubeRay {target.kuberay_version}"
 
 
-def severity_also(rule: Rule) -> str:
-    """`` (high: only the webhook, off here, refuses it)``: the other severities the rule's findings take where the
-    object or the target decides (``Rule.also``), as they say why, as docs/rules.md shows them; "" for none."""
-    return f" ({'; '.join(rule.also)})" if rule.also else ""
+def _with_also(text: str, rule: Rule) -> str:
+    """``text`` (a severity, maybe with its bracket) and the rule's other severities in one bracket, each reason once."""
+    also = [clause for clause in rule.also if clause not in text]
+    if not also:
+        return text
+    if text.endswith(")"):
+        return f"{text[:-1]}; {'; '.join(also)})"
+    return f"{text} ({'; '.join(also)})"
 
 
 def list_rules(target: Target | None = None) -> str:
     """Every rule with the severity in force for ``target`` (what a lint with the same settings reports; the
     default in brackets where it differs: ``rules.severity_in_force``), and the other severities its findings take
     where the object or the target decides, as they say why (``critical ... (high: only the webhook, off here,
-    refuses it)``: :func:`severity_also`)."""
+    refuses it)``: ``Rule.also``: :func:`_with_also`)."""
     target = (target or Target()).override(audience="cli")
     infos = all_rules()
     width = max(len(r.id) for r in infos)
@@ -91,9 +95,8 @@ def list_rules(target: Target | None = None) -> str:
     lines = [f"{'rule id':<{width}}  {'severity':<8}  {'category':<11}  title"]
     for r in infos:
         in_force = shown[r.id]
-        default = f" (default {r.severity})" if in_force.differs else ""
-        also = severity_also(r)
-        lines.append(f"{r.id:<{width}}  {in_force.severity or 'off':<8}  {r.category:<11}  {r.title}{default}{also}")
+        default = _with_also(f"(default {r.severity})" if in_force.differs else "", r).strip()
+        lines.append(f"{r.id:<{width}}  {in_force.severity or 'off':<8}  {r.category:<11}  {r.title} {default}".rstrip())
     docs = installed_docs()
     lines += [
         "",
@@ -128,7 +131,7 @@ def explain_rule(rule_id: str, target: Target | None = None) -> str:
     )
     parts = [
         f"{rule.id}: {rule.title}",
-        f"severity {in_force.text()}{severity_also(rule)} for {target_words(target)}; category {rule.category}, {rule.scope} rule on {looks_at(rule)}{mirrors}{applies}",
+        f"severity {_with_also(in_force.text(), rule)} for {target_words(target)}; category {rule.category}, {rule.scope} rule on {looks_at(rule)}{mirrors}{applies}",
         "",
         f"Why: {rule.rationale}",
         f"Fix: {rules.render_text(rule.fix, 'cli')}",

@@ -22,9 +22,9 @@ recorded on the loaded object: a pod template's refusals (``model._k8s_checks.po
 mistakes raise at once.
 """
 
-# Each kind's module defines its manifest class on KubeManifest (job.py: class RayJobManifest(KubeManifest[RayJobSpec]));
-# this module dispatches on ``kind`` and imports a kind's module the first time a document of that kind comes (one
-# way: the kinds never import this module), so a program of RayClusters never loads the RayJob, RayService/Serve and
+# Each kind's module defines its manifest class on KubeManifest (job.py: class RayJobManifest(KubeManifest[...])); this
+# module dispatches on ``kind`` and imports a kind's module the first time a document of that kind comes (one way:
+# the kinds never import this module), so a program of RayClusters never loads the RayJob, RayService/Serve and
 # RayCronJob models. register_kind plugs in another kind.
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ Pure: from a manifest dict to one :class:`Child` per distinct object the operato
 in-tree autoscaling, ``BuildAutoscalerContainer``), one Pod per worker group (``DefaultWorkerPodTemplate``: the
 ``wait-gcs-ready`` init container with the Ray container's image, security context, env and mounts; the replicas
 of a group are one shape), the head Service (``BuildServiceForHeadPod``; a RayJob's or RayService's own too,
-``BuildHeadServiceForRayJob``, ``BuildHeadServiceForRayService``), the Serve Service of a RayService or of a RayCluster annotated
-``ray.io/enable-serve-service`` (``BuildServeService``), the dashboard Ingress of ``enableIngress``
-(``BuildIngressForHeadService``), the headless Service of multi-host workers (``BuildHeadlessServiceForRayCluster``)
-and, for a RayJob in K8sJobMode, the submitter Job (``createNewK8sJob``, ``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
+``BuildHeadServiceForRayJob``, ``BuildHeadServiceForRayService``), the Serve Service of a RayService or of a
+RayCluster annotated ``ray.io/enable-serve-service`` (``BuildServeService``), the dashboard Ingress of
+``enableIngress`` (``BuildIngressForHeadService``), the headless Service of multi-host workers
+(``BuildHeadlessServiceForRayCluster``) and, for a RayJob in K8sJobMode, the submitter Job (``createNewK8sJob``,
+``GetSubmitterTemplate``). Names are the operator's: ``generateName`` as
 ``PodName`` builds it, a generated RayCluster name (``GenerateRayClusterName``) as the cluster's name for a
 RayJob, RayService or RayCronJob.
 
@@ -41,13 +42,19 @@ GENERATED_SUFFIX = "xxxxx"
 _REFERENCES = ("serviceAccountName", "serviceAccount", "priorityClassName", "runtimeClassName")
 _METRICS_PORT = {"name": names.METRICS_PORT_NAME, "containerPort": names.METRICS_PORT}
 _SUBMITTER_RESOURCES = {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+
+
 def _plain(resources: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON-ready copy of one of kuberay/names.py's read-only resource blocks."""
     return {k: dict(v) for k, v in resources.items()}
 
 
 #: The labels KubeRay gives every Pod it creates, beside the cluster, node type and group (``labelPod``).
-_POD_LABELS = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay", "app.kubernetes.io/created-by": "kuberay-operator"}
+_POD_LABELS = {
+    "ray.io/is-ray-node": "yes",
+    "app.kubernetes.io/name": "kuberay",
+    "app.kubernetes.io/created-by": "kuberay-operator",
+}
 _NOT_OVERRIDABLE = frozenset({"ray.io/node-type", "ray.io/group", names.RAY_CLUSTER_LABEL})
 
 
@@ -145,7 +152,9 @@ def _autoscaler(spec: Mapping[str, Any], image: Any) -> dict[str, Any]:
         "args": ["ray kuberay-autoscaler"],
     }
     given = options.get("resources")
-    container["resources"] = copy.deepcopy(given) if isinstance(given, dict) else _plain(names.AUTOSCALER_DEFAULT_RESOURCES)
+    container["resources"] = (
+        copy.deepcopy(given) if isinstance(given, dict) else _plain(names.AUTOSCALER_DEFAULT_RESOURCES)
+    )
     for key in ("env", "envFrom", "volumeMounts", "securityContext"):
         if options.get(key):
             container[key] = copy.deepcopy(options[key])
@@ -198,10 +207,16 @@ def _token_auth(container: dict[str, Any], cluster: str, auth: Mapping[str, Any]
         _add_mount(container, {"name": names.TOKEN_VOLUME, "mountPath": names.TOKEN_MOUNT_PATH, "readOnly": True})
     else:
         secret = paths.as_str(auth.get("secretName")) or _check_name(cluster)
-        _add_env(container, names.AUTH_TOKEN_ENV, valueFrom={"secretKeyRef": {"name": secret, "key": names.AUTH_TOKEN_SECRET_KEY}})
+        _add_env(
+            container,
+            names.AUTH_TOKEN_ENV,
+            valueFrom={"secretKeyRef": {"name": secret, "key": names.AUTH_TOKEN_SECRET_KEY}},
+        )
 
 
-def _gcs_fault_tolerance(ref: paths.ClusterSpecRef, role: str, spec: dict[str, Any], ray: dict[str, Any], cluster: str) -> dict[str, str]:
+def _gcs_fault_tolerance(
+    ref: paths.ClusterSpecRef, role: str, spec: dict[str, Any], ray: dict[str, Any], cluster: str
+) -> dict[str, str]:
     """``configureGCSFaultTolerance`` on one Pod template: the annotations it gives the Pod (the head says whether
     fault tolerance is on), and in place the env (the workers' reconnect timeout; the head's Redis address,
     credentials and storage namespace, or the RocksDB backend's env, volume and mount)."""
@@ -219,22 +234,37 @@ def _gcs_fault_tolerance(ref: paths.ClusterSpecRef, role: str, spec: dict[str, A
         storage = paths.as_dict(options.get("storage"))
         _add_env(ray, names.ROCKSDB_ENV_VARS[0], value="rocksdb")
         _add_env(ray, names.ROCKSDB_ENV_VARS[1], value=names.ROCKSDB_MOUNT_PATH)
-        mount = {"name": names.ROCKSDB_VOLUME, "mountPath": names.ROCKSDB_MOUNT_PATH, **({"subPath": storage["subPath"]} if storage.get("subPath") else {})}
+        mount = {
+            "name": names.ROCKSDB_VOLUME,
+            "mountPath": names.ROCKSDB_MOUNT_PATH,
+            **({"subPath": storage["subPath"]} if storage.get("subPath") else {}),
+        }
         ray["volumeMounts"] = [*paths.as_list(ray.get("volumeMounts")), mount]
         claim = paths.as_str(storage.get("claimName")) or f"{cluster}{names.GCS_PVC_SUFFIX}"
-        spec["volumes"] = [*paths.as_list(spec.get("volumes")), {"name": names.ROCKSDB_VOLUME, "persistentVolumeClaim": {"claimName": claim}}]
+        spec["volumes"] = [
+            *paths.as_list(spec.get("volumes")),
+            {"name": names.ROCKSDB_VOLUME, "persistentVolumeClaim": {"claimName": claim}},
+        ]
         return annotations
-    # configureRedisFT: the namespace is the cluster's UID unless named (a UID's shape stands in: not known before apply)
+    # configureRedisFT: the namespace is the cluster's UID unless named (a UID's shape stands in: unknown before apply)
     namespace = ref.annotations.get(names.EXTERNAL_STORAGE_NS_ANNOTATION) or "00000000-0000-0000-0000-000000000000"
-    namespace = str(paths.get(options, "externalStorageNamespace") or namespace) if options is not None else str(namespace)
+    namespace = (
+        str(paths.get(options, "externalStorageNamespace") or namespace) if options is not None else str(namespace)
+    )
     annotations[names.EXTERNAL_STORAGE_NS_ANNOTATION] = namespace
     _add_env(ray, names.EXTERNAL_STORAGE_NS_ENV, value=namespace)
     if options is not None:
-        ray["env"] = [*paths.as_list(ray.get("env")), {"name": names.REDIS_ADDRESS_ENV, "value": options.get("redisAddress")}]
+        ray["env"] = [
+            *paths.as_list(ray.get("env")),
+            {"name": names.REDIS_ADDRESS_ENV, "value": options.get("redisAddress")},
+        ]
         for key, env in (("redisUsername", "REDIS_USERNAME"), ("redisPassword", "REDIS_PASSWORD")):
             given = paths.as_dict(options.get(key))
             if key in options:
-                ray["env"] = [*ray["env"], {"name": env, **{k: copy.deepcopy(v) for k, v in given.items() if k in ("value", "valueFrom")}}]
+                ray["env"] = [
+                    *ray["env"],
+                    {"name": env, **{k: copy.deepcopy(v) for k, v in given.items() if k in ("value", "valueFrom")}},
+                ]
     else:
         password = paths.as_dict(paths.get(ref.spec, "headGroupSpec", "rayStartParams")).get("redis-password")
         if password is not None:
@@ -279,7 +309,10 @@ def _group_pod(ref: paths.ClusterSpecRef, group: paths.GroupRef, cluster: str, n
             if isinstance(init, dict) and init.get("name") == names.WAIT_GCS_READY_CONTAINER:
                 _token_auth(init, cluster, auth)
         if auth.get("enableK8sTokenAuth") is True:
-            _add_volume(spec, {"name": names.TOKEN_VOLUME, "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}})
+            _add_volume(
+                spec,
+                {"name": names.TOKEN_VOLUME, "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+            )
     spec["containers"] = containers
     metadata = copy.deepcopy(paths.as_dict(template.template.get("metadata")))
     metadata.pop("name", None)
@@ -350,7 +383,9 @@ def _head_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Ch
     return Child("Service", _collection(namespace, "Service"), body, path, "the head Service")
 
 
-def _owner_head_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+def _owner_head_service(
+    manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str
+) -> Child | None:
     """``BuildHeadServiceForRayService`` / ``BuildHeadServiceForRayJob``: the cluster's head Service
     (``BuildServiceForHeadPod``) named ``<rayservice>-head-svc`` / ``<rayjob>-head-svc``, its labels replaced by the
     owner's (the selector stays the cluster's)."""
@@ -379,7 +414,9 @@ def _serving_port(name: str) -> bool:
     return name == "serve" or name.startswith("serve-")
 
 
-def _serve_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
+def _serve_service(
+    manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: str, namespace: str
+) -> Child | None:
     """``BuildServeService``: a RayService's Serve Service (``<rayservice>-serve-svc``, or its ``serveService``
     completed), or a RayCluster's when annotated ``ray.io/enable-serve-service: "true"`` (``<cluster>-serve-svc``):
     the head's serving ports, selecting the cluster's Pods (a RayService's: those labelled ``ray.io/serve: "true"``).
@@ -399,7 +436,11 @@ def _serve_service(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, clust
         return None
     name = str(meta.get("name")) if is_service and not incremental else cluster
     ports = [{"name": port, "port": number} for port, number in sorted(found.items()) if _serving_port(port)]
-    labels = {names.ORIGINATED_FROM_CR_NAME_LABEL: name, names.ORIGINATED_FROM_CRD_LABEL: kind, names.SERVE_LABEL: f"{name}-serve"}
+    labels = {
+        names.ORIGINATED_FROM_CR_NAME_LABEL: name,
+        names.ORIGINATED_FROM_CRD_LABEL: kind,
+        names.SERVE_LABEL: f"{name}-serve",
+    }
     selector = {names.RAY_CLUSTER_LABEL: cluster, **({names.SERVE_LABEL: "true"} if is_service else {})}
     service_type = paths.as_str(head.spec.get("serviceType"))
     custom = paths.as_dict(spec.get("serveService")) if is_service and not incremental else {}
@@ -447,8 +488,15 @@ def _ingress(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: st
     annotations = {str(k): str(v) for k, v in given.items() if k != names.INGRESS_CLASS_ANNOTATION}
     options = paths.as_dict(head.spec.get("ingressOptions"))
     path = options.get("path") if isinstance(options.get("path"), str) else "/"
-    backend = {"service": {"name": names.head_service_name(cluster, ref.spec), "port": {"number": found.get("dashboard", names.DASHBOARD_PORT)}}}
-    rule: dict[str, Any] = {"http": {"paths": [{"path": path, "pathType": options.get("pathType") or "Prefix", "backend": backend}]}}
+    backend = {
+        "service": {
+            "name": names.head_service_name(cluster, ref.spec),
+            "port": {"number": found.get("dashboard", names.DASHBOARD_PORT)},
+        }
+    }
+    rule: dict[str, Any] = {
+        "http": {"paths": [{"path": path, "pathType": options.get("pathType") or "Prefix", "backend": backend}]}
+    }
     if options.get("host"):
         rule["host"] = options["host"]
     labels = {
@@ -457,7 +505,11 @@ def _ingress(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: st
         "app.kubernetes.io/name": "kuberay",
         "app.kubernetes.io/created-by": "kuberay-operator",
     }
-    metadata: dict[str, Any] = {"name": _check_name(f"{cluster}-head-ingress"), "namespace": namespace, "labels": labels}
+    metadata: dict[str, Any] = {
+        "name": _check_name(f"{cluster}-head-ingress"),
+        "namespace": namespace,
+        "labels": labels,
+    }
     if annotations:
         metadata["annotations"] = annotations
     ingress_spec: dict[str, Any] = {"rules": [rule]}
@@ -467,7 +519,9 @@ def _ingress(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, cluster: st
     if ingress_class is not None:
         ingress_spec["ingressClassName"] = str(ingress_class)
     body = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": metadata, "spec": ingress_spec}
-    return Child("Ingress", _collection(namespace, "Ingress"), body, f"{head.path}.enableIngress", "the dashboard Ingress")
+    return Child(
+        "Ingress", _collection(namespace, "Ingress"), body, f"{head.path}.enableIngress", "the dashboard Ingress"
+    )
 
 
 def _headless_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -> Child | None:
@@ -479,7 +533,11 @@ def _headless_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -
     body = {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": f"{cluster}{names.HEADLESS_SERVICE_SUFFIX}", "namespace": namespace, "labels": {names.HEADLESS_WORKER_SERVICE_LABEL: cluster}},
+        "metadata": {
+            "name": f"{cluster}{names.HEADLESS_SERVICE_SUFFIX}",
+            "namespace": namespace,
+            "labels": {names.HEADLESS_WORKER_SERVICE_LABEL: cluster},
+        },
         "spec": {
             "clusterIP": "None",
             "selector": {names.RAY_CLUSTER_LABEL: cluster, "ray.io/node-type": "worker"},
@@ -487,7 +545,13 @@ def _headless_service(ref: paths.ClusterSpecRef, cluster: str, namespace: str) -
             "publishNotReadyAddresses": True,
         },
     }
-    return Child("Service", _collection(namespace, "Service"), body, f"{multi[0].path}.numOfHosts", "the headless Service of the multi-host workers")
+    return Child(
+        "Service",
+        _collection(namespace, "Service"),
+        body,
+        f"{multi[0].path}.numOfHosts",
+        "the headless Service of the multi-host workers",
+    )
 
 
 def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, namespace: str) -> Child | None:
@@ -508,15 +572,22 @@ def _submitter_job(manifest: Mapping[str, Any], ref: paths.ClusterSpecRef, names
         head = paths.head_group(ref)
         ray = paths.ray_container(paths.group_template(head)) if head is not None else None
         image = (ray[1] if ray else {}).get("image")
-        container = {"name": names.SUBMITTER_CONTAINER, "image": image, "resources": copy.deepcopy(_SUBMITTER_RESOURCES)}
+        container = {
+            "name": names.SUBMITTER_CONTAINER,
+            "image": image,
+            "resources": copy.deepcopy(_SUBMITTER_RESOURCES),
+        }
         template = {"spec": {"containers": [container], "restartPolicy": "Never"}}
         path = prefix
     auth = paths.as_dict(ref.spec.get("authOptions"))
     submitter = paths.as_list(paths.get(template, "spec", "containers"))
     if auth.get("mode") == "token" and submitter and isinstance(submitter[0], dict):  # configureSubmitterContainer
         _token_auth(submitter[0], _cluster_name(manifest), auth)
-    created = {names.ORIGINATED_FROM_CR_NAME_LABEL: job_name, names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
-               "app.kubernetes.io/created-by": "kuberay-operator"}
+    created = {
+        names.ORIGINATED_FROM_CR_NAME_LABEL: job_name,
+        names.ORIGINATED_FROM_CRD_LABEL: "RayJob",
+        "app.kubernetes.io/created-by": "kuberay-operator",
+    }
     metadata = paths.as_dict(template.setdefault("metadata", {}))
     metadata["labels"] = {**paths.as_dict(metadata.get("labels")), **created}
     template["metadata"] = metadata
@@ -549,8 +620,12 @@ def children(manifest: Mapping[str, Any], namespace: str) -> tuple[Child, ...]:
             pod = _group_pod(ref, group, cluster, namespace)
             if pod is not None:
                 out.append(pod)
-        services = [_head_service(ref, cluster, namespace), _serve_service(manifest, ref, cluster, namespace),
-                    _ingress(manifest, ref, cluster, namespace), _headless_service(ref, cluster, namespace)]
+        services = [
+            _head_service(ref, cluster, namespace),
+            _serve_service(manifest, ref, cluster, namespace),
+            _ingress(manifest, ref, cluster, namespace),
+            _headless_service(ref, cluster, namespace),
+        ]
         if manifest.get("kind") != "RayCluster":
             services.insert(1, _owner_head_service(manifest, ref, cluster, namespace))
         out += [child for child in services if child is not None]

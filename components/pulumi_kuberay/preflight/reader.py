@@ -83,11 +83,13 @@ def _secret_keys(body: dict[str, Any]) -> dict[str, Any]:
     items = []
     for item in body.get("items") or []:
         if isinstance(item, dict):
-            items.append({
-                "metadata": {k: v for k, v in (item.get("metadata") or {}).items() if k in ("name", "namespace")},
-                "data": dict.fromkeys(item.get("data") or {}, ""),
-                "stringData": dict.fromkeys(item.get("stringData") or {}, ""),
-            })
+            items.append(
+                {
+                    "metadata": {k: v for k, v in (item.get("metadata") or {}).items() if k in ("name", "namespace")},
+                    "data": dict.fromkeys(item.get("data") or {}, ""),
+                    "stringData": dict.fromkeys(item.get("stringData") or {}, ""),
+                }
+            )
     return {"items": items}
 
 
@@ -117,8 +119,9 @@ class SnapshotReader:
     def dry_runs(self) -> DryRuns:
         """The dry runs of this run (a preview, a lint run): their verdicts, notes and requests."""
         if self._dry_runs is None:
-            self._dry_runs = DryRuns(self.client, source=self.source, deadline=self.deadline,
-                                     spent_before=lambda: self.reading)
+            self._dry_runs = DryRuns(
+                self.client, source=self.source, deadline=self.deadline, spent_before=lambda: self.reading
+            )
         return self._dry_runs
 
     def judge_children(self, snapshot: ClusterSnapshot, manifest: Mapping[str, Any], namespace: str) -> ClusterSnapshot:
@@ -129,7 +132,9 @@ class SnapshotReader:
         made = children(manifest, namespace)
         asked = runs.judge(made)
         verdicts: dict[str, AdmissionVerdict] = {}
-        for child in made:  # children of one field path (the head's Services): a refusal is never hidden by another's acceptance
+        for child in (
+            made
+        ):  # children of one field path (the head's Services): a refusal is never hidden by another's acceptance
             verdict = asked.get(child.key)
             held = verdicts.get(child.path)
             if verdict is not None and (held is None or (verdict.refused and not held.refused)):
@@ -184,7 +189,9 @@ class SnapshotReader:
                     body = self._get(key, ON_DEMAND[key])
                     self._lists[key] = (body is not None) if key == "cert-manager" else body
             if self._lists.get("nodes") is None and self._lists.get("namespaces") is None:
-                raise _Unreachable(f"{self.source} refuses to list nodes and namespaces ({self._unread.get('nodes', 'no access')}); bind the read-only ClusterRole of docs/preflight.md")
+                raise _Unreachable(
+                    f"{self.source} refuses to list nodes and namespaces ({self._unread.get('nodes', 'no access')}); bind the read-only ClusterRole of docs/preflight.md"
+                )
             for kind, api in NAMESPACED_KINDS.items():
                 for namespace in (None,) if wanted is None else wanted:
                     if (kind, namespace) in self._namespaced:
@@ -197,9 +204,11 @@ class SnapshotReader:
         lists: dict[str, Any] = {}
         for kind in NAMESPACED_KINDS:
             parts = [self._namespaced.get((kind, ns)) for ns in ((None,) if wanted is None else wanted)]
-            lists[kind] = None if any(p is None for p in parts) else {
-                "items": [item for part in parts for item in (part or {}).get("items") or []]
-            }
+            lists[kind] = (
+                None
+                if any(p is None for p in parts)
+                else {"items": [item for part in parts for item in (part or {}).get("items") or []]}
+            )
         existing = None
         if self._lists.get("namespaces") is not None:
             names = {str((i.get("metadata") or {}).get("name")) for i in self._lists["namespaces"].get("items") or []}
@@ -234,8 +243,9 @@ class _Unreachable(Exception):
 _READERS: dict[tuple[str, str | None], SnapshotReader | Skipped] = {}
 
 
-def reader_for(kubeconfig: str | None = None, context: str | None = None, *, deadline: float = 20.0,
-               cached: bool = True) -> SnapshotReader | Skipped:
+def reader_for(
+    kubeconfig: str | None = None, context: str | None = None, *, deadline: float = 20.0, cached: bool = True
+) -> SnapshotReader | Skipped:
     """The reader of the cluster the kubeconfig names (``kubeconfig``: a path or the document, else
     ``$KUBECONFIG``, else ``~/.kube/config``), shared by every caller of this process, or why there is none."""
     found = find_kubeconfig(kubeconfig)
@@ -251,8 +261,9 @@ def reader_for(kubeconfig: str | None = None, context: str | None = None, *, dea
     else:
         client.timeout = min(client.timeout, deadline)
         client.headers["User-Agent"] = "pulumi-kuberay-preflight"
-        made = SnapshotReader(client, source=client.server + (f" (context {context})" if context else ""),
-                              deadline=deadline)
+        made = SnapshotReader(
+            client, source=client.server + (f" (context {context})" if context else ""), deadline=deadline
+        )
     if cached:
         _READERS[key] = made
     return made

@@ -26,8 +26,7 @@ from pulumi_kuberay.kuberay.paths import (
     placeholder_note,
     pod_templates,
 )
-from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, render_scalar
-from pulumi_kuberay.model._k8s_checks import pod_refusals
+from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, pod_refusals, render_scalar
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.model.serve import ray_serve_ignores
 
