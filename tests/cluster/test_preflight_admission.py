@@ -138,7 +138,8 @@ def _team_label_policy(namespace: str) -> list[dict[str, Any]]:
     ]
 
 
-def _lint(cluster: LocalCluster, manifest: Path) -> tuple[list[dict[str, Any]], str, float]:
+def _lint(kubeconfig: Path, manifest: Path) -> tuple[list[dict[str, Any]], str, float]:
+    """``kuberay-lint --cluster`` of ``manifest`` against ``kubeconfig``: its JSON findings, stderr and how long it took."""
     started = time.monotonic()
     run = subprocess.run(
         [
@@ -147,7 +148,7 @@ def _lint(cluster: LocalCluster, manifest: Path) -> tuple[list[dict[str, Any]], 
             "pulumi_kuberay.cli.lint",
             "--cluster",
             "--kubeconfig",
-            str(cluster.kubeconfig),
+            str(kubeconfig),
             str(manifest),
             "--format",
             "json",
@@ -279,7 +280,7 @@ def _judged_then_applied(local_cluster: LocalCluster, namespace: str, tmp_path: 
     for obj, expected in ((refused, refused_paths), (accepted, set())):
         manifest = tmp_path / f"{obj['metadata']['name']}.yaml"
         manifest.write_text(yaml.safe_dump(obj))
-        findings, stderr, took = _lint(local_cluster, manifest)
+        findings, stderr, took = _lint(local_cluster.kubeconfig, manifest)
         mine = [f for f in findings if f["rule_id"] == RULE]
         assert {f["path"] for f in mine} == expected, (case, obj["metadata"]["name"], mine, stderr)
         assert all(f["severity"] == "critical" and word in f["message"] for f in mine), mine
@@ -331,26 +332,11 @@ def _kubeconfig(server: LocalApiServer, user: dict[str, str], path: Path) -> Pat
 
 
 def _lint_with(kubeconfig: Path, obj: dict[str, Any], work: Path) -> tuple[list[dict[str, Any]], str]:
+    """The findings of this module's rule on ``obj`` (written to ``work``) by ``kuberay-lint --cluster``, and stderr."""
     manifest = work / f"{obj['metadata']['namespace']}-{obj['metadata']['name']}.yaml"
     manifest.write_text(yaml.safe_dump(obj))
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pulumi_kuberay.cli.lint",
-            "--cluster",
-            "--kubeconfig",
-            str(kubeconfig),
-            str(manifest),
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stderr
-    return [f for f in json.loads(run.stdout)["findings"] if f["rule_id"] == RULE], run.stderr
+    findings, stderr, _ = _lint(kubeconfig, manifest)
+    return [f for f in findings if f["rule_id"] == RULE], stderr
 
 
 def _upstream_samples_refused(kubeconfig: Path, namespace: str) -> list[str]:

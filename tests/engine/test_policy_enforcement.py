@@ -37,6 +37,16 @@ def _violations(run: Run) -> dict[tuple[str, str], set[str]]:
     return found
 
 
+def assert_prod_levels(run: Run) -> None:
+    """The noncompliant program's preview under the prod pack config failed, with each rule at its prod level."""
+    assert run.returncode != 0, run.describe()
+    found = _violations(run)
+    for key in MANDATORY_IN_PROD:
+        assert found.get(key) == {"mandatory"}, f"{key}: {found.get(key)}\n{run.describe()}"
+    for key in ADVISORY_IN_PROD:
+        assert found.get(key) == {"advisory"}, f"{key}: {found.get(key)}\n{run.describe()}"
+
+
 @pytest.fixture(scope="module")
 def noncompliant(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> Workspace:
     # Same depth as in the repository, so the program's `virtualenv: ../../../.venv` reaches the .venv symlink.
@@ -50,12 +60,7 @@ def noncompliant(tmp_path_factory: pytest.TempPathFactory, pulumi_cli: str) -> W
 
 def test_prod_policy_config_blocks_the_mandatory_violations(noncompliant: Workspace) -> None:
     run = noncompliant.pulumi("preview", "--stack", "ci", *policy_args(Path(noncompliant.state).parent, "prod"))
-    assert run.returncode != 0, run.describe()
-    found = _violations(run)
-    for key in MANDATORY_IN_PROD:
-        assert found.get(key) == {"mandatory"}, f"{key}: {found.get(key)}\n{run.describe()}"
-    for key in ADVISORY_IN_PROD:
-        assert found.get(key) == {"advisory"}, f"{key}: {found.get(key)}\n{run.describe()}"
+    assert_prod_levels(run)
     assert "Traceback" not in run.output
     assert not (noncompliant.cwd / "rendered").exists()
 
