@@ -110,7 +110,7 @@ def test_a_node_source_that_could_add_the_node_makes_it_a_warning(
         found = [w for w in mocks.log.warnings if w.startswith("[preflight-group-never-placed]")]
         assert len(found) == 1, mocks.log.warnings
         assert found[0].startswith("[preflight-group-never-placed] medium at spec.workerGroupSpecs[0]: ")
-        assert "Karpenter NodePool 'gpu' could add one: not critical" in found[0]
+        assert "Karpenter NodePool 'gpu' could add one: the Pods wait for that node (medium, not critical: a node source can add a node that takes them)" in found[0]
         assert [r.typ for r in mocks.created()] == ["kuberay:index:RayCluster", "kubernetes:ray.io/v1:RayCluster"]
 
     return after_settling(check, comp.urn, comp.resource.urn)

@@ -57,4 +57,4 @@ def test_a_gpu_group_that_can_never_be_placed_fails_the_preview(
     assert preview.returncode == 0, preview.describe()
     output = " ".join(preview.output.split())
     assert "[preflight-group-never-placed] medium at spec.workerGroupSpecs[0]" in output, preview.describe()
-    assert "cluster-autoscaler node group 'a100-pool' could add one: not critical" in output
+    assert "cluster-autoscaler node group 'a100-pool' could add one: the Pods wait for that node (medium, not critical: a node source can add a node that takes them)" in output

@@ -16,8 +16,6 @@ from pulumi_kuberay.rules._engine import _REGISTRY, declare
 
 RULES_DIR = Path(rules.__file__).resolve().parent
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-#: Modules whose reasons are not named yet: their checks build the reason at run time (not a constant here).
-NOT_NAMED_YET = {"feasibility", "preflight"}
 
 
 def _whys(module: str) -> set[str]:
@@ -40,7 +38,7 @@ def _whys(module: str) -> set[str]:
 
 
 def test_every_reason_a_check_gives_for_another_severity_is_named_by_its_rule() -> None:
-    modules = {rule.module for rule in rules.RULES.values()} - NOT_NAMED_YET
+    modules = {rule.module for rule in rules.RULES.values()}
     unnamed = []
     for module in sorted(modules):
         named = {why for rule in rules.RULES.values() if rule.module == module for why in rule.also}
@@ -93,3 +91,25 @@ def test_also_must_name_another_severity() -> None:
             also=("critical: the same",),
         )
     assert "x-also-same-severity" not in _REGISTRY
+
+
+def test_the_preflight_and_feasibility_rules_list_the_severities_their_findings_take() -> None:
+    """The runtime reasons of the preflight's rules are constants named by ``also`` (the listing and the finding
+    agree); the feasibility rules' high findings name the group, and the listing says what makes them high."""
+    never_placed = rules.get_rule("preflight-group-never-placed")
+    assert never_placed.also == (
+        "medium, not critical: a node source can add a node that takes them",
+        "medium, not critical: a node the preflight cannot see may take them",
+    )
+    assert "medium" in never_placed.proof and ": high" not in never_placed.proof
+    assert rules.get_rule("preflight-upgrade-does-not-fit").also[0].startswith("critical: the quota refuses")
+    assert rules.get_rule("preflight-reference-missing").also == (
+        "high: unless this stack creates it",
+        "medium: the Pods are still created without it",
+    )
+    for rule_id in ("serve-replica-infeasible", "rayjob-entrypoint-infeasible"):
+        assert rules.get_rule(rule_id).also == (
+            "high, not certain: a group may offer it if Ray detects on its node what KubeRay does not pass to ray start",
+        )
+        line = next(line for line in _rule_help.list_rules().splitlines() if line.startswith(f"{rule_id} "))
+        assert line.split()[1] == "critical" and "(high, not certain: a group may offer it" in line

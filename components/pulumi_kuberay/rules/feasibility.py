@@ -66,6 +66,10 @@ def _infeasible(need: dict[str, float], offers: tuple[Offer, ...]) -> bool:
     return any(amount > 0 for amount in need.values()) and not any(fits(need, offer) for offer in offers)
 
 
+#: What the listing says of the high findings of the rules below (the finding itself names the group and the reason).
+_MAY_BE_DETECTED = "high, not certain: a group may offer it if Ray detects on its node what KubeRay does not pass to ray start"
+
+
 def _uncertainty(need: dict[str, float], offers: Sequence[Offer]) -> str | None:
     """Why an infeasible ``need`` may still be placed: a group that would host it if Ray detected on its node what
     KubeRay does not pass to ``ray start`` (``Offer.detected``); None when nothing can (the failure is certain)."""
@@ -144,6 +148,7 @@ declare(
     proof="no group that can have a node offers one replica's resources, counting what KubeRay passes to ray start (rayStartParams, group resources, the Ray container's limits); not certain, so high with the reason, where Ray may detect more on the node itself (a device KubeRay does not translate, RAY_OVERRIDE_RESOURCES, GPU nodes tolerated without a request); not judged where a container runs its own ray start or a value is known only at apply",
     fix="Lower the deployment's ray_actor_options, or give a worker group (maxReplicas > 0) the resources it needs: container limits (cpu, memory, nvidia.com/gpu) or rayStartParams/resources for custom resources.",
     check=_check_serve_replicas,
+    also=(_MAY_BE_DETECTED,),
     compliant=example_service(serveConfigV2=_SERVE_FITS),
     violating=example_service(serveConfigV2=_serve_config("ray_actor_options:", "  num_cpus: 1", "  num_gpus: 1")),
     violating_path=f"{BASE}.applications[0].deployments[0].ray_actor_options",
@@ -273,6 +278,7 @@ declare(
     proof="no group of the job's own cluster offers the entrypoint's resources, counting what KubeRay passes to ray start; high with the reason where Ray may detect more on the node (as serve-replica-infeasible); a job on a selected cluster is not judged",
     fix="Lower the entrypoint's resources, or give a group (maxReplicas > 0) what the entrypoint needs: container limits (cpu, nvidia.com/gpu) or rayStartParams/resources for custom resources.",
     check=_check_entrypoint,
+    also=(_MAY_BE_DETECTED,),
     compliant=example_job(entrypointNumCpus=1),
     violating=example_job(entrypointNumGpus=1),
     violating_path="spec.entrypointNumGpus",

@@ -63,6 +63,15 @@ def _sources_text(sources: Any) -> str:
     return ", ".join(source.describe() for source in sources)
 
 
+#: Why a finding of these rules is not at the rule's severity (one clause: the listing's ``also`` and the finding's end).
+_NODE_SOURCE_ADDS = "medium, not critical: a node source can add a node that takes them"
+_UNSEEN_NODES = "medium, not critical: a node the preflight cannot see may take them"
+_QUOTA_REFUSES = "critical: the quota refuses the second cluster's Pods, so the upgrade never completes"
+_ROOM_MADE_LATER = "medium: a node source can add the nodes"
+_STARTS_WITHOUT = "medium: the Pods are still created without it"
+_STACK_MAY_CREATE = "high: unless this stack creates it"
+
+
 def _check_never_placed(subject: PreflightSubject, ctx: Context) -> Iterator[Violation]:
     cluster = subject.cluster
     if subject.manifest.get("kind") == "RayCronJob" and paths.get(subject.manifest, "spec", "suspend") is True:
@@ -79,18 +88,20 @@ def _check_never_placed(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
         where = f"{len(cluster.nodes or ())} node(s) of {cluster.source}"
         if verdict.sources:
             yield Violation(
-                f"{pod.label()}: no node of {cluster.source} takes its Pods (requests {requests}; {compared}), but {_sources_text(verdict.sources)} could add one: not critical, the Pods wait for that node",
+                f"{pod.label()}: no node of {cluster.source} takes its Pods (requests {requests}; {compared}), but {_sources_text(verdict.sources)} could add one: the Pods wait for that node",
                 pod.path,
                 severity="medium",
+                severity_why=_NODE_SOURCE_ADDS,
             )
             continue
         clouds = cluster.cloud_pools()
         if clouds or not cluster.nodes:
             why = f"the cloud's node pools ({_sources_text(clouds[:3])}) may add a pool or a node the preflight cannot see" if clouds else "the cluster has no nodes: an autoscaler the preflight cannot see may add some"
             yield Violation(
-                f"{pod.label()}: no node of {cluster.source} takes its Pods (requests {requests}; {compared}); {why}: not critical",
+                f"{pod.label()}: no node of {cluster.source} takes its Pods (requests {requests}; {compared}); {why}",
                 pod.path,
                 severity="medium",
+                severity_why=_UNSEEN_NODES,
             )
             continue
         yield Violation(
@@ -108,7 +119,7 @@ def _jointly(placements: list[Any], cluster: ClusterSnapshot) -> Iterator[Violat
         text = f"{verdict.pod.label()}: its Pods at start can each go to a node but not all together: with {', '.join(members)} they need more than the nodes that take them ({nodes}) have in all, even empty ({numbers}): some stay Pending"
         sources = cluster.node_sources or cluster.cloud_pools()
         if sources:
-            yield Violation(f"{text}; {_sources_text(sources)} could add nodes: not critical", verdict.pod.path, severity="medium")
+            yield Violation(f"{text}; {_sources_text(sources)} could add nodes", verdict.pod.path, severity="medium", severity_why=_NODE_SOURCE_ADDS)
         else:
             yield Violation(text, verdict.pod.path)
 
@@ -155,9 +166,10 @@ declare(
     scope="preflight",
     kinds=ALL_KINDS,
     rationale="The operator creates the Pods and the scheduler leaves them Pending for good when no node has the allocatable for their requests (the autoscaler sidecar included), the labels of their nodeSelector or required node affinity, or tolerations for its taints (GPU nodes are usually tainted); nothing says so until someone reads the FailedScheduling events. Where a node source could add a fitting node the finding is medium and names it.",
-    proof="no node the preflight read can ever hold the group's Pods (allocatable, selectors, affinity, taints); where a node source (Karpenter, the cluster autoscaler, a managed node pool) could add a fitting node: high",
+    proof="no node the preflight read can ever hold the group's Pods (allocatable, selectors, affinity, taints); where a node source (Karpenter, the cluster autoscaler, a managed node pool) could add a fitting node, or nodes the preflight cannot see may exist: medium",
     fix="Make the group fit a node that exists (smaller requests, a nodeSelector and tolerations matching a node pool's labels and taints), or add a node pool, a Karpenter NodePool or a cluster-autoscaler node group that can provide such a node.",
     check=_check_never_placed,
+    also=(_NODE_SOURCE_ADDS, _UNSEEN_NODES),
     compliant=(example(_gpu_cluster), _snapshot(*_CPU_NODES, _GPU_NODE)),
     violating=(example(_gpu_cluster), _snapshot(*_CPU_NODES)),
     fixed=(example(_gpu_cluster), _snapshot(*_CPU_NODES, _GPU_NODE)),
@@ -315,6 +327,7 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
                     f"the {plan.action} upgrade's second cluster needs {key} {show(_resource(key), amount)} while the old one runs, and ResourceQuota {quota.name!r} has {show(_resource(key), left)} left: the upgrade never completes (the new cluster's Pods are refused)",
                     "spec",
                     severity="critical",
+                    severity_why=_QUOTA_REFUSES,
                 )
                 return
     if subject.cluster.nodes is None:
@@ -327,11 +340,11 @@ def _check_upgrade_fits(subject: PreflightSubject, ctx: Context) -> Iterator[Vio
         sources = subject.cluster.node_sources or subject.cluster.cloud_pools()
         tail = f"; {_sources_text(sources)} could add nodes" if sources else "; no node source could add nodes"
         text = ", ".join(f"{key} {show(key if key != 'GPUs' else 'gpu', amount)} (free {show(key, free.get(key, Fraction(0)))})" for key, amount in short)
-        severity: Severity = "medium" if sources else "high"
         yield Violation(
             f"the {plan.action} upgrade's second cluster needs {text} beside the old one, more than the nodes have free{tail}: the upgrade waits until room is made",
             "spec",
-            severity=severity,
+            severity="medium" if sources else None,
+            severity_why=_ROOM_MADE_LATER if sources else None,
         )
 
 
@@ -359,6 +372,7 @@ declare(
     rationale="A NewCluster (or incremental) upgrade runs a second RayCluster beside the old one until the new one serves; the change plan says what it needs ('extra while both clusters run'). When the namespace's quota cannot hold it the upgrade never completes (critical); when the nodes have not that much free it waits for room (high, medium where a node source could add nodes).",
     fix="Make room (free nodes or a node pool that scales), raise the quota, or upgrade in place where the change allows it.",
     check=_check_upgrade_fits,
+    also=(_QUOTA_REFUSES, _ROOM_MADE_LATER),
     compliant=(example_service(), _snapshot(*_CPU_NODES), example_service()),
     violating=(_bigger_service(example_service()), _busy_nodes(), example_service()),
     fixed=(example_service(), _snapshot(*_CPU_NODES), example_service()),
@@ -385,9 +399,9 @@ def _check_references(subject: PreflightSubject, ctx: Context) -> Iterator[Viola
         severity: Severity | None = None
         why = None
         if not missing.blocking:
-            severity, why = "medium", "medium: the Pods are still created without it"
+            severity, why = "medium", _STARTS_WITHOUT
         elif created is None:
-            severity, why = "high", "high: unless this stack creates it"
+            severity, why = "high", _STACK_MAY_CREATE
         yield Violation(message, ref.path, severity=severity, severity_why=why)
 
 
@@ -411,6 +425,7 @@ declare(
     proof="the object a Pod names is not in the namespace read; where the stack itself may create it: high",
     fix="Create the object (and the key) in the object's namespace before the Ray object, fix the name, or mark an env or volume reference optional where the workload can run without it.",
     check=_check_references,
+    also=(_STACK_MAY_CREATE, _STARTS_WITHOUT),
     compliant=(example(_with_secret), _snapshot(*_CPU_NODES, secrets=[_SECRET], serviceaccounts=[_ACCOUNT])),
     violating=(example(_with_secret), _snapshot(*_CPU_NODES, serviceaccounts=[_ACCOUNT])),
     fixed=(example(_with_secret), _snapshot(*_CPU_NODES, secrets=[_SECRET], serviceaccounts=[_ACCOUNT])),
