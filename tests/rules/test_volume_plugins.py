@@ -98,6 +98,10 @@ def test_in_tree_plugins(volume: JsonDict, suffix: str | None, words: str) -> No
         ({"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"containerName": "ray-worker", "resource": "limits.cpu"}}]}}, [], ""),
         ({"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu"}}]}}, ["downwardAPI.items[0].resourceFieldRef.containerName"], "needs a containerName"),
         ({"downwardAPI": {"items": [{"path": "g", "resourceFieldRef": {"containerName": "c", "resource": "limits.gpu"}}]}}, ["downwardAPI.items[0].resourceFieldRef.resource"], "'limits.gpu' is not one of"),
+        ({"downwardAPI": {"items": [{"path": "m", "resourceFieldRef": {"containerName": "c", "resource": "limits.memory", "divisor": "1Mi"}}]}}, [], ""),
+        ({"downwardAPI": {"items": [{"path": "c", "resourceFieldRef": {"containerName": "c", "resource": "requests.cpu", "divisor": "1000m"}}]}}, [], ""),  # written back as 1
+        ({"downwardAPI": {"items": [{"path": "c", "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "2"}}]}}, ["downwardAPI.items[0].resourceFieldRef.divisor"], "divisor '2' of limits.cpu is not one of 1m, 1"),
+        ({"downwardAPI": {"items": [{"path": "m", "resourceFieldRef": {"containerName": "c", "resource": "limits.memory", "divisor": "1024"}}]}}, ["downwardAPI.items[0].resourceFieldRef.divisor"], "is not one of 1, 1k"),
         ({"projected": {"sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}}, {"configMap": {"name": "c"}}]}}, [], ""),
         ({"projected": {"sources": [{"secret": {"name": "s"}, "configMap": {"name": "c"}}]}}, ["projected.sources[0]"], "this one 2"),
         ({"projected": {"sources": [{"secret": {}}]}}, ["projected.sources[0].secret.name"], "a projected secret has no name"),

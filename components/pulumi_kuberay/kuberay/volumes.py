@@ -76,6 +76,13 @@ DOWNWARD_API_VOLUME_FIELD_PATHS = frozenset(
 DOWNWARD_API_SUBSCRIPTED_PATHS = ("metadata.annotations", "metadata.labels")
 DOWNWARD_API_VERSIONS = ("v1",)
 
+#: validateContainerResourceDivisor: the divisors (as the API server writes them back) a resourceFieldRef may give,
+#: by the resource's kind (cpu; memory, ephemeral-storage and hugepages-<size> share theirs).
+_BYTE_DIVISORS = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
+RESOURCE_FIELD_DIVISORS: Mapping[str, tuple[str, ...]] = {
+    "cpu": ("1m", "1"), "memory": _BYTE_DIVISORS, "ephemeral-storage": _BYTE_DIVISORS, "hugepages-": _BYTE_DIVISORS,
+}  # fmt: skip
+
 #: validateProjectionSources: a projected serviceAccountToken's expirationSeconds (the API server defaults it to
 #: 3600) at least 10 minutes and at most 2^32 seconds.
 PROJECTED_TOKEN_MIN_SECONDS = 600
@@ -98,6 +105,7 @@ __all__ = [
     "PROJECTED_TOKEN_MAX_SECONDS",
     "PROJECTED_TOKEN_MIN_SECONDS",
     "QUOBYTE_TENANT_MAX",
+    "RESOURCE_FIELD_DIVISORS",
     "VOLUME_PLUGIN_INDEX_FIELDS",
     "VOLUME_PLUGIN_REQUIRED_FIELDS",
     "VOLUME_PLUGIN_SECRET_REFS",

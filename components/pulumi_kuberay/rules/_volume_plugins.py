@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown
+from pulumi_kuberay.kuberay.quantity import QuantityError, marshal
 from pulumi_kuberay.kuberay.volumes import (
     AZURE_BLOB_DISK_URI_PREFIX,
     AZURE_DISK_CACHING_MODES,
@@ -29,6 +30,7 @@ from pulumi_kuberay.kuberay.volumes import (
     PROJECTED_TOKEN_MAX_SECONDS,
     PROJECTED_TOKEN_MIN_SECONDS,
     QUOBYTE_TENANT_MAX,
+    RESOURCE_FIELD_DIVISORS,
     VOLUME_PLUGIN_INDEX_FIELDS,
     VOLUME_PLUGIN_REQUIRED_FIELDS,
     VOLUME_PLUGIN_SECRET_REFS,
@@ -269,6 +271,24 @@ def downward_item_problems(at: str, item: Doc) -> Iterator[Problem]:
             yield f"{at}.resourceFieldRef.resource", "resourceFieldRef has no resource (validateContainerResourceFieldSelector)"
         elif resource is not None and resource not in _RESOURCE_FIELD_PATHS and not resource.startswith(_HUGEPAGES):
             yield f"{at}.resourceFieldRef.resource", f"resource {resource!r} is not one of {', '.join(sorted(_RESOURCE_FIELD_PATHS))} or hugepages-<size> (validateContainerResourceFieldSelector)"
+        problem = _divisor_problem(resource, resources.get("divisor"))
+        if problem:
+            yield f"{at}.resourceFieldRef.divisor", problem
+
+
+def _divisor_problem(resource: str | None, divisor: Any) -> str | None:
+    """validateContainerResourceDivisor: a divisor the resource's kind allows (an unset or zero one is not judged)."""
+    if resource is None or divisor is None or is_unknown(divisor):
+        return None
+    kind = resource.partition(".")[2]
+    allowed = RESOURCE_FIELD_DIVISORS.get("hugepages-" if kind.startswith("hugepages-") else kind)
+    try:
+        written = marshal(divisor)
+    except QuantityError:
+        return None  # not a quantity: the CRD's int-or-string pattern refuses it first
+    if allowed is None or written == "0" or written in allowed:
+        return None
+    return f"divisor {divisor!r} of {resource} is not one of {', '.join(allowed)} (validateContainerResourceDivisor)"
 
 
 # --------------------------------------------------------------------------------------------------
