@@ -148,3 +148,13 @@ def test_claim_template_spec(volume: JsonDict, suffix: str | None, words: str) -
     spec = "ephemeral.volumeClaimTemplate.spec"
     assert [path for path, _ in found] == ([] if suffix is None else [f"{spec}.{suffix}"]), found
     assert all(words in message for _, message in found)
+
+
+def test_a_field_the_crd_requires_absent_is_the_schema_rules() -> None:
+    """Absent, a field the CRD requires (rbd.monitors) refuses the Ray object itself: schema-missing-field says so;
+    empty, only the Pods are refused (this rule); a field the CRD leaves optional (image.reference) is this rule's."""
+    doc = example(lambda d: worker_of(d)["template"]["spec"].update(volumes=[{"name": "v", "rbd": {"image": "x"}}]))
+    found = [(f.rule_id, f.path) for f in rules.check(doc) if f.path.startswith(VOLUME)]
+    assert found == [("schema-missing-field", f"{VOLUME}.rbd.monitors")]
+    assert [path for path, _ in _found({"rbd": {"image": "x", "monitors": []}})] == ["rbd.monitors"]
+    assert [path for path, _ in _found({"image": {}})] == ["image.reference"]

@@ -8,7 +8,9 @@ values known before apply. The facts are kuberay/volumes.py's. Plain Python, no 
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown
@@ -35,6 +37,7 @@ from pulumi_kuberay.kuberay.volumes import (
     VOLUME_PLUGIN_REQUIRED_FIELDS,
     VOLUME_PLUGIN_SECRET_REFS,
 )
+from pulumi_kuberay.model import Volume
 
 from ._manifest_readers import is_dns1123_label, is_dns1123_subdomain, label_value_error, qualified_name_error
 
@@ -207,6 +210,18 @@ _SPECIAL: dict[str, Callable[[Doc, Doc], Iterator[Problem]]] = {
 _PLUGINS = frozenset(VOLUME_PLUGIN_REQUIRED_FIELDS) | frozenset(_SPECIAL) | frozenset(VOLUME_PLUGIN_SECRET_REFS)
 
 
+@cache
+def _crd_required(kind: str) -> frozenset[str]:
+    """The fields of a volume source the CRDs require themselves (the typed model's required fields): absent, the
+    API server refuses the Ray object, which ``schema-missing-field`` reports; only an empty one reaches the Pod."""
+    annotation = Volume.model_fields[_PYDANTIC_NAMES[kind]].annotation
+    model: Any = next(a for a in typing.get_args(annotation) if isinstance(a, type))  # the source's pydantic class
+    return frozenset(info.alias or name for name, info in model.model_fields.items() if info.is_required())
+
+
+_PYDANTIC_NAMES = {info.alias or name: name for name, info in Volume.model_fields.items()}
+
+
 def plugin_problems(volume: Doc) -> Iterator[Problem]:
     """The in-tree plugins' validate<Plugin>VolumeSource: required fields, disk numbers in 0..255, formats, enums."""
     for kind in _PLUGINS.intersection(volume):
@@ -215,7 +230,7 @@ def plugin_problems(volume: Doc) -> Iterator[Problem]:
             continue
         function, required = VOLUME_PLUGIN_REQUIRED_FIELDS.get(kind, (_VALIDATORS.get(kind, ""), ()))
         for key in required:
-            if _missing(source.get(key)):
+            if _missing(source.get(key)) and (key in source or key not in _crd_required(kind)):
                 yield f"{kind}.{key}", f"{kind} volume has no {key} ({function})"
         for key in VOLUME_PLUGIN_INDEX_FIELDS.get(kind, ()):
             number = _number(source.get(key))
