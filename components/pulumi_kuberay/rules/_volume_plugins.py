@@ -37,7 +37,6 @@ from pulumi_kuberay.kuberay.volumes import (
     VOLUME_PLUGIN_REQUIRED_FIELDS,
     VOLUME_PLUGIN_SECRET_REFS,
 )
-from pulumi_kuberay.model import Volume
 
 from ._manifest_readers import is_dns1123_label, is_dns1123_subdomain, label_value_error, qualified_name_error
 
@@ -214,12 +213,11 @@ _PLUGINS = frozenset(VOLUME_PLUGIN_REQUIRED_FIELDS) | frozenset(_SPECIAL) | froz
 def _crd_required(kind: str) -> frozenset[str]:
     """The fields of a volume source the CRDs require themselves (the typed model's required fields): absent, the
     API server refuses the Ray object, which ``schema-missing-field`` reports; only an empty one reaches the Pod."""
-    annotation = Volume.model_fields[_PYDANTIC_NAMES[kind]].annotation
+    from pulumi_kuberay.model import Volume  # loaded on the first plugin volume, not with the rules
+
+    annotation = next(info.annotation for name, info in Volume.model_fields.items() if (info.alias or name) == kind)
     model: Any = next(a for a in typing.get_args(annotation) if isinstance(a, type))  # the source's pydantic class
     return frozenset(info.alias or name for name, info in model.model_fields.items() if info.is_required())
-
-
-_PYDANTIC_NAMES = {info.alias or name: name for name, info in Volume.model_fields.items()}
 
 
 def plugin_problems(volume: Doc) -> Iterator[Problem]:
