@@ -134,7 +134,8 @@ def test_downward_api_and_projected_sources(volume: JsonDict, suffixes: list[str
         (_claim(dataSource={"name": "src", "kind": "PersistentVolumeClaim"}), None, ""),
         (_claim(dataSource={"name": "snap", "kind": "VolumeSnapshot", "apiGroup": "snapshot.storage.k8s.io"}), None, ""),
         (_claim(dataSource={"name": "snap", "kind": "VolumeSnapshot"}), "dataSource", "of kind 'VolumeSnapshot' needs its apiGroup"),
-        (_claim(dataSource={"kind": "PersistentVolumeClaim"}), "dataSource.name", "dataSource has no name (validateDataSource)"),
+        (_claim(dataSource={"name": "", "kind": "PersistentVolumeClaim"}), "dataSource.name", "dataSource has no name (validateDataSource)"),
+        (_claim(dataSource={"kind": "PersistentVolumeClaim"}), None, ""),  # absent: the CRD requires it (schema-missing-field)
         (_claim(dataSourceRef={"name": "p", "kind": "Populator", "apiGroup": "Pop.Example"}), "dataSourceRef.apiGroup", "not a DNS-1123 subdomain (validateDataSourceRef)"),
         (_claim(dataSourceRef={"name": "p", "kind": "PersistentVolumeClaim", "namespace": "Other_NS"}), "dataSourceRef.namespace", "not a namespace name"),
         (_claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "a", "kind": "PersistentVolumeClaim"}), None, ""),

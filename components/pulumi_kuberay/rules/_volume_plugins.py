@@ -255,8 +255,8 @@ def _field_ref_problem(ref: Doc) -> str | None:
     version, path = _text(ref.get("apiVersion")), _text(ref.get("fieldPath"))
     if version and version not in DOWNWARD_API_VERSIONS:
         return f"fieldRef apiVersion {version!r} is not v1 (ConvertDownwardAPIFieldLabel)"
-    if path is None:
-        return None if ref.get("fieldPath") is not None else "fieldRef has no fieldPath (validateObjectFieldSelector)"
+    if path is None:  # absent: the CRD requires it (schema-missing-field)
+        return None
     base, subscript = path, None
     if path.endswith("']") and "['" in path[:-2] and not path.startswith("['"):
         base, subscript = path[:-2].split("['", 1)  # fieldpath.SplitMaybeSubscriptedPath
@@ -280,7 +280,7 @@ def downward_item_problems(at: str, item: Doc) -> Iterator[Problem]:
         resource = _text(resources.get("resource"))
         if _missing(resources.get("containerName")):
             yield f"{at}.resourceFieldRef.containerName", "a downwardAPI volume's resourceFieldRef needs a containerName (validateContainerResourceFieldSelector)"
-        elif _missing(resources.get("resource")):
+        elif resources.get("resource") == "":  # absent: the CRD requires it (schema-missing-field)
             yield f"{at}.resourceFieldRef.resource", "resourceFieldRef has no resource (validateContainerResourceFieldSelector)"
         elif resource is not None and resource not in _RESOURCE_FIELD_PATHS and not resource.startswith(_HUGEPAGES):
             yield f"{at}.resourceFieldRef.resource", f"resource {resource!r} is not one of {', '.join(sorted(_RESOURCE_FIELD_PATHS))} or hugepages-<size> (validateContainerResourceFieldSelector)"
@@ -343,7 +343,7 @@ def _token_problems(at: str, token: Doc) -> Iterator[Problem]:
     if seconds is not None and not PROJECTED_TOKEN_MIN_SECONDS <= seconds <= PROJECTED_TOKEN_MAX_SECONDS:
         yield f"{at}.expirationSeconds", f"serviceAccountToken expirationSeconds {seconds} is not between 10 minutes (600) and 2^32 (validateProjectionSources)"
     error = _local_path_error(path) if path else None
-    if _missing(token.get("path")) or error:
+    if token.get("path") == "" or error:  # absent: the CRD requires it (schema-missing-field)
         yield f"{at}.path", f"serviceAccountToken path {path or ''!r} must be set, relative, without '..' (ValidateLocalNonReservedPath)"
 
 
@@ -377,8 +377,8 @@ def claim_spec_problems(at: str, spec: Doc) -> Iterator[Problem]:
 
 def _data_source_problems(at: str, source: Doc) -> Iterator[Problem]:
     function = "validateDataSourceRef" if at.endswith("Ref") else "validateDataSource"
-    for key in ("name", "kind"):
-        if _missing(source.get(key)):
+    for key in ("name", "kind"):  # absent: the CRD requires them (schema-missing-field)
+        if source.get(key) == "":
             yield f"{at}.{key}", f"{at.rsplit('.', 1)[-1]} has no {key} ({function})"
     group, kind = source.get("apiGroup"), _text(source.get("kind"))
     if (group is None or group == "") and kind and kind != _CLAIM_KIND:
