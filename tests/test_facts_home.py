@@ -21,7 +21,7 @@ PACKAGE = ROOT / "components" / "pulumi_kuberay"
 
 #: The homes of the facts: the leaf modules of ``kuberay/`` that hold constants (the readers and parsers beside
 #: them, ``paths``, ``quantity``, ``gosyntax``, ``replicas``, hold logic).
-FACT_MODULES = ("api", "names", "kubernetes", "resources")
+FACT_MODULES = ("api", "names", "kubernetes", "resources", "volumes")
 
 #: Constants whose strings are the code's vocabulary rather than facts one could re-type wrongly.
 NOT_HELD: Mapping[str, str] = {
@@ -31,6 +31,12 @@ NOT_HELD: Mapping[str, str] = {
     "kubernetes.VOLUME_SOURCES": "volume source names (secret, image, hostPath) are the CRDs' field names, read as keys",
     "names.HEAD_DEFAULT_PORTS": "port names (serve, dashboard, client) are Ray's ordinary words",
     "names.METRICS_PORT_NAME": "'metrics' is an ordinary port name (the operator's own Deployment, Prometheus), not only KubeRay's",
+    "volumes.AZURE_DISK_CACHING_MODES": "'None' is also Python's and YAML's word for nothing",
+    "volumes.DOWNWARD_API_VOLUME_FIELD_PATHS": "object field paths (metadata.name) are how code and messages name fields",
+    "volumes.DOWNWARD_API_SUBSCRIPTED_PATHS": "object field paths (metadata.labels) are how code and messages name fields",
+    "volumes.DOWNWARD_API_VERSIONS": "'v1' is the version of every core object, not only the downward API's",
+    "volumes.ISCSI_NAME_PATTERNS": "'iqn' is also the iscsi volume's field name, read as a key",
+    "volumes.FLEX_RESERVED_OPTION_DOMAINS": "Kubernetes' own domains also reserve labels, annotations and resources",
     "resources.CUSTOM_ACCELERATORS": "its keys are held on their own (GOOGLE_TPU...); its values are Ray's resource names",
 }
 

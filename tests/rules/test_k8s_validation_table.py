@@ -26,7 +26,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 96
+GAPS = 68
 
 Doc = dict[str, Any]
 
@@ -152,6 +152,38 @@ _DAY_AND_A_SECOND = {"clientIP": {"timeoutSeconds": 86401}}
 _NO_ACCESS_MODES = {"resources": {"requests": {"storage": "1Gi"}}}
 _SPREAD = {"maxSkew": 1, "topologyKey": "zone"}
 _HEAD_PORTS = [{"name": "dashboard", "containerPort": 8265}, {"name": "app", "containerPort": 8080}]
+
+_CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+_SNAPSHOT = {"name": "snap", "kind": "VolumeSnapshot"}
+#: (function, the check's first words, kind, a worker volume but its name) of the in-tree plugins and the rest.
+_VOLUME_SAMPLES: list[tuple[str, str, str, Doc]] = [
+    ("validateISCSIVolumeSource", "targetPortal, iqn", "RayCluster", {"iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:t", "lun": 256}}),
+    ("validateFCVolumeSource", "targetWWNs with lun", "RayJob", {"fc": {"targetWWNs": ["500a0982991b8dc5"]}}),
+    ("validateGCEPersistentDiskVolumeSource", "pdName required", "RayService", {"gcePersistentDisk": {"pdName": "d", "partition": -1}}),
+    ("validateAWSElasticBlockStoreVolumeSource", "volumeID required", "RayCluster", {"awsElasticBlockStore": {"volumeID": ""}}),
+    ("validateQuobyteVolumeSource", "registry or tenant", "RayJob", {"quobyte": {"registry": "registry.local", "volume": "v"}}),
+    ("validateGlusterfsVolumeSource", "endpoints and path", "RayService", {"glusterfs": {"endpoints": "gluster", "path": ""}}),
+    ("validateFlockerVolumeSource", "exactly one of datasetName", "RayCluster", {"flocker": {"datasetName": "a/b"}}),
+    ("validateDownwardAPIVolumeFile", "the fieldRef and resourceFieldRef values", "RayJob", {"downwardAPI": {"items": [{"path": "node", "fieldRef": {"fieldPath": "spec.nodeName"}}]}}),
+    ("validateProjectionSources", "one source per projection", "RayService", {"projected": {"sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 60}}]}}),
+    ("validateRBDVolumeSource", "monitors and image", "RayCluster", {"rbd": {"monitors": [], "image": "img"}}),
+    ("validateCinderVolumeSource", "volumeID required, secretRef", "RayJob", {"cinder": {"volumeID": "v", "secretRef": {}}}),
+    ("validateCephFSVolumeSource", "monitors required", "RayService", {"cephfs": {"monitors": []}}),
+    ("validateFlexVolumeSource", "driver required", "RayCluster", {"flexVolume": {"driver": "d", "options": {"kubernetes.io/secret": "x"}}}),
+    ("validateAzureFile", "secretName and shareName", "RayJob", {"azureFile": {"secretName": "s", "shareName": ""}}),
+    ("validateAzureDisk", "diskName, diskURI", "RayService", {"azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d"}}),
+    ("validateVsphereVolumeSource", "volumePath required", "RayCluster", {"vsphereVolume": {"volumePath": ""}}),
+    ("validatePhotonPersistentDiskVolumeSource", "pdID required", "RayJob", {"photonPersistentDisk": {"pdID": ""}}),
+    ("validatePortworxVolumeSource", "volumeID required", "RayService", {"portworxVolume": {"volumeID": ""}}),
+    ("validateScaleIOVolumeSource", "gateway, system", "RayCluster", {"scaleIO": {"gateway": "g", "system": "s", "volumeName": "", "secretRef": {"name": "s"}}}),
+    ("validateStorageOSVolumeSource", "volumeName required", "RayJob", {"storageos": {"volumeName": "Vol_1"}}),
+    ("validateCSIVolumeSource", "driver, nodePublishSecretRef", "RayService", {"csi": {"driver": "csi.example.com", "nodePublishSecretRef": {"name": ""}}}),
+    ("validateImageVolumeSource", "image.reference required", "RayCluster", {"image": {"reference": "", "pullPolicy": "IfNotPresent"}}),
+    ("ValidatePersistentVolumeClaimSpec", "ReadWriteOncePod alone", "RayJob", {"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, storageClassName="Fast_SSD")}}}),
+    ("validateDataSource", "dataSource name and kind", "RayService", {"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, dataSource=_SNAPSHOT)}}}),
+    ("validateDataSourceRef", "dataSourceRef name", "RayCluster", {"ephemeral": {"volumeClaimTemplate": {"spec": dict(_CLAIM, dataSourceRef=dict(_SNAPSHOT, apiGroup="Snapshot"))}}}),
+    ("ValidateLocalNonReservedPath", "a path not starting with '..': projected", "RayJob", {"projected": {"sources": [{"configMap": {"name": "c", "items": [{"key": "k", "path": "..k"}]}}]}}),
+]  # fmt: skip
 
 #: (function, the check's first words, kind, edit of the baseline of that kind, rule expected).
 SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
@@ -421,6 +453,10 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         _set("worker-pod", volumes=[{"name": "cfg", "configMap": {"name": "cfg", "items": [{"key": "a", "path": "/etc/a"}]}}]),
         "pod-volume-source-invalid",
     ),
+    *[
+        (function, check, kind, _set("worker-pod", volumes=[{"name": "v", **volume}]), "pod-volume-source-invalid")
+        for function, check, kind, volume in _VOLUME_SAMPLES
+    ],
     (
         "validateResourceRequirements",
         "limits and requests",

@@ -11,6 +11,7 @@
   group the in-tree autoscaler owns (imported as a module, like
   :mod:`.paths`: the ``kuberay-lint`` front loads this package and needs neither);
 - :mod:`.kubernetes`: Kubernetes facts (Pod Security profiles, name lengths, the integer formats' bounds);
+- :mod:`.volumes`: what Pod validation requires of a pod template's volume sources (the in-tree plugins' fields);
 - :mod:`.gosyntax`: Go syntax KubeRay parses (durations, cron, time zones, semver), as Go parses it.
 
 Everything else (models, rules, status, plan, the components, the operator) imports these names from here.

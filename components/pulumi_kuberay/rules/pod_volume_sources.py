@@ -1,9 +1,10 @@
 """What the API server's Pod validation refuses in the fields of a pod template's volume sources (the volume's name,
 its one source, file modes and mounts are pod_validation.py's): a hostPath's path and type, a PVC's claim name, a
-Secret's or ConfigMap's name and items, an NFS path, a CSI driver, an ephemeral volume's claim template. The CRDs
-type these but check none of their values, so every Pod the operator creates from the template is refused. Each
-check mirrors Kubernetes' ``validate<Source>VolumeSource`` (``validateVolumeSource``'s callees); docs/
-kubernetes-validation.md lists them. Plain Python, no pulumi.
+Secret's or ConfigMap's name and items, an NFS path, a CSI driver, an ephemeral volume's claim template; the
+in-tree plugins, the downward API's fields, a projected volume's sources and the rest of a claim template are
+_volume_plugins.py's. The CRDs type these but check none of their values, so every Pod the operator creates from
+the template is refused. Each check mirrors Kubernetes' ``validate<Source>VolumeSource`` (``validateVolumeSource``'s
+callees); docs/kubernetes-validation.md lists them. Plain Python, no pulumi.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
 from ._manifest_readers import built_pod_templates, is_dns1123_subdomain
 from ._ray_resources import quantity
+from ._volume_plugins import claim_spec_problems, downward_item_problems, plugin_problems, projected_problems
 
 Doc = dict[str, Any]
 Problem = tuple[str, str]  # (path suffix under the volume, what is wrong, with the Kubernetes function)
@@ -49,10 +51,12 @@ def _empty(source: dict[str, Any], key: str) -> bool:
     return value is None or value == ""
 
 
-def _items_problems(kind: str, source: dict[str, Any]) -> Iterator[Problem]:
-    """validateKeyToPath (secret, configMap) and validateDownwardAPIVolumeFile: a key or a source, a relative path."""
+def _items_problems(kind: str, prefix: str, source: dict[str, Any]) -> Iterator[Problem]:
+    """validateKeyToPath (secret, configMap) and validateDownwardAPIVolumeFile: a key or a source, a relative path
+    (ValidateLocalNonReservedPath); a downward API item's fieldRef or resourceFieldRef. ``prefix``: the source's
+    path under the volume (``secret``, ``projected.sources[0].secret``)."""
     for i, item in enumerate(as_list(source.get("items"))):
-        item, at = as_dict(item), f"{kind}.items[{i}]"
+        item, at = as_dict(item), f"{prefix}.items[{i}]"
         if kind != "downwardAPI" and _empty(item, "key"):
             yield f"{at}.key", f"{kind} item has no key (validateKeyToPath)"
         if kind == "downwardAPI" and sum(item.get(k) is not None for k in ("fieldRef", "resourceFieldRef")) != 1:
@@ -60,6 +64,8 @@ def _items_problems(kind: str, source: dict[str, Any]) -> Iterator[Problem]:
         path = _text(item.get("path"))
         if _empty(item, "path") or (path is not None and (path.startswith(("/", "..")) or _backsteps(path))):
             yield f"{at}.path", f"{kind} item path {path or ''!r} must be a relative path without '..' (ValidateLocalNonReservedPath)"
+        if kind == "downwardAPI":
+            yield from downward_item_problems(at, item)
 
 
 def _claim_problems(at: str, spec: dict[str, Any]) -> Iterator[Problem]:
@@ -119,9 +125,11 @@ def _object_problems(volume: dict[str, Any]) -> Iterator[Problem]:
         if isinstance(source, dict):
             if _empty(source, key):
                 yield f"{kind}.{key}", f"{kind} volume has no {key} (validate{kind[0].upper()}{kind[1:]}VolumeSource)"
-            yield from _items_problems(kind, source)
+            yield from _items_problems(kind, kind, source)
     if isinstance(volume.get("downwardAPI"), dict):
-        yield from _items_problems("downwardAPI", as_dict(volume.get("downwardAPI")))
+        yield from _items_problems("downwardAPI", "downwardAPI", as_dict(volume.get("downwardAPI")))
+    if isinstance(volume.get("projected"), dict):
+        yield from projected_problems(volume["projected"], _items_problems)
     driver = _text(as_dict(volume.get("csi")).get("driver"))
     if driver is not None and (len(driver) > _CSI_DRIVER_MAX or not is_dns1123_subdomain(driver.lower())):
         yield "csi.driver", f"csi driver {driver!r} is not a driver name (at most 63 characters, a DNS-1123 subdomain) (ValidateCSIDriverName)"
@@ -132,6 +140,7 @@ def _object_problems(volume: dict[str, Any]) -> Iterator[Problem]:
             yield "ephemeral.volumeClaimTemplate", "an ephemeral volume needs a volumeClaimTemplate (validateEphemeralVolumeSource)"
         elif isinstance(template, dict) and isinstance(template.get("spec"), dict):
             yield from _claim_problems("ephemeral.volumeClaimTemplate.spec", template["spec"])
+            yield from claim_spec_problems("ephemeral.volumeClaimTemplate.spec", template["spec"])
 
 
 def _check_volume_sources(manifest: Doc, ctx: Context) -> Iterator[Violation]:
@@ -139,7 +148,7 @@ def _check_volume_sources(manifest: Doc, ctx: Context) -> Iterator[Violation]:
         volumes = template.pod_spec.get("volumes")
         for i, volume in enumerate(as_list(volumes)):
             if isinstance(volume, dict):
-                for suffix, problem in chain(_path_problems(volume), _object_problems(volume)):
+                for suffix, problem in chain(_path_problems(volume), _object_problems(volume), plugin_problems(volume)):
                     yield Violation(f"{problem}: {_REFUSED}", f"{template.spec_path}.volumes[{i}].{suffix}")
 
 
@@ -155,15 +164,15 @@ _SCRATCH = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storag
 
 declare(
     id="pod-volume-source-invalid",
-    title="Volume source field the API server refuses (hostPath, PVC, Secret, ConfigMap, NFS, CSI, ephemeral)",
+    title="Volume source field the API server refuses (hostPath, PVC, Secret, ConfigMap, projected, CSI, in-tree plugins, ephemeral)",
     severity="critical",
     category="correctness",
     kinds=KINDS,
     rows=("OP-25",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's volume sources but check none of their values; Pod validation (validateVolumeSource and each validate<Source>VolumeSource) refuses a hostPath type spelt otherwise ('directory') or a path with '..', a PVC claimName that is no object name, a Secret or ConfigMap volume without its name, items without a key or with an absolute path, an NFS path that is not absolute, a CSI driver that is no DNS name, and an ephemeral volume whose claim template has no accessModes or storage request, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's volume sources but check none of their values; Pod validation (validateVolumeSource and each validate<Source>VolumeSource) refuses a hostPath type spelt otherwise ('directory') or a path with '..', a PVC claimName that is no object name, a Secret or ConfigMap volume without its name, items without a key or with an absolute path, an NFS path that is not absolute, a CSI driver that is no DNS name, an in-tree plugin without its required fields (an iscsi iqn or targetPortal, an rbd image, an azureFile shareName...) or with a lun or partition outside 0..255, an azureDisk URI of the wrong form for its kind, a downwardAPI item whose fieldPath the downward API does not serve to a volume (spec.nodeName), a projected source naming two kinds or a path twice, a projected token shorter than 10 minutes, an image volume without its reference, and an ephemeral volume whose claim template has no accessModes or storage request, an invalid storageClassName or selector, or a dataSource of another API group without its apiGroup, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses the volume on every Pod the operator creates from the template; values not known until apply are not judged",
-    fix="Spell the hostPath type as Kubernetes does (DirectoryOrCreate, Directory, File...), name the PVC, Secret or ConfigMap, keep item paths relative, and give an ephemeral volume's claim template accessModes and resources.requests.storage.",
+    fix="Spell the hostPath type as Kubernetes does (DirectoryOrCreate, Directory, File...), name the PVC, Secret or ConfigMap, keep item paths relative and unique, give each in-tree plugin the fields it requires, one kind per projected source, and give an ephemeral volume's claim template accessModes, resources.requests.storage and object names Kubernetes accepts.",
     check=_check_volume_sources,
     compliant=_with_worker_volume({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": _SCRATCH}}}),
     violating=_with_worker_volume({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"]}}}}),
