@@ -27,6 +27,7 @@ from ._fixed import REMOVE, patch
 from ._manifest_readers import (
     autoscaler_v2_enabled,
     built_cluster_specs,
+    is_dns1035,
     is_dns1123_subdomain,
     is_set,
     label_value_error,
@@ -184,7 +185,10 @@ _POD_NAME_PREFIX_MAX = 50  # utils.PodName's maxPrefixLength
 
 def _cluster_name(doc: dict[str, Any]) -> str | None:
     name = as_dict(doc.get("metadata")).get("name")
-    if not isinstance(name, str) or is_unknown(name):
+    # A name that is no DNS-1035 label is refused before any Pod is built (ValidateRayClusterMetadata,
+    # ValidateRayJobMetadata, ValidateRayServiceMetadata, a RayCronJob's RayJobs'): the name rules report it there,
+    # and the group, whose name is not at fault, is not judged by it
+    if not isinstance(name, str) or is_unknown(name) or not is_dns1035(name):
         return None
     if doc.get("kind") == "RayCluster":
         return name
@@ -221,7 +225,7 @@ declare(
     rows=("OP-21",),
     enforced_by=("run-time",),
     rationale="The operator names a worker group's Pods <cluster>-<group>-worker-<random> (utils.PodName: lower-cased, cut to 50 characters before '-worker-') and labels them ray.io/group=<group>; the CRD and the operator accept any string as groupName, but Pod validation refuses a name that is not a DNS-1123 subdomain ('_', spaces, '.-') and a label value over 63 characters or outside alphanumerics, '-', '_' and '.', so no Pod of the group is ever created.",
-    proof="the API server's Pod validation (ValidateObjectMeta: the generateName and the ray.io/group label) refuses every Pod the operator creates for the group; the Pod name is judged with the cluster's name as the operator derives it (a RayCluster's own; a RayJob's or RayService's name and 6 characters; a RayCronJob's with its RayJobs' 9 more), and not where the name is not known",
+    proof="the API server's Pod validation (ValidateObjectMeta: the generateName and the ray.io/group label) refuses every Pod the operator creates for the group; the Pod name is judged with the cluster's name as the operator derives it (a RayCluster's own; a RayJob's or RayService's name and 6 characters; a RayCronJob's with its RayJobs' 9 more), and not where the name is not known or is itself refused (not a DNS-1035 label: the name rules report it, and the operator builds no Pod)",
     fix="Name the group with lower-case letters, digits and '-' (e.g. 'gpu-workers').",
     check=_check_group_names,
     compliant=example(lambda d: worker_of(d).update(groupName="gpu-workers")),
