@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
+from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL
 from pulumi_kuberay.rules._examples import example, worker_of
 
 JsonDict = dict[str, Any]
@@ -149,3 +150,14 @@ def test_the_autoscaler_mounts_name_a_head_volume_or_one_kuberay_adds() -> None:
     found = [f for f in rules.check(cluster([{"name": "cfg", "mountPath": "/cfg"}])) if f.rule_id == RULE]
     assert [f.path for f in found] == ["spec.autoscalerOptions.volumeMounts[0].name"]
     assert "names 'cfg', no volume of the head Pod" in found[0].message
+
+
+def test_nothing_is_not_found_among_volumes_not_known_until_apply_or_added_by_kuberay() -> None:
+    ref = {"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "data", "path": "a.env", "key": "A"}}}
+    device = {"name": "disk", "devicePath": "/dev/xvda"}
+    assert _findings(_worker_pod({"env": [ref], "volumeDevices": [device]}, volumes=UNKNOWN_SENTINEL)) == []
+    assert _findings(_worker_pod({"env": [ref]}, volumes=[{"name": UNKNOWN_SENTINEL, "emptyDir": {}}])) == []
+    shared = {"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "shared-mem", "path": "a.env", "key": "A"}}}
+    assert _findings(_worker_pod({"env": [shared]})) == []  # BuildPod adds shared-mem, an emptyDir
+    found = _findings(_worker_pod({"env": [ref]}))
+    assert [p for p, _ in found] == ["containers[0].env[0].valueFrom.fileKeyRef.volumeName"]

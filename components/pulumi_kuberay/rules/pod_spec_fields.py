@@ -54,10 +54,11 @@ _USER_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
 _DOTS_SPACES = re.compile(r"[. ]+")
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 _HOOKS = ("postStart", "preStop")
+_HANDLER_KEYS = (*_PROBES, "lifecycle")
 _VOLUME_SOURCES_FOR_BLOCK = ("persistentVolumeClaim", "ephemeral")  # isMatchedDevice
 _CONTAINER_LISTS = ("initContainers", "containers")
 _RESTART_CONTAINER = RESIZE_POLICIES[1]  # the resize policy that restarts the container
-_KUBERAY_HEAD_VOLUMES = frozenset({RAY_LOGS_VOLUME, SHARED_MEMORY_VOLUME, TLS_VOLUME, TOKEN_VOLUME, ROCKSDB_VOLUME})
+_KUBERAY_VOLUMES = frozenset({RAY_LOGS_VOLUME, SHARED_MEMORY_VOLUME, TLS_VOLUME, TOKEN_VOLUME, ROCKSDB_VOLUME})
 
 
 def _text(value: Any) -> str | None:
@@ -68,12 +69,17 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _containers(spec: Doc) -> Iterator[tuple[str, Doc, bool]]:
-    """(suffix, container, is an init container) of the init and app containers."""
-    for field in _CONTAINER_LISTS:
-        for i, container in enumerate(as_list(spec.get(field))):
-            if isinstance(container, dict):
-                yield f"{field}[{i}]", container, field == "initContainers"
+Containers = tuple[tuple[str, Doc, bool], ...]  # (suffix, container, is an init container)
+
+
+def _containers(spec: Doc) -> Containers:
+    """The init and app containers, walked once per template."""
+    return tuple(
+        (f"{field}[{i}]", container, field == "initContainers")
+        for field in _CONTAINER_LISTS
+        for i, container in enumerate(as_list(spec.get(field)))
+        if isinstance(container, dict)
+    )
 
 
 def _sidecar(container: Doc) -> bool:
@@ -81,20 +87,20 @@ def _sidecar(container: Doc) -> bool:
 
 
 # --------------------------------------------------------------------------------------------------------- the Pod
-def _os_problems(spec: Doc, context: Doc) -> Iterator[Problem]:
+def _os_problems(spec: Doc, context: Doc, containers: Containers) -> Iterator[Problem]:
     """validateLinux, validateWindows (and validatePodResources' Windows refusal)."""
     os_name = _text(as_dict(spec.get("os")).get("name"))
     if os_name == "linux":
         if context.get("windowsOptions") is not None:
             yield "securityContext.windowsOptions", "windowsOptions cannot be set for a Pod with os.name linux (validateLinux)"
-        for at, container, _ in _containers(spec):
+        for at, container, _ in containers:
             if as_dict(container.get("securityContext")).get("windowsOptions") is not None:
                 yield f"{at}.securityContext.windowsOptions", "windowsOptions cannot be set for a Pod with os.name linux (validateLinux)"
     if os_name == "windows":
-        yield from _windows_problems(spec, context)
+        yield from _windows_problems(spec, context, containers)
 
 
-def _windows_problems(spec: Doc, context: Doc) -> Iterator[Problem]:
+def _windows_problems(spec: Doc, context: Doc, containers: Containers) -> Iterator[Problem]:
     why = "cannot be set for a Pod with os.name windows (validateWindows; Ray publishes no Windows image: drop spec.os or set it to linux)"
     for key in WINDOWS_FORBIDDEN_POD_CONTEXT:
         if context.get(key) is not None:
@@ -108,7 +114,7 @@ def _windows_problems(spec: Doc, context: Doc) -> Iterator[Problem]:
     for key in ("hostUsers", "shareProcessNamespace", "resources"):
         if spec.get(key) is not None:
             yield key, f"{key} {why}"
-    for at, container, _ in _containers(spec):
+    for at, container, _ in containers:
         container_context = as_dict(container.get("securityContext"))
         for key in WINDOWS_FORBIDDEN_CONTAINER_CONTEXT:
             if container_context.get(key) is not None:
@@ -162,11 +168,11 @@ def _host_process(options: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _host_process_problems(spec: Doc, context: Doc) -> Iterator[Problem]:
+def _host_process_problems(spec: Doc, context: Doc, containers: Containers) -> Iterator[Problem]:
     """validateWindowsHostProcessPod, on the template's own containers (the ones KubeRay adds only add refusals)."""
     pod = _host_process(context.get("windowsOptions"))
     count = host = 0
-    for at, container, _ in _containers(spec):
+    for at, container, _ in containers:
         count += 1
         own = _host_process(as_dict(container.get("securityContext")).get("windowsOptions"))
         if pod is not None and own is not None and pod != own:
@@ -180,7 +186,7 @@ def _host_process_problems(spec: Doc, context: Doc) -> Iterator[Problem]:
         yield "hostNetwork", "a Pod with hostProcess containers needs hostNetwork true (validateWindowsHostProcessPod)"
 
 
-def _host_users_problems(spec: Doc) -> Iterator[Problem]:
+def _host_users_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
     """validateHostUsers: hostUsers false (a user namespace) forbids the host's namespaces and volumeDevices
     (UserNamespacesHostNetworkSupport is off by default at 1.36: hostNetwork is refused too)."""
     if spec.get("hostUsers") is not False:
@@ -188,7 +194,7 @@ def _host_users_problems(spec: Doc) -> Iterator[Problem]:
     for key in ("hostNetwork", "hostPID", "hostIPC"):
         if spec.get(key) is True:
             yield key, f"{key} cannot be true when hostUsers is false (validateHostUsers)"
-    for at, container, _ in _containers(spec):
+    for at, container, _ in containers:
         if as_list(container.get("volumeDevices")):
             yield f"{at}.volumeDevices", "volumeDevices cannot be used when hostUsers is false (validateHostUsers)"
 
@@ -233,7 +239,7 @@ def _amounts(resources: Doc, key: str) -> dict[str, Fraction]:
     return found
 
 
-def _pod_resources_problems(spec: Doc) -> Iterator[Problem]:
+def _pod_resources_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
     """validatePodResources, validatePodResourceName, validatePodResourceConsistency (PodLevelResources is on by
     default at 1.36). The sums are of the template's own containers' requests (KubeRay's sidecars only add)."""
     resources = spec.get("resources")
@@ -250,7 +256,7 @@ def _pod_resources_problems(spec: Doc) -> Iterator[Problem]:
         if name in limits and request > limits[name]:
             yield f"resources.requests.{name}", f"the Pod's {name} request is above its limit (validateResourceRequirements)"
     totals: dict[str, Fraction] = {}
-    for at, container, init in _containers(spec):
+    for at, container, init in containers:
         own = as_dict(container.get("resources"))
         if not init:
             for name, value in _amounts(own, "requests").items():
@@ -278,7 +284,7 @@ def _overhead_problems(spec: Doc) -> Iterator[Problem]:
             yield f"overhead.{name}", f"overhead {name} {value!r} is negative (validateOverhead)"
 
 
-def _claim_problems(spec: Doc) -> Iterator[Problem]:
+def _claim_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
     """validatePodResourceClaim, and validateResourceClaimNames on each container (DynamicResourceAllocation is
     GA at 1.36)."""
     names: set[str] = set()
@@ -301,7 +307,7 @@ def _claim_problems(spec: Doc) -> Iterator[Problem]:
             value = _text(claim.get(key))
             if value is not None and not is_dns1123_subdomain(value):
                 yield f"{at}.{key}", f"{key} {value!r} is not a DNS-1123 subdomain (an object name) (validatePodResourceClaim)"
-    for at, container, _ in _containers(spec):
+    for at, container, _ in containers:
         seen: set[str] = set()
         for j, claim in enumerate(as_list(as_dict(container.get("resources")).get("claims"))):
             name, request = _text(as_dict(claim).get("name")), _text(as_dict(claim).get("request")) or ""
@@ -410,7 +416,7 @@ def _divisor_problem(at: str, resource: str, divisor: Any) -> Iterator[Problem]:
         yield at, f"divisor {text!r} of {resource} is not one of {', '.join(allowed)} (validateContainerResourceDivisor)"
 
 
-def _env_problems(at: str, container: Doc, volumes: dict[str, Doc]) -> Iterator[Problem]:
+def _env_problems(at: str, container: Doc, volumes: dict[str, Doc] | None) -> Iterator[Problem]:
     """validateContainerResourceDivisor, validateFileKeySelector, validateFileKeyRefVolumes (EnvFiles is on by
     default at 1.36)."""
     for j, var in enumerate(as_list(container.get("env"))):
@@ -427,7 +433,7 @@ def _env_problems(at: str, container: Doc, volumes: dict[str, Doc]) -> Iterator[
             yield from _file_key_problems(f"{vat}.fileKeyRef", ref, volumes)
 
 
-def _file_key_problems(at: str, ref: Doc, volumes: dict[str, Doc]) -> Iterator[Problem]:
+def _file_key_problems(at: str, ref: Doc, volumes: dict[str, Doc] | None) -> Iterator[Problem]:
     key, volume, path = (_text(ref.get(k)) for k in ("key", "volumeName", "path"))
     if key is not None and (not key or "=" in key or not key.isprintable() or not key.isascii()):
         yield f"{at}.key", f"fileKeyRef key {key!r} is not an environment variable name (printable, no '=') (validateFileKeySelector)"
@@ -437,13 +443,15 @@ def _file_key_problems(at: str, ref: Doc, volumes: dict[str, Doc]) -> Iterator[P
         return
     if not volume or not is_dns1123_label(volume):
         yield f"{at}.volumeName", f"fileKeyRef volumeName {volume!r} is not a DNS-1123 label (validateFileKeySelector)"
+    elif volumes is None or volume in _KUBERAY_VOLUMES:
+        return  # not known until apply; or a volume KubeRay adds (shared-mem and ray-logs are emptyDirs)
     elif volume not in volumes:
         yield f"{at}.volumeName", f"fileKeyRef volumeName {volume!r} names no volume of the Pod (validateFileKeyRefVolumes)"
     elif volumes[volume].get("emptyDir") is None:
         yield f"{at}.volumeName", f"fileKeyRef volume {volume!r} must be an emptyDir (validateFileKeyRefVolumes)"
 
 
-def _mount_problems(at: str, container: Doc, volumes: dict[str, Doc]) -> Iterator[Problem]:
+def _mount_problems(at: str, container: Doc, volumes: dict[str, Doc] | None) -> Iterator[Problem]:
     """ValidateVolumeMounts (subPathExpr with subPath, a block device mounted), validateMountRecursiveReadOnly,
     ValidateVolumeDevices."""
     devices = [as_dict(d) for d in as_list(container.get("volumeDevices"))]
@@ -473,12 +481,12 @@ def _mount_problems(at: str, container: Doc, volumes: dict[str, Doc]) -> Iterato
     yield from _device_problems(at, devices, volumes, mount_names, mount_paths)
 
 
-def _device_problems(at: str, devices: list[Doc], volumes: dict[str, Doc], mount_names: set[str | None], mount_paths: set[str | None]) -> Iterator[Problem]:
+def _device_problems(at: str, devices: list[Doc], volumes: dict[str, Doc] | None, mount_names: set[str | None], mount_paths: set[str | None]) -> Iterator[Problem]:
     names: set[str] = set()
     paths: set[str] = set()
     for k, device in enumerate(devices):
         dat, name, path = f"{at}.volumeDevices[{k}]", _text(device.get("name")), _text(device.get("devicePath"))
-        if name is not None:
+        if name is not None and volumes is not None and name not in _KUBERAY_VOLUMES:
             volume = volumes.get(name)
             if name in names:
                 yield f"{dat}.name", f"volumeDevices names {name!r} twice (ValidateVolumeDevices)"
@@ -513,34 +521,63 @@ def _security_problems(at: str, container: Doc, host_users: bool) -> Iterator[Pr
                 yield from _hugepage_problem(f"{at}.resources.{key}.{name}", name, value)
 
 
-def _container_problems(spec: Doc) -> Iterator[Problem]:
-    volumes = {v["name"]: v for v in (as_dict(v) for v in as_list(spec.get("volumes"))) if isinstance(v.get("name"), str)}
+def _pod_volumes(spec: Doc) -> dict[str, Doc] | None:
+    """The template's volumes by name, or None when one is not known until apply (nothing is then "not found")."""
+    listed = spec.get("volumes")
+    if listed is not None and is_unknown(listed):
+        return None
+    volumes: dict[str, Doc] = {}
+    for volume in as_list(listed):
+        name = as_dict(volume).get("name")
+        if is_unknown(volume) or (name is not None and _text(name) is None):
+            return None
+        if name is not None:
+            volumes[name] = as_dict(volume)
+    return volumes
+
+
+def _container_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
+    volumes = _pod_volumes(spec)
     grace_value = spec.get("terminationGracePeriodSeconds", _GRACE_DEFAULT)
     grace = _int(grace_value)
     pod_policy = _text(spec.get("restartPolicy"))
     host_users = spec.get("hostUsers") is not False
-    for at, container, init in _containers(spec):
-        yield from _restart_problems(at, container)
-        yield from _resize_problems(at, container, init, pod_policy)
-        if not init or _sidecar(container):
+    for at, container, init in containers:
+        if "restartPolicy" in container or "restartPolicyRules" in container:
+            yield from _restart_problems(at, container)
+        if "resizePolicy" in container:
+            yield from _resize_problems(at, container, init, pod_policy)
+        if (not init or _sidecar(container)) and any(key in container for key in _HANDLER_KEYS):
             yield from _handler_problems(at, container, grace)
-        yield from _env_problems(at, container, volumes)
-        yield from _mount_problems(at, container, volumes)
-        yield from _security_problems(at, container, host_users)
+        if "env" in container:
+            yield from _env_problems(at, container, volumes)
+        if "volumeMounts" in container or "volumeDevices" in container:
+            yield from _mount_problems(at, container, volumes)
+        if "securityContext" in container or "resources" in container:
+            yield from _security_problems(at, container, host_users)
 
 
 def spec_field_problems(spec: Doc) -> Iterator[Problem]:
-    """The problems of one pod spec's newer fields (the caller prefixes the template's spec path)."""
+    """The problems of one pod spec's newer fields (the caller prefixes the template's spec path). Each check runs
+    only where its field is present: most templates have none of them."""
     context = as_dict(spec.get("securityContext"))
-    yield from _os_problems(spec, context)
-    yield from _windows_options_problems("securityContext", context.get("windowsOptions"))
-    yield from _host_process_problems(spec, context)
-    yield from _host_users_problems(spec)
-    yield from _hostname_problems(spec)
-    yield from _pod_resources_problems(spec)
-    yield from _overhead_problems(spec)
-    yield from _claim_problems(spec)
-    yield from _container_problems(spec)
+    containers = _containers(spec)
+    if "os" in spec:
+        yield from _os_problems(spec, context, containers)
+    if context.get("windowsOptions") is not None or any(as_dict(c.get("securityContext")).get("windowsOptions") is not None for _, c, _ in containers):
+        yield from _windows_options_problems("securityContext", context.get("windowsOptions"))
+        yield from _host_process_problems(spec, context, containers)
+    if spec.get("hostUsers") is False:
+        yield from _host_users_problems(spec, containers)
+    if "hostnameOverride" in spec:
+        yield from _hostname_problems(spec)
+    if "resources" in spec:
+        yield from _pod_resources_problems(spec, containers)
+    if "overhead" in spec:
+        yield from _overhead_problems(spec)
+    if "resourceClaims" in spec or any("claims" in as_dict(c.get("resources")) for _, c, _ in containers):
+        yield from _claim_problems(spec, containers)
+    yield from _container_problems(spec, containers)
 
 
 def autoscaler_mount_problems(manifest: Doc) -> Iterator[tuple[str, str]]:
@@ -555,7 +592,10 @@ def autoscaler_mount_problems(manifest: Doc) -> Iterator[tuple[str, str]]:
         volumes = head_spec.get("volumes")
         if volumes is not None and is_unknown(volumes):
             continue
-        names = {as_dict(v).get("name") for v in as_list(volumes)} | _KUBERAY_HEAD_VOLUMES
+        names = {as_dict(v).get("name") for v in as_list(volumes)}
+        if any(name is not None and _text(name) is None for name in names):
+            continue  # a volume's name not known until apply
+        names |= _KUBERAY_VOLUMES
         for k, mount in enumerate(as_list(options.get("volumeMounts"))):
             name = _text(as_dict(mount).get("name"))
             if name and name not in names:
