@@ -73,7 +73,7 @@ _DISK = [{"name": "disk", "persistentVolumeClaim": {"claimName": "disk"}}]
         ({"securityContext": {"procMount": "Unmasked"}}, {"hostUsers": False}, None, None),
         ({"securityContext": {"procMount": "Masked"}}, {}, "containers[0].securityContext.procMount", "procMount 'Masked' is not Default or Unmasked"),
         ({"resources": {"limits": {"hugepages-2Mi": "4Mi", "memory": "1Gi"}}}, {}, None, None),
-        ({"resources": {"limits": {"hugepages-1Gi": "1536Mi", "memory": "2Gi"}}}, {}, "containers[0].resources.limits.hugepages-1Gi", "is not a whole number of 1Gi pages"),
+        ({"resources": {"limits": {"hugepages-1Gi": "1536Mi", "memory": "2Gi"}}}, {}, "containers[0].resources.limits[hugepages-1Gi]", "is not a whole number of 1Gi pages"),
     ],
 )
 def test_a_container_field(container: JsonDict, fields: JsonDict, path: str | None, says: str | None) -> None:
@@ -104,11 +104,11 @@ def test_a_container_field(container: JsonDict, fields: JsonDict, path: str | No
         ({"hostnameOverride": "ray-worker", "setHostnameAsFQDN": True}, "hostnameOverride", "cannot be set with setHostnameAsFQDN true"),
         # validateOverhead, validatePodResources, validatePodResourceConsistency
         ({"overhead": {"cpu": "250m", "memory": "120Mi"}}, None, None),
-        ({"overhead": {"gpu": "1"}}, "overhead.gpu", "overhead resource name 'gpu' is not a standard container resource"),
+        ({"overhead": {"gpu": "1"}}, "overhead[gpu]", "overhead resource name 'gpu' is not a standard container resource"),
         ({"resources": {"requests": {"cpu": "8"}, "limits": {"cpu": "8", "hugepages-2Mi": "2Mi"}}}, None, None),
-        ({"resources": {"requests": {"ephemeral-storage": "1Gi"}}}, "resources.requests.ephemeral-storage", "cannot be set in the Pod's own resources"),
-        ({"resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}, "resources.requests.cpu", "request is above its limit"),
-        ({"resources": {"limits": {"memory": "1Gi"}}, "containers": [dict(_RAY, resources={"limits": {"memory": "2Gi"}})]}, "containers[0].resources.limits.memory", "above the Pod's own limit"),
+        ({"resources": {"requests": {"ephemeral-storage": "1Gi"}}}, "resources.requests[ephemeral-storage]", "cannot be set in the Pod's own resources"),
+        ({"resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}, "resources.requests[cpu]", "request is above its limit"),
+        ({"resources": {"limits": {"memory": "1Gi"}}, "containers": [dict(_RAY, resources={"limits": {"memory": "2Gi"}})]}, "containers[0].resources.limits[memory]", "above the Pod's own limit"),
         # validatePodResourceClaim, validateResourceClaimNames
         ({"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "a100"}], "containers": [dict(_RAY, resources={"claims": [{"name": "gpu"}]})]}, None, None),
         ({"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "a100"}, {"name": "gpu", "resourceClaimName": "b"}]}, "resourceClaims[1].name", "is listed twice"),

@@ -250,11 +250,11 @@ def _pod_resources_problems(spec: Doc, containers: Containers) -> Iterator[Probl
     for key in ("limits", "requests"):
         for name in as_dict(resources.get(key)):
             if isinstance(name, str) and name not in POD_LEVEL_RESOURCES and not _is_hugepages(name):
-                yield f"resources.{key}.{name}", f"resource {name!r} cannot be set in the Pod's own resources: only cpu, memory and hugepages-<size> (validatePodResourceName)"
+                yield f"resources.{key}[{name}]", f"resource {name!r} cannot be set in the Pod's own resources: only cpu, memory and hugepages-<size> (validatePodResourceName)"
     limits, requests = _amounts(resources, "limits"), _amounts(resources, "requests")
     for name, request in requests.items():
         if name in limits and request > limits[name]:
-            yield f"resources.requests.{name}", f"the Pod's {name} request is above its limit (validateResourceRequirements)"
+            yield f"resources.requests[{name}]", f"the Pod's {name} request is above its limit (validateResourceRequirements)"
     totals: dict[str, Fraction] = {}
     for at, container, init in containers:
         own = as_dict(container.get("resources"))
@@ -263,10 +263,10 @@ def _pod_resources_problems(spec: Doc, containers: Containers) -> Iterator[Probl
                 totals[name] = totals.get(name, Fraction(0)) + value
             for name, value in _amounts(own, "limits").items():
                 if name in limits and value > limits[name]:
-                    yield f"{at}.resources.limits.{name}", f"the container's {name} limit is above the Pod's own limit (validatePodResourceConsistency)"
+                    yield f"{at}.resources.limits[{name}]", f"the container's {name} limit is above the Pod's own limit (validatePodResourceConsistency)"
     for name, total in totals.items():
         if name in requests and total > requests[name]:
-            yield f"resources.requests.{name}", f"the Pod's {name} request is below the sum of its containers' requests (validatePodResourceConsistency)"
+            yield f"resources.requests[{name}]", f"the Pod's {name} request is below the sum of its containers' requests (validatePodResourceConsistency)"
 
 
 def _overhead_problems(spec: Doc) -> Iterator[Problem]:
@@ -279,9 +279,9 @@ def _overhead_problems(spec: Doc) -> Iterator[Problem]:
         problem = resource_name_problem(name) if isinstance(name, str) else None
         number = amount(value) if not is_unknown(value) else None
         if problem:
-            yield f"overhead.{name}", f"overhead {problem} (validateOverhead)"
+            yield f"overhead[{name}]", f"overhead {problem} (validateOverhead)"
         elif number is not None and number < 0:
-            yield f"overhead.{name}", f"overhead {name} {value!r} is negative (validateOverhead)"
+            yield f"overhead[{name}]", f"overhead {name} {value!r} is negative (validateOverhead)"
 
 
 def _claim_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
@@ -518,7 +518,7 @@ def _security_problems(at: str, container: Doc, host_users: bool) -> Iterator[Pr
     for key in ("limits", "requests") if resources else ():
         for name, value in as_dict(resources.get(key)).items():
             if isinstance(name, str) and _is_hugepages(name) and not is_unknown(value):
-                yield from _hugepage_problem(f"{at}.resources.{key}.{name}", name, value)
+                yield from _hugepage_problem(f"{at}.resources.{key}[{name}]", name, value)
 
 
 def _pod_volumes(spec: Doc) -> dict[str, Doc] | None:
