@@ -31,6 +31,7 @@ NOT_HELD: Mapping[str, str] = {
     "kubernetes.BYTE_DIVISORS": "'1', '1Gi', '1M' are ordinary quantities (requests, limits, sizes) wherever else they appear",
     "kubernetes.CONTAINER_RESTART_RULE_OPERATORS": "'In' and 'NotIn' are the label and node selectors' operators too",
     "kubernetes.POD_LEVEL_RESOURCES": "cpu and memory are the resource names every resource rule reads",
+    "kubernetes.STANDARD_CONTAINER_RESOURCES": "cpu, memory and ephemeral-storage are the resource names every resource rule reads",
     "kubernetes.PROC_MOUNT_TYPES": "'Default' is an ordinary word (dnsPolicy Default, messages)",
     "kubernetes.RECURSIVE_READ_ONLY": "'Enabled' and 'Disabled' are ordinary words",
     "kubernetes.WINDOWS_FORBIDDEN_CONTAINER_CONTEXT": "security context field names are the CRDs' field names, read as keys",

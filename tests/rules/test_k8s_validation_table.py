@@ -520,7 +520,7 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         lambda d: (_set("head-group", enableIngress=True)(d), _set("metadata", annotations={_INGRESS: "NGINX"})(d)),
         "head-ingress-invalid",
     ),
-    # the newer Pod and container fields (rules/pod_spec_fields.py)
+    # the newer Pod and container fields (rules/_pod_spec_fields.py)
     ("validateWindowsHostProcessPod", "hostProcess consistent", "RayCluster", _set("worker-container", securityContext={"windowsOptions": {"hostProcess": True}}), "pod-spec-value-invalid"),
     ("validateHostUsers", "hostUsers false forbids", "RayJob", _set("worker-pod", hostUsers=False, hostPID=True), "pod-spec-value-invalid"),
     ("validatePodHostName", "hostnameOverride a DNS-1123", "RayService", _set("head-pod", hostnameOverride="Ray_Head"), "pod-spec-value-invalid"),

@@ -1,4 +1,4 @@
-"""The newer Pod and container fields ``pod-spec-value-invalid`` judges (``rules/pod_spec_fields.py``): each side of
+"""The newer Pod and container fields ``pod-spec-value-invalid`` judges (``rules/_pod_spec_fields.py``): each side of
 what a default v1.36 API server refuses, with the finding's path and message, and what it accepts (never a false
 alarm on a valid value)."""
 

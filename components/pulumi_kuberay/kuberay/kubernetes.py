@@ -62,6 +62,8 @@ WINDOWS_FORBIDDEN_CONTAINER_CONTEXT = (
     "appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities", "readOnlyRootFilesystem", "privileged",
     "allowPrivilegeEscalation", "procMount", "runAsUser", "runAsGroup",
 )  # fmt: skip
+#: The resources a container may name without a domain (IsStandardContainerResourceName), besides hugepages-<size>.
+STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 #: The resources a Pod's own spec.resources may name (IsSupportedPodLevelResource), besides hugepages-<size>.
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 #: The divisors validateContainerResourceDivisor allows: cpu, and memory, ephemeral-storage, hugepages (by value).
@@ -101,6 +103,7 @@ __all__ = [
     "RESIZE_RESOURCES",
     "RUN_AS_USER_NAME_DOMAIN_MAX",
     "RUN_AS_USER_NAME_USER_MAX",
+    "STANDARD_CONTAINER_RESOURCES",
     "VOLUME_SOURCES",
     "WINDOWS_FORBIDDEN_CONTAINER_CONTEXT",
     "WINDOWS_FORBIDDEN_POD_CONTEXT",

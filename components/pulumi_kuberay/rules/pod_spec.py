@@ -30,7 +30,7 @@ from ._manifest_readers import (
     label_value_error,
     qualified_name_error,
 )
-from .pod_spec_fields import autoscaler_mount_problems, spec_field_problems
+from ._pod_spec_fields import autoscaler_mount_problems, spec_field_problems
 
 Doc = dict[str, Any]
 Problem = tuple[str, str]  # (path suffix under the pod spec, what is wrong, with the Kubernetes function)

@@ -31,6 +31,7 @@ from pulumi_kuberay.kuberay.kubernetes import (
     RESIZE_RESOURCES,
     RUN_AS_USER_NAME_DOMAIN_MAX,
     RUN_AS_USER_NAME_USER_MAX,
+    STANDARD_CONTAINER_RESOURCES,
     WINDOWS_FORBIDDEN_CONTAINER_CONTEXT,
     WINDOWS_FORBIDDEN_POD_CONTEXT,
 )
@@ -38,8 +39,7 @@ from pulumi_kuberay.kuberay.names import RAY_LOGS_VOLUME, ROCKSDB_VOLUME, SHARED
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown, join
 from pulumi_kuberay.kuberay.quantity import QuantityError, amount, parse
 
-from ._manifest_readers import built_cluster_specs, is_dns1123_label, is_dns1123_subdomain
-from .pod_resources import _name_problem as resource_name_problem
+from ._manifest_readers import built_cluster_specs, is_dns1123_label, is_dns1123_subdomain, qualified_name_error
 
 Doc = dict[str, Any]
 Problem = tuple[str, str]  # (path suffix under the pod spec, what is wrong, with the Kubernetes function)
@@ -269,6 +269,16 @@ def _pod_resources_problems(spec: Doc, containers: Containers) -> Iterator[Probl
             yield f"resources.requests[{name}]", f"the Pod's {name} request is below the sum of its containers' requests (validatePodResourceConsistency)"
 
 
+def _resource_name_problem(name: str) -> str | None:
+    """validateContainerResourceName: a standard resource, hugepages-<size>, or a domain-qualified name."""
+    if "/" not in name:
+        if name in STANDARD_CONTAINER_RESOURCES or _is_hugepages(name):
+            return None
+        return f"resource name {name!r} is not a standard container resource (cpu, memory, ephemeral-storage, hugepages-<size>) nor a domain-qualified one"
+    error = qualified_name_error(name)
+    return f"resource name {name!r}: {error}" if error else None
+
+
 def _overhead_problems(spec: Doc) -> Iterator[Problem]:
     """validateOverhead: the overhead as a container's limits (names, amounts not negative). The RuntimeClass
     admission sets it from the RuntimeClass and refuses one that differs: a template has no reason to set it."""
@@ -276,7 +286,7 @@ def _overhead_problems(spec: Doc) -> Iterator[Problem]:
     if not isinstance(overhead, dict) or is_unknown(overhead):
         return
     for name, value in overhead.items():
-        problem = resource_name_problem(name) if isinstance(name, str) else None
+        problem = _resource_name_problem(name) if isinstance(name, str) else None
         number = amount(value) if not is_unknown(value) else None
         if problem:
             yield f"overhead[{name}]", f"overhead {problem} (validateOverhead)"
