@@ -26,7 +26,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 68
+GAPS = 35
 
 Doc = dict[str, Any]
 
@@ -556,6 +556,35 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         lambda d: (_set("head-group", enableIngress=True)(d), _set("metadata", annotations={_INGRESS: "NGINX"})(d)),
         "head-ingress-invalid",
     ),
+    # the newer Pod and container fields (rules/_pod_spec_fields.py)
+    ("validateWindowsHostProcessPod", "hostProcess consistent", "RayCluster", _set("worker-container", securityContext={"windowsOptions": {"hostProcess": True}}), "pod-spec-value-invalid"),
+    ("validateHostUsers", "hostUsers false forbids", "RayJob", _set("worker-pod", hostUsers=False, hostPID=True), "pod-spec-value-invalid"),
+    ("validatePodHostName", "hostnameOverride a DNS-1123", "RayService", _set("head-pod", hostnameOverride="Ray_Head"), "pod-spec-value-invalid"),
+    ("validateOverhead", "overhead resources valid", "RayCluster", _set("worker-pod", overhead={"cpu": "-1"}), "pod-spec-value-invalid"),
+    ("validateLinux", "os linux forbids", "RayCluster", _set("head-pod", os={"name": "linux"}, securityContext={"windowsOptions": {"runAsUserName": "ray"}}), "pod-spec-value-invalid"),
+    ("validateWindows", "os windows forbids", "RayJob", _set("worker-pod", os={"name": "windows"}, securityContext={"runAsUser": 1000}), "pod-spec-value-invalid"),
+    ("validateWindowsSecurityContextOptions", "gmsaCredentialSpecName", "RayService", _set("worker-container", securityContext={"windowsOptions": {"runAsUserName": "a\\b\\c"}}), "pod-spec-value-invalid"),
+    ("validateFileKeyRefVolumes", "fileKeyRef env names an emptyDir", "RayCluster", lambda d: (_set("worker-pod", volumes=[{"name": "cfg", "configMap": {"name": "cfg"}}])(d), _set("worker-container", env=[{"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "cfg", "path": "a.env", "key": "A"}}}])(d)), "pod-spec-value-invalid"),
+    ("validateFileKeySelector", "fileKeyRef key, volumeName, path", "RayJob", _set("worker-container", env=[{"name": "A", "valueFrom": {"fileKeyRef": {"volumeName": "Cfg", "path": "a.env", "key": "A"}}}]), "pod-spec-value-invalid"),
+    ("validatePodResources", "pod-level resources: only", "RayCluster", _set("worker-pod", resources={"claims": [{"name": "gpu"}]}), "pod-spec-value-invalid"),
+    ("validatePodResourceName", "a pod-level resource name", "RayService", _set("worker-pod", resources={"limits": {_GPU: "1"}}), "pod-spec-value-invalid"),
+    ("validatePodResourceConsistency", "pod-level requests and limits", "RayCluster", _set("worker-pod", resources={"requests": {"cpu": "100m"}}, containers=[dict(_WORKER, resources={"requests": {"cpu": "1"}})]), "pod-spec-value-invalid"),
+    ("validatePodResourceClaim", "name a DNS-1123 label, unique", "RayJob", _set("worker-pod", resourceClaims=[{"name": "gpu", "resourceClaimName": "a", "resourceClaimTemplateName": "b"}]), "pod-spec-value-invalid"),
+    ("validateResourceClaimNames", "container resources.claims", "RayCluster", _set("worker-container", resources={"claims": [{"name": "gpu"}]}), "pod-spec-value-invalid"),
+    ("validateInitContainers", "resizePolicy only on sidecars", "RayCluster", _set("worker-pod", initContainers=[dict(_WORKER, name="init", resizePolicy=[{"resourceName": "cpu", "restartPolicy": "RestartContainer"}])]), "pod-spec-value-invalid"),
+    ("validateContainerRestartPolicy", "restartPolicy and restartPolicyRules", "RayService", _set("worker-container", restartPolicyRules=[{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]), "pod-spec-value-invalid"),
+    ("validateSleepAction", "sleep seconds within", "RayCluster", _set("worker-container", lifecycle={"preStop": {"sleep": {"seconds": 60}}}), "pod-spec-value-invalid"),
+    ("validateHTTPGetAction", "httpHeaders names", "RayJob", _set("head-container", readinessProbe={"httpGet": {"port": 8265, "httpHeaders": [{"name": "X Token", "value": "1"}]}}), "pod-spec-value-invalid"),
+    ("validateContainerResourceDivisor", "divisor 1m/1 for cpu", "RayCluster", _set("worker-container", env=[{"name": "CPUS", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "100m"}}}]), "pod-spec-value-invalid"),
+    ("ValidateVolumeMounts", "subPathExpr not with subPath", "RayService", lambda d: (_set("worker-pod", volumes=[{"name": "data", "emptyDir": {}}])(d), _set("worker-container", volumeMounts=[{"name": "data", "mountPath": "/d", "subPath": "a", "subPathExpr": "$(POD)"}])(d)), "pod-spec-value-invalid"),
+    ("ValidateVolumeMounts", "a volume mounted as a block device", "RayCluster", lambda d: (_set("worker-pod", volumes=[{"name": "disk", "persistentVolumeClaim": {"claimName": "disk"}}])(d), _set("worker-container", volumeMounts=[{"name": "disk", "mountPath": "/d"}], volumeDevices=[{"name": "disk", "devicePath": "/dev/xvda"}])(d)), "pod-spec-value-invalid"),
+    ("ValidateVolumeMounts", "the autoscaler sidecar's mounts", "RayCluster", _set("cluster", enableInTreeAutoscaling=True, autoscalerOptions={"volumeMounts": [{"name": "cfg", "mountPath": "/cfg"}]}), "pod-spec-value-invalid"),
+    ("ValidateVolumeDevices", "devicePath required", "RayJob", lambda d: (_set("worker-pod", volumes=[{"name": "scratch", "emptyDir": {}}])(d), _set("worker-container", volumeDevices=[{"name": "scratch", "devicePath": "/dev/xvda"}])(d)), "pod-spec-value-invalid"),
+    ("validateMountRecursiveReadOnly", "recursiveReadOnly Disabled", "RayCluster", lambda d: (_set("worker-pod", volumes=[{"name": "data", "emptyDir": {}}])(d), _set("worker-container", volumeMounts=[{"name": "data", "mountPath": "/d", "recursiveReadOnly": "Enabled"}])(d)), "pod-spec-value-invalid"),
+    ("validateResourceQuantityHugePageValue", "hugepages amount", "RayService", _set("worker-container", resources={"limits": {"hugepages-2Mi": "3Mi", "memory": "1Gi"}, "requests": {"hugepages-2Mi": "3Mi"}}), "pod-spec-value-invalid"),
+    ("validateResizePolicy", "resizePolicy cpu or memory", "RayCluster", _set("worker-container", resizePolicy=[{"resourceName": "gpu", "restartPolicy": "NotRequired"}]), "pod-spec-value-invalid"),
+    ("ValidateProcMountType", "procMount Default or Unmasked", "RayJob", _set("head-container", securityContext={"procMount": "unmasked"}), "pod-spec-value-invalid"),
+    ("ValidatePositiveQuantityValue", "amount positive", "RayCluster", _set("worker-pod", volumes=[{"name": "s", "ephemeral": {"volumeClaimTemplate": {"spec": dict(_NO_ACCESS_MODES, accessModes=["ReadWriteOnce"], resources={"requests": {"storage": "0"}})}}}]), "pod-volume-source-invalid"),
 ]
 
 

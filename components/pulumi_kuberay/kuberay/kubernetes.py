@@ -43,13 +43,51 @@ VOLUME_SOURCES = (
 FILE_MODE_MAX = 0o777
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
+#: The values Pod validation enumerates in the newer container fields (validateContainerRestartPolicy,
+#: validateResizePolicy, validateMountRecursiveReadOnly, ValidateProcMountType), as v1.36 spells them.
+CONTAINER_RESTART_RULE_ACTIONS = ("Restart", "RestartAllContainers")  # RestartAllContainersOnContainerExits: on
+CONTAINER_RESTART_RULE_OPERATORS = ("In", "NotIn")
+CONTAINER_RESTART_RULES_MAX, CONTAINER_RESTART_EXIT_CODES_MAX = 20, 255
+RESIZE_RESOURCES = ("cpu", "memory")
+RESIZE_POLICIES = ("NotRequired", "RestartContainer")
+RECURSIVE_READ_ONLY = ("Disabled", "IfPossible", "Enabled")
+PROC_MOUNT_TYPES = ("Default", "Unmasked")
+#: The Pod-level security fields validateWindows refuses for a Pod with os.name windows: the Pod's
+#: securityContext, the Pod spec's host namespaces, each container's securityContext.
+WINDOWS_FORBIDDEN_POD_CONTEXT = (
+    "appArmorProfile", "seLinuxOptions", "seccompProfile", "fsGroup", "fsGroupChangePolicy", "runAsUser",
+    "runAsGroup", "supplementalGroupsPolicy", "seLinuxChangePolicy",
+)  # fmt: skip
+WINDOWS_FORBIDDEN_CONTAINER_CONTEXT = (
+    "appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities", "readOnlyRootFilesystem", "privileged",
+    "allowPrivilegeEscalation", "procMount", "runAsUser", "runAsGroup",
+)  # fmt: skip
+#: The resources a container may name without a domain (IsStandardContainerResourceName), besides hugepages-<size>.
+STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+#: The resources a Pod's own spec.resources may name (IsSupportedPodLevelResource), besides hugepages-<size>.
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+#: The divisors validateContainerResourceDivisor allows: cpu, and memory, ephemeral-storage, hugepages (by value).
+CPU_DIVISORS = ("1m", "1")
+BYTE_DIVISORS = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
+HOSTNAME_OVERRIDE_MAX = 64  # validatePodHostName
+GMSA_CREDENTIAL_SPEC_MAX = 64 * 1024  # maxGMSACredentialSpecLength
+RUN_AS_USER_NAME_DOMAIN_MAX, RUN_AS_USER_NAME_USER_MAX = 256, 104
+
 __all__ = [
     "APP_VERSION_LABEL",
+    "BYTE_DIVISORS",
+    "CONTAINER_RESTART_EXIT_CODES_MAX",
+    "CONTAINER_RESTART_RULES_MAX",
+    "CONTAINER_RESTART_RULE_ACTIONS",
+    "CONTAINER_RESTART_RULE_OPERATORS",
+    "CPU_DIVISORS",
     "DNS_LABEL_MAX_LENGTH",
     "DNS_SUBDOMAIN_MAX_LENGTH",
     "FILE_MODE_MAX",
     "GENERATE_NAME_SUFFIX_LENGTH",
+    "GMSA_CREDENTIAL_SPEC_MAX",
     "HELM_CHART_LABEL",
+    "HOSTNAME_OVERRIDE_MAX",
     "INSTANCE_LABEL",
     "INT32_MAX",
     "INT32_MIN",
@@ -57,7 +95,17 @@ __all__ = [
     "INT64_MIN",
     "KUEUE_API_PATH",
     "MANAGED_BY_LABEL",
+    "POD_LEVEL_RESOURCES",
     "POD_SECURITY_PROFILES",
+    "PROC_MOUNT_TYPES",
+    "RECURSIVE_READ_ONLY",
+    "RESIZE_POLICIES",
+    "RESIZE_RESOURCES",
+    "RUN_AS_USER_NAME_DOMAIN_MAX",
+    "RUN_AS_USER_NAME_USER_MAX",
+    "STANDARD_CONTAINER_RESOURCES",
     "VOLUME_SOURCES",
+    "WINDOWS_FORBIDDEN_CONTAINER_CONTEXT",
+    "WINDOWS_FORBIDDEN_POD_CONTEXT",
     "PodSecurityProfile",
 ]

@@ -84,6 +84,9 @@ TLS_VOLUME: Final = "ray-tls"
 TLS_MOUNT_PATH: Final = "/etc/ray/tls"
 SHARED_MEMORY_VOLUME: Final = "shared-mem"
 SHARED_MEMORY_PATH: Final = "/dev/shm"
+#: The emptyDir of Ray's logs the operator adds to the head Pod for its autoscaler sidecar (``addEmptyDir`` in
+#: ``BuildPod``), so ``autoscalerOptions.volumeMounts`` may name it without a volume of the head template.
+RAY_LOGS_VOLUME: Final = "ray-logs"
 #: The volume of the ``rocksdb`` GCS storage the operator mounts into the head, and its path.
 ROCKSDB_VOLUME: Final = "gcs-storage"
 ROCKSDB_MOUNT_PATH: Final = "/data/gcs"
@@ -188,6 +191,7 @@ __all__ = [
     "ORIGINATED_FROM_CR_NAME_LABEL",
     "OVERWRITE_CONTAINER_CMD_ANNOTATION",
     "RAY_CLUSTER_LABEL",
+    "RAY_LOGS_VOLUME",
     "RECREATE_HASH_ANNOTATION",
     "REDIS_ADDRESS_ENV",
     "ROCKSDB_ENV_VARS",

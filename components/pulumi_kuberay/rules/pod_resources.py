@@ -11,6 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from pulumi_kuberay.kuberay.kubernetes import STANDARD_CONTAINER_RESOURCES
 from pulumi_kuberay.kuberay.paths import as_dict, is_unknown, join, template_containers
 
 from . import _examples as ex
@@ -22,8 +23,7 @@ from ._ray_resources import quantity
 Doc = dict[str, Any]
 
 _REFUSED = "the API server refuses every Pod the operator creates from it and the workload never starts"
-#: The resources a container may name without a domain (IsStandardContainerResourceName).
-_STANDARD = ("cpu", "memory", "ephemeral-storage")
+_STANDARD = STANDARD_CONTAINER_RESOURCES  # IsStandardContainerResourceName
 
 
 def _is_native(name: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
@@ -29,6 +30,7 @@ from ._manifest_readers import (
     label_value_error,
     qualified_name_error,
 )
+from ._pod_spec_fields import autoscaler_mount_problems, spec_field_problems
 
 Doc = dict[str, Any]
 Problem = tuple[str, str]  # (path suffix under the pod spec, what is wrong, with the Kubernetes function)
@@ -320,7 +322,7 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
 
 def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
-        for suffix, problem in _spec_problems(template):
+        for suffix, problem in chain(_spec_problems(template), spec_field_problems(template.pod_spec)):
             yield Violation(f"{problem}: {_REFUSED}", f"{template.spec_path}.{suffix}")
         for item in template_containers(template):
             if item.field == "ephemeralContainers":
@@ -331,6 +333,8 @@ def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
             context = as_dict(item.container.get("securityContext"))
             for suffix, problem in _context_problems("securityContext", context, pod=False):
                 yield Violation(f"{problem}: {_REFUSED}", f"{item.path}.{suffix}")
+    for path, problem in autoscaler_mount_problems(manifest):
+        yield Violation(f"{problem}: the API server refuses the head Pod and the cluster never starts", path)
 
 
 def _with_worker_toleration(toleration: dict[str, Any]) -> Doc:
@@ -345,9 +349,9 @@ declare(
     kinds=KINDS,
     rows=("OP-20",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, and ephemeralContainers on create, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, ephemeralContainers on create, and in the newer fields a container restartPolicy or restart rule spelt otherwise, a resizePolicy other than cpu or memory, NotRequired or RestartContainer, a volume both mounted and a volumeDevice, subPath with subPathExpr, recursiveReadOnly without readOnly, a fileKeyRef to a volume that is no emptyDir, pod-level resources other than cpu, memory and hugepages or below the containers' sum, a container claim the Pod does not list, and Linux-only security fields under os.name windows, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
-    fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template.",
+    fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template; for the newer fields, follow the message (the Kubernetes function it names says what the API server wants).",
     check=_check_pod_spec_values,
     compliant=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "Exists", "effect": "NoSchedule"}),
     violating=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "exists", "effect": "NoSchedule"}),
