@@ -193,3 +193,13 @@ def test_messages_name_the_check_and_the_fix() -> None:
     assert host[1].startswith("sysctl 'net.core.somaxconn' is namespaced and the Pod shares that namespace with the node (hostNetwork true)")
     (spread,) = _findings(_worker(None, topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["app"]}]))
     assert spread[1].startswith("matchLabelKeys 'app' is also a key of the labelSelector: keep it in one of them (ValidateMatchLabelKeysInTopologySpread)")
+
+
+def test_values_not_known_until_apply_are_not_judged() -> None:
+    assert _findings(_worker({"kubernetes.io/config.mirror": "x"}, nodeName=UNKNOWN_SENTINEL)) == []
+    localhost = {"seccompProfile": {"type": "Localhost", "localhostProfile": UNKNOWN_SENTINEL}}
+    assert _findings(_worker({_SECCOMP_POD: "localhost/a.json"}, securityContext=localhost)) == []
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": UNKNOWN_SENTINEL, "matchLabelKeys": ["app"]}
+    assert _findings(_worker(None, topologySpreadConstraints=[spread])) == []
+    sysctls = {"sysctls": [{"name": UNKNOWN_SENTINEL, "value": "1"}, {"name": "net.core.somaxconn", "value": "1"}]}
+    assert _findings(_worker(None, hostNetwork=UNKNOWN_SENTINEL, securityContext=sysctls)) == []

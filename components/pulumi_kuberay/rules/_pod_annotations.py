@@ -115,13 +115,15 @@ def _seccomp_value_error(value: str) -> str | None:
 
 def _profile_mismatch(kind: str, annotation: str, profile: dict[str, Any]) -> str | None:
     """validateSeccompAnnotationsAndFieldsMatch and its AppArmor twin: the field (suffix) where they disagree."""
-    kind_of = profile.get("type")
+    kind_of = profile.get("type")  # a type not known until apply matches neither branch
     if kind_of in _PROFILE_TYPES:
         return None if annotation in _PROFILE_TYPES[kind_of][: 2 if kind == "seccomp" else 1] else "type"
     if kind_of == "Localhost":
         if not annotation.startswith(ANNOTATION_PROFILE_LOCALHOST_PREFIX):
             return "type"
         local = profile.get("localhostProfile")
+        if local is not None and is_unknown(local):
+            return None
         return None if annotation.removeprefix(ANNOTATION_PROFILE_LOCALHOST_PREFIX) == local else "localhostProfile"
     return None
 
@@ -185,7 +187,7 @@ def annotation_problems(template: PodTemplateRef, toleration_check: TolerationCh
         if key == TOLERATIONS_ANNOTATION and text:
             for problem in _toleration_problems(text, toleration_check):
                 yield at, f"the tolerations annotation {problem} (ValidateTolerationsInPodAnnotations)"
-        elif key == MIRROR_POD_ANNOTATION and not _text(spec.get("nodeName")):
+        elif key == MIRROR_POD_ANNOTATION and spec.get("nodeName") in (None, ""):
             yield at, f"{key} marks a kubelet's mirror Pod and needs spec.nodeName: drop the annotation (ValidatePodSpecificAnnotations)"
         elif key == POD_DELETION_COST_ANNOTATION and (error := _deletion_cost_error(text)):
             yield at, f"{key} {text!r} {error} (ValidatePodSpecificAnnotations)"
