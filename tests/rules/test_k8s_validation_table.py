@@ -381,10 +381,13 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "pod-spec-value-invalid",
     ),
     (
-        "ValidateMatchLabelKeysInTopologySpread",
-        "matchLabelKeys label keys not in labelSelector",
+        "ValidateMatchLabelKeysAndMismatchLabelKeys",
+        "matchLabelKeys and mismatchLabelKeys",
         "RayService",
-        _set("worker-pod", topologySpreadConstraints=[dict(_SPREAD, whenUnsatisfiable="DoNotSchedule", labelSelector={"matchLabels": {"app": "ray"}}, matchLabelKeys=["app"])]),
+        lambda d: (
+            _set("worker-template", metadata={"labels": {"app": "ray"}})(d),
+            _set("worker-pod", topologySpreadConstraints=[dict(_SPREAD, whenUnsatisfiable="DoNotSchedule", labelSelector={"matchLabels": {"app": "ray"}}, matchLabelKeys=["app"])])(d),
+        ),
         "pod-spec-value-invalid",
     ),
     (

@@ -56,7 +56,7 @@ def _annotation(key: str) -> str:
         ({_TOLERATIONS: '{"key": "gpu"}'}, True),  # an object, not a list
         ({_TOLERATIONS: "[{key: gpu}]"}, True),  # not JSON
         ({_TOLERATIONS: '[{"key": "gpu", "operator": "Exists", "tolerationSeconds": "30"}]'}, True),  # a string
-        ({_TOLERATIONS: '[{"Key": "gpu", "Operator": "exists"}]'}, False),  # Go matches names case-insensitively: not judged
+        ({_TOLERATIONS: '[{"Key": "gpu", "Operator": "exists"}]'}, True),  # Go's encoding/json matches names of any case
         ({"kubernetes.io/config.mirror": "abc"}, True),  # a mirror Pod without spec.nodeName
         ({"controller.kubernetes.io/pod-deletion-cost": "-100"}, False),
         ({"controller.kubernetes.io/pod-deletion-cost": "0"}, False),
@@ -167,7 +167,9 @@ _FIELDS = f"{WORKER}.affinity.nodeAffinity.{_REQUIRED}.nodeSelectorTerms[0].matc
         (_anti({"matchLabelKeys": ["team"]}), [f"{_ANTI}.matchLabelKeys"]),
         (_anti({"labelSelector": {}, "mismatchLabelKeys": ["-team"]}), [f"{_ANTI}.mismatchLabelKeys[0]"]),
         ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["pod-template-hash"]}]}, []),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "matchLabelKeys": ["app"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"]),
+        # the Pod has no label app: the API server adds nothing to the selector (applyMatchLabelKeys), no duplicate
+        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "matchLabelKeys": ["app"]}]}, []),
+        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"ray.io/cluster": "c"}}, "matchLabelKeys": ["ray.io/cluster"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"]),
         ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys"]),
         ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["a/b/c"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"]),
         ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["ray"]}]}}]}, [f"{WORKER}.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator"]),
@@ -191,8 +193,16 @@ def test_messages_name_the_check_and_the_fix() -> None:
     assert gate[1].startswith("seLinuxChangePolicy MountOption needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use Recursive (validateSELinuxChangePolicy)")
     (host,) = _findings(_worker(None, hostNetwork=True, securityContext={"sysctls": [{"name": "net.core.somaxconn", "value": "1"}]}))
     assert host[1].startswith("sysctl 'net.core.somaxconn' is namespaced and the Pod shares that namespace with the node (hostNetwork true)")
-    (spread,) = _findings(_worker(None, topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["app"]}]))
-    assert spread[1].startswith("matchLabelKeys 'app' is also a key of the labelSelector: keep it in one of them (ValidateMatchLabelKeysInTopologySpread)")
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["app"]}
+
+    def labelled(doc: JsonDict) -> None:
+        worker_of(doc)["template"].update(metadata={"labels": {"app": "ray"}})
+        worker_of(doc)["template"]["spec"]["topologySpreadConstraints"] = [spread]
+
+    assert _findings(_worker(None, topologySpreadConstraints=[spread])) == []  # the Pod has no label app
+    ((path, message),) = _findings(example(labelled))
+    assert path == f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"
+    assert message.startswith("matchLabelKeys 'app' is also a key of the labelSelector (the API server adds the Pod's app label to it) (ValidateMatchLabelKeysAndMismatchLabelKeys)")
 
 
 def test_values_not_known_until_apply_are_not_judged() -> None:

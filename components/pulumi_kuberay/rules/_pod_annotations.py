@@ -47,11 +47,12 @@ TolerationCheck = Callable[[int, dict[str, Any]], Iterator[Problem]]
 
 #: The containers the operator adds to a Pod: an AppArmor annotation may name them (podSpecHasContainer).
 _INJECTED = frozenset({AUTOSCALER_CONTAINER, HISTORY_COLLECTOR_CONTAINER, SUBMITTER_CONTAINER, WAIT_GCS_READY_CONTAINER})
-#: A Toleration's JSON fields and their types (Go's encoding/json refuses another type; a field of another spelling
-#: is matched case-insensitively by Go, so such an item is not judged).
+#: A Toleration's JSON fields and their types (Go's encoding/json refuses another type, matches a name of another
+#: case to the field, and ignores other names).
 _TOLERATION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "key": str, "operator": str, "value": str, "effect": str, "tolerationSeconds": int,
 }  # fmt: skip
+_FIELD_BY_FOLDED = {name.lower(): name for name in _TOLERATION_FIELDS}
 _DECIMAL = re.compile(r"-?[0-9]+")
 _PROFILE_TYPES = {  # the annotation value each seccompProfile / appArmorProfile type must have
     "Unconfined": (ANNOTATION_PROFILE_UNCONFINED,),
@@ -82,11 +83,11 @@ def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:
         if not isinstance(toleration, dict):
             yield f"item {i} is not a toleration object"
             continue
-        wrong = [k for k, v in toleration.items() if k in _TOLERATION_FIELDS and v is not None and (not isinstance(v, _TOLERATION_FIELDS[k]) or isinstance(v, bool))]
+        values = {_FIELD_BY_FOLDED[k.lower()]: v for k, v in toleration.items() if k.lower() in _FIELD_BY_FOLDED and v is not None}
+        wrong = [k for k, v in values.items() if not isinstance(v, _TOLERATION_FIELDS[k]) or isinstance(v, bool)]
         if wrong:
             yield f"item {i}: {', '.join(wrong)} of the wrong JSON type"
-        elif all(k in _TOLERATION_FIELDS for k in toleration):
-            values = {k: v for k, v in toleration.items() if v is not None}
+        else:
             for _, problem in check(i, values):
                 yield f"item {i}: {problem.removesuffix(' (ValidateTolerations)')}"
 

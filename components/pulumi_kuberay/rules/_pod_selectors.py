@@ -3,8 +3,9 @@
 (``ValidatePodAffinityTermSelector``) and their matchLabelKeys and mismatchLabelKeys
 (``ValidateMatchLabelKeysAndMismatchLabelKeys``, after the API server merged the keys the Pod carries into the
 selector: ``applyMatchLabelKeysAndMismatchLabelKeys``), a topology spread constraint's labelSelector and matchLabelKeys
-(``ValidateMatchLabelKeysInTopologySpread``: the MatchLabelKeysInPodTopologySpreadSelectorMerge gate is off by default
-at 1.36, so the keys are not merged and the legacy check runs).
+(the same check after the same merge, ``applyMatchLabelKeys``: the MatchLabelKeysInPodTopologySpreadSelectorMerge gate
+is on by default since 1.34, so ``ValidateMatchLabelKeysInTopologySpread``, the check without the merge, runs only on
+an API server with the gate off).
 
 A helper of ``pod-spec-value-invalid`` (rules/pod_spec.py): each problem is (path under the pod spec, message).
 Plain Python, no pulumi.
@@ -99,16 +100,10 @@ def selector_problems(at: str, selector: Any) -> Iterator[Problem]:
                 yield f"{where}.values[{i}]", f"label selector value {value!r}: {value_error} (ValidateLabelSelectorRequirement)"
 
 
-def _selector_keys(selector: dict[str, Any]) -> list[str]:
-    """The label keys of a selector in Go's order: matchLabels, then each expression's."""
-    labels = selector.get("matchLabels")
-    keys = [k for k in labels if isinstance(k, str)] if isinstance(labels, dict) and not is_unknown(labels) else []
-    return keys + [k for e in as_list(selector.get("matchExpressions")) if isinstance(k := as_dict(e).get("key"), str)]
-
-
-def _label_keys_problems(at: str, term: dict[str, Any], pod_labels: frozenset[str]) -> Iterator[Problem]:
-    """ValidateMatchLabelKeysAndMismatchLabelKeys on a term the API server merged: a key the Pod carries becomes an
-    expression of the selector (In for matchLabelKeys, NotIn for mismatchLabelKeys)."""
+def _label_keys_problems(term: dict[str, Any], pod_labels: frozenset[str]) -> Iterator[Problem]:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys on a pod affinity term or topology spread constraint the API server
+    merged: a key the Pod carries becomes an expression of the selector (In for matchLabelKeys, NotIn for
+    mismatchLabelKeys)."""
     match, mismatch = _strings(term.get("matchLabelKeys")) or [], _strings(term.get("mismatchLabelKeys")) or []
     if not match and not mismatch:
         return
@@ -135,22 +130,15 @@ def _label_keys_problems(at: str, term: dict[str, Any], pod_labels: frozenset[st
             yield f"matchLabelKeys[{i}]", f"label key {key!r} is in both matchLabelKeys and mismatchLabelKeys (ValidateMatchLabelKeysAndMismatchLabelKeys)"
 
 
-def _spread_problems(spec: dict[str, Any]) -> Iterator[Problem]:
-    for i, constraint in enumerate(as_list(spec.get("topologySpreadConstraints"))):
+def _spread_problems(template: PodTemplateRef) -> Iterator[Problem]:
+    pod_labels: frozenset[str] | None = None
+    for i, constraint in enumerate(as_list(template.pod_spec.get("topologySpreadConstraints"))):
         at, constraint = f"topologySpreadConstraints[{i}]", as_dict(constraint)
-        selector = constraint.get("labelSelector")
-        yield from selector_problems(f"{at}.labelSelector", selector)
-        keys = _strings(constraint.get("matchLabelKeys")) or []
-        if keys and selector is None:
-            yield f"{at}.matchLabelKeys", "matchLabelKeys needs a labelSelector (ValidateMatchLabelKeysInTopologySpread)"
-            continue
-        taken = set(_selector_keys(selector)) if isinstance(selector, dict) and not is_unknown(selector) else set()
-        for j, key in enumerate(keys):
-            error = qualified_name_error(key)
-            if error:
-                yield f"{at}.matchLabelKeys[{j}]", f"matchLabelKeys {key!r} is not a label key: {error} (ValidateMatchLabelKeysInTopologySpread)"
-            elif key in taken:
-                yield f"{at}.matchLabelKeys[{j}]", f"matchLabelKeys {key!r} is also a key of the labelSelector: keep it in one of them (ValidateMatchLabelKeysInTopologySpread)"
+        yield from selector_problems(f"{at}.labelSelector", constraint.get("labelSelector"))
+        if constraint.get("matchLabelKeys"):
+            pod_labels = _pod_labels(template) if pod_labels is None else pod_labels
+            for suffix, problem in _label_keys_problems(constraint, pod_labels):
+                yield f"{at}.{suffix}", problem
 
 
 def _pod_labels(template: PodTemplateRef) -> frozenset[str]:
@@ -177,7 +165,7 @@ def pod_selector_problems(template: PodTemplateRef) -> Iterator[Problem]:
                 yield from selector_problems(f"{term_at}.namespaceSelector", term.get("namespaceSelector"))
                 if term.get("matchLabelKeys") or term.get("mismatchLabelKeys"):
                     pod_labels = _pod_labels(template) if pod_labels is None else pod_labels
-                    for suffix, problem in _label_keys_problems(term_at, term, pod_labels):
+                    for suffix, problem in _label_keys_problems(term, pod_labels):
                         yield f"{term_at}.{suffix}", problem
     if spec.get("topologySpreadConstraints"):
-        yield from _spread_problems(spec)
+        yield from _spread_problems(template)
