@@ -447,7 +447,9 @@ def test_rule_modules_import_only_the_engine_and_the_readers() -> None:
 
     # and the manifest readers of pulumi_kuberay.kuberay, the operator setup of pulumi_kuberay.operator (absolute
     # imports, not checked here)
-    allowed = {"_engine", "_cel", "_examples", "_fixed", "_options", "_manifest_readers", "_serve_config", "_ray_resources"}
+    # ... and pod_spec.py's readers of a template's annotations and selectors (split out for the 700-line limit)
+    allowed = {"_engine", "_cel", "_examples", "_fixed", "_options", "_manifest_readers", "_serve_config", "_ray_resources",
+               "_pod_annotations", "_pod_selectors"}  # fmt: skip
     root = Path(rules.__file__).parent
     for name in _catalogue.load():
         if name in ("target", "remediate"):
