@@ -34,7 +34,7 @@ def _worker_pod(**fields: Any) -> JsonDict:
         ({"key": "gpu", "operator": "Exists"}, None),
         ({"operator": "Exists"}, None),  # tolerates every taint
         ({"key": "gpu", "value": "a100", "effect": "NoSchedule"}, None),  # operator "" is Equal
-        ({"key": "gpu", "operator": "Gt", "value": "3"}, None),  # a comparison: judged only by the API server's gate
+        ({"key": "gpu", "operator": "Gt", "value": "3"}, "operator"),  # TaintTolerationComparisonOperators: off by default
         ({"key": "gpu", "operator": "Equal", "value": "a100", "effect": "NoExecute", "tolerationSeconds": 30}, None),
         ({"key": "gpu", "operator": "exists"}, "operator"),
         ({"effect": "NoSchedule"}, "operator"),  # no key: operator must be Exists

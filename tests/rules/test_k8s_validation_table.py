@@ -26,7 +26,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 35
+GAPS = 13
 
 Doc = dict[str, Any]
 
@@ -285,6 +285,141 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "RuntimeDefault, Unconfined or Localhost",
         "RayJob",
         _set("worker-container", securityContext={"seccompProfile": {"type": "runtime/default"}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateTolerationsInPodAnnotations",
+        "the tolerations annotation is JSON",
+        "RayCluster",
+        _set("worker-template", metadata={"annotations": {"scheduler.alpha.kubernetes.io/tolerations": '[{"operator": "exists"}]'}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidatePodSpecificAnnotations",
+        "controller.kubernetes.io/pod-deletion-cost",
+        "RayService",
+        _set("worker-template", metadata={"annotations": {"controller.kubernetes.io/pod-deletion-cost": "1e3"}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateSeccompProfile",
+        "runtime/default, docker/default",
+        "RayJob",
+        _set("head-template", metadata={"annotations": {"seccomp.security.alpha.kubernetes.io/pod": "RuntimeDefault"}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateAppArmorPodAnnotations",
+        "container.apparmor.security.beta.kubernetes.io/<name> names a container",
+        "RayCluster",
+        _set("worker-template", metadata={"annotations": {"container.apparmor.security.beta.kubernetes.io/ray": "runtime/default"}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateAppArmorAnnotationsAndFieldsMatchOnCreate",
+        "annotation and appArmorProfile",
+        "RayCluster",
+        lambda d: (
+            _set("worker-template", metadata={"annotations": {"container.apparmor.security.beta.kubernetes.io/ray-worker": "unconfined"}})(d),
+            _set("worker-container", securityContext={"appArmorProfile": {"type": "RuntimeDefault"}})(d),
+        ),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateSeccompAnnotationsAndFieldsMatch",
+        "annotation and seccompProfile",
+        "RayService",
+        lambda d: (
+            _set("head-template", metadata={"annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}})(d),
+            _set("head-pod", securityContext={"seccompProfile": {"type": "RuntimeDefault"}})(d),
+        ),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validatePodDNSConfig",
+        "at most 32 searches",
+        "RayCluster",
+        _set("worker-pod", dnsConfig={"searches": ["ns1.svc.cluster.local", "Corp.Example.com"]}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validatePodSpecSecurityContext",
+        "shareProcessNamespace with hostPID",
+        "RayJob",
+        _set("worker-pod", shareProcessNamespace=True, hostPID=True),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateSupplementalGroupsPolicy",
+        "Merge or Strict",
+        "RayCluster",
+        _set("head-pod", securityContext={"supplementalGroupsPolicy": "strict"}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateSELinuxChangePolicy",
+        "Recursive or MountOption",
+        "RayService",
+        _set("worker-pod", securityContext={"seLinuxChangePolicy": "MountOption"}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateSysctls",
+        "sysctl names valid and unique",
+        "RayCluster",
+        _set("worker-pod", securityContext={"sysctls": [{"name": "vm.max_map_count", "value": "1"}, {"name": "vm.max_map_count", "value": "2"}]}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateHostSysctl",
+        "net.* sysctls forbidden with hostNetwork",
+        "RayJob",
+        _set("worker-pod", hostNetwork=True, securityContext={"sysctls": [{"name": "net.core.somaxconn", "value": "4096"}]}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateNodeFieldSelectorRequirement",
+        "matchFields: key metadata.name",
+        "RayCluster",
+        _set("worker-pod", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidatePodAffinityTermSelector",
+        "labelSelector and namespaceSelector",
+        "RayService",
+        _set("worker-pod", affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["ray"]}]}}]}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateMatchLabelKeysAndMismatchLabelKeys",
+        "matchLabelKeys and mismatchLabelKeys",
+        "RayCluster",
+        _set("worker-pod", affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "labelSelector": {"matchLabels": {"ray.io/cluster": "a"}}, "matchLabelKeys": ["ray.io/cluster"]}]}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "validateLabelKeys",
+        "keys are label keys",
+        "RayJob",
+        _set("worker-pod", affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "labelSelector": {}, "mismatchLabelKeys": ["team name"]}]}}),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateTolerations",
+        "Gt and Lt only with",
+        "RayCluster",
+        _set("worker-pod", tolerations=[{"key": "gpu-count", "operator": "Gt", "value": "2"}]),
+        "pod-spec-value-invalid",
+    ),
+    (
+        "ValidateMatchLabelKeysAndMismatchLabelKeys",
+        "matchLabelKeys and mismatchLabelKeys",
+        "RayService",
+        lambda d: (
+            _set("worker-template", metadata={"labels": {"app": "ray"}})(d),
+            _set("worker-pod", topologySpreadConstraints=[dict(_SPREAD, whenUnsatisfiable="DoNotSchedule", labelSelector={"matchLabels": {"app": "ray"}}, matchLabelKeys=["app"])])(d),
+        ),
         "pod-spec-value-invalid",
     ),
     (

@@ -73,7 +73,45 @@ HOSTNAME_OVERRIDE_MAX = 64  # validatePodHostName
 GMSA_CREDENTIAL_SPEC_MAX = 64 * 1024  # maxGMSACredentialSpecLength
 RUN_AS_USER_NAME_DOMAIN_MAX, RUN_AS_USER_NAME_USER_MAX = 256, 104
 
+#: Pod annotations Pod validation still reads (ValidatePodSpecificAnnotations): tolerations as JSON (the alpha
+#: spelling of spec.tolerations), the kubelet's mirror-Pod marker (needs spec.nodeName), the cost a ReplicaSet
+#: gives deleting the Pod (a 32-bit integer: GetDeletionCostFromPodAnnotations).
+TOLERATIONS_ANNOTATION = "scheduler.alpha.kubernetes.io/tolerations"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+#: The deprecated seccomp and AppArmor annotations (ValidateSeccompPodAnnotations, ValidateAppArmorPodAnnotations)
+#: and their profile values: RuntimeDefault (seccomp also docker/default), Unconfined, Localhost as the prefix.
+SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_CONTAINER_ANNOTATION_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
+APPARMOR_CONTAINER_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+ANNOTATION_PROFILE_RUNTIME_DEFAULT = "runtime/default"
+ANNOTATION_PROFILE_DOCKER_DEFAULT = "docker/default"
+ANNOTATION_PROFILE_UNCONFINED = "unconfined"
+ANNOTATION_PROFILE_LOCALHOST_PREFIX = "localhost/"
+
+#: dnsConfig.searches: at most 32 domains, 2048 characters joined by spaces (MaxDNSSearchPaths,
+#: MaxDNSSearchListChars).
+DNS_SEARCHES_MAX = 32
+DNS_SEARCH_LIST_MAX_CHARS = 2048
+#: The values of spec.securityContext.supplementalGroupsPolicy (validateSupplementalGroupsPolicy, GA at 1.35), and
+#: of seLinuxChangePolicy: MountOption only where the API server runs the SELinuxMount gate (beta, off by default at
+#: 1.36: useOnlyRecursiveSELinuxChangePolicy), else Recursive alone.
+SUPPLEMENTAL_GROUPS_POLICIES = ("Merge", "Strict")
+SELINUX_CHANGE_POLICIES = ("Recursive", "MountOption")
+#: A sysctl name (IsValidSysctlName: segments joined by '.' or '/', at most 253 characters), and the ones of the
+#: Pod's IPC namespace and network namespace (component-helpers' sysctl namespaceOf, after NormalizeName), which
+#: Pod validation refuses beside hostIPC and hostNetwork (ValidateHostSysctl).
+SYSCTL_NAME_PATTERN = r"([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+SYSCTL_NAME_MAX_LENGTH = 253
+IPC_SYSCTL_PATTERN = r"kernel\.(sem|shm(all|max|mni|_rmid_forced)?|msg(max|mnb|mni)?)|fs\.mqueue\..*"
+NET_SYSCTL_PATTERN = r"net\..*"
+
 __all__ = [
+    "ANNOTATION_PROFILE_DOCKER_DEFAULT",
+    "ANNOTATION_PROFILE_LOCALHOST_PREFIX",
+    "ANNOTATION_PROFILE_RUNTIME_DEFAULT",
+    "ANNOTATION_PROFILE_UNCONFINED",
+    "APPARMOR_CONTAINER_ANNOTATION_PREFIX",
     "APP_VERSION_LABEL",
     "BYTE_DIVISORS",
     "CONTAINER_RESTART_EXIT_CODES_MAX",
@@ -82,6 +120,8 @@ __all__ = [
     "CONTAINER_RESTART_RULE_OPERATORS",
     "CPU_DIVISORS",
     "DNS_LABEL_MAX_LENGTH",
+    "DNS_SEARCHES_MAX",
+    "DNS_SEARCH_LIST_MAX_CHARS",
     "DNS_SUBDOMAIN_MAX_LENGTH",
     "FILE_MODE_MAX",
     "GENERATE_NAME_SUFFIX_LENGTH",
@@ -93,8 +133,12 @@ __all__ = [
     "INT32_MIN",
     "INT64_MAX",
     "INT64_MIN",
+    "IPC_SYSCTL_PATTERN",
     "KUEUE_API_PATH",
     "MANAGED_BY_LABEL",
+    "MIRROR_POD_ANNOTATION",
+    "NET_SYSCTL_PATTERN",
+    "POD_DELETION_COST_ANNOTATION",
     "POD_LEVEL_RESOURCES",
     "POD_SECURITY_PROFILES",
     "PROC_MOUNT_TYPES",
@@ -103,7 +147,14 @@ __all__ = [
     "RESIZE_RESOURCES",
     "RUN_AS_USER_NAME_DOMAIN_MAX",
     "RUN_AS_USER_NAME_USER_MAX",
+    "SECCOMP_CONTAINER_ANNOTATION_PREFIX",
+    "SECCOMP_POD_ANNOTATION",
+    "SELINUX_CHANGE_POLICIES",
     "STANDARD_CONTAINER_RESOURCES",
+    "SUPPLEMENTAL_GROUPS_POLICIES",
+    "SYSCTL_NAME_MAX_LENGTH",
+    "SYSCTL_NAME_PATTERN",
+    "TOLERATIONS_ANNOTATION",
     "VOLUME_SOURCES",
     "WINDOWS_FORBIDDEN_CONTAINER_CONTEXT",
     "WINDOWS_FORBIDDEN_POD_CONTEXT",

@@ -17,6 +17,16 @@ from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from pulumi_kuberay.kuberay.kubernetes import (
+    DNS_SEARCH_LIST_MAX_CHARS,
+    DNS_SEARCHES_MAX,
+    IPC_SYSCTL_PATTERN,
+    NET_SYSCTL_PATTERN,
+    SELINUX_CHANGE_POLICIES,
+    SUPPLEMENTAL_GROUPS_POLICIES,
+    SYSCTL_NAME_MAX_LENGTH,
+    SYSCTL_NAME_PATTERN,
+)
 from pulumi_kuberay.kuberay.paths import PodTemplateRef, as_dict, as_list, is_unknown, template_containers
 from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
 
@@ -30,6 +40,8 @@ from ._manifest_readers import (
     label_value_error,
     qualified_name_error,
 )
+from ._pod_annotations import annotation_problems
+from ._pod_selectors import pod_selector_problems
 from ._pod_spec_fields import autoscaler_mount_problems, spec_field_problems
 
 Doc = dict[str, Any]
@@ -43,13 +55,19 @@ _ENUMS: dict[str, tuple[str, ...]] = {
 _NAMES = ("nodeName", "priorityClassName", "runtimeClassName")  # DNS-1123 subdomains
 _TERMINATION_MESSAGE = ("File", "FallbackToLogsOnError")  # validateContainerCommon
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # validateTaintEffect
-_TOLERATION_OPERATORS = ("Equal", "Exists", "Lt", "Gt")  # Lt, Gt: TaintTolerationComparisonOperators
+_TOLERATION_OPERATORS = ("Equal", "Exists")
+#: Only where the API server runs the TaintTolerationComparisonOperators gate (alpha, off by default at 1.36:
+#: allowTaintTolerationComparisonOperators), else refused like any other operator.
+_TOLERATION_COMPARISONS = ("Lt", "Gt")
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 _MAX_NAMESERVERS = 3  # MaxDNSNameservers
 _SLOPPY_IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
 _PROFILE_TYPES = ("RuntimeDefault", "Unconfined", "Localhost")
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_SYSCTL_NAME = re.compile(SYSCTL_NAME_PATTERN)
+_IPC_SYSCTL, _NET_SYSCTL = re.compile(IPC_SYSCTL_PATTERN), re.compile(NET_SYSCTL_PATTERN)
+_SLASH_DOT = str.maketrans("./", "/.")
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
@@ -84,7 +102,9 @@ def _toleration_problems(i: int, toleration: dict[str, Any]) -> Iterator[Problem
     value, effect = _text(toleration.get("value")), _text(toleration.get("effect"))
     if any(toleration.get(k) is not None and _text(toleration.get(k)) is None for k in ("key", "operator", "value", "effect")):
         return  # not known until apply (a wrong type is a schema finding)
-    if operator is not None and operator not in ("", *_TOLERATION_OPERATORS):
+    if operator in _TOLERATION_COMPARISONS:
+        yield f"{at}.operator", f"toleration operator {operator} needs the TaintTolerationComparisonOperators feature gate (alpha, off by default in Kubernetes 1.36): use Equal or Exists (ValidateTolerations)"
+    elif operator is not None and operator not in ("", *_TOLERATION_OPERATORS):
         yield f"{at}.operator", f"toleration operator {operator!r} is not Equal or Exists (case matters) (ValidateTolerations)"
     elif not key and operator != "Exists":
         yield f"{at}.operator", "a toleration without a key must have operator Exists (ValidateTolerations)"
@@ -227,6 +247,22 @@ def _dns_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     for i, option in enumerate(as_list(as_dict(config).get("options"))):
         if isinstance(option, dict) and option.get("name") in (None, ""):
             yield f"dnsConfig.options[{i}].name", "a DNS option needs a name (validatePodDNSConfig)"
+    searches = _known(as_dict(config).get("searches")) if config is not None else None
+    if searches:
+        yield from _search_problems(searches)
+
+
+def _search_problems(searches: list[Any]) -> Iterator[Problem]:
+    """At most 32 domains of 2048 characters in all, each a DNS-1123 subdomain once a trailing '.' is cut, '_'
+    allowed and '.' alone too (RelaxedDNSSearchValidation, on by default since 1.32)."""
+    if len(searches) > DNS_SEARCHES_MAX:
+        yield "dnsConfig.searches", f"{len(searches)} search domains, at most {DNS_SEARCHES_MAX} (validatePodDNSConfig)"
+    texts = [s for s in searches if isinstance(s, str)]
+    if len(texts) == len(searches) and len(" ".join(texts)) > DNS_SEARCH_LIST_MAX_CHARS:
+        yield "dnsConfig.searches", f"the search domains are {len(' '.join(texts))} characters joined by spaces, at most {DNS_SEARCH_LIST_MAX_CHARS} (validatePodDNSConfig)"
+    for i, search in enumerate(searches):
+        if isinstance(search, str) and search != "." and not is_dns1123_subdomain(search.removesuffix(".").replace("_", "a")):
+            yield f"dnsConfig.searches[{i}]", f"search domain {search!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-', '_' and '.') (validatePodDNSConfig)"
 
 
 def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
@@ -269,6 +305,53 @@ def _profile_problems(at: str, context: dict[str, Any]) -> Iterator[Problem]:
             yield f"{at}.{key}.localhostProfile", f"{key} localhostProfile goes with type Localhost, and only with it ({function})"
 
 
+def _pod_context_policies(at: str, context: dict[str, Any]) -> Iterator[Problem]:
+    """validateSupplementalGroupsPolicy; validateSELinuxChangePolicy with the SELinuxMount gate off (its default at
+    1.36): Recursive alone."""
+    groups = _text(context.get("supplementalGroupsPolicy"))
+    if groups is not None and groups not in SUPPLEMENTAL_GROUPS_POLICIES:
+        yield f"{at}.supplementalGroupsPolicy", f"supplementalGroupsPolicy {groups!r} is not {' or '.join(SUPPLEMENTAL_GROUPS_POLICIES)} (case matters) (validateSupplementalGroupsPolicy)"
+    selinux = _text(context.get("seLinuxChangePolicy"))
+    recursive = SELINUX_CHANGE_POLICIES[0]
+    if selinux in SELINUX_CHANGE_POLICIES[1:]:
+        yield f"{at}.seLinuxChangePolicy", f"seLinuxChangePolicy {selinux} needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use {recursive} (validateSELinuxChangePolicy)"
+    elif selinux is not None and selinux != recursive:
+        yield f"{at}.seLinuxChangePolicy", f"seLinuxChangePolicy {selinux!r} is not {recursive} (case matters) (validateSELinuxChangePolicy)"
+
+
+def _sysctl_namespace(name: str) -> str | None:
+    """The host namespace a sysctl lives in (component-helpers' GetNamespace): 'hostNetwork', 'hostIPC' or None."""
+    separator = next((c for c in name if c in "./"), ".")
+    if separator == "/":  # NormalizeName: net/ipv4/conf/eno2.100/rp_filter is net.ipv4.conf.eno2/100.rp_filter
+        name = name.translate(_SLASH_DOT)
+    name = name.split("*", 1)[0]
+    if _IPC_SYSCTL.fullmatch(name):
+        return "hostIPC"
+    return "hostNetwork" if _NET_SYSCTL.fullmatch(name) else None
+
+
+def _host_namespace_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    """validatePodSpecSecurityContext: shareProcessNamespace beside hostPID; validateSysctls: names valid and once,
+    none of a namespace the Pod shares with the host (ValidateHostSysctl)."""
+    context = as_dict(spec.get("securityContext"))
+    if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
+        yield "shareProcessNamespace", "shareProcessNamespace and hostPID cannot both be true (validatePodSpecSecurityContext)"
+    sysctls = _known(context.get("sysctls")) if context else None
+    seen: set[str] = set()
+    for i, sysctl in enumerate(sysctls or ()):
+        name = as_dict(sysctl).get("name")
+        if not isinstance(name, str) or is_unknown(name):
+            continue
+        if len(name) > SYSCTL_NAME_MAX_LENGTH or not _SYSCTL_NAME.fullmatch(name):
+            yield f"securityContext.sysctls[{i}].name", f"sysctl {name!r} is not a sysctl name (lower-case segments joined by '.' or '/', at most {SYSCTL_NAME_MAX_LENGTH} characters) (validateSysctls)"
+        elif name in seen:
+            yield f"securityContext.sysctls[{i}].name", f"sysctl {name!r} is set twice (validateSysctls)"
+        seen.add(name)
+        shared = _sysctl_namespace(name)
+        if shared is not None and spec.get(shared) is True:
+            yield f"securityContext.sysctls[{i}].name", f"sysctl {name!r} is namespaced and the Pod shares that namespace with the node ({shared} true): drop one (ValidateHostSysctl)"
+
+
 def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterator[Problem]:
     ids = ("runAsUser", "runAsGroup", "fsGroup", "supplementalGroups") if pod else ("runAsUser", "runAsGroup")
     yield from _id_problems(at, context, ids)
@@ -276,6 +359,8 @@ def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterato
     policy = _text(context.get("fsGroupChangePolicy")) if pod else None
     if policy is not None and policy not in ("OnRootMismatch", "Always"):
         yield f"{at}.fsGroupChangePolicy", f"fsGroupChangePolicy {policy!r} is not OnRootMismatch or Always (validateFSGroupChangePolicy)"
+    if pod and ("supplementalGroupsPolicy" in context or "seLinuxChangePolicy" in context):
+        yield from _pod_context_policies(at, context)
     added = as_list(as_dict(context.get("capabilities")).get("add"))
     if not pod and context.get("allowPrivilegeEscalation") is False and (context.get("privileged") is True or "CAP_SYS_ADMIN" in added):
         yield f"{at}.allowPrivilegeEscalation", "allowPrivilegeEscalation false cannot go with privileged or capabilities.add CAP_SYS_ADMIN (ValidateSecurityContext)"
@@ -304,6 +389,8 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
         yield "os.name", f"os.name {os_name!r} is not linux or windows (validateOS)"
     yield from _node_selector_problems(spec.get("nodeSelector"))
     yield from _context_problems("securityContext", as_dict(spec.get("securityContext")), pod=True)
+    if "securityContext" in spec or "shareProcessNamespace" in spec:
+        yield from _host_namespace_problems(spec)
     deadline = _int(spec.get("activeDeadlineSeconds"), wide=True)
     if deadline is not None and deadline < 1:
         yield "activeDeadlineSeconds", f"activeDeadlineSeconds {deadline} must be at least 1 (ValidatePodSpec)"
@@ -311,6 +398,7 @@ def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
         yield from _toleration_problems(i, as_dict(toleration))
     yield from _affinity_problems(as_dict(spec.get("affinity")))
     yield from _spread_problems(spec)
+    yield from pod_selector_problems(template)
     for i, gate in enumerate(as_list(spec.get("readinessGates"))):
         condition = _text(as_dict(gate).get("conditionType"))
         error = qualified_name_error(condition) if condition is not None else None
@@ -324,6 +412,8 @@ def _check_pod_spec_values(manifest: Doc, ctx: Context) -> Iterator[Violation]:
     for template in built_pod_templates(manifest):
         for suffix, problem in chain(_spec_problems(template), spec_field_problems(template.pod_spec)):
             yield Violation(f"{problem}: {_REFUSED}", f"{template.spec_path}.{suffix}")
+        for suffix, problem in annotation_problems(template, _toleration_problems):
+            yield Violation(f"{problem}: {_REFUSED}", f"{template.path}.{suffix}")
         for item in template_containers(template):
             if item.field == "ephemeralContainers":
                 continue  # refused as a whole (ValidatePodCreate)
@@ -349,9 +439,9 @@ declare(
     kinds=KINDS,
     rows=("OP-20",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, ephemeralContainers on create, and in the newer fields a container restartPolicy or restart rule spelt otherwise, a resizePolicy other than cpu or memory, NotRequired or RestartContainer, a volume both mounted and a volumeDevice, subPath with subPathExpr, recursiveReadOnly without readOnly, a fileKeyRef to a volume that is no emptyDir, pod-level resources other than cpu, memory and hugepages or below the containers' sum, a container claim the Pod does not list, and Linux-only security fields under os.name windows, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, a net.* sysctl beside hostNetwork, a label selector operator 'in', a matchLabelKeys key already in the labelSelector, a toleration operator Gt or Lt (an alpha gate), seLinuxChangePolicy MountOption (a gate off by default), the template's annotations the operator copies to the Pod (the tolerations annotation, an invalid or disagreeing deprecated seccomp or AppArmor annotation, a pod-deletion-cost that is no integer), ephemeralContainers on create; and in the newer fields a container restartPolicy or restart rule spelt otherwise, a resizePolicy other than cpu or memory, NotRequired or RestartContainer, a volume both mounted and a volumeDevice, subPath with subPathExpr, recursiveReadOnly without readOnly, a fileKeyRef to a volume that is no emptyDir, pod-level resources other than cpu, memory and hugepages or below the containers' sum, a container claim the Pod does not list, and Linux-only security fields under os.name windows, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
-    fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, and leave ephemeralContainers out of the template; for the newer fields, follow the message (the Kubernetes function it names says what the API server wants).",
+    fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, keep a key in matchLabelKeys or the labelSelector but not both, use securityContext fields rather than the deprecated seccomp and AppArmor annotations, and leave ephemeralContainers out of the template; for the newer fields, follow the message (the Kubernetes function it names says what the API server wants).",
     check=_check_pod_spec_values,
     compliant=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "Exists", "effect": "NoSchedule"}),
     violating=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "exists", "effect": "NoSchedule"}),
