@@ -43,6 +43,18 @@ VOLUME_SOURCES = (
 FILE_MODE_MAX = 0o777
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
+#: A Service's spec as Service validation (validateService, v1.36) takes it: the traffic distributions
+#: (validateServiceTrafficDistribution; PreferSameZone and PreferSameNode with PreferSameTrafficDistribution, GA in
+#: 1.35), the IP families and family policies (ValidateServiceClusterIPsRelatedFields), and the annotation that
+#: stands for spec.loadBalancerSourceRanges (core.AnnotationLoadBalancerSourceRangesKey).
+SERVICE_TRAFFIC_DISTRIBUTIONS = ("PreferClose", "PreferSameZone", "PreferSameNode")
+SERVICE_IP_FAMILIES = ("IPv4", "IPv6")
+SERVICE_IP_FAMILY_POLICIES = ("SingleStack", "PreferDualStack", "RequireDualStack")
+LOAD_BALANCER_SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
+#: A Service's topology annotation and its deprecated spelling: validateService wants them equal when both are set.
+TOPOLOGY_MODE_ANNOTATION = "service.kubernetes.io/topology-mode"
+TOPOLOGY_AWARE_HINTS_ANNOTATION = "service.kubernetes.io/topology-aware-hints"
+
 __all__ = [
     "APP_VERSION_LABEL",
     "DNS_LABEL_MAX_LENGTH",
@@ -56,8 +68,14 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "KUEUE_API_PATH",
+    "LOAD_BALANCER_SOURCE_RANGES_ANNOTATION",
     "MANAGED_BY_LABEL",
     "POD_SECURITY_PROFILES",
+    "SERVICE_IP_FAMILIES",
+    "SERVICE_IP_FAMILY_POLICIES",
+    "SERVICE_TRAFFIC_DISTRIBUTIONS",
+    "TOPOLOGY_AWARE_HINTS_ANNOTATION",
+    "TOPOLOGY_MODE_ANNOTATION",
     "VOLUME_SOURCES",
     "PodSecurityProfile",
 ]
