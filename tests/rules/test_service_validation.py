@@ -116,6 +116,8 @@ def test_endpoint_ips(value: str, refused: bool) -> None:
         ({"ports": [{"name": "app", "port": 9000, "targetPort": "9000"}]}, ["ports[0].targetPort"]),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": 65536}]}, ["ports[0].targetPort"]),
         ({"ports": [{"name": "app", "port": 9000, "appProtocol": "HTTP/2"}]}, ["ports[0].appProtocol"]),
+        ({"type": "NodePort", "ports": [{"name": "a", "port": 9000, "nodePort": 30900}, {"name": "b", "port": 9001, "nodePort": 30900}]}, ["ports[1].nodePort"]),
+        ({"type": "NodePort", "ports": [{"name": "a", "port": 9000, "nodePort": 30900}, {"name": "b", "port": 9000, "protocol": "UDP", "nodePort": 30900}]}, []),
         ({"clusterIPs": UNKNOWN_SENTINEL, "externalIPs": UNKNOWN_SENTINEL, "clusterIP": UNKNOWN_SENTINEL}, []),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": UNKNOWN_SENTINEL}]}, []),
     ],
@@ -211,6 +213,8 @@ def _serve(serve: JsonDict, head_ports: list[JsonDict] | None = None, **spec: An
         ({"spec": {"ports": [{"name": "serve-grpc", "port": 9100}]}}, _SERVE_ONLY, []),
         ({"spec": {"ports": [{"name": "serve", "port": 8000, "nodePort": 30080}]}}, None, ["spec.ports[0].nodePort"]),
         ({"spec": {"type": "NodePort", "ports": [{"name": "serve", "port": 8000, "nodePort": 30080}]}}, None, []),
+        ({"spec": {"type": "NodePort", "ports": [{"name": "serve", "port": 8000, "nodePort": 30080}, {"name": "serve-grpc", "port": 9000, "nodePort": 30080}]}}, _SERVE_ONLY, ["spec.ports[1].nodePort"]),
+        ({"spec": {"type": "NodePort", "ports": [{"name": "web", "port": 80, "nodePort": 30080}, {"name": "other", "port": 81, "nodePort": 30080}]}}, None, []),  # dropped
         # no serving port on the head: serveService's ports as they are, and none at all is refused
         ({"spec": {"ports": [{"name": "web", "port": 80}, {"port": 81}]}}, _NO_SERVE, ["spec.ports[1]"]),
         ({"spec": {"ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]}}, _NO_SERVE, ["spec.ports[1].name"]),

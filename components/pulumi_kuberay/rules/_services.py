@@ -162,6 +162,18 @@ def head_port_problems(ports: list[Any], kuberay: dict[tuple[int, str], str]) ->
             numbers[(number, protocol)] = str(name)
 
 
+def node_port_problems(ports: list[tuple[int, Any]]) -> Iterator[Problem]:
+    """validateService: a nodePort once per protocol among the ports the Service gets ((index, port) of the ports
+    the user wrote: KubeRay's own have none)."""
+    seen: set[tuple[int, str]] = set()
+    for i, item in ports:
+        node_port, protocol = port(as_dict(item).get("nodePort")), text(as_dict(item).get("protocol")) or "TCP"
+        if node_port and (node_port, protocol) in seen:
+            yield f"ports[{i}].nodePort", f"nodePort {node_port}/{protocol} is used twice (validateService: Duplicate value)"
+        if node_port:
+            seen.add((node_port, protocol))
+
+
 def serving_port(name: str, *, merged: bool) -> bool:
     """isServingPort: 'serve' or 'serve-<protocol>' ('serve-grpc'); before KubeRay 1.6 only 'serve'."""
     return name == "serve" or (merged and name.startswith("serve-"))
@@ -206,12 +218,15 @@ def serve_port_problems(spec: dict[str, Any], head: dict[str, Any], kind: str | 
             names.add(name)
         for suffix, problem in port_problems(item, kind):
             yield f"ports[{i}].{suffix}", problem
+    yield from node_port_problems(kept if merged else [])
 
 
 def _merged_port_problems(ports: list[Any], auto: dict[str, int], kind: str | None) -> Iterator[Problem]:
     """The head's serving ports, each replaced by the serveService port of its name (the last of that name)."""
     by_name = {as_dict(item).get("name") or "": i for i, item in enumerate(ports)}
     by_number: dict[tuple[int, str], list[tuple[str, int | None]]] = {}
+    kept = sorted(i for name, i in by_name.items() if name in auto)
+    yield from node_port_problems([(i, ports[i]) for i in kept])
     for name, number in auto.items():
         i = by_name.get(name)
         item = as_dict(ports[i]) if i is not None else {"port": number}

@@ -44,6 +44,7 @@ from ._services import (
     head_service_ports,
     metadata_problems,
     name_problem,
+    node_port_problems,
     port_problems,
     serve_port_problems,
     spec_problems,
@@ -78,7 +79,7 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
         for at, problem in port_problems(item, kind):
             yield f"headService.spec.ports[{i}].{at}", problem
     kuberay = head_service_ports(head)
-    for at, problem in head_port_problems(ports, kuberay) if kuberay is not None else ():
+    for at, problem in chain(head_port_problems(ports, kuberay) if kuberay is not None else (), node_port_problems(list(enumerate(ports)))):
         yield f"headService.spec.{at}", problem
 
 
