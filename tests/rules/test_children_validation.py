@@ -141,7 +141,7 @@ def test_a_long_cluster_name_cuts_the_group_out_of_the_pod_name() -> None:
         ({"spec": {"externalTrafficPolicy": "Local"}}, "externalTrafficPolicy"),  # a ClusterIP Service
         ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, None),
         ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 0}}}}, "sessionAffinityConfig.clientIP.timeoutSeconds"),
-        ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, "sessionAffinityConfig"),  # None
+        ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, None),  # None: defaulting drops it
         ({"spec": {"internalTrafficPolicy": "local"}}, "internalTrafficPolicy"),
         ({"spec": {"type": "LoadBalancer", "loadBalancerClass": "service.k8s.aws/nlb"}}, None),
         ({"spec": {"loadBalancerClass": "service.k8s.aws/nlb"}}, "loadBalancerClass"),  # a ClusterIP Service

@@ -333,12 +333,10 @@ def _affinity_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     affinity = text(spec.get("sessionAffinity"))
     if affinity and affinity not in ("None", "ClientIP"):
         yield "sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"
-    config = spec.get("sessionAffinityConfig")
-    timeout = port(as_dict(as_dict(config).get("clientIP")).get("timeoutSeconds"))
-    defaulted = spec.get("sessionAffinity") is None  # the API server defaults it to None
-    if isinstance(config, dict) and (affinity == "None" or defaulted):
-        yield "sessionAffinityConfig", "sessionAffinityConfig is only for sessionAffinity ClientIP (validateService)"
-    elif affinity == "ClientIP" and timeout is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
+    # A sessionAffinityConfig beside sessionAffinity None (or none: defaulted to None) is refused by no one: the API
+    # server's defaulting (SetDefaults_Service) drops it before validateService sees it.
+    timeout = port(as_dict(as_dict(spec.get("sessionAffinityConfig")).get("clientIP")).get("timeoutSeconds"))
+    if affinity == "ClientIP" and timeout is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
         yield "sessionAffinityConfig.clientIP.timeoutSeconds", f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)"
 
 
