@@ -159,7 +159,7 @@ def test_a_refused_cluster_name_is_reported_at_the_name_not_at_the_group(name: s
         ({"spec": {"externalTrafficPolicy": "Local"}}, "externalTrafficPolicy"),  # a ClusterIP Service
         ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, None),
         ({"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 0}}}}, "sessionAffinityConfig.clientIP.timeoutSeconds"),
-        ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, "sessionAffinityConfig"),  # None
+        ({"spec": {"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 600}}}}, None),  # None: defaulting drops it
         ({"spec": {"internalTrafficPolicy": "local"}}, "internalTrafficPolicy"),
         ({"spec": {"type": "LoadBalancer", "loadBalancerClass": "service.k8s.aws/nlb"}}, None),
         ({"spec": {"loadBalancerClass": "service.k8s.aws/nlb"}}, "loadBalancerClass"),  # a ClusterIP Service

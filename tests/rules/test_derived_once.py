@@ -206,7 +206,7 @@ def test_the_string_caches_are_bounded() -> None:
         practice._python_of_image,
         practice._hidden_version,
         _rule_module("common_mistakes").image_reference_error,
-        _rule_module("pod_validation").port_name_error,
+        _manifest_readers.port_name_error,
         pod_resources._resource_problems_of,
     ):
         maxsize = cache.cache_info().maxsize

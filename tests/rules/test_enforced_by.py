@@ -66,6 +66,7 @@ def test_the_sets_are_the_explicit_field_over_the_whole_catalogue() -> None:
         "pod-spec-value-invalid",
         "worker-group-name-invalid",
         "head-service-invalid",
+        "serve-service-invalid",
         "rayjob-submitter-backoff-limit-negative",
         "head-ingress-invalid",
         "pod-volume-source-invalid",

@@ -14,7 +14,12 @@ from typing import Any
 
 import pytest
 from pulumi_kuberay import rules
-from pulumi_kuberay.kuberay.kubernetes import VOLUME_SOURCES
+from pulumi_kuberay.kuberay.kubernetes import (
+    LOAD_BALANCER_SOURCE_RANGES_ANNOTATION,
+    TOPOLOGY_AWARE_HINTS_ANNOTATION,
+    TOPOLOGY_MODE_ANNOTATION,
+    VOLUME_SOURCES,
+)
 from pulumi_kuberay.model import _k8s
 from pulumi_kuberay.rules import _examples as ex
 
@@ -26,7 +31,7 @@ CHECKS = table.load_checks()
 ROWS = [(key, check) for key, checks in CHECKS.items() for check in checks]
 #: The checks reachable from a Ray object that no rule catches yet (docs/kubernetes-validation.md says "reachable, no
 #: rule yet"): a rule added for one moves it to its column, and this number down.
-GAPS = 13
+GAPS = 1
 
 Doc = dict[str, Any]
 
@@ -655,6 +660,97 @@ SAMPLES: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "RayCluster",
         _set("head-group", headService={"spec": {"externalTrafficPolicy": "Local"}}),
         "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "externalName required for ExternalName",
+        "RayCluster",
+        _set("head-group", serviceType="ExternalName"),
+        "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "allocateLoadBalancerNodePorts only with LoadBalancer",
+        "RayJob",
+        _set("head-group", headService={"spec": {"type": "NodePort", "allocateLoadBalancerNodePorts": False}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "loadBalancerSourceRanges CIDRs, externalIPs",
+        "RayService",
+        _set("head-group", headService={"spec": {"type": "LoadBalancer", "loadBalancerSourceRanges": ["10.0.0.1/8"]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "the service.beta.kubernetes.io/load-balancer-source-ranges annotation",
+        "RayCluster",
+        _set("cluster", headServiceAnnotations={LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"}),  # a ClusterIP Service
+        "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "the service.kubernetes.io/topology-mode annotation",
+        "RayJob",
+        _set("head-group", headService={"metadata": {"annotations": {TOPOLOGY_MODE_ANNOTATION: "Auto", TOPOLOGY_AWARE_HINTS_ANNOTATION: "auto"}}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateServicePort",
+        "targetPort a port number or a port name",
+        "RayCluster",
+        _set("head-group", headService={"spec": {"ports": [{"name": "app", "port": 9000, "targetPort": "9000"}]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateServiceExternalTrafficPolicy",
+        "healthCheckNodePort only for LoadBalancer with Local",
+        "RayService",
+        _set("head-group", headService={"spec": {"type": "LoadBalancer", "healthCheckNodePort": 30100}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateServiceTrafficDistribution",
+        "trafficDistribution PreferClose",
+        "RayCluster",
+        _set("head-group", headService={"spec": {"trafficDistribution": "preferClose"}}),
+        "head-service-invalid",
+    ),
+    (
+        "ValidateServiceClusterIPsRelatedFields",
+        "clusterIP, clusterIPs, ipFamilies, ipFamilyPolicy consistent",
+        "RayJob",
+        _set("head-group", headService={"spec": {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.11"]}}),
+        "head-service-invalid",
+    ),
+    (
+        "ValidateEndpointIP",
+        "externalIPs not loopback",
+        "RayCluster",
+        _set("head-group", headService={"spec": {"externalIPs": ["127.0.0.1"]}}),
+        "head-service-invalid",
+    ),
+    (
+        "validateService",
+        "type, sessionAffinity, externalTrafficPolicy, metadata of a RayService's serveService",
+        "RayService",
+        _set("spec", serveService={"spec": {"type": "loadBalancer"}}),
+        "serve-service-invalid",
+    ),
+    (
+        "validateServicePort",
+        "a RayService serveService's ports",
+        "RayService",
+        _set("spec", serveService={"spec": {"ports": [{"name": "serve", "port": 8000, "appProtocol": "HTTP/2"}]}}),
+        "serve-service-invalid",
+    ),
+    (
+        "validateService",
+        "ports required",
+        "RayService",
+        lambda d: (_set("spec", serveService={"spec": {}})(d), _set("head-container", ports=[{"name": "dashboard", "containerPort": 8265}])(d)),
+        "serve-service-invalid",
     ),
     (
         "batch.validateJobSpec",

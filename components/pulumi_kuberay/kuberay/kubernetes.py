@@ -106,6 +106,18 @@ SYSCTL_NAME_MAX_LENGTH = 253
 IPC_SYSCTL_PATTERN = r"kernel\.(sem|shm(all|max|mni|_rmid_forced)?|msg(max|mnb|mni)?)|fs\.mqueue\..*"
 NET_SYSCTL_PATTERN = r"net\..*"
 
+#: A Service's spec as Service validation (validateService, v1.36) takes it: the traffic distributions
+#: (validateServiceTrafficDistribution; PreferSameZone and PreferSameNode with PreferSameTrafficDistribution, GA in
+#: 1.35), the IP families and family policies (ValidateServiceClusterIPsRelatedFields), and the annotation that
+#: stands for spec.loadBalancerSourceRanges (core.AnnotationLoadBalancerSourceRangesKey).
+SERVICE_TRAFFIC_DISTRIBUTIONS = ("PreferClose", "PreferSameZone", "PreferSameNode")
+SERVICE_IP_FAMILIES = ("IPv4", "IPv6")
+SERVICE_IP_FAMILY_POLICIES = ("SingleStack", "PreferDualStack", "RequireDualStack")
+LOAD_BALANCER_SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
+#: A Service's topology annotation and its deprecated spelling: validateService wants them equal when both are set.
+TOPOLOGY_MODE_ANNOTATION = "service.kubernetes.io/topology-mode"
+TOPOLOGY_AWARE_HINTS_ANNOTATION = "service.kubernetes.io/topology-aware-hints"
+
 __all__ = [
     "ANNOTATION_PROFILE_DOCKER_DEFAULT",
     "ANNOTATION_PROFILE_LOCALHOST_PREFIX",
@@ -135,6 +147,7 @@ __all__ = [
     "INT64_MIN",
     "IPC_SYSCTL_PATTERN",
     "KUEUE_API_PATH",
+    "LOAD_BALANCER_SOURCE_RANGES_ANNOTATION",
     "MANAGED_BY_LABEL",
     "MIRROR_POD_ANNOTATION",
     "NET_SYSCTL_PATTERN",
@@ -150,11 +163,16 @@ __all__ = [
     "SECCOMP_CONTAINER_ANNOTATION_PREFIX",
     "SECCOMP_POD_ANNOTATION",
     "SELINUX_CHANGE_POLICIES",
+    "SERVICE_IP_FAMILIES",
+    "SERVICE_IP_FAMILY_POLICIES",
+    "SERVICE_TRAFFIC_DISTRIBUTIONS",
     "STANDARD_CONTAINER_RESOURCES",
     "SUPPLEMENTAL_GROUPS_POLICIES",
     "SYSCTL_NAME_MAX_LENGTH",
     "SYSCTL_NAME_PATTERN",
     "TOLERATIONS_ANNOTATION",
+    "TOPOLOGY_AWARE_HINTS_ANNOTATION",
+    "TOPOLOGY_MODE_ANNOTATION",
     "VOLUME_SOURCES",
     "WINDOWS_FORBIDDEN_CONTAINER_CONTEXT",
     "WINDOWS_FORBIDDEN_POD_CONTEXT",

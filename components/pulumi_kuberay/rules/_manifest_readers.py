@@ -125,6 +125,27 @@ def label_value_error(value: str) -> str | None:
     return None
 
 
+_PORT_NAME = re.compile(r"[-a-z0-9]+")
+_LETTER = re.compile(r"[a-z]")
+
+
+@lru_cache(maxsize=1024)  # a pure function of the name; manifests repeat the same few port names
+def port_name_error(name: str) -> str | None:
+    """Like k8s ``IsValidPortName`` (an IANA service name): a container port's name, a probe's or a Service's
+    targetPort by name."""
+    if len(name) > 15:
+        return "must be no more than 15 characters"
+    if not _PORT_NAME.fullmatch(name):
+        return "must contain only lower-case letters, digits and '-'"
+    if "--" in name:
+        return "must not contain consecutive hyphens"
+    if not _LETTER.search(name):
+        return "must contain at least one letter"
+    if name.startswith("-") or name.endswith("-"):
+        return "must not begin or end with a hyphen"
+    return None
+
+
 def is_set(value: Any) -> bool:
     """Go's ``!= ""`` / ``!= nil`` on a known value (unknown values count as not set: never judged)."""
     if is_unknown(value):

@@ -1,8 +1,9 @@
 """What the API server refuses in the children other than Pods the operator builds from a Ray object: the head
-Service (``BuildServiceForHeadPod``: ``ValidateServiceCreate``), the head Ingress (``BuildIngressForHeadService``:
-``ValidateIngressCreate``) and a RayJob's submitter Job (``createNewK8sJob``: ``ValidateJob``). The CRDs type the
-fields these come from without Kubernetes' own checks, so the Ray object is stored and the child is refused on every
-reconcile; docs/kubernetes-validation.md lists the checks. Plain Python, no pulumi.
+Service (``BuildServiceForHeadPod``: ``ValidateServiceCreate``), a RayService's Serve Service (``BuildServeService``),
+the head Ingress (``BuildIngressForHeadService``: ``ValidateIngressCreate``) and a RayJob's submitter Job
+(``createNewK8sJob``: ``ValidateJob``). The CRDs type the fields these come from without Kubernetes' own checks, so
+the Ray object is stored and the child is refused on every reconcile; docs/kubernetes-validation.md lists the checks,
+rules/_services.py holds the Services' (validateService). Plain Python, no pulumi.
 """
 
 from __future__ import annotations
@@ -13,132 +14,88 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from pulumi_kuberay.kuberay import INT32_MAX, INT32_MIN
-from pulumi_kuberay.kuberay.names import HEAD_DEFAULT_PORTS, INGRESS_CLASS_ANNOTATION, METRICS_PORT, METRICS_PORT_NAME
-from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown, join
+from pulumi_kuberay.kuberay.names import (
+    INGRESS_CLASS_ANNOTATION,
+    ORIGINATED_FROM_CR_NAME_LABEL,
+    ORIGINATED_FROM_CRD_LABEL,
+    SERVE_LABEL,
+)
+from pulumi_kuberay.kuberay.paths import ClusterSpecRef, as_dict, as_list, is_unknown, join
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
 from ._manifest_readers import (
+    INCREMENTAL,
     built_cluster_specs,
-    is_dns1123_label,
     is_dns1123_subdomain,
-    label_value_error,
     per_job_spec,
-    qualified_name_error,
     reported_as,
+    service_cluster,
+    service_spec,
     submission_mode,
+    upgrade_type,
 )
+from ._services import (
+    SERVICE_TYPES,
+    Problem,
+    annotation_problems,
+    head_port_problems,
+    head_service_ports,
+    metadata_problems,
+    name_problem,
+    node_port_problems,
+    port_problems,
+    serve_port_problems,
+    spec_problems,
+)
+from ._services import text as _text
 
 Doc = dict[str, Any]
 
 # --------------------------------------------------------------------------------------------------
-# ValidateServiceCreate on the head Service: its type (headGroupSpec.serviceType, or the custom headService's), and
-# the custom headService's ports, which BuildServiceForHeadPod puts before KubeRay's own (getServicePorts: the head
-# container's ports, an unnamed one "<number>-port", or the default ports; "metrics" 8080 unless named)
-
-_SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
-_EXTERNAL_TYPES = ("NodePort", "LoadBalancer")  # apiservice.ExternallyAccessible (or externalIPs)
-_PROTOCOLS = ("TCP", "UDP", "SCTP")
-_MAX_AFFINITY_TIMEOUT = 86400  # core.MaxClientIPServiceAffinitySeconds
-Problem = tuple[str, str]
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
-
-
-def _port(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and INT32_MIN <= value <= INT32_MAX else None
-
-
-def _kuberay_ports(head: dict[str, Any]) -> dict[tuple[int, str], str] | None:
-    """KubeRay's own ports of the head Service, (number, protocol) -> name; None when one is not known."""
-    container = as_dict((as_list(as_dict(as_dict(head.get("template")).get("spec")).get("containers")) or [{}])[0])
-    named: dict[str, int] = {}
-    for port in as_list(container.get("ports")):
-        number, name = _port(as_dict(port).get("containerPort")), as_dict(port).get("name")
-        if number is None or (name is not None and _text(name) is None):
-            return None
-        named[name or f"{number}-port"] = number
-    named = named or dict(HEAD_DEFAULT_PORTS)
-    named.setdefault(METRICS_PORT_NAME, METRICS_PORT)
-    return {(number, "TCP"): name for name, number in named.items()}
-
-
-def _service_port_problems(ports: list[Any], kuberay: dict[tuple[int, str], str]) -> Iterator[Problem]:
-    names, numbers = set(kuberay.values()), dict(kuberay)
-    for i, item in enumerate(ports):
-        port, at = as_dict(item), f"ports[{i}]"
-        name, number, protocol = port.get("name"), _port(port.get("port")), _text(port.get("protocol")) or "TCP"
-        if name is None:
-            yield f"{at}", "a port of the custom headService has no name; KubeRay adds its own ports, and a Service of several ports names each one (validateServicePort)"
-        elif _text(name) is not None and not is_dns1123_label(name):
-            yield f"{at}.name", f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)"
-        elif _text(name) is not None and name in names:
-            yield f"{at}.name", f"port name {name!r} is used twice: KubeRay adds the head container's ports (and 'metrics') to the custom headService's under their own names (validateService: Duplicate value)"
-        if isinstance(name, str):
-            names.add(name)
-        if number is not None and not 1 <= number <= 65535:
-            yield f"{at}.port", f"port {number} is not a port number (1-65535) (validateServicePort)"
-        elif number is not None and (number, protocol) in numbers:
-            yield f"{at}.port", f"port {number}/{protocol} is already the Service's port {numbers[(number, protocol)]!r}: KubeRay adds the head container's ports (and 'metrics' 8080) to the custom headService's (validateService: Duplicate value)"
-        elif number is not None:
-            numbers[(number, protocol)] = str(name)
-        if protocol not in _PROTOCOLS:
-            yield f"{at}.protocol", f"protocol {protocol!r} is not one of TCP, UDP, SCTP (upper case) (validateServicePort)"
+# ValidateServiceCreate on the head Service: its type (headGroupSpec.serviceType, or the custom headService's), the
+# custom headService's spec and metadata as they are (rules/_services.py), and its ports beside KubeRay's, which
+# BuildServiceForHeadPod appends (getServicePorts: the head container's ports, an unnamed one "<number>-port", or the
+# default ports; "metrics" 8080 unless named); the annotations: headService.metadata's, headServiceAnnotations' over
+# them
 
 
 def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
-    service_spec = as_dict(as_dict(head.get("headService")).get("spec"))
+    custom = as_dict(head.get("headService")).get("spec")
+    service_spec = as_dict(custom)
     kind = _text(service_spec.get("type")) or _text(head.get("serviceType"))
-    for value, at in ((head.get("serviceType"), "serviceType"), (service_spec.get("type"), "headService.spec.type")):
-        if _text(value) and value not in _SERVICE_TYPES:
-            yield at, f"Service type {value!r} is not one of {', '.join(_SERVICE_TYPES)} (case matters) (validateService)"
-    affinity = _text(service_spec.get("sessionAffinity"))
-    if affinity and affinity not in ("None", "ClientIP"):
-        yield "headService.spec.sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"
-    config = service_spec.get("sessionAffinityConfig")
-    timeout = _port(as_dict(as_dict(config).get("clientIP")).get("timeoutSeconds"))
-    defaulted = service_spec.get("sessionAffinity") is None  # the API server defaults it to None
-    if isinstance(config, dict) and (affinity == "None" or defaulted):
-        yield "headService.spec.sessionAffinityConfig", "sessionAffinityConfig is only for sessionAffinity ClientIP (validateService)"
-    elif affinity == "ClientIP" and timeout is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
-        yield "headService.spec.sessionAffinityConfig.clientIP.timeoutSeconds", f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)"
-    internal = _text(service_spec.get("internalTrafficPolicy"))
-    if internal and internal not in ("Cluster", "Local"):
-        yield "headService.spec.internalTrafficPolicy", f"internalTrafficPolicy {internal!r} is not Cluster or Local (validateServiceInternalTrafficFieldsValue)"
-    policy = _text(service_spec.get("externalTrafficPolicy"))
-    external = kind in _EXTERNAL_TYPES or bool(as_list(service_spec.get("externalIPs")))
-    if policy and policy not in ("Cluster", "Local"):
-        yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy {policy!r} is not Cluster or Local (validateServiceExternalTrafficPolicy)"
-    elif policy and not external:
-        yield "headService.spec.externalTrafficPolicy", f"externalTrafficPolicy is only for a NodePort or LoadBalancer Service, this one is {kind or 'ClusterIP'} (validateServiceExternalTrafficPolicy)"
-    load_balancer_class = _text(service_spec.get("loadBalancerClass"))
-    if load_balancer_class is not None and (kind != "LoadBalancer" or qualified_name_error(load_balancer_class)):
-        yield "headService.spec.loadBalancerClass", f"loadBalancerClass {load_balancer_class!r} goes only on a LoadBalancer Service, as a qualified name (validateLoadBalancerClassField)"
-    for i, port in enumerate(as_list(service_spec.get("ports")) if kind in (None, "ClusterIP") else ()):
-        if _port(as_dict(port).get("nodePort")):
-            yield f"headService.spec.ports[{i}].nodePort", f"nodePort is not for a {kind or 'ClusterIP'} Service (validateService)"
+    service_type = head.get("serviceType")
+    if _text(service_type) and service_type not in SERVICE_TYPES:
+        yield "serviceType", f"Service type {service_type!r} is not one of {', '.join(SERVICE_TYPES)} (case matters) (validateService)"
+    elif kind == "ExternalName" and not isinstance(custom, dict):
+        yield "serviceType", "serviceType ExternalName makes a head Service that needs spec.externalName, which only a custom headService gives; an ExternalName Service selects no Pods, so workers cannot reach the head through it (validateService)"
+    for at, problem in spec_problems(service_spec, kind) if isinstance(custom, dict) else ():
+        yield f"headService.spec.{at}", problem
     ports = service_spec.get("ports")
-    kuberay = _kuberay_ports(head)
-    if kuberay is not None and isinstance(ports, list) and not is_unknown(ports):
-        for suffix, problem in _service_port_problems(ports, kuberay):
-            yield f"headService.spec.{suffix}", problem
+    if not ports or not isinstance(ports, list) or is_unknown(ports):
+        return
+    for i, item in enumerate(ports):
+        for at, problem in port_problems(item, kind):
+            yield f"headService.spec.ports[{i}].{at}", problem
+    kuberay = head_service_ports(head)
+    for at, problem in chain(head_port_problems(ports, kuberay) if kuberay is not None else (), node_port_problems(list(enumerate(ports)))):
+        yield f"headService.spec.{at}", problem
 
 
-def _metadata_problems(labels: Any, annotations: Any) -> Iterator[Problem]:
-    """ValidateObjectMeta of the head Service: label keys and values, annotation keys."""
-    for kind, values in (("labels", labels), ("annotations", annotations)):
-        for key, value in as_dict(values).items():
-            if not isinstance(key, str) or is_unknown(key):
-                continue
-            error = qualified_name_error(key)
-            if error is None and kind == "labels" and _text(value) is not None:
-                error = label_value_error(value)
-            if error:
-                yield f'{kind}["{key}"]', f"head Service {kind[:-1]} {key!r}: {error} (ValidateObjectMeta)"
+def _annotation_problems(ref: ClusterSpecRef, head: dict[str, Any]) -> Iterator[Problem]:
+    """The head Service's annotations as validateService reads them: headServiceAnnotations over the custom
+    headService's (reconcileHeadService, BuildServiceForHeadPod), each reported where it was written."""
+    custom = as_dict(head.get("headService"))
+    given = as_dict(as_dict(custom.get("metadata")).get("annotations"))
+    extra = as_dict(ref.spec.get("headServiceAnnotations"))
+    if not given and not extra:
+        return
+    service_spec = as_dict(custom.get("spec"))
+    kind = _text(service_spec.get("type")) or _text(head.get("serviceType"))
+    for key, problem in annotation_problems({**given, **extra}, service_spec, kind):
+        at = join(ref.prefix, "headServiceAnnotations") if key in extra else join(ref.prefix, "headGroupSpec.headService.metadata.annotations")
+        yield f'{at}["{key}"]', problem
 
 
 def _check_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
@@ -146,12 +103,13 @@ def _check_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
         head = as_dict(ref.spec.get("headGroupSpec"))
         head_path = join(ref.prefix, "headGroupSpec")
         meta = as_dict(as_dict(head.get("headService")).get("metadata"))
-        custom = _metadata_problems(meta.get("labels"), meta.get("annotations"))
-        extra = _metadata_problems(None, ref.spec.get("headServiceAnnotations"))
+        custom = metadata_problems(meta.get("labels"), meta.get("annotations"), "head Service")
+        extra = metadata_problems(None, ref.spec.get("headServiceAnnotations"), "head Service")
         problems = chain(
             ((f"{head_path}.{at}", p) for at, p in _service_problems(head)),
             ((f"{head_path}.headService.metadata.{at}", p) for at, p in custom),
             ((join(ref.prefix, "headServiceAnnotations") + at[len("annotations") :], p) for at, p in extra),
+            _annotation_problems(ref, head),
         )
         for path, problem in problems:
             yield Violation(f"{problem}: the API server refuses the head Service and workers never find the head{reported_as(ref)}", path)
@@ -169,14 +127,67 @@ declare(
     kinds=KINDS,
     rows=("OP-22",),
     enforced_by=("run-time",),
-    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type) and adds KubeRay's ports (the head container's, 'metrics' 8080) to a custom headService's; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName, wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, externalTrafficPolicy only on a NodePort or LoadBalancer Service, sessionAffinityConfig only with ClientIP (timeoutSeconds up to a day), internalTrafficPolicy Cluster or Local, and label and annotation keys (headService.metadata, headServiceAnnotations) that are qualified names: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
-    proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds, on every reconcile; ports the head container does not name known are not judged",
-    fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); in a custom headService name every port, and leave out the ports KubeRay adds from the head container (dashboard, client, gcs-server, serve, metrics).",
+    rationale="BuildServiceForHeadPod gives the head Service headGroupSpec.serviceType (or the custom headService's own type), copies a custom headService's spec and metadata as they are and adds KubeRay's ports (the head container's, 'metrics' 8080) to its ports; the CRD takes any string and any port list there, but Service validation (ValidateServiceCreate) accepts only the types ClusterIP, NodePort, LoadBalancer and ExternalName (an ExternalName one with a DNS name in externalName), wants every port of a several-port Service named (a DNS-1123 label) and each name and port number once, targetPort a port number or name, appProtocol a qualified name, externalTrafficPolicy only on a NodePort or LoadBalancer Service, healthCheckNodePort only with LoadBalancer and Local, allocateLoadBalancerNodePorts, loadBalancerSourceRanges (or their annotation) and loadBalancerClass only on a LoadBalancer, CIDRs and IP addresses (not loopback, link-local or multicast) where it takes them, clusterIP and clusterIPs alike, ipFamilies IPv4 or IPv6, trafficDistribution PreferClose, PreferSameZone or PreferSameNode, a ClientIP sessionAffinityConfig's timeoutSeconds up to a day, internalTrafficPolicy Cluster or Local, and label and annotation keys (headService.metadata, headServiceAnnotations) that are qualified names: the cluster is left without its head Service, workers cannot join, jobs and Serve never start.",
+    proof="the API server's Service validation (ValidateServiceCreate) refuses the head Service the operator builds, on every reconcile; ports the head container does not name known are not judged, nor what depends on the cluster (its Service CIDRs, IP families, node port range)",
+    fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); in a custom headService name every port, and leave out the ports KubeRay adds from the head container (dashboard, client, gcs-server, serve, metrics); keep the LoadBalancer fields (allocateLoadBalancerNodePorts, loadBalancerSourceRanges, healthCheckNodePort) for a LoadBalancer Service and write addresses and CIDRs as Kubernetes reads them (10.0.0.0/8, no leading zeros).",
     check=_check_service,
     compliant=_with_head_service({"type": "LoadBalancer", "ports": [{"name": "app", "port": 12345}]}),
     violating=_with_head_service({"type": "LoadBalancer", "ports": [{"name": "dashboard", "port": 8265}]}),
     violating_path="spec.headGroupSpec.headService.spec.ports[0].name",
     fixed=patch({"spec.headGroupSpec.headService.spec.ports[0]": {"name": "app", "port": 12345}}),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# ValidateServiceCreate on a RayService's Serve Service: spec.serveService as it is (BuildServeService: its selector,
+# namespace and the labels KubeRay sets replaced, its type defaulted from the head's serviceType, its ports merged
+# with the head's serving ports), unless an incremental upgrade builds one Serve Service per cluster without it
+
+_SERVE_LABELS = (ORIGINATED_FROM_CR_NAME_LABEL, ORIGINATED_FROM_CRD_LABEL, SERVE_LABEL)
+
+
+def _check_serve_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
+    spec = service_spec(doc)
+    serve = as_dict(spec.get("serveService")) if spec is not None else {}
+    if not serve or (upgrade_type(spec or {}) == INCREMENTAL and ctx.gate("RayServiceIncrementalUpgrade")):
+        return
+    head = as_dict(service_cluster(spec or {}).get("headGroupSpec"))
+    custom = as_dict(serve.get("spec"))
+    kind = _text(custom.get("type")) or _text(head.get("serviceType"))
+    meta = as_dict(serve.get("metadata"))
+    name = name_problem(meta.get("name"))
+    problems = chain(
+        (("spec." + at, p) for at, p in spec_problems(custom, kind)),
+        (("spec." + at, p) for at, p in serve_port_problems(custom, head, kind, merged=ctx.at_least(1, 6))),
+        (("metadata." + at, p) for at, p in metadata_problems(meta.get("labels"), meta.get("annotations"), "Serve Service", _SERVE_LABELS)),
+        ((("metadata.name", name),) if name else ()),
+    )
+    annotations = annotation_problems(as_dict(meta.get("annotations")), custom, kind)
+    problems = chain(problems, ((f'metadata.annotations["{key}"]', p) for key, p in annotations))
+    for path, problem in problems:
+        yield Violation(f"{problem}: the API server refuses the Serve Service KubeRay builds from spec.serveService (BuildServeService) on every reconcile, so Serve traffic has no Service", f"spec.serveService.{path}")
+
+
+def _with_serve_service(serve: dict[str, Any]) -> Doc:
+    return ex.example_service(serveService=serve)
+
+
+declare(
+    id="serve-service-invalid",
+    title="RayService serveService the API server refuses",
+    severity="critical",
+    category="correctness",
+    kinds=("RayService",),
+    rows=("OP-26",),
+    enforced_by=("run-time",),
+    rationale="BuildServeService makes a RayService's Serve Service from spec.serveService as it is (but its selector, namespace and KubeRay's labels), its type defaulted from headGroupSpec.serviceType and its ports the head container's serving ports ('serve', 'serve-<protocol>'), each replaced by the serveService port of the same name, or serveService's own ports when the head has none; the CRD types these fields without Kubernetes' checks, and Service validation (ValidateServiceCreate) refuses the same values as in a head Service (types, ports, port names, targetPort, appProtocol, the LoadBalancer-only fields, CIDRs and IP addresses, clusterIPs, trafficDistribution, session affinity, traffic policies, label and annotation keys, a name that is no DNS-1123 label) and a Service without ports: the RayService never gets the Service its clients call.",
+    proof="the API server's Service validation (ValidateServiceCreate) refuses the Serve Service the operator builds, on every reconcile; with an incremental upgrade (gate RayServiceIncrementalUpgrade) the operator builds one Serve Service per cluster without serveService and nothing is judged; ports the head container does not name known are not judged, nor what depends on the cluster",
+    fix="Spell the type as Kubernetes does (ClusterIP, NodePort, LoadBalancer); give the ports the head container's serving names ('serve', 'serve-grpc') with distinct numbers, targetPort a number or a port name and appProtocol a qualified name ('kubernetes.io/h2c'); keep the LoadBalancer fields for a LoadBalancer Service and write addresses and CIDRs as Kubernetes reads them (10.0.0.0/8).",
+    check=_check_serve_service,
+    compliant=_with_serve_service({"spec": {"type": "LoadBalancer", "loadBalancerSourceRanges": ["10.0.0.0/8"]}}),
+    violating=_with_serve_service({"spec": {"type": "LoadBalancer", "loadBalancerSourceRanges": ["10.0.0.1/8"]}}),
+    violating_path="spec.serveService.spec.loadBalancerSourceRanges[0]",
+    fixed=patch({"spec.serveService.spec.loadBalancerSourceRanges[0]": "10.0.0.0/8"}),
 )
 
 

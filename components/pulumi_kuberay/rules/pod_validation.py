@@ -33,7 +33,13 @@ from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import patch
-from ._manifest_readers import built_cluster_specs, built_pod_templates, is_dns1123_label, is_dns1123_subdomain
+from ._manifest_readers import (
+    built_cluster_specs,
+    built_pod_templates,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    port_name_error,
+)
 
 Doc = dict[str, Any]
 
@@ -97,25 +103,7 @@ declare(
 # --------------------------------------------------------------------------------------------------
 # validateContainerPorts: IsValidPortName, IsValidPortNum, unique names, the protocols
 
-_PORT_NAME = re.compile(r"[-a-z0-9]+")
-_LETTER = re.compile(r"[a-z]")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
-
-
-@lru_cache(maxsize=1024)  # a pure function of the name; manifests repeat the same few port names
-def port_name_error(name: str) -> str | None:
-    """Like k8s ``IsValidPortName`` (an IANA service name)."""
-    if len(name) > 15:
-        return "must be no more than 15 characters"
-    if not _PORT_NAME.fullmatch(name):
-        return "must contain only lower-case letters, digits and '-'"
-    if "--" in name:
-        return "must not contain consecutive hyphens"
-    if not _LETTER.search(name):
-        return "must contain at least one letter"
-    if name.startswith("-") or name.endswith("-"):
-        return "must not begin or end with a hyphen"
-    return None
 
 
 def _int32(value: Any) -> int | None:
