@@ -96,6 +96,8 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
     for value, at in ((head.get("serviceType"), "serviceType"), (service_spec.get("type"), "headService.spec.type")):
         if _text(value) and value not in _SERVICE_TYPES:
             yield at, f"Service type {value!r} is not one of {', '.join(_SERVICE_TYPES)} (case matters) (validateService)"
+    if not service_spec:
+        return  # no custom headService spec (most heads): nothing below has anything to judge
     affinity = _text(service_spec.get("sessionAffinity"))
     if affinity and affinity not in ("None", "ClientIP"):
         yield "headService.spec.sessionAffinity", f"sessionAffinity {affinity!r} is not None or ClientIP (validateService)"

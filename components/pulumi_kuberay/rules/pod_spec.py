@@ -243,8 +243,10 @@ def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
         for j, port in enumerate(as_list(as_dict(container).get("ports"))):
             port = as_dict(port)
             host = _int(port.get("hostPort")) or (_int(port.get("containerPort")) if spec.get("hostNetwork") is True else None)
+            if not host:
+                continue  # (most ports: no host port)
             protocol, address = _text(port.get("protocol", "TCP")), _text(port.get("hostIP", ""))
-            if not host or protocol is None or address is None:
+            if protocol is None or address is None:
                 continue
             if (protocol, address, host) in seen:
                 yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host}/{protocol} is taken by another port of the Pod (AccumulateUniqueHostPorts)"
