@@ -326,7 +326,8 @@ def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     head = ref.spec.get("headGroupSpec")
     if not isinstance(head, dict):
         return None
-    return GroupRef(head, ref.path("headGroupSpec"), "head", None, "Head")
+    # (paths as join() makes them, without its call: the groups and templates are found on every document)
+    return GroupRef(head, f"{ref.prefix}.headGroupSpec" if ref.prefix else "headGroupSpec", "head", None, "Head")
 
 
 def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -338,7 +339,8 @@ def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     for i, group in enumerate(as_list(ref.spec.get("workerGroupSpecs"))):
         if isinstance(group, dict):
             name = as_str(group.get("groupName")) or f"#{i}"
-            out.append(GroupRef(group, ref.path("workerGroupSpecs", i), "worker", i, name))
+            path = f"{ref.prefix}.workerGroupSpecs[{i}]" if ref.prefix else f"workerGroupSpecs[{i}]"
+            out.append(GroupRef(group, path, "worker", i, name))
     return tuple(out)
 
 
@@ -370,7 +372,7 @@ class PodTemplateRef:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pod_spec", as_dict(self.template.get("spec")))
-        object.__setattr__(self, "spec_path", join(self.path, "spec"))
+        object.__setattr__(self, "spec_path", f"{self.path}.spec" if self.path else "spec")  # join(path, "spec")
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
@@ -381,7 +383,8 @@ def _group_template(group: GroupRef) -> PodTemplateRef | None:
     template = group.spec.get("template")
     if not isinstance(template, dict):
         return None
-    return PodTemplateRef(template, join(group.path, "template"), group.role, group.index, group.name)
+    path = f"{group.path}.template" if group.path else "template"
+    return PodTemplateRef(template, path, group.role, group.index, group.name)
 
 
 def pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
