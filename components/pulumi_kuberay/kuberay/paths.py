@@ -454,13 +454,15 @@ def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
 
 
 def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
-    pod = template.pod_spec
-    return tuple(
-        ContainerRef(name, i, f"{template.spec_path}.{name}[{i}]", container)
-        for name in CONTAINER_FIELDS
-        for i, container in enumerate(as_list(pod.get(name)))
-        if isinstance(container, dict)
-    )
+    pod, spec_path = template.pod_spec, template.spec_path
+    out: list[ContainerRef] = []
+    for name in CONTAINER_FIELDS:
+        listed = pod.get(name)
+        if isinstance(listed, list):  # (most pods have no init or ephemeral containers: no generator for them)
+            for i, container in enumerate(listed):
+                if isinstance(container, dict):
+                    out.append(ContainerRef(name, i, f"{spec_path}.{name}[{i}]", container))
+    return tuple(out)
 
 
 def app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
