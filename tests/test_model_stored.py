@@ -15,7 +15,14 @@ import pytest
 from pulumi_kuberay import rules
 from pulumi_kuberay.convert import convert_documents
 from pulumi_kuberay.model.manifest import load_manifest, load_stored, manifest_class
-from pulumi_kuberay.rules._examples import base_cluster, example_cronjob, example_job, selector_job, worker_of
+from pulumi_kuberay.rules._examples import (
+    base_cluster,
+    example_cronjob,
+    example_job,
+    example_service,
+    selector_job,
+    worker_of,
+)
 from pydantic import ValidationError
 
 
@@ -97,3 +104,51 @@ def test_a_document_the_api_server_stores_loads_converts_and_is_reported(case: s
             spec_model.model_validate(doc["spec"])
     else:
         spec_model.model_validate(doc["spec"])
+
+
+_REFUSED_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exist"}
+
+
+def _with_tolerations(doc: dict[str, Any], *cluster_keys: str, submitter: tuple[str, ...] | None) -> dict[str, Any]:
+    """``doc`` with a refused toleration in the head and worker templates of the cluster spec at ``cluster_keys``,
+    and in a submitter template at ``submitter``."""
+    cluster = doc
+    for key in cluster_keys:
+        cluster = cluster[key]
+    cluster["headGroupSpec"]["template"]["spec"]["tolerations"] = [dict(_REFUSED_TOLERATION)]
+    cluster["workerGroupSpecs"][0]["template"]["spec"]["tolerations"] = [dict(_REFUSED_TOLERATION)]
+    if submitter is not None:
+        parent = doc
+        for key in submitter:
+            parent = parent[key]
+        template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "submitter", "image": "rayproject/ray:2.52.0"}]}}
+        template["spec"]["tolerations"] = [dict(_REFUSED_TOLERATION)]
+        parent["submitterPodTemplate"] = template
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("doc", "cluster", "submitter"),
+    [
+        (_with_tolerations(base_cluster(), "spec", submitter=None), "spec", None),
+        (_with_tolerations(example_job(), "spec", "rayClusterSpec", submitter=("spec",)), "spec.rayClusterSpec", "spec"),
+        (_with_tolerations(example_service(), "spec", "rayClusterConfig", submitter=None), "spec.rayClusterConfig", None),
+        (
+            _with_tolerations(example_cronjob(), "spec", "jobTemplate", "rayClusterSpec", submitter=("spec", "jobTemplate")),
+            "spec.jobTemplate.rayClusterSpec",
+            "spec.jobTemplate",
+        ),
+    ],
+    ids=["RayCluster", "RayJob", "RayService", "RayCronJob"],
+)
+def test_a_refused_toleration_is_recorded_in_every_pod_template(
+    doc: dict[str, Any], cluster: str, submitter: str | None
+) -> None:
+    """``pod_refusals`` walks only the fields whose type may hold a toleration: it still finds one in each template."""
+    expected = [
+        f"{cluster}.headGroupSpec.template.spec.tolerations[0].operator",
+        f"{cluster}.workerGroupSpecs[0].template.spec.tolerations[0].operator",
+    ]
+    if submitter is not None:
+        expected.append(f"{submitter}.submitterPodTemplate.spec.tolerations[0].operator")
+    assert sorted(p.path for p in load_stored(doc).pod_refusals) == sorted(expected)

@@ -149,6 +149,32 @@ def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.M
     assert "worker-min-exceeds-max" in _ids(findings)  # the other rules still ran
 
 
+def test_what_a_rule_found_before_crashing_is_not_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    def found_then_boom(doc: dict[str, Any], ctx: rules.Context) -> Any:
+        yield Violation("first", "spec")
+        yield Violation("second", "spec.headGroupSpec")
+        raise RuntimeError("kaboom")
+
+    crashing = Rule(
+        id="test-half-crashing-rule",
+        title="t",
+        severity="low",
+        category="hygiene",
+        rationale="r",
+        fix="f",
+        kinds=_engine.KINDS,
+        check=found_then_boom,
+        compliant={},
+        violating={},
+    )
+    monkeypatch.setitem(_engine._REGISTRY, crashing.id, crashing)
+    findings = rules.check(_min_gt_max())
+    assert "test-half-crashing-rule" not in _ids(findings)
+    internal = [f for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID]
+    assert [("test-half-crashing-rule" in f.message, "kaboom" in f.message) for f in internal] == [(True, True)]
+    assert "worker-min-exceeds-max" in _ids(findings)  # the findings of the rules before and after it stay
+
+
 def test_check_from_several_threads_gives_each_document_its_own_findings() -> None:
     """The per-document views (cluster specs, pod templates, the model load) belong to the thread running
     ``check``: the policy pack may judge resources on several threads at once."""

@@ -262,16 +262,19 @@ def part_view(part: _Ref, key: str, build: Callable[[_Ref], _View]) -> _View:
     """:func:`derived` for a ref of this module: kept on the ref itself (its ``views``), so asking again is an
     attribute and a dict lookup. While ``check`` runs only (else built every time), and forgotten when it ends
     (:func:`close_views`): a ref's owner may change the dicts it points to between two reads."""
+    views = part.views
+    value = views.get(key, _NOT_BUILT)
+    if value is not _NOT_BUILT:
+        # Kept by the check running now: a ref holds views only from its first view in a check to that check's end
+        # (~80 asks per document, most of them answered here, without looking for the check).
+        return value  # type: ignore[no-any-return]  # the key says what build() returned
     current = _DOCUMENT.get()
     if current is None:
         return build(part)
-    views = part.views
-    value = views.get(key, _NOT_BUILT)
-    if value is _NOT_BUILT:
-        if not views:  # the ref's first view of this check: close_views forgets them
-            current[1].setdefault(_VIEWED_REFS, []).append(part)
-        value = views[key] = build(part)
-    return value  # type: ignore[no-any-return]  # the key says what build() returned
+    if not views:  # the ref's first view of this check: close_views forgets them
+        current[1].setdefault(_VIEWED_REFS, []).append(part)
+    built = views[key] = build(part)
+    return built
 
 
 def cluster_specs(manifest: Mapping[str, Any]) -> tuple[ClusterSpecRef, ...]:
@@ -323,7 +326,8 @@ def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     head = ref.spec.get("headGroupSpec")
     if not isinstance(head, dict):
         return None
-    return GroupRef(head, ref.path("headGroupSpec"), "head", None, "Head")
+    # (paths as join() makes them, without its call: the groups and templates are found on every document)
+    return GroupRef(head, f"{ref.prefix}.headGroupSpec" if ref.prefix else "headGroupSpec", "head", None, "Head")
 
 
 def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -335,7 +339,8 @@ def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     for i, group in enumerate(as_list(ref.spec.get("workerGroupSpecs"))):
         if isinstance(group, dict):
             name = as_str(group.get("groupName")) or f"#{i}"
-            out.append(GroupRef(group, ref.path("workerGroupSpecs", i), "worker", i, name))
+            path = f"{ref.prefix}.workerGroupSpecs[{i}]" if ref.prefix else f"workerGroupSpecs[{i}]"
+            out.append(GroupRef(group, path, "worker", i, name))
     return tuple(out)
 
 
@@ -367,7 +372,7 @@ class PodTemplateRef:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pod_spec", as_dict(self.template.get("spec")))
-        object.__setattr__(self, "spec_path", join(self.path, "spec"))
+        object.__setattr__(self, "spec_path", f"{self.path}.spec" if self.path else "spec")  # join(path, "spec")
 
 
 def group_template(group: GroupRef) -> PodTemplateRef | None:
@@ -378,7 +383,8 @@ def _group_template(group: GroupRef) -> PodTemplateRef | None:
     template = group.spec.get("template")
     if not isinstance(template, dict):
         return None
-    return PodTemplateRef(template, join(group.path, "template"), group.role, group.index, group.name)
+    path = f"{group.path}.template" if group.path else "template"
+    return PodTemplateRef(template, path, group.role, group.index, group.name)
 
 
 def pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
@@ -448,13 +454,15 @@ def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
 
 
 def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
-    pod = template.pod_spec
-    return tuple(
-        ContainerRef(name, i, f"{template.spec_path}.{name}[{i}]", container)
-        for name in CONTAINER_FIELDS
-        for i, container in enumerate(as_list(pod.get(name)))
-        if isinstance(container, dict)
-    )
+    pod, spec_path = template.pod_spec, template.spec_path
+    out: list[ContainerRef] = []
+    for name in CONTAINER_FIELDS:
+        listed = pod.get(name)
+        if isinstance(listed, list):  # (most pods have no init or ephemeral containers: no generator for them)
+            for i, container in enumerate(listed):
+                if isinstance(container, dict):
+                    out.append(ContainerRef(name, i, f"{spec_path}.{name}[{i}]", container))
+    return tuple(out)
 
 
 def app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import ConfigDict, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ._base import KubeModel, Self
 from ._errors import Problem, SpecError
@@ -119,16 +119,60 @@ def pod_refusals(value: Any, path: str = "") -> list[Problem]:
     if isinstance(value, TolerationChecks):
         found += [replace(p, path=f"{path}.{p.path}".lstrip(".")) for p in value._refusals]
     if isinstance(value, KubeModel):
-        fields = type(value).model_fields
-        for name in value.model_fields_set:
-            info = fields.get(name)
-            if info is not None:
-                found += pod_refusals(getattr(value, name), f"{path}.{info.alias or name}".lstrip("."))
+        # Only the fields whose type may hold a toleration: every check of the rule catalogue asks this of its
+        # manifest, and walking every string of a whole pod template was an eighth of the check.
+        set_fields = value.model_fields_set
+        for name, alias in _holding_fields(type(value)):
+            if name in set_fields:
+                found += pod_refusals(getattr(value, name), f"{path}.{alias}".lstrip("."))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found += pod_refusals(item, f"{path}[{index}]")
+            if type(item) not in _LEAVES:
+                found += pod_refusals(item, f"{path}[{index}]")
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            found += pod_refusals(item, f"{path}[{str(key)!r}]")
+            if type(item) not in _LEAVES:
+                found += pod_refusals(item, f"{path}[{str(key)!r}]")
     return found
 
+
+#: Values that hold nothing :func:`pod_refusals` reports (no call for them).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+#: Each model class's fields (name, CRD name) whose type may hold a :class:`TolerationChecks`, in declaration order.
+#: Keyed by class: as many entries as model classes.
+_HOLDING: dict[type[KubeModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _holding_fields(cls: type[KubeModel]) -> tuple[tuple[str, str], ...]:
+    kept = _HOLDING.get(cls)
+    if kept is None:
+        kept = _HOLDING[cls] = tuple(
+            (name, info.alias or name)
+            for name, info in cls.model_fields.items()
+            if _may_hold(info.annotation, set())
+        )
+    return kept
+
+
+def _may_hold(annotation: Any, seen: set[type[Any]]) -> bool:
+    """A value of type ``annotation`` may hold a :class:`TolerationChecks` (at any depth). Unsure (``Any``, a
+    forward reference, a class that is no model and no plain value): yes, so it is walked as before."""
+    if annotation in _LEAVES or annotation is None:
+        return False
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return False
+    if origin is Annotated:
+        return _may_hold(get_args(annotation)[0], seen)
+    args = get_args(annotation)
+    if origin is not None and args:  # list[X], dict[K, V], X | None, Union[...]
+        return any(_may_hold(arg, seen) for arg in args if arg is not Ellipsis)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if issubclass(annotation, TolerationChecks):
+            return True
+        if annotation in seen:  # a cycle: what it holds is being asked already
+            return False
+        seen.add(annotation)
+        return any(_may_hold(info.annotation, seen) for info in annotation.model_fields.values())
+    return True

@@ -269,12 +269,14 @@ def _run_rules(rules: tuple[Rule, ...], doc: dict[str, Any], ctx: Context) -> li
     append = findings.append
     audience = ctx.audience
     for rule in rules:
-        mark = len(findings)
         try:
             for violation in rule.check(doc, ctx):
                 append(rule.finding(violation, audience))
         except Exception as exc:  # a bug in a rule must never break preview/lint: report it instead
-            del findings[mark:]  # what it found before failing is not reported, as _run_rule does
+            # What it found before failing is not reported, as _run_rule does: its findings are the last ones, and
+            # only its own carry its id (found here, not marked before each of the ~110 rules).
+            while findings and findings[-1].rule_id == rule.id:
+                findings.pop()
             append(_internal_error(rule, exc))
     return findings
 

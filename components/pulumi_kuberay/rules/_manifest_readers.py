@@ -348,16 +348,22 @@ def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]
     return tuple(_walk_built_pod_templates(manifest))
 
 
-def built_cluster_specs(manifest: dict[str, Any]) -> Iterator[ClusterSpecRef]:
+def built_cluster_specs(manifest: dict[str, Any]) -> tuple[ClusterSpecRef, ...]:
     """The cluster specs the operator creates and reconciles a RayCluster from (not a RayJob's rayClusterSpec while
     clusterSelector picks a cluster, nor a spec whose managedBy hands it to another controller): the ones whose
-    Pods, Services and Ingress the API server sees."""
+    Pods, Services and Ingress the API server sees. Found once per ``check`` (``memo``): ~15 rules ask."""
+    found: tuple[ClusterSpecRef, ...] = memo(manifest, "kuberay.built_cluster_specs", _built_cluster_specs)
+    return found
+
+
+def _built_cluster_specs(manifest: dict[str, Any]) -> tuple[ClusterSpecRef, ...]:
     if any(has_cluster_selector(spec) for spec, _ in job_specs(manifest)):
-        return
-    for ref in cluster_specs(manifest):
-        manager = ref.spec.get("managedBy")
-        if not isinstance(manager, str) or manager == KUBERAY_CONTROLLER:
-            yield ref
+        return ()
+    return tuple(
+        ref
+        for ref in cluster_specs(manifest)
+        if not isinstance(manager := ref.spec.get("managedBy"), str) or manager == KUBERAY_CONTROLLER
+    )
 
 
 def _walk_built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:

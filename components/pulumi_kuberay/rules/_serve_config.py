@@ -12,7 +12,7 @@ import yaml
 from pulumi_kuberay.kuberay.paths import as_list, is_unknown, memo
 from pulumi_kuberay.model import parse_yaml
 from pulumi_kuberay.model.serve_versions import DEFAULT_APP_NAME as DEFAULT_APP_NAME  # the readers' name for it
-from pulumi_kuberay.model.serve_versions import known_keys
+from pulumi_kuberay.model.serve_versions import iter_serve_keys, known_keys
 
 BASE = "spec.serveConfigV2"
 DEFAULT_ROUTE_PREFIX = "/"
@@ -68,6 +68,17 @@ def serve_config(manifest: dict[str, Any]) -> dict[str, Any] | None:
         return None
     parsed, error = parse_serve_config(text)
     return parsed if error is None and isinstance(parsed, dict) else None
+
+
+def serve_keys(manifest: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    """(section, key, path) of every key of the parsed serveConfigV2 (``iter_serve_keys``), walked once per
+    ``check`` (``memo``): serve-config-key-version and serve-config-unknown-key both read every key."""
+    return cast("tuple[tuple[str, str, str], ...]", memo(manifest, "serve_config.keys", _serve_keys))
+
+
+def _serve_keys(manifest: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    config = serve_config(manifest)
+    return () if config is None else tuple(iter_serve_keys(config, BASE))
 
 
 #: (index, application, path) of one application mapping of the config.

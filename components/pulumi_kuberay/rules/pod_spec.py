@@ -154,6 +154,8 @@ def _weight_problem(at: str, term: dict[str, Any], function: str) -> Iterator[Pr
 
 
 def _affinity_problems(affinity: dict[str, Any]) -> Iterator[Problem]:
+    if not affinity:
+        return  # (most templates: an absent block is not walked)
     node, at = as_dict(affinity.get("nodeAffinity")), "affinity.nodeAffinity"
     selector_terms = as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms"))
     if as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms") == []:
@@ -235,6 +237,8 @@ def _is_ip(text: str) -> bool:
 
 def _dns_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     """validatePodDNSConfig: dnsPolicy None needs nameservers; at most 3, IP addresses; searches; option names."""
+    if "dnsConfig" not in spec and "dnsPolicy" not in spec:
+        return  # (most templates)
     config = spec.get("dnsConfig")
     nameservers = _known(as_dict(config).get("nameservers"))
     if spec.get("dnsPolicy") == "None" and (config is None or nameservers == []):
@@ -277,8 +281,10 @@ def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
         for j, port in enumerate(as_list(as_dict(container).get("ports"))):
             port = as_dict(port)
             host = _int(port.get("hostPort")) or (_int(port.get("containerPort")) if spec.get("hostNetwork") is True else None)
+            if not host:
+                continue  # (most ports: no host port)
             protocol, address = _text(port.get("protocol", "TCP")), _text(port.get("hostIP", ""))
-            if not host or protocol is None or address is None:
+            if protocol is None or address is None:
                 continue
             if (protocol, address, host) in seen:
                 yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host}/{protocol} is taken by another port of the Pod (AccumulateUniqueHostPorts)"
@@ -353,6 +359,8 @@ def _host_namespace_problems(spec: dict[str, Any]) -> Iterator[Problem]:
 
 
 def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterator[Problem]:
+    if not context:
+        return  # (most pods and containers: an absent securityContext is not walked)
     ids = ("runAsUser", "runAsGroup", "fsGroup", "supplementalGroups") if pod else ("runAsUser", "runAsGroup")
     yield from _id_problems(at, context, ids)
     yield from _profile_problems(at, context)

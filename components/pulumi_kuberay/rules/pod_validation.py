@@ -336,6 +336,8 @@ def _source_problems(path: str, volume: dict[str, Any]) -> Iterator[Violation]:
         yield Violation(f"volume has {len(sources)} sources ({', '.join(sources)}), a volume has exactly one: {_REFUSED} (validateVolumeSource)", f"{path}.{sources[1]}")
     for kind in ("secret", "configMap", "downwardAPI", "projected"):
         source = as_dict(volume.get(kind))
+        if not source:
+            continue  # (a volume has one source: three of the four are absent)
         yield from _mode_problems(f"{path}.{kind}", source, "defaultMode")
         yield from _projection_problems(f"{path}.{kind}", source)
         for j, projection in enumerate(as_list(source.get("sources")) if kind == "projected" else ()):

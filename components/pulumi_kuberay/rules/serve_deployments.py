@@ -22,7 +22,7 @@ from pulumi_kuberay.kuberay.paths import (
     join,
     ray_container,
 )
-from pulumi_kuberay.model.serve_versions import iter_serve_keys, known_keys
+from pulumi_kuberay.model.serve_versions import known_keys
 from pulumi_kuberay.model.suggest import closest
 
 from ._engine import Context, Violation, declare
@@ -35,6 +35,7 @@ from ._serve_config import (
     serve_apps,
     serve_config,
     serve_deployments,
+    serve_keys,
 )
 
 # Deployments
@@ -411,12 +412,9 @@ def _unknown_key(key: str, known: frozenset[str], where: str, what: str) -> Viol
 
 
 def _check_unknown_keys(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
-    config = serve_config(manifest)
-    if config is None:
-        return
     found = [
         (section, key, path)
-        for section, key, path in iter_serve_keys(config, BASE)  # the walk serve_versions judges releases by
+        for section, key, path in serve_keys(manifest)  # the walk serve_versions judges releases by (shared)
         if section in _JUDGED_SECTIONS and key not in known_keys(section)
     ]
     # Reported as before the walk was shared: the config's own sections, then every application, then every

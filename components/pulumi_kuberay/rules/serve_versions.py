@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import memo
-from pulumi_kuberay.model.serve_versions import KeyVerdict, iter_serve_keys, judge_key, release_of_service
+from pulumi_kuberay.model.serve_versions import KeyVerdict, judge_key, release_of_service
 
 from ._engine import Context, Severity, Violation, declare
 from ._examples import TWO_APPS, serve_service
 from ._fixed import patch
-from ._serve_config import BASE, serve_config
+from ._serve_config import serve_keys
 
 _SECTION_NAMES = {"config": "top-level", "application": "application"}
 
@@ -72,12 +72,12 @@ def _message(verdict: KeyVerdict) -> tuple[str, str, Severity, str | None]:
 
 def _judged(manifest: dict[str, Any]) -> tuple[tuple[KeyVerdict, str], ...]:
     """(verdict, path) of every serve config key the release does not plainly accept, in config order."""
-    config = serve_config(manifest)
-    if config is None:
+    keys = serve_keys(manifest)
+    if not keys:
         return ()
     release = release_of_service(manifest)
     out: list[tuple[KeyVerdict, str]] = []
-    for section, key, path in iter_serve_keys(config, BASE):
+    for section, key, path in keys:
         verdict = judge_key(section, key, release)
         if verdict.status not in ("accepted", "unknown"):  # a key no release knows: serve-config-unknown-key
             out.append((verdict, path))
