@@ -130,7 +130,8 @@ def test_a_long_cluster_name_cuts_the_group_out_of_the_pod_name() -> None:
 def test_a_refused_cluster_name_is_reported_at_the_name_not_at_the_group(name: str) -> None:
     """A template's unrendered name makes <cluster>-<group>-worker- no DNS-1123 subdomain, but the operator refuses
     the object first (ValidateRayClusterMetadata, ValidateRayJobMetadata) and builds no Pod: the name rules say so
-    at metadata.name, and a valid group name is not blamed (the real-world corpus's Terraform and envsubst templates)."""
+    at metadata.name, and a valid group name is not blamed (the real-world corpus's Terraform and envsubst
+    templates)."""
     cluster = example(lambda d: d["metadata"].update(name=name))
     found = {f.rule_id: f.path for f in rules.check(cluster) if f.severity == "critical"}
     assert found.get("cluster-name-invalid") == "metadata.name"

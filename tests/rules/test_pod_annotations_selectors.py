@@ -56,7 +56,10 @@ def _annotation(key: str) -> str:
         ({_TOLERATIONS: '{"key": "gpu"}'}, True),  # an object, not a list
         ({_TOLERATIONS: "[{key: gpu}]"}, True),  # not JSON
         ({_TOLERATIONS: '[{"key": "gpu", "operator": "Exists", "tolerationSeconds": "30"}]'}, True),  # a string
-        ({_TOLERATIONS: '[{"Key": "gpu", "Operator": "exists"}]'}, True),  # Go's encoding/json matches names of any case
+        (
+            {_TOLERATIONS: '[{"Key": "gpu", "Operator": "exists"}]'},
+            True,
+        ),  # Go's encoding/json matches names of any case
         ({"kubernetes.io/config.mirror": "abc"}, True),  # a mirror Pod without spec.nodeName
         ({"controller.kubernetes.io/pod-deletion-cost": "-100"}, False),
         ({"controller.kubernetes.io/pod-deletion-cost": "0"}, False),
@@ -86,7 +89,9 @@ def test_annotations(annotations: JsonDict, found: bool) -> None:
 def test_the_annotation_message_says_what_and_where() -> None:
     (finding,) = _findings(_worker({_TOLERATIONS: '[{"key": "gpu", "operator": "Exists"}, {"effect": "NoSchedule"}]'}))
     assert finding[0] == _annotation(_TOLERATIONS)
-    assert finding[1].startswith("the tolerations annotation item 1: a toleration without a key must have operator Exists (ValidateTolerationsInPodAnnotations)")
+    assert finding[1].startswith(
+        "the tolerations annotation item 1: a toleration without a key must have operator Exists (ValidateTolerationsInPodAnnotations)"
+    )
     (mirror,) = _findings(_worker({"kubernetes.io/config.mirror": "x"}))
     assert "needs spec.nodeName" in mirror[1] and "the API server refuses every Pod" in mirror[1]
     assert _findings(_worker({"kubernetes.io/config.mirror": "x"}, nodeName="node-1")) == []
@@ -97,19 +102,56 @@ def test_the_annotation_message_says_what_and_where() -> None:
     [
         ({_SECCOMP_POD: "runtime/default"}, {"seccompProfile": {"type": "RuntimeDefault"}}, None, None),
         ({_SECCOMP_POD: "docker/default"}, {"seccompProfile": {"type": "RuntimeDefault"}}, None, None),
-        ({_SECCOMP_POD: "unconfined"}, {"seccompProfile": {"type": "RuntimeDefault"}}, None, "spec.securityContext.seccompProfile.type"),
-        ({_SECCOMP_POD: "localhost/a.json"}, {"seccompProfile": {"type": "Localhost", "localhostProfile": "b.json"}}, None, "spec.securityContext.seccompProfile.localhostProfile"),
-        ({_SECCOMP_WORKER: "runtime/default"}, None, {"seccompProfile": {"type": "Unconfined"}}, "spec.containers[0].securityContext.seccompProfile.type"),
-        ({_SECCOMP_WORKER: "unconfined"}, {"seccompProfile": {"type": "RuntimeDefault"}}, None, None),  # only the container's own field
-        ({_APPARMOR + "ray-worker": "runtime/default"}, None, {"appArmorProfile": {"type": "Unconfined"}}, "spec.containers[0].securityContext.appArmorProfile.type"),
-        ({_APPARMOR + "ray-worker": "localhost/a"}, None, {"appArmorProfile": {"type": "Localhost", "localhostProfile": "b"}}, "spec.containers[0].securityContext.appArmorProfile.localhostProfile"),
+        (
+            {_SECCOMP_POD: "unconfined"},
+            {"seccompProfile": {"type": "RuntimeDefault"}},
+            None,
+            "spec.securityContext.seccompProfile.type",
+        ),
+        (
+            {_SECCOMP_POD: "localhost/a.json"},
+            {"seccompProfile": {"type": "Localhost", "localhostProfile": "b.json"}},
+            None,
+            "spec.securityContext.seccompProfile.localhostProfile",
+        ),
+        (
+            {_SECCOMP_WORKER: "runtime/default"},
+            None,
+            {"seccompProfile": {"type": "Unconfined"}},
+            "spec.containers[0].securityContext.seccompProfile.type",
+        ),
+        (
+            {_SECCOMP_WORKER: "unconfined"},
+            {"seccompProfile": {"type": "RuntimeDefault"}},
+            None,
+            None,
+        ),  # only the container's own field
+        (
+            {_APPARMOR + "ray-worker": "runtime/default"},
+            None,
+            {"appArmorProfile": {"type": "Unconfined"}},
+            "spec.containers[0].securityContext.appArmorProfile.type",
+        ),
+        (
+            {_APPARMOR + "ray-worker": "localhost/a"},
+            None,
+            {"appArmorProfile": {"type": "Localhost", "localhostProfile": "b"}},
+            "spec.containers[0].securityContext.appArmorProfile.localhostProfile",
+        ),
         # the API server copies a valid annotation to a container without a profile (applyAppArmorVersionSkew)
         ({_APPARMOR + "ray-worker": "unconfined"}, {"appArmorProfile": {"type": "RuntimeDefault"}}, None, None),
         # "localhost/" gives no field to copy: the pod's profile is compared
-        ({_APPARMOR + "ray-worker": "localhost/"}, {"appArmorProfile": {"type": "RuntimeDefault"}}, None, "spec.containers[0].securityContext.appArmorProfile.type"),
+        (
+            {_APPARMOR + "ray-worker": "localhost/"},
+            {"appArmorProfile": {"type": "RuntimeDefault"}},
+            None,
+            "spec.containers[0].securityContext.appArmorProfile.type",
+        ),
     ],
 )
-def test_annotations_and_fields_agree(annotations: JsonDict, pod: JsonDict | None, own: JsonDict | None, suffix: str | None) -> None:
+def test_annotations_and_fields_agree(
+    annotations: JsonDict, pod: JsonDict | None, own: JsonDict | None, suffix: str | None
+) -> None:
     doc = _worker(annotations, {"securityContext": own} if own else None, **({"securityContext": pod} if pod else {}))
     assert _paths(doc) == ([f"{TEMPLATE}.{suffix}"] if suffix else [])
 
@@ -125,13 +167,44 @@ def test_annotations_and_fields_agree(annotations: JsonDict, pod: JsonDict | Non
         ({"shareProcessNamespace": True}, []),
         ({"securityContext": {"supplementalGroupsPolicy": "Strict", "seLinuxChangePolicy": "Recursive"}}, []),
         ({"securityContext": {"supplementalGroupsPolicy": "merge"}}, ["securityContext.supplementalGroupsPolicy"]),
-        ({"securityContext": {"seLinuxChangePolicy": "MountOption"}}, ["securityContext.seLinuxChangePolicy"]),  # SELinuxMount off
+        (
+            {"securityContext": {"seLinuxChangePolicy": "MountOption"}},
+            ["securityContext.seLinuxChangePolicy"],
+        ),  # SELinuxMount off
         ({"securityContext": {"seLinuxChangePolicy": "recursive"}}, ["securityContext.seLinuxChangePolicy"]),
-        ({"securityContext": {"sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "kernel/shm_rmid_forced", "value": "1"}]}}, []),
+        (
+            {
+                "securityContext": {
+                    "sysctls": [
+                        {"name": "net.core.somaxconn", "value": "1"},
+                        {"name": "kernel/shm_rmid_forced", "value": "1"},
+                    ]
+                }
+            },
+            [],
+        ),
         ({"securityContext": {"sysctls": [{"name": "Net.Core", "value": "1"}]}}, ["securityContext.sysctls[0].name"]),
-        ({"securityContext": {"sysctls": [{"name": "vm.x", "value": "1"}, {"name": "vm.x", "value": "2"}]}}, ["securityContext.sysctls[1].name"]),
-        ({"hostNetwork": True, "securityContext": {"sysctls": [{"name": "net.ipv4.tcp_syncookies", "value": "1"}]}}, ["securityContext.sysctls[0].name"]),
-        ({"hostIPC": True, "securityContext": {"sysctls": [{"name": "kernel.shmmax", "value": "1"}, {"name": "fs.mqueue.msg_max", "value": "1"}, {"name": "kernel.pid_max", "value": "1"}]}}, ["securityContext.sysctls[0].name", "securityContext.sysctls[1].name"]),
+        (
+            {"securityContext": {"sysctls": [{"name": "vm.x", "value": "1"}, {"name": "vm.x", "value": "2"}]}},
+            ["securityContext.sysctls[1].name"],
+        ),
+        (
+            {"hostNetwork": True, "securityContext": {"sysctls": [{"name": "net.ipv4.tcp_syncookies", "value": "1"}]}},
+            ["securityContext.sysctls[0].name"],
+        ),
+        (
+            {
+                "hostIPC": True,
+                "securityContext": {
+                    "sysctls": [
+                        {"name": "kernel.shmmax", "value": "1"},
+                        {"name": "fs.mqueue.msg_max", "value": "1"},
+                        {"name": "kernel.pid_max", "value": "1"},
+                    ]
+                },
+            },
+            ["securityContext.sysctls[0].name", "securityContext.sysctls[1].name"],
+        ),
         ({"hostNetwork": True, "securityContext": {"sysctls": [{"name": "kernel.shmmax", "value": "1"}]}}, []),
         ({"tolerations": [{"key": "count", "operator": "Lt", "value": "4"}]}, ["tolerations[0].operator"]),
     ],
@@ -151,28 +224,177 @@ _FIELDS = f"{WORKER}.affinity.nodeAffinity.{_REQUIRED}.nodeSelectorTerms[0].matc
 @pytest.mark.parametrize(
     ("spec", "paths"),
     [
-        ({"affinity": {"nodeAffinity": {_REQUIRED: {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["node-1"]}]}]}}}}, []),
-        ({"affinity": {"nodeAffinity": {_REQUIRED: {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["Node_1"]}]}]}}}}, [f"{_FIELDS}.values[0]"]),
-        ({"affinity": {"nodeAffinity": {_REQUIRED: {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.labels", "operator": "Exists"}]}]}}}}, [f"{_FIELDS}.key", f"{_FIELDS}.operator"]),
-        (_anti({"labelSelector": {"matchLabels": {"ray.io/cluster": "raycluster"}, "matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["x"]}]}}), []),
-        (_anti({"labelSelector": {"matchLabels": {"app": "has space"}}}), [f'{_ANTI}.labelSelector.matchLabels["app"]']),
-        (_anti({"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}), [f"{_ANTI}.labelSelector.matchExpressions[0].values"]),
-        (_anti({"namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "Exists", "values": ["ml"]}]}}), [f"{_ANTI}.namespaceSelector.matchExpressions[0].values"]),
-        (_anti({"labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["ray.io/cluster"], "mismatchLabelKeys": ["team"]}), []),
+        (
+            {
+                "affinity": {
+                    "nodeAffinity": {
+                        _REQUIRED: {
+                            "nodeSelectorTerms": [
+                                {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["node-1"]}]}
+                            ]
+                        }
+                    }
+                }
+            },
+            [],
+        ),
+        (
+            {
+                "affinity": {
+                    "nodeAffinity": {
+                        _REQUIRED: {
+                            "nodeSelectorTerms": [
+                                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["Node_1"]}]}
+                            ]
+                        }
+                    }
+                }
+            },
+            [f"{_FIELDS}.values[0]"],
+        ),
+        (
+            {
+                "affinity": {
+                    "nodeAffinity": {
+                        _REQUIRED: {
+                            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.labels", "operator": "Exists"}]}]
+                        }
+                    }
+                }
+            },
+            [f"{_FIELDS}.key", f"{_FIELDS}.operator"],
+        ),
+        (
+            _anti(
+                {
+                    "labelSelector": {
+                        "matchLabels": {"ray.io/cluster": "raycluster"},
+                        "matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["x"]}],
+                    }
+                }
+            ),
+            [],
+        ),
+        (
+            _anti({"labelSelector": {"matchLabels": {"app": "has space"}}}),
+            [f'{_ANTI}.labelSelector.matchLabels["app"]'],
+        ),
+        (
+            _anti({"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}),
+            [f"{_ANTI}.labelSelector.matchExpressions[0].values"],
+        ),
+        (
+            _anti(
+                {"namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "Exists", "values": ["ml"]}]}}
+            ),
+            [f"{_ANTI}.namespaceSelector.matchExpressions[0].values"],
+        ),
+        (
+            _anti(
+                {
+                    "labelSelector": {"matchLabels": {"app": "ray"}},
+                    "matchLabelKeys": ["ray.io/cluster"],
+                    "mismatchLabelKeys": ["team"],
+                }
+            ),
+            [],
+        ),
         # ray.io/cluster: the operator labels every Ray Pod with it, so the API server adds it to the selector again
-        (_anti({"labelSelector": {"matchLabels": {"ray.io/cluster": "a"}}, "matchLabelKeys": ["ray.io/cluster"]}), [f"{_ANTI}.matchLabelKeys[0]"]),
+        (
+            _anti({"labelSelector": {"matchLabels": {"ray.io/cluster": "a"}}, "matchLabelKeys": ["ray.io/cluster"]}),
+            [f"{_ANTI}.matchLabelKeys[0]"],
+        ),
         # a key the Pod does not carry is not added: no duplicate
         (_anti({"labelSelector": {"matchLabels": {"team": "a"}}, "matchLabelKeys": ["team"]}), []),
-        (_anti({"labelSelector": {}, "matchLabelKeys": ["team"], "mismatchLabelKeys": ["team"]}), [f"{_ANTI}.matchLabelKeys[0]"]),
+        (
+            _anti({"labelSelector": {}, "matchLabelKeys": ["team"], "mismatchLabelKeys": ["team"]}),
+            [f"{_ANTI}.matchLabelKeys[0]"],
+        ),
         (_anti({"matchLabelKeys": ["team"]}), [f"{_ANTI}.matchLabelKeys"]),
         (_anti({"labelSelector": {}, "mismatchLabelKeys": ["-team"]}), [f"{_ANTI}.mismatchLabelKeys[0]"]),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["pod-template-hash"]}]}, []),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"app": "ray"}},
+                        "matchLabelKeys": ["pod-template-hash"],
+                    }
+                ]
+            },
+            [],
+        ),
         # the Pod has no label app: the API server adds nothing to the selector (applyMatchLabelKeys), no duplicate
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "matchLabelKeys": ["app"]}]}, []),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"ray.io/cluster": "c"}}, "matchLabelKeys": ["ray.io/cluster"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"]),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys"]),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["a/b/c"]}]}, [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"]),
-        ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["ray"]}]}}]}, [f"{WORKER}.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator"]),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+                        "matchLabelKeys": ["app"],
+                    }
+                ]
+            },
+            [],
+        ),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"ray.io/cluster": "c"}},
+                        "matchLabelKeys": ["ray.io/cluster"],
+                    }
+                ]
+            },
+            [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"],
+        ),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "matchLabelKeys": ["app"],
+                    }
+                ]
+            },
+            [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys"],
+        ),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"app": "ray"}},
+                        "matchLabelKeys": ["a/b/c"],
+                    }
+                ]
+            },
+            [f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"],
+        ),
+        (
+            {
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["ray"]}]},
+                    }
+                ]
+            },
+            [f"{WORKER}.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator"],
+        ),
     ],
 )
 def test_selectors(spec: JsonDict, paths: list[str]) -> None:
@@ -181,19 +403,43 @@ def test_selectors(spec: JsonDict, paths: list[str]) -> None:
 
 def test_the_submitter_pod_has_no_ray_cluster_label() -> None:
     """The Job controller creates the submitter Pod from its template: ray.io/cluster is not added to it."""
-    term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"ray.io/cluster": "a"}}, "matchLabelKeys": ["ray.io/cluster"]}
-    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "submit", "image": "rayproject/ray:2.52.0"}], "affinity": {"podAffinity": {_REQUIRED: [term]}}}}
+    term = {
+        "topologyKey": "zone",
+        "labelSelector": {"matchLabels": {"ray.io/cluster": "a"}},
+        "matchLabelKeys": ["ray.io/cluster"],
+    }
+    template = {
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "submit", "image": "rayproject/ray:2.52.0"}],
+            "affinity": {"podAffinity": {_REQUIRED: [term]}},
+        }
+    }
     assert _paths(example_job(submitterPodTemplate=template)) == []
     template["metadata"] = {"labels": {"ray.io/cluster": "a"}}
-    assert _paths(example_job(submitterPodTemplate=template)) == [f"spec.submitterPodTemplate.spec.affinity.podAffinity.{_REQUIRED}[0].matchLabelKeys[0]"]
+    assert _paths(example_job(submitterPodTemplate=template)) == [
+        f"spec.submitterPodTemplate.spec.affinity.podAffinity.{_REQUIRED}[0].matchLabelKeys[0]"
+    ]
 
 
 def test_messages_name_the_check_and_the_fix() -> None:
     (gate,) = _findings(_worker(None, securityContext={"seLinuxChangePolicy": "MountOption"}))
-    assert gate[1].startswith("seLinuxChangePolicy MountOption needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use Recursive (validateSELinuxChangePolicy)")
-    (host,) = _findings(_worker(None, hostNetwork=True, securityContext={"sysctls": [{"name": "net.core.somaxconn", "value": "1"}]}))
-    assert host[1].startswith("sysctl 'net.core.somaxconn' is namespaced and the Pod shares that namespace with the node (hostNetwork true)")
-    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "ray"}}, "matchLabelKeys": ["app"]}
+    assert gate[1].startswith(
+        "seLinuxChangePolicy MountOption needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use Recursive (validateSELinuxChangePolicy)"
+    )
+    (host,) = _findings(
+        _worker(None, hostNetwork=True, securityContext={"sysctls": [{"name": "net.core.somaxconn", "value": "1"}]})
+    )
+    assert host[1].startswith(
+        "sysctl 'net.core.somaxconn' is namespaced and the Pod shares that namespace with the node (hostNetwork true)"
+    )
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": "zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "ray"}},
+        "matchLabelKeys": ["app"],
+    }
 
     def labelled(doc: JsonDict) -> None:
         worker_of(doc)["template"].update(metadata={"labels": {"app": "ray"}})
@@ -202,14 +448,22 @@ def test_messages_name_the_check_and_the_fix() -> None:
     assert _findings(_worker(None, topologySpreadConstraints=[spread])) == []  # the Pod has no label app
     ((path, message),) = _findings(example(labelled))
     assert path == f"{WORKER}.topologySpreadConstraints[0].matchLabelKeys[0]"
-    assert message.startswith("matchLabelKeys 'app' is also a key of the labelSelector (the API server adds the Pod's app label to it) (ValidateMatchLabelKeysAndMismatchLabelKeys)")
+    assert message.startswith(
+        "matchLabelKeys 'app' is also a key of the labelSelector (the API server adds the Pod's app label to it) (ValidateMatchLabelKeysAndMismatchLabelKeys)"
+    )
 
 
 def test_values_not_known_until_apply_are_not_judged() -> None:
     assert _findings(_worker({"kubernetes.io/config.mirror": "x"}, nodeName=UNKNOWN_SENTINEL)) == []
     localhost = {"seccompProfile": {"type": "Localhost", "localhostProfile": UNKNOWN_SENTINEL}}
     assert _findings(_worker({_SECCOMP_POD: "localhost/a.json"}, securityContext=localhost)) == []
-    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": UNKNOWN_SENTINEL, "matchLabelKeys": ["app"]}
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": "zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": UNKNOWN_SENTINEL,
+        "matchLabelKeys": ["app"],
+    }
     assert _findings(_worker(None, topologySpreadConstraints=[spread])) == []
     sysctls = {"sysctls": [{"name": UNKNOWN_SENTINEL, "value": "1"}, {"name": "net.core.somaxconn", "value": "1"}]}
     assert _findings(_worker(None, hostNetwork=UNKNOWN_SENTINEL, securityContext=sysctls)) == []

@@ -86,7 +86,10 @@ def test_endpoint_ips(value: str, refused: bool) -> None:
         ({"type": "ExternalName", "externalName": "ray.example.com."}, []),  # a trailing dot: fully qualified
         ({"type": "ExternalName"}, ["externalName"]),
         ({"type": "ExternalName", "externalName": "Ray.Example"}, ["externalName"]),
-        ({"type": "ExternalName", "externalName": "a.example", "clusterIP": "None", "ipFamilyPolicy": ""}, ["clusterIP", "ipFamilyPolicy"]),
+        (
+            {"type": "ExternalName", "externalName": "a.example", "clusterIP": "None", "ipFamilyPolicy": ""},
+            ["clusterIP", "ipFamilyPolicy"],
+        ),
         ({"type": _LB, "allocateLoadBalancerNodePorts": False}, []),
         ({"type": "NodePort", "allocateLoadBalancerNodePorts": True}, ["allocateLoadBalancerNodePorts"]),
         ({"type": _LB, "loadBalancerSourceRanges": [" 10.0.0.0/8 ", "2001:db8::/32"]}, []),  # space-padded: allowed
@@ -104,20 +107,44 @@ def test_endpoint_ips(value: str, refused: bool) -> None:
         ({"clusterIP": "None", "type": "NodePort"}, ["clusterIP"]),
         ({"clusterIP": "10.96.0.10"}, []),
         ({"clusterIP": "10.96.0.010"}, ["clusterIP"]),
-        ({"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10", "fd00::a"], "ipFamilyPolicy": "RequireDualStack"}, []),
+        (
+            {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10", "fd00::a"], "ipFamilyPolicy": "RequireDualStack"},
+            [],
+        ),
         ({"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10", "10.96.0.11"]}, ["clusterIPs"]),  # one family twice
         ({"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.11"]}, ["clusterIPs"]),
         ({"clusterIPs": ["10.96.0.11"]}, ["clusterIPs"]),
         ({"clusterIP": "None", "clusterIPs": ["None", "10.96.0.11"]}, ["clusterIPs"]),
         ({"clusterIP": "10.96.0.10", "ipFamilies": ["IPv6"]}, ["clusterIP"]),
-        ({"ipFamilies": ["IPv4", "ipv6", "IPv4"], "ipFamilyPolicy": "DualStack"}, ["ipFamilies[1]", "ipFamilies[2]", "ipFamilyPolicy"]),
+        (
+            {"ipFamilies": ["IPv4", "ipv6", "IPv4"], "ipFamilyPolicy": "DualStack"},
+            ["ipFamilies[1]", "ipFamilies[2]", "ipFamilyPolicy"],
+        ),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": "app-port", "appProtocol": "kubernetes.io/h2c"}]}, []),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": 0}]}, []),  # 0: defaulted to the port
         ({"ports": [{"name": "app", "port": 9000, "targetPort": "9000"}]}, ["ports[0].targetPort"]),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": 65536}]}, ["ports[0].targetPort"]),
         ({"ports": [{"name": "app", "port": 9000, "appProtocol": "HTTP/2"}]}, ["ports[0].appProtocol"]),
-        ({"type": "NodePort", "ports": [{"name": "a", "port": 9000, "nodePort": 30900}, {"name": "b", "port": 9001, "nodePort": 30900}]}, ["ports[1].nodePort"]),
-        ({"type": "NodePort", "ports": [{"name": "a", "port": 9000, "nodePort": 30900}, {"name": "b", "port": 9000, "protocol": "UDP", "nodePort": 30900}]}, []),
+        (
+            {
+                "type": "NodePort",
+                "ports": [
+                    {"name": "a", "port": 9000, "nodePort": 30900},
+                    {"name": "b", "port": 9001, "nodePort": 30900},
+                ],
+            },
+            ["ports[1].nodePort"],
+        ),
+        (
+            {
+                "type": "NodePort",
+                "ports": [
+                    {"name": "a", "port": 9000, "nodePort": 30900},
+                    {"name": "b", "port": 9000, "protocol": "UDP", "nodePort": 30900},
+                ],
+            },
+            [],
+        ),
         ({"clusterIPs": UNKNOWN_SENTINEL, "externalIPs": UNKNOWN_SENTINEL, "clusterIP": UNKNOWN_SENTINEL}, []),
         ({"ports": [{"name": "app", "port": 9000, "targetPort": UNKNOWN_SENTINEL}]}, []),
     ],
@@ -135,12 +162,16 @@ def test_the_finding_names_the_field_the_refusal_and_the_fix() -> None:
         "the API server refuses the head Service and workers never find the head"
     )
     [(path, message)] = _found(_head_service({"ports": [{"name": "app", "port": 9000, "targetPort": "9000"}]}), HEAD)
-    assert message.startswith("targetPort '9000' is neither a port number nor a port name: write the number without quotes")
+    assert message.startswith(
+        "targetPort '9000' is neither a port number nor a port name: write the number without quotes"
+    )
 
 
 def test_an_external_name_head_service_from_service_type_alone() -> None:
     """Without a custom headService nothing can give spec.externalName (BuildServiceForHeadPod)."""
-    assert _paths(example(lambda d: head_of(d).update(serviceType="ExternalName")), HEAD) == ["spec.headGroupSpec.serviceType"]
+    assert _paths(example(lambda d: head_of(d).update(serviceType="ExternalName")), HEAD) == [
+        "spec.headGroupSpec.serviceType"
+    ]
     named = _head_service({"externalName": "ray.example.com"}, serviceType="ExternalName")  # the type defaulted
     assert _paths(named, HEAD) == []
 
@@ -152,11 +183,26 @@ def test_an_external_name_head_service_from_service_type_alone() -> None:
         ({LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8, 10.1.0.0/16"}, None, _LB, None),
         ({LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8,10.1.0.1/16"}, None, _LB, "spec.headServiceAnnotations"),
         ({LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"}, None, None, "spec.headServiceAnnotations"),
-        (None, {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: ""}, "NodePort", "spec.headGroupSpec.headService.metadata.annotations"),
+        (
+            None,
+            {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: ""},
+            "NodePort",
+            "spec.headGroupSpec.headService.metadata.annotations",
+        ),
         # headServiceAnnotations win over the custom headService's (BuildServiceForHeadPod)
-        ({LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"}, {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "x"}, _LB, None),
+        (
+            {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"},
+            {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "x"},
+            _LB,
+            None,
+        ),
         (None, {TOPOLOGY_MODE_ANNOTATION: "Auto", TOPOLOGY_AWARE_HINTS_ANNOTATION: "Auto"}, None, None),
-        ({TOPOLOGY_MODE_ANNOTATION: "Auto"}, {TOPOLOGY_AWARE_HINTS_ANNOTATION: "auto"}, None, "spec.headServiceAnnotations"),
+        (
+            {TOPOLOGY_MODE_ANNOTATION: "Auto"},
+            {TOPOLOGY_AWARE_HINTS_ANNOTATION: "auto"},
+            None,
+            "spec.headServiceAnnotations",
+        ),
     ],
 )
 def test_head_service_annotations(
@@ -203,30 +249,74 @@ def _serve(serve: JsonDict, head_ports: list[JsonDict] | None = None, **spec: An
         ({"spec": {"type": "Loadbalancer"}}, None, ["spec.type"]),
         ({"spec": {"sessionAffinity": "clientip"}}, None, ["spec.sessionAffinity"]),
         ({"spec": {"externalTrafficPolicy": "Local"}}, None, ["spec.externalTrafficPolicy"]),  # ClusterIP
-        ({"spec": {"type": _LB, "loadBalancerSourceRanges": ["10.0.0.1/8"]}}, None, ["spec.loadBalancerSourceRanges[0]"]),
+        (
+            {"spec": {"type": _LB, "loadBalancerSourceRanges": ["10.0.0.1/8"]}},
+            None,
+            ["spec.loadBalancerSourceRanges[0]"],
+        ),
         ({"spec": {"trafficDistribution": "PreferSameZone"}}, None, []),
         # the user's port of a serving name replaces the head's (its appProtocol kept), the others are dropped
         ({"spec": {"ports": [{"name": "serve", "port": 8000, "appProtocol": "kubernetes.io/h2c"}]}}, None, []),
-        ({"spec": {"ports": [{"name": "serve", "port": 8000, "targetPort": "8000"}]}}, None, ["spec.ports[0].targetPort"]),
+        (
+            {"spec": {"ports": [{"name": "serve", "port": 8000, "targetPort": "8000"}]}},
+            None,
+            ["spec.ports[0].targetPort"],
+        ),
         ({"spec": {"ports": [{"name": "web", "port": 80, "targetPort": "80", "protocol": "tcp"}]}}, None, []),
         ({"spec": {"ports": [{"name": "serve-grpc", "port": 8000}]}}, _SERVE_ONLY, ["spec.ports[0].port"]),
         ({"spec": {"ports": [{"name": "serve-grpc", "port": 9100}]}}, _SERVE_ONLY, []),
         ({"spec": {"ports": [{"name": "serve", "port": 8000, "nodePort": 30080}]}}, None, ["spec.ports[0].nodePort"]),
         ({"spec": {"type": "NodePort", "ports": [{"name": "serve", "port": 8000, "nodePort": 30080}]}}, None, []),
-        ({"spec": {"type": "NodePort", "ports": [{"name": "serve", "port": 8000, "nodePort": 30080}, {"name": "serve-grpc", "port": 9000, "nodePort": 30080}]}}, _SERVE_ONLY, ["spec.ports[1].nodePort"]),
-        ({"spec": {"type": "NodePort", "ports": [{"name": "web", "port": 80, "nodePort": 30080}, {"name": "other", "port": 81, "nodePort": 30080}]}}, None, []),  # dropped
+        (
+            {
+                "spec": {
+                    "type": "NodePort",
+                    "ports": [
+                        {"name": "serve", "port": 8000, "nodePort": 30080},
+                        {"name": "serve-grpc", "port": 9000, "nodePort": 30080},
+                    ],
+                }
+            },
+            _SERVE_ONLY,
+            ["spec.ports[1].nodePort"],
+        ),
+        (
+            {
+                "spec": {
+                    "type": "NodePort",
+                    "ports": [
+                        {"name": "web", "port": 80, "nodePort": 30080},
+                        {"name": "other", "port": 81, "nodePort": 30080},
+                    ],
+                }
+            },
+            None,
+            [],
+        ),  # dropped
         # no serving port on the head: serveService's ports as they are, and none at all is refused
         ({"spec": {"ports": [{"name": "web", "port": 80}, {"port": 81}]}}, _NO_SERVE, ["spec.ports[1]"]),
-        ({"spec": {"ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]}}, _NO_SERVE, ["spec.ports[1].name"]),
+        (
+            {"spec": {"ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]}},
+            _NO_SERVE,
+            ["spec.ports[1].name"],
+        ),
         ({"spec": {"ports": [{"name": "Web", "port": 80}]}}, _NO_SERVE, ["spec.ports[0].name"]),
         ({"spec": {}}, _NO_SERVE, ["spec.ports"]),
         ({"spec": {"clusterIP": "None"}}, _NO_SERVE, []),  # a headless Service needs no port
         ({"spec": {"type": "ExternalName", "externalName": "serve.example.com"}}, _NO_SERVE, []),
         ({"metadata": {"name": "fruit-serve"}}, None, []),
         ({"metadata": {"name": "Fruit_Serve"}}, None, ["metadata.name"]),
-        ({"metadata": {"labels": {"team": "a b"}, "annotations": {"bad key!": "x"}}}, None, ['metadata.annotations["bad key!"]', 'metadata.labels["team"]']),
+        (
+            {"metadata": {"labels": {"team": "a b"}, "annotations": {"bad key!": "x"}}},
+            None,
+            ['metadata.annotations["bad key!"]', 'metadata.labels["team"]'],
+        ),
         ({"metadata": {"labels": {"ray.io/serve": "set by KubeRay!"}}}, None, []),  # KubeRay's label replaces it
-        ({"metadata": {"annotations": {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"}}}, None, [f'metadata.annotations["{LOAD_BALANCER_SOURCE_RANGES_ANNOTATION}"]']),
+        (
+            {"metadata": {"annotations": {LOAD_BALANCER_SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"}}},
+            None,
+            [f'metadata.annotations["{LOAD_BALANCER_SOURCE_RANGES_ANNOTATION}"]'],
+        ),
         ({"spec": {"ports": UNKNOWN_SENTINEL, "externalIPs": UNKNOWN_SENTINEL}}, _NO_SERVE, []),
     ],
 )

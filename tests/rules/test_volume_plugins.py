@@ -65,14 +65,26 @@ def _claim(**fields: Any) -> JsonDict:
         ({"azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/d", "kind": "Managed"}}, None, ""),
         ({"azureDisk": {"diskName": "d", "diskURI": "https://a/d.vhd", "kind": "Managed"}}, "azureDisk.diskURI", "a managed disk's URI starts with '/subscriptions/'"),
         ({"azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/d"}}, "azureDisk.diskURI", "kind Shared (the default)"),
-        ({"azureDisk": {"diskName": "d", "diskURI": "https://a/d.vhd", "cachingMode": "readonly"}}, "azureDisk.cachingMode", "not one of None, ReadOnly, ReadWrite"),
+        (
+            {"azureDisk": {"diskName": "d", "diskURI": "https://a/d.vhd", "cachingMode": "readonly"}},
+            "azureDisk.cachingMode",
+            "not one of None, ReadOnly, ReadWrite",
+        ),
         ({"vsphereVolume": {"volumePath": ""}}, "vsphereVolume.volumePath", "has no volumePath"),
         ({"photonPersistentDisk": {"pdID": ""}}, "photonPersistentDisk.pdID", "has no pdID"),
         ({"portworxVolume": {"volumeID": ""}}, "portworxVolume.volumeID", "has no volumeID"),
-        ({"scaleIO": {"gateway": "", "system": "s", "volumeName": "v", "secretRef": {"name": "s"}}}, "scaleIO.gateway", "has no gateway"),
+        (
+            {"scaleIO": {"gateway": "", "system": "s", "volumeName": "v", "secretRef": {"name": "s"}}},
+            "scaleIO.gateway",
+            "has no gateway",
+        ),
         ({"storageos": {"volumeName": "vol-1", "volumeNamespace": "ns"}}, None, ""),
         ({"storageos": {"volumeName": "vol-1", "volumeNamespace": "My_NS"}}, "storageos.volumeNamespace", "not a DNS-1123 label"),
-        ({"csi": {"driver": "csi.example.com", "nodePublishSecretRef": {"name": "Bad_Name"}}}, "csi.nodePublishSecretRef.name", "is not a Secret name"),
+        (
+            {"csi": {"driver": "csi.example.com", "nodePublishSecretRef": {"name": "Bad_Name"}}},
+            "csi.nodePublishSecretRef.name",
+            "is not a Secret name",
+        ),
         ({"image": {"reference": "registry.example.com/models:v1"}}, None, ""),
         ({"image": {"reference": "registry.example.com/models:v1", "pullPolicy": "always"}}, "image.pullPolicy", "'always' is not one of Always, IfNotPresent, Never"),
         ({"image": {"reference": ""}}, "image.reference", "image volume has no reference (validateImageVolumeSource)"),
@@ -92,24 +104,146 @@ def test_in_tree_plugins(volume: JsonDict, suffix: str | None, words: str) -> No
     [
         ({"downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]}}, [], ""),
         ({"downwardAPI": {"items": [{"path": "team", "fieldRef": {"fieldPath": "metadata.labels['team']"}}]}}, [], ""),
-        ({"downwardAPI": {"items": [{"path": "node", "fieldRef": {"fieldPath": "spec.nodeName"}}]}}, ["downwardAPI.items[0].fieldRef.fieldPath"], "not one the downward API serves to a volume"),
-        ({"downwardAPI": {"items": [{"path": "x", "fieldRef": {"fieldPath": "metadata.name['x']"}}]}}, ["downwardAPI.items[0].fieldRef.fieldPath"], "a subscript follows only"),
-        ({"downwardAPI": {"items": [{"path": "x", "fieldRef": {"apiVersion": "v2", "fieldPath": "metadata.name"}}]}}, ["downwardAPI.items[0].fieldRef.fieldPath"], "is not v1"),
-        ({"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"containerName": "ray-worker", "resource": "limits.cpu"}}]}}, [], ""),
-        ({"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu"}}]}}, ["downwardAPI.items[0].resourceFieldRef.containerName"], "needs a containerName"),
-        ({"downwardAPI": {"items": [{"path": "g", "resourceFieldRef": {"containerName": "c", "resource": "limits.gpu"}}]}}, ["downwardAPI.items[0].resourceFieldRef.resource"], "'limits.gpu' is not one of"),
-        ({"downwardAPI": {"items": [{"path": "m", "resourceFieldRef": {"containerName": "c", "resource": "limits.memory", "divisor": "1Mi"}}]}}, [], ""),
-        ({"downwardAPI": {"items": [{"path": "c", "resourceFieldRef": {"containerName": "c", "resource": "requests.cpu", "divisor": "1000m"}}]}}, [], ""),  # written back as 1
-        ({"downwardAPI": {"items": [{"path": "c", "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "2"}}]}}, ["downwardAPI.items[0].resourceFieldRef.divisor"], "divisor '2' of limits.cpu is not one of 1m, 1"),
-        ({"downwardAPI": {"items": [{"path": "m", "resourceFieldRef": {"containerName": "c", "resource": "limits.memory", "divisor": "1024"}}]}}, ["downwardAPI.items[0].resourceFieldRef.divisor"], "is not one of 1, 1k"),
-        ({"projected": {"sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}}, {"configMap": {"name": "c"}}]}}, [], ""),
+        (
+            {"downwardAPI": {"items": [{"path": "node", "fieldRef": {"fieldPath": "spec.nodeName"}}]}},
+            ["downwardAPI.items[0].fieldRef.fieldPath"],
+            "not one the downward API serves to a volume",
+        ),
+        (
+            {"downwardAPI": {"items": [{"path": "x", "fieldRef": {"fieldPath": "metadata.name['x']"}}]}},
+            ["downwardAPI.items[0].fieldRef.fieldPath"],
+            "a subscript follows only",
+        ),
+        (
+            {"downwardAPI": {"items": [{"path": "x", "fieldRef": {"apiVersion": "v2", "fieldPath": "metadata.name"}}]}},
+            ["downwardAPI.items[0].fieldRef.fieldPath"],
+            "is not v1",
+        ),
+        (
+            {"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"containerName": "ray-worker", "resource": "limits.cpu"}}]}},
+            [],
+            "",
+        ),
+        (
+            {"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu"}}]}},
+            ["downwardAPI.items[0].resourceFieldRef.containerName"],
+            "needs a containerName",
+        ),
+        (
+            {"downwardAPI": {"items": [{"path": "g", "resourceFieldRef": {"containerName": "c", "resource": "limits.gpu"}}]}},
+            ["downwardAPI.items[0].resourceFieldRef.resource"],
+            "'limits.gpu' is not one of",
+        ),
+        (
+            {
+                "downwardAPI": {
+                    "items": [
+                        {
+                            "path": "m",
+                            "resourceFieldRef": {
+                                "containerName": "c",
+                                "resource": "limits.memory",
+                                "divisor": "1Mi",
+                            },
+                        }
+                    ]
+                }
+            },
+            [],
+            "",
+        ),
+        (
+            {
+                "downwardAPI": {
+                    "items": [
+                        {
+                            "path": "c",
+                            "resourceFieldRef": {
+                                "containerName": "c",
+                                "resource": "requests.cpu",
+                                "divisor": "1000m",
+                            },
+                        }
+                    ]
+                }
+            },
+            [],
+            "",
+        ),  # written back as 1
+        (
+            {
+                "downwardAPI": {
+                    "items": [
+                        {
+                            "path": "c",
+                            "resourceFieldRef": {"containerName": "c", "resource": "limits.cpu", "divisor": "2"},
+                        }
+                    ]
+                }
+            },
+            ["downwardAPI.items[0].resourceFieldRef.divisor"],
+            "divisor '2' of limits.cpu is not one of 1m, 1",
+        ),
+        (
+            {
+                "downwardAPI": {
+                    "items": [
+                        {
+                            "path": "m",
+                            "resourceFieldRef": {
+                                "containerName": "c",
+                                "resource": "limits.memory",
+                                "divisor": "1024",
+                            },
+                        }
+                    ]
+                }
+            },
+            ["downwardAPI.items[0].resourceFieldRef.divisor"],
+            "is not one of 1, 1k",
+        ),
+        (
+            {
+                "projected": {
+                    "sources": [
+                        {"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}},
+                        {"configMap": {"name": "c"}},
+                    ]
+                }
+            },
+            [],
+            "",
+        ),
         ({"projected": {"sources": [{"secret": {"name": "s"}, "configMap": {"name": "c"}}]}}, ["projected.sources[0]"], "this one 2"),
         ({"projected": {"sources": [{"secret": {}}]}}, ["projected.sources[0].secret.name"], "a projected secret has no name"),
-        ({"projected": {"sources": [{"secret": {"name": "s", "items": [{"key": "a", "path": "p"}]}}, {"configMap": {"name": "c", "items": [{"key": "b", "path": "p"}]}}]}}, ["projected.sources[1].configMap.items[0].path"], "projected twice"),
-        ({"projected": {"sources": [{"configMap": {"name": "c", "items": [{"key": "b", "path": "/etc/p"}]}}]}}, ["projected.sources[0].configMap.items[0].path"], "must be a relative path"),
-        ({"projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 599}}]}}, ["projected.sources[0].serviceAccountToken.expirationSeconds"], "599 is not between 10 minutes"),
+        (
+            {
+                "projected": {
+                    "sources": [
+                        {"secret": {"name": "s", "items": [{"key": "a", "path": "p"}]}},
+                        {"configMap": {"name": "c", "items": [{"key": "b", "path": "p"}]}},
+                    ]
+                }
+            },
+            ["projected.sources[1].configMap.items[0].path"],
+            "projected twice",
+        ),
+        (
+            {"projected": {"sources": [{"configMap": {"name": "c", "items": [{"key": "b", "path": "/etc/p"}]}}]}},
+            ["projected.sources[0].configMap.items[0].path"],
+            "must be a relative path",
+        ),
+        (
+            {"projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 599}}]}},
+            ["projected.sources[0].serviceAccountToken.expirationSeconds"],
+            "599 is not between 10 minutes",
+        ),
         ({"projected": {"sources": [{"serviceAccountToken": {"path": "../t"}}]}}, ["projected.sources[0].serviceAccountToken.path"], "relative, without '..'"),
-        ({"projected": {"sources": [{"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "status.podIP"}}]}}]}}, ["projected.sources[0].downwardAPI.items[0].fieldRef.fieldPath"], "not one the downward API serves"),
+        (
+            {"projected": {"sources": [{"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "status.podIP"}}]}}]}},
+            ["projected.sources[0].downwardAPI.items[0].fieldRef.fieldPath"],
+            "not one the downward API serves",
+        ),
         ({"projected": {"sources": [{"clusterTrustBundle": {"name": "Bad:Name", "path": "ca.pem"}}]}}, [], ""),  # dropped: gate off
     ],
 )  # fmt: skip
@@ -128,19 +262,50 @@ def test_downward_api_and_projected_sources(volume: JsonDict, suffixes: list[str
         (_claim(storageClassName="Fast_SSD"), "storageClassName", "'Fast_SSD' is not an object name"),
         (_claim(volumeAttributesClassName="gold."), "volumeAttributesClassName", "is not an object name"),
         (_claim(selector={"matchLabels": {"tier": "fast"}, "matchExpressions": [{"key": "zone", "operator": "Exists"}]}), None, ""),
-        (_claim(selector={"matchExpressions": [{"key": "zone", "operator": "Exists", "values": ["a"]}]}), "selector.matchExpressions[0].values", "Exists takes no values"),
-        (_claim(selector={"matchExpressions": [{"key": "zone", "operator": "in", "values": ["a"]}]}), "selector.matchExpressions[0].operator", "'in' is not In, NotIn"),
+        (
+            _claim(selector={"matchExpressions": [{"key": "zone", "operator": "Exists", "values": ["a"]}]}),
+            "selector.matchExpressions[0].values",
+            "Exists takes no values",
+        ),
+        (
+            _claim(selector={"matchExpressions": [{"key": "zone", "operator": "in", "values": ["a"]}]}),
+            "selector.matchExpressions[0].operator",
+            "'in' is not In, NotIn",
+        ),
         (_claim(selector={"matchLabels": {"tier": "fast ssd"}}), "selector.matchLabels", "tier='fast ssd'"),
         (_claim(dataSource={"name": "src", "kind": "PersistentVolumeClaim"}), None, ""),
         (_claim(dataSource={"name": "snap", "kind": "VolumeSnapshot", "apiGroup": "snapshot.storage.k8s.io"}), None, ""),
         (_claim(dataSource={"name": "snap", "kind": "VolumeSnapshot"}), "dataSource", "of kind 'VolumeSnapshot' needs its apiGroup"),
         (_claim(dataSource={"name": "", "kind": "PersistentVolumeClaim"}), "dataSource.name", "dataSource has no name (validateDataSource)"),
         (_claim(dataSource={"kind": "PersistentVolumeClaim"}), None, ""),  # absent: the CRD requires it (schema-missing-field)
-        (_claim(dataSourceRef={"name": "p", "kind": "Populator", "apiGroup": "Pop.Example"}), "dataSourceRef.apiGroup", "not a DNS-1123 subdomain (validateDataSourceRef)"),
-        (_claim(dataSourceRef={"name": "p", "kind": "PersistentVolumeClaim", "namespace": "Other_NS"}), "dataSourceRef.namespace", "not a namespace name"),
-        (_claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "a", "kind": "PersistentVolumeClaim"}), None, ""),
-        (_claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "b", "kind": "PersistentVolumeClaim"}), "dataSource", "must match dataSourceRef"),
-        (_claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "a", "kind": "PersistentVolumeClaim", "namespace": "other"}), "dataSource", "may not be set with a dataSourceRef that names a namespace"),
+        (
+            _claim(dataSourceRef={"name": "p", "kind": "Populator", "apiGroup": "Pop.Example"}),
+            "dataSourceRef.apiGroup",
+            "not a DNS-1123 subdomain (validateDataSourceRef)",
+        ),
+        (
+            _claim(dataSourceRef={"name": "p", "kind": "PersistentVolumeClaim", "namespace": "Other_NS"}),
+            "dataSourceRef.namespace",
+            "not a namespace name",
+        ),
+        (
+            _claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "a", "kind": "PersistentVolumeClaim"}),
+            None,
+            "",
+        ),
+        (
+            _claim(dataSource={"name": "a", "kind": "PersistentVolumeClaim"}, dataSourceRef={"name": "b", "kind": "PersistentVolumeClaim"}),
+            "dataSource",
+            "must match dataSourceRef",
+        ),
+        (
+            _claim(
+                dataSource={"name": "a", "kind": "PersistentVolumeClaim"},
+                dataSourceRef={"name": "a", "kind": "PersistentVolumeClaim", "namespace": "other"},
+            ),
+            "dataSource",
+            "may not be set with a dataSourceRef that names a namespace",
+        ),
         (_claim(storageClassName=UNKNOWN_SENTINEL, dataSource={"name": UNKNOWN_SENTINEL, "kind": "PersistentVolumeClaim"}), None, ""),
     ],
 )  # fmt: skip

@@ -46,7 +46,9 @@ Problem = tuple[str, str]
 TolerationCheck = Callable[[int, dict[str, Any]], Iterator[Problem]]
 
 #: The containers the operator adds to a Pod: an AppArmor annotation may name them (podSpecHasContainer).
-_INJECTED = frozenset({AUTOSCALER_CONTAINER, HISTORY_COLLECTOR_CONTAINER, SUBMITTER_CONTAINER, WAIT_GCS_READY_CONTAINER})
+_INJECTED = frozenset(
+    {AUTOSCALER_CONTAINER, HISTORY_COLLECTOR_CONTAINER, SUBMITTER_CONTAINER, WAIT_GCS_READY_CONTAINER}
+)
 #: A Toleration's JSON fields and their types (Go's encoding/json refuses another type, matches a name of another
 #: case to the field, and ignores other names).
 _TOLERATION_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -83,7 +85,11 @@ def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:
         if not isinstance(toleration, dict):
             yield f"item {i} is not a toleration object"
             continue
-        values = {_FIELD_BY_FOLDED[k.lower()]: v for k, v in toleration.items() if k.lower() in _FIELD_BY_FOLDED and v is not None}
+        values = {
+            _FIELD_BY_FOLDED[k.lower()]: v
+            for k, v in toleration.items()
+            if k.lower() in _FIELD_BY_FOLDED and v is not None
+        }
         wrong = [k for k, v in values.items() if not isinstance(v, _TOLERATION_FIELDS[k]) or isinstance(v, bool)]
         if wrong:
             yield f"item {i}: {', '.join(wrong)} of the wrong JSON type"
@@ -148,7 +154,10 @@ def _match_problems(template: PodTemplateRef, annotations: dict[str, Any]) -> It
     if seccomp is not None and isinstance(pod.get("seccompProfile"), dict):
         where = _profile_mismatch("seccomp", seccomp, pod["seccompProfile"])
         if where:
-            yield f"spec.securityContext.seccompProfile.{where}", f"the annotation {SECCOMP_POD_ANNOTATION}: {seccomp} and securityContext.seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)"
+            yield (
+                f"spec.securityContext.seccompProfile.{where}",
+                f"the annotation {SECCOMP_POD_ANNOTATION}: {seccomp} and securityContext.seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)",
+            )
     windows = _text(as_dict(spec.get("os")).get("name")) == "windows"  # no AppArmor on Windows (either function)
     for field in ("initContainers", "containers"):
         for i, container in enumerate(as_list(spec.get(field))):
@@ -161,7 +170,10 @@ def _match_problems(template: PodTemplateRef, annotations: dict[str, Any]) -> It
             if seccomp is not None and isinstance(context.get("seccompProfile"), dict):
                 where = _profile_mismatch("seccomp", seccomp, context["seccompProfile"])
                 if where:
-                    yield f"{at}.seccompProfile.{where}", f"the annotation {SECCOMP_CONTAINER_ANNOTATION_PREFIX}{name}: {seccomp} and the container's seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)"
+                    yield (
+                        f"{at}.seccompProfile.{where}",
+                        f"the annotation {SECCOMP_CONTAINER_ANNOTATION_PREFIX}{name}: {seccomp} and the container's seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)",
+                    )
             apparmor = _text(annotations.get(APPARMOR_CONTAINER_ANNOTATION_PREFIX + name))
             own = context.get("appArmorProfile")
             profile = own if isinstance(own, dict) else None
@@ -170,7 +182,10 @@ def _match_problems(template: PodTemplateRef, annotations: dict[str, Any]) -> It
             profile = profile if profile is not None else pod.get("appArmorProfile")
             where = _profile_mismatch("apparmor", apparmor, profile) if isinstance(profile, dict) else None
             if where:
-                yield f"{at}.appArmorProfile.{where}", f"the annotation {APPARMOR_CONTAINER_ANNOTATION_PREFIX}{name}: {apparmor!r} and the container's appArmorProfile disagree (validateAppArmorAnnotationsAndFieldsMatchOnCreate)"
+                yield (
+                    f"{at}.appArmorProfile.{where}",
+                    f"the annotation {APPARMOR_CONTAINER_ANNOTATION_PREFIX}{name}: {apparmor!r} and the container's appArmorProfile disagree (validateAppArmorAnnotationsAndFieldsMatchOnCreate)",
+                )
 
 
 def annotation_problems(template: PodTemplateRef, toleration_check: TolerationCheck) -> Iterator[Problem]:
@@ -189,20 +204,44 @@ def annotation_problems(template: PodTemplateRef, toleration_check: TolerationCh
             for problem in _toleration_problems(text, toleration_check):
                 yield at, f"the tolerations annotation {problem} (ValidateTolerationsInPodAnnotations)"
         elif key == MIRROR_POD_ANNOTATION and spec.get("nodeName") in (None, ""):
-            yield at, f"{key} marks a kubelet's mirror Pod and needs spec.nodeName: drop the annotation (ValidatePodSpecificAnnotations)"
+            yield (
+                at,
+                f"{key} marks a kubelet's mirror Pod and needs spec.nodeName: drop the annotation (ValidatePodSpecificAnnotations)",
+            )
         elif key == POD_DELETION_COST_ANNOTATION and (error := _deletion_cost_error(text)):
             yield at, f"{key} {text!r} {error} (ValidatePodSpecificAnnotations)"
         elif key == SECCOMP_POD_ANNOTATION or key.startswith(SECCOMP_CONTAINER_ANNOTATION_PREFIX):
             error = _seccomp_value_error(text)
             if error:
-                yield at, f"seccomp annotation {key}: {text!r} {error} (ValidateSeccompProfile); prefer securityContext.seccompProfile"
+                yield (
+                    at,
+                    f"seccomp annotation {key}: {text!r} {error} (ValidateSeccompProfile); prefer securityContext.seccompProfile",
+                )
         elif key.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             if names is None:
-                names = {c.get("name") for f in ("initContainers", "containers", "ephemeralContainers") for c in map(as_dict, as_list(spec.get(f)))}
+                names = {
+                    c.get("name")
+                    for f in ("initContainers", "containers", "ephemeralContainers")
+                    for c in map(as_dict, as_list(spec.get(f)))
+                }
             container = key.removeprefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX)
-            if container not in names and container not in _INJECTED and not any(n is not None and is_unknown(n) for n in names):
+            if (
+                container not in names
+                and container not in _INJECTED
+                and not any(n is not None and is_unknown(n) for n in names)
+            ):
                 yield at, f"AppArmor annotation {key} names no container of the Pod (ValidateAppArmorPodAnnotations)"
-            if text not in ("", ANNOTATION_PROFILE_RUNTIME_DEFAULT, ANNOTATION_PROFILE_UNCONFINED) and not text.startswith(ANNOTATION_PROFILE_LOCALHOST_PREFIX):
-                yield at, f"AppArmor annotation {key}: {text!r} is not {ANNOTATION_PROFILE_RUNTIME_DEFAULT}, {ANNOTATION_PROFILE_UNCONFINED} or {ANNOTATION_PROFILE_LOCALHOST_PREFIX}<profile> (ValidateAppArmorProfileFormat); prefer securityContext.appArmorProfile"
-    if any(isinstance(k, str) and ("seccomp" in k or k.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX)) for k in annotations):
+            if text not in (
+                "",
+                ANNOTATION_PROFILE_RUNTIME_DEFAULT,
+                ANNOTATION_PROFILE_UNCONFINED,
+            ) and not text.startswith(ANNOTATION_PROFILE_LOCALHOST_PREFIX):
+                yield (
+                    at,
+                    f"AppArmor annotation {key}: {text!r} is not {ANNOTATION_PROFILE_RUNTIME_DEFAULT}, {ANNOTATION_PROFILE_UNCONFINED} or {ANNOTATION_PROFILE_LOCALHOST_PREFIX}<profile> (ValidateAppArmorProfileFormat); prefer securityContext.appArmorProfile",
+                )
+    if any(
+        isinstance(k, str) and ("seccomp" in k or k.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX))
+        for k in annotations
+    ):
         yield from _match_problems(template, annotations)

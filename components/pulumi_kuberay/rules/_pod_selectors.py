@@ -43,26 +43,48 @@ def _strings(values: Any) -> list[str] | None:
 
 
 def _field_problems(at: str, requirement: dict[str, Any]) -> Iterator[Problem]:
-    operator, key, values = _text(requirement.get("operator")), _text(requirement.get("key")), _strings(requirement.get("values"))
+    operator, key, values = (
+        _text(requirement.get("operator")),
+        _text(requirement.get("key")),
+        _strings(requirement.get("values")),
+    )
     if operator is None or key is None or (values is None and requirement.get("values") is not None):
         return
     values = values or []
     if operator not in _SET_OPERATORS:
-        yield f"{at}.operator", f"matchFields operator {operator!r} is not In or NotIn (ValidateNodeFieldSelectorRequirement)"
+        yield (
+            f"{at}.operator",
+            f"matchFields operator {operator!r} is not In or NotIn (ValidateNodeFieldSelectorRequirement)",
+        )
     elif len(values) != 1:
-        yield f"{at}.values", f"matchFields with operator {operator} takes exactly one value, a node name (ValidateNodeFieldSelectorRequirement)"
+        yield (
+            f"{at}.values",
+            f"matchFields with operator {operator} takes exactly one value, a node name (ValidateNodeFieldSelectorRequirement)",
+        )
     if key != _NODE_FIELD:
-        yield f"{at}.key", f"matchFields key {key!r} is not {_NODE_FIELD}, the only node field a term may match (ValidateNodeFieldSelectorRequirement)"
+        yield (
+            f"{at}.key",
+            f"matchFields key {key!r} is not {_NODE_FIELD}, the only node field a term may match (ValidateNodeFieldSelectorRequirement)",
+        )
     else:
         for i, value in enumerate(values):
             if not is_dns1123_subdomain(value):
-                yield f"{at}.values[{i}]", f"node name {value!r} is not a DNS-1123 subdomain (ValidateNodeFieldSelectorRequirement)"
+                yield (
+                    f"{at}.values[{i}]",
+                    f"node name {value!r} is not a DNS-1123 subdomain (ValidateNodeFieldSelectorRequirement)",
+                )
 
 
 def _node_field_problems(node: dict[str, Any]) -> Iterator[Problem]:
     at = "affinity.nodeAffinity"
-    terms = [(f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", t) for i, t in enumerate(as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms")))]
-    terms += [(f"{at}.{_PREFERRED}[{i}].preference", as_dict(p).get("preference")) for i, p in enumerate(as_list(node.get(_PREFERRED)))]
+    terms = [
+        (f"{at}.{_REQUIRED}.nodeSelectorTerms[{i}]", t)
+        for i, t in enumerate(as_list(as_dict(node.get(_REQUIRED)).get("nodeSelectorTerms")))
+    ]
+    terms += [
+        (f"{at}.{_PREFERRED}[{i}].preference", as_dict(p).get("preference"))
+        for i, p in enumerate(as_list(node.get(_PREFERRED)))
+    ]
     for term_at, term in terms:
         for j, requirement in enumerate(as_list(as_dict(term).get("matchFields"))):
             yield from _field_problems(f"{term_at}.matchFields[{j}]", as_dict(requirement))
@@ -78,15 +100,25 @@ def selector_problems(at: str, selector: Any) -> Iterator[Problem]:
         key_error = qualified_name_error(key) if _text(key) is not None else None
         value_error = label_value_error(value) if _text(value) is not None else None
         if key_error or value_error:
-            yield f'{at}.matchLabels["{key}"]', f"matchLabels {key!r}: {key_error or f'value {value!r}: {value_error}'} (ValidateLabelSelector)"
+            yield (
+                f'{at}.matchLabels["{key}"]',
+                f"matchLabels {key!r}: {key_error or f'value {value!r}: {value_error}'} (ValidateLabelSelector)",
+            )
     for j, expression in enumerate(as_list(selector.get("matchExpressions"))):
         expression, where = as_dict(expression), f"{at}.matchExpressions[{j}]"
-        operator, key, values = _text(expression.get("operator")), _text(expression.get("key")), _strings(expression.get("values"))
+        operator, key, values = (
+            _text(expression.get("operator")),
+            _text(expression.get("key")),
+            _strings(expression.get("values")),
+        )
         if operator is None or (values is None and expression.get("values") is not None):
             continue
         values = values or []
         if operator not in _SELECTOR_OPERATORS:
-            yield f"{where}.operator", f"label selector operator {operator!r} is not In, NotIn, Exists or DoesNotExist (case matters) (ValidateLabelSelectorRequirement)"
+            yield (
+                f"{where}.operator",
+                f"label selector operator {operator!r} is not In, NotIn, Exists or DoesNotExist (case matters) (ValidateLabelSelectorRequirement)",
+            )
         elif operator in _SET_OPERATORS and not values:
             yield f"{where}.values", f"operator {operator} needs values (ValidateLabelSelectorRequirement)"
         elif operator not in _SET_OPERATORS and values:
@@ -97,7 +129,10 @@ def selector_problems(at: str, selector: Any) -> Iterator[Problem]:
         for i, value in enumerate(values):
             value_error = label_value_error(value)
             if value_error:
-                yield f"{where}.values[{i}]", f"label selector value {value!r}: {value_error} (ValidateLabelSelectorRequirement)"
+                yield (
+                    f"{where}.values[{i}]",
+                    f"label selector value {value!r}: {value_error} (ValidateLabelSelectorRequirement)",
+                )
 
 
 def _label_keys_problems(term: dict[str, Any], pod_labels: frozenset[str]) -> Iterator[Problem]:
@@ -123,11 +158,17 @@ def _label_keys_problems(term: dict[str, Any], pod_labels: frozenset[str]) -> It
         merged += [k for k in (*match, *mismatch) if k in pod_labels]
         for key in merged:
             if key in index and key in seen:
-                yield f"matchLabelKeys[{index[key]}]", f"matchLabelKeys {key!r} is also a key of the labelSelector (the API server adds the Pod's {key} label to it) (ValidateMatchLabelKeysAndMismatchLabelKeys)"
+                yield (
+                    f"matchLabelKeys[{index[key]}]",
+                    f"matchLabelKeys {key!r} is also a key of the labelSelector (the API server adds the Pod's {key} label to it) (ValidateMatchLabelKeysAndMismatchLabelKeys)",
+                )
             seen.add(key)
     for i, key in enumerate(match):
         if key in mismatch:
-            yield f"matchLabelKeys[{i}]", f"label key {key!r} is in both matchLabelKeys and mismatchLabelKeys (ValidateMatchLabelKeysAndMismatchLabelKeys)"
+            yield (
+                f"matchLabelKeys[{i}]",
+                f"label key {key!r} is in both matchLabelKeys and mismatchLabelKeys (ValidateMatchLabelKeysAndMismatchLabelKeys)",
+            )
 
 
 def _spread_problems(template: PodTemplateRef) -> Iterator[Problem]:
@@ -159,7 +200,10 @@ def pod_selector_problems(template: PodTemplateRef) -> Iterator[Problem]:
         for kind in ("podAffinity", "podAntiAffinity"):
             pod, at = as_dict(affinity.get(kind)), f"affinity.{kind}"
             terms = [(f"{at}.{_REQUIRED}[{i}]", as_dict(t)) for i, t in enumerate(as_list(pod.get(_REQUIRED)))]
-            terms += [(f"{at}.{_PREFERRED}[{i}].podAffinityTerm", as_dict(as_dict(w).get("podAffinityTerm"))) for i, w in enumerate(as_list(pod.get(_PREFERRED)))]
+            terms += [
+                (f"{at}.{_PREFERRED}[{i}].podAffinityTerm", as_dict(as_dict(w).get("podAffinityTerm")))
+                for i, w in enumerate(as_list(pod.get(_PREFERRED)))
+            ]
             for term_at, term in terms:
                 yield from selector_problems(f"{term_at}.labelSelector", term.get("labelSelector"))
                 yield from selector_problems(f"{term_at}.namespaceSelector", term.get("namespaceSelector"))

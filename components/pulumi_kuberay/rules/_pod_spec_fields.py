@@ -491,7 +491,13 @@ def _mount_problems(at: str, container: Doc, volumes: dict[str, Doc] | None) -> 
     yield from _device_problems(at, devices, volumes, mount_names, mount_paths)
 
 
-def _device_problems(at: str, devices: list[Doc], volumes: dict[str, Doc] | None, mount_names: set[str | None], mount_paths: set[str | None]) -> Iterator[Problem]:
+def _device_problems(
+    at: str,
+    devices: list[Doc],
+    volumes: dict[str, Doc] | None,
+    mount_names: set[str | None],
+    mount_paths: set[str | None],
+) -> Iterator[Problem]:
     names: set[str] = set()
     paths: set[str] = set()
     for k, device in enumerate(devices):
@@ -574,7 +580,8 @@ def spec_field_problems(spec: Doc) -> Iterator[Problem]:
     containers = _containers(spec)
     if "os" in spec:
         yield from _os_problems(spec, context, containers)
-    if context.get("windowsOptions") is not None or any(as_dict(c.get("securityContext")).get("windowsOptions") is not None for _, c, _ in containers):
+    in_containers = (as_dict(c.get("securityContext")).get("windowsOptions") is not None for _, c, _ in containers)
+    if context.get("windowsOptions") is not None or any(in_containers):
         yield from _windows_options_problems("securityContext", context.get("windowsOptions"))
         yield from _host_process_problems(spec, context, containers)
     if spec.get("hostUsers") is False:

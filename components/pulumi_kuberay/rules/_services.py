@@ -149,15 +149,27 @@ def head_port_problems(ports: list[Any], kuberay: dict[tuple[int, str], str]) ->
         entry, at = as_dict(item), f"ports[{i}]"
         name, number, protocol = entry.get("name"), port(entry.get("port")), text(entry.get("protocol")) or "TCP"
         if name is None:
-            yield f"{at}", "a port of the custom headService has no name; KubeRay adds its own ports, and a Service of several ports names each one (validateServicePort)"
+            yield (
+                f"{at}",
+                "a port of the custom headService has no name; KubeRay adds its own ports, and a Service of several ports names each one (validateServicePort)",
+            )
         elif text(name) is not None and not is_dns1123_label(name):
-            yield f"{at}.name", f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)"
+            yield (
+                f"{at}.name",
+                f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)",
+            )
         elif text(name) is not None and name in names:
-            yield f"{at}.name", f"port name {name!r} is used twice: KubeRay adds the head container's ports (and 'metrics') to the custom headService's under their own names (validateService: Duplicate value)"
+            yield (
+                f"{at}.name",
+                f"port name {name!r} is used twice: KubeRay adds the head container's ports (and 'metrics') to the custom headService's under their own names (validateService: Duplicate value)",
+            )
         if isinstance(name, str):
             names.add(name)
         if number is not None and 1 <= number <= 65535 and (number, protocol) in numbers:
-            yield f"{at}.port", f"port {number}/{protocol} is already the Service's port {numbers[(number, protocol)]!r}: KubeRay adds the head container's ports (and 'metrics' 8080) to the custom headService's (validateService: Duplicate value)"
+            yield (
+                f"{at}.port",
+                f"port {number}/{protocol} is already the Service's port {numbers[(number, protocol)]!r}: KubeRay adds the head container's ports (and 'metrics' 8080) to the custom headService's (validateService: Duplicate value)",
+            )
         elif number is not None:
             numbers[(number, protocol)] = str(name)
 
@@ -169,7 +181,10 @@ def node_port_problems(ports: list[tuple[int, Any]]) -> Iterator[Problem]:
     for i, item in ports:
         node_port, protocol = port(as_dict(item).get("nodePort")), text(as_dict(item).get("protocol")) or "TCP"
         if node_port and (node_port, protocol) in seen:
-            yield f"ports[{i}].nodePort", f"nodePort {node_port}/{protocol} is used twice (validateService: Duplicate value)"
+            yield (
+                f"ports[{i}].nodePort",
+                f"nodePort {node_port}/{protocol} is used twice (validateService: Duplicate value)",
+            )
         if node_port:
             seen.add((node_port, protocol))
 
@@ -179,7 +194,9 @@ def serving_port(name: str, *, merged: bool) -> bool:
     return name == "serve" or (merged and name.startswith("serve-"))
 
 
-def serve_port_problems(spec: dict[str, Any], head: dict[str, Any], kind: str | None, *, merged: bool) -> Iterator[Problem]:
+def serve_port_problems(
+    spec: dict[str, Any], head: dict[str, Any], kind: str | None, *, merged: bool
+) -> Iterator[Problem]:
     """The ports of a RayService's Serve Service (BuildServeService). From KubeRay 1.6 (``merged``): the head
     container's serving ports, each replaced by the serveService port of its name (the others dropped), or, when the
     head has none, serveService's ports as they are. Before: the head's 'serve' port, or serveService's first port
@@ -189,17 +206,28 @@ def serve_port_problems(spec: dict[str, Any], head: dict[str, Any], kind: str | 
     if (user is not None and (is_unknown(user) or not isinstance(user, list))) or named is None:
         return
     ports = as_list(user)
-    auto = {name: number for name, number in sorted((named or dict(HEAD_DEFAULT_PORTS)).items()) if serving_port(name, merged=merged)}
+    auto = {
+        name: number
+        for name, number in sorted((named or dict(HEAD_DEFAULT_PORTS)).items())
+        if serving_port(name, merged=merged)
+    }
     if any(as_dict(item).get("name") is not None and is_unknown(as_dict(item).get("name")) for item in ports):
         return
     if auto:
         yield from _merged_port_problems(ports, auto, kind) if merged else ()
         return
-    kept = list(enumerate(ports)) if merged else [(i, p) for i, p in enumerate(ports) if as_dict(p).get("name") == "serve"][:1]
+    kept = (
+        list(enumerate(ports))
+        if merged
+        else [(i, p) for i, p in enumerate(ports) if as_dict(p).get("name") == "serve"][:1]
+    )
     single = spec.get("clusterIP") or (as_list(spec.get("clusterIPs")) or [None])[0]
     if not kept and kind != _EXTERNAL_NAME and single != _NONE:
         serve = "a port named 'serve' (or 'serve-<protocol>')" if merged else "a port named 'serve'"
-        yield "ports", f"the Serve Service gets no ports: neither the head container nor serveService.spec.ports has {serve} (validateService: ports Required)"
+        yield (
+            "ports",
+            f"the Serve Service gets no ports: neither the head container nor serveService.spec.ports has {serve} (validateService: ports Required)",
+        )
     names: set[str] = set()
     for i, item in kept:
         if not merged:  # only its name and number reach the Service
@@ -209,9 +237,15 @@ def serve_port_problems(spec: dict[str, Any], head: dict[str, Any], kind: str | 
             continue
         given, name = as_dict(item).get("name"), text(as_dict(item).get("name"))
         if not given and len(kept) > 1:
-            yield f"ports[{i}]", "a port of serveService has no name; a Service of several ports names each one (validateServicePort)"
+            yield (
+                f"ports[{i}]",
+                "a port of serveService has no name; a Service of several ports names each one (validateServicePort)",
+            )
         elif name and not is_dns1123_label(name):
-            yield f"ports[{i}].name", f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)"
+            yield (
+                f"ports[{i}].name",
+                f"port name {name!r} is not a DNS-1123 label (lower-case letters, digits and '-') (validateServicePort)",
+            )
         elif name and name in names:
             yield f"ports[{i}].name", f"port name {name!r} is used twice (validateService: Duplicate value)"
         if name:
@@ -241,7 +275,10 @@ def _merged_port_problems(ports: list[Any], auto: dict[str, int], kind: str | No
         if len(users) > 1 and given:  # reported once, at the serveService port that made it twice
             name, i = given[-1]
             others = ", ".join(repr(other) for other, _ in users if other != name)
-            yield f"ports[{i}].port", f"port {value}/{protocol} of {name!r} is also the Serve Service's port {others}: BuildServeService keeps the head's serving ports (a serveService port of the same name replaces one) (validateService: Duplicate value)"
+            yield (
+                f"ports[{i}].port",
+                f"port {value}/{protocol} of {name!r} is also the Serve Service's port {others}: BuildServeService keeps the head's serving ports (a serveService port of the same name replaces one) (validateService: Duplicate value)",
+            )
 
 
 def port_problems(item: Any, kind: str | None) -> Iterator[Problem]:
@@ -258,11 +295,17 @@ def port_problems(item: Any, kind: str | None) -> Iterator[Problem]:
         yield "targetPort", f"targetPort {target} is not a port number (1-65535) (ValidatePortNumOrName)"
     elif target_name and port_name_error(target_name):
         hint = ": write the number without quotes" if target_name.isdigit() else f": {port_name_error(target_name)}"
-        yield "targetPort", f"targetPort {target_name!r} is neither a port number nor a port name{hint} (ValidatePortNumOrName)"
+        yield (
+            "targetPort",
+            f"targetPort {target_name!r} is neither a port number nor a port name{hint} (ValidatePortNumOrName)",
+        )
     app_protocol = text(entry.get("appProtocol"))
     error = qualified_name_error(app_protocol) if app_protocol is not None else None
     if error:
-        yield "appProtocol", f"appProtocol {app_protocol!r} is not a qualified name ('h2c', 'kubernetes.io/ws'): {error} (validateServicePort)"
+        yield (
+            "appProtocol",
+            f"appProtocol {app_protocol!r} is not a qualified name ('h2c', 'kubernetes.io/ws'): {error} (validateServicePort)",
+        )
     if kind in (None, _CLUSTER_IP) and port(entry.get("nodePort")):
         yield "nodePort", f"nodePort is not for a {kind or _CLUSTER_IP} Service (validateService)"
 
@@ -275,7 +318,10 @@ def spec_problems(spec: dict[str, Any], kind: str | None) -> Iterator[Problem]:
     """validateService's checks of the fields the operator copies as they are; ``kind`` the Service's type after
     the operator's default (None: ClusterIP)."""
     if spec.get("type") is not None and text(spec.get("type")) and spec["type"] not in SERVICE_TYPES:
-        yield "type", f"Service type {spec['type']!r} is not one of {', '.join(SERVICE_TYPES)} (case matters) (validateService)"
+        yield (
+            "type",
+            f"Service type {spec['type']!r} is not one of {', '.join(SERVICE_TYPES)} (case matters) (validateService)",
+        )
     yield from _affinity_problems(spec)
     yield from _policy_problems(spec, kind)
     yield from _load_balancer_problems(spec, kind)
@@ -295,34 +341,61 @@ def _policy_problems(spec: dict[str, Any], kind: str | None) -> Iterator[Problem
     validateServiceTrafficDistribution)."""
     internal = text(spec.get("internalTrafficPolicy"))
     if internal and internal not in ("Cluster", "Local"):
-        yield "internalTrafficPolicy", f"internalTrafficPolicy {internal!r} is not Cluster or Local (validateServiceInternalTrafficFieldsValue)"
+        yield (
+            "internalTrafficPolicy",
+            f"internalTrafficPolicy {internal!r} is not Cluster or Local (validateServiceInternalTrafficFieldsValue)",
+        )
     external_ips = _strings(spec.get("externalIPs"))
     policy = text(spec.get("externalTrafficPolicy"))
     external = kind in _EXTERNAL_TYPES or (kind in (None, _CLUSTER_IP) and bool(external_ips))
     if policy and policy not in ("Cluster", "Local"):
-        yield "externalTrafficPolicy", f"externalTrafficPolicy {policy!r} is not Cluster or Local (validateServiceExternalTrafficPolicy)"
+        yield (
+            "externalTrafficPolicy",
+            f"externalTrafficPolicy {policy!r} is not Cluster or Local (validateServiceExternalTrafficPolicy)",
+        )
     elif policy and not external and external_ips is not None:
-        yield "externalTrafficPolicy", f"externalTrafficPolicy is only for a NodePort or LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateServiceExternalTrafficPolicy)"
+        yield (
+            "externalTrafficPolicy",
+            f"externalTrafficPolicy is only for a NodePort or LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateServiceExternalTrafficPolicy)",
+        )
     health = port(spec.get("healthCheckNodePort"))
     if health and not (kind == _LOAD_BALANCER and policy == "Local"):
-        yield "healthCheckNodePort", f"healthCheckNodePort is only for a LoadBalancer Service with externalTrafficPolicy Local, this one is {kind or _CLUSTER_IP} with {policy or 'Cluster'} (validateServiceExternalTrafficPolicy)"
+        yield (
+            "healthCheckNodePort",
+            f"healthCheckNodePort is only for a LoadBalancer Service with externalTrafficPolicy Local, this one is {kind or _CLUSTER_IP} with {policy or 'Cluster'} (validateServiceExternalTrafficPolicy)",
+        )
     elif health and not 1 <= health <= 65535:
-        yield "healthCheckNodePort", f"healthCheckNodePort {health} is not a port number (1-65535) (validateServiceExternalTrafficPolicy)"
+        yield (
+            "healthCheckNodePort",
+            f"healthCheckNodePort {health} is not a port number (1-65535) (validateServiceExternalTrafficPolicy)",
+        )
     distribution = text(spec.get("trafficDistribution"))
     if distribution is not None and distribution not in SERVICE_TRAFFIC_DISTRIBUTIONS:
-        yield "trafficDistribution", f"trafficDistribution {distribution!r} is not one of {', '.join(SERVICE_TRAFFIC_DISTRIBUTIONS)} (validateServiceTrafficDistribution)"
+        yield (
+            "trafficDistribution",
+            f"trafficDistribution {distribution!r} is not one of {', '.join(SERVICE_TRAFFIC_DISTRIBUTIONS)} (validateServiceTrafficDistribution)",
+        )
 
 
 def _load_balancer_problems(spec: dict[str, Any], kind: str | None) -> Iterator[Problem]:
     """The fields only a LoadBalancer Service takes (validateService, validateLoadBalancerClassField)."""
     load_balancer_class = text(spec.get("loadBalancerClass"))
     if load_balancer_class is not None and (kind != _LOAD_BALANCER or qualified_name_error(load_balancer_class)):
-        yield "loadBalancerClass", f"loadBalancerClass {load_balancer_class!r} goes only on a LoadBalancer Service, as a qualified name (validateLoadBalancerClassField)"
+        yield (
+            "loadBalancerClass",
+            f"loadBalancerClass {load_balancer_class!r} goes only on a LoadBalancer Service, as a qualified name (validateLoadBalancerClassField)",
+        )
     if isinstance(spec.get("allocateLoadBalancerNodePorts"), bool) and kind != _LOAD_BALANCER:
-        yield "allocateLoadBalancerNodePorts", f"allocateLoadBalancerNodePorts is only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)"
+        yield (
+            "allocateLoadBalancerNodePorts",
+            f"allocateLoadBalancerNodePorts is only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)",
+        )
     ranges = _strings(spec.get("loadBalancerSourceRanges")) or []
     if ranges and kind != _LOAD_BALANCER:
-        yield "loadBalancerSourceRanges", f"loadBalancerSourceRanges are only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)"
+        yield (
+            "loadBalancerSourceRanges",
+            f"loadBalancerSourceRanges are only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)",
+        )
     for i, value in enumerate(ranges):
         error = cidr_error(value.strip())  # the values may be space-padded (the annotation's legacy)
         if error:
@@ -337,7 +410,10 @@ def _affinity_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     # server's defaulting (SetDefaults_Service) drops it before validateService sees it.
     timeout = port(as_dict(as_dict(spec.get("sessionAffinityConfig")).get("clientIP")).get("timeoutSeconds"))
     if affinity == "ClientIP" and timeout is not None and not 0 < timeout <= _MAX_AFFINITY_TIMEOUT:
-        yield "sessionAffinityConfig.clientIP.timeoutSeconds", f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)"
+        yield (
+            "sessionAffinityConfig.clientIP.timeoutSeconds",
+            f"timeoutSeconds {timeout} is not in 1..{_MAX_AFFINITY_TIMEOUT} (validateAffinityTimeout)",
+        )
 
 
 def _external_name_problems(spec: dict[str, Any]) -> Iterator[Problem]:
@@ -346,9 +422,15 @@ def _external_name_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     if name is None or text(name) is not None:
         cname = name[:-1] if name and name.endswith(".") else name
         if not cname:
-            yield "externalName", "an ExternalName Service needs spec.externalName, the DNS name it stands for (validateService)"
+            yield (
+                "externalName",
+                "an ExternalName Service needs spec.externalName, the DNS name it stands for (validateService)",
+            )
         elif not is_dns1123_subdomain(cname):
-            yield "externalName", f"externalName {name!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.') (validateService)"
+            yield (
+                "externalName",
+                f"externalName {name!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.') (validateService)",
+            )
     for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
         value = spec.get(key)
         unset = value is None or (value in ("", []) and key != "ipFamilyPolicy")  # a policy of "" is one (a pointer)
@@ -360,10 +442,16 @@ def _family_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     """ipFamilyPolicy and ipFamilies on their own (ValidateServiceClusterIPsRelatedFields)."""
     policy, families = text(spec.get("ipFamilyPolicy")), _strings(spec.get("ipFamilies"))
     if policy is not None and policy not in SERVICE_IP_FAMILY_POLICIES:
-        yield "ipFamilyPolicy", f"ipFamilyPolicy {policy!r} is not one of {', '.join(SERVICE_IP_FAMILY_POLICIES)} (ValidateServiceClusterIPsRelatedFields)"
+        yield (
+            "ipFamilyPolicy",
+            f"ipFamilyPolicy {policy!r} is not one of {', '.join(SERVICE_IP_FAMILY_POLICIES)} (ValidateServiceClusterIPsRelatedFields)",
+        )
     for i, family in enumerate(families or ()):
         if family not in SERVICE_IP_FAMILIES:
-            yield f"ipFamilies[{i}]", f"ipFamily {family!r} is not IPv4 or IPv6 (ValidateServiceClusterIPsRelatedFields)"
+            yield (
+                f"ipFamilies[{i}]",
+                f"ipFamily {family!r} is not IPv4 or IPv6 (ValidateServiceClusterIPsRelatedFields)",
+            )
         elif family in (families or [])[:i]:
             yield f"ipFamilies[{i}]", f"ipFamily {family} is listed twice (ValidateServiceClusterIPsRelatedFields)"
 
@@ -378,11 +466,20 @@ def _cluster_ip_problems(spec: dict[str, Any], kind: str | None) -> Iterator[Pro
     at = "clusterIPs" if given else "clusterIP"
     ips = given or ([single] if single else [])
     if single and ips[0] != single:
-        yield "clusterIPs", f"clusterIPs[0] {ips[0]!r} is not clusterIP {single!r}: the first must be the same (ValidateServiceClusterIPsRelatedFields)"
+        yield (
+            "clusterIPs",
+            f"clusterIPs[0] {ips[0]!r} is not clusterIP {single!r}: the first must be the same (ValidateServiceClusterIPsRelatedFields)",
+        )
     elif not single and ips:
-        yield "clusterIPs", "clusterIPs without clusterIP: set clusterIP to clusterIPs[0] (ValidateServiceClusterIPsRelatedFields)"
+        yield (
+            "clusterIPs",
+            "clusterIPs without clusterIP: set clusterIP to clusterIPs[0] (ValidateServiceClusterIPsRelatedFields)",
+        )
     if len(ips) > 2:
-        yield "clusterIPs", f"{len(ips)} clusterIPs, at most 2 (one IPv4, one IPv6) (ValidateServiceClusterIPsRelatedFields)"
+        yield (
+            "clusterIPs",
+            f"{len(ips)} clusterIPs, at most 2 (one IPv4, one IPv6) (ValidateServiceClusterIPsRelatedFields)",
+        )
     errors = list(_cluster_ip_errors(ips, at))
     yield from errors
     if errors or not ips:
@@ -390,10 +487,16 @@ def _cluster_ip_problems(spec: dict[str, Any], kind: str | None) -> Iterator[Pro
     headless = ips == [_NONE]
     versions = [] if headless else [ipaddress.ip_address(value).version for value in ips]
     if len(versions) == 2 and versions[0] == versions[1]:
-        yield "clusterIPs", "two clusterIPs of one IP family: at most one IPv4 and one IPv6 (ValidateServiceClusterIPsRelatedFields)"
+        yield (
+            "clusterIPs",
+            "two clusterIPs of one IP family: at most one IPv4 and one IPv6 (ValidateServiceClusterIPsRelatedFields)",
+        )
     for i, (version, family) in enumerate(zip(versions, _strings(spec.get("ipFamilies")) or (), strict=False)):
         if family in SERVICE_IP_FAMILIES and f"IPv{version}" != family:
-            yield (f"{at}[{i}]" if given else at), f"cluster IP {ips[i]!r} is not {family} as ipFamilies[{i}] says (ValidateServiceClusterIPsRelatedFields)"
+            yield (
+                (f"{at}[{i}]" if given else at),
+                f"cluster IP {ips[i]!r} is not {family} as ipFamilies[{i}] says (ValidateServiceClusterIPsRelatedFields)",
+            )
     if headless and kind in _EXTERNAL_TYPES:
         yield at, f"clusterIP None (a headless Service) is not for a {kind} Service (validateService)"
 
@@ -403,12 +506,18 @@ def _cluster_ip_errors(ips: list[str], at: str) -> Iterator[Problem]:
     for i, value in enumerate(ips):
         if i == 0 and value == _NONE:
             if len(ips) > 1:
-                yield at, "clusterIPs 'None' (a headless Service) must be the first and only value (ValidateServiceClusterIPsRelatedFields)"
+                yield (
+                    at,
+                    "clusterIPs 'None' (a headless Service) must be the first and only value (ValidateServiceClusterIPsRelatedFields)",
+                )
             continue
         error = ip_error(value)
         if error:
             where = f"{at}[{i}]" if at == "clusterIPs" else at
-            yield where, f"cluster IP {value!r} {error}; 'None' makes a headless Service (ValidateServiceClusterIPsRelatedFields)"
+            yield (
+                where,
+                f"cluster IP {value!r} {error}; 'None' makes a headless Service (ValidateServiceClusterIPsRelatedFields)",
+            )
 
 
 def annotation_problems(annotations: dict[str, Any], spec: dict[str, Any], kind: str | None) -> Iterator[Problem]:
@@ -417,12 +526,18 @@ def annotation_problems(annotations: dict[str, Any], spec: dict[str, Any], kind:
     LoadBalancer Service's, comma-separated CIDRs."""
     mode, hints = annotations.get(TOPOLOGY_MODE_ANNOTATION), annotations.get(TOPOLOGY_AWARE_HINTS_ANNOTATION)
     if text(mode) is not None and text(hints) is not None and mode != hints:
-        yield TOPOLOGY_MODE_ANNOTATION, f"the {TOPOLOGY_MODE_ANNOTATION} annotation {mode!r} is not the deprecated {TOPOLOGY_AWARE_HINTS_ANNOTATION} annotation's {hints!r}: keep one, or the same value in both (validateService)"
+        yield (
+            TOPOLOGY_MODE_ANNOTATION,
+            f"the {TOPOLOGY_MODE_ANNOTATION} annotation {mode!r} is not the deprecated {TOPOLOGY_AWARE_HINTS_ANNOTATION} annotation's {hints!r}: keep one, or the same value in both (validateService)",
+        )
     key = LOAD_BALANCER_SOURCE_RANGES_ANNOTATION
     if key not in annotations or spec.get("loadBalancerSourceRanges"):
         return
     if kind != _LOAD_BALANCER:
-        yield key, f"the {key} annotation is only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)"
+        yield (
+            key,
+            f"the {key} annotation is only for a LoadBalancer Service, this one is {kind or _CLUSTER_IP} (validateService)",
+        )
         return
     ranges = text(annotations[key])
     for cidr in ranges.strip().split(",") if ranges and ranges.strip() else ():

@@ -79,7 +79,8 @@ def _service_problems(head: dict[str, Any]) -> Iterator[Problem]:
         for at, problem in port_problems(item, kind):
             yield f"headService.spec.ports[{i}].{at}", problem
     kuberay = head_service_ports(head)
-    for at, problem in chain(head_port_problems(ports, kuberay) if kuberay is not None else (), node_port_problems(list(enumerate(ports)))):
+    kuberay_problems = head_port_problems(ports, kuberay) if kuberay is not None else ()
+    for at, problem in chain(kuberay_problems, node_port_problems(list(enumerate(ports)))):
         yield f"headService.spec.{at}", problem
 
 
@@ -159,7 +160,10 @@ def _check_serve_service(doc: Doc, ctx: Context) -> Iterator[Violation]:
     problems = chain(
         (("spec." + at, p) for at, p in spec_problems(custom, kind)),
         (("spec." + at, p) for at, p in serve_port_problems(custom, head, kind, merged=ctx.at_least(1, 6))),
-        (("metadata." + at, p) for at, p in metadata_problems(meta.get("labels"), meta.get("annotations"), "Serve Service", _SERVE_LABELS)),
+        (
+            ("metadata." + at, p)
+            for at, p in metadata_problems(meta.get("labels"), meta.get("annotations"), "Serve Service", _SERVE_LABELS)
+        ),
         ((("metadata.name", name),) if name else ()),
     )
     annotations = annotation_problems(as_dict(meta.get("annotations")), custom, kind)

@@ -265,7 +265,8 @@ def _search_problems(searches: list[Any]) -> Iterator[Problem]:
     if len(texts) == len(searches) and len(" ".join(texts)) > DNS_SEARCH_LIST_MAX_CHARS:
         yield "dnsConfig.searches", f"the search domains are {len(' '.join(texts))} characters joined by spaces, at most {DNS_SEARCH_LIST_MAX_CHARS} (validatePodDNSConfig)"
     for i, search in enumerate(searches):
-        if isinstance(search, str) and search != "." and not is_dns1123_subdomain(search.removesuffix(".").replace("_", "a")):
+        domain = search.removesuffix(".").replace("_", "a") if isinstance(search, str) else None
+        if domain is not None and search != "." and not is_dns1123_subdomain(domain):
             yield f"dnsConfig.searches[{i}]", f"search domain {search!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-', '_' and '.') (validatePodDNSConfig)"
 
 

@@ -63,7 +63,7 @@ def _sources_text(sources: Any) -> str:
     return ", ".join(source.describe() for source in sources)
 
 
-#: Why a finding of these rules is not at the rule's severity (one clause: the listing's ``also`` and the finding's end).
+#: Why a finding of these rules is not at the rule's severity (one clause: the rule's ``also``, the finding's end).
 _NODE_SOURCE_ADDS = "medium, not critical: a node source can add a node that takes them"
 _UNSEEN_NODES = "medium, not critical: a node the preflight cannot see may take them"
 _QUOTA_REFUSES = "critical: the quota refuses the second cluster's Pods, so the upgrade never completes"
