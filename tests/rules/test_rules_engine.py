@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pulumi_kuberay import rules
 from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, parse_path
 from pulumi_kuberay.rules import _engine
-from pulumi_kuberay.rules._engine import Rule, Violation
+from pulumi_kuberay.rules._engine import CheckFn, Rule, Violation
 from pulumi_kuberay.rules._examples import example
 
 OWN_MODULES = (
@@ -37,6 +37,22 @@ def _ids(findings: list[rules.Finding]) -> list[str]:
 
 def _min_gt_max() -> dict[str, Any]:
     return example(lambda d: d["spec"]["workerGroupSpecs"][0].update(minReplicas=4, maxReplicas=2, replicas=2))
+
+
+def _test_rule(rule_id: str, check: CheckFn) -> Rule:
+    """A throw-away rule of every kind around ``check`` (the tests register it with monkeypatch)."""
+    return Rule(
+        id=rule_id,
+        title="t",
+        severity="low",
+        category="hygiene",
+        rationale="r",
+        fix="f",
+        kinds=_engine.KINDS,
+        check=check,
+        compliant={},
+        violating={},
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -130,18 +146,7 @@ def test_a_crashing_rule_becomes_an_internal_error_finding(monkeypatch: pytest.M
     def boom(doc: dict[str, Any], ctx: rules.Context) -> list[Violation]:
         raise RuntimeError("kaboom")
 
-    crashing = Rule(
-        id="test-crashing-rule",
-        title="t",
-        severity="low",
-        category="hygiene",
-        rationale="r",
-        fix="f",
-        kinds=_engine.KINDS,
-        check=boom,
-        compliant={},
-        violating={},
-    )
+    crashing = _test_rule("test-crashing-rule", boom)
     monkeypatch.setitem(_engine._REGISTRY, crashing.id, crashing)
     findings = rules.check(_min_gt_max())
     internal = [f for f in findings if f.rule_id == rules.INTERNAL_ERROR_RULE_ID]
@@ -155,18 +160,7 @@ def test_what_a_rule_found_before_crashing_is_not_reported(monkeypatch: pytest.M
         yield Violation("second", "spec.headGroupSpec")
         raise RuntimeError("kaboom")
 
-    crashing = Rule(
-        id="test-half-crashing-rule",
-        title="t",
-        severity="low",
-        category="hygiene",
-        rationale="r",
-        fix="f",
-        kinds=_engine.KINDS,
-        check=found_then_boom,
-        compliant={},
-        violating={},
-    )
+    crashing = _test_rule("test-half-crashing-rule", found_then_boom)
     monkeypatch.setitem(_engine._REGISTRY, crashing.id, crashing)
     findings = rules.check(_min_gt_max())
     assert "test-half-crashing-rule" not in _ids(findings)
