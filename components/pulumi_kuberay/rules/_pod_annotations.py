@@ -147,17 +147,32 @@ def _apparmor_field(annotation: str) -> dict[str, Any] | None:
     return None
 
 
+def _seccomp_problem(
+    annotations: dict[str, Any], key: str, context: dict[str, Any], at: str, subject: str
+) -> Problem | None:
+    """validateSeccompAnnotationsAndFieldsMatch for one seccomp annotation (``key``) and the securityContext it
+    must agree with (the Pod's or a container's, at ``at``; ``subject``: its profile as the message names it)."""
+    seccomp = _text(annotations.get(key))
+    profile = context.get("seccompProfile")
+    if seccomp is None or not isinstance(profile, dict):
+        return None
+    where = _profile_mismatch("seccomp", seccomp, profile)
+    if not where:
+        return None
+    return (
+        f"{at}.seccompProfile.{where}",
+        f"the annotation {key}: {seccomp} and {subject} disagree (validateSeccompAnnotationsAndFieldsMatch)",
+    )
+
+
 def _match_problems(template: PodTemplateRef, annotations: dict[str, Any]) -> Iterator[Problem]:
     spec = template.pod_spec
     pod = as_dict(spec.get("securityContext"))
-    seccomp = _text(annotations.get(SECCOMP_POD_ANNOTATION))
-    if seccomp is not None and isinstance(pod.get("seccompProfile"), dict):
-        where = _profile_mismatch("seccomp", seccomp, pod["seccompProfile"])
-        if where:
-            yield (
-                f"spec.securityContext.seccompProfile.{where}",
-                f"the annotation {SECCOMP_POD_ANNOTATION}: {seccomp} and securityContext.seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)",
-            )
+    problem = _seccomp_problem(
+        annotations, SECCOMP_POD_ANNOTATION, pod, "spec.securityContext", "securityContext.seccompProfile"
+    )
+    if problem:
+        yield problem
     windows = _text(as_dict(spec.get("os")).get("name")) == "windows"  # no AppArmor on Windows (either function)
     for field in ("initContainers", "containers"):
         for i, container in enumerate(as_list(spec.get(field))):
@@ -166,14 +181,11 @@ def _match_problems(template: PodTemplateRef, annotations: dict[str, Any]) -> It
             if name is None:
                 continue
             at = f"spec.{field}[{i}].securityContext"
-            seccomp = _text(annotations.get(SECCOMP_CONTAINER_ANNOTATION_PREFIX + name))
-            if seccomp is not None and isinstance(context.get("seccompProfile"), dict):
-                where = _profile_mismatch("seccomp", seccomp, context["seccompProfile"])
-                if where:
-                    yield (
-                        f"{at}.seccompProfile.{where}",
-                        f"the annotation {SECCOMP_CONTAINER_ANNOTATION_PREFIX}{name}: {seccomp} and the container's seccompProfile disagree (validateSeccompAnnotationsAndFieldsMatch)",
-                    )
+            problem = _seccomp_problem(
+                annotations, SECCOMP_CONTAINER_ANNOTATION_PREFIX + name, context, at, "the container's seccompProfile"
+            )
+            if problem:
+                yield problem
             apparmor = _text(annotations.get(APPARMOR_CONTAINER_ANNOTATION_PREFIX + name))
             own = context.get("appArmorProfile")
             profile = own if isinstance(own, dict) else None
