@@ -482,7 +482,9 @@ def check(
         _load()
     index = _rule_index.catalogue_index()
     # The rules and the model only read the document (tests/rules/test_rules_engine.py holds them to it), so one
-    # that normalise would only copy is checked as it is: copying it was ~5 % of a check.
+    # that normalise would only copy is checked as it is: copying it was ~5 % of a check. _null_free_normal stops at
+    # the first null, and only then is the document walked again (_normal): one walk finding both costs every
+    # null-free document more (169,082 bytecodes against 124,557 over the 89 samples, one of which holds a null).
     null_free = _null_free_normal(manifest)
     doc: dict[str, Any] = manifest if null_free or _normal(manifest) else normalise(manifest)
     kind = doc.get("kind")
