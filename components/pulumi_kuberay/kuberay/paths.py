@@ -278,6 +278,21 @@ def part_view(part: _Ref, key: str, build: Callable[[_Ref], _View]) -> _View:
     return built
 
 
+def _ref_view(key: str, build: Callable[[_Ref], _View]) -> Callable[[_Ref], _View]:
+    """A reader of a ref that is :func:`part_view` of ``build`` under ``key``, its lookup inlined in its own body:
+    the rules ask for the groups, templates and containers ~80 times per document, nearly all of them answered by
+    the ref's views, and a call of ``part_view`` more on each was ~2 % of a check."""
+
+    def view(part: _Ref) -> _View:
+        value = part.views.get(key, _NOT_BUILT)
+        if value is not _NOT_BUILT:
+            return value  # type: ignore[no-any-return]  # the key says what build() returned
+        return part_view(part, key, build)
+
+    view.__name__ = view.__qualname__ = key
+    return view
+
+
 def _document_view(key: str, build: Callable[[Mapping[str, Any]], _Found]) -> Callable[[Mapping[str, Any]], _Found]:
     """A reader of the document that is :func:`memo` of ``build`` under ``key``, inlined in its own body: the
     rules ask for the cluster specs ~60 times per document and for the pod templates ~10 times, and a call of
@@ -328,10 +343,6 @@ class GroupRef:
     views: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
-def head_group(ref: ClusterSpecRef) -> GroupRef | None:
-    return part_view(ref, "head_group", _head_group)
-
-
 def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     head = ref.spec.get("headGroupSpec")
     if not isinstance(head, dict):
@@ -340,8 +351,7 @@ def _head_group(ref: ClusterSpecRef) -> GroupRef | None:
     return GroupRef(head, f"{ref.prefix}.headGroupSpec" if ref.prefix else "headGroupSpec", "head", None, "Head")
 
 
-def worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
-    return part_view(ref, "worker_groups", _worker_groups)
+head_group = _ref_view("head_group", _head_group)
 
 
 def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
@@ -354,13 +364,15 @@ def _worker_groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     return tuple(out)
 
 
-def groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
-    return part_view(ref, "groups", _groups)
+worker_groups = _ref_view("worker_groups", _worker_groups)
 
 
 def _groups(ref: ClusterSpecRef) -> tuple[GroupRef, ...]:
     head = head_group(ref)
     return ((head,) if head else ()) + worker_groups(ref)
+
+
+groups = _ref_view("groups", _groups)
 
 
 @dataclass(frozen=True)
@@ -385,16 +397,15 @@ class PodTemplateRef:
         object.__setattr__(self, "spec_path", f"{self.path}.spec" if self.path else "spec")  # join(path, "spec")
 
 
-def group_template(group: GroupRef) -> PodTemplateRef | None:
-    return part_view(group, "group_template", _group_template)
-
-
 def _group_template(group: GroupRef) -> PodTemplateRef | None:
     template = group.spec.get("template")
     if not isinstance(template, dict):
         return None
     path = f"{group.path}.template" if group.path else "template"
     return PodTemplateRef(template, path, group.role, group.index, group.name)
+
+
+group_template = _ref_view("group_template", _group_template)
 
 
 def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
@@ -421,17 +432,16 @@ def _pod_templates(manifest: Mapping[str, Any]) -> tuple[PodTemplateRef, ...]:
 pod_templates = _document_view("pod_templates", _pod_templates)
 
 
-def containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """(path, container) for each container of the pod template."""
-    return part_view(template, "containers", _containers)
-
-
 def _containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
     out: list[tuple[str, dict[str, Any]]] = []
     for i, c in enumerate(as_list(template.pod_spec.get("containers"))):
         if isinstance(c, dict):
             out.append((join(template.spec_path, "containers", i), c))
     return tuple(out)
+
+
+#: (path, container) for each container of the pod template.
+containers = _ref_view("containers", _containers)
 
 
 #: The container lists of a pod spec, in the order the rules walk them.
@@ -448,12 +458,6 @@ class ContainerRef:
     container: dict[str, Any]
 
 
-def template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
-    """Every container of the pod template (init, app, ephemeral, each in list order), walked once per check:
-    the security, reference and practice rules all read them."""
-    return part_view(template, "template_containers", _template_containers)
-
-
 def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
     pod, spec_path = template.pod_spec, template.spec_path
     out: list[ContainerRef] = []
@@ -466,11 +470,9 @@ def _template_containers(template: PodTemplateRef) -> tuple[ContainerRef, ...]:
     return tuple(out)
 
 
-def app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """(path, container) of the init and app containers, in :func:`template_containers`' order: what the Pod is
-    created with (ephemeral containers are added later, for debugging). A dozen Pod validation and security rules
-    walk them on every document: a tuple kept per check, not a generator per rule."""
-    return part_view(template, "app_containers", _app_containers)
+#: Every container of the pod template (init, app, ephemeral, each in list order), walked once per check:
+#: the security, reference and practice rules all read them.
+template_containers = _ref_view("template_containers", _template_containers)
 
 
 def _app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -479,11 +481,18 @@ def _app_containers(template: PodTemplateRef) -> tuple[tuple[str, dict[str, Any]
     )
 
 
+#: (path, container) of the init and app containers, in :func:`template_containers`' order: what the Pod is
+#: created with (ephemeral containers are added later, for debugging). A dozen Pod validation and security rules
+#: walk them on every document: a tuple kept per check, not a generator per rule.
+app_containers = _ref_view("app_containers", _app_containers)
+
+
 def ray_container(template: PodTemplateRef | None) -> tuple[str, dict[str, Any]] | None:
     """(path, container) of the Ray container: ``containers[0]`` by KubeRay convention."""
     if template is None:
         return None
-    return part_view(template, "ray_container", _ray_container)
+    found = template.views.get("ray_container", _NOT_BUILT)  # (_ref_view's lookup: here a template may be None)
+    return found if found is not _NOT_BUILT else part_view(template, "ray_container", _ray_container)
 
 
 def _ray_container(template: PodTemplateRef) -> tuple[str, dict[str, Any]] | None:
@@ -498,12 +507,11 @@ def head_template(ref: ClusterSpecRef) -> PodTemplateRef | None:
     return group_template(head) if head else None
 
 
-def head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
-    return part_view(ref, "head_ray_container", _head_ray_container)
-
-
 def _head_ray_container(ref: ClusterSpecRef) -> tuple[str, dict[str, Any]] | None:
     return ray_container(head_template(ref))
+
+
+head_ray_container = _ref_view("head_ray_container", _head_ray_container)
 
 
 def env_list(
