@@ -64,7 +64,8 @@ def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[i
 @pytest.mark.parametrize(
     ("module", "builder", "doc"),
     [
-        (_manifest_readers, "_built_pod_templates", example()),  # a dozen Pod validation rules read them
+        # a dozen Pod validation rules read them (built_pod_templates holds its builder: its walk is counted)
+        (_manifest_readers, "_walk_built_pod_templates", example()),
         (_serve_config, "_serve_apps", _gpu_service()),  # the Serve app and feasibility rules
         (_serve_config, "_serve_deployments", _gpu_service()),
         (_ray_resources, "_own_cluster_offers", _gpu_service()),  # serve-replica-infeasible and serve-cluster-no-cpu

@@ -46,13 +46,13 @@ from pulumi_kuberay.kuberay.paths import (
     as_list,
     as_str,
     cluster_specs,
+    document_view,
     env_var,
     get,
     group_template,
     groups,
     head_ray_container,
     is_unknown,
-    memo,
     parse_generic_version,
     pod_templates,
 )
@@ -333,27 +333,16 @@ def has_cluster_selector(spec: dict[str, Any]) -> bool:
     return isinstance(selector, dict) and len(selector) > 0
 
 
-def built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
-    """The pod templates the operator builds objects from: every group's template of each RayCluster it creates
-    and reconciles (buildHeadPod, buildWorkerPod; not a RayJob's rayClusterSpec while clusterSelector picks a
-    cluster, nor a cluster spec whose managedBy hands it to another controller: ManagedByExternalController), and
-    the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
-
-    Found once per ``check`` (``memo``): a dozen Pod validation rules walk them on every document."""
-    found: tuple[PodTemplateRef, ...] = memo(manifest, "kuberay.built_pod_templates", _built_pod_templates)
-    return found
-
-
 def _built_pod_templates(manifest: dict[str, Any]) -> tuple[PodTemplateRef, ...]:
     return tuple(_walk_built_pod_templates(manifest))
 
 
-def built_cluster_specs(manifest: dict[str, Any]) -> tuple[ClusterSpecRef, ...]:
-    """The cluster specs the operator creates and reconciles a RayCluster from (not a RayJob's rayClusterSpec while
-    clusterSelector picks a cluster, nor a spec whose managedBy hands it to another controller): the ones whose
-    Pods, Services and Ingress the API server sees. Found once per ``check`` (``memo``): ~15 rules ask."""
-    found: tuple[ClusterSpecRef, ...] = memo(manifest, "kuberay.built_cluster_specs", _built_cluster_specs)
-    return found
+#: The pod templates the operator builds objects from: every group's template of each RayCluster it creates
+#: and reconciles (buildHeadPod, buildWorkerPod; not a RayJob's rayClusterSpec while clusterSelector picks a
+#: cluster, nor a cluster spec whose managedBy hands it to another controller: ManagedByExternalController), and
+#: the submitter template in K8sJobMode (getSubmitterTemplate, the submitter Job's pod template).
+#: Found once per ``check`` (``document_view``): a dozen Pod validation rules walk them on every document.
+built_pod_templates = document_view("kuberay.built_pod_templates", _built_pod_templates)
 
 
 def _built_cluster_specs(manifest: dict[str, Any]) -> tuple[ClusterSpecRef, ...]:
@@ -364,6 +353,12 @@ def _built_cluster_specs(manifest: dict[str, Any]) -> tuple[ClusterSpecRef, ...]
         for ref in cluster_specs(manifest)
         if not isinstance(manager := ref.spec.get("managedBy"), str) or manager == KUBERAY_CONTROLLER
     )
+
+
+#: The cluster specs the operator creates and reconciles a RayCluster from (not a RayJob's rayClusterSpec while
+#: clusterSelector picks a cluster, nor a spec whose managedBy hands it to another controller): the ones whose
+#: Pods, Services and Ingress the API server sees. Found once per ``check`` (``document_view``): ~15 rules ask.
+built_cluster_specs = document_view("kuberay.built_cluster_specs", _built_cluster_specs)
 
 
 def _walk_built_pod_templates(manifest: dict[str, Any]) -> Iterator[PodTemplateRef]:
