@@ -529,7 +529,8 @@ def _security_problems(at: str, container: Doc, host_users: bool) -> Iterator[Pr
         yield f"{at}.securityContext.procMount", f"procMount {proc!r} is not Default or Unmasked (ValidateProcMountType)"
     elif proc == "Unmasked" and host_users:
         yield f"{at}.securityContext.procMount", "procMount Unmasked needs the Pod's hostUsers false (ValidateSecurityContext)"
-    yield from _windows_options_problems(f"{at}.securityContext", context.get("windowsOptions"))
+    if "windowsOptions" in context:
+        yield from _windows_options_problems(f"{at}.securityContext", context["windowsOptions"])
     resources = as_dict(container.get("resources"))
     for key in ("limits", "requests") if resources else ():
         for name, value in as_dict(resources.get(key)).items():

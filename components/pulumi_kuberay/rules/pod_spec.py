@@ -278,12 +278,14 @@ def _host_problems(spec: dict[str, Any]) -> Iterator[Problem]:
             if host and number is not None and host != number:
                 yield f"containers[{i}].ports[{j}].hostPort", f"hostPort {host} must equal containerPort {number} with hostNetwork (validatePodHostNetworkDeps)"
     seen: set[tuple[str, str, int]] = set()  # AccumulateUniqueHostPorts: protocol, hostIP, hostPort over the containers
+    host_network = spec.get("hostNetwork") is True
     for i, container in enumerate(as_list(spec.get("containers"))):
         for j, port in enumerate(as_list(as_dict(container).get("ports"))):
-            port = as_dict(port)
-            host = _int(port.get("hostPort")) or (_int(port.get("containerPort")) if spec.get("hostNetwork") is True else None)
-            if not host:
+            if not isinstance(port, dict) or not (host_network or "hostPort" in port):
                 continue  # (most ports: no host port)
+            host = _int(port.get("hostPort")) or (_int(port.get("containerPort")) if host_network else None)
+            if not host:
+                continue
             protocol, address = _text(port.get("protocol", "TCP")), _text(port.get("hostIP", ""))
             if protocol is None or address is None:
                 continue
@@ -375,45 +377,58 @@ def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterato
         yield f"{at}.allowPrivilegeEscalation", "allowPrivilegeEscalation false cannot go with privileged or capabilities.add CAP_SYS_ADMIN (ValidateSecurityContext)"
 
 
-def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
-    spec = template.pod_spec
-    if as_list(spec.get("ephemeralContainers")):
+def _value_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    """ValidatePodCreate, and ValidatePodSpec's checks of single values (enums, names, os.name)."""
+    if "ephemeralContainers" in spec and as_list(spec["ephemeralContainers"]):
         yield "ephemeralContainers", "ephemeralContainers cannot be set when a Pod is created (ValidatePodCreate; a template may not have them: ValidatePodTemplateSpec)"
-    if _text(spec.get("nodeName")) and as_list(spec.get("schedulingGates")):
+    if "nodeName" in spec and _text(spec["nodeName"]) and as_list(spec.get("schedulingGates")):
         yield "nodeName", "nodeName cannot be set together with schedulingGates (ValidatePodCreate)"
     for key, allowed in _ENUMS.items():
-        value = _text(spec.get(key))
+        value = _text(spec[key]) if key in spec else None
         if value and value not in allowed:
             yield key, f"{key} {value!r} is not one of {', '.join(allowed)} (case matters) (ValidatePodSpec)"
     for key in _NAMES:
-        name = _text(spec.get(key))
+        name = _text(spec[key]) if key in spec else None
         if name and not is_dns1123_subdomain(name):
             yield key, f"{key} {name!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.') (ValidatePodSpec)"
     for key in ("hostname", "subdomain"):
-        name = _text(spec.get(key))
+        name = _text(spec[key]) if key in spec else None
         if name and not is_dns1123_label(name):
             yield key, f"{key} {name!r} is not a DNS-1123 label (at most 63 lower-case letters, digits and '-') (ValidatePodSpec)"
-    os_name = _text(as_dict(spec.get("os")).get("name"))
+    os_name = _text(as_dict(spec["os"]).get("name")) if "os" in spec else None
     if os_name and os_name not in ("linux", "windows"):
         yield "os.name", f"os.name {os_name!r} is not linux or windows (validateOS)"
-    yield from _node_selector_problems(spec.get("nodeSelector"))
-    yield from _context_problems("securityContext", as_dict(spec.get("securityContext")), pod=True)
+
+
+def _spec_problems(template: PodTemplateRef) -> Iterator[Problem]:
+    # Each check is entered only where its field is present (most templates set a few of these fields): the checks
+    # find nothing without it, and this runs on every pod template of every document.
+    spec = template.pod_spec
+    yield from _value_problems(spec)
+    if "nodeSelector" in spec:
+        yield from _node_selector_problems(spec["nodeSelector"])
+    if "securityContext" in spec:
+        yield from _context_problems("securityContext", as_dict(spec["securityContext"]), pod=True)
     if "securityContext" in spec or "shareProcessNamespace" in spec:
         yield from _host_namespace_problems(spec)
-    deadline = _int(spec.get("activeDeadlineSeconds"), wide=True)
+    deadline = _int(spec["activeDeadlineSeconds"], wide=True) if "activeDeadlineSeconds" in spec else None
     if deadline is not None and deadline < 1:
         yield "activeDeadlineSeconds", f"activeDeadlineSeconds {deadline} must be at least 1 (ValidatePodSpec)"
-    for i, toleration in enumerate(as_list(spec.get("tolerations"))):
+    for i, toleration in enumerate(as_list(spec["tolerations"]) if "tolerations" in spec else ()):
         yield from _toleration_problems(i, as_dict(toleration))
-    yield from _affinity_problems(as_dict(spec.get("affinity")))
-    yield from _spread_problems(spec)
-    yield from pod_selector_problems(template)
-    for i, gate in enumerate(as_list(spec.get("readinessGates"))):
+    if "affinity" in spec:
+        yield from _affinity_problems(as_dict(spec["affinity"]))
+    if "topologySpreadConstraints" in spec:
+        yield from _spread_problems(spec)
+    if "affinity" in spec or "topologySpreadConstraints" in spec:
+        yield from pod_selector_problems(template)
+    for i, gate in enumerate(as_list(spec["readinessGates"]) if "readinessGates" in spec else ()):
         condition = _text(as_dict(gate).get("conditionType"))
         error = qualified_name_error(condition) if condition is not None else None
         if error:
             yield f"readinessGates[{i}].conditionType", f"readiness gate {condition!r}: {error} (validateReadinessGates)"
-    yield from _dns_problems(spec)
+    if "dnsConfig" in spec or "dnsPolicy" in spec:
+        yield from _dns_problems(spec)
     yield from _host_problems(spec)
 
 
