@@ -213,8 +213,11 @@ def _hostname_problems(spec: Doc) -> Iterator[Problem]:
 
 
 # ---------------------------------------------------------------------------------------- resources and claims
+_HUGEPAGES = "hugepages-"  # the prefix of a hugepages resource (hugepages-<size>)
+
+
 def _is_hugepages(name: str) -> bool:
-    return name.startswith("hugepages-")
+    return name.startswith(_HUGEPAGES)
 
 
 def _hugepage_problem(at: str, name: str, value: Any) -> Iterator[Problem]:
@@ -524,7 +527,7 @@ def _device_problems(
 def _security_problems(at: str, container: Doc, host_users: bool) -> Iterator[Problem]:
     """ValidateSecurityContext's procMount (ProcMountType is GA at 1.36), windowsOptions syntax; hugepages."""
     context = as_dict(container.get("securityContext"))
-    proc = _text(context.get("procMount"))
+    proc = _text(context["procMount"]) if "procMount" in context else None  # (most containers: none to read)
     if proc is not None and proc not in PROC_MOUNT_TYPES:
         yield f"{at}.securityContext.procMount", f"procMount {proc!r} is not Default or Unmasked (ValidateProcMountType)"
     elif proc == "Unmasked" and host_users:
@@ -534,7 +537,8 @@ def _security_problems(at: str, container: Doc, host_users: bool) -> Iterator[Pr
     resources = as_dict(container.get("resources"))
     for key in ("limits", "requests") if resources else ():
         for name, value in as_dict(resources.get(key)).items():
-            if isinstance(name, str) and _is_hugepages(name) and not is_unknown(value):
+            # (_is_hugepages without its call: every resource of every container is asked)
+            if isinstance(name, str) and name.startswith(_HUGEPAGES) and not is_unknown(value):
                 yield from _hugepage_problem(f"{at}.resources.{key}[{name}]", name, value)
 
 

@@ -53,6 +53,8 @@ _ENUMS: dict[str, tuple[str, ...]] = {
     "preemptionPolicy": ("PreemptLowerPriority", "Never"),  # ValidatePreemptionPolicy
 }
 _NAMES = ("nodeName", "priorityClassName", "runtimeClassName")  # DNS-1123 subdomains
+#: The fields _value_problems reads.
+_VALUE_FIELDS = frozenset({"ephemeralContainers", *_ENUMS, *_NAMES, "hostname", "subdomain", "os"})
 _TERMINATION_MESSAGE = ("File", "FallbackToLogsOnError")  # validateContainerCommon
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # validateTaintEffect
 _TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -379,6 +381,8 @@ def _context_problems(at: str, context: dict[str, Any], *, pod: bool) -> Iterato
 
 def _value_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     """ValidatePodCreate, and ValidatePodSpec's checks of single values (enums, names, os.name)."""
+    if _VALUE_FIELDS.isdisjoint(spec):
+        return  # (most templates set none of these fields)
     if "ephemeralContainers" in spec and as_list(spec["ephemeralContainers"]):
         yield "ephemeralContainers", "ephemeralContainers cannot be set when a Pod is created (ValidatePodCreate; a template may not have them: ValidatePodTemplateSpec)"
     if "nodeName" in spec and _text(spec["nodeName"]) and as_list(spec.get("schedulingGates")):
