@@ -39,6 +39,7 @@ from pulumi_kuberay.kuberay.names import (
     WAIT_GCS_READY_CONTAINER,
 )
 from pulumi_kuberay.kuberay.paths import PodTemplateRef, as_dict, as_list, is_unknown
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 
 from ._manifest_readers import annotation_path
 
@@ -60,10 +61,6 @@ _PROFILE_TYPES = {  # the annotation value each seccompProfile / appArmorProfile
     "Unconfined": (ANNOTATION_PROFILE_UNCONFINED,),
     "RuntimeDefault": (ANNOTATION_PROFILE_RUNTIME_DEFAULT, ANNOTATION_PROFILE_DOCKER_DEFAULT),
 }
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:

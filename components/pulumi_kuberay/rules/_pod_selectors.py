@@ -18,6 +18,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.names import RAY_CLUSTER_LABEL
 from pulumi_kuberay.kuberay.paths import PodTemplateRef, as_dict, as_list, is_unknown
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 
 from ._manifest_readers import is_dns1123_subdomain, label_value_error, qualified_name_error
 
@@ -29,10 +30,6 @@ _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 _NODE_FIELD = "metadata.name"
 _SET_OPERATORS = ("In", "NotIn")
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")  # metav1.LabelSelectorOperator
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _strings(values: Any) -> list[str] | None:

@@ -37,6 +37,7 @@ from pulumi_kuberay.kuberay.kubernetes import (
 )
 from pulumi_kuberay.kuberay.names import RAY_LOGS_VOLUME, ROCKSDB_VOLUME, SHARED_MEMORY_VOLUME, TLS_VOLUME, TOKEN_VOLUME
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown, join
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 from pulumi_kuberay.kuberay.quantity import QuantityError, amount, parse
 
 from ._manifest_readers import built_cluster_specs, is_dns1123_label, is_dns1123_subdomain, qualified_name_error
@@ -59,10 +60,6 @@ _VOLUME_SOURCES_FOR_BLOCK = ("persistentVolumeClaim", "ephemeral")  # isMatchedD
 _CONTAINER_LISTS = ("initContainers", "containers")
 _RESTART_CONTAINER = RESIZE_POLICIES[1]  # the resize policy that restarts the container
 _KUBERAY_VOLUMES = frozenset({RAY_LOGS_VOLUME, SHARED_MEMORY_VOLUME, TLS_VOLUME, TOKEN_VOLUME, ROCKSDB_VOLUME})
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _int(value: Any) -> int | None:

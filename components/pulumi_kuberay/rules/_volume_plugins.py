@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 from pulumi_kuberay.kuberay.quantity import QuantityError, marshal
 from pulumi_kuberay.kuberay.volumes import (
     AZURE_BLOB_DISK_URI_PREFIX,
@@ -52,10 +53,6 @@ _HUGEPAGES = ("requests.hugepages-", "limits.hugepages-")  # validContainerResou
 _VALIDATORS = {"fc": "validateFCVolumeSource", "flocker": "validateFlockerVolumeSource", "csi": "validateCSIVolumeSource"}
 _CLAIM_KIND = "PersistentVolumeClaim"  # validateDataSource: the one kind of the core group a claim may copy
 _SELECTOR_OPERATORS = {"In": True, "NotIn": True, "Exists": False, "DoesNotExist": False}  # -> values required
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _later(value: Any) -> bool:

@@ -28,6 +28,7 @@ from pulumi_kuberay.kuberay.kubernetes import (
     SYSCTL_NAME_PATTERN,
 )
 from pulumi_kuberay.kuberay.paths import PodTemplateRef, as_dict, as_list, is_unknown, template_containers
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 from pulumi_kuberay.kuberay.resources import NVIDIA_GPU
 
 from . import _examples as ex
@@ -76,10 +77,6 @@ _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 def _later(value: Any) -> bool:
     """A value Pulumi computes at apply (absent is not: is_unknown also says True for None)."""
     return value is not None and is_unknown(value)
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _int(value: Any, *, wide: bool = False) -> int | None:

@@ -28,6 +28,7 @@ from pulumi_kuberay.kuberay.paths import (
     placeholders,
     template_containers,
 )
+from pulumi_kuberay.kuberay.paths import as_str as _judged  # the string to judge (not one known only at apply)
 from pulumi_kuberay.kuberay.paths import placeholder_note as _placeholder_note
 
 from . import _examples as ex
@@ -45,11 +46,6 @@ Doc = dict[str, Any]
 
 _REFUSED = "the API server refuses every Pod the operator creates from it and the workload never starts"
 _SHELL_ONLY = re.compile(r"(?:[a-z0-9.-]|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)+")
-
-
-def _judged(value: Any) -> str | None:
-    """The string to judge, or None (absent, not known until apply, another type: a schema finding)."""
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _not_known(obj: dict[str, Any], key: str) -> bool:
@@ -583,7 +579,6 @@ declare(
     violating_path="spec.headGroupSpec.template.spec.containers[0].imagePullPolicy",
     fixed=patch({"spec.headGroupSpec.template.spec.containers[0].imagePullPolicy": "IfNotPresent"}),
 )
-
 
 
 # --------------------------------------------------------------------------------------------------

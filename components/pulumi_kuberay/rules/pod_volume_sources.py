@@ -14,6 +14,7 @@ from itertools import chain
 from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_list, is_unknown
+from pulumi_kuberay.kuberay.paths import as_str as _text  # the string to judge (not one known only at apply)
 
 from . import _examples as ex
 from ._engine import KINDS, Context, Violation, declare
@@ -30,10 +31,6 @@ _HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File"
 _ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
 _VOLUME_MODES = ("Filesystem", "Block")
 _CSI_DRIVER_MAX = 63  # ValidateCSIDriverName
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and not is_unknown(value) else None
 
 
 def _later(value: Any) -> bool:
