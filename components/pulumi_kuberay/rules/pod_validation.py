@@ -323,9 +323,15 @@ def _projection_problems(path: str, source: dict[str, Any]) -> Iterator[Violatio
         yield from _mode_problems(f"{path}.items[{i}]", as_dict(item), "mode")
 
 
+_SOURCE_KEYS = frozenset(VOLUME_SOURCES)
+
+
 def _source_problems(path: str, volume: dict[str, Any]) -> Iterator[Violation]:
     """validateVolumeSource: exactly one source; the file modes of secret, configMap, downwardAPI and projected."""
-    sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+    # The source keys the volume has, in VOLUME_SOURCES' order (a volume has one or two keys: ~30 are not walked)
+    named = _SOURCE_KEYS.intersection(volume)
+    ordered = [key for key in VOLUME_SOURCES if key in named] if len(named) > 1 else named
+    sources = [key for key in ordered if volume[key] is not None]
     if not sources:
         yield Violation(f"volume names no source (emptyDir, configMap, secret, persistentVolumeClaim...): {_REFUSED} (validateVolumeSource: must specify a volume type)", path)
     elif len(sources) > 1:
