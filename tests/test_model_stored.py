@@ -152,3 +152,20 @@ def test_a_refused_toleration_is_recorded_in_every_pod_template(
     if submitter is not None:
         expected.append(f"{submitter}.submitterPodTemplate.spec.tolerations[0].operator")
     assert sorted(p.path for p in load_stored(doc).pod_refusals) == sorted(expected)
+
+
+def test_the_count_of_recorded_refusals_grows_only_with_a_refused_toleration() -> None:
+    """``refusals_recorded``: the schema rules walk a loaded model for a toleration's refusal only when loading it
+    counted one (most manifests: none, no walk)."""
+    from pulumi_kuberay.model import refusals_recorded
+
+    before = refusals_recorded()
+    load_manifest(_cluster(template={"spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray"}]}}))
+    assert refusals_recorded() == before
+    load_manifest(_toleration())
+    assert refusals_recorded() == before + 1
+    from pulumi_kuberay.rules import schema
+
+    loaded = schema._load(_toleration())  # the schema rules' load: the refusal walked for and found
+    assert [p.path for p in loaded.problems] == ["spec.workerGroupSpecs[0].template.spec.tolerations[0].operator"]
+    assert schema._load(_cluster()).problems == ()

@@ -23,6 +23,7 @@ _LAZY: dict[str, str] = {
     "holds_deferred": "._base",
     "render_scalar": "._base",
     "pod_refusals": "._k8s_checks",
+    "refusals_recorded": "._k8s_checks",
     "Deferred": "._deferred",
     "In": "._deferred",
     "is_deferred": "._deferred",
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # the same names as _LAZY, and the Kubernetes types
     from ._helm_values import merge_maps as merge_maps
     from ._k8s import *  # noqa: F403
     from ._k8s_checks import pod_refusals as pod_refusals
+    from ._k8s_checks import refusals_recorded as refusals_recorded
     from ._names import is_dns1035_label as is_dns1035_label
     from ._names import lower_camel as lower_camel
     from ._names import lower_camel_keep_case as lower_camel_keep_case

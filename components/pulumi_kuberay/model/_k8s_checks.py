@@ -9,6 +9,7 @@ the refusals recorded (:func:`pod_refusals`), which the schema rules report.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, get_args, get_origin
@@ -109,7 +110,22 @@ class TolerationChecks(KubeModel):
             Problem(e.field or "", e.message, "invalid_value", fix=e.fix)
             for e in [*enums, *(e for e in errors if e.field not in named)]
         )
+        if self._refusals:
+            with _RECORDING:  # (so the count only grows: a thread's stale write must not take it back)
+                _RECORDED[0] += 1
         return self
+
+
+#: How many tolerations recorded refusals in this process (any thread): what :func:`pod_refusals` reports is
+#: recorded only while a manifest is validated, so a count unchanged across a manifest's validation says the walk
+#: would find nothing (another thread's count only makes the caller walk for nothing).
+_RECORDED = [0]
+_RECORDING = threading.Lock()
+
+
+def refusals_recorded() -> int:
+    """The count of tolerations that recorded refusals so far: read it before and after loading a manifest."""
+    return _RECORDED[0]
 
 
 def pod_refusals(value: Any, path: str = "") -> list[Problem]:

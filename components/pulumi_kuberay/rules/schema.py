@@ -26,7 +26,13 @@ from pulumi_kuberay.kuberay.paths import (
     placeholder_note,
     pod_templates,
 )
-from pulumi_kuberay.model import KubeRayDeprecationWarning, ManifestError, pod_refusals, render_scalar
+from pulumi_kuberay.model import (
+    KubeRayDeprecationWarning,
+    ManifestError,
+    pod_refusals,
+    refusals_recorded,
+    render_scalar,
+)
 from pulumi_kuberay.model.manifest import load_manifest
 from pulumi_kuberay.model.serve import ray_serve_ignores
 
@@ -130,6 +136,7 @@ def _load(doc: dict[str, Any]) -> _Loaded:
     pruned = doc
     if isinstance(spec, dict) and not memo(doc, NULL_FREE, _not_known) and _holds_null(spec):
         pruned = {**doc, "spec": _without_nulls(spec)}
+    recorded = refusals_recorded()
     try:
         with warnings.catch_warnings():  # deprecated fields are findings (kuberay-field-deprecated), never warnings
             warnings.simplefilter("ignore", KubeRayDeprecationWarning)
@@ -149,14 +156,18 @@ def _load(doc: dict[str, Any]) -> _Loaded:
         )
     except Exception as exc:
         return _Loaded(error=exc)
-    return _Loaded(_serve_refusals(pruned, _recorded(manifest.spec, "serve_problems")) + _stored_refusals(pruned, manifest))
+    # (most manifests record no toleration's refusal: their model is not walked for one)
+    walk = refusals_recorded() != recorded
+    return _Loaded(
+        _serve_refusals(pruned, _recorded(manifest.spec, "serve_problems")) + _stored_refusals(pruned, manifest, walk)
+    )
 
 
-def _stored_refusals(doc: dict[str, Any], manifest: Any) -> tuple[_Problem, ...]:
+def _stored_refusals(doc: dict[str, Any], manifest: Any, walk: bool = True) -> tuple[_Problem, ...]:
     """What the model records of a manifest it loads as the API server stores it, where no rule of the catalogue
-    reads it: the API server's refusals of the Pods made from a pod template (a toleration's operator), the
-    submitter's refusal of an ``entrypointResources`` that is not a JSON object."""
-    found = list(pod_refusals(manifest.spec, "spec"))
+    reads it: the API server's refusals of the Pods made from a pod template (a toleration's operator; looked for
+    when ``walk``), the submitter's refusal of an ``entrypointResources`` that is not a JSON object."""
+    found = list(pod_refusals(manifest.spec, "spec")) if walk else []
     cron = manifest.kind == "RayCronJob"
     job = manifest.spec.job_template if cron else manifest.spec
     prefix = "spec.jobTemplate" if cron else "spec"
