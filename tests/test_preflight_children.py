@@ -382,3 +382,26 @@ def test_a_rayjob_has_its_own_head_service_and_its_submitter_the_token() -> None
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN": {"secretKeyRef": {"name": "rayjob-sample-xxxxx", "key": "auth_token"}},
     }
+
+
+def test_what_a_flag_or_gate_of_the_api_server_decides_reaches_the_dry_run_as_written() -> None:
+    """A privileged container, a Gt toleration, seLinuxChangePolicy MountOption and hostNetwork beside hostUsers false
+    (docs/kubernetes-validation.md: decided by the target cluster) go to the dry run as the template has them, so the
+    cluster's own flags and gates judge them (tests/cluster/test_preflight_admission.py: privileged refused)."""
+    gated = {
+        "tolerations": [{"key": "example.com/tier", "operator": "Gt", "value": "3"}],
+        "securityContext": {"seLinuxChangePolicy": "MountOption"},
+        "hostUsers": False,
+        "hostNetwork": True,
+    }
+
+    def edit(doc: dict[str, Any]) -> None:
+        template = doc["spec"]["workerGroupSpecs"][0]["template"]
+        template["spec"].update(gated)
+        template["spec"]["containers"][0]["securityContext"] = {"privileged": True}
+
+    (worker,) = [c for c in preflight.children(example(edit), "ns") if c.kind == "Pod" and "worker" in c.label]
+    spec = worker.body["spec"]
+    assert {key: spec[key] for key in gated} == gated
+    ray = next(c for c in spec["containers"] if c["securityContext"] == {"privileged": True})
+    assert ray["name"] == "ray-worker"

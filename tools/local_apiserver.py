@@ -100,6 +100,9 @@ class LocalApiServer:
             "--log-level=warn",
         )
         p = self.pki
+        # No --allow-privileged: the flag's own default (false), under which Pod validation refuses privileged and
+        # hostProcess containers; tests/cluster/test_preflight_admission.py relies on it (scripts/local-cluster, like
+        # kubeadm, kind and the managed clusters, passes --allow-privileged=true).
         self._start(
             "kube-apiserver",
             f"--etcd-servers=http://127.0.0.1:{etcd}",

@@ -443,6 +443,18 @@ def test_the_api_server_alone_judges_the_children_and_a_read_only_identity_is_on
             accepted, stderr = _lint_with(admin, _cluster("accepted", namespace, **accepted_args), work)
             assert accepted == [] and "dry-run" not in stderr, (case, accepted, stderr)
 
+        # privileged: refused only by an API server started without --allow-privileged=true (the flag's own default is
+        # false; kubeadm, kind, k3s and the managed clusters set it true), as this one is (LocalApiServer passes no
+        # such flag): no static rule can know it, the cluster's dry run hears it (docs/kubernetes-validation.md)
+        privileged = _cluster("privileged", "plain")
+        worker = privileged["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+        worker["securityContext"] = {"privileged": True}
+        found, stderr = _lint_with(admin, privileged, work)
+        assert [(f["path"], f["severity"]) for f in found] == [(WORKER, "critical")], (found, stderr)
+        assert "securityContext.privileged: Forbidden: disallowed by cluster policy" in found[0]["message"], found
+        accepted, stderr = _lint_with(admin, _cluster("unprivileged", "plain"), work)
+        assert accepted == [] and "dry-run" not in stderr, (accepted, stderr)
+
         reads, dry_runs = [], []
         for _ in range(9):
             # a bound for a dead API server, not a slow one: a clean-clone run on saturated cores took over 5 s

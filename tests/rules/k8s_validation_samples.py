@@ -315,7 +315,7 @@ SAMPLES_FIRST: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
         "validateSELinuxChangePolicy",
         "Recursive or MountOption",
         "RayService",
-        _set("worker-pod", securityContext={"seLinuxChangePolicy": "MountOption"}),
+        _set("worker-pod", securityContext={"seLinuxChangePolicy": "mountOption"}),
         "pod-spec-value-invalid",
     ),
     (
@@ -414,9 +414,9 @@ SAMPLES_FIRST: list[tuple[str, str, str, Callable[[Doc], Any], str]] = [
     ),
     (
         "ValidateTolerations",
-        "Gt and Lt only with",
+        "Gt and Lt values decimal",
         "RayCluster",
-        _set("worker-pod", tolerations=[{"key": "gpu-count", "operator": "Gt", "value": "2"}]),
+        _set("worker-pod", tolerations=[{"key": "gpu-count", "operator": "Gt", "value": "2.5"}]),
         "pod-spec-value-invalid",
     ),
     (

@@ -34,7 +34,11 @@ def _worker_pod(**fields: Any) -> JsonDict:
         ({"key": "gpu", "operator": "Exists"}, None),
         ({"operator": "Exists"}, None),  # tolerates every taint
         ({"key": "gpu", "value": "a100", "effect": "NoSchedule"}, None),  # operator "" is Equal
-        ({"key": "gpu", "operator": "Gt", "value": "3"}, "operator"),  # TaintTolerationComparisonOperators: off by default
+        ({"key": "gpu", "operator": "Gt", "value": "3"}, None),  # a gate decides: pod-field-needs-feature-gate, high
+        ({"key": "gpu", "operator": "Lt", "value": "3.5"}, "value"),  # refused with the gate on too: no integer
+        ({"key": "gpu", "operator": "Gt", "value": "03"}, "value"),  # IsDecimalInteger: no leading zero
+        ({"key": "gpu", "operator": "Gt", "value": "9223372036854775808"}, "value"),  # past int64
+        ({"operator": "Gt", "value": "3"}, "operator"),  # no key: operator must be Exists, gate or not
         ({"key": "gpu", "operator": "Equal", "value": "a100", "effect": "NoExecute", "tolerationSeconds": 30}, None),
         ({"key": "gpu", "operator": "exists"}, "operator"),
         ({"effect": "NoSchedule"}, "operator"),  # no key: operator must be Exists

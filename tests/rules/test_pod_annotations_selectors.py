@@ -167,10 +167,9 @@ def test_annotations_and_fields_agree(
         ({"shareProcessNamespace": True}, []),
         ({"securityContext": {"supplementalGroupsPolicy": "Strict", "seLinuxChangePolicy": "Recursive"}}, []),
         ({"securityContext": {"supplementalGroupsPolicy": "merge"}}, ["securityContext.supplementalGroupsPolicy"]),
-        (
-            {"securityContext": {"seLinuxChangePolicy": "MountOption"}},
-            ["securityContext.seLinuxChangePolicy"],
-        ),  # SELinuxMount off
+        # MountOption: a gate of the cluster decides (pod-field-needs-feature-gate, high: test_feature_gate_rule.py)
+        ({"securityContext": {"seLinuxChangePolicy": "MountOption"}}, []),
+        ({"securityContext": {"seLinuxChangePolicy": "mountOption"}}, ["securityContext.seLinuxChangePolicy"]),
         ({"securityContext": {"seLinuxChangePolicy": "recursive"}}, ["securityContext.seLinuxChangePolicy"]),
         (
             {
@@ -206,7 +205,8 @@ def test_annotations_and_fields_agree(
             ["securityContext.sysctls[0].name", "securityContext.sysctls[1].name"],
         ),
         ({"hostNetwork": True, "securityContext": {"sysctls": [{"name": "kernel.shmmax", "value": "1"}]}}, []),
-        ({"tolerations": [{"key": "count", "operator": "Lt", "value": "4"}]}, ["tolerations[0].operator"]),
+        ({"tolerations": [{"key": "count", "operator": "Lt", "value": "4"}]}, []),  # a gate decides: high elsewhere
+        ({"tolerations": [{"key": "count", "operator": "Lt", "value": "four"}]}, ["tolerations[0].value"]),
     ],
 )
 def test_security_context_dns_and_tolerations(spec: JsonDict, suffixes: list[str]) -> None:
@@ -423,9 +423,9 @@ def test_the_submitter_pod_has_no_ray_cluster_label() -> None:
 
 
 def test_messages_name_the_check_and_the_fix() -> None:
-    (gate,) = _findings(_worker(None, securityContext={"seLinuxChangePolicy": "MountOption"}))
-    assert gate[1].startswith(
-        "seLinuxChangePolicy MountOption needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use Recursive (validateSELinuxChangePolicy)"
+    (policy,) = _findings(_worker(None, securityContext={"seLinuxChangePolicy": "mountOption"}))
+    assert policy[1].startswith(
+        "seLinuxChangePolicy 'mountOption' is not Recursive (nor MountOption, where the SELinuxMount gate is on) (case matters) (validateSELinuxChangePolicy)"
     )
     (host,) = _findings(
         _worker(None, hostNetwork=True, securityContext={"sysctls": [{"name": "net.core.somaxconn", "value": "1"}]})

@@ -259,11 +259,9 @@ def test_a_container_field(container: JsonDict, fields: JsonDict, path: str | No
         ({"securityContext": {"windowsOptions": {"hostProcess": True}}}, "hostNetwork", "needs hostNetwork true"),
         # validateHostUsers, validatePodHostName
         ({"hostUsers": False}, None, None),
-        (
-            {"hostUsers": False, "hostNetwork": True},
-            "hostNetwork",
-            "hostNetwork cannot be true when hostUsers is false",
-        ),
+        # hostNetwork beside hostUsers false: a gate decides (pod-field-needs-feature-gate, high)
+        ({"hostUsers": False, "hostNetwork": True}, None, None),
+        ({"hostUsers": False, "hostIPC": True}, "hostIPC", "hostIPC cannot be true when hostUsers is false"),
         ({"hostnameOverride": "ray-worker.example"}, None, None),
         (
             {"hostnameOverride": "ray-worker", "setHostnameAsFQDN": True},

@@ -98,6 +98,16 @@ DNS_SEARCH_LIST_MAX_CHARS = 2048
 #: 1.36: useOnlyRecursiveSELinuxChangePolicy), else Recursive alone.
 SUPPLEMENTAL_GROUPS_POLICIES = ("Merge", "Strict")
 SELINUX_CHANGE_POLICIES = ("Recursive", "MountOption")
+#: The feature gates, off by default at v1.36, under which Pod validation accepts what it refuses without them
+#: (GetValidationOptionsFromPodSpecAndMeta): the toleration operators Gt and Lt (ValidateTolerations),
+#: seLinuxChangePolicy MountOption (validateSELinuxChangePolicy), hostNetwork beside hostUsers false
+#: (validateHostUsers). A cluster may turn one on, so only its own API server decides; each gate with its stage and
+#: default at v1.36 (kube_features.go).
+POD_VALIDATION_GATES = {
+    "TaintTolerationComparisonOperators": "alpha, off by default in Kubernetes 1.36",
+    "SELinuxMount": "beta, off by default in Kubernetes 1.36",
+    "UserNamespacesHostNetworkSupport": "alpha, off by default in Kubernetes 1.36",
+}
 #: A sysctl name (IsValidSysctlName: segments joined by '.' or '/', at most 253 characters), and the ones of the
 #: Pod's IPC namespace and network namespace (component-helpers' sysctl namespaceOf, after NormalizeName), which
 #: Pod validation refuses beside hostIPC and hostNetwork (ValidateHostSysctl).
@@ -154,6 +164,7 @@ __all__ = [
     "POD_DELETION_COST_ANNOTATION",
     "POD_LEVEL_RESOURCES",
     "POD_SECURITY_PROFILES",
+    "POD_VALIDATION_GATES",
     "PROC_MOUNT_TYPES",
     "RECURSIVE_READ_ONLY",
     "RESIZE_POLICIES",

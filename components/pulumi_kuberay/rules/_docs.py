@@ -71,6 +71,7 @@ def render() -> str:
             f"- Why: {rule.rationale}",
             f"- Fix: {render_text(rule.fix, 'docs')}",
             *([f"- Certain because: {proof_of(rule)}"] if rule.severity == "critical" else []),
+            *([f"- What proves it, and why it is not certain: {rule.proof}"] if rule.severity != "critical" and rule.proof else []),
             *([f"- Applies to: {rule.applies_to()}"] if rule.applies_to() else []),
             f"- Example: {example_finding(rule)}",
         ]

@@ -245,6 +245,8 @@ class Rule:
     enforced_by: tuple[Enforcer, ...] = ()
     #: A critical rule's proof: what in the spec (and the target, and the cluster read) proves the failure, and when
     #: it is not certain (and what the rule then reports); empty for a rule whose enforcers refuse what it reports.
+    #: A rule below critical whose failure an input outside the spec decides says so here (which input, and what
+    #: decides it with a cluster).
     proof: str = ""
     #: First operator version the rule applies to (older targets skip it).
     since: Version | None = None
@@ -409,7 +411,8 @@ def declare(
     rule has none. ``violating_path`` is where the rule reports its violating example. ``rows`` are the operator
     validation rows it mirrors (``RC-01``..., documentation only); ``enforced_by`` which parts of KubeRay refuse
     what it reports (:data:`Enforcer`: why a critical finding is downgraded where they do not act); ``proof``, for a
-    critical rule, what proves the failure and when it is not certain (docs/rules.md shows it);
+    critical rule, what proves the failure and when it is not certain (docs/rules.md shows it; a rule below
+    critical because an input outside the spec decides names that input there too);
     ``since="1.6"`` and ``gate="Name"`` scope it; ``context`` holds the ``check()`` keywords its examples need
     (``environment``, ``options``...). ``fix`` and messages may say ``{gate:Name}``: each audience reads how it
     turns that gate on. ``fixed`` is the violating example with ``fix`` applied (``patch({"spec.x": 1})`` or the

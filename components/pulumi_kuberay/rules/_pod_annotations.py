@@ -63,24 +63,24 @@ _PROFILE_TYPES = {  # the annotation value each seccompProfile / appArmorProfile
 }
 
 
-def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:
-    """ValidateTolerationsInPodAnnotations: JSON a list of tolerations (GetTolerationsFromPodAnnotations), each
-    valid (ValidateTolerations)."""
+def _parsed_tolerations(text: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """GetTolerationsFromPodAnnotations: each item of the JSON list as the API server decodes it (a field name of
+    any case), or what makes it no toleration; index -1: what makes the whole annotation none."""
     try:
         tolerations = json.loads(text)
     except ValueError as error:
-        yield f"is not JSON ({error})"
+        yield -1, f"is not JSON ({error})"
         return
     if tolerations is None:
         return
     if not isinstance(tolerations, list):
-        yield "is not a JSON list of tolerations"
+        yield -1, "is not a JSON list of tolerations"
         return
     for i, toleration in enumerate(tolerations):
         if toleration is None:
             toleration = {}
         if not isinstance(toleration, dict):
-            yield f"item {i} is not a toleration object"
+            yield i, f"item {i} is not a toleration object"
             continue
         values = {
             _FIELD_BY_FOLDED[k.lower()]: v
@@ -88,11 +88,28 @@ def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:
             if k.lower() in _FIELD_BY_FOLDED and v is not None
         }
         wrong = [k for k, v in values.items() if not isinstance(v, _TOLERATION_FIELDS[k]) or isinstance(v, bool)]
-        if wrong:
-            yield f"item {i}: {', '.join(wrong)} of the wrong JSON type"
-        else:
-            for _, problem in check(i, values):
-                yield f"item {i}: {problem.removesuffix(' (ValidateTolerations)')}"
+        yield i, (f"item {i}: {', '.join(wrong)} of the wrong JSON type" if wrong else values)
+
+
+def _toleration_problems(text: str, check: TolerationCheck) -> Iterator[str]:
+    """ValidateTolerationsInPodAnnotations: JSON a list of tolerations (GetTolerationsFromPodAnnotations), each
+    valid (ValidateTolerations)."""
+    for i, toleration in _parsed_tolerations(text):
+        if isinstance(toleration, str):
+            yield toleration
+            continue
+        for _, problem in check(i, toleration):
+            yield f"item {i}: {problem.removesuffix(' (ValidateTolerations)')}"
+
+
+def annotation_tolerations(template: PodTemplateRef) -> tuple[str, list[tuple[int, dict[str, Any]]]]:
+    """The tolerations annotation's path under the template and its tolerations as the API server decodes them
+    (none where it is absent or no JSON list: annotation_problems says why)."""
+    annotations = as_dict(as_dict(template.template.get("metadata")).get("annotations"))
+    text = _text(annotations.get(TOLERATIONS_ANNOTATION)) if annotations and not is_unknown(annotations) else None
+    items = list(_parsed_tolerations(text)) if text else []
+    whole = all(isinstance(t, dict) for _, t in items)  # else it does not decode: no toleration of it is read
+    return annotation_path(TOLERATIONS_ANNOTATION), [(i, t) for i, t in items if isinstance(t, dict)] if whole else []
 
 
 def _deletion_cost_error(text: str) -> str | None:

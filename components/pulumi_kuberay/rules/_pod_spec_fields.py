@@ -184,11 +184,12 @@ def _host_process_problems(spec: Doc, context: Doc, containers: Containers) -> I
 
 
 def _host_users_problems(spec: Doc, containers: Containers) -> Iterator[Problem]:
-    """validateHostUsers: hostUsers false (a user namespace) forbids the host's namespaces and volumeDevices
-    (UserNamespacesHostNetworkSupport is off by default at 1.36: hostNetwork is refused too)."""
+    """validateHostUsers: hostUsers false (a user namespace) forbids the host's PID and IPC namespaces and
+    volumeDevices; hostNetwork too unless the API server runs the UserNamespacesHostNetworkSupport gate (alpha, off
+    by default at 1.36): pod-field-needs-feature-gate says so, high, for only the cluster knows."""
     if spec.get("hostUsers") is not False:
         return
-    for key in ("hostNetwork", "hostPID", "hostIPC"):
+    for key in ("hostPID", "hostIPC"):
         if spec.get(key) is True:
             yield key, f"{key} cannot be true when hostUsers is false (validateHostUsers)"
     for at, container, _ in containers:

@@ -22,6 +22,7 @@ from pulumi_kuberay.kuberay.kubernetes import (
     DNS_SEARCHES_MAX,
     IPC_SYSCTL_PATTERN,
     NET_SYSCTL_PATTERN,
+    POD_VALIDATION_GATES,
     SELINUX_CHANGE_POLICIES,
     SUPPLEMENTAL_GROUPS_POLICIES,
     SYSCTL_NAME_MAX_LENGTH,
@@ -41,7 +42,7 @@ from ._manifest_readers import (
     label_value_error,
     qualified_name_error,
 )
-from ._pod_annotations import annotation_problems
+from ._pod_annotations import annotation_problems, annotation_tolerations
 from ._pod_selectors import pod_selector_problems
 from ._pod_spec_fields import autoscaler_mount_problems, spec_field_problems
 
@@ -60,8 +61,13 @@ _TERMINATION_MESSAGE = ("File", "FallbackToLogsOnError")  # validateContainerCom
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # validateTaintEffect
 _TOLERATION_OPERATORS = ("Equal", "Exists")
 #: Only where the API server runs the TaintTolerationComparisonOperators gate (alpha, off by default at 1.36:
-#: allowTaintTolerationComparisonOperators), else refused like any other operator.
+#: allowTaintTolerationComparisonOperators), else refused like any other operator: pod-field-needs-feature-gate
+#: says so (high); what the API server refuses with the gate on too (no key, a value that is no int64) stays here.
 _TOLERATION_COMPARISONS = ("Lt", "Gt")
+#: The gates of POD_VALIDATION_GATES, in its order: Gt and Lt, MountOption, hostNetwork beside hostUsers false.
+_COMPARISONS_GATE, _SELINUX_GATE, _USERNS_GATE = POD_VALIDATION_GATES
+#: A decimal integer as content.IsDecimalInteger takes it (no '+', no leading zero, no '-0').
+_DECIMAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 _MAX_NAMESERVERS = 3  # MaxDNSNameservers
@@ -101,14 +107,14 @@ def _toleration_problems(i: int, toleration: dict[str, Any]) -> Iterator[Problem
     value, effect = _text(toleration.get("value")), _text(toleration.get("effect"))
     if any(toleration.get(k) is not None and _text(toleration.get(k)) is None for k in ("key", "operator", "value", "effect")):
         return  # not known until apply (a wrong type is a schema finding)
-    if operator in _TOLERATION_COMPARISONS:
-        yield f"{at}.operator", f"toleration operator {operator} needs the TaintTolerationComparisonOperators feature gate (alpha, off by default in Kubernetes 1.36): use Equal or Exists (ValidateTolerations)"
-    elif operator is not None and operator not in ("", *_TOLERATION_OPERATORS):
+    if operator is not None and operator not in ("", *_TOLERATION_OPERATORS, *_TOLERATION_COMPARISONS):
         yield f"{at}.operator", f"toleration operator {operator!r} is not Equal or Exists (case matters) (ValidateTolerations)"
     elif not key and operator != "Exists":
         yield f"{at}.operator", "a toleration without a key must have operator Exists (ValidateTolerations)"
     elif operator == "Exists" and value:
         yield f"{at}.value", f"a toleration with operator Exists takes no value, it has {value!r} (ValidateTolerations)"
+    elif operator in _TOLERATION_COMPARISONS and not _is_int64(value or ""):
+        yield f"{at}.value", f"toleration operator {operator} compares integers and its value {value or ''!r} is no decimal 64-bit integer: refused where the {_COMPARISONS_GATE} gate is on, and Gt and Lt are refused where it is off (ValidateTolerations)"
     key_error = qualified_name_error(key) if key else None
     if key_error:
         yield f"{at}.key", f"toleration key {key!r}: {key_error} (ValidateTolerations)"
@@ -119,6 +125,11 @@ def _toleration_problems(i: int, toleration: dict[str, Any]) -> Iterator[Problem
         yield f"{at}.effect", f"toleration effect {effect!r} is not NoSchedule, PreferNoSchedule or NoExecute (validateTaintEffect)"
     elif toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
         yield f"{at}.effect", "tolerationSeconds is only allowed with effect NoExecute (ValidateTolerations)"
+
+
+def _is_int64(text: str) -> bool:
+    """content.IsDecimalInteger and strconv.ParseInt(text, 10, 64): what a Gt or Lt toleration's value must be."""
+    return _DECIMAL_INTEGER.fullmatch(text) is not None and INT64_MIN <= int(text) <= INT64_MAX
 
 
 def _requirement_problems(at: str, requirement: dict[str, Any], *, values_are_labels: bool) -> Iterator[Problem]:
@@ -314,17 +325,16 @@ def _profile_problems(at: str, context: dict[str, Any]) -> Iterator[Problem]:
 
 
 def _pod_context_policies(at: str, context: dict[str, Any]) -> Iterator[Problem]:
-    """validateSupplementalGroupsPolicy; validateSELinuxChangePolicy with the SELinuxMount gate off (its default at
-    1.36): Recursive alone."""
+    """validateSupplementalGroupsPolicy; validateSELinuxChangePolicy: Recursive, or MountOption where the
+    SELinuxMount gate is on (off by default at 1.36: pod-field-needs-feature-gate says so); any other value is
+    refused either way."""
     groups = _text(context.get("supplementalGroupsPolicy"))
     if groups is not None and groups not in SUPPLEMENTAL_GROUPS_POLICIES:
         yield f"{at}.supplementalGroupsPolicy", f"supplementalGroupsPolicy {groups!r} is not {' or '.join(SUPPLEMENTAL_GROUPS_POLICIES)} (case matters) (validateSupplementalGroupsPolicy)"
     selinux = _text(context.get("seLinuxChangePolicy"))
-    recursive = SELINUX_CHANGE_POLICIES[0]
-    if selinux in SELINUX_CHANGE_POLICIES[1:]:
-        yield f"{at}.seLinuxChangePolicy", f"seLinuxChangePolicy {selinux} needs the SELinuxMount feature gate (beta, off by default in Kubernetes 1.36): use {recursive} (validateSELinuxChangePolicy)"
-    elif selinux is not None and selinux != recursive:
-        yield f"{at}.seLinuxChangePolicy", f"seLinuxChangePolicy {selinux!r} is not {recursive} (case matters) (validateSELinuxChangePolicy)"
+    if selinux is not None and selinux not in SELINUX_CHANGE_POLICIES:
+        recursive, mount = SELINUX_CHANGE_POLICIES
+        yield f"{at}.seLinuxChangePolicy", f"seLinuxChangePolicy {selinux!r} is not {recursive} (nor {mount}, where the {_SELINUX_GATE} gate is on) (case matters) (validateSELinuxChangePolicy)"
 
 
 def _sysctl_namespace(name: str) -> str | None:
@@ -464,7 +474,7 @@ declare(
     kinds=KINDS,
     rows=("OP-20",),
     enforced_by=("run-time",),
-    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, a net.* sysctl beside hostNetwork, a label selector operator 'in', a matchLabelKeys key already in the labelSelector, a toleration operator Gt or Lt (an alpha gate), seLinuxChangePolicy MountOption (a gate off by default), the template's annotations the operator copies to the Pod (the tolerations annotation, an invalid or disagreeing deprecated seccomp or AppArmor annotation, a pod-deletion-cost that is no integer), ephemeralContainers on create; and in the newer fields a container restartPolicy or restart rule spelt otherwise, a resizePolicy other than cpu or memory, NotRequired or RestartContainer, a volume both mounted and a volumeDevice, subPath with subPathExpr, recursiveReadOnly without readOnly, a fileKeyRef to a volume that is no emptyDir, pod-level resources other than cpu, memory and hugepages or below the containers' sum, a container claim the Pod does not list, and Linux-only security fields under os.name windows, so every Pod of the group is refused while the Ray object looks accepted.",
+    rationale="The CRDs type a pod template's tolerations, affinity, topologySpreadConstraints, dnsPolicy, preemptionPolicy, terminationMessagePolicy and names of the node, PriorityClass and RuntimeClass, but enumerate none of their values; Pod validation (ValidatePodSpec, ValidateTolerations, ValidateNodeSelectorRequirement, validateTopologySpreadConstraints) refuses a toleration operator or effect spelled otherwise ('exists', 'noSchedule'), Exists with a value, In without values, a weight outside 1..100, maxSkew 0, a seccompProfile or appArmorProfile type spelt as the old annotations ('runtime/default'), allowPrivilegeEscalation false beside privileged, a dnsConfig without nameservers under dnsPolicy None, a hostPort other than its containerPort with hostNetwork, a net.* sysctl beside hostNetwork, a label selector operator 'in', a matchLabelKeys key already in the labelSelector, a Gt or Lt toleration whose value is no integer, a seLinuxChangePolicy other than Recursive and MountOption (what only a feature gate of the cluster decides is pod-field-needs-feature-gate, high), the template's annotations the operator copies to the Pod (the tolerations annotation, an invalid or disagreeing deprecated seccomp or AppArmor annotation, a pod-deletion-cost that is no integer), ephemeralContainers on create; and in the newer fields a container restartPolicy or restart rule spelt otherwise, a resizePolicy other than cpu or memory, NotRequired or RestartContainer, a volume both mounted and a volumeDevice, subPath with subPathExpr, recursiveReadOnly without readOnly, a fileKeyRef to a volume that is no emptyDir, pod-level resources other than cpu, memory and hugepages or below the containers' sum, a container claim the Pod does not list, and Linux-only security fields under os.name windows, so every Pod of the group is refused while the Ray object looks accepted.",
     proof="the API server's Pod validation (ValidatePodCreate) refuses these values on every Pod the operator creates from the template; unknown values and wrong types (a schema finding) are not judged",
     fix="Spell the value as Kubernetes does (operator Exists or Equal, effect NoSchedule, PreferNoSchedule or NoExecute; dnsPolicy ClusterFirst...), give In and NotIn values and Exists none, keep weights in 1..100 and maxSkew at least 1, keep a key in matchLabelKeys or the labelSelector but not both, use securityContext fields rather than the deprecated seccomp and AppArmor annotations, and leave ephemeralContainers out of the template; for the newer fields, follow the message (the Kubernetes function it names says what the API server wants).",
     check=_check_pod_spec_values,
@@ -472,4 +482,60 @@ declare(
     violating=_with_worker_toleration({"key": NVIDIA_GPU, "operator": "exists", "effect": "NoSchedule"}),
     violating_path="spec.workerGroupSpecs[0].template.spec.tolerations[0].operator",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.tolerations[0].operator": "Exists"}),
+)
+
+
+# ---------------------------------------------------------------------- what a feature gate of the cluster decides
+#: (path suffix under the template's spec, the field as set, the gate, what to set instead)
+Gated = tuple[str, str, str, str]
+
+
+def _gated_toleration(at: str, toleration: dict[str, Any]) -> Iterator[Gated]:
+    operator = _text(toleration.get("operator"))
+    if operator in _TOLERATION_COMPARISONS:
+        yield f"{at}.operator", f"toleration operator {operator}", _COMPARISONS_GATE, "use Equal or Exists"
+
+
+def _gated_fields(spec: dict[str, Any]) -> Iterator[Gated]:
+    """The fields Pod validation accepts only where the API server runs a gate off by default at 1.36
+    (POD_VALIDATION_GATES): each (path suffix, the field, the gate, what to set instead)."""
+    for i, toleration in enumerate(as_list(spec.get("tolerations"))):
+        yield from _gated_toleration(f"tolerations[{i}]", as_dict(toleration))
+    recursive, mount = SELINUX_CHANGE_POLICIES
+    if _text(as_dict(spec.get("securityContext")).get("seLinuxChangePolicy")) == mount:
+        yield "securityContext.seLinuxChangePolicy", f"seLinuxChangePolicy {mount}", _SELINUX_GATE, f"use {recursive}"
+    if spec.get("hostUsers") is False and spec.get("hostNetwork") is True:
+        yield "hostNetwork", "hostNetwork true beside hostUsers false", _USERNS_GATE, "drop hostNetwork or hostUsers false"
+
+
+def _gated_message(field: str, gate: str, instead: str) -> str:
+    return f"{field} needs the {gate} feature gate ({POD_VALIDATION_GATES[gate]}): the API server refuses every Pod the operator creates from this template unless it runs that gate, and the workload never starts; {instead}, or judge it against the cluster (kuberay-lint --cluster, the components' preview), whose dry run decides (preflight-admission-refuses-child)"
+
+
+def _check_gated_fields(manifest: Doc, ctx: Context) -> Iterator[Violation]:
+    for template in built_pod_templates(manifest):
+        for suffix, field, gate, instead in _gated_fields(template.pod_spec):
+            yield Violation(_gated_message(field, gate, instead), f"{template.spec_path}.{suffix}")
+        at, tolerations = annotation_tolerations(template)
+        for i, toleration in tolerations:
+            for _, field, gate, instead in _gated_toleration("", toleration):
+                yield Violation(f"the tolerations annotation item {i}: {_gated_message(field, gate, instead)}", f"{template.path}.{at}")
+
+
+declare(
+    id="pod-field-needs-feature-gate",
+    title="Pod template field the API server accepts only with a feature gate off by default",
+    severity="high",
+    category="correctness",
+    kinds=KINDS,
+    rows=("OP-27",),
+    enforced_by=("run-time",),
+    rationale="Pod validation accepts some values only where the API server runs a feature gate that is off by default in Kubernetes 1.36 (GetValidationOptionsFromPodSpecAndMeta): a toleration operator Gt or Lt (TaintTolerationComparisonOperators, alpha; ValidateTolerations, the tolerations annotation too), seLinuxChangePolicy MountOption (SELinuxMount, beta; validateSELinuxChangePolicy) and hostNetwork beside hostUsers false (UserNamespacesHostNetworkSupport, alpha; validateHostUsers). Where the gate is off (the default) the API server refuses every Pod the operator creates from the template while the Ray object looks accepted; a cluster that turns the gate on accepts them, so the spec alone cannot say which: high, not critical.",
+    proof="the field as the template sets it and the gate's default at Kubernetes 1.36 (kube_features.go): not certain, because a cluster may run the gate on, so the finding is high; with a cluster (kuberay-lint --cluster or --live, the components' preview) the preflight's server-side dry run of the Pod decides, and a refusal there is preflight-admission-refuses-child, critical, in the server's words",
+    fix="Use what every API server accepts (toleration operator Equal or Exists, seLinuxChangePolicy Recursive, hostNetwork or hostUsers false but not both), or, where the target cluster runs the gate, keep the field and check it against that cluster (kuberay-lint --cluster, or the components' preview), or suppress the rule on the object with the reason.",
+    check=_check_gated_fields,
+    compliant=_with_worker_toleration({"key": "example.com/tier", "operator": "Equal", "value": "3", "effect": "NoSchedule"}),
+    violating=_with_worker_toleration({"key": "example.com/tier", "operator": "Gt", "value": "3", "effect": "NoSchedule"}),
+    violating_path="spec.workerGroupSpecs[0].template.spec.tolerations[0].operator",
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.tolerations[0].operator": "Equal"}),
 )
