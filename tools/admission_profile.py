@@ -298,7 +298,7 @@ def run(rounds: int, n: int) -> dict[str, Any]:
             _wait(api, probe, refused=True)
             deadline = time.monotonic() + 120
             conn = api.connection()
-            while len(_metrics(server)) < len(what) and time.monotonic() < deadline:
+            while len(set(_metrics(server)) & set(what)) < len(what) and time.monotonic() < deadline:
                 api.dry_run(conn, docs[0])
                 time.sleep(0.5)
             before = _metrics(server)

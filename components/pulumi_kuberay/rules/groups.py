@@ -165,7 +165,7 @@ declare(
             'spec.workerGroupSpecs[0].labels["ray.io/accelerator-type"]': "A100",
         }
     ),
-    cel=Cel("!has(g.labels) || g.labels.all(l, (l.split('/').size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (l.split('/').size() == 2 && size(l.split('/')[0]) > 0 && size(l.split('/')[0]) <= 253 && l.split('/')[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(l.split('/')[1]) > 0 && size(l.split('/')[1]) <= 63 && l.split('/')[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
+    cel=Cel("!has(g.labels) || g.labels.all(l, [l.split('/')].all(p, p.size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (p.size() == 2 && size(p[0]) > 0 && size(p[0]) <= 253 && p[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(p[1]) > 0 && size(p[1]) <= 63 && p[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
 )
 
 
