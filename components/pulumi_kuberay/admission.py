@@ -37,6 +37,7 @@ from pulumi_kuberay.kuberay.kubernetes import MANAGED_BY_LABEL
 from pulumi_kuberay.kuberay.names import KUBERAY_CONTROLLER
 from pulumi_kuberay.rules import (
     ENVIRONMENTS,
+    RULE_VARIABLES,
     RULES,
     SUPPRESS_PREFIX,
     Cel,
@@ -244,6 +245,9 @@ _VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         "variables.groups.filter(g, has(g.template)).map(g, g.template) + variables.jobs.filter(j, has(j.submitterPodTemplate)).map(j, j.submitterPodTemplate)",
         ("clusters", "workers", "groups", "jobs"),
     ),
+    # What the rules' shared parts read once per request (rules._cel.RULE_VARIABLES: the cluster's rayVersion as
+    # the operator parses it, the job's valid deletion rules).
+    **RULE_VARIABLES,
 }
 
 #: What each subject needs: (the variables, how the expression ``E`` is applied to every subject, the location
@@ -303,8 +307,13 @@ def _validation(rule: Rule, part: Cel, guards: list[str]) -> dict[str, Any]:
     head, _, fix = message.partition(f" at {_static_location(part.over)}{part.path}")
     validation: dict[str, Any] = {"expression": expression, "message": message, "reason": "Invalid"}
     if part.over != "object" and head != message:
-        located = location.replace("{E}", part.expression)
-        validation["messageExpression"] = f"{cel_string(head + ' at ')} + {located} + {cel_string(part.path + fix)}"
+        located = f"{cel_string(head + ' at ')} + {location.replace('{E}', part.expression)} + {cel_string(part.path + fix)}"
+        if guards and "{E}" in location:
+            # The API server evaluates every messageExpression on every request, passing or not (the validator's
+            # messageFilter runs them all): a located message re-runs the check over each subject, so the guards
+            # that make the validation pass (suppressed, managed elsewhere, another kind) skip it here too.
+            located = f"({' || '.join(guards)}) ? '' : {located}"
+        validation["messageExpression"] = located
     return validation
 
 

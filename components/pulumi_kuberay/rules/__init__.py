@@ -30,7 +30,7 @@ from pulumi_kuberay.kuberay.paths import UNKNOWN_SENTINEL, is_unknown
 from pulumi_kuberay.operator.setup import OperatorSetup
 
 from . import _rule_index
-from ._cel import Cel, Over
+from ._cel import RULE_VARIABLES, Cel, Over
 from ._duplicates import SCHEMA_RULE_PREFIX, drop_schema_duplicates
 from ._enforcement import enforcement_level
 from ._engine import (
@@ -72,6 +72,7 @@ __all__ = [
     "ENVIRONMENTS",
     "INTERNAL_ERROR_RULE_ID",
     "RULES",
+    "RULE_VARIABLES",
     "SCHEMA_RULE_PREFIX",
     "SEVERITY_ORDER",
     "SUPPRESS_PREFIX",

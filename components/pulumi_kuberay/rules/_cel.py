@@ -66,18 +66,24 @@ _NUMBERS = "'[0-9]+(\\\\.[0-9]+)*'"
 _UINT64_MAX = "'18446744073709551615'"
 
 
-def _numbers_at_least(parts: str, minimum: tuple[int, int, int], *, plain_major: bool) -> str:
-    """CEL over the list of digit strings ``parts``: every one a uint64 (and, ``plain_major``, the first not
-    zero-prefixed) and (major, minor, patch), missing ones 0, at least ``minimum``. Numbers past 18 significant
-    digits are compared as 10**18 (above any minimum); leading zeros are dropped (``find``)."""
-    significant = "x.find('[1-9][0-9]*')"
-    fits = f"size({significant}) < 20 || (size({significant}) == 20 && {significant} <= {_UINT64_MAX})"
-    value = f"size({significant}) > 18 ? 1000000000000000000 : ({significant} == '' ? 0 : int({significant}))"
+def _at_least(minimum: tuple[int, int, int]) -> str:
+    """CEL over the list of version numbers ``n`` (major, minor, patch; missing ones 0): at least ``minimum``."""
     a, b, c = minimum
     minor, patch = "(size(n) > 1 ? n[1] : 0)", "(size(n) > 2 ? n[2] : 0)"
-    at_least = f"n[0] > {a} || (n[0] == {a} && ({minor} > {b} || ({minor} == {b} && {patch} >= {c})))"
+    return f"n[0] > {a} || (n[0] == {a} && ({minor} > {b} || ({minor} == {b} && {patch} >= {c})))"
+
+
+def _numbers_at_least(parts: str, minimum: tuple[int, int, int], *, plain_major: bool, below: bool = False) -> str:
+    """CEL over the list of digit strings ``parts``: every one a uint64 (and, ``plain_major``, the first not
+    zero-prefixed) and (major, minor, patch), missing ones 0, at least ``minimum`` (``below``: less than it).
+    Numbers past 18 significant digits are compared as 10**18 (above any minimum); leading zeros are dropped
+    (``find``, once per number: the significant digits ``s`` are bound by a one-element list, as CEL of Kubernetes
+    1.30 has no ``cel.bind``)."""
+    fits = f"s.all(x, size(x) < 20 || (size(x) == 20 && x <= {_UINT64_MAX}))"
+    value = "size(x) > 18 ? 1000000000000000000 : (x == '' ? 0 : int(x))"
+    compared = f"!({_at_least(minimum)})" if below else _at_least(minimum)
     major = "!(p[0].startsWith('0') && p[0] != '0') && " if plain_major else ""
-    return f"[{parts}].all(p, {major}p.all(x, {fits}) && [p.map(x, {value})].all(n, {at_least}))"
+    return f"[{parts}].all(p, {major}[p.map(x, x.find('[1-9][0-9]*'))].all(s, {fits} && [s.map(x, {value})].all(n, {compared})))"
 
 
 def generic_version_at_least(text: str, minimum: tuple[int, int, int]) -> str:
@@ -85,6 +91,32 @@ def generic_version_at_least(text: str, minimum: tuple[int, int, int]) -> str:
     every number a uint64) and is at least ``minimum``."""
     numbers = _numbers_at_least(f"{text}.find({_NUMBERS}).split('.')", minimum, plain_major=True)
     return f"({text}.matches({_GENERIC_VERSION}) && {numbers})"
+
+
+def generic_version_below(text: str, minimum: tuple[int, int, int]) -> str:
+    """CEL, true when the string ``text`` parses as ParseGeneric does and is less than ``minimum``: the same as
+    ``generic_version_at_least(text, (0, 0, 0)) && !generic_version_at_least(text, minimum)``, parsed once."""
+    numbers = _numbers_at_least(f"{text}.find({_NUMBERS}).split('.')", minimum, plain_major=True, below=True)
+    return f"({text}.matches({_GENERIC_VERSION}) && {numbers})"
+
+
+#: The cluster spec's rayVersion as the operator reads it (ParseGeneric): its numbers, as ``generic_version_at_least``
+#: compares them, or [] when it is absent or no such version. A variable of the policy (``RULE_VARIABLES``): parsed
+#: once per request, not once per rule, group and comparison.
+RAY_VERSION = "variables.rayVersion"
+_RV = "variables.clusters[0].rayVersion"
+_RAY_VERSION_NUMBERS = (
+    f"variables.clusters.size() > 0 && has({_RV}) && {_RV}.matches({_GENERIC_VERSION}) ? "
+    f"[{_RV}.find({_NUMBERS}).split('.')].map(p, !(p[0].startsWith('0') && p[0] != '0') ? "
+    f"[p.map(x, x.find('[1-9][0-9]*'))].map(s, s.all(x, size(x) < 20 || (size(x) == 20 && x <= {_UINT64_MAX})) ? "
+    "s.map(x, size(x) > 18 ? 1000000000000000000 : (x == '' ? 0 : int(x))) : [])[0] : [])[0] : []"
+)
+
+
+def ray_version_at_least(minimum: tuple[int, int, int]) -> str:
+    """CEL: the cluster spec's rayVersion is set and, read as ParseGeneric does, at least ``minimum`` (the same as
+    ``has(c.rayVersion) && generic_version_at_least('c.rayVersion', minimum)``, from the policy's variable)."""
+    return f"({RAY_VERSION}.size() > 0 && [{RAY_VERSION}].all(n, {_at_least(minimum)}))"
 
 
 def semver_release_at_least(text: str, minimum: tuple[int, int, int]) -> str:
@@ -273,7 +305,10 @@ _VALID_DELETION_RULE = (
     "!((has(j.clusterSelector) && size(j.clusterSelector) > 0) && v.policy in ['DeleteCluster', 'DeleteWorkers'])",
     "!((has(j.rayClusterSpec) && has(j.rayClusterSpec.enableInTreeAutoscaling) && j.rayClusterSpec.enableInTreeAutoscaling) && v.policy == 'DeleteWorkers')",
 )
-VALID_DELETION_RULES = f"{DELETION_RULES}.filter(v, ({' && '.join(_VALID_DELETION_RULE)}))"
+#: The valid deletion rules of the object's job spec: a variable of the policy (``RULE_VARIABLES``), filtered once per
+#: request; an expression over ``j`` reads it as its own (an object holds at most one job spec).
+VALID_DELETION_RULES = "variables.validDeletionRules"
+_VALID_DELETION_RULES = f"variables.jobs.size() > 0 ? variables.jobs.map(j, {DELETION_RULES}.filter(v, ({' && '.join(_VALID_DELETION_RULE)})))[0] : []"
 
 
 def deletion_condition(rule: str) -> str:
@@ -286,17 +321,28 @@ def same_condition_rules(policy: str) -> str:
     return f"{VALID_DELETION_RULES}.filter(s, {deletion_condition('s')} == {deletion_condition('r')} && s.policy == {policy})"
 
 
-def same_condition_ttls(policy: str) -> str:
-    """The ttlSeconds (0 when unset) of ``same_condition_rules`` of the policy named ``policy``."""
-    return f"{same_condition_rules(repr(policy))}.map(s, (has(s.condition) && has(s.condition.ttlSeconds) ? s.condition.ttlSeconds : 0))"
+def ttls_in_order(orders: Iterable[tuple[str, str]]) -> str:
+    """Under the condition of the deletion rule ``r``, for each (earlier, later) policy pair of ``orders``: the later
+    policy's ttlSeconds (0 when unset) is at least the earlier one's, when both have a rule. The valid rules with
+    ``r``'s condition (``same``) and each policy's ttls are bound once (one-element lists), not recomputed per use."""
+    def ttls(policy: str) -> str:
+        return f"same.filter(s, s.policy == {policy!r}).map(s, (has(s.condition) && has(s.condition.ttlSeconds) ? s.condition.ttlSeconds : 0))"
 
-
-def ttl_not_before(earlier: str, later: str) -> str:
-    """Under ``r``'s condition, the ``later`` policy's ttlSeconds is at least the ``earlier`` one's (when both)."""
-    first, second = same_condition_ttls(earlier), same_condition_ttls(later)
-    return f"({first}.size() == 0 || {second}.size() == 0 || {second}[0] >= {first}[0])"
+    pairs = " && ".join(
+        f"[{ttls(earlier)}].all(a, [{ttls(later)}].all(b, a.size() == 0 || b.size() == 0 || b[0] >= a[0]))"
+        for earlier, later in orders
+    )
+    return f"[{VALID_DELETION_RULES}.filter(s, {deletion_condition('s')} == {deletion_condition('r')})].all(same, {pairs})"
 
 
 def head_env_value_in(name: str, values: Iterable[str]) -> str:
     """The head container's first env entry named ``name`` has a value, one of ``values``."""
-    return f"{head_env_entries(name)}.size() > 0 && has({head_env_entries(name)}[0].value) && {head_env_entries(name)}[0].value in {_quoted(values)}"
+    return f"[{head_env_entries(name)}].all(l, l.size() > 0 && has(l[0].value) && l[0].value in {_quoted(values)})"
+
+
+#: The policy variables the rules' shared parts read, beside those of ``pulumi_kuberay.admission`` (the cluster and
+#: job specs): name -> (expression, the variables it reads).
+RULE_VARIABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "rayVersion": (_RAY_VERSION_NUMBERS, ("clusters",)),
+    "validDeletionRules": (_VALID_DELETION_RULES, ("jobs",)),
+}

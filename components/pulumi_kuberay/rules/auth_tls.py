@@ -20,7 +20,7 @@ from pulumi_kuberay.kuberay.paths import (
     volume_mounts,
 )
 
-from ._cel import Cel, generic_version_at_least
+from ._cel import Cel, ray_version_at_least
 from ._engine import KINDS, Context, Violation, declare
 from ._examples import add_env, example, head_container_of, set_ray_version, spec_of, worker_container_of
 from ._fixed import REMOVE, patch
@@ -85,7 +85,7 @@ declare(
     violating_path="spec.rayVersion",
     fixed=patch({"spec.rayVersion": "2.52.0"}),
     cel=Cel(
-        f"!has(c.authOptions) || !has(c.authOptions.mode) || c.authOptions.mode != 'token' || (has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _AUTH_MIN_RAY)} && !(has(c.authOptions.enableK8sTokenAuth) && c.authOptions.enableK8sTokenAuth && !{generic_version_at_least('c.rayVersion', _K8S_AUTH_MIN_RAY)}))",
+        f"!has(c.authOptions) || !has(c.authOptions.mode) || c.authOptions.mode != 'token' || ({ray_version_at_least(_AUTH_MIN_RAY)} && !(has(c.authOptions.enableK8sTokenAuth) && c.authOptions.enableK8sTokenAuth && !{ray_version_at_least(_K8S_AUTH_MIN_RAY)}))",
         over="cluster",
         path="rayVersion",
         message="authOptions.mode is 'token' but rayVersion is missing, not a version, or older than 2.52.0 (2.55.0 with enableK8sTokenAuth)",

@@ -20,7 +20,7 @@ from pulumi_kuberay.kuberay.paths import (
     worker_groups,
 )
 
-from ._cel import Cel, first_container_guard, generic_version_at_least, head_env_value_in
+from ._cel import Cel, first_container_guard, head_env_value_in, ray_version_at_least
 from ._engine import KINDS, Context, Severity, Violation, declare
 from ._examples import example, set_ray_version, spec_of, with_autoscaling_v2, worker_of
 from ._fixed import REMOVE, patch
@@ -165,7 +165,7 @@ declare(
             'spec.workerGroupSpecs[0].labels["ray.io/accelerator-type"]': "A100",
         }
     ),
-    cel=Cel("!has(g.labels) || g.labels.all(l, (l.split('/').size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (l.split('/').size() == 2 && size(l.split('/')[0]) > 0 && size(l.split('/')[0]) <= 253 && l.split('/')[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(l.split('/')[1]) > 0 && size(l.split('/')[1]) <= 63 && l.split('/')[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
+    cel=Cel("!has(g.labels) || g.labels.all(l, [l.split('/')].all(p, p.size() == 1 ? (size(l) > 0 && size(l) <= 63 && l.matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')) : (p.size() == 2 && size(p[0]) > 0 && size(p[0]) <= 253 && p[0].matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(p[1]) > 0 && size(p[1]) <= 63 && p[1].matches('^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))) && size(g.labels[l]) <= 63 && g.labels[l].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))", over="group", path="labels"),
 )
 
 
@@ -518,7 +518,7 @@ declare(
     fix="Set rayVersion >= 2.56.0 and autoscalerOptions.version: v2, or remove priority.",
     check=_check_priority,
     cel=Cel(
-        f"!has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.priority) || g.priority == 0) || (has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _PRIORITY_MIN_RAY)} && ({_V2_CEL}))",
+        f"!has(c.workerGroupSpecs) || c.workerGroupSpecs.all(g, !has(g.priority) || g.priority == 0) || ({ray_version_at_least(_PRIORITY_MIN_RAY)} && ({_V2_CEL}))",
         over="cluster",
         path="workerGroupSpecs[].priority",
         message="a worker group sets priority without rayVersion >= 2.56.0 and autoscaler v2",

@@ -12,7 +12,7 @@ from typing import Any
 
 from pulumi_kuberay.kuberay.paths import as_dict, as_int
 
-from ._cel import DELETION_RULES, VALID_DELETION_RULES, Cel, same_condition_rules, ttl_not_before
+from ._cel import DELETION_RULES, VALID_DELETION_RULES, Cel, same_condition_rules, ttls_in_order
 from ._engine import Context, Enforcer, Violation, declare
 from ._examples import LEGACY_DELETION_OK, example_cluster_spec, example_job, selector_job, with_deletion_rules
 from ._fixed import REMOVE, Patch, patch
@@ -514,5 +514,5 @@ _deletion_rule(
     violating=_rules_job(("DeleteWorkers", "SUCCEEDED", 90), ("DeleteCluster", "SUCCEEDED", 60)),
     violating_path="spec.deletionStrategy.deletionRules[1].condition.ttlSeconds",
     fixed=patch({"spec.deletionStrategy.deletionRules[0].condition.ttlSeconds": 30}),
-    cel=Cel(f"{VALID_DELETION_RULES}.all(r, {ttl_not_before('DeleteWorkers', 'DeleteCluster')} && {ttl_not_before('DeleteCluster', 'DeleteSelf')} && {ttl_not_before('DeleteWorkers', 'DeleteSelf')})", over="job", path="deletionStrategy.deletionRules[].condition.ttlSeconds"),
+    cel=Cel(f"{VALID_DELETION_RULES}.all(r, {ttls_in_order((('DeleteWorkers', 'DeleteCluster'), ('DeleteCluster', 'DeleteSelf'), ('DeleteWorkers', 'DeleteSelf')))})", over="job", path="deletionStrategy.deletionRules[].condition.ttlSeconds"),
 )

@@ -37,7 +37,15 @@ from pulumi_kuberay.kuberay.quantity import amount as quantity_amount
 from pulumi_kuberay.kuberay.resources import is_gpu_resource_key
 
 from . import _examples as ex
-from ._cel import HEAD_CONTAINERS, HEAD_PORTS, Cel, first_container_guard, generic_version_at_least, group_containers
+from ._cel import (
+    HEAD_CONTAINERS,
+    HEAD_PORTS,
+    Cel,
+    first_container_guard,
+    generic_version_below,
+    group_containers,
+    ray_version_at_least,
+)
 from ._engine import KINDS, Context, Violation, declare
 from ._fixed import REMOVE, patch
 from ._manifest_readers import FT_ENABLED_ANNOTATION, image_tag, ray_version_of
@@ -466,10 +474,10 @@ def _registries(manifest: dict[str, Any], ctx: Context) -> Iterator[Violation]:
 
 
 #: probes-need-ray-2-53 in CEL, over each group (the cluster's rayVersion through variables.clusters).
-_PROBES_CEL = "!(has(variables.clusters[0].rayVersion) && @AT_LEAST_RV@) || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? (name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) && [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@PARSES_V@ && !@AT_LEAST_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
+_PROBES_CEL = "!@RV_AT_LEAST@ || !has(g.template) || !has(g.template.spec) || !has(g.template.spec.containers) || size(g.template.spec.containers) == 0 || [g.template.spec.containers[0]].all(k, (has(k.livenessProbe) && has(k.readinessProbe)) || !has(k.image) || k.image == '' || k.image.contains('$') || k.image.contains('{') || [k.image.split('@')[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, !last.split(':')[0].lowerAscii().contains('ray') || (last.contains(':') ? (name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) && [last.substring(last.indexOf(':') + 1)].all(tag, [tag.find('^\\\\p{Nd}+\\\\.\\\\p{Nd}+\\\\.\\\\p{Nd}+')].all(v, v != '' ? !(@BELOW_V@) : (tag.startsWith('nightly') || tag.startsWith('latest')))) : !k.image.contains('@')))))"
 #: image-ray-version-mismatch in CEL, over each cluster spec; per group [the Ray release of the image's tag or '',
 #: 'y' when the operator builds the probes].
-_MISMATCH_CEL = f"[variables.groups.filter(g, {first_container_guard('g.template')} && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, (name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) ? name.substring(name.lastIndexOf('/') + 1) : '').map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @PARSES_Q@ && !@AT_LEAST_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
+_MISMATCH_CEL = f"[variables.groups.filter(g, {first_container_guard('g.template')} && has(g.template.spec.containers[0].image) && g.template.spec.containers[0].image != '' && !g.template.spec.containers[0].image.contains('$')).map(g, g.template.spec.containers[0]).map(k, [[k.image.split('@')[0]].map(name, (name.lastIndexOf(':') > name.lastIndexOf('/') ? name.substring(0, name.lastIndexOf(':')) : name).lowerAscii().matches(@RAY_TAGGED@) ? name.substring(name.lastIndexOf('/') + 1) : '').map(last, !last.split(':')[0].lowerAscii().contains('ray') || !last.contains(':') ? '' : last.substring(last.indexOf(':') + 1).find('^\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+\\\\.\\\\p{{Nd}}+'))[0], !has(k.livenessProbe) || !has(k.readinessProbe) ? 'y' : 'n'])].all(pairs, !pairs.exists(q, q[0] != '' && !(q[0] != '' && @HTTP@ && q[1] == 'y' && @BELOW_Q@) && has(c.rayVersion) && c.rayVersion != '' && !c.rayVersion.startsWith(q[0]) && !q[0].startsWith(c.rayVersion)) && !pairs.exists(a, a[0] != '' && pairs.exists(b, b[0] != '' && a[0] != b[0])))"
 
 # ------------------------------------------------------------------------------------------------ examples
 
@@ -490,9 +498,8 @@ declare(
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),    cel=Cel(
-        _MISMATCH_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@HTTP@", f"(has(c.rayVersion) && {generic_version_at_least('c.rayVersion', _UNIFIED_HEALTH_RAY)})")
-        .replace("@PARSES_Q@", generic_version_at_least("q[0]", (0, 0, 0)))
-        .replace("@AT_LEAST_Q@", generic_version_at_least("q[0]", _UNIFIED_HEALTH_RAY)),
+        _MISMATCH_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@HTTP@", ray_version_at_least(_UNIFIED_HEALTH_RAY))
+        .replace("@BELOW_Q@", generic_version_below("q[0]", _UNIFIED_HEALTH_RAY)),
         over="cluster",
         path="rayVersion",
         message="the Ray images' tags show a Ray release other than rayVersion, or different releases across groups",
@@ -518,9 +525,8 @@ declare(
     # >= 2.53.0 runs a Ray image whose tag shows Ray >= 2.53 (or nightly, latest, or a team's own image).
     cel=Cel(
         _PROBES_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern))
-        .replace("@AT_LEAST_RV@", generic_version_at_least("variables.clusters[0].rayVersion", _UNIFIED_HEALTH_RAY))
-        .replace("@PARSES_V@", generic_version_at_least("v", (0, 0, 0)))
-        .replace("@AT_LEAST_V@", generic_version_at_least("v", _UNIFIED_HEALTH_RAY)),
+        .replace("@RV_AT_LEAST@", ray_version_at_least(_UNIFIED_HEALTH_RAY))
+        .replace("@BELOW_V@", generic_version_below("v", _UNIFIED_HEALTH_RAY)),
         over="group",
         path="template.spec.containers[0].image",
         message="rayVersion >= 2.53.0 makes KubeRay build HTTP /api/healthz probes, but the Ray image's tag shows an older Ray or hides its release",

@@ -423,7 +423,8 @@ declare(
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
     fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
     cel=Cel(
-        "!has(k.image) || k.image.contains('$') || k.image.contains('@sha256:') || (k.image.split('@', 2)[0].substring(k.image.split('@', 2)[0].lastIndexOf('/') + 1).contains(':') && !(k.image.split('@', 2)[0].substring(k.image.split('@', 2)[0].lastIndexOf('/') + 1).split(':', 2)[1] in ['latest', 'nightly']) && !k.image.split('@', 2)[0].substring(k.image.split('@', 2)[0].lastIndexOf('/') + 1).split(':', 2)[1].startsWith('nightly'))",
+        # The image's last path segment (name:tag, before any @digest) and its tag, each bound once (one-element lists).
+        "!has(k.image) || k.image.contains('$') || k.image.contains('@sha256:') || [k.image.split('@', 2)[0]].all(name, [name.substring(name.lastIndexOf('/') + 1)].all(last, last.contains(':') && [last.split(':', 2)[1]].all(tag, !(tag in ['latest', 'nightly']) && !tag.startsWith('nightly'))))",
         over="container",
         path="image",
         message="image is not pinned to a version (tag latest, nightly or none)",
