@@ -106,10 +106,7 @@ def generic_version_below(text: str, minimum: tuple[int, int, int]) -> str:
 RAY_VERSION = "variables.rayVersion"
 _RV = "variables.clusters[0].rayVersion"
 _RAY_VERSION_NUMBERS = (
-    f"variables.clusters.size() > 0 && has({_RV}) && {_RV}.matches({_GENERIC_VERSION}) ? "
-    f"[{_RV}.find({_NUMBERS}).split('.')].map(p, !(p[0].startsWith('0') && p[0] != '0') ? "
-    f"[p.map(x, x.find('[1-9][0-9]*'))].map(s, s.all(x, size(x) < 20 || (size(x) == 20 && x <= {_UINT64_MAX})) ? "
-    "s.map(x, size(x) > 18 ? 1000000000000000000 : (x == '' ? 0 : int(x))) : [])[0] : [])[0] : []"
+    f"variables.clusters.size() > 0 && has({_RV}) && {_RV}.matches({_GENERIC_VERSION}) ? [{_RV}.find({_NUMBERS}).split('.')].map(p, !(p[0].startsWith('0') && p[0] != '0') ? [p.map(x, x.find('[1-9][0-9]*'))].map(s, s.all(x, size(x) < 20 || (size(x) == 20 && x <= {_UINT64_MAX})) ? s.map(x, size(x) > 18 ? 1000000000000000000 : (x == '' ? 0 : int(x))) : [])[0] : [])[0] : []"
 )
 
 

@@ -497,8 +497,10 @@ declare(
     compliant=_CLUSTER,
     violating=ex.edit(_CLUSTER, [*_WORKER_C, "image"], "rayproject/ray:2.41.0"),
     violating_path="spec.workerGroupSpecs[0].template.spec.containers[0].image",
-    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),    cel=Cel(
-        _MISMATCH_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern)).replace("@HTTP@", ray_version_at_least(_UNIFIED_HEALTH_RAY))
+    fixed=patch({"spec.workerGroupSpecs[0].template.spec.containers[0].image": "rayproject/ray:2.52.0"}),
+    cel=Cel(
+        _MISMATCH_CEL.replace("@RAY_TAGGED@", json.dumps(_RAY_TAGGED_REPOSITORY.pattern))
+        .replace("@HTTP@", ray_version_at_least(_UNIFIED_HEALTH_RAY))
         .replace("@BELOW_Q@", generic_version_below("q[0]", _UNIFIED_HEALTH_RAY)),
         over="cluster",
         path="rayVersion",
