@@ -324,8 +324,9 @@ def _namespace_objects(namespace: str) -> list[dict[str, Any]]:
 
 class _Api:
     """The control plane's API from this process, over one TLS context. The batch loop polls the Pods and
-    events several times a second and deletes a dozen namespaces per batch: a kubectl process per request cost
-    more than the request itself (its start-up, on two busy cores) and set the pace of the loop."""
+    events several times a second, creates and deletes a dozen namespaces per batch: a kubectl process per
+    request cost more than the request itself (its start-up and discovery, on two busy cores) and set the pace of
+    the loop."""
 
     def __init__(self, cluster: LocalCluster) -> None:
         self.base = cluster.api_url
@@ -344,12 +345,24 @@ class _Api:
     def items(self, path: str) -> list[dict[str, Any]]:
         return self.request("GET", path)["items"]  # type: ignore[no-any-return]
 
+    def create(self, docs: list[dict[str, Any]]) -> None:
+        """POST each of ``docs`` (new objects of the kinds this module makes, a Namespace before its objects)."""
+        for doc in docs:
+            kind, namespace = doc["kind"], doc["metadata"].get("namespace")
+            group = "/api/v1" if doc["apiVersion"] == "v1" else f"/apis/{doc['apiVersion']}"
+            scope = f"/namespaces/{namespace}" if namespace else ""
+            self.request("POST", f"{group}{scope}/{_PLURALS[kind]}", doc)
+
+
+_PLURALS = {"Namespace": "namespaces", "ServiceAccount": "serviceaccounts", "Secret": "secrets",
+            "ResourceQuota": "resourcequotas", "LimitRange": "limitranges", "RayCluster": "rayclusters"}
+
 
 def _shared_namespace(batch_no: int) -> str:
     return f"pf{RUN}-b{batch_no:02d}"
 
 
-def _prepare_batch(cluster: LocalCluster, batch_no: int, batch: list[Case]) -> None:
+def _prepare_batch(api: _Api, batch_no: int, batch: list[Case]) -> None:
     """Create the batch's namespaces (the shared one, and one per case with a quota) with their objects. Nothing
     here takes node capacity: it runs while the previous batch's Pods are still being deleted."""
     shared = _shared_namespace(batch_no)
@@ -361,7 +374,7 @@ def _prepare_batch(cluster: LocalCluster, batch_no: int, batch: list[Case]) -> N
             setup.append({**case.quota, "metadata": {**case.quota["metadata"], "namespace": case.namespace}})
             if case.limit_range:
                 setup.append({**case.limit_range, "metadata": {**case.limit_range["metadata"], "namespace": case.namespace}})
-    _apply(cluster, setup)
+    api.create(setup)
 
 
 def _namespaces(batch_no: int, batch: list[Case]) -> list[str]:
@@ -401,7 +414,7 @@ def _run_batch(cluster: LocalCluster, api: _Api, batch_no: int, batch: list[Case
         shapes = preflight.pod_shapes(manifest)
         case.verdict, case.why = verdict_of(findings, tuple(p.path for p in shapes if p.count == 0))
         case.expected_pods = sum(p.count for p in shapes)
-    _apply(cluster, [c.manifest for c in batch])
+    api.create([c.manifest for c in batch])
 
     def settled() -> bool:
         pods = api.items("/api/v1/pods?labelSelector=ray.io%2Fcluster")
@@ -424,9 +437,12 @@ def _run_batch(cluster: LocalCluster, api: _Api, batch_no: int, batch: list[Case
     done = time.monotonic()
     for ns in namespaces:
         api.request("DELETE", f"/api/v1/namespaces/{ns}")
-        # The namespace is Terminating now (no Pod can be created in it): delete its Pods at once rather than
-        # wait for the namespace controller to reach them and kwok to finish their graceful deletion (seconds per
-        # batch). What the next batch needs is only that these Pods take no node capacity.
+        # The namespace is Terminating now (nothing can be created in it): delete its RayClusters and Pods at once
+        # rather than wait for the namespace controller to reach them and kwok to finish the Pods' graceful
+        # deletion (seconds per batch). Until then the operator (one reconcile at a time) kept re-queueing these
+        # RayClusters, its Pod creates refused in a Terminating namespace, ahead of the next batch's. What the next
+        # batch needs is only that these Pods take no node capacity.
+        api.request("DELETE", f"/apis/ray.io/v1/namespaces/{ns}/rayclusters")
         api.request("DELETE", f"/api/v1/namespaces/{ns}/pods",
                     {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
     return {"wait": read_started - started, "read": read_at - read_started, "settle": done - read_at,
@@ -476,11 +492,11 @@ def test_preflight_agrees_with_the_scheduler(
     started = time.monotonic()
     api = _Api(local_cluster)
     timings = []
-    _prepare_batch(local_cluster, 0, batches[0])
+    _prepare_batch(api, 0, batches[0])
     for i, batch in enumerate(batches):
         timings.append(_run_batch(local_cluster, api, i, batch))
         if i + 1 < len(batches):  # its namespaces while this batch's Pods go (they take no node capacity)
-            _prepare_batch(local_cluster, i + 1, batches[i + 1])
+            _prepare_batch(api, i + 1, batches[i + 1])
         _wait_pods_gone(local_cluster, api, i)
     elapsed = time.monotonic() - started
     disagreements = []
