@@ -41,10 +41,11 @@ COMMAND_TIMEOUT = 900
 #:   the engine still writes (``PULUMI_SKIP_CHECKPOINTS``): the CLI's CPU in an ``up`` of
 #:   tests/engine/operator_program falls from 25 s to 8 s (``pulumi --profiling``);
 #: * the CLI and the Kubernetes provider (Go) turn those megabytes into maps many times over: a quarter of the CLI's
-#:   CPU in a preview was the garbage collector. ``GOGC=400`` (collect at 5x the live heap, not 2x) takes 20% off
-#:   the CPU of an up and of a preview, for ~1 GB peak RSS per pulumi. Unless the caller set its own.
+#:   CPU in a preview was the garbage collector. ``GOGC=400`` (collect at 5x the live heap, not 2x) capped at 1 GiB
+#:   of heap, as scripts/dev-up sets them, takes 20% off the CPU of an up and of a preview. Unless the caller set
+#:   its own.
 ENGINE_ENV = {"PULUMI_SKIP_CHECKPOINTS": "true", "PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS": "true"}
-GO_GC = "400"
+GO_GC = {"GOGC": "400", "GOMEMLIMIT": "1GiB"}
 
 
 def _skip_reason() -> str | None:
@@ -120,7 +121,8 @@ class Workspace:
             NO_COLOR="1",
             **ENGINE_ENV,
         )
-        env.setdefault("GOGC", GO_GC)
+        for key, value in GO_GC.items():
+            env.setdefault(key, value)
         env.pop("PULUMI_ACCESS_TOKEN", None)
         env.pop("PULUMI_CONFIG_PASSPHRASE_FILE", None)
         return env
