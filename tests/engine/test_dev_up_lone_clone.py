@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from engine.conftest import REPO_ROOT, copy_project, reference_operator_chart
+from engine.conftest import ENGINE_ENV, REPO_ROOT, copy_project, reference_operator_chart
 
 #: What dev-up needs besides the program: its scripts, the config tool, the pins the venv check reads.
 CLONE_EXTRAS = ("pyproject.toml", "constraints.txt", "tools/dev_config.py")
@@ -47,6 +47,9 @@ def _dev_up(clone: Path, env: dict[str, str]) -> list[str]:
 def _env(reference: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_BACKEND", "PULUMI_CONFIG_PASSPHRASE"))}
     env["KUBERAY_REFERENCE_DIR"] = str(reference)
+    # As for the tier's own pulumi commands (engine.conftest.ENGINE_ENV): dev-up's pulumi ups write only their final
+    # checkpoint, which is all its record, its digest and `stack history` read. dev-up sets GOGC itself.
+    env.update(ENGINE_ENV)
     return env
 
 
