@@ -85,24 +85,35 @@ def _warm(names: Iterable[str]) -> str:
     return " + ".join(terms) + " >= 0" if terms else "true"
 
 
-def _profile_policy(name: str, source: Mapping[str, Any], expression: str, warm: list[str]) -> dict[str, Any]:
-    """A policy that times ``expression`` alone: ``source``'s variables and match, ``warm`` evaluated first."""
-    spec = source["spec"]
+def _policy(name: str, source: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile policy named ``name``: ``source``'s match (constraints and conditions), failing open, then ``spec``
+    (its variables and validations)."""
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",
         "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "pulumi-kuberay-profile"}},
         "spec": {
             "failurePolicy": "Ignore",
-            "matchConstraints": spec["matchConstraints"],
-            "matchConditions": spec.get("matchConditions", []),
-            "variables": spec.get("variables", []),
+            "matchConstraints": source["spec"]["matchConstraints"],
+            "matchConditions": source["spec"].get("matchConditions", []),
+            **spec,
+        },
+    }
+
+
+def _profile_policy(name: str, source: Mapping[str, Any], expression: str, warm: list[str]) -> dict[str, Any]:
+    """A policy that times ``expression`` alone: ``source``'s variables and match, ``warm`` evaluated first."""
+    return _policy(
+        name,
+        source,
+        {
+            "variables": source["spec"].get("variables", []),
             "validations": [
                 {"expression": _warm(warm), "message": "warm-up"},
                 {"expression": f"!([{expression}].size() == 1)", "message": "profile"},
             ],
         },
-    }
+    )
 
 
 def _binding(policy_name: str, actions: list[str]) -> dict[str, Any]:
@@ -208,17 +219,9 @@ def _wait(api: Api, probe: dict[str, Any], refused: bool, timeout: float = 120) 
 
 def _probe_policy(name: str, source: Mapping[str, Any]) -> dict[str, Any]:
     """A policy refusing only the probe (so its activation shows), otherwise passing: the cost of one policy."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "pulumi-kuberay-profile"}},
-        "spec": {
-            "failurePolicy": "Ignore",
-            "matchConstraints": source["spec"]["matchConstraints"],
-            "matchConditions": source["spec"].get("matchConditions", []),
-            "validations": [{"expression": f"object.metadata.name != '{PROBE_NAME}'", "message": "probe"}],
-        },
-    }
+    return _policy(
+        name, source, {"validations": [{"expression": f"object.metadata.name != '{PROBE_NAME}'", "message": "probe"}]}
+    )
 
 
 def _install(
