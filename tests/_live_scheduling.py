@@ -2,15 +2,15 @@
 figures per unit (:class:`UnitClock`).
 
 Each test module is a unit, so its module fixtures are built on one worker (as ``--dist loadfile``), except the
-live units (:data:`LIVE_UNITS`) that one worker each runs in order: ``cluster``, ``cluster-2`` and ``cluster-3``
-(the modules with a cluster test, in three parts of about the same time, :data:`CLUSTER_UNITS`: each on a local
-control plane of its own), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes),
-``engine`` (every other module with an engine test: one project copy, one pulumi at a time), ``engine-2`` and
-``engine-3`` (the engine modules of :data:`ENGINE_UNITS`, which make their own project copies). They mostly wait on
+live units (:data:`LIVE_UNITS`) that one worker each runs in order: ``cluster`` and ``cluster-2`` (the modules with
+a cluster test, split in two halves of about the same time, :data:`SECOND_CLUSTER`: each half on a local control
+plane of its own), ``realray`` (the realray tier: its own control plane with pod-runner, the Ray processes),
+``engine`` (every other module with an engine test: one project copy, one pulumi at a time) and ``engine-2`` (the
+engine modules of :data:`SECOND_ENGINE`, which make their own project copies). They mostly wait on
 the pulumi CLI, the API server, the operator's reconciles and Ray, so they run beside each other and beside the
-CPU-bound modules. A worker's collection puts the live units first (:func:`live_first`), and with
+CPU-bound modules. A worker's collection puts the live units first, longest first (:func:`live_first`), and with
 ``--no-loadscope-reorder`` xdist hands out the units in that order: each live unit starts at once on a worker of
-its own (``.ci/run``: 9 workers, the last two for the CPU-bound modules, which then go to whichever worker is free).
+its own (``.ci/run``: 6 workers, the sixth for the CPU-bound modules, which then go to whichever worker is free).
 
 The controller sees node ids only: a module is live when it is under ``tests/engine/``, ``tests/cluster/`` or
 ``tests/realray/`` or marks a test ``engine`` or ``cluster`` itself (``pytest.mark.engine``, ``pytestmark =
@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 import resource
 import time
-from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -36,33 +35,26 @@ TESTS_DIR = Path(__file__).resolve().parent
 _MARK = re.compile(r"\bpytest\.mark\.(engine|cluster)\b")
 
 
-#: The live units. The pytest phase is latency-bound (the run of 2026-12-07: 35.4 CPU-minutes of tests in 33.3
-#: minutes on 2 cores), so more units that wait side by side shorten it: the cluster modules in three (a local
-#: control plane each), the engine modules in three. Spans of that run: engine 32.2 min (now engine and engine-3),
-#: engine-2 29.1, cluster 29.0 and cluster-2 26.4 (now three), realray 15.0, the CPU-bound rest 26.6.
-LIVE_UNITS = ("cluster", "cluster-2", "cluster-3", "realray", "engine", "engine-2", "engine-3")
-#: The engine modules that do not run in ``engine`` (the unit of the session ``project`` copy and of every engine
-#: module not named here). None of them uses that copy (they make their own), so a second or third worker builds
-#: no second session project. ``engine-2``: test_operator_engine 15.7 min and test_dev_up_lone_clone 6.5 (the run of
-#: 2026-12-07); ``engine-3``: the component package from other languages and from dist (test_package_yaml 5.8,
-#: test_package_typescript 3.9, test_package_go, test_release) and the newest lane (test_newest 2.9).
-ENGINE_UNITS: Mapping[str, str] = {
-    "test_operator_engine.py": "engine-2", "test_dev_up_lone_clone.py": "engine-2",
-    "test_package_yaml.py": "engine-3", "test_package_typescript.py": "engine-3", "test_package_go.py": "engine-3",
-    "test_release.py": "engine-3", "test_newest.py": "engine-3",
-}
-#: The cluster modules that do not run in ``cluster`` (test_preflight_scheduler 9.9 min, test_preflight_admission
-#: 4.9, test_waits_raycluster, test_rayservice, test_dry_run, test_control_plane and any module not named here).
-#: ``cluster-2``: test_change_plan 7.7, test_preflight_secrets 5.6, test_admission_policies 3.8 and the short
-#: preflight and rule modules; ``cluster-3``: test_operator_crds 9.0, test_waits_workloads 3.8, test_operator_upgrade
-#: (a control plane of its own), test_raycluster and test_rayjob (the run of 2026-12-07).
-CLUSTER_UNITS: Mapping[str, str] = {
-    "test_change_plan.py": "cluster-2", "test_preflight_secrets.py": "cluster-2",
-    "test_admission_policies.py": "cluster-2", "test_operator_rules.py": "cluster-2",
-    "test_preflight_preview.py": "cluster-2", "test_preflight_rbac.py": "cluster-2",
-    "test_operator_crds.py": "cluster-3", "test_waits_workloads.py": "cluster-3",
-    "test_operator_upgrade.py": "cluster-3", "test_raycluster.py": "cluster-3", "test_rayjob.py": "cluster-3",
-}
+#: The live units (the cold clean-clone run of 2026-12-06 on 5 workers, before ``engine-2``: realray 13.4 min, the
+#: CPU-bound rest 17.6, cluster 19.3, cluster-2 22.0, engine 26.0 at a load under 1 for its last 4 minutes, of which
+#: test_operator_engine 9.3 and test_dev_up_lone_clone 3.3).
+LIVE_UNITS = ("cluster", "cluster-2", "realray", "engine", "engine-2")
+#: The engine modules of ``engine-2``: they make their own project copies (no session ``project`` fixture), so a
+#: second worker costs no second setup. test_newest.py (the newest lane: its own copies, a few pulumi runs) joins
+#: them, so it overlaps the cluster units instead of taking a worker of its own (the run's summary prints each
+#: unit's span: engine-2 must stay under cluster-2's).
+SECOND_ENGINE = frozenset({
+    "test_dev_up_lone_clone.py", "test_newest.py", "test_operator_engine.py", "test_package_go.py", "test_release.py",
+})
+#: The cluster modules of the second half (the first: test_preflight_scheduler 425 s, test_operator_crds 366 s,
+#: test_waits_raycluster 122 s, test_rayservice 71 s, test_dry_run 25 s, test_control_plane; the second:
+#: test_change_plan 386 s, test_waits_workloads 213 s, test_preflight_secrets ~170 s, test_admission_policies 86 s,
+#: test_operator_upgrade, test_rayjob 59 s and the short ones; sums of a serial run at load 7-20).
+SECOND_CLUSTER = frozenset({
+    "test_admission_policies.py", "test_change_plan.py", "test_operator_rules.py", "test_operator_upgrade.py",
+    "test_preflight_preview.py", "test_preflight_rbac.py", "test_preflight_secrets.py", "test_raycluster.py",
+    "test_rayjob.py", "test_waits_workloads.py",
+})
 
 
 @cache
@@ -73,12 +65,12 @@ def live_unit(module: str) -> str | None:
     if TESTS_DIR / "realray" in path.parents:
         return "realray"
     if TESTS_DIR / "cluster" in path.parents:
-        return CLUSTER_UNITS.get(path.name, "cluster")
+        return "cluster-2" if path.name in SECOND_CLUSTER else "cluster"
     marks = set(_MARK.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
     if "cluster" in marks:
         return "cluster"
     if TESTS_DIR / "engine" in path.parents or "engine" in marks:
-        return ENGINE_UNITS.get(path.name, "engine")
+        return "engine-2" if path.name in SECOND_ENGINE else "engine"
     return None
 
 

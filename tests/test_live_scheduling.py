@@ -1,6 +1,6 @@
-"""The xdist units of scripts/test (tests/_live_scheduling.py): the cluster modules in three parts (a local control
-plane each), the realray tier, the engine modules in three, each on a worker of its own, first; every other module
-is its own unit."""
+"""The xdist units of scripts/test (tests/_live_scheduling.py): the cluster modules in two halves (a local control
+plane each), the realray tier, the other engine modules, each on a worker of its own, first; every other module is
+its own unit."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Literal
 
 import pytest
 from _live_scheduling import (
-    CLUSTER_UNITS,
     CPU_PROPERTY,
-    ENGINE_UNITS,
     LIVE_UNITS,
+    SECOND_CLUSTER,
+    SECOND_ENGINE,
     TESTS_DIR,
     CpuMeter,
     UnitClock,
@@ -26,8 +26,7 @@ from _live_scheduling import (
 @pytest.mark.parametrize(
     ("module", "unit"),
     [
-        ("tests/cluster/test_rayjob.py", "cluster-3"),
-        ("tests/cluster/test_change_plan.py", "cluster-2"),
+        ("tests/cluster/test_rayjob.py", "cluster-2"),
         ("tests/cluster/test_preflight_scheduler.py", "cluster"),
         ("tests/cluster/conftest.py", "cluster"),
         ("tests/realray/test_rayjob.py", "realray"),
@@ -35,8 +34,6 @@ from _live_scheduling import (
         ("tests/engine/test_up_dev.py", "engine"),
         ("tests/engine/test_operator_engine.py", "engine-2"),
         ("tests/engine/test_dev_up_lone_clone.py", "engine-2"),
-        ("tests/engine/test_newest.py", "engine-3"),
-        ("tests/engine/test_package_yaml.py", "engine-3"),
         ("tests/test_wheel.py", "engine"),  # its tests carry the engine mark
         ("tests/convert/test_convert_engine.py", "engine"),
         ("tests/test_plan.py", None),
@@ -108,15 +105,13 @@ def test_cpu_meter_counts_a_test_and_the_subprocess_it_waited_for() -> None:
                                   "2.1 min): test_x.py 2.0 min, cluster/test_dry_run.py 0.1 min")
 
 
-def test_every_module_named_in_a_unit_exists() -> None:
-    # a renamed module would silently join the first unit
-    assert sorted(p.name for p in (TESTS_DIR / "cluster").glob("test_*.py") if p.name in CLUSTER_UNITS) == sorted(
-        CLUSTER_UNITS)
-    assert sorted(p.name for p in (TESTS_DIR / "engine").glob("test_*.py") if p.name in ENGINE_UNITS) == sorted(
-        ENGINE_UNITS)
-    assert set(CLUSTER_UNITS.values()) | {"cluster"} == {u for u in LIVE_UNITS if u.startswith("cluster")}
-    assert set(ENGINE_UNITS.values()) | {"engine"} == {u for u in LIVE_UNITS if u.startswith("engine")}
-    for name in ENGINE_UNITS:  # its own project copies: a second worker builds no second session project
+def test_every_second_half_module_exists() -> None:
+    # a renamed module would silently join the first half
+    assert sorted(p.name for p in (TESTS_DIR / "cluster").glob("test_*.py") if p.name in SECOND_CLUSTER) == sorted(
+        SECOND_CLUSTER)
+    assert sorted(p.name for p in (TESTS_DIR / "engine").glob("test_*.py") if p.name in SECOND_ENGINE) == sorted(
+        SECOND_ENGINE)
+    for name in SECOND_ENGINE:  # its own project copies: a second worker builds no second session project
         assert "project: Workspace" not in (TESTS_DIR / "engine" / name).read_text()
 
 
@@ -139,4 +134,4 @@ def test_live_first_puts_each_live_unit_first_in_order_and_keeps_the_rest() -> N
     live_first(items)  # type: ignore[arg-type]
     assert [i.nodeid.rsplit("::", 1)[1] for i in items] == ["test_e", "test_b", "test_f", "test_d", "test_a",
                                                              "test_c", "test_g"]
-    assert LIVE_UNITS == ("cluster", "cluster-2", "cluster-3", "realray", "engine", "engine-2", "engine-3")
+    assert LIVE_UNITS == ("cluster", "cluster-2", "realray", "engine", "engine-2")

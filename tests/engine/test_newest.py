@@ -13,7 +13,7 @@ tier's pinned versions (constraints.txt).
   and the same program in Python, rendered byte for byte alike (the YAML host and the component provider on the
   newest engine). The rest of the tier runs at the pinned versions only (the CI budget).
 
-Scheduled in the ``engine-3`` unit (tests/_live_scheduling.py), with the component package's other languages.
+Scheduled in the ``engine-2`` unit (tests/_live_scheduling.py), which ends before the cluster units.
 """
 
 from __future__ import annotations
